@@ -1,0 +1,192 @@
+//! The first number inside a measured value, with the unit written after it.
+//!
+//! Audit checks keep their units so that reports stay readable: `"12vp"`, `"720ms"`,
+//! `"4.9:1"`, `"-3.5 dB"`, `"1,200 ms"`. Numeric matchers take the first number in the text
+//! (its sign, decimals and exponent included, comma-grouped thousands read as one number) and the unit
+//! token right after it.
+
+use super::decimal::{Decimal, DecimalError};
+use super::unit::Unit;
+
+/// A number read out of a text, with the unit that followed it, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quantity {
+    /// The number.
+    pub value: Decimal,
+    /// The unit written right after it.
+    pub unit: Option<Unit>,
+}
+
+/// Finds the first number in `text` and the unit after it.
+///
+/// Returns `Ok(None)` when the text holds no number at all, and an error when the number is
+/// too large to compare exactly.
+pub fn first_quantity(text: &str) -> Result<Option<Quantity>, DecimalError> {
+    let bytes = text.as_bytes();
+    let Some(start) = bytes.iter().position(u8::is_ascii_digit) else {
+        return Ok(None);
+    };
+    // A sign belongs to the number only where it cannot be a hyphen inside a word (`P-01`).
+    let signed_start = match start.checked_sub(1).map(|i| bytes[i]) {
+        Some(b'-' | b'+')
+            if start < 2
+                || !(bytes[start - 2].is_ascii_alphanumeric() || bytes[start - 2] == b'_') =>
+        {
+            start - 1
+        }
+        _ => start,
+    };
+    let int_end = integer_end(bytes, start);
+    let mut end = int_end;
+    if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+        while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+    }
+    end = exponent_end(bytes, end);
+    let literal: String = text[signed_start..end]
+        .chars()
+        .filter(|c| *c != ',')
+        .collect();
+    let value = Decimal::parse(&literal)?;
+    Ok(Some(Quantity {
+        value,
+        unit: unit_after(&text[end..]),
+    }))
+}
+
+/// End of the integer part starting at `start`: plain digits, or `1,234,567` groups.
+fn integer_end(bytes: &[u8], start: usize) -> usize {
+    let digits_from = |at: usize| {
+        bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let lead = digits_from(start);
+    let mut end = start + lead;
+    if lead <= 3 {
+        // Accept `,ddd` groups only when exactly three digits follow each comma.
+        while bytes.get(end) == Some(&b',') && digits_from(end + 1) == 3 {
+            end += 4;
+        }
+    }
+    end
+}
+
+/// End of an optional `e±ddd` exponent, so that `1e999` is read as the huge number it is.
+fn exponent_end(bytes: &[u8], end: usize) -> usize {
+    if !matches!(bytes.get(end), Some(b'e' | b'E')) {
+        return end;
+    }
+    let signed = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+    let digits = bytes[(end + 1 + signed).min(bytes.len())..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 {
+        end
+    } else {
+        end + 1 + signed + digits
+    }
+}
+
+/// The unit token that follows a number: `ms`, ` vp`, `ms/s`, `%`, `:1`.
+fn unit_after(rest: &str) -> Option<Unit> {
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    if let Some(after_colon) = trimmed.strip_prefix(':') {
+        let after_colon = after_colon.trim_start_matches([' ', '\t']);
+        let is_one = after_colon.starts_with('1')
+            && !after_colon[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+        return is_one.then(|| Unit::parse(":1"));
+    }
+    if let Some(after) = trimmed.strip_prefix('%') {
+        return (!after.starts_with(char::is_alphanumeric)).then(|| Unit::parse("%"));
+    }
+    let word_len = |s: &str| {
+        s.char_indices()
+            .find(|(_, c)| !is_unit_char(*c))
+            .map_or(s.len(), |(i, _)| i)
+    };
+    let mut len = word_len(trimmed);
+    if len == 0 {
+        return None;
+    }
+    // `ms/s`: a rate unit is one word, a slash and one more word.
+    if let Some(denominator) = trimmed[len..].strip_prefix('/') {
+        let more = word_len(denominator);
+        if more > 0 {
+            len += 1 + more;
+        }
+    }
+    let token = &trimmed[..len];
+    let boundary_ok = !trimmed[len..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    boundary_ok.then(|| Unit::parse(token))
+}
+
+fn is_unit_char(c: char) -> bool {
+    c.is_alphabetic() || c == 'µ'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Option<(String, Option<String>)> {
+        first_quantity(text)
+            .unwrap()
+            .map(|q| (q.value.to_string(), q.unit.map(|u| u.to_string())))
+    }
+
+    #[test]
+    fn reads_the_first_number_and_its_unit() {
+        let rows: &[(&str, &str, Option<&str>)] = &[
+            ("12vp", "12", Some("vp")),
+            ("720ms", "720", Some("ms")),
+            ("4.9:1", "4.9", Some(":1")),
+            ("4.9 : 1", "4.9", Some(":1")),
+            ("-3.5 dB", "-3.5", Some("dB")),
+            ("1,200 ms", "1200", Some("ms")),
+            ("1,234,567KB", "1234567", Some("KB")),
+            ("+5 fps", "5", Some("fps")),
+            ("5.2 ms/s jank", "5.2", Some("ms/s")),
+            ("80%", "80", Some("%")),
+            ("1.2s", "1.2", Some("s")),
+            ("median 742 ms over 3 runs", "742", Some("ms")),
+            ("3 runs: 700/720/760ms", "3", Some("runs")),
+            ("P-01 took 700", "1", None),
+            ("700/720/760", "700", None),
+            ("1,2 ms", "1", None),
+            ("12345,678 vp", "12345", None),
+            ("10:2", "10", None),
+            ("36px.", "36", Some("px")),
+            ("12vp2", "12", None),
+            ("7.", "7", None),
+            ("0.75", "0.75", None),
+            ("2.5e3ms", "2500", Some("ms")),
+            ("1e999 ms", "1e999", Some("ms")),
+            ("3em", "3", Some("em")),
+        ];
+        for (text, value, unit) in rows {
+            assert_eq!(
+                read(text),
+                Some(((*value).to_owned(), unit.map(str::to_owned))),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn texts_without_numbers_have_no_quantity() {
+        for text in ["", "pass", "NaN ms", "inf", "-", "∞"] {
+            assert_eq!(read(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn oversized_numbers_are_errors() {
+        assert!(first_quantity(&format!("{}ms", "9".repeat(60))).is_err());
+        assert!(first_quantity("1e9999999ms").is_err());
+    }
+}

@@ -1,0 +1,271 @@
+//! Units of measure and exact conversion between compatible ones.
+//!
+//! A measured `1.2s` must never be compared with a threshold of `800ms` as if both were plain
+//! numbers. Each known unit belongs to a family with a base unit and an exact factor; `px` and
+//! `vp` meet only through a recorded density (virtual pixel ratio), and any other pairing is a
+//! mismatch the caller must report.
+
+use std::fmt;
+
+use super::decimal::Decimal;
+
+/// What a unit measures; units convert only within one family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Time,
+    Memory,
+    Percent,
+    FrameRate,
+    JankRate,
+    /// `vp` and `px`: convertible through the density.
+    Length,
+    FontPixel,
+    Ratio,
+}
+
+/// A unit as written after a number or in an assertion's `unit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// One of the units dwpipe knows and converts.
+    Known(KnownUnit),
+    /// A unit dwpipe does not convert (`dB`, `runs`); equal only to itself.
+    Other(String),
+}
+
+/// A unit from the table of known units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownUnit {
+    symbol: &'static str,
+    family: Family,
+    /// Exact factor to the family's base unit (ns, KB, px); `None` for `vp`, whose factor is
+    /// the density.
+    factor: Option<(i128, i32)>,
+}
+
+/// Spellings accepted for each known unit: the first column is how dwpipe prints it.
+const KNOWN: &[(&[&str], KnownUnit)] = &[
+    (&["ns"], unit("ns", Family::Time, Some((1, 0)))),
+    (&["us", "µs", "μs"], unit("us", Family::Time, Some((1, 3)))),
+    (&["ms"], unit("ms", Family::Time, Some((1, 6)))),
+    (&["s"], unit("s", Family::Time, Some((1, 9)))),
+    // hidumper's "kB" are kibibytes; MB and GB follow the same binary steps.
+    (
+        &["KB", "kB", "KiB"],
+        unit("KB", Family::Memory, Some((1, 0))),
+    ),
+    (&["MB", "MiB"], unit("MB", Family::Memory, Some((1024, 0)))),
+    (
+        &["GB", "GiB"],
+        unit("GB", Family::Memory, Some((1_048_576, 0))),
+    ),
+    (&["%"], unit("%", Family::Percent, Some((1, 0)))),
+    (&["fps"], unit("fps", Family::FrameRate, Some((1, 0)))),
+    (&["ms/s"], unit("ms/s", Family::JankRate, Some((1, 0)))),
+    (&["px"], unit("px", Family::Length, Some((1, 0)))),
+    (&["vp"], unit("vp", Family::Length, None)),
+    (&["fp"], unit("fp", Family::FontPixel, Some((1, 0)))),
+    (
+        &["ratio", ":1", "x:1"],
+        unit("ratio", Family::Ratio, Some((1, 0))),
+    ),
+];
+
+const fn unit(symbol: &'static str, family: Family, factor: Option<(i128, i32)>) -> KnownUnit {
+    KnownUnit {
+        symbol,
+        family,
+        factor,
+    }
+}
+
+/// Every spelling an assertion's `unit` may use, for error messages.
+pub fn known_spellings() -> String {
+    KNOWN
+        .iter()
+        .map(|(names, _)| names.join("|"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Unit {
+    /// Reads a unit symbol; unknown symbols become [`Unit::Other`].
+    pub fn parse(symbol: &str) -> Unit {
+        match KNOWN.iter().find(|(names, _)| names.contains(&symbol)) {
+            Some((_, known)) => Unit::Known(*known),
+            None => Unit::Other(symbol.to_owned()),
+        }
+    }
+
+    /// Reads a unit an author declared in an assertion, which must be a known one.
+    pub fn parse_known(symbol: &str) -> Option<Unit> {
+        match Unit::parse(symbol) {
+            Unit::Other(_) => None,
+            known => Some(known),
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unit::Known(known) if known.family == Family::Ratio => f.write_str(":1"),
+            Unit::Known(known) => f.write_str(known.symbol),
+            Unit::Other(other) => f.write_str(other),
+        }
+    }
+}
+
+/// Why two quantities cannot be compared.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    /// The units measure different things.
+    #[error("`{actual}` cannot be compared with `{expected}`")]
+    Incompatible {
+        /// The unit of the measured value.
+        actual: String,
+        /// The unit the assertion declares.
+        expected: String,
+    },
+    /// `px` against `vp` with no recorded density.
+    #[error(
+        "`{actual}` converts to `{expected}` only with a recorded density (virtual pixel ratio)"
+    )]
+    NeedsDensity {
+        /// The unit of the measured value.
+        actual: String,
+        /// The unit the assertion declares.
+        expected: String,
+    },
+    /// The converted value does not fit an exact decimal.
+    #[error("converting `{value}` from `{unit}` overflows")]
+    Overflow {
+        /// The value being converted.
+        value: String,
+        /// Its unit.
+        unit: String,
+    },
+}
+
+/// Brings a measured value and a threshold to one scale so they can be compared exactly.
+///
+/// Returns `(actual, expected_factor)`: the actual value in the common unit, and the factor
+/// every expected number (written in `expected_unit`) must be multiplied by. When either side
+/// has no unit the numbers are compared as they are.
+pub fn common_scale(
+    actual: Decimal,
+    actual_unit: Option<&Unit>,
+    expected_unit: Option<&Unit>,
+    density: Option<Decimal>,
+) -> Result<(Decimal, Decimal), UnitError> {
+    let (Some(a), Some(e)) = (actual_unit, expected_unit) else {
+        return Ok((actual, Decimal::new(1, 0)));
+    };
+    let incompatible = || UnitError::Incompatible {
+        actual: a.to_string(),
+        expected: e.to_string(),
+    };
+    match (a, e) {
+        (Unit::Other(x), Unit::Other(y)) if x == y => Ok((actual, Decimal::new(1, 0))),
+        (Unit::Known(ka), Unit::Known(ke)) if ka.family == ke.family => {
+            let factor = |k: &KnownUnit| -> Result<Decimal, UnitError> {
+                match (k.factor, density) {
+                    (Some((m, exp)), _) => Ok(Decimal::new(m, exp)),
+                    (None, Some(density)) => Ok(density),
+                    (None, None) if ka == ke => Ok(Decimal::new(1, 0)),
+                    (None, None) => Err(UnitError::NeedsDensity {
+                        actual: a.to_string(),
+                        expected: e.to_string(),
+                    }),
+                }
+            };
+            let scaled = actual
+                .checked_mul(factor(ka)?)
+                .ok_or_else(|| UnitError::Overflow {
+                    value: actual.to_string(),
+                    unit: a.to_string(),
+                })?;
+            Ok((scaled, factor(ke)?))
+        }
+        _ => Err(incompatible()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> Decimal {
+        Decimal::parse(text).unwrap()
+    }
+
+    fn scale(
+        actual: &str,
+        actual_unit: &str,
+        expected_unit: &str,
+        density: Option<&str>,
+    ) -> Result<(Decimal, Decimal), UnitError> {
+        common_scale(
+            d(actual),
+            Some(&Unit::parse(actual_unit)),
+            Some(&Unit::parse(expected_unit)),
+            density.map(d),
+        )
+    }
+
+    #[test]
+    fn converts_within_a_family_exactly() {
+        // (actual, its unit, expected unit, density, actual scaled, factor for expected)
+        let rows = [
+            ("1.2", "s", "ms", None, "1200000000", "1000000"),
+            ("720", "ms", "ms", None, "720000000", "1000000"),
+            ("500", "us", "ms", None, "500000", "1000000"),
+            ("1.5", "GB", "MB", None, "1572864", "1024"),
+            ("512", "kB", "MB", None, "512", "1024"),
+            ("36", "px", "vp", Some("3"), "36", "3"),
+            ("12", "vp", "px", Some("3.25"), "39", "1"),
+            ("12", "vp", "vp", None, "12", "1"),
+            ("4.9", ":1", "ratio", None, "4.9", "1"),
+            ("5", "ms/s", "ms/s", None, "5", "1"),
+            ("3", "dB", "dB", None, "3", "1"),
+        ];
+        for (actual, au, eu, density, scaled, factor) in rows {
+            assert_eq!(
+                scale(actual, au, eu, density),
+                Ok((d(scaled), d(factor))),
+                "{actual}{au} vs {eu}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_what_does_not_convert() {
+        for (au, eu) in [
+            ("ms", "fps"),
+            ("ms", "ms/s"),
+            ("fp", "vp"),
+            ("runs", "ms"),
+            ("%", "ratio"),
+            ("dB", "dBm"),
+        ] {
+            assert!(
+                matches!(
+                    scale("1", au, eu, None),
+                    Err(UnitError::Incompatible { .. })
+                ),
+                "{au} vs {eu}"
+            );
+        }
+        assert!(matches!(
+            scale("36", "px", "vp", None),
+            Err(UnitError::NeedsDensity { .. })
+        ));
+    }
+
+    #[test]
+    fn missing_units_compare_plain_numbers() {
+        assert_eq!(
+            common_scale(d("7"), None, Some(&Unit::parse("ms")), None),
+            Ok((d("7"), d("1")))
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! Writing to the terminal: results on stdout, diagnostics on stderr, JSON when asked. A
+//! closed stdout (`dwpipe … | head`) is not an error.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+
+/// Writes a line to stdout, ignoring a reader that went away.
+pub(super) fn out(text: &str) {
+    let mut stdout = io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub(super) fn json(value: &impl Serialize) {
+    out(&serde_json::to_string_pretty(value).expect("output values always serialize"));
+}
+
+/// Prints diagnostics on stderr, one block each.
+pub(super) fn diagnostics(diagnostics: &[Diagnostic]) {
+    let mut stderr = io::stderr().lock();
+    for diagnostic in diagnostics {
+        let _ = writeln!(stderr, "{diagnostic}");
+    }
+}
+
+/// Reports an error that ended a command.
+pub(super) fn error(error: &Error, json_mode: bool) {
+    match error {
+        Error::Usage(e) => {
+            let _ = e.print();
+        }
+        Error::Invalid(found) if json_mode => json(&serde_json::json!({
+            "format-version": 1,
+            "diagnostics": found,
+        })),
+        Error::Invalid(found) => {
+            diagnostics(found);
+            let errors = found.iter().filter(|d| d.is_error()).count();
+            eprintln!("dwpipe: refused: {errors} error(s)");
+        }
+        other => {
+            let mut message = format!("dwpipe: error: {other}");
+            let mut source = std::error::Error::source(other);
+            while let Some(cause) = source {
+                message.push_str(&format!("\n  caused by: {cause}"));
+                source = cause.source();
+            }
+            eprintln!("{message}");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! An outside auditor's report: `checks[]` of `{criterionId, result, evidence, actual}`.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Number;
+
+use crate::diagnostic::Diagnostic;
+use crate::pack::parse_json;
+
+use super::recompute::{CheckInput, CheckResult};
+
+const AUDIT_FIX: &str = "write the audit as JSON: {\"checks\": [{\"criterionId\", \"result\", \"evidence\", \"actual\"}]}";
+
+/// Largest auditor report dwpipe reads.
+const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The report as an auditor writes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AuditorReport {
+    /// The pack hash the auditor audited against; when given it must match the lock.
+    #[serde(default)]
+    pub pack_sha256: Option<String>,
+    /// The device's virtual pixel ratio, which lets `px` actuals meet `vp` thresholds.
+    #[serde(default)]
+    pub density: Option<Number>,
+    /// One check per criterion.
+    pub checks: Vec<AuditorCheck>,
+}
+
+/// One check as an auditor writes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AuditorCheck {
+    criterion_id: String,
+    result: CheckResult,
+    #[serde(default)]
+    evidence: Option<String>,
+    #[serde(default)]
+    actual: Option<ActualDoc>,
+}
+
+/// An actual may be written as text (`"720ms"`) or as a bare number.
+#[derive(Debug, Deserialize)]
+#[serde(untagged, expecting = "a string or a number")]
+enum ActualDoc {
+    Text(String),
+    Number(Number),
+}
+
+impl AuditorReport {
+    /// The checks in the gate's terms.
+    pub fn checks(&self) -> Vec<CheckInput> {
+        self.checks
+            .iter()
+            .map(|c| CheckInput {
+                criterion_id: c.criterion_id.clone(),
+                result: c.result,
+                evidence: c.evidence.clone().unwrap_or_default(),
+                actual: c.actual.as_ref().map(|a| match a {
+                    ActualDoc::Text(t) => t.clone(),
+                    ActualDoc::Number(n) => n.to_string(),
+                }),
+            })
+            .collect()
+    }
+}
+
+/// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
+pub fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
+    let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
+    let size = std::fs::metadata(path)
+        .map_err(|e| invalid(format!("cannot read `{}`: {e}", path.display())))?
+        .len();
+    if size > MAX_REPORT_BYTES {
+        return Err(invalid(format!(
+            "`{}` is {size} bytes; an audit may be at most {MAX_REPORT_BYTES}",
+            path.display()
+        )));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| invalid(format!("cannot read `{}`: {e}", path.display())))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| invalid(format!("`{}` is not UTF-8", path.display())))?;
+    if text.trim().is_empty() {
+        return Err(invalid(format!("`{}` is empty", path.display())));
+    }
+    parse_json(path, text).map_err(|d| d.recode("E_AUDIT_INVALID", AUDIT_FIX))
+}

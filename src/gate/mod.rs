@@ -1,0 +1,14 @@
+//! The audit gate (DESIGN §3): recomputes every verdict from the pack's assertions and the
+//! recorded actuals instead of trusting anyone's prose. [`recompute`] is pure.
+
+mod input;
+mod recompute;
+
+#[cfg(test)]
+mod tests;
+
+pub use input::{AuditorReport, load_auditor_report};
+pub use recompute::{
+    AssertionVerdict, CheckInput, CheckOutcome, CheckResult, GateOutcome, Measurement, Verdict,
+    recompute,
+};

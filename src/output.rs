@@ -1,0 +1,169 @@
+//! Writing results so that no reader ever sees half a file: everything goes to a temporary
+//! file in the destination folder and is then renamed (or hard-linked) into place.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Failure to write an output file.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write `{}`", path.display())]
+pub struct WriteError {
+    /// The file being written.
+    pub path: PathBuf,
+    /// The cause.
+    #[source]
+    pub source: io::Error,
+}
+
+fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
+    move |source| WriteError {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Writes `bytes` to a fresh temporary file beside `path` and returns its name.
+fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, WriteError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(write_error(dir))?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy());
+    let temp = dir.join(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = File::create_new(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    if let Err(source) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(WriteError { path: temp, source });
+    }
+    Ok(temp)
+}
+
+/// Replaces `path` with `bytes` atomically (temp file + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let temp = write_temp(path, bytes)?;
+    fs::rename(&temp, path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        write_error(path)(e)
+    })
+}
+
+/// Publishes a numbered set of files `<stem>-<n>.<ext>` in `dir`, with `n` the next number free
+/// for every extension, without ever overwriting: each file is hard-linked into place, which
+/// fails rather than clobbers if a concurrent run took the same number first.
+pub fn publish_numbered(
+    dir: &Path,
+    stem: &str,
+    files: &[(&str, &[u8])],
+) -> Result<(u32, Vec<PathBuf>), WriteError> {
+    fs::create_dir_all(dir).map_err(write_error(dir))?;
+    let temps = files
+        .iter()
+        .map(|(ext, bytes)| write_temp(&dir.join(format!("{stem}.{ext}")), bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cleanup = |temps: &[PathBuf]| temps.iter().for_each(|t| drop(fs::remove_file(t)));
+    let mut n = next_free(dir, stem, files).map_err(|e| {
+        cleanup(&temps);
+        write_error(dir)(e)
+    })?;
+    loop {
+        let targets: Vec<PathBuf> = files
+            .iter()
+            .map(|(ext, _)| dir.join(format!("{stem}-{n}.{ext}")))
+            .collect();
+        match link_all(&temps, &targets) {
+            Ok(()) => {
+                cleanup(&temps);
+                return Ok((n, targets));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < u32::MAX => n += 1,
+            Err(e) => {
+                cleanup(&temps);
+                return Err(write_error(dir)(e));
+            }
+        }
+    }
+}
+
+/// Links every temp to its target; on failure removes the links already made.
+fn link_all(temps: &[PathBuf], targets: &[PathBuf]) -> io::Result<()> {
+    for (i, (temp, target)) in temps.iter().zip(targets).enumerate() {
+        if let Err(e) = fs::hard_link(temp, target) {
+            targets[..i].iter().for_each(|t| drop(fs::remove_file(t)));
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// One more than the highest `<stem>-<n>.<ext>` present for any of the extensions.
+fn next_free(dir: &Path, stem: &str, files: &[(&str, &[u8])]) -> io::Result<u32> {
+    let prefix = format!("{stem}-");
+    let mut highest = 0;
+    for entry in fs::read_dir(dir)? {
+        let name = entry?.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        for (ext, _) in files {
+            if let Some(n) = rest
+                .strip_suffix(&format!(".{ext}"))
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                highest = highest.max(n);
+            }
+        }
+    }
+    Ok(highest.saturating_add(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_continue_after_the_highest_and_never_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: &[(&str, &[u8])] = &[("json", b"{}"), ("md", b"# x")];
+        let (n, paths) = publish_numbered(dir.path(), "audit", files).unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(fs::read(&paths[0]).unwrap(), b"{}");
+        fs::write(dir.path().join("audit-7.md"), "kept").unwrap();
+        let (n, _) = publish_numbered(dir.path(), "audit", files).unwrap();
+        assert_eq!(n, 8);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("audit-7.md")).unwrap(),
+            "kept"
+        );
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pack.lock.json");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,150 @@
+//! Freezing: canonical JSON, its SHA-256 and `pack.lock.json`; and loading a lock back with
+//! its hash checked.
+//!
+//! The canonical form is the pack's schema value serialized as compact JSON with object keys
+//! sorted (serde_json's default map is ordered). Every later artifact names this hash, so an
+//! edited lock is refused rather than audited.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::diagnostic::Diagnostic;
+
+use super::load::{MAX_PACK_BYTES, parse_json};
+use super::model::Pack;
+use super::schema::PackDoc;
+use super::validate::validate;
+
+const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
+
+/// The lock format this dwpipe writes and reads.
+pub const LOCK_FORMAT_VERSION: u32 = 1;
+
+/// `pack.lock.json`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LockFile {
+    /// Lock format version.
+    pub format_version: u32,
+    /// SHA-256 (hex) of the canonical JSON of `pack`.
+    pub sha256: String,
+    /// The pack, normalized.
+    pub pack: serde_json::Value,
+    /// Warnings recorded when the pack was frozen (not part of the hash).
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A frozen pack: the validated pack and its lock.
+#[derive(Debug)]
+pub struct Frozen {
+    /// The validated pack.
+    pub pack: Pack,
+    /// The lock as written to disk.
+    pub lock: LockFile,
+}
+
+/// The canonical JSON text of a pack value: sorted keys, no insignificant whitespace.
+pub fn canonical_json(pack: &serde_json::Value) -> String {
+    // Values built by serde_json use ordered maps, so serialization sorts keys.
+    serde_json::to_string(pack).expect("a JSON value always serializes")
+}
+
+/// Lowercase hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Freezes a validated pack: canonical JSON → SHA-256 → lock (with the warnings recorded).
+pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
+    let value = serde_json::to_value(&pack.doc).expect("the pack schema always serializes");
+    let sha256 = sha256_hex(canonical_json(&value).as_bytes());
+    Frozen {
+        pack,
+        lock: LockFile {
+            format_version: LOCK_FORMAT_VERSION,
+            sha256,
+            pack: value,
+            diagnostics: warnings,
+        },
+    }
+}
+
+/// Loads `pack.lock.json`: refuses a lock whose pack does not hash to its `sha256`
+/// (`E_LOCK_TAMPERED`) and re-validates the pack inside.
+pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
+    let one = |d: Diagnostic| vec![d];
+    let bytes = read_lock(path).map_err(one)?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        one(Diagnostic::error(
+            "E_LOCK_INVALID",
+            format!("`{}` is not UTF-8", path.display()),
+        )
+        .fix(LOCK_FIX))
+    })?;
+    let lock: LockFile =
+        parse_json(path, text).map_err(|d| one(d.recode("E_LOCK_INVALID", LOCK_FIX)))?;
+    if lock.format_version != LOCK_FORMAT_VERSION {
+        return Err(one(Diagnostic::error(
+            "E_LOCK_UNSUPPORTED",
+            format!(
+                "lock format-version {} is not supported",
+                lock.format_version
+            ),
+        )
+        .fix("freeze the pack again with this dwpipe")));
+    }
+    let actual = sha256_hex(canonical_json(&lock.pack).as_bytes());
+    if actual != lock.sha256 {
+        return Err(one(Diagnostic::error(
+            "E_LOCK_TAMPERED",
+            format!(
+                "`{}` says sha256 {} but its pack hashes to {actual}",
+                path.display(),
+                lock.sha256
+            ),
+        )
+        .fix(
+            "never edit a lock: change the pack and run `dwpipe freeze` again",
+        )));
+    }
+    let doc: PackDoc = serde_json::from_value(lock.pack.clone()).map_err(|e| {
+        one(Diagnostic::error(
+            "E_LOCK_INVALID",
+            format!("the locked pack does not fit the schema: {e}"),
+        )
+        .fix("freeze the pack again with this dwpipe"))
+    })?;
+    let (pack, diagnostics) = validate(doc, path);
+    match pack {
+        Some(pack) => Ok(Frozen { pack, lock }),
+        None => Err(diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect()),
+    }
+}
+
+fn read_lock(path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    let unreadable = |e: std::io::Error| {
+        Diagnostic::error(
+            "E_LOCK_UNREADABLE",
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+        .fix(LOCK_FIX)
+    };
+    // A lock is a pack plus a little; the same bound keeps a hostile file out of memory.
+    let size = std::fs::metadata(path).map_err(unreadable)?.len();
+    if size > 2 * MAX_PACK_BYTES {
+        return Err(Diagnostic::error(
+            "E_LOCK_INVALID",
+            format!("`{}` is {size} bytes, too large for a lock", path.display()),
+        ));
+    }
+    std::fs::read(path).map_err(unreadable)
+}

@@ -1,0 +1,153 @@
+//! The acceptance pack as written: the serde schema shared by YAML input, JSON input and the
+//! `pack` object inside `pack.lock.json`.
+//!
+//! Every struct denies unknown keys, so a typo (`matchr:`) is an error naming its key path
+//! instead of a criterion that silently lost its assertion. Values that need a location for a
+//! later semantic error are [`Spanned`]; spans serialize as their bare value, so the lock is
+//! plain JSON.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Number;
+use serde_saphyr::Spanned;
+
+/// A whole pack.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PackDoc {
+    /// Schema version; only 1 exists.
+    pub version: Spanned<u32>,
+    /// The app under delivery.
+    pub app: AppDoc,
+    /// The acceptance criteria, in the author's order.
+    pub criteria: Vec<CriterionDoc>,
+}
+
+/// The app the pack is about.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AppDoc {
+    /// Bundle name, a reverse-domain identifier.
+    pub bundle: Spanned<String>,
+    /// The ability to start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ability: Option<Spanned<String>>,
+    /// The HAP module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<Spanned<String>>,
+}
+
+/// One acceptance criterion.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CriterionDoc {
+    /// Unique id (`P-01`).
+    pub id: Spanned<String>,
+    /// `function`, `aesthetic`, `performance` or `accessibility`.
+    pub dimension: Spanned<String>,
+    /// The criterion in words.
+    pub statement: Spanned<String>,
+    /// How it is verified, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<String>,
+    /// `must` or `should`.
+    pub weight: Spanned<String>,
+    /// The house rule the criterion comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<String>,
+    /// The machine-checkable assertion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<Spanned<AssertionDoc>>,
+}
+
+/// An assertion as written.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AssertionDoc {
+    /// One of the eight matchers.
+    pub matcher: Spanned<String>,
+    /// The expected value (`equals`, `contains`, `regex`, `gte`, `lte`) or list (`oneOf`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Spanned<ExpectedDoc>>,
+    /// Inclusive lower bound of `range`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Spanned<Number>>,
+    /// Inclusive upper bound of `range`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Spanned<Number>>,
+    /// The unit the expected numbers are written in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Spanned<String>>,
+    /// Where the actual value comes from, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// How dwpipe measures it on a device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Spanned<ProbeDoc>>,
+}
+
+/// `expected`: a scalar, or a list of scalars for `oneOf`.
+#[derive(Debug, Deserialize, Serialize, Clone, PartialEq)]
+#[serde(
+    untagged,
+    expecting = "a number, a string, or a list of numbers and strings"
+)]
+pub enum ExpectedDoc {
+    /// A number.
+    Number(Number),
+    /// A string (booleans are read as their text).
+    Text(String),
+    /// A list, for `oneOf`.
+    List(Vec<ScalarDoc>),
+}
+
+/// One element of an `expected` list.
+#[derive(Debug, Deserialize, Serialize, Clone, PartialEq)]
+#[serde(untagged, expecting = "a number or a string")]
+pub enum ScalarDoc {
+    /// A number.
+    Number(Number),
+    /// A string.
+    Text(String),
+}
+
+/// The device probe that measures an assertion: an id from the catalog plus its arguments.
+/// Which arguments a probe takes is checked against the catalog after parsing.
+#[derive(Debug, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProbeDoc {
+    /// Probe id (`perf.cold-start`).
+    pub id: String,
+    /// How many runs to measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u32>,
+    /// How runs are aggregated: `median`, `min`, `max`, `mean`, `p90`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<String>,
+    /// Largest spread between runs before the measurement is called unstable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<Number>,
+    /// Which number of a multi-metric probe (`fps`, `p95`, `jank`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    /// A layout selector (`id:save_button`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// First node of a pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Second node of a pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// `vertical` or `horizontal` (gap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<String>,
+    /// `left` or `top` (alignment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<String>,
+    /// `width` or `height` (size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    /// A hypium test suite or case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+}

@@ -1,0 +1,399 @@
+//! Semantic validation: from the schema ([`PackDoc`]) to a [`Pack`] whose assertions are
+//! compiled, collecting every diagnostic instead of stopping at the first.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder};
+use serde_json::Number;
+use serde_saphyr::Spanned;
+
+use crate::assertion::{
+    Assertion, Decimal, Expectation, MATCHER_NAMES, Scalar, Unit, known_spellings,
+};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::probe::{CATALOG, check_probe};
+
+use super::model::{Criterion, CriterionAssertion, Dimension, MeasuredBy, Pack, Weight};
+use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc};
+
+/// Compiled size limit for an author's regex: far above any sane pattern, far below what
+/// would let a pack make the audit slow.
+pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
+
+static BUNDLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$").expect("static regex")
+});
+static IDENTIFIER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9_]{0,127}$").expect("static regex"));
+static CRITERION_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$").expect("static regex"));
+
+/// Validates a parsed pack. Returns the pack when there is no error, and every diagnostic
+/// (errors and warnings) either way.
+pub fn validate(doc: PackDoc, file: &Path) -> (Option<Pack>, Vec<Diagnostic>) {
+    let mut v = Validator {
+        file,
+        diagnostics: Vec::new(),
+    };
+    let pack = v.pack(doc);
+    let pack = pack.filter(|_| !crate::diagnostic::has_errors(&v.diagnostics));
+    (pack, v.diagnostics)
+}
+
+struct Validator<'a> {
+    file: &'a Path,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn at<T>(&self, spanned: &Spanned<T>) -> Option<Location> {
+        Location::at(
+            self.file,
+            spanned.referenced.line(),
+            spanned.referenced.column(),
+        )
+    }
+
+    fn pack(&mut self, doc: PackDoc) -> Option<Pack> {
+        if doc.version.value != 1 {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E_PACK_UNSUPPORTED_VERSION",
+                    format!("pack version {} is not supported", doc.version.value),
+                )
+                .at(self.at(&doc.version))
+                .fix("set `version: 1`"),
+            );
+        }
+        if !BUNDLE.is_match(&doc.app.bundle.value) || doc.app.bundle.value.len() > 127 {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E_PACK_BAD_BUNDLE",
+                    format!(
+                        "bundle {:?} is not a reverse-domain identifier",
+                        doc.app.bundle.value
+                    ),
+                )
+                .at(self.at(&doc.app.bundle))
+                .fix(
+                    "use letters, digits and `_` in dot-separated parts, like `com.example.notes`",
+                ),
+            );
+        }
+        for (name, value) in [("ability", &doc.app.ability), ("module", &doc.app.module)] {
+            if let Some(value) = value.as_ref().filter(|v| !IDENTIFIER.is_match(&v.value)) {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E_PACK_BAD_IDENTIFIER",
+                        format!("{name} {:?} is not an identifier", value.value),
+                    )
+                    .at(self.at(value))
+                    .fix("use letters, digits and `_`, starting with a letter"),
+                );
+            }
+        }
+        if doc.criteria.is_empty() {
+            self.diagnostics.push(
+                Diagnostic::error("E_PACK_NO_CRITERIA", "the pack has no criteria")
+                    .fix("add at least one criterion under `criteria:`"),
+            );
+        }
+        let mut first_seen: HashMap<&str, Option<Location>> = HashMap::new();
+        let mut criteria = Vec::with_capacity(doc.criteria.len());
+        for criterion in &doc.criteria {
+            let id = criterion.id.value.as_str();
+            if let Some(first) = first_seen.get(id) {
+                let first = first
+                    .as_ref()
+                    .map_or(String::new(), |l| format!(" (first at line {})", l.line));
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E_PACK_DUPLICATE_ID",
+                        format!("criterion id `{id}` is used twice{first}"),
+                    )
+                    .criterion(id)
+                    .at(self.at(&criterion.id))
+                    .fix("give every criterion its own id"),
+                );
+            } else {
+                first_seen.insert(id, self.at(&criterion.id));
+            }
+            criteria.extend(self.criterion(criterion));
+        }
+        Some(Pack { doc, criteria })
+    }
+
+    fn criterion(&mut self, doc: &CriterionDoc) -> Option<Criterion> {
+        let id = doc.id.value.clone();
+        let error = |code: &str, message: String, location: Option<Location>, fix: &str| {
+            Diagnostic::error(code, message)
+                .criterion(&id)
+                .at(location)
+                .fix(fix)
+        };
+        let mut ok = true;
+        if !CRITERION_ID.is_match(&id) {
+            self.diagnostics.push(error(
+                "E_PACK_BAD_ID",
+                format!("criterion id {id:?} is not a plain identifier"),
+                self.at(&doc.id),
+                "use letters, digits, `.`, `_` and `-` (like `P-01`), at most 64 characters",
+            ));
+            ok = false;
+        }
+        let dimension = Dimension::parse(&doc.dimension.value);
+        if dimension.is_none() {
+            self.diagnostics.push(error(
+                "E_PACK_UNKNOWN_DIMENSION",
+                format!("unknown dimension {:?}", doc.dimension.value),
+                self.at(&doc.dimension),
+                "use one of function, aesthetic, performance, accessibility",
+            ));
+        }
+        let weight = Weight::parse(&doc.weight.value);
+        if weight.is_none() {
+            self.diagnostics.push(error(
+                "E_PACK_UNKNOWN_WEIGHT",
+                format!("unknown weight {:?}", doc.weight.value),
+                self.at(&doc.weight),
+                "use `must` or `should`",
+            ));
+        }
+        if doc.statement.value.trim().is_empty() {
+            self.diagnostics.push(error(
+                "E_PACK_EMPTY_STATEMENT",
+                "the statement is empty".to_owned(),
+                self.at(&doc.statement),
+                "say in one sentence what must hold",
+            ));
+            ok = false;
+        }
+        let assertion = match &doc.assertion {
+            Some(spanned) => match compile(&spanned.value) {
+                Ok(compiled) => Some(compiled),
+                Err(Invalid { message, fix }) => {
+                    self.diagnostics.push(
+                        Diagnostic::error("E_CRITERION_ASSERTION_INVALID", message)
+                            .criterion(&id)
+                            .at(self.at(spanned))
+                            .fix(fix),
+                    );
+                    ok = false;
+                    None
+                }
+            },
+            None => {
+                let has_number = doc.statement.value.chars().any(|c| c.is_ascii_digit());
+                if weight == Some(Weight::Must) && has_number {
+                    self.diagnostics.push(
+                        Diagnostic::warning(
+                            "W_CRITERION_NO_ASSERTION",
+                            format!(
+                                "must criterion states a number ({:?}) but has no assertion",
+                                doc.statement.value
+                            ),
+                        )
+                        .criterion(&id)
+                        .at(self.at(&doc.statement))
+                        .fix("add an `assertion:` so the audit can recompute the verdict"),
+                    );
+                }
+                None
+            }
+        };
+        // A criterion with an error does not enter the model; the pack as a whole is refused.
+        Some(Criterion {
+            id,
+            dimension: dimension?,
+            weight: weight?,
+            statement: doc.statement.value.clone(),
+            verify: doc.verify.clone(),
+            rule_id: doc.rule_id.clone(),
+            assertion,
+        })
+        .filter(|_| ok)
+    }
+}
+
+/// An assertion that does not compile: what is wrong and the one-line fix.
+struct Invalid {
+    message: String,
+    fix: String,
+}
+
+fn invalid(message: impl Into<String>, fix: impl Into<String>) -> Invalid {
+    Invalid {
+        message: message.into(),
+        fix: fix.into(),
+    }
+}
+
+/// Compiles an assertion as written into one the gate can evaluate.
+fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
+    let matcher = doc.matcher.value.as_str();
+    let expected = doc.expected.as_ref().map(|e| &e.value);
+    let numeric_only = |what: &str| {
+        invalid(
+            format!("`{matcher}` takes {what}"),
+            format!("write the assertion as `matcher: {matcher}` with {what}"),
+        )
+    };
+    let no_bounds = doc.min.is_none() && doc.max.is_none();
+    if matcher != "range" && !no_bounds {
+        return Err(invalid(
+            format!("`min`/`max` belong to `range`, not `{matcher}`"),
+            "use `matcher: range`, or `expected:` for this matcher",
+        ));
+    }
+    let expectation = match matcher {
+        "equals" => match expected {
+            Some(ExpectedDoc::Number(n)) => Expectation::Equals(Scalar::Number(decimal(n)?)),
+            Some(ExpectedDoc::Text(t)) => Expectation::Equals(Scalar::Text(t.clone())),
+            _ => return Err(numeric_only("one number or string in `expected`")),
+        },
+        "contains" => match expected {
+            Some(ExpectedDoc::Text(t)) if !t.is_empty() => Expectation::Contains(t.to_lowercase()),
+            _ => return Err(numeric_only("a non-empty string in `expected`")),
+        },
+        "regex" => match expected {
+            Some(ExpectedDoc::Text(pattern)) => Expectation::Regex(
+                RegexBuilder::new(pattern)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+                    .map_err(|e| {
+                        invalid(
+                            format!("bad regex: {}", first_line(&e.to_string())),
+                            "fix the pattern (Rust regex syntax, unanchored: add ^$ yourself)",
+                        )
+                    })?,
+            ),
+            _ => return Err(numeric_only("a pattern string in `expected`")),
+        },
+        "range" => {
+            if expected.is_some() {
+                return Err(invalid(
+                    "`range` takes `min` and/or `max`, not `expected`",
+                    "replace `expected:` by `min:` and/or `max:`",
+                ));
+            }
+            let min = doc.min.as_ref().map(|m| decimal(&m.value)).transpose()?;
+            let max = doc.max.as_ref().map(|m| decimal(&m.value)).transpose()?;
+            match (min, max) {
+                (None, None) => {
+                    return Err(invalid(
+                        "`range` has no bounds",
+                        "give `min`, `max` or both",
+                    ));
+                }
+                (Some(lo), Some(hi)) if lo > hi => {
+                    return Err(invalid(
+                        format!("`range` has min {lo} greater than max {hi}"),
+                        "swap `min` and `max`",
+                    ));
+                }
+                _ => Expectation::Range { min, max },
+            }
+        }
+        "gte" | "lte" => match expected {
+            Some(ExpectedDoc::Number(n)) => {
+                let bound = decimal(n)?;
+                if matcher == "gte" {
+                    Expectation::Gte(bound)
+                } else {
+                    Expectation::Lte(bound)
+                }
+            }
+            _ => return Err(numeric_only("a number in `expected`")),
+        },
+        "oneOf" => match expected {
+            Some(ExpectedDoc::List(items)) if !items.is_empty() => Expectation::OneOf(
+                items
+                    .iter()
+                    .map(|item| match item {
+                        ScalarDoc::Number(n) => decimal(n).map(Scalar::Number),
+                        ScalarDoc::Text(t) => Ok(Scalar::Text(t.clone())),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => return Err(numeric_only("a non-empty list in `expected`")),
+        },
+        "present" => {
+            if expected.is_some() {
+                return Err(invalid(
+                    "`present` takes no `expected`",
+                    "remove `expected:`",
+                ));
+            }
+            Expectation::Present
+        }
+        other => {
+            return Err(invalid(
+                format!("unknown matcher `{other}`"),
+                format!("use one of {}", MATCHER_NAMES.join(", ")),
+            ));
+        }
+    };
+    let unit = match &doc.unit {
+        None => None,
+        Some(unit) => {
+            let numeric = matches!(
+                expectation,
+                Expectation::Range { .. }
+                    | Expectation::Gte(_)
+                    | Expectation::Lte(_)
+                    | Expectation::Equals(Scalar::Number(_))
+                    | Expectation::OneOf(_)
+            );
+            if !numeric {
+                return Err(invalid(
+                    format!("`unit` applies to numbers; `{matcher}` here compares text"),
+                    "remove `unit:`",
+                ));
+            }
+            Some(Unit::parse_known(&unit.value).ok_or_else(|| {
+                invalid(
+                    format!("unknown unit `{}`", unit.value),
+                    format!("use one of {}", known_spellings()),
+                )
+            })?)
+        }
+    };
+    let probe = doc
+        .probe
+        .as_ref()
+        .map(|probe| {
+            check_probe(&probe.value).map(|kind| MeasuredBy {
+                kind,
+                unit: kind.unit(&probe.value),
+            })
+        })
+        .transpose()
+        .map_err(|e| {
+            let ids: Vec<&str> = CATALOG.iter().map(|k| k.id).collect();
+            invalid(
+                e.to_string(),
+                format!("see the probe catalog: {}", ids.join(", ")),
+            )
+        })?;
+    Ok(CriterionAssertion {
+        assertion: Assertion { expectation, unit },
+        matcher: matcher.to_owned(),
+        source: doc.source.clone(),
+        probe,
+    })
+}
+
+fn decimal(number: &Number) -> Result<Decimal, Invalid> {
+    Decimal::parse(&number.to_string()).map_err(|e| {
+        invalid(
+            format!("expected number: {e}"),
+            "use a finite number of at most 38 significant digits",
+        )
+    })
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().find(|l| !l.trim().is_empty()).unwrap_or(text)
+}

@@ -1,0 +1,352 @@
+//! The probe catalog (DESIGN §8): every probe id a pack may name, the arguments it takes and
+//! the unit of the number it produces.
+
+use crate::pack::ProbeDoc;
+
+use super::selector::Selector;
+
+/// How an argument's value is checked.
+#[derive(Clone, Copy, Debug)]
+enum ArgKind {
+    /// A layout selector.
+    Selector,
+    /// One of a fixed list of words.
+    Word(&'static [&'static str]),
+    /// Any value of the argument's type (runs, tolerance, suite names).
+    Free,
+}
+
+/// One argument a probe takes.
+#[derive(Clone, Copy, Debug)]
+struct Arg {
+    name: &'static str,
+    required: bool,
+    kind: ArgKind,
+}
+
+/// A probe in the catalog.
+#[derive(Debug)]
+pub struct ProbeKind {
+    /// Probe id, as written in a pack.
+    pub id: &'static str,
+    /// How the probe measures, in words (for `spec.md` and the Goal brief).
+    pub method: &'static str,
+    args: &'static [Arg],
+    /// Unit produced, per `metric` value when the probe has several (`None` key: default).
+    units: &'static [(Option<&'static str>, Option<&'static str>)],
+}
+
+const AGGREGATES: &[&str] = &["median", "min", "max", "mean", "p90"];
+
+const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
+    Arg {
+        name,
+        required,
+        kind,
+    }
+}
+
+const RUNS: Arg = arg("runs", false, ArgKind::Free);
+const AGGREGATE: Arg = arg("aggregate", false, ArgKind::Word(AGGREGATES));
+const TOLERANCE: Arg = arg("tolerance", false, ArgKind::Free);
+
+/// Every probe dwpipe knows.
+pub const CATALOG: &[ProbeKind] = &[
+    ProbeKind {
+        id: "perf.cold-start",
+        method: "hitrace around `aa start`: launch start to first frame presented",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("ms"))],
+    },
+    ProbeKind {
+        id: "perf.frames",
+        method: "render_service present-fence intervals during a scripted scroll",
+        args: &[
+            arg(
+                "metric",
+                true,
+                ArgKind::Word(&["fps", "p50", "p95", "max", "jank"]),
+            ),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[
+            (Some("fps"), Some("fps")),
+            (Some("p50"), Some("ms")),
+            (Some("p95"), Some("ms")),
+            (Some("max"), Some("ms")),
+            (Some("jank"), Some("ms/s")),
+        ],
+    },
+    ProbeKind {
+        id: "perf.memory",
+        method: "`hidumper --mem <pid>`: the Total PSS row",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("KB"))],
+    },
+    ProbeKind {
+        id: "layout.gap",
+        method: "`uitest dumpLayout` bounds: gap between two nodes in vp",
+        args: &[
+            arg("from", true, ArgKind::Selector),
+            arg("to", true, ArgKind::Selector),
+            arg("axis", false, ArgKind::Word(&["vertical", "horizontal"])),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[(None, Some("vp"))],
+    },
+    ProbeKind {
+        id: "layout.size",
+        method: "`uitest dumpLayout` bounds: width or height of a node in vp",
+        args: &[
+            arg("target", true, ArgKind::Selector),
+            arg("side", true, ArgKind::Word(&["width", "height"])),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[(None, Some("vp"))],
+    },
+    ProbeKind {
+        id: "layout.align",
+        method: "`uitest dumpLayout` bounds: offset between two nodes' left or top edges in vp",
+        args: &[
+            arg("from", true, ArgKind::Selector),
+            arg("to", true, ArgKind::Selector),
+            arg("edge", true, ArgKind::Word(&["left", "top"])),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[(None, Some("vp"))],
+    },
+    ProbeKind {
+        id: "a11y.touch-target",
+        method: "`uitest dumpLayout`: smallest side of the clickable nodes in the app window",
+        args: &[arg("target", false, ArgKind::Selector), RUNS, AGGREGATE],
+        units: &[(None, Some("vp"))],
+    },
+    ProbeKind {
+        id: "a11y.contrast",
+        method: "screenshot + node bounds: WCAG 2 contrast of foreground against background",
+        args: &[arg("target", true, ArgKind::Selector), RUNS, AGGREGATE],
+        units: &[(None, Some("ratio"))],
+    },
+    ProbeKind {
+        id: "a11y.labels",
+        method: "`uitest dumpLayout`: clickable nodes with neither text nor description",
+        args: &[RUNS, AGGREGATE],
+        units: &[(None, None)],
+    },
+    ProbeKind {
+        id: "test.hypium",
+        method: "`aa test … OpenHarmonyTestRunner`: OHOS_REPORT results",
+        args: &[arg("suite", false, ArgKind::Free)],
+        units: &[(None, None)],
+    },
+];
+
+/// Why a probe reference does not fit the catalog.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeArgError {
+    /// The id is not in the catalog.
+    #[error("unknown probe `{0}`")]
+    UnknownProbe(String),
+    /// The probe does not take this argument.
+    #[error("probe `{probe}` takes no argument `{arg}` (it takes: {takes})")]
+    UnexpectedArg {
+        /// Probe id.
+        probe: &'static str,
+        /// The argument given.
+        arg: &'static str,
+        /// The arguments it does take.
+        takes: String,
+    },
+    /// A required argument is missing.
+    #[error("probe `{probe}` needs `{arg}`")]
+    MissingArg {
+        /// Probe id.
+        probe: &'static str,
+        /// The missing argument.
+        arg: &'static str,
+    },
+    /// An argument's value is not allowed.
+    #[error("probe `{probe}`: `{arg}: {value}` is not allowed ({allowed})")]
+    BadValue {
+        /// Probe id.
+        probe: &'static str,
+        /// The argument.
+        arg: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
+}
+
+impl ProbeKind {
+    /// The unit the probe produces for these arguments (`None`: a bare count or a word).
+    pub fn unit(&self, probe: &ProbeDoc) -> Option<&'static str> {
+        let metric = probe.metric.as_deref();
+        self.units
+            .iter()
+            .find(|(m, _)| *m == metric || m.is_none())
+            .and_then(|(_, unit)| *unit)
+    }
+}
+
+/// Checks a probe reference against the catalog.
+pub fn check_probe(probe: &ProbeDoc) -> Result<&'static ProbeKind, ProbeArgError> {
+    let kind = CATALOG
+        .iter()
+        .find(|k| k.id == probe.id)
+        .ok_or_else(|| ProbeArgError::UnknownProbe(probe.id.clone()))?;
+    let given: [(&'static str, Option<String>); 11] = [
+        ("runs", probe.runs.map(|r| r.to_string())),
+        ("aggregate", probe.aggregate.clone()),
+        (
+            "tolerance",
+            probe.tolerance.as_ref().map(ToString::to_string),
+        ),
+        ("metric", probe.metric.clone()),
+        ("target", probe.target.clone()),
+        ("from", probe.from.clone()),
+        ("to", probe.to.clone()),
+        ("axis", probe.axis.clone()),
+        ("edge", probe.edge.clone()),
+        ("side", probe.side.clone()),
+        ("suite", probe.suite.clone()),
+    ];
+    for (name, value) in &given {
+        let Some(value) = value else { continue };
+        let Some(arg) = kind.args.iter().find(|a| a.name == *name) else {
+            return Err(ProbeArgError::UnexpectedArg {
+                probe: kind.id,
+                arg: name,
+                takes: kind
+                    .args
+                    .iter()
+                    .map(|a| a.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let bad = |allowed: String| ProbeArgError::BadValue {
+            probe: kind.id,
+            arg: arg.name,
+            value: value.clone(),
+            allowed,
+        };
+        match arg.kind {
+            ArgKind::Selector => {
+                Selector::parse(value).map_err(|e| bad(e.to_string()))?;
+            }
+            ArgKind::Word(words) if !words.contains(&value.as_str()) => {
+                return Err(bad(format!("one of {}", words.join(", "))));
+            }
+            ArgKind::Word(_) | ArgKind::Free => {}
+        }
+    }
+    if probe.runs == Some(0) {
+        return Err(ProbeArgError::BadValue {
+            probe: kind.id,
+            arg: "runs",
+            value: "0".to_owned(),
+            allowed: "at least 1".to_owned(),
+        });
+    }
+    if let Some(missing) = kind.args.iter().find(|a| {
+        a.required
+            && given
+                .iter()
+                .any(|(name, value)| *name == a.name && value.is_none())
+    }) {
+        return Err(ProbeArgError::MissingArg {
+            probe: kind.id,
+            arg: missing.name,
+        });
+    }
+    Ok(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(id: &str) -> ProbeDoc {
+        ProbeDoc {
+            id: id.to_owned(),
+            ..ProbeDoc::default()
+        }
+    }
+
+    #[test]
+    fn accepts_every_catalog_probe_with_its_required_args() {
+        let gap = ProbeDoc {
+            from: Some("id:a".into()),
+            to: Some("id:b[1]".into()),
+            ..probe("layout.gap")
+        };
+        assert_eq!(check_probe(&gap).unwrap().unit(&gap), Some("vp"));
+        let frames = ProbeDoc {
+            metric: Some("jank".into()),
+            ..probe("perf.frames")
+        };
+        assert_eq!(check_probe(&frames).unwrap().unit(&frames), Some("ms/s"));
+        let cold = ProbeDoc {
+            runs: Some(5),
+            aggregate: Some("p90".into()),
+            ..probe("perf.cold-start")
+        };
+        assert_eq!(check_probe(&cold).unwrap().unit(&cold), Some("ms"));
+        assert_eq!(
+            check_probe(&probe("a11y.labels"))
+                .unwrap()
+                .unit(&probe("a11y.labels")),
+            None
+        );
+    }
+
+    #[test]
+    fn refuses_what_the_catalog_does_not_allow() {
+        let rows = [
+            (probe("perf.coldstart"), "unknown probe"),
+            (probe("layout.gap"), "needs `from`"),
+            (
+                ProbeDoc {
+                    target: Some("id:x".into()),
+                    ..probe("perf.cold-start")
+                },
+                "takes no argument `target`",
+            ),
+            (
+                ProbeDoc {
+                    aggregate: Some("average".into()),
+                    ..probe("perf.memory")
+                },
+                "`aggregate: average` is not allowed",
+            ),
+            (
+                ProbeDoc {
+                    target: Some("name:save".into()),
+                    ..probe("a11y.contrast")
+                },
+                "`target: name:save` is not allowed",
+            ),
+            (
+                ProbeDoc {
+                    runs: Some(0),
+                    ..probe("perf.cold-start")
+                },
+                "at least 1",
+            ),
+        ];
+        for (doc, expected) in rows {
+            let message = check_probe(&doc).unwrap_err().to_string();
+            assert!(message.contains(expected), "{message}");
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Probes: what dwpipe can measure on a device. For now the catalog of probe ids and their
+//! arguments, which the pack is validated against; the extractors that do the measuring live
+//! beside it as they arrive.
+
+mod catalog;
+mod selector;
+
+pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};
+pub use selector::{Selector, SelectorError};

@@ -1,0 +1,112 @@
+//! Layout selectors: `id:…`, `key:…`, `text:…`, `type:…`, with `[n]` for the n-th match.
+
+use std::fmt;
+
+/// Which attribute a selector matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectorKind {
+    /// The component id.
+    Id,
+    /// The inspector key.
+    Key,
+    /// The visible text.
+    Text,
+    /// The component type (`Button`).
+    Type,
+}
+
+/// A parsed selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    /// Which attribute.
+    pub kind: SelectorKind,
+    /// The value it must equal.
+    pub value: String,
+    /// Which match, 0-based, when the author wrote `[n]`.
+    pub index: Option<usize>,
+}
+
+/// Why a selector does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("selector `{0}` is not `id:…`, `key:…`, `text:…` or `type:…` (optionally ending in `[n]`)")]
+pub struct SelectorError(String);
+
+impl Selector {
+    /// Parses `kind:value[n]`.
+    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
+        let error = || SelectorError(text.to_owned());
+        let (kind, rest) = text.split_once(':').ok_or_else(error)?;
+        let kind = match kind {
+            "id" => SelectorKind::Id,
+            "key" => SelectorKind::Key,
+            "text" => SelectorKind::Text,
+            "type" => SelectorKind::Type,
+            _ => return Err(error()),
+        };
+        let (value, index) = match rest.strip_suffix(']').and_then(|r| r.rsplit_once('[')) {
+            Some((value, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                (value, Some(n.parse().map_err(|_| error())?))
+            }
+            _ => (rest, None),
+        };
+        if value.is_empty() {
+            return Err(error());
+        }
+        Ok(Selector {
+            kind,
+            value: value.to_owned(),
+            index,
+        })
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            SelectorKind::Id => "id",
+            SelectorKind::Key => "key",
+            SelectorKind::Text => "text",
+            SelectorKind::Type => "type",
+        };
+        write!(f, "{kind}:{}", self.value)?;
+        if let Some(n) = self.index {
+            write!(f, "[{n}]")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_four_kinds_and_an_index() {
+        let s = Selector::parse("id:note_item_0").unwrap();
+        assert_eq!(
+            (s.kind, s.value.as_str(), s.index),
+            (SelectorKind::Id, "note_item_0", None)
+        );
+        let s = Selector::parse("type:Button[2]").unwrap();
+        assert_eq!(
+            (s.kind, s.value.as_str(), s.index),
+            (SelectorKind::Type, "Button", Some(2))
+        );
+        let s = Selector::parse("text:Save [draft]").unwrap();
+        assert_eq!(
+            s.value, "Save [draft]",
+            "a non-numeric bracket is part of the text"
+        );
+        assert_eq!(Selector::parse("key:a:b").unwrap().value, "a:b");
+        for bad in ["", "id:", "name:x", "note_item_0", "type:[1]"] {
+            assert!(Selector::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn displays_as_written() {
+        for text in ["id:a", "type:Button[2]", "text:Save"] {
+            assert_eq!(Selector::parse(text).unwrap().to_string(), text);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! `audit-<n>.json`: the contract CI jobs read. Top level `format-version`, `pack-sha256`,
+//! `verdict`, `diagnostics[]`, `checks[]`; CI fails a build on `"verdict": "fail"` without
+//! parsing Markdown.
+
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
+
+/// Version of the audit report schema.
+pub const AUDIT_FORMAT_VERSION: u32 = 1;
+
+/// An audit report.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AuditReport {
+    /// Schema version.
+    pub format_version: u32,
+    /// The dwpipe that recomputed the verdicts.
+    pub dwpipe_version: String,
+    /// The hash of the lock the audit was held against.
+    pub pack_sha256: String,
+    /// `pass` or `fail`.
+    pub verdict: Verdict,
+    /// Counts, for the summary line.
+    pub summary: Summary,
+    /// Every finding.
+    pub diagnostics: Vec<Diagnostic>,
+    /// One entry per criterion, in pack order.
+    pub checks: Vec<CheckOutcome>,
+}
+
+/// Counts over the checks and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    /// Criteria in the pack.
+    pub criteria: usize,
+    /// Checks that say pass.
+    pub pass: usize,
+    /// Checks that say fail.
+    pub fail: usize,
+    /// Criteria unverified or without a check.
+    pub unverified: usize,
+    /// Assertions that recomputed to fail.
+    pub assertion_failures: usize,
+    /// Error diagnostics.
+    pub errors: usize,
+    /// Warning diagnostics.
+    pub warnings: usize,
+}
+
+impl AuditReport {
+    /// Builds the report of a gate outcome.
+    pub fn new(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
+        let count = |result| outcome.checks.iter().filter(|c| c.result == result).count();
+        let summary = Summary {
+            criteria: outcome.checks.len(),
+            pass: count(CheckResult::Pass),
+            fail: count(CheckResult::Fail),
+            unverified: count(CheckResult::Unverified),
+            assertion_failures: outcome
+                .checks
+                .iter()
+                .filter(|c| c.assertion_verdict == AssertionVerdict::Fail)
+                .count(),
+            errors: outcome.diagnostics.iter().filter(|d| d.is_error()).count(),
+            warnings: outcome
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .count(),
+        };
+        AuditReport {
+            format_version: AUDIT_FORMAT_VERSION,
+            dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
+            pack_sha256: pack_sha256.to_owned(),
+            verdict: outcome.verdict,
+            summary,
+            diagnostics: outcome.diagnostics,
+            checks: outcome.checks,
+        }
+    }
+
+    /// The JSON text of the report (pretty, stable field order).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report always serializes") + "\n"
+    }
+}

@@ -1,0 +1,10 @@
+//! Reports: the versioned JSON schema of an audit and the Markdown rendered from the same
+//! structs through Handlebars templates embedded from `templates/`.
+
+mod audit;
+mod render;
+mod spec;
+
+pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, Summary};
+pub use render::{RenderError, render};
+pub use spec::SpecView;

@@ -1,0 +1,68 @@
+//! Handlebars rendering with the templates embedded in the binary. Strict mode makes a
+//! missing field an error instead of an empty string; escaping is off because the output is
+//! Markdown, not HTML.
+
+use std::sync::LazyLock;
+
+use handlebars::{Handlebars, handlebars_helper};
+use serde::Serialize;
+
+/// A template failed to render (a bug in dwpipe, never a user error).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot render template `{template}`: {source}")]
+pub struct RenderError {
+    template: &'static str,
+    #[source]
+    source: Box<handlebars::RenderError>,
+}
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("spec.md", include_str!("../../templates/spec.md.hbs")),
+    ("audit.md", include_str!("../../templates/audit.md.hbs")),
+];
+
+// A Markdown table cell: a `|` would end the cell and a newline the row.
+handlebars_helper!(cell: |text: str| text.replace('|', "\\|").replace(['\r', '\n'], " "));
+
+static REGISTRY: LazyLock<Handlebars<'static>> = LazyLock::new(|| {
+    let mut registry = Handlebars::new();
+    registry.set_strict_mode(true);
+    registry.register_escape_fn(handlebars::no_escape);
+    registry.register_helper("cell", Box::new(cell));
+    for (name, text) in TEMPLATES {
+        registry
+            .register_template_string(name, *text)
+            .unwrap_or_else(|e| panic!("embedded template {name} does not parse: {e}"));
+    }
+    registry
+});
+
+/// Renders an embedded template.
+pub fn render(template: &'static str, data: &impl Serialize) -> Result<String, RenderError> {
+    let mut text = REGISTRY
+        .render(template, data)
+        .map_err(|source| RenderError {
+            template,
+            source: Box::new(source),
+        })?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_template_parses() {
+        assert_eq!(REGISTRY.get_templates().len(), TEMPLATES.len());
+    }
+
+    #[test]
+    fn strict_mode_refuses_missing_fields() {
+        let error = render("audit.md", &serde_json::json!({})).unwrap_err();
+        assert!(error.to_string().contains("audit.md"), "{error}");
+    }
+}
