@@ -61,7 +61,7 @@ pub struct Diagnostic {
     pub message: String,
     /// Where, when the input has positions (always present in JSON, `null` when unknown).
     #[serde(default)]
-    pub location: Option<Location>,
+    pub location: Option<Box<Location>>,
     /// How to fix it, in one line.
     #[serde(default)]
     pub fix: Option<String>,
@@ -102,7 +102,7 @@ impl Diagnostic {
 
     /// Sets where it was found.
     pub fn at(mut self, location: Option<Location>) -> Diagnostic {
-        self.location = location;
+        self.location = location.map(Box::new);
         self
     }
 

@@ -155,7 +155,7 @@ mod tests {
             ("1.2s", "1.2", Some("s")),
             ("median 742 ms over 3 runs", "742", Some("ms")),
             ("3 runs: 700/720/760ms", "3", Some("runs")),
-            ("P-01 took 700", "1", None),
+            ("P-01 took 700", "1", Some("took")),
             ("700/720/760", "700", None),
             ("1,2 ms", "1", None),
             ("12345,678 vp", "12345", None),

@@ -5,6 +5,9 @@ mod gate;
 mod init;
 mod print;
 
+#[cfg(test)]
+pub(crate) use init::EXAMPLE_PACK;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 

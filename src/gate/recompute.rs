@@ -135,7 +135,7 @@ pub fn recompute(
                 .criterion(id)
                 .fix("audit against the lock the delivery was frozen with"),
             );
-        } else if by_criterion.insert(id, check).is_some() {
+        } else if by_criterion.contains_key(id) {
             diagnostics.push(
                 Diagnostic::error(
                     "E_AUDIT_DUPLICATE_CHECK",
@@ -144,6 +144,8 @@ pub fn recompute(
                 .criterion(id)
                 .fix("give exactly one check per criterion"),
             );
+        } else {
+            by_criterion.insert(id, check);
         }
     }
     let measured: HashMap<&str, &Measurement> = measurements
@@ -224,20 +226,20 @@ fn judge(
     outcome.evidence.clone_from(&check.evidence);
     outcome.actual = check.actual.clone().filter(|a| !a.is_empty());
     if let Some(measurement) = measurement {
-        if let Some(theirs) = &outcome.actual {
-            if !same_reading(theirs, measurement, context) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        "E_AUDIT_ACTUAL_MISMATCH",
-                        format!(
-                            "the audit says {theirs:?} but dwpipe measured {:?} (resolution {})",
-                            measurement.actual, measurement.resolution
-                        ),
-                    )
-                    .criterion(id)
-                    .fix("re-measure; dwpipe's recorded evidence is what the verdict uses"),
-                );
-            }
+        if let Some(theirs) = &outcome.actual
+            && !same_reading(theirs, measurement, context)
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E_AUDIT_ACTUAL_MISMATCH",
+                    format!(
+                        "the audit says {theirs:?} but dwpipe measured {:?} (resolution {})",
+                        measurement.actual, measurement.resolution
+                    ),
+                )
+                .criterion(id)
+                .fix("re-measure; dwpipe's recorded evidence is what the verdict uses"),
+            );
         }
         // dwpipe's own recorded measurement is what the assertion is judged on.
         outcome.actual = Some(measurement.actual.clone());

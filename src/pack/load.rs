@@ -138,6 +138,7 @@ fn yaml_code(error: &serde_saphyr::Error) -> &'static str {
         | E::AliasExpansionLimitExceeded { .. }
         | E::AliasReplayStackDepthExceeded { .. } => "E_PACK_TOO_COMPLEX",
         E::Message { .. }
+        | E::Unexpected { .. }
         | E::SerdeInvalidType { .. }
         | E::SerdeInvalidValue { .. }
         | E::SerdeInvalidLength { .. }

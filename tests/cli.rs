@@ -1,0 +1,306 @@
+//! The real binary, spawned: freeze, gate and init with their exit codes, and snapshots of
+//! what users read. Every test works in its own temporary folder with relative paths, so the
+//! snapshots hold no machine-specific path.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/notes");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn dwpipe(dir: &Path, args: &[&str]) -> Run {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("spawn dwpipe");
+    Run {
+        code: status.code().expect("exited normally"),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// A temp folder holding the example pack and both example audits.
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "pack.yaml",
+        "auditor-report.json",
+        "auditor-report-contradicts.json",
+    ] {
+        fs::copy(Path::new(EXAMPLE).join(name), dir.path().join(name)).unwrap();
+    }
+    let path = dir.path().to_owned();
+    (dir, path)
+}
+
+fn frozen_workspace() -> (tempfile::TempDir, PathBuf) {
+    let (dir, path) = workspace();
+    let run = dwpipe(&path, &["freeze", "pack.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    (dir, path)
+}
+
+#[test]
+fn freeze_writes_the_lock_and_the_spec() {
+    let (_dir, path) = workspace();
+    let run = dwpipe(&path, &["freeze", "pack.yaml", "--out", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lock: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path.join("out/pack.lock.json")).unwrap())
+            .unwrap();
+    assert_eq!(lock["format-version"], 1);
+    assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 7);
+    insta::assert_snapshot!(
+        "spec_md",
+        fs::read_to_string(path.join("out/spec.md")).unwrap()
+    );
+    insta::assert_snapshot!("freeze_stdout", run.stdout);
+}
+
+#[test]
+fn freeze_refuses_a_bad_pack_with_located_diagnostics_and_exit_2() {
+    let (_dir, path) = workspace();
+    let pack = fs::read_to_string(path.join("pack.yaml"))
+        .unwrap()
+        .replace(
+            "matcher: lte\n      expected: 800",
+            "matcher: lte\n      expectd: 800",
+        )
+        .replace("id: X-02", "id: X-01");
+    fs::write(path.join("bad.yaml"), &pack).unwrap();
+    let run = dwpipe(&path, &["freeze", "bad.yaml"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        !path.join("pack.lock.json").exists(),
+        "nothing written on error"
+    );
+    insta::assert_snapshot!("freeze_unknown_key_stderr", run.stderr);
+
+    let semantic = fs::read_to_string(path.join("pack.yaml"))
+        .unwrap()
+        .replace("id: X-02", "id: X-01")
+        .replace("min: 11.5\n      max: 12.5", "min: 12.5\n      max: 11.5");
+    fs::write(path.join("bad.yaml"), semantic).unwrap();
+    let run = dwpipe(&path, &["freeze", "bad.yaml"]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("freeze_semantic_stderr", run.stderr);
+
+    let run = dwpipe(&path, &["freeze", "bad.yaml", "--json"]);
+    assert_eq!(run.code, 2);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let codes: Vec<&str> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        ["E_CRITERION_ASSERTION_INVALID", "E_PACK_DUPLICATE_ID"]
+    );
+    assert_eq!(
+        out["diagnostics"][1]["location"]["line"], 85,
+        "the second X-01"
+    );
+}
+
+#[test]
+fn freeze_records_warnings_in_the_lock() {
+    let (_dir, path) = workspace();
+    let pack = fs::read_to_string(path.join("pack.yaml")).unwrap();
+    let start = pack
+        .find("    assertion:\n      matcher: gte\n      expected: 4.5")
+        .unwrap();
+    fs::write(path.join("warn.yaml"), &pack[..start]).unwrap();
+    let run = dwpipe(&path, &["freeze", "warn.yaml", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["diagnostics"][0]["code"], "W_CRITERION_NO_ASSERTION");
+    let lock: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path.join("pack.lock.json")).unwrap()).unwrap();
+    assert_eq!(lock["diagnostics"][0]["criterionId"], "X-02");
+}
+
+#[test]
+fn gate_passes_a_consistent_audit() {
+    let (_dir, path) = frozen_workspace();
+    let run = dwpipe(
+        &path,
+        &[
+            "gate",
+            "--pack",
+            "pack.lock.json",
+            "--audit",
+            "auditor-report.json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path.join("audit-1.json")).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "pass");
+    assert!(path.join("audit-1.md").exists());
+    insta::assert_snapshot!("gate_pass_stdout", run.stdout);
+}
+
+#[test]
+fn gate_fails_a_contradicting_audit_and_numbers_its_reports() {
+    let (_dir, path) = frozen_workspace();
+    let args = [
+        "gate",
+        "--pack",
+        "pack.lock.json",
+        "--audit",
+        "auditor-report-contradicts.json",
+    ];
+    assert_eq!(dwpipe(&path, &args).code, 1);
+    let run = dwpipe(&path, &[&args[..], &["--json"]].concat());
+    assert_eq!(run.code, 1);
+    let stdout: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path.join("audit-2.json")).unwrap()).unwrap();
+    assert_eq!(stdout, written, "--json prints the report it writes");
+    assert_eq!(written["verdict"], "fail");
+    for key in [
+        "format-version",
+        "pack-sha256",
+        "verdict",
+        "diagnostics",
+        "checks",
+    ] {
+        assert!(written.get(key).is_some(), "contract key {key}");
+    }
+    for key in [
+        "criterionId",
+        "result",
+        "actual",
+        "assertionVerdict",
+        "evidence",
+    ] {
+        assert!(written["checks"][0].get(key).is_some(), "check key {key}");
+    }
+    for key in ["code", "severity", "criterionId", "message"] {
+        assert!(
+            written["diagnostics"][0].get(key).is_some(),
+            "diagnostic key {key}"
+        );
+    }
+    let sha = written["pack-sha256"].as_str().unwrap().to_owned();
+    insta::assert_snapshot!(
+        "gate_contradiction_md",
+        fs::read_to_string(path.join("audit-2.md"))
+            .unwrap()
+            .replace(&sha, "[sha256]")
+    );
+}
+
+#[test]
+fn gate_refuses_a_tampered_lock() {
+    let (_dir, path) = frozen_workspace();
+    let lock = fs::read_to_string(path.join("pack.lock.json")).unwrap();
+    fs::write(
+        path.join("pack.lock.json"),
+        lock.replacen("\"expected\": 800", "\"expected\": 8000", 1),
+    )
+    .unwrap();
+    let run = dwpipe(
+        &path,
+        &[
+            "gate",
+            "--pack",
+            "pack.lock.json",
+            "--audit",
+            "auditor-report.json",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
+    assert!(!path.join("audit-1.json").exists());
+}
+
+#[test]
+fn gate_refuses_audits_that_are_not_audits() {
+    let (_dir, path) = frozen_workspace();
+    let rows = [
+        ("not json at all", "E_AUDIT_INVALID"),
+        ("", "E_AUDIT_INVALID"),
+        ("[1, 2]", "E_AUDIT_INVALID"),
+        (
+            r#"{"checks": [{"criterionId": "P-01", "result": "passed"}]}"#,
+            "E_AUDIT_INVALID",
+        ),
+        (
+            r#"{"checks": [{"criterionId": "P-01", "result": "pass", "actaul": "1ms"}]}"#,
+            "E_AUDIT_INVALID",
+        ),
+        (
+            r#"{"pack-sha256": "00", "checks": []}"#,
+            "E_AUDIT_PACK_MISMATCH",
+        ),
+        (r#"{"density": -3, "checks": []}"#, "E_AUDIT_INVALID"),
+    ];
+    for (text, code) in rows {
+        fs::write(path.join("audit.json"), text).unwrap();
+        let run = dwpipe(
+            &path,
+            &["gate", "--pack", "pack.lock.json", "--audit", "audit.json"],
+        );
+        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        assert!(run.stderr.contains(code), "{text}: {}", run.stderr);
+    }
+    let run = dwpipe(
+        &path,
+        &[
+            "gate",
+            "--pack",
+            "pack.yaml",
+            "--audit",
+            "auditor-report.json",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("E_LOCK_INVALID"), "{}", run.stderr);
+}
+
+#[test]
+fn init_writes_a_pack_that_freezes_and_will_not_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dwpipe(dir.path(), &["init", "proj"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = dwpipe(dir.path(), &["freeze", "proj/pack.yaml", "--out", "proj"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "no warnings: {}", run.stderr);
+    let run = dwpipe(dir.path(), &["init", "proj"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("E_INIT_EXISTS"));
+    assert_eq!(dwpipe(dir.path(), &["init", "proj", "--force"]).code, 0);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(dwpipe(dir.path(), &["frobnicate"]).code, 2);
+    assert_eq!(dwpipe(dir.path(), &["freeze"]).code, 2);
+    let help = dwpipe(dir.path(), &["--help"]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("Exit codes"));
+    let missing = dwpipe(dir.path(), &["freeze", "nope.yaml"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("E_PACK_UNREADABLE"),
+        "{}",
+        missing.stderr
+    );
+}
