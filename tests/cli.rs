@@ -45,6 +45,15 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// `dwpipe gate` of an audit file against the lock in `dir`.
+fn gate(dir: &Path, audit: &str) -> Run {
+    dwpipe(dir, &["gate", "--pack", "pack.lock.json", "--audit", audit])
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn frozen_workspace() -> (tempfile::TempDir, PathBuf) {
     let (dir, path) = workspace();
     let run = dwpipe(&path, &["freeze", "pack.yaml"]);
@@ -57,9 +66,7 @@ fn freeze_writes_the_lock_and_the_spec() {
     let (_dir, path) = workspace();
     let run = dwpipe(&path, &["freeze", "pack.yaml", "--out", "out"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let lock: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path.join("out/pack.lock.json")).unwrap())
-            .unwrap();
+    let lock: serde_json::Value = read_json(&path.join("out/pack.lock.json"));
     assert_eq!(lock["format-version"], 1);
     assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
     assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 7);
@@ -129,27 +136,16 @@ fn freeze_records_warnings_in_the_lock() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(out["diagnostics"][0]["code"], "W_CRITERION_NO_ASSERTION");
-    let lock: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path.join("pack.lock.json")).unwrap()).unwrap();
+    let lock: serde_json::Value = read_json(&path.join("pack.lock.json"));
     assert_eq!(lock["diagnostics"][0]["criterionId"], "X-02");
 }
 
 #[test]
 fn gate_passes_a_consistent_audit() {
     let (_dir, path) = frozen_workspace();
-    let run = dwpipe(
-        &path,
-        &[
-            "gate",
-            "--pack",
-            "pack.lock.json",
-            "--audit",
-            "auditor-report.json",
-        ],
-    );
+    let run = gate(&path, "auditor-report.json");
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let report: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path.join("audit-1.json")).unwrap()).unwrap();
+    let report: serde_json::Value = read_json(&path.join("audit-1.json"));
     assert_eq!(report["verdict"], "pass");
     assert!(path.join("audit-1.md").exists());
     insta::assert_snapshot!("gate_pass_stdout", run.stdout);
@@ -169,8 +165,7 @@ fn gate_fails_a_contradicting_audit_and_numbers_its_reports() {
     let run = dwpipe(&path, &[&args[..], &["--json"]].concat());
     assert_eq!(run.code, 1);
     let stdout: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let written: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path.join("audit-2.json")).unwrap()).unwrap();
+    let written: serde_json::Value = read_json(&path.join("audit-2.json"));
     assert_eq!(stdout, written, "--json prints the report it writes");
     assert_eq!(written["verdict"], "fail");
     for key in [
@@ -215,16 +210,7 @@ fn gate_refuses_a_tampered_lock() {
         lock.replacen("\"expected\": 800", "\"expected\": 8000", 1),
     )
     .unwrap();
-    let run = dwpipe(
-        &path,
-        &[
-            "gate",
-            "--pack",
-            "pack.lock.json",
-            "--audit",
-            "auditor-report.json",
-        ],
-    );
+    let run = gate(&path, "auditor-report.json");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
     assert!(!path.join("audit-1.json").exists());
@@ -253,10 +239,7 @@ fn gate_refuses_audits_that_are_not_audits() {
     ];
     for (text, code) in rows {
         fs::write(path.join("audit.json"), text).unwrap();
-        let run = dwpipe(
-            &path,
-            &["gate", "--pack", "pack.lock.json", "--audit", "audit.json"],
-        );
+        let run = gate(&path, "audit.json");
         assert_eq!(run.code, 2, "{text}: {}", run.stderr);
         assert!(run.stderr.contains(code), "{text}: {}", run.stderr);
     }
