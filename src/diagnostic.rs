@@ -65,6 +65,9 @@ pub struct Diagnostic {
     /// How to fix it, in one line.
     #[serde(default)]
     pub fix: Option<String>,
+    /// The key path of a schema error (`criteria[3].assertion.matchr`).
+    #[serde(default)]
+    pub key_path: Option<String>,
 }
 
 impl Diagnostic {
@@ -91,6 +94,7 @@ impl Diagnostic {
             message: message.into(),
             location: None,
             fix: None,
+            key_path: None,
         }
     }
 

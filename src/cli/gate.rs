@@ -37,21 +37,18 @@ pub(super) fn run(
         .fix("gate the audit against the lock it was made for")
         .into());
     }
-    let density = auditor
-        .density
-        .as_ref()
-        .map(|d| Decimal::parse(&d.to_string()))
-        .transpose()
-        .ok()
-        .flatten()
-        .filter(|d| *d > Decimal::ZERO);
-    if auditor.density.is_some() && density.is_none() {
-        return Err(
-            Diagnostic::error("E_AUDIT_INVALID", "`density` must be a positive number")
-                .fix("give the device's virtual pixel ratio, like 3.25")
-                .into(),
-        );
-    }
+    let density = match &auditor.density {
+        None => None,
+        Some(number) => Some(
+            Decimal::parse(&number.to_string())
+                .ok()
+                .filter(|d| *d > Decimal::ZERO)
+                .ok_or_else(|| {
+                    Diagnostic::error("E_AUDIT_INVALID", "`density` must be a positive number")
+                        .fix("give the device's virtual pixel ratio, like 3.25")
+                })?,
+        ),
+    };
     let outcome = recompute(
         &frozen.pack,
         &auditor.checks(),

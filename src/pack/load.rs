@@ -82,10 +82,39 @@ pub fn parse_pack(path: &Path, bytes: &[u8]) -> Result<(PackDoc, Syntax), Diagno
     }
     let syntax = Syntax::detect(path, text);
     let doc = match syntax {
-        Syntax::Yaml => parse_yaml(path, text)?,
-        Syntax::Json => parse_json(path, text)?,
+        Syntax::Yaml => parse_yaml(path, text),
+        Syntax::Json => parse_json(path, text),
     };
-    Ok((doc, syntax))
+    match doc {
+        Ok(doc) => Ok((doc, syntax)),
+        Err(diagnostic) => Err(name_criterion(diagnostic, text, syntax)),
+    }
+}
+
+/// A schema error inside `criteria[N]` names that criterion's id when the text still parses
+/// as plain data, so the author sees which criterion to fix, not just its index.
+fn name_criterion(mut diagnostic: Diagnostic, text: &str, syntax: Syntax) -> Diagnostic {
+    let index = diagnostic
+        .key_path
+        .as_deref()
+        .and_then(|p| p.strip_prefix("criteria["))
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(n, _)| n.parse::<usize>().ok());
+    let Some(index) = index else {
+        return diagnostic;
+    };
+    let loose: Option<serde_json::Value> = match syntax {
+        Syntax::Yaml => serde_saphyr::from_str(text).ok(),
+        Syntax::Json => serde_json::from_str(text).ok(),
+    };
+    diagnostic.criterion_id = loose.as_ref().and_then(|v| {
+        v.get("criteria")?
+            .get(index)?
+            .get("id")?
+            .as_str()
+            .map(str::to_owned)
+    });
+    diagnostic
 }
 
 /// Deserializes YAML into `T`, naming the key path and position of any error.
@@ -178,6 +207,8 @@ fn schema_diagnostic(code: &'static str, message: String, key_path: Option<&str>
         Some(p) => format!("{message} (at `{p}`)"),
         None => message,
     };
+    let mut diagnostic = Diagnostic::error(code, message);
+    diagnostic.key_path = key_path;
     let fix = match code {
         "E_PACK_UNKNOWN_KEY" => {
             "correct the spelling or remove the key; unknown keys are never ignored"
@@ -188,7 +219,7 @@ fn schema_diagnostic(code: &'static str, message: String, key_path: Option<&str>
         "E_PACK_SCHEMA" => "give the value the type the schema expects (see `dwpipe init`)",
         _ => "fix the syntax at the position shown",
     };
-    Diagnostic::error(code, message).fix(fix)
+    diagnostic.fix(fix)
 }
 
 /// Drops the ` at line L, column C` tail that parsers append: the location is reported once,

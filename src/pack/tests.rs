@@ -108,6 +108,9 @@ fn schema_errors_name_code_key_path_and_position() {
         }
         assert!(d.message.contains(contains), "{d}");
         assert!(d.fix.is_some(), "every diagnostic has a fix: {d}");
+        if contains.contains("criteria[0]") {
+            assert_eq!(d.criterion_id.as_deref(), Some("P-01"), "{d}");
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 use crate::assertion::{
     Assertion, Decimal, Expectation, MATCHER_NAMES, Scalar, Unit, known_spellings,
 };
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::{Diagnostic, Location, has_errors};
 use crate::probe::{CATALOG, check_probe};
 
 use super::model::{Criterion, CriterionAssertion, Dimension, MeasuredBy, Pack, Weight};
@@ -38,7 +38,7 @@ pub fn validate(doc: PackDoc, file: &Path) -> (Option<Pack>, Vec<Diagnostic>) {
         diagnostics: Vec::new(),
     };
     let pack = v.pack(doc);
-    let pack = pack.filter(|_| !crate::diagnostic::has_errors(&v.diagnostics));
+    let pack = (!has_errors(&v.diagnostics)).then_some(pack);
     (pack, v.diagnostics)
 }
 
@@ -56,7 +56,7 @@ impl Validator<'_> {
         )
     }
 
-    fn pack(&mut self, doc: PackDoc) -> Option<Pack> {
+    fn pack(&mut self, doc: PackDoc) -> Pack {
         if doc.version.value != 1 {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -122,7 +122,7 @@ impl Validator<'_> {
             }
             criteria.extend(self.criterion(criterion));
         }
-        Some(Pack { doc, criteria })
+        Pack { doc, criteria }
     }
 
     fn criterion(&mut self, doc: &CriterionDoc) -> Option<Criterion> {
