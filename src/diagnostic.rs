@@ -61,7 +61,7 @@ pub struct Diagnostic {
     pub message: String,
     /// Where, when the input has positions (always present in JSON, `null` when unknown).
     #[serde(default)]
-    pub location: Option<Box<Location>>,
+    pub location: Option<Location>,
     /// How to fix it, in one line.
     #[serde(default)]
     pub fix: Option<String>,
@@ -106,7 +106,7 @@ impl Diagnostic {
 
     /// Sets where it was found.
     pub fn at(mut self, location: Option<Location>) -> Diagnostic {
-        self.location = location.map(Box::new);
+        self.location = location;
         self
     }
 
