@@ -29,10 +29,12 @@ fn generated_pack() -> String {
             "min: 11.5\n      max: 12.5\n      unit: vp\n      probe: { id: layout.gap, from: 'id:a', to: 'id:b' }",
         ),
         ("accessibility", "gte", "expected: 4.5\n      unit: ratio"),
-        ("function", "regex", "expected: '^\\d+ notes$'"),
+        // Distinct per criterion (see below), so no regex is compiled once and reused.
+        ("function", "regex", "expected: '^\\d+ notes( #{i})?$'"),
     ];
     for i in 0..CRITERIA {
         let (dimension, matcher, rest) = shapes[i % shapes.len()];
+        let rest = rest.replace("{i}", &i.to_string());
         yaml.push_str(&format!(
             "  - id: C-{i:04}\n    dimension: {dimension}\n    statement: generated criterion {i}\n    weight: must\n    assertion:\n      matcher: {matcher}\n      {rest}\n"
         ));
