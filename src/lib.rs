@@ -19,6 +19,7 @@ pub mod gate;
 pub mod output;
 pub mod pack;
 pub mod probe;
+pub mod process;
 pub mod report;
 
 pub use cli::run;

@@ -1,0 +1,17 @@
+//! Running child processes: argv only, their own process group, output drained while waiting
+//! and kept bounded, a timeout that escalates SIGTERM → grace → SIGKILL on the whole group,
+//! cancellation that does the same, and leaked grandchildren reported instead of waited for.
+//!
+//! Everything that spawns a child (hdc, agents, verification commands) goes through [`run`].
+
+mod bounded;
+mod cancel;
+mod runner;
+mod unix;
+
+#[cfg(test)]
+mod tests;
+
+pub use bounded::BoundedOutput;
+pub use cancel::Cancel;
+pub use runner::{Completion, ProcessOutcome, ProcessSpec, SpawnError, run};

@@ -1,0 +1,274 @@
+//! One child process, from spawn to a recorded outcome.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+use tokio::sync::{Notify, watch};
+
+use super::bounded::BoundedOutput;
+use super::cancel::Cancel;
+use super::unix::{KILL, TERM, signal_group};
+
+/// What to run and under which limits.
+#[derive(Clone, Debug)]
+pub struct ProcessSpec {
+    /// The program (a path, or a name looked up on `PATH`).
+    pub program: PathBuf,
+    /// Its arguments, passed as argv: never through a shell.
+    pub args: Vec<OsString>,
+    /// Bytes for stdin; `None` connects stdin to /dev/null.
+    pub stdin: Option<Vec<u8>>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// Wall-clock limit; `None` waits for ever (only cancellation stops it).
+    pub timeout: Option<Duration>,
+    /// Time between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// How long to wait, after the child exits, for its pipes to close before calling the
+    /// processes still holding them leaked.
+    pub leak_wait: Duration,
+    /// Leading bytes kept of each stream.
+    pub head_limit: usize,
+    /// Trailing bytes kept of each stream.
+    pub tail_limit: usize,
+}
+
+impl ProcessSpec {
+    /// A spec with dwpipe's defaults: no timeout, 2 s grace, 500 ms leak wait, 4 MiB head and
+    /// 1 MiB tail per stream.
+    pub fn new(
+        program: impl Into<PathBuf>,
+        args: impl IntoIterator<Item = impl Into<OsString>>,
+    ) -> ProcessSpec {
+        ProcessSpec {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            stdin: None,
+            cwd: None,
+            env: Vec::new(),
+            timeout: None,
+            grace: Duration::from_secs(2),
+            leak_wait: Duration::from_millis(500),
+            head_limit: 4 * 1024 * 1024,
+            tail_limit: 1024 * 1024,
+        }
+    }
+
+    /// Sets the wall-clock limit.
+    pub fn timeout(mut self, timeout: Duration) -> ProcessSpec {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the time between SIGTERM and SIGKILL.
+    pub fn grace(mut self, grace: Duration) -> ProcessSpec {
+        self.grace = grace;
+        self
+    }
+
+    /// Feeds these bytes to stdin.
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> ProcessSpec {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// The command line, for messages (not for running).
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_os_str())
+            .chain(self.args.iter().map(OsString::as_os_str))
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How the child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// It exited with this status.
+    Exited(i32),
+    /// A signal it did not get from dwpipe ended it.
+    Signalled(i32),
+    /// The timeout fired; the group was stopped.
+    TimedOut,
+    /// Cancellation fired; the group was stopped.
+    Cancelled,
+}
+
+/// Everything recorded about one run.
+#[derive(Clone, Debug)]
+pub struct ProcessOutcome {
+    /// How it ended.
+    pub completion: Completion,
+    /// Its stdout, bounded.
+    pub stdout: BoundedOutput,
+    /// Its stderr, bounded.
+    pub stderr: BoundedOutput,
+    /// Wall-clock time from spawn to the end of output.
+    pub duration: Duration,
+    /// A process it left behind still held its output pipes after the leak wait.
+    pub leaked: bool,
+}
+
+/// The child could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// No such program.
+    #[error("`{}` not found", program.display())]
+    NotFound {
+        /// What was tried.
+        program: PathBuf,
+    },
+    /// Anything else the OS refused.
+    #[error("cannot start `{}`", program.display())]
+    Io {
+        /// What was tried.
+        program: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Runs a child to completion under the spec's limits, stopping it on `cancel`.
+pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, SpawnError> {
+    let started = Instant::now();
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group, so that a timeout reaches grandchildren too.
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command.spawn().map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound => SpawnError::NotFound {
+            program: spec.program.clone(),
+        },
+        _ => SpawnError::Io {
+            program: spec.program.clone(),
+            source,
+        },
+    })?;
+    let pgid = child.id().unwrap_or(0);
+    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+        // A child that never reads its stdin must not block us: write from a task of its own.
+        tokio::spawn(async move {
+            let _ = pipe.write_all(&input).await;
+        });
+    }
+    let (stop_reading, stop) = watch::channel(false);
+    let limits = (spec.head_limit, spec.tail_limit);
+    let drained = Notify::new();
+    let (stdout_pipe, stderr_pipe) = (child.stdout.take(), child.stderr.take());
+    // Both pipes are drained while the child runs (never wait-then-read: a full pipe would
+    // block the child for ever).
+    let draining = async {
+        let streams = tokio::join!(
+            drain(stdout_pipe, limits, stop.clone()),
+            drain(stderr_pipe, limits, stop)
+        );
+        drained.notify_one();
+        streams
+    };
+    let waiting = async {
+        let completion = wait(&mut child, pgid, spec, cancel).await;
+        // The child is gone; its pipes close when every holder is gone. A grandchild that
+        // keeps them open is reported, never waited for.
+        let leaked = tokio::time::timeout(spec.leak_wait, drained.notified())
+            .await
+            .is_err();
+        if leaked {
+            let _ = stop_reading.send(true);
+        }
+        (completion, leaked)
+    };
+    let ((completion, leaked), (stdout, stderr)) = tokio::join!(waiting, draining);
+    Ok(ProcessOutcome {
+        completion,
+        stdout,
+        stderr,
+        duration: started.elapsed(),
+        leaked,
+    })
+}
+
+/// Waits for the child, the deadline or cancellation, stopping the group on the latter two.
+async fn wait(child: &mut Child, pgid: u32, spec: &ProcessSpec, cancel: &Cancel) -> Completion {
+    let deadline = async {
+        match spec.timeout {
+            Some(timeout) => tokio::time::sleep(timeout).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        status = child.wait() => return from_status(status),
+        () = deadline => {}
+        () = cancel.cancelled() => {
+            stop_group(child, pgid, spec.grace).await;
+            return Completion::Cancelled;
+        }
+    }
+    stop_group(child, pgid, spec.grace).await;
+    Completion::TimedOut
+}
+
+/// SIGTERM to the group, up to `grace` for the leader to exit, then SIGKILL to the group
+/// (which also ends any member that ignored SIGTERM).
+async fn stop_group(child: &mut Child, pgid: u32, grace: Duration) {
+    signal_group(pgid, TERM);
+    let _ = tokio::time::timeout(grace, child.wait()).await;
+    signal_group(pgid, KILL);
+    let _ = child.wait().await;
+}
+
+fn from_status(status: io::Result<ExitStatus>) -> Completion {
+    match status {
+        Ok(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => Completion::Exited(code),
+            (None, Some(signal)) => Completion::Signalled(signal),
+            (None, None) => Completion::Exited(-1),
+        },
+        Err(_) => Completion::Exited(-1),
+    }
+}
+
+/// Reads a pipe to its end (or until told to stop) into bounded memory.
+async fn drain(
+    pipe: Option<impl AsyncRead + Unpin>,
+    (head, tail): (usize, usize),
+    mut stop: watch::Receiver<bool>,
+) -> BoundedOutput {
+    let mut output = BoundedOutput::new(head, tail);
+    let Some(mut pipe) = pipe else {
+        return output;
+    };
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        tokio::select! {
+            read = pipe.read(&mut buffer) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(n) => output.push(&buffer[..n]),
+            },
+            _ = stop.changed() => break,
+        }
+    }
+    output
+}

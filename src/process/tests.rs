@@ -1,0 +1,158 @@
+//! The runner against real children: sleepers, TERM-ignorers, forkers, floods.
+
+use std::time::Duration;
+
+use super::*;
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn sh(script: &str) -> ProcessSpec {
+    ProcessSpec::new("/bin/sh", ["-c", script])
+}
+
+fn run_sh(spec: ProcessSpec) -> ProcessOutcome {
+    block_on(run(&spec, &Cancel::new())).unwrap()
+}
+
+/// Whether a process is gone (or a zombie nobody has reaped yet).
+fn is_gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn eventually_gone(pid: &str) -> bool {
+    (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(10));
+        is_gone(pid)
+    })
+}
+
+#[test]
+fn records_exit_code_and_both_streams() {
+    let outcome = run_sh(sh("echo out; echo err >&2; exit 3"));
+    assert_eq!(outcome.completion, Completion::Exited(3));
+    assert_eq!(outcome.stdout.to_string_lossy(), "out\n");
+    assert_eq!(outcome.stderr.to_string_lossy(), "err\n");
+    assert!(!outcome.leaked);
+}
+
+#[test]
+fn stdin_is_null_unless_given() {
+    let outcome = run_sh(sh("cat"));
+    assert_eq!(outcome.stdout.to_string_lossy(), "");
+    let outcome = run_sh(sh("tr a-z A-Z").stdin("pack lock"));
+    assert_eq!(outcome.stdout.to_string_lossy(), "PACK LOCK");
+}
+
+#[test]
+fn a_timeout_terminates_the_whole_group() {
+    let outcome = run_sh(
+        sh("sleep 30 & echo $!; wait")
+            .timeout(Duration::from_millis(200))
+            .grace(Duration::from_millis(500)),
+    );
+    assert_eq!(outcome.completion, Completion::TimedOut);
+    let grandchild = outcome.stdout.to_string_lossy();
+    assert!(
+        eventually_gone(grandchild.trim()),
+        "grandchild {grandchild} survived"
+    );
+    // A generous bound: only a runner that waited for the sleeper would break it.
+    assert!(
+        outcome.duration < Duration::from_secs(10),
+        "{:?}",
+        outcome.duration
+    );
+}
+
+#[test]
+fn a_child_ignoring_sigterm_is_killed_after_the_grace_period() {
+    let outcome = run_sh(
+        sh("trap '' TERM; sleep 30 & echo $!; while :; do wait; done")
+            .timeout(Duration::from_millis(100))
+            .grace(Duration::from_millis(300)),
+    );
+    assert_eq!(outcome.completion, Completion::TimedOut);
+    let grandchild = outcome.stdout.to_string_lossy();
+    assert!(
+        eventually_gone(grandchild.trim()),
+        "grandchild {grandchild} survived"
+    );
+    assert!(
+        outcome.duration >= Duration::from_millis(400),
+        "waited the grace period"
+    );
+    assert!(
+        outcome.duration < Duration::from_secs(10),
+        "{:?}",
+        outcome.duration
+    );
+}
+
+#[test]
+fn a_grandchild_holding_the_pipes_is_reported_as_leaked() {
+    let outcome = run_sh(sh("sleep 3 & echo started"));
+    assert_eq!(outcome.completion, Completion::Exited(0));
+    assert!(outcome.leaked);
+    assert_eq!(outcome.stdout.to_string_lossy(), "started\n");
+    assert!(
+        outcome.duration < Duration::from_secs(3),
+        "did not wait for the sleeper"
+    );
+}
+
+#[test]
+fn a_flood_of_output_stays_bounded() {
+    let mut spec = sh("head -c 100000000 /dev/zero; echo tail-marker");
+    spec.head_limit = 64 * 1024;
+    spec.tail_limit = 64 * 1024;
+    let outcome = run_sh(spec);
+    assert_eq!(outcome.completion, Completion::Exited(0));
+    assert_eq!(outcome.stdout.total(), 100_000_012);
+    assert_eq!(outcome.stdout.dropped(), 100_000_012 - 128 * 1024);
+    assert!(outcome.stdout.to_string_lossy().ends_with("tail-marker\n"));
+    assert!(outcome.stdout.to_bytes().len() < 200 * 1024);
+}
+
+#[test]
+fn cancellation_stops_the_group() {
+    let cancel = Cancel::new();
+    let trigger = cancel.clone();
+    let outcome = block_on(async move {
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            trigger.cancel();
+        });
+        run(&sh("sleep 30"), &cancel).await.unwrap()
+    });
+    assert_eq!(outcome.completion, Completion::Cancelled);
+    assert!(outcome.duration < Duration::from_secs(10));
+}
+
+#[test]
+fn a_signal_from_elsewhere_is_recorded() {
+    let outcome = run_sh(sh("kill -9 $$"));
+    assert_eq!(outcome.completion, Completion::Signalled(9));
+}
+
+#[test]
+fn a_missing_program_is_not_found() {
+    let spec = ProcessSpec::new("/nonexistent/hdc", ["list", "targets"]);
+    match block_on(run(&spec, &Cancel::new())) {
+        Err(SpawnError::NotFound { program }) => {
+            assert_eq!(program.to_str(), Some("/nonexistent/hdc"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
