@@ -1,5 +1,6 @@
 //! The one error type at the edge of the library, and its mapping to exit codes.
 
+use crate::device::DeviceError;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::output::WriteError;
@@ -17,6 +18,9 @@ pub enum Error {
     /// A template failed to render.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// A device call failed.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
     /// The command line is wrong (clap has the message).
     #[error(transparent)]
     Usage(#[from] clap::Error),
@@ -30,6 +34,9 @@ impl Error {
             Error::Usage(e) if !e.use_stderr() => exit_code::OK,
             Error::Usage(_) => exit_code::INVALID_INPUT,
             Error::Write(_) => exit_code::ENVIRONMENT,
+            Error::Device(DeviceError::Cancelled) => exit_code::INTERRUPTED,
+            Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
+            Error::Device(_) => exit_code::ENVIRONMENT,
             // A template that does not render is dwpipe's bug; nothing was decided.
             Error::Render(_) => exit_code::ENVIRONMENT,
         }

@@ -12,6 +12,7 @@
 
 pub mod assertion;
 mod cli;
+pub mod device;
 pub mod diagnostic;
 pub mod error;
 pub mod exit_code;

@@ -1,9 +1,12 @@
 //! The command line: clap definitions, dispatch, and the one place errors become exit codes.
 
+mod capture;
+mod devices;
 mod freeze;
 mod gate;
 mod init;
 mod print;
+mod runtime;
 
 #[cfg(test)]
 pub(crate) use init::EXAMPLE_PACK;
@@ -11,7 +14,11 @@ pub(crate) use init::EXAMPLE_PACK;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use std::time::Duration;
+
 use clap::{Parser, Subcommand};
+
+use crate::device::{CallTimeouts, Server, parse_duration};
 
 use crate::error::Error;
 
@@ -26,6 +33,15 @@ use crate::error::Error;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The hdc client to run (default: `hdc` on PATH).
+    #[arg(
+        long,
+        global = true,
+        env = "DWPIPE_HDC",
+        value_name = "PATH",
+        default_value = "hdc"
+    )]
+    hdc: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,6 +52,47 @@ enum Command {
     Freeze(FreezeArgs),
     /// Recompute the verdicts of an outside auditor's report against a frozen pack.
     Gate(GateArgs),
+    /// List the devices on every hdc server, with model, software, API level and density.
+    Devices(DevicesArgs),
+    /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
+    Capture(CaptureArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Without --server, the local hdc server is asked. For a lab, run `hdc -s HOST:PORT -m` on each \
+host that has USB devices and pass --server HOST:PORT once per host; unreachable servers and \
+offline devices are reported, not fatal (exit 3 only when no server answers).")]
+struct DevicesArgs {
+    /// A remote hdc server, HOST:PORT (repeatable).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    servers: Vec<Server>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    call_timeout: Duration,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CaptureArgs {
+    /// The device's connect key (see `dwpipe devices`).
+    #[arg(long = "device", value_name = "SERIAL")]
+    serial: String,
+    /// The folder to write the capture into (must not hold one already).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The hdc server the device is on, HOST:PORT (default: the local one).
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server)]
+    server: Option<Server>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    call_timeout: Duration,
+}
+
+fn parse_server(text: &str) -> Result<Server, String> {
+    Server::parse(text).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,7 +152,7 @@ where
     let (result, json) = match Cli::try_parse_from(args) {
         Ok(cli) => {
             let json = cli.command.wants_json();
-            (cli.command.execute(), json)
+            (cli.command.execute(&cli.hdc), json)
         }
         Err(e) => (Err(Error::Usage(e)), false),
     };
@@ -114,14 +171,26 @@ impl Command {
             Command::Init(_) => false,
             Command::Freeze(a) => a.json,
             Command::Gate(a) => a.json,
+            Command::Devices(a) => a.json,
+            Command::Capture(_) => false,
         }
     }
 
-    fn execute(self) -> Result<i32, Error> {
+    fn execute(self, hdc: &std::path::Path) -> Result<i32, Error> {
         match self {
             Command::Init(a) => init::run(&a.dir, a.force),
             Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.json),
             Command::Gate(a) => gate::run(&a.lock, &a.audit, &a.out, a.json),
+            Command::Devices(a) => {
+                devices::run(hdc, &a.servers, CallTimeouts::all(a.call_timeout), a.json)
+            }
+            Command::Capture(a) => capture::run(
+                hdc,
+                &a.serial,
+                a.server,
+                &a.out,
+                CallTimeouts::all(a.call_timeout),
+            ),
         }
     }
 }
@@ -145,6 +214,25 @@ mod tests {
             vec!["dwpipe", "gate", "--pack", "l.json", "--audit", "a.json"],
             vec!["dwpipe", "init"],
             vec!["dwpipe", "init", "dir", "--force"],
+            vec![
+                "dwpipe",
+                "devices",
+                "--server",
+                "10.0.0.5:8710",
+                "--server",
+                "[::1]:8710",
+                "--json",
+            ],
+            vec![
+                "dwpipe",
+                "--hdc",
+                "/opt/hdc",
+                "capture",
+                "--device",
+                "FMR0223C13000649",
+                "--out",
+                "cap",
+            ],
         ];
         for line in ok {
             assert!(Cli::try_parse_from(&line).is_ok(), "{line:?}");
@@ -155,6 +243,10 @@ mod tests {
             vec!["dwpipe", "gate", "--pack", "l.json"],
             vec!["dwpipe", "gate", "--audit", "a.json"],
             vec!["dwpipe", "freeze", "p.yaml", "--bogus"],
+            vec!["dwpipe", "devices", "--server", "10.0.0.5"],
+            vec!["dwpipe", "devices", "--server", "-t:1"],
+            vec!["dwpipe", "devices", "--call-timeout", "soon"],
+            vec!["dwpipe", "capture", "--out", "cap"],
         ];
         for line in rejected {
             assert!(Cli::try_parse_from(&line).is_err(), "{line:?}");

@@ -3,7 +3,9 @@
 //! beside it as they arrive.
 
 mod catalog;
+mod density;
 mod selector;
 
 pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};
+pub use density::virtual_pixel_ratio;
 pub use selector::{Selector, SelectorError};

@@ -1,0 +1,269 @@
+//! `fake-hdc`: a stand-in for the `hdc` client that serves recorded captures through the real
+//! process path, for tests and for trying dwpipe without a device. It behaves like hdc where
+//! dwpipe can tell: exit status always 0, everything on stdout, `[Fail]…` lines, `Connect
+//! server failed` on stderr, `\r\n` endings on its own messages.
+//!
+//! Environment:
+//! - `DWPIPE_FAKE_HDC_CAPTURES`: comma-separated capture folders, each optionally prefixed by
+//!   the server that serves it (`10.0.0.5:8710=/caps/phone-a`); no prefix means the local server.
+//! - `DWPIPE_FAKE_HDC_STATE`: folder keeping each device's position in its transcript between
+//!   invocations (default: a folder under the system temp dir).
+//! - `DWPIPE_FAKE_HDC_LATENCY`: time every call takes (`200ms`).
+//! - `DWPIPE_FAKE_HDC_DOWN=1`: every server is unreachable.
+//!
+//! Faults come from the captures themselves (`fault: hang | vanish | hdc-reply`, `flood`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dwpipe::device::{
+    Capture, Fault, Operation, SENTINEL, ShellCommand, identity_command, parse_duration,
+    render_identity,
+};
+
+/// One served device.
+struct Served {
+    server: Option<String>,
+    capture: Capture,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(latency) = std::env::var("DWPIPE_FAKE_HDC_LATENCY")
+        .ok()
+        .and_then(|l| parse_duration(&l).ok())
+    {
+        std::thread::sleep(latency);
+    }
+    let (server, serial, command) = split_globals(&args);
+    let mut out = String::new();
+    let reachable = std::env::var("DWPIPE_FAKE_HDC_DOWN").map_or(true, |v| v != "1");
+    let served = served_devices();
+    let known_server = server.is_none() || served.iter().any(|s| s.server == server);
+    if !reachable || !known_server {
+        eprint!("Connect server failed\r\n");
+        return;
+    }
+    let here: Vec<&Served> = served.iter().filter(|s| s.server == server).collect();
+    match command.first().map(String::as_str) {
+        Some("list") => out.push_str(&list_targets(&here)),
+        Some("-v" | "version") => out.push_str("Ver: 3.1.0e\r\n"),
+        Some("kill") => out.push_str("Kill server finish\r\n"),
+        Some(_) => {
+            match serial.and_then(|key| here.iter().find(|s| s.capture.info.serial == key)) {
+                Some(device) => out.push_str(&device_command(device, &command)),
+                None if serial.is_none() => {
+                    out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
+                }
+                None => {
+                    out.push_str("[Fail]Not match target founded, check connect-key please\r\n")
+                }
+            }
+        }
+        None => out.push_str("Unknown operation command...\r\n"),
+    }
+    let _ = std::io::stdout().write_all(out.as_bytes());
+}
+
+/// `[-s HOST:PORT] [-p] [-t SERIAL] command…`
+fn split_globals(args: &[String]) -> (Option<String>, Option<&str>, Vec<String>) {
+    let (mut server, mut serial, mut i) = (None, None, 0);
+    while i < args.len() {
+        match args[i].as_str() {
+            "-s" => {
+                server = args.get(i + 1).cloned();
+                i += 2;
+            }
+            "-t" => {
+                serial = args.get(i + 1).map(String::as_str);
+                i += 2;
+            }
+            "-p" => i += 1,
+            _ => break,
+        }
+    }
+    (server, serial, args[i.min(args.len())..].to_vec())
+}
+
+fn served_devices() -> Vec<Served> {
+    let list = std::env::var("DWPIPE_FAKE_HDC_CAPTURES").unwrap_or_default();
+    list.split(',')
+        .filter(|entry| !entry.trim().is_empty())
+        .filter_map(|entry| {
+            let (server, folder) = match entry.split_once('=') {
+                Some((server, folder)) => (Some(server.to_owned()), folder),
+                None => (None, entry),
+            };
+            match Capture::load(Path::new(folder)) {
+                Ok(capture) => Some(Served { server, capture }),
+                Err(e) => {
+                    // A broken capture is reported the way hdc reports trouble: on stdout.
+                    print!("[Fail]fake-hdc: {e}\r\n");
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+fn list_targets(devices: &[&Served]) -> String {
+    if devices.is_empty() {
+        return "[Empty]\r\thdc\n".to_owned();
+    }
+    devices
+        .iter()
+        .map(|d| {
+            let serial = &d.capture.info.serial;
+            let status = if State::of(serial).vanished() {
+                "Offline"
+            } else {
+                "Connected"
+            };
+            let transport = if serial.contains(':') { "TCP" } else { "USB" };
+            format!("{serial}\t\t{transport}\t{status}\tlocalhost\thdc\n")
+        })
+        .collect()
+}
+
+/// Where one device stands in its transcript, kept in files between invocations.
+struct State {
+    dir: PathBuf,
+    serial: String,
+}
+
+impl State {
+    fn of(serial: &str) -> State {
+        let dir = std::env::var_os("DWPIPE_FAKE_HDC_STATE").map_or_else(
+            || std::env::temp_dir().join("dwpipe-fake-hdc"),
+            PathBuf::from,
+        );
+        let _ = std::fs::create_dir_all(&dir);
+        State {
+            dir,
+            serial: serial.replace([':', '/'], "_"),
+        }
+    }
+
+    fn file(&self, what: &str) -> PathBuf {
+        self.dir.join(format!("{}.{what}", self.serial))
+    }
+
+    fn next(&self) -> usize {
+        std::fs::read_to_string(self.file("next"))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn advance(&self, to: usize) {
+        let _ = std::fs::write(self.file("next"), to.to_string());
+    }
+
+    fn vanished(&self) -> bool {
+        self.file("vanished").exists()
+    }
+
+    fn vanish(&self) {
+        let _ = std::fs::write(self.file("vanished"), "");
+    }
+}
+
+const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
+
+fn device_command(device: &Served, command: &[String]) -> String {
+    let capture = &device.capture;
+    let state = State::of(&capture.info.serial);
+    if state.vanished() {
+        return GONE.to_owned();
+    }
+    let words: Vec<&str> = command.iter().map(String::as_str).collect();
+    let (operation, local) = match words.as_slice() {
+        ["shell", rest @ ..] => {
+            let line = rest.join(" ");
+            let line = line.trim().trim_matches('"');
+            let (body, wants_status) = match line.strip_suffix(&format!("; echo {SENTINEL}$?")) {
+                Some(body) => (body, true),
+                None => (line, false),
+            };
+            if body == identity_command().as_str() {
+                let status = if wants_status {
+                    format!("{SENTINEL}0\n")
+                } else {
+                    String::new()
+                };
+                return format!("{}{status}", render_identity(&capture.info));
+            }
+            match ShellCommand::from_capture(body) {
+                Ok(shell) => (Operation::Shell(shell), None),
+                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            }
+        }
+        ["file", "recv", remote, local] => (Operation::Pull((*remote).to_owned()), Some(*local)),
+        ["file", "send", _, remote] => (Operation::Push((*remote).to_owned()), None),
+        ["install", .., hap] => {
+            let name = Path::new(hap)
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            (Operation::Install(name), None)
+        }
+        ["uninstall", bundle] => (Operation::Uninstall((*bundle).to_owned()), None),
+        _ => return "Unknown operation command...\r\n".to_owned(),
+    };
+    let index = state.next();
+    let exchange = match capture.expect(index, &operation) {
+        Ok(exchange) => exchange,
+        Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+    };
+    state.advance(index + 1);
+    match exchange.fault {
+        Some(Fault::Vanish) => {
+            state.vanish();
+            return GONE.to_owned();
+        }
+        Some(Fault::Hang) => loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        },
+        Some(Fault::HdcReply) => return exchange.reply.clone(),
+        None => {}
+    }
+    match operation {
+        Operation::Shell(_) => {
+            let mut reply = exchange.reply.clone();
+            if exchange.flood > 0 {
+                // Streamed, so the fake itself never holds the flood in memory.
+                let _ = std::io::stdout().write_all(reply.as_bytes());
+                let chunk = vec![b'x'; 64 * 1024];
+                let mut left = exchange.flood;
+                while left > 0 {
+                    let n = left.min(chunk.len() as u64) as usize;
+                    if std::io::stdout().write_all(&chunk[..n]).is_err() {
+                        break;
+                    }
+                    left -= n as u64;
+                }
+                reply = "\n".to_owned();
+            }
+            format!("{reply}{SENTINEL}{}\n", exchange.status)
+        }
+        Operation::Pull(_) => match (capture.verified_file(index, exchange), local) {
+            (Ok(bytes), Some(local)) => match std::fs::write(local, &bytes) {
+                Ok(()) => format!(
+                    "FileTransfer finish, Size:{}, File count = 1, time:1ms rate:1000.00kB/s\r\n",
+                    bytes.len()
+                ),
+                Err(e) => format!("[Fail]Error opening file: {e}, path:{local}\r\n"),
+            },
+            (Err(e), _) => format!("[Fail]fake-hdc: {e}\r\n"),
+            (Ok(_), None) => "[Fail]Unknown file option\r\n".to_owned(),
+        },
+        Operation::Push(_) => "FileTransfer finish, Size:1, File count = 1, time:1ms rate:1.00kB/s\r\n".to_owned(),
+        Operation::Install(_) | Operation::Uninstall(_) if !exchange.reply.is_empty() => exchange.reply.clone(),
+        Operation::Install(_) => {
+            "[Info]App install path:, queuesize:0, msg:install bundle successfully.\r\nAppMod finish\r\n".to_owned()
+        }
+        Operation::Uninstall(_) => {
+            "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n".to_owned()
+        }
+    }
+}

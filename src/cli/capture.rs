@@ -1,0 +1,51 @@
+//! `dwpipe capture --device SERIAL --out DIR`: record a device's identity into a capture.
+
+use std::path::Path;
+
+use crate::device::{CallTimeouts, Hdc, RecordingDevice, Server};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::exit_code;
+use crate::process::Cancel;
+
+use super::print;
+use super::runtime::block_on;
+
+/// Records `device.yaml` (and an empty transcript) for one device.
+pub(super) fn run(
+    binary: &Path,
+    serial: &str,
+    server: Option<Server>,
+    out: &Path,
+    timeouts: CallTimeouts,
+) -> Result<i32, Error> {
+    if out.join("transcript.yaml").exists() {
+        return Err(Diagnostic::error(
+            "E_CAPTURE_EXISTS",
+            format!("`{}` already holds a capture", out.display()),
+        )
+        .fix("choose an empty folder; captures are never overwritten")
+        .into());
+    }
+    let cancel = Cancel::new();
+    let hdc = Hdc::new(binary.to_owned(), server, timeouts, cancel.clone());
+    let device = hdc
+        .device(serial)
+        .map_err(crate::device::DeviceError::from)?;
+    let recording = RecordingDevice::new(device, out)?;
+    let info = block_on(&cancel, recording.finish())?;
+    print::out(&format!(
+        "recorded {} ({}, {}, API {}, density {}) → {}",
+        info.serial,
+        info.model.as_deref().unwrap_or("unknown model"),
+        info.software_version
+            .as_deref()
+            .unwrap_or("unknown software"),
+        info.api_level
+            .map_or_else(|| "?".to_owned(), |a| a.to_string()),
+        info.virtual_pixel_ratio
+            .map_or_else(|| "?".to_owned(), |v| v.to_string()),
+        out.display()
+    ));
+    Ok(exit_code::OK)
+}

@@ -1,0 +1,100 @@
+//! Everything that can go wrong talking to a device, typed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::capture::CaptureError;
+use super::shell::UnsafeValue;
+
+/// A device call that did not produce a usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The hdc binary is not there.
+    #[error("hdc not found: tried `{}` (set --hdc PATH or DWPIPE_HDC)", tried.display())]
+    HdcNotFound {
+        /// The path or name that was tried.
+        tried: PathBuf,
+    },
+    /// The hdc client could not reach its server (`Connect server failed`).
+    #[error("hdc server {server} is unreachable (Connect server failed)")]
+    ServerUnreachable {
+        /// `local` or `HOST:PORT`.
+        server: String,
+    },
+    /// The device is unknown to the server or no longer connected.
+    #[error("device {serial} not found or not connected: {message}")]
+    DeviceNotFound {
+        /// The connect key.
+        serial: String,
+        /// hdc's words.
+        message: String,
+    },
+    /// hdc printed a `[Fail]` line.
+    #[error("hdc failed{}: {message}", code.as_ref().map(|c| format!(" [{c}]")).unwrap_or_default())]
+    HdcFailed {
+        /// The `E…` code, if any.
+        code: Option<String>,
+        /// hdc's words.
+        message: String,
+    },
+    /// A call did not answer within its time.
+    #[error("`{command}` did not answer within {after:?}; its process group was stopped")]
+    Timeout {
+        /// The hdc command line.
+        command: String,
+        /// The limit.
+        after: Duration,
+    },
+    /// A shell reply arrived without dwpipe's status sentinel: the command did not run to
+    /// its end (the device dropped, or hdc answered instead of the device).
+    #[error("`{command}` ended without its status line; the reply was: {reply}")]
+    NoStatus {
+        /// The device command.
+        command: String,
+        /// The first line of what came back.
+        reply: String,
+    },
+    /// A file transfer did not report success.
+    #[error("file transfer of `{path}` failed: {message}")]
+    Transfer {
+        /// The remote path.
+        path: String,
+        /// hdc's words.
+        message: String,
+    },
+    /// `install`/`uninstall` did not report success.
+    #[error("{operation} failed{}: {message}", code.as_ref().map(|c| format!(" (code {c})")).unwrap_or_default())]
+    App {
+        /// `install` or `uninstall`.
+        operation: &'static str,
+        /// The bundle manager's error code.
+        code: Option<String>,
+        /// Its words.
+        message: String,
+    },
+    /// A value was refused before anything was spawned.
+    #[error(transparent)]
+    Unsafe(#[from] UnsafeValue),
+    /// A capture could not serve the call.
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// Ctrl-C.
+    #[error("cancelled")]
+    Cancelled,
+    /// A local file operation failed.
+    #[error("{context}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl DeviceError {
+    /// Whether the input (a capture, a value) is at fault rather than the environment.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, DeviceError::Unsafe(_) | DeviceError::Capture(_))
+    }
+}

@@ -1,0 +1,339 @@
+//! The hdc driver: builds argv for the real `hdc` client, runs it through the process runner
+//! with a host-side timeout on every call, and judges replies by their text (hdc's exit status
+//! is always 0).
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+
+use super::error::DeviceError;
+use super::info::{DeviceInfo, identity_command, parse_identity};
+use super::reply::{
+    HdcFailure, SENTINEL, Target, app_result, hdc_failure, normalize, parse_targets,
+    split_sentinel, transfer_size,
+};
+use super::shell::{ShellCommand, ShellValue, UnsafeValue};
+use super::{Device, ShellReply};
+
+/// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Server {
+    host: String,
+    port: u16,
+}
+
+impl Server {
+    /// Parses `HOST:PORT` (`[v6]:PORT` for IPv6).
+    pub fn parse(text: &str) -> Result<Server, UnsafeValue> {
+        let refuse = || UnsafeValue::new("server", text, "HOST:PORT, like 10.0.0.5:8710");
+        let (host, port) = text.rsplit_once(':').ok_or_else(refuse)?;
+        let port: u16 = port.parse().ok().filter(|p| *p > 0).ok_or_else(refuse)?;
+        let host_ok = !host.is_empty()
+            && host.len() <= 253
+            && host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
+        if !host_ok || host.starts_with('-') {
+            return Err(refuse());
+        }
+        Ok(Server {
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.host, self.port)
+    }
+}
+
+/// Host-side time limits per kind of call.
+#[derive(Clone, Copy, Debug)]
+pub struct CallTimeouts {
+    /// `list targets` and other server queries.
+    pub list: Duration,
+    /// `shell`.
+    pub shell: Duration,
+    /// `file send`/`file recv`.
+    pub transfer: Duration,
+    /// `install`/`uninstall`.
+    pub app: Duration,
+    /// Between SIGTERM and SIGKILL when a call overruns.
+    pub grace: Duration,
+}
+
+impl Default for CallTimeouts {
+    fn default() -> Self {
+        CallTimeouts {
+            list: Duration::from_secs(15),
+            shell: Duration::from_secs(60),
+            transfer: Duration::from_secs(180),
+            app: Duration::from_secs(300),
+            grace: Duration::from_secs(2),
+        }
+    }
+}
+
+impl CallTimeouts {
+    /// Every call limited to `limit` (grace stays as is).
+    pub fn all(limit: Duration) -> CallTimeouts {
+        CallTimeouts {
+            list: limit,
+            shell: limit,
+            transfer: limit,
+            app: limit,
+            ..CallTimeouts::default()
+        }
+    }
+}
+
+/// One hdc client talking to one server (the local one, or `-s HOST:PORT`).
+#[derive(Clone, Debug)]
+pub struct Hdc {
+    binary: PathBuf,
+    server: Option<Server>,
+    timeouts: CallTimeouts,
+    cancel: Cancel,
+}
+
+/// The raw, normalized reply of one hdc invocation.
+struct Raw {
+    stdout: String,
+    stderr: String,
+    duration: Duration,
+}
+
+impl Hdc {
+    /// A client using `binary` against `server` (`None`: the local server).
+    pub fn new(
+        binary: PathBuf,
+        server: Option<Server>,
+        timeouts: CallTimeouts,
+        cancel: Cancel,
+    ) -> Hdc {
+        Hdc {
+            binary,
+            server,
+            timeouts,
+            cancel,
+        }
+    }
+
+    /// `local` or `HOST:PORT`.
+    pub fn server_name(&self) -> String {
+        self.server
+            .as_ref()
+            .map_or_else(|| "local".to_owned(), ToString::to_string)
+    }
+
+    /// A device behind this server.
+    pub fn device(&self, serial: &str) -> Result<HdcDevice, UnsafeValue> {
+        Ok(HdcDevice {
+            hdc: self.clone(),
+            serial: ShellValue::serial(serial)?,
+        })
+    }
+
+    /// `hdc list targets -v`.
+    pub async fn list_targets(&self) -> Result<Vec<Target>, DeviceError> {
+        let raw = self
+            .call(None, &["list", "targets", "-v"], self.timeouts.list)
+            .await?;
+        if let Some(failure) = hdc_failure(&raw.stdout, &raw.stderr) {
+            return Err(self.failure(failure, ""));
+        }
+        Ok(parse_targets(&raw.stdout))
+    }
+
+    fn argv(&self, serial: Option<&str>, args: &[&str]) -> Vec<OsString> {
+        let mut argv: Vec<OsString> = Vec::with_capacity(args.len() + 5);
+        if let Some(server) = &self.server {
+            // `-p`: do not pull up a local server that could never bind the remote address.
+            argv.extend(["-s".into(), server.to_string().into(), "-p".into()]);
+        }
+        if let Some(serial) = serial {
+            argv.extend(["-t".into(), serial.into()]);
+        }
+        argv.extend(args.iter().map(OsString::from));
+        argv
+    }
+
+    async fn call(
+        &self,
+        serial: Option<&str>,
+        args: &[&str],
+        timeout: Duration,
+    ) -> Result<Raw, DeviceError> {
+        let spec = ProcessSpec::new(self.binary.clone(), self.argv(serial, args))
+            .timeout(timeout)
+            .grace(self.timeouts.grace);
+        let outcome = run(&spec, &self.cancel).await.map_err(|e| match e {
+            SpawnError::NotFound { program } => DeviceError::HdcNotFound { tried: program },
+            SpawnError::Io { program, source } => DeviceError::Io {
+                context: format!("cannot start `{}`", program.display()),
+                source,
+            },
+        })?;
+        match outcome.completion {
+            Completion::TimedOut => {
+                return Err(DeviceError::Timeout {
+                    command: spec.display(),
+                    after: timeout,
+                });
+            }
+            Completion::Cancelled => return Err(DeviceError::Cancelled),
+            Completion::Exited(_) | Completion::Signalled(_) => {}
+        }
+        Ok(Raw {
+            stdout: normalize(&outcome.stdout.to_string_lossy()),
+            stderr: normalize(&outcome.stderr.to_string_lossy()),
+            duration: outcome.duration,
+        })
+    }
+
+    fn failure(&self, failure: HdcFailure, serial: &str) -> DeviceError {
+        match failure {
+            HdcFailure::ServerUnreachable => DeviceError::ServerUnreachable {
+                server: self.server_name(),
+            },
+            HdcFailure::DeviceNotFound(message) => DeviceError::DeviceNotFound {
+                serial: serial.to_owned(),
+                message,
+            },
+            HdcFailure::Fail { code, message } => DeviceError::HdcFailed { code, message },
+        }
+    }
+}
+
+/// A device behind an hdc server.
+#[derive(Clone, Debug)]
+pub struct HdcDevice {
+    hdc: Hdc,
+    serial: ShellValue,
+}
+
+impl HdcDevice {
+    async fn device_call(&self, args: &[&str], timeout: Duration) -> Result<Raw, DeviceError> {
+        self.hdc
+            .call(Some(self.serial.as_str()), args, timeout)
+            .await
+    }
+
+    /// The error for a reply that lacks its success marker.
+    fn unexpected(&self, raw: &Raw, otherwise: impl FnOnce(String) -> DeviceError) -> DeviceError {
+        match hdc_failure(&raw.stdout, &raw.stderr) {
+            Some(failure) => self.hdc.failure(failure, self.serial.as_str()),
+            None => otherwise(first_line(&raw.stdout)),
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("(nothing)")
+        .trim()
+        .to_owned()
+}
+
+impl Device for HdcDevice {
+    fn serial(&self) -> &str {
+        self.serial.as_str()
+    }
+
+    async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
+        let reply = self.shell(&identity_command()).await?;
+        Ok(parse_identity(self.serial.as_str(), &reply.output))
+    }
+
+    async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
+        let line = format!("{command}; echo {SENTINEL}$?");
+        let raw = self
+            .device_call(&["shell", &line], self.hdc.timeouts.shell)
+            .await?;
+        if raw.stderr.contains("Connect server failed") {
+            return Err(self.hdc.failure(HdcFailure::ServerUnreachable, ""));
+        }
+        // Only without the sentinel is a `[Fail]` line hdc's: device output may contain one.
+        match split_sentinel(&raw.stdout) {
+            Some((output, status)) => Ok(ShellReply {
+                output,
+                status,
+                duration: raw.duration,
+            }),
+            None => Err(self.unexpected(&raw, |reply| DeviceError::NoStatus {
+                command: command.to_string(),
+                reply,
+            })),
+        }
+    }
+
+    async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
+        let local_text = local.to_string_lossy();
+        let raw = self
+            .device_call(
+                &["file", "recv", remote.as_str(), &local_text],
+                self.hdc.timeouts.transfer,
+            )
+            .await?;
+        if transfer_size(&raw.stdout).is_some() && local.is_file() {
+            return Ok(());
+        }
+        Err(self.unexpected(&raw, |message| DeviceError::Transfer {
+            path: remote.as_str().to_owned(),
+            message,
+        }))
+    }
+
+    async fn push(&self, local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {
+        let local_text = local.to_string_lossy();
+        let raw = self
+            .device_call(
+                &["file", "send", &local_text, remote.as_str()],
+                self.hdc.timeouts.transfer,
+            )
+            .await?;
+        if transfer_size(&raw.stdout).is_some() {
+            return Ok(());
+        }
+        Err(self.unexpected(&raw, |message| DeviceError::Transfer {
+            path: remote.as_str().to_owned(),
+            message,
+        }))
+    }
+
+    async fn install(&self, hap: &Path) -> Result<(), DeviceError> {
+        let hap_text = hap.to_string_lossy();
+        let raw = self
+            .device_call(&["install", "-r", &hap_text], self.hdc.timeouts.app)
+            .await?;
+        app_outcome(self, &raw, "install")
+    }
+
+    async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
+        let raw = self
+            .device_call(&["uninstall", bundle.as_str()], self.hdc.timeouts.app)
+            .await?;
+        app_outcome(self, &raw, "uninstall")
+    }
+}
+
+fn app_outcome(device: &HdcDevice, raw: &Raw, operation: &'static str) -> Result<(), DeviceError> {
+    if let Some(failure @ (HdcFailure::ServerUnreachable | HdcFailure::DeviceNotFound(_))) =
+        hdc_failure(&raw.stdout, &raw.stderr)
+    {
+        return Err(device.hdc.failure(failure, device.serial.as_str()));
+    }
+    app_result(&raw.stdout).map_err(|(code, message)| DeviceError::App {
+        operation,
+        code,
+        message,
+    })
+}

@@ -1,0 +1,132 @@
+//! A device's identity (`device.yaml`) and how it is read from a real device: one shell call
+//! that prints the product parameters and the display density, each behind a marker line.
+
+use serde::{Deserialize, Serialize};
+
+use super::shell::ShellCommand;
+
+/// Who a device is: what `device.yaml` holds and `dwpipe devices` prints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DeviceInfo {
+    /// The connect key.
+    pub serial: String,
+    /// Marketing name (`const.product.name`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Model (`const.product.model`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Software version (`const.product.software.version`).
+    #[serde(default)]
+    pub software_version: Option<String>,
+    /// API level (`const.ohos.apiversion`).
+    #[serde(default)]
+    pub api_level: Option<u32>,
+    /// px per vp, from DisplayManagerService.
+    #[serde(default)]
+    pub virtual_pixel_ratio: Option<f64>,
+}
+
+const FIELDS: [(&str, &str); 5] = [
+    ("name", "param get const.product.name"),
+    ("model", "param get const.product.model"),
+    (
+        "software-version",
+        "param get const.product.software.version",
+    ),
+    ("api-level", "param get const.ohos.apiversion"),
+    ("display", "hidumper -s DisplayManagerService -a -a"),
+];
+
+const MARKER: &str = "__DWPIPE_FIELD=";
+
+/// The one shell command that reads a device's identity.
+pub fn identity_command() -> ShellCommand {
+    // Built once from constants: no value from outside enters it.
+    static COMMAND: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        FIELDS
+            .iter()
+            .map(|(field, command)| format!("echo {MARKER}{field}; {command}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    });
+    ShellCommand::from_capture(&COMMAND).expect("the identity command is valid")
+}
+
+/// Reads the reply of [`identity_command`].
+pub fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
+    let mut info = DeviceInfo {
+        serial: serial.to_owned(),
+        ..DeviceInfo::default()
+    };
+    let mut sections = reply.split(MARKER).skip(1);
+    for section in sections.by_ref() {
+        let (field, body) = section.split_once('\n').unwrap_or((section, ""));
+        let value = body.trim();
+        // `param get` failures print `Get parameter "x" fail! errNum is:106!`.
+        let usable = !value.is_empty() && !value.contains("fail! errNum");
+        match field.trim() {
+            "name" if usable => info.name = Some(value.to_owned()),
+            "model" if usable => info.model = Some(value.to_owned()),
+            "software-version" if usable => info.software_version = Some(value.to_owned()),
+            "api-level" => info.api_level = value.parse().ok(),
+            "display" => info.virtual_pixel_ratio = crate::probe::virtual_pixel_ratio(body),
+            _ => {}
+        }
+    }
+    info
+}
+
+/// What a fake or replayed device answers to [`identity_command`].
+pub fn render_identity(info: &DeviceInfo) -> String {
+    let value = |v: &Option<String>| {
+        v.clone()
+            .unwrap_or_else(|| "Get parameter \"x\" fail! errNum is:106!".to_owned())
+    };
+    let mut reply = String::new();
+    for (field, _) in FIELDS {
+        reply.push_str(&format!("{MARKER}{field}\n"));
+        let line = match field {
+            "name" => value(&info.name),
+            "model" => value(&info.model),
+            "software-version" => value(&info.software_version),
+            "api-level" => info
+                .api_level
+                .map_or_else(|| value(&None), |a| a.to_string()),
+            _ => info.virtual_pixel_ratio.map_or_else(String::new, |vpr| {
+                format!("[SCREEN INFO]\nVirtualPixelRatio:            {vpr}")
+            }),
+        };
+        reply.push_str(&line);
+        reply.push('\n');
+    }
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_round_trips_through_its_reply() {
+        let info = DeviceInfo {
+            serial: "FMR0223C13000649".into(),
+            name: Some("HUAWEI Mate 60 Pro".into()),
+            model: Some("ALN-AL00".into()),
+            software_version: Some("ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)".into()),
+            api_level: Some(12),
+            virtual_pixel_ratio: Some(3.25),
+        };
+        assert_eq!(
+            parse_identity("FMR0223C13000649", &render_identity(&info)),
+            info
+        );
+        let sparse = DeviceInfo {
+            serial: "x".into(),
+            ..DeviceInfo::default()
+        };
+        assert_eq!(parse_identity("x", &render_identity(&sparse)), sparse);
+        assert!(!identity_command().as_str().contains('"'));
+    }
+}

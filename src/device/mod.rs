@@ -1,0 +1,80 @@
+//! Devices: one trait, three implementations. [`HdcDevice`] drives a real device through the
+//! `hdc` client, [`ReplayDevice`] answers from a recorded capture, [`RecordingDevice`] wraps
+//! another device and writes a capture of everything it does. The rest of dwpipe sees only
+//! [`Device`].
+
+mod capture;
+mod error;
+mod hdc;
+mod info;
+mod recording;
+mod replay;
+mod reply;
+mod shell;
+
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+
+pub use capture::{
+    Capture, CaptureError, CaptureWriter, Exchange, ExchangeDoc, Fault, Operation, parse_duration,
+};
+pub use error::DeviceError;
+pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server};
+pub use info::{DeviceInfo, identity_command, parse_identity, render_identity};
+pub use recording::RecordingDevice;
+pub use replay::ReplayDevice;
+pub use reply::{SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel};
+pub use shell::{ShellCommand, ShellValue, UnsafeValue};
+
+/// What a shell command answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellReply {
+    /// Its output (device stdout and stderr, merged by hdc), `\r` removed.
+    pub output: String,
+    /// Its exit status on the device, from dwpipe's sentinel.
+    pub status: i32,
+    /// How long the call took.
+    pub duration: Duration,
+}
+
+/// A device dwpipe can drive.
+pub trait Device: Send + Sync {
+    /// The connect key.
+    fn serial(&self) -> &str;
+
+    /// Who the device is: model, software, API level, density.
+    fn identity(&self) -> impl Future<Output = Result<DeviceInfo, DeviceError>> + Send;
+
+    /// Runs one shell command and reports its output and device exit status.
+    fn shell(
+        &self,
+        command: &ShellCommand,
+    ) -> impl Future<Output = Result<ShellReply, DeviceError>> + Send;
+
+    /// Copies a device file to `local`.
+    fn pull(
+        &self,
+        remote: &ShellValue,
+        local: &Path,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Copies `local` to the device.
+    fn push(
+        &self,
+        local: &Path,
+        remote: &ShellValue,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Installs (replacing) a HAP.
+    fn install(&self, hap: &Path) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Uninstalls a bundle.
+    fn uninstall(
+        &self,
+        bundle: &ShellValue,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+}

@@ -1,0 +1,167 @@
+//! A device that records everything another device does into a capture, so that
+//! `--replay` of it later reproduces the same answers.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use super::capture::{CaptureWriter, ExchangeDoc};
+use super::error::DeviceError;
+use super::info::DeviceInfo;
+use super::shell::{ShellCommand, ShellValue};
+use super::{Device, ShellReply};
+
+/// Wraps a device and writes a capture of its calls.
+#[derive(Debug)]
+pub struct RecordingDevice<D> {
+    inner: D,
+    writer: Mutex<CaptureWriter>,
+    info: Mutex<Option<DeviceInfo>>,
+}
+
+impl<D: Device> RecordingDevice<D> {
+    /// Records `inner` into the capture folder `root`.
+    pub fn new(inner: D, root: &Path) -> Result<RecordingDevice<D>, DeviceError> {
+        let writer = CaptureWriter::create(root).map_err(|source| DeviceError::Io {
+            context: format!("cannot create the capture folder `{}`", root.display()),
+            source,
+        })?;
+        Ok(RecordingDevice {
+            inner,
+            writer: Mutex::new(writer),
+            info: Mutex::new(None),
+        })
+    }
+
+    /// Writes `device.yaml` and `transcript.yaml`. The identity is read first if no call did.
+    pub async fn finish(&self) -> Result<DeviceInfo, DeviceError> {
+        let known = self
+            .info
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let info = match known {
+            Some(info) => info,
+            None => self.identity().await?,
+        };
+        self.writer()
+            .finish(&info)
+            .map_err(|source| DeviceError::Io {
+                context: "cannot write the capture".to_owned(),
+                source,
+            })?;
+        Ok(info)
+    }
+
+    fn writer(&self) -> std::sync::MutexGuard<'_, CaptureWriter> {
+        self.writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records a failed call as the fault that replays it.
+    fn record_failure<T>(
+        &self,
+        doc: ExchangeDoc,
+        result: Result<T, DeviceError>,
+    ) -> Result<T, DeviceError> {
+        let fault = match &result {
+            Err(DeviceError::DeviceNotFound { .. }) => Some("vanish"),
+            Err(DeviceError::Timeout { .. }) => Some("hang"),
+            _ => None,
+        };
+        if let Some(fault) = fault {
+            self.writer().other(ExchangeDoc {
+                fault: Some(fault.to_owned()),
+                ..doc
+            });
+        }
+        result
+    }
+}
+
+fn io(source: std::io::Error) -> DeviceError {
+    DeviceError::Io {
+        context: "cannot record the exchange".to_owned(),
+        source,
+    }
+}
+
+impl<D: Device> Device for RecordingDevice<D> {
+    fn serial(&self) -> &str {
+        self.inner.serial()
+    }
+
+    async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
+        let info = self.inner.identity().await?;
+        *self
+            .info
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(info.clone());
+        Ok(info)
+    }
+
+    async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
+        let result = self.inner.shell(command).await;
+        if let Ok(reply) = &result {
+            self.writer()
+                .shell(command, &reply.output, reply.status, reply.duration)
+                .map_err(io)?;
+        }
+        let doc = ExchangeDoc {
+            shell: Some(command.as_str().to_owned()),
+            ..ExchangeDoc::default()
+        };
+        self.record_failure(doc, result)
+    }
+
+    async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
+        let started = std::time::Instant::now();
+        let result = self.inner.pull(remote, local).await;
+        if result.is_ok() {
+            self.writer()
+                .pull(remote.as_str(), local, started.elapsed())
+                .map_err(io)?;
+        }
+        let doc = ExchangeDoc {
+            pull: Some(remote.as_str().to_owned()),
+            ..ExchangeDoc::default()
+        };
+        self.record_failure(doc, result)
+    }
+
+    async fn push(&self, local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {
+        let result = self.inner.push(local, remote).await;
+        let doc = ExchangeDoc {
+            push: Some(remote.as_str().to_owned()),
+            ..ExchangeDoc::default()
+        };
+        if result.is_ok() {
+            self.writer().other(doc.clone());
+        }
+        self.record_failure(doc, result)
+    }
+
+    async fn install(&self, hap: &Path) -> Result<(), DeviceError> {
+        let result = self.inner.install(hap).await;
+        let doc = ExchangeDoc {
+            install: hap.file_name().map(|n| n.to_string_lossy().into_owned()),
+            ..ExchangeDoc::default()
+        };
+        if result.is_ok() {
+            self.writer().other(doc.clone());
+        }
+        self.record_failure(doc, result)
+    }
+
+    async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
+        let result = self.inner.uninstall(bundle).await;
+        let doc = ExchangeDoc {
+            uninstall: Some(bundle.as_str().to_owned()),
+            ..ExchangeDoc::default()
+        };
+        if result.is_ok() {
+            self.writer().other(doc.clone());
+        }
+        self.record_failure(doc, result)
+    }
+}

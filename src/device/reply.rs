@@ -1,0 +1,260 @@
+//! Reading hdc's replies. hdc exits 0 whatever happens and device stderr arrives on stdout,
+//! so every reply is classified by its text: `[Fail]…` lines, `Connect server failed` on
+//! stderr, `[Empty]`, and dwpipe's own exit-status sentinel for shell commands.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Appended to every shell command whose status matters; hdc drops the device status.
+pub const SENTINEL: &str = "__DWPIPE_RC=";
+
+static FAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\[Fail\](?:\[(E[0-9A-F]{6})\])?\s*(.*)$").expect("static regex")
+});
+static TRANSFER_OK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^FileTransfer finish, Size:(\d+), File count = (\d+)").expect("static regex")
+});
+static INSTALL_CODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"code:(\d+)\s*(?:error:\s*)?(.*)").expect("static regex"));
+
+/// What hdc itself (not the device) said went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HdcFailure {
+    /// The client could not reach the hdc server.
+    ServerUnreachable,
+    /// The target is unknown to the server or not connected.
+    DeviceNotFound(String),
+    /// Any other `[Fail]` line.
+    Fail {
+        /// The `E…` code, when the line carries one.
+        code: Option<String>,
+        /// The message after the prefix.
+        message: String,
+    },
+}
+
+/// Removes carriage returns: hdc ends its own messages with `\r\n`.
+pub fn normalize(text: &str) -> String {
+    text.replace('\r', "")
+}
+
+/// Classifies hdc-level failures in a reply (`stdout` and `stderr` already normalized).
+pub fn hdc_failure(stdout: &str, stderr: &str) -> Option<HdcFailure> {
+    if stderr.contains("Connect server failed") || stdout.starts_with("Connect server failed") {
+        return Some(HdcFailure::ServerUnreachable);
+    }
+    let captures = FAIL.captures(stdout)?;
+    let code = captures.get(1).map(|m| m.as_str().to_owned());
+    let message = captures[2].trim().to_owned();
+    let lower = message.to_lowercase();
+    if code.as_deref() == Some("E001005")
+        || lower.contains("device not found")
+        || lower.contains("not match target")
+        || lower.contains("need connect-key")
+        || lower.contains("no any connected target")
+    {
+        return Some(HdcFailure::DeviceNotFound(message));
+    }
+    Some(HdcFailure::Fail { code, message })
+}
+
+/// Splits a shell reply at the sentinel: `(output before it, status)`, or `None` when the
+/// sentinel never arrived (the command did not run to its end on the device).
+pub fn split_sentinel(stdout: &str) -> Option<(String, i32)> {
+    let at = stdout.rfind(SENTINEL)?;
+    let status_text = stdout[at + SENTINEL.len()..]
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
+    let status = status_text.parse().ok()?;
+    Some((stdout[..at].to_owned(), status))
+}
+
+/// A device in `hdc list targets -v`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The connect key (USB serial or `IP:port`).
+    pub serial: String,
+    /// `USB`, `TCP`, `UART`, … (empty when the line has none).
+    pub transport: String,
+    /// `Connected`, `Offline`, `Unauthorized`, `Ready`, `Unknown`.
+    pub status: String,
+    /// The device name column, when present.
+    pub name: Option<String>,
+}
+
+impl Target {
+    /// Only a connected device can be driven.
+    pub fn is_connected(&self) -> bool {
+        self.status.eq_ignore_ascii_case("connected")
+    }
+}
+
+const TRANSPORTS: [&str; 5] = ["USB", "TCP", "UART", "BT", "BLE"];
+const STATUSES: [&str; 5] = ["Connected", "Offline", "Unauthorized", "Ready", "Unknown"];
+
+/// Parses `hdc list targets -v` (both the 4-column and the `…\thdc` layout) and the plain
+/// `list targets` form. `[Empty]` means no device.
+pub fn parse_targets(stdout: &str) -> Vec<Target> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            let (&serial, rest) = tokens.split_first()?;
+            if serial.starts_with('[') || serial == "$" {
+                return None;
+            }
+            let transport_at = rest.iter().position(|t| TRANSPORTS.contains(t));
+            let status_at = rest
+                .iter()
+                .position(|t| STATUSES.iter().any(|s| s.eq_ignore_ascii_case(t)));
+            let status = status_at.map_or("Connected", |i| rest[i]);
+            let name = status_at
+                .and_then(|i| rest.get(i + 1))
+                .filter(|n| **n != "hdc")
+                .map(|n| (*n).to_owned());
+            Some(Target {
+                serial: serial.to_owned(),
+                transport: transport_at.map_or("", |i| rest[i]).to_owned(),
+                status: status.to_owned(),
+                name,
+            })
+        })
+        .collect()
+}
+
+/// Whether a `file send`/`file recv` reply reports success, with the byte size.
+pub fn transfer_size(stdout: &str) -> Option<u64> {
+    TRANSFER_OK.captures(stdout)?.get(1)?.as_str().parse().ok()
+}
+
+/// The outcome of `install`/`uninstall`: `Ok` on `… bundle successfully`, else the error
+/// code and text (`AppMod finish` is not a success marker).
+pub fn app_result(stdout: &str) -> Result<(), (Option<String>, String)> {
+    if stdout.contains("install bundle successfully")
+        || stdout.contains("uninstall bundle successfully")
+    {
+        return Ok(());
+    }
+    let message = stdout
+        .lines()
+        .find(|l| l.contains("error") || l.starts_with("[Fail]"))
+        .unwrap_or_else(|| stdout.lines().next().unwrap_or("no reply"))
+        .trim()
+        .to_owned();
+    let code = INSTALL_CODE.captures(&message).map(|c| c[1].to_owned());
+    Err((code, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_read_from_text() {
+        let rows: Vec<(&str, &str, Option<HdcFailure>)> = vec![
+            (
+                "[Fail][E001005] Device not found or connected\n",
+                "",
+                Some(HdcFailure::DeviceNotFound(
+                    "Device not found or connected".into(),
+                )),
+            ),
+            (
+                "[Fail]Not match target founded, check connect-key please\n",
+                "",
+                Some(HdcFailure::DeviceNotFound(
+                    "Not match target founded, check connect-key please".into(),
+                )),
+            ),
+            (
+                "[Fail]Device not founded or connected.\n",
+                "",
+                Some(HdcFailure::DeviceNotFound(
+                    "Device not founded or connected.".into(),
+                )),
+            ),
+            (
+                "[Fail][E005005] Error create directory: x, path:/y\n",
+                "",
+                Some(HdcFailure::Fail {
+                    code: Some("E005005".into()),
+                    message: "Error create directory: x, path:/y".into(),
+                }),
+            ),
+            (
+                "",
+                "Connect server failed\n",
+                Some(HdcFailure::ServerUnreachable),
+            ),
+            ("12 \n", "", None),
+            ("log line mentioning [Fail] mid-line\n", "", None),
+        ];
+        for (stdout, stderr, expected) in rows {
+            assert_eq!(hdc_failure(stdout, stderr), expected, "{stdout:?}");
+        }
+    }
+
+    #[test]
+    fn the_sentinel_carries_the_device_status() {
+        assert_eq!(
+            split_sentinel("ALN-AL00 \n__DWPIPE_RC=0\n"),
+            Some(("ALN-AL00 \n".into(), 0))
+        );
+        assert_eq!(
+            split_sentinel("no newline__DWPIPE_RC=127\n"),
+            Some(("no newline".into(), 127))
+        );
+        assert_eq!(
+            split_sentinel("[Fail][E001005] Device not found or connected\n"),
+            None
+        );
+        assert_eq!(split_sentinel("__DWPIPE_RC=\n"), None);
+        assert_eq!(normalize("a\r\nb\r\n"), "a\nb\n");
+    }
+
+    #[test]
+    fn targets_in_every_known_layout() {
+        let old = "127.0.0.1:5555\t\t  TCP\t  Connected\t  localhost\nFMR0223C13000649\t\tUSB\t  Connected\t  unknown...\n";
+        let targets = parse_targets(old);
+        assert_eq!(targets.len(), 2);
+        assert_eq!(targets[1].serial, "FMR0223C13000649");
+        assert_eq!(targets[1].transport, "USB");
+        assert!(targets[1].is_connected());
+        let current = "connect-key1\t\tUSB\tConnected\tlocalhost\thdc\n127.0.0.1:5555\t\tTCP\tOffline\tlocalhost\thdc\n";
+        let targets = parse_targets(current);
+        assert_eq!(targets[1].status, "Offline");
+        assert_eq!(targets[0].name.as_deref(), Some("localhost"));
+        assert!(parse_targets("[Empty]\r\thdc\n").is_empty());
+        assert!(parse_targets("[Empty]\n").is_empty());
+        let plain = parse_targets("127.0.0.1:5555\nFMR0223C13000649\n");
+        assert_eq!(plain.len(), 2);
+        assert!(plain[0].is_connected());
+    }
+
+    #[test]
+    fn transfers_and_installs_by_their_sentences() {
+        assert_eq!(
+            transfer_size(
+                "[I][2024-05-28 20:15:45] HdcFile::TransferSummary success\nFileTransfer finish, Size:71792, File count = 1, time:12ms rate:5982.67kB/s\n"
+            ),
+            Some(71792)
+        );
+        assert_eq!(
+            transfer_size("[Fail]Error opening file: no such file or directory, path:/x\n"),
+            None
+        );
+        assert_eq!(
+            app_result(
+                "[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n"
+            ),
+            Ok(())
+        );
+        let failed = app_result(
+            "[Info]App install path:xxx.hap, queuesize:0, msg:error: failed to install bundle. code:9568263 error: install version downgrade.\nAppMod finish\n",
+        );
+        assert_eq!(failed.unwrap_err().0.as_deref(), Some("9568263"));
+    }
+}

@@ -1,0 +1,228 @@
+//! Device shell strings. hdc runs one string through `/bin/sh -c` on the device, so nothing
+//! is ever quoted-and-hoped: every value substituted into a command is validated against a
+//! strict pattern first, and the finished string may not contain a double quote (hdc wraps
+//! the string in `"…"` without escaping).
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+static BUNDLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$").expect("static regex")
+});
+static IDENTIFIER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9_]{0,127}$").expect("static regex"));
+static REMOTE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^/data/local/tmp(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$").expect("static regex")
+});
+static SERIAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$").expect("static regex"));
+
+/// A value that failed its pattern; nothing was spawned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} {value:?} is not allowed in a device command ({rule})")]
+pub struct UnsafeValue {
+    kind: &'static str,
+    value: String,
+    rule: &'static str,
+}
+
+impl UnsafeValue {
+    pub(super) fn new(kind: &'static str, value: &str, rule: &'static str) -> UnsafeValue {
+        UnsafeValue {
+            kind,
+            value: value.to_owned(),
+            rule,
+        }
+    }
+}
+
+/// A value validated for substitution into a device shell string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellValue(String);
+
+impl ShellValue {
+    fn checked(
+        kind: &'static str,
+        value: &str,
+        pattern: &Regex,
+        rule: &'static str,
+    ) -> Result<ShellValue, UnsafeValue> {
+        let traversal = value.split('/').any(|segment| segment == "..");
+        if pattern.is_match(value) && !traversal {
+            Ok(ShellValue(value.to_owned()))
+        } else {
+            Err(UnsafeValue::new(kind, value, rule))
+        }
+    }
+
+    /// A bundle name: reverse-domain identifier.
+    pub fn bundle(value: &str) -> Result<ShellValue, UnsafeValue> {
+        ShellValue::checked(
+            "bundle",
+            value,
+            &BUNDLE,
+            "a reverse-domain identifier like com.example.notes",
+        )
+    }
+
+    /// An ability or module name: a plain identifier.
+    pub fn identifier(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
+        ShellValue::checked(
+            kind,
+            value,
+            &IDENTIFIER,
+            "letters, digits and `_`, starting with a letter",
+        )
+    }
+
+    /// A path on the device, under /data/local/tmp, without `..`.
+    pub fn remote_path(value: &str) -> Result<ShellValue, UnsafeValue> {
+        ShellValue::checked(
+            "remote path",
+            value,
+            &REMOTE_PATH,
+            "a path under /data/local/tmp of letters, digits, `.`, `_` and `-`",
+        )
+    }
+
+    /// A device serial (connect key): USB serial or `IP:port`.
+    pub fn serial(value: &str) -> Result<ShellValue, UnsafeValue> {
+        ShellValue::checked(
+            "serial",
+            value,
+            &SERIAL,
+            "letters, digits, `.`, `_`, `:` and `-`",
+        )
+    }
+
+    /// The validated text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A finished device shell string.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShellCommand(String);
+
+impl ShellCommand {
+    /// A command written in dwpipe's own code (no substitution).
+    pub fn fixed(text: &'static str) -> ShellCommand {
+        debug_assert!(
+            !text.contains('"'),
+            "device commands use single quotes only"
+        );
+        ShellCommand(text.to_owned())
+    }
+
+    /// Fills `{name}` placeholders of `template` with validated values. Unknown or unfilled
+    /// placeholders and double quotes are refused.
+    pub fn render(
+        template: &str,
+        values: &[(&str, &ShellValue)],
+    ) -> Result<ShellCommand, UnsafeValue> {
+        let refuse = |rule: &'static str| UnsafeValue::new("command template", template, rule);
+        if template.contains('"') {
+            return Err(refuse(
+                "double quotes cannot pass through hdc; use single quotes",
+            ));
+        }
+        let mut out = String::with_capacity(template.len());
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| refuse("an unclosed `{`"))?
+                + open;
+            let name = &rest[open + 1..close];
+            let (_, value) = values
+                .iter()
+                .find(|(key, _)| *key == name)
+                .ok_or_else(|| refuse("a placeholder with no validated value"))?;
+            out.push_str(value.as_str());
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        Ok(ShellCommand(out))
+    }
+
+    /// Parses a command read back from a capture: the same rules as a command dwpipe built.
+    pub fn from_capture(text: &str) -> Result<ShellCommand, UnsafeValue> {
+        ShellCommand::render(text, &[]).and_then(|c| {
+            if text.contains('{') {
+                Err(UnsafeValue::new("command", text, "no placeholders"))
+            } else {
+                Ok(c)
+            }
+        })
+    }
+
+    /// The string the device shell runs.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ShellCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_must_match_their_pattern() {
+        assert!(ShellValue::bundle("com.example.notes").is_ok());
+        for bad in [
+            "com.x; rm -rf /",
+            "com",
+            "com.x$(id)",
+            "com.x`id`",
+            "com.x\ncom.y",
+            "com.x'y",
+            "",
+        ] {
+            assert!(ShellValue::bundle(bad).is_err(), "{bad:?}");
+        }
+        assert!(ShellValue::identifier("ability", "EntryAbility").is_ok());
+        assert!(ShellValue::identifier("ability", "Entry Ability").is_err());
+        assert!(ShellValue::remote_path("/data/local/tmp/trace-1.ftrace").is_ok());
+        for bad in [
+            "/data/local/tmp/../../etc/passwd",
+            "/etc/passwd",
+            "/data/local/tmp/a b",
+            "/data/local/tmp/",
+            "/data/local/tmp/x;rm",
+        ] {
+            assert!(ShellValue::remote_path(bad).is_err(), "{bad:?}");
+        }
+        assert!(ShellValue::serial("127.0.0.1:5555").is_ok());
+        assert!(ShellValue::serial("FMR0223C13000649").is_ok());
+        assert!(ShellValue::serial("-s x").is_err());
+    }
+
+    #[test]
+    fn templates_take_only_validated_values() {
+        let bundle = ShellValue::bundle("com.example.notes").unwrap();
+        let ability = ShellValue::identifier("ability", "EntryAbility").unwrap();
+        let command = ShellCommand::render(
+            "aa start -b {bundle} -a {ability}",
+            &[("bundle", &bundle), ("ability", &ability)],
+        )
+        .unwrap();
+        assert_eq!(
+            command.as_str(),
+            "aa start -b com.example.notes -a EntryAbility"
+        );
+        assert!(ShellCommand::render("aa start -b {bundle}", &[]).is_err());
+        assert!(ShellCommand::render("echo \"x\"", &[]).is_err());
+        assert!(ShellCommand::render("echo {unclosed", &[]).is_err());
+        assert!(ShellCommand::from_capture("hidumper -s RenderService -a 'composer fps'").is_ok());
+    }
+}

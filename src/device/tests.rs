@@ -1,0 +1,76 @@
+//! Replay of the shipped fixture, without any process.
+
+use std::path::Path;
+
+use super::*;
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+#[test]
+fn the_shipped_fixture_replays_in_order_then_vanishes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("device-fixtures/mate60pro-identity");
+    let device = ReplayDevice::open(&root).unwrap();
+    assert_eq!(device.serial(), "FMR0223C13000649");
+    block_on(async {
+        assert_eq!(
+            device.identity().await.unwrap().virtual_pixel_ratio,
+            Some(3.25)
+        );
+        let stop = ShellCommand::fixed("aa force-stop com.example.notes");
+        let reply = device.shell(&stop).await.unwrap();
+        assert_eq!(reply.output, "force stop process successfully.\n");
+        let pidof = ShellCommand::fixed("pidof com.example.notes");
+        assert_eq!(device.shell(&pidof).await.unwrap().status, 1);
+        assert!(matches!(
+            device.shell(&stop).await,
+            Err(DeviceError::DeviceNotFound { .. })
+        ));
+        assert!(matches!(
+            device.identity().await,
+            Err(DeviceError::DeviceNotFound { .. })
+        ));
+        assert_eq!(device.served(), 3);
+    });
+}
+
+#[test]
+fn servers_are_host_and_port() {
+    assert_eq!(
+        Server::parse("10.0.0.5:8710").unwrap().to_string(),
+        "10.0.0.5:8710"
+    );
+    assert_eq!(
+        Server::parse("[::1]:8710").unwrap().to_string(),
+        "[::1]:8710"
+    );
+    assert_eq!(
+        Server::parse("lab-host.local:8710").unwrap().to_string(),
+        "lab-host.local:8710"
+    );
+    for bad in [
+        "10.0.0.5",
+        "10.0.0.5:0",
+        "10.0.0.5:99999",
+        ":8710",
+        "-x:1",
+        "a b:1",
+        "h;rm:1",
+    ] {
+        assert!(Server::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn durations_read_like_people_write_them() {
+    use std::time::Duration;
+    assert_eq!(parse_duration("40ms"), Ok(Duration::from_millis(40)));
+    assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+    assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+    assert!(parse_duration("soon").is_err());
+    assert!(parse_duration("5 parsecs").is_err());
+}
