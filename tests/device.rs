@@ -600,3 +600,44 @@ mod real_captures {
         );
     }
 }
+
+#[test]
+fn ctrl_c_stops_the_hdc_children_and_exits_130() {
+    let lab = Lab::new();
+    let capture = lab.capture("phone", SERIAL, "", &[]);
+    let hdc = lab.hdc(
+        &[capture.display().to_string()],
+        "DWPIPE_FAKE_HDC_LATENCY=30s",
+    );
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "devices",
+            "--call-timeout",
+            "60s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Generous: a dwpipe that waited for the 30 s fake call would break it.
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+}
