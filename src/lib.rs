@@ -17,6 +17,7 @@ pub mod diagnostic;
 pub mod error;
 pub mod exit_code;
 pub mod gate;
+pub mod input;
 pub mod output;
 pub mod pack;
 pub mod probe;

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::Number;
 
 use crate::diagnostic::Diagnostic;
+use crate::input::read_bounded;
 use crate::pack::parse_json;
 
 use super::recompute::{CheckInput, CheckResult};
@@ -70,17 +71,8 @@ impl AuditorReport {
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
 pub fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
     let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
-    let size = std::fs::metadata(path)
-        .map_err(|e| invalid(format!("cannot read `{}`: {e}", path.display())))?
-        .len();
-    if size > MAX_REPORT_BYTES {
-        return Err(invalid(format!(
-            "`{}` is {size} bytes; an audit may be at most {MAX_REPORT_BYTES}",
-            path.display()
-        )));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| invalid(format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes =
+        read_bounded(path, MAX_REPORT_BYTES, "an audit").map_err(|e| invalid(e.to_string()))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", path.display())))?;
     if text.trim().is_empty() {

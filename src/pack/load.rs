@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 
 use crate::diagnostic::{Diagnostic, Location};
+use crate::input::{ReadError, read_bounded};
 
 use super::schema::PackDoc;
 
@@ -37,31 +38,13 @@ impl Syntax {
 /// Reads and parses a pack file. The only error is one diagnostic, because a schema error
 /// stops the parser where it stands.
 pub fn load_pack(path: &Path) -> Result<(PackDoc, Syntax), Diagnostic> {
-    let bytes = read_bounded(path)?;
+    let bytes = read_bounded(path, MAX_PACK_BYTES, "a pack").map_err(|e| match e {
+        ReadError::Io { .. } => Diagnostic::error("E_PACK_UNREADABLE", e.to_string())
+            .fix("check the path and its permissions"),
+        ReadError::TooLarge { .. } => Diagnostic::error("E_PACK_TOO_LARGE", e.to_string())
+            .fix("split generated criteria into a smaller pack"),
+    })?;
     parse_pack(path, &bytes)
-}
-
-/// Reads a file of at most [`MAX_PACK_BYTES`].
-fn read_bounded(path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let unreadable = |e: std::io::Error| {
-        Diagnostic::error(
-            "E_PACK_UNREADABLE",
-            format!("cannot read `{}`: {e}", path.display()),
-        )
-        .fix("check the path and its permissions")
-    };
-    let size = std::fs::metadata(path).map_err(unreadable)?.len();
-    if size > MAX_PACK_BYTES {
-        return Err(Diagnostic::error(
-            "E_PACK_TOO_LARGE",
-            format!(
-                "`{}` is {size} bytes; a pack may be at most {MAX_PACK_BYTES} bytes",
-                path.display()
-            ),
-        )
-        .fix("split generated criteria into a smaller pack"));
-    }
-    std::fs::read(path).map_err(unreadable)
 }
 
 /// Parses pack bytes; `path` names the file in diagnostics and picks the syntax.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::Diagnostic;
+use crate::input::{ReadError, read_bounded};
 
 use super::load::{MAX_PACK_BYTES, parse_json};
 use super::model::Pack;
@@ -79,7 +80,14 @@ pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
 /// (`E_LOCK_TAMPERED`) and re-validates the pack inside.
 pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
     let one = |d: Diagnostic| vec![d];
-    let bytes = read_lock(path).map_err(one)?;
+    // A lock is a pack plus a little; the same bound keeps a hostile file out of memory.
+    let bytes = read_bounded(path, 2 * MAX_PACK_BYTES, "a lock").map_err(|e| {
+        let code = match e {
+            ReadError::Io { .. } => "E_LOCK_UNREADABLE",
+            ReadError::TooLarge { .. } => "E_LOCK_INVALID",
+        };
+        one(Diagnostic::error(code, e.to_string()).fix(LOCK_FIX))
+    })?;
     let text = std::str::from_utf8(&bytes).map_err(|_| {
         one(Diagnostic::error(
             "E_LOCK_INVALID",
@@ -128,23 +136,4 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
             .filter(Diagnostic::is_error)
             .collect()),
     }
-}
-
-fn read_lock(path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let unreadable = |e: std::io::Error| {
-        Diagnostic::error(
-            "E_LOCK_UNREADABLE",
-            format!("cannot read `{}`: {e}", path.display()),
-        )
-        .fix(LOCK_FIX)
-    };
-    // A lock is a pack plus a little; the same bound keeps a hostile file out of memory.
-    let size = std::fs::metadata(path).map_err(unreadable)?.len();
-    if size > 2 * MAX_PACK_BYTES {
-        return Err(Diagnostic::error(
-            "E_LOCK_INVALID",
-            format!("`{}` is {size} bytes, too large for a lock", path.display()),
-        ));
-    }
-    std::fs::read(path).map_err(unreadable)
 }

@@ -12,6 +12,7 @@ use serde_saphyr::Spanned;
 use crate::assertion::{
     Assertion, Decimal, Expectation, MATCHER_NAMES, Scalar, Unit, known_spellings,
 };
+use crate::device::ShellValue;
 use crate::diagnostic::{Diagnostic, Location, has_errors};
 use crate::probe::{CATALOG, check_probe};
 
@@ -22,11 +23,6 @@ use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc}
 /// would let a pack make the audit slow.
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 
-static BUNDLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$").expect("static regex")
-});
-static IDENTIFIER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9_]{0,127}$").expect("static regex"));
 static CRITERION_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$").expect("static regex"));
 
@@ -67,7 +63,8 @@ impl Validator<'_> {
                 .fix("set `version: 1`"),
             );
         }
-        if !BUNDLE.is_match(&doc.app.bundle.value) || doc.app.bundle.value.len() > 127 {
+        // The same rules that guard the device shell: the bundle and ability end up there.
+        if ShellValue::bundle(&doc.app.bundle.value).is_err() || doc.app.bundle.value.len() > 127 {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E_PACK_BAD_BUNDLE",
@@ -83,7 +80,10 @@ impl Validator<'_> {
             );
         }
         for (name, value) in [("ability", &doc.app.ability), ("module", &doc.app.module)] {
-            if let Some(value) = value.as_ref().filter(|v| !IDENTIFIER.is_match(&v.value)) {
+            if let Some(value) = value
+                .as_ref()
+                .filter(|v| ShellValue::identifier(name, &v.value).is_err())
+            {
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E_PACK_BAD_IDENTIFIER",

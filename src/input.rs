@@ -1,0 +1,48 @@
+//! Reading an input file into memory with a size bound: a generated or hostile file is
+//! refused from its size, before a byte of it is read.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why an input file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The OS refused.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The file is larger than such inputs may be.
+    #[error("`{}` is {size} bytes; {what} may be at most {limit} bytes", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What it was meant to be (`a pack`).
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The bound.
+        limit: u64,
+    },
+}
+
+/// Reads `path` if it is at most `limit` bytes; `what` names the kind of input in messages.
+pub fn read_bounded(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > limit {
+        return Err(ReadError::TooLarge {
+            path: path.to_owned(),
+            what,
+            size,
+            limit,
+        });
+    }
+    std::fs::read(path).map_err(io)
+}
