@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dwpipe::device::{
-    CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server, ShellCommand,
-    ShellValue,
+    CallTimeouts, Device, DeviceError, Hdc, HdcDevice, RecordingDevice, ReplayDevice, Server,
+    ShellCommand, ShellValue,
 };
 use dwpipe::pack::sha256_hex;
 use dwpipe::process::Cancel;
@@ -90,6 +90,18 @@ impl Lab {
     fn driver(&self, hdc: PathBuf, timeouts: CallTimeouts) -> Hdc {
         Hdc::new(hdc, None, timeouts, Cancel::new())
     }
+
+    /// The device of a single capture on the local fake server.
+    fn phone(
+        &self,
+        transcript: &str,
+        files: &[(&str, &[u8])],
+        timeouts: CallTimeouts,
+    ) -> HdcDevice {
+        let capture = self.capture("phone", SERIAL, transcript, files);
+        let hdc = self.driver(self.hdc(&[capture.display().to_string()], ""), timeouts);
+        hdc.device(SERIAL).unwrap()
+    }
 }
 
 fn shell(text: &str) -> ShellCommand {
@@ -104,17 +116,11 @@ fn shell_pull_and_identity_through_the_real_process_path() {
     let transcript = format!(
         "{FORCE_STOP}  - shell: ls /nope\n    reply: \"ls: /nope: No such file or directory\\n\"\n    status: 1\n  - pull: /data/local/tmp/t.ftrace\n    file: files/t.ftrace\n    sha256: {{sha256:t.ftrace}}\n"
     );
-    let capture = lab.capture(
-        "phone",
-        SERIAL,
+    let device = lab.phone(
         &transcript,
         &[("t.ftrace", b"trace bytes\n")],
-    );
-    let hdc = lab.driver(
-        lab.hdc(&[capture.display().to_string()], ""),
         CallTimeouts::default(),
     );
-    let device = hdc.device(SERIAL).unwrap();
     block_on(async {
         let info = device.identity().await.unwrap();
         assert_eq!(info.model.as_deref(), Some("ALN-AL00"));
@@ -227,12 +233,7 @@ fn a_hung_call_is_stopped_within_its_limit_plus_the_grace_period() {
 fn fail_replies_with_exit_0_and_missing_status_lines_are_errors() {
     let lab = Lab::new();
     let transcript = "  - shell: mkdir /data/local/tmp/x\n    reply: \"[Fail][E005005] Error create directory: x, path:/data\\r\\n\"\n    fault: hdc-reply\n  - shell: echo half\n    reply: \"half\\n\"\n    fault: hdc-reply\n";
-    let capture = lab.capture("phone", SERIAL, transcript, &[]);
-    let hdc = lab.driver(
-        lab.hdc(&[capture.display().to_string()], ""),
-        CallTimeouts::default(),
-    );
-    let device = hdc.device(SERIAL).unwrap();
+    let device = lab.phone(transcript, &[], CallTimeouts::default());
     block_on(async {
         match device.shell(&shell("mkdir /data/local/tmp/x")).await {
             Err(DeviceError::HdcFailed { code, message }) => {
@@ -251,17 +252,15 @@ fn fail_replies_with_exit_0_and_missing_status_lines_are_errors() {
 #[test]
 fn a_100_mb_reply_is_read_in_bounded_memory() {
     let lab = Lab::new();
-    let capture = lab.capture(
-        "phone",
-        SERIAL,
-        "  - shell: cat /dev/zero\n    reply: \"start\\n\"\n    flood: 100000000\n",
-        &[],
-    );
-    let hdc = lab.driver(
-        lab.hdc(&[capture.display().to_string()], ""),
-        CallTimeouts::default(),
-    );
-    let reply = block_on(hdc.device(SERIAL).unwrap().shell(&shell("cat /dev/zero"))).unwrap();
+    let reply = block_on(
+        lab.phone(
+            "  - shell: cat /dev/zero\n    reply: \"start\\n\"\n    flood: 100000000\n",
+            &[],
+            CallTimeouts::default(),
+        )
+        .shell(&shell("cat /dev/zero")),
+    )
+    .unwrap();
     assert_eq!(
         reply.status, 0,
         "the sentinel at the end survives in the kept tail"
@@ -363,20 +362,15 @@ fn a_recording_replays_to_the_same_answers() {
         "{FORCE_STOP}  - pull: /data/local/tmp/t.ftrace\n    file: files/t.ftrace\n    sha256: {{sha256:t.ftrace}}\n  - shell: hidumper --mem 1234\n    reply-file: files/mem.txt\n"
     );
     let long_reply = "Total PSS: 123456 kB\n".repeat(200);
-    let capture = lab.capture(
-        "phone",
-        SERIAL,
+    let phone = lab.phone(
         &transcript,
         &[("t.ftrace", b"trace"), ("mem.txt", long_reply.as_bytes())],
-    );
-    let hdc = lab.driver(
-        lab.hdc(&[capture.display().to_string()], ""),
         CallTimeouts::default(),
     );
     let recorded = lab.path("recorded");
     let remote = ShellValue::remote_path("/data/local/tmp/t.ftrace").unwrap();
     let live = block_on(async {
-        let device = RecordingDevice::new(hdc.device(SERIAL).unwrap(), &recorded).unwrap();
+        let device = RecordingDevice::new(phone, &recorded).unwrap();
         let answers = same_calls(&device, lab.path("pulled"), &remote).await;
         device.finish().await.unwrap();
         answers
