@@ -5,6 +5,7 @@ mod devices;
 mod freeze;
 mod gate;
 mod init;
+mod inspect;
 mod print;
 mod runtime;
 
@@ -56,6 +57,25 @@ enum Command {
     Devices(DevicesArgs),
     /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
     Capture(CaptureArgs),
+    /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
+    #[command(subcommand)]
+    Inspect(InspectCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum InspectCommand {
+    /// A hitrace text trace: events, markers, slices, frames and the cold start.
+    #[command(after_help = "Streams the file: memory stays flat whatever its size.")]
+    Trace {
+        /// The trace (hitrace text output).
+        file: PathBuf,
+        /// The app whose cold start to measure (default: the first one launched in the trace).
+        #[arg(long)]
+        bundle: Option<String>,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -173,6 +193,7 @@ impl Command {
             Command::Gate(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Capture(_) => false,
+            Command::Inspect(InspectCommand::Trace { json, .. }) => *json,
         }
     }
 
@@ -191,6 +212,9 @@ impl Command {
                 &a.out,
                 CallTimeouts::all(a.call_timeout),
             ),
+            Command::Inspect(InspectCommand::Trace { file, bundle, json }) => {
+                inspect::trace(&file, bundle, json)
+            }
         }
     }
 }

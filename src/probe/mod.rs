@@ -4,6 +4,7 @@
 
 mod catalog;
 mod density;
+pub mod hitrace;
 mod selector;
 
 pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};

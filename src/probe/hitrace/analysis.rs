@@ -1,0 +1,190 @@
+//! The streaming analysis of a trace: counts, per-thread slice stacks, and the few facts the
+//! metrics need, gathered in one pass without keeping the trace.
+//!
+//! Slices are built per thread from the tid of the line prefix (never the payload pid, which
+//! lies inside container pid namespaces); an `E` with nothing open is an orphan, a `B` still
+//! open at the end is reported, nesting depth is tracked.
+
+use std::collections::HashMap;
+
+use super::line::{EventLine, parse_line};
+use super::metrics::{ColdStartTracker, FrameTracker};
+use super::payload::{Marker, parse_marker};
+use super::reader::Line;
+
+/// Marker counts by phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MarkerCounts {
+    /// `B`.
+    pub begin: u64,
+    /// `E`.
+    pub end: u64,
+    /// `S`.
+    pub async_begin: u64,
+    /// `F`.
+    pub async_end: u64,
+    /// `C`.
+    pub counter: u64,
+    /// Android `I/N/G/H` and unrecognized payloads.
+    pub other: u64,
+}
+
+/// What kind of slice a `B` opened, decided once from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceKind {
+    /// `Waiting for Present Fence <n>`: its end is a frame on screen.
+    PresentFence,
+    /// `RSMainThread::ProcessCommandUni…`: the render service taking apps' transactions.
+    ProcessCommands,
+    /// Anything else.
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    kind: SliceKind,
+    begin_ns: u64,
+}
+
+/// The one-pass accumulator.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that parsed as events.
+    pub events: u64,
+    /// Non-blank lines that are neither events nor `#` comments.
+    pub unparsed_lines: u64,
+    /// Marker counts.
+    pub markers: MarkerCounts,
+    /// Matched B/E pairs.
+    pub slices: u64,
+    /// `E` with no open `B` on its thread.
+    pub orphan_ends: u64,
+    /// Deepest nesting seen.
+    pub max_depth: usize,
+    stacks: HashMap<u32, Vec<Open>>,
+    /// Frame facts.
+    pub frames: FrameTracker,
+    /// Launch facts.
+    pub cold_start: ColdStartTracker,
+}
+
+impl Analysis {
+    /// An analysis looking for the launch of `bundle` (any bundle when `None`).
+    pub fn new(bundle: Option<String>) -> Analysis {
+        Analysis {
+            cold_start: ColdStartTracker::new(bundle),
+            ..Analysis::default()
+        }
+    }
+
+    /// Feeds one line.
+    pub fn line(&mut self, line: Line<'_>) {
+        self.lines += 1;
+        let text = match line {
+            Line::Text(text) => text,
+            Line::Oversized => {
+                self.unparsed_lines += 1;
+                return;
+            }
+        };
+        match parse_line(text) {
+            Some(event) => self.event(&event),
+            None => {
+                let trimmed = super::line::trim(text.strip_suffix(b"\r").unwrap_or(text));
+                if !trimmed.is_empty() && trimmed[0] != b'#' {
+                    self.unparsed_lines += 1;
+                }
+            }
+        }
+    }
+
+    fn event(&mut self, event: &EventLine<'_>) {
+        self.events += 1;
+        let is_marker = matches!(event.event, b"tracing_mark_write" | b"print" | b"0");
+        if !is_marker {
+            return;
+        }
+        match parse_marker(event.args) {
+            Marker::Begin { pid, name } => {
+                self.markers.begin += 1;
+                let pid = pid.or(event.tgid);
+                let stack = self.stacks.entry(event.tid).or_default();
+                let parent = stack.last().map(|o| o.kind);
+                let kind = classify(name);
+                stack.push(Open {
+                    kind,
+                    begin_ns: event.ts_ns,
+                });
+                self.max_depth = self.max_depth.max(stack.len());
+                self.frames.begin(name, event.ts_ns);
+                self.cold_start.begin(name, kind, parent, event, pid);
+            }
+            Marker::End => {
+                self.markers.end += 1;
+                match self.stacks.get_mut(&event.tid).and_then(Vec::pop) {
+                    Some(open) => {
+                        self.slices += 1;
+                        if open.kind == SliceKind::PresentFence {
+                            self.frames.present(event.ts_ns);
+                            self.cold_start.present(open.begin_ns, event.ts_ns);
+                        }
+                    }
+                    None => self.orphan_ends += 1,
+                }
+            }
+            Marker::AsyncBegin { .. } => self.markers.async_begin += 1,
+            Marker::AsyncEnd { .. } => self.markers.async_end += 1,
+            Marker::Counter { .. } => self.markers.counter += 1,
+            Marker::Other => self.markers.other += 1,
+        }
+    }
+
+    /// `B`s still open at the end of the trace.
+    pub fn open_begins(&self) -> u64 {
+        self.stacks.values().map(|s| s.len() as u64).sum()
+    }
+}
+
+fn classify(name: &[u8]) -> SliceKind {
+    // `Waiting for Present Fence 695279` on one screen; `Waiting for PresentFence_0 350342`
+    // where the render service names fences per screen.
+    if name.starts_with(b"Waiting for Present Fence")
+        || name.starts_with(b"Waiting for PresentFence")
+    {
+        SliceKind::PresentFence
+    } else if name.starts_with(b"RSMainThread::ProcessCommandUni") {
+        SliceKind::ProcessCommands
+    } else {
+        SliceKind::Other
+    }
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    find(haystack, needle).is_some()
+}
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(offset) = haystack[from..].iter().position(|b| *b == first) {
+        let at = from + offset;
+        if haystack[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The unsigned integer right after `key` in `text` (`rate:60` → 60).
+pub fn number_after(text: &[u8], key: &[u8]) -> Option<u64> {
+    let at = find(text, key)? + key.len();
+    let digits = &text[at..];
+    let digits = &digits[digits.iter().take_while(|b| **b == b' ').count()..];
+    let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&digits[..len]).ok()?.parse().ok()
+}

@@ -1,0 +1,298 @@
+//! One line of ftrace text:
+//!
+//! ```text
+//! <ws> task-tid <ws> [(<ws> tgid|-----)] <ws> [cpu] <ws> [flags] <ws> secs.frac: event: args
+//! ```
+//!
+//! Parsed from bytes without allocating: task names may hold spaces, `-`, `:`, `#`, `[`; the
+//! TGID may be `( 1252)`, `(-----)`, `(-------)` or absent; padding may be TABs; lines may end
+//! in CRLF. Timestamps become integer nanoseconds, never floats.
+
+/// A parsed event line; every field borrows from the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventLine<'a> {
+    /// The task (thread) name, trimmed.
+    pub task: &'a [u8],
+    /// The thread id from the line prefix.
+    pub tid: u32,
+    /// The TGID column, when known.
+    pub tgid: Option<u32>,
+    /// Timestamp in nanoseconds.
+    pub ts_ns: u64,
+    /// The event name (`tracing_mark_write`, `print`, `sched_switch`, …).
+    pub event: &'a [u8],
+    /// Everything after `event: `.
+    pub args: &'a [u8],
+}
+
+/// Parses one line (its `\n` already removed); `None` for anything that is not an event.
+pub fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let cpu_open = find_cpu(line)?;
+    let cpu_close = cpu_open + 1 + line[cpu_open + 1..].iter().position(|b| *b == b']')?;
+    // Before the CPU: `task-tid` and an optional `(tgid)`.
+    let mut head = trim_end(&line[..cpu_open]);
+    let mut tgid = None;
+    if head.last() == Some(&b')') {
+        let open = head.iter().rposition(|b| *b == b'(')?;
+        let inner = trim(&head[open + 1..head.len() - 1]);
+        tgid = parse_u32(inner);
+        if tgid.is_none() && !inner.iter().all(|b| *b == b'-') {
+            return None;
+        }
+        head = trim_end(&head[..open]);
+    }
+    let digits = head.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || head.len() <= digits || head[head.len() - digits - 1] != b'-' {
+        return None;
+    }
+    let tid = parse_u32(&head[head.len() - digits..])?;
+    let task = trim(&head[..head.len() - digits - 1]);
+    // After the CPU: optional flags, then `secs.frac:`.
+    let mut rest = trim_start(&line[cpu_close + 1..]);
+    let token_end = rest
+        .iter()
+        .position(|b| *b == b' ' || *b == b'\t')
+        .unwrap_or(rest.len());
+    if !rest[..token_end].ends_with(b":") {
+        // The flags column (`....`, `d..3`, `dNh.`; newer kernels print more).
+        if token_end > 8 {
+            return None;
+        }
+        rest = trim_start(&rest[token_end..]);
+    }
+    let colon = rest.iter().position(|b| *b == b':')?;
+    let ts_ns = parse_timestamp(&rest[..colon])?;
+    let after = rest[colon + 1..].strip_prefix(b" ")?;
+    let event_end = after.iter().position(|b| *b == b':')?;
+    let event = &after[..event_end];
+    if event.is_empty() || event.contains(&b' ') {
+        return None;
+    }
+    let args = after[event_end + 1..]
+        .strip_prefix(b" ")
+        .unwrap_or(&after[event_end + 1..]);
+    Some(EventLine {
+        task,
+        tid,
+        tgid,
+        ts_ns,
+        event,
+        args,
+    })
+}
+
+/// Position of the `[` of the CPU column: `[` digits `]`, preceded (after blanks) by `)` or by
+/// the tid's digits. Task names may hold brackets, so the first such `[` wins.
+fn find_cpu(line: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(offset) = line[from..].iter().position(|b| *b == b'[') {
+        let open = from + offset;
+        let digits = line[open + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let closes = digits > 0 && line.get(open + 1 + digits) == Some(&b']');
+        let before = trim_end(&line[..open]).last().copied();
+        if closes && matches!(before, Some(b')' | b'0'..=b'9')) {
+            return Some(open);
+        }
+        from = open + 1;
+    }
+    None
+}
+
+/// `secs.frac` → ns, exactly (the fraction is padded or cut to 9 digits).
+pub fn parse_timestamp(text: &[u8]) -> Option<u64> {
+    let dot = text.iter().position(|b| *b == b'.')?;
+    let (secs, frac) = (&text[..dot], &text[dot + 1..]);
+    if secs.is_empty() || frac.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let secs = parse_u64(secs)?;
+    let mut nanos = parse_u64(frac)?;
+    for _ in frac.len()..9 {
+        nanos *= 10;
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(nanos)
+}
+
+fn parse_u64(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, b| {
+        b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0'))
+    })
+}
+
+/// Parses ASCII digits as a `u32`.
+pub fn parse_u32(digits: &[u8]) -> Option<u32> {
+    parse_u64(digits).and_then(|n| u32::try_from(n).ok())
+}
+
+fn is_blank(b: &u8) -> bool {
+    *b == b' ' || *b == b'\t'
+}
+
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !is_blank(b))
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
+fn trim_end(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_blank(b))
+        .map_or(0, |p| p + 1);
+    &bytes[..end]
+}
+
+/// Trims spaces and TABs on both sides.
+pub fn trim(bytes: &[u8]) -> &[u8] {
+    trim_start(trim_end(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &str) -> Option<(String, u32, Option<u32>, u64, String, String)> {
+        parse_line(line.as_bytes()).map(|e| {
+            (
+                String::from_utf8_lossy(e.task).into_owned(),
+                e.tid,
+                e.tgid,
+                e.ts_ns,
+                String::from_utf8_lossy(e.event).into_owned(),
+                String::from_utf8_lossy(e.args).into_owned(),
+            )
+        })
+    }
+
+    #[test]
+    fn every_tgid_form_and_task_shape() {
+        let rows = [
+            (
+                " org.servo.servo-46512   (  46512) [010] .... 7230472.274412: tracing_mark_write: B|46512|H:on_surface_created_cb ",
+                "org.servo.servo",
+                46512,
+                Some(46512),
+                7_230_472_274_412_000,
+                "tracing_mark_write",
+                "B|46512|H:on_surface_created_cb ",
+            ),
+            (
+                "           <...>-57783   (-------) [010] .... 510487.404088: tracing_mark_write: B|57783|H:on_surface_created_cb|M62",
+                "<...>",
+                57783,
+                None,
+                510_487_404_088_000,
+                "tracing_mark_write",
+                "B|57783|H:on_surface_created_cb|M62",
+            ),
+            (
+                "          <idle>-0     (-----) [003] d.h. 88026.692954: sched_waking: comm=wifi_hal_servic pid=325",
+                "<idle>",
+                0,
+                None,
+                88_026_692_954_000,
+                "sched_waking",
+                "comm=wifi_hal_servic pid=325",
+            ),
+            (
+                " \trender_service-1252  ( 1252) [002] .... 34579.452167: print: B|1252|H:ReceiveVsync name:rs|M0538",
+                "render_service",
+                1252,
+                Some(1252),
+                34_579_452_167_000,
+                "print",
+                "B|1252|H:ReceiveVsync name:rs|M0538",
+            ),
+            (
+                " #tp-default-200-18798 (17267) [003] .... 13762.800386: sched_switch: prev_comm=kworker/u29:4",
+                "#tp-default-200",
+                18798,
+                Some(17267),
+                13_762_800_386_000,
+                "sched_switch",
+                "prev_comm=kworker/u29:4",
+            ),
+            (
+                "   Present Fence-37819 ( 1252) [000] .... 34579.472869: print: E|1252|I38\r",
+                "Present Fence",
+                37819,
+                Some(1252),
+                34_579_472_869_000,
+                "print",
+                "E|1252|I38",
+            ),
+            (
+                "          <idle>-0     [000] d..2 1.000001: sched_switch: x",
+                "<idle>",
+                0,
+                None,
+                1_000_001_000,
+                "sched_switch",
+                "x",
+            ),
+            (
+                "  binder:227_4-10625 ( 9432) [000] .... 13762.794769: print: N|227|CriticalWorkload|QueuedWorkload: VISIBLE_REGION",
+                "binder:227_4",
+                10625,
+                Some(9432),
+                13_762_794_769_000,
+                "print",
+                "N|227|CriticalWorkload|QueuedWorkload: VISIBLE_REGION",
+            ),
+            (
+                "  kworker/[x]-12 (12) [001] dNh.. 5.5: 0: 0x1: B|1|H:x",
+                "kworker/[x]",
+                12,
+                Some(12),
+                5_500_000_000,
+                "0",
+                "0x1: B|1|H:x",
+            ),
+            (
+                "task-7 [001] 2.000000001: print: C|7|H:n|1|I38",
+                "task",
+                7,
+                None,
+                2_000_000_001,
+                "print",
+                "C|7|H:n|1|I38",
+            ),
+        ];
+        for (line, task, tid, tgid, ts, event, args) in rows {
+            assert_eq!(
+                parsed(line),
+                Some((task.into(), tid, tgid, ts, event.into(), args.into())),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_events_are_refused() {
+        for line in [
+            "",
+            "# tracer: nop",
+            "#           TASK-PID       TGID    CPU#  ||||   TIMESTAMP  FUNCTION",
+            "#              | |           |       |   ||||      |         |",
+            "2024/05/28 20:15:45 hitrace enter, running_state is RECORDING_LONG_BEGIN",
+            "\t\t   ",
+            "   Present Fence-37819 ( 1252) [000] .... 34579.4728",
+            "task-x (1) [000] .... 1.0: print: B|1|H:x",
+            "task-1 (abc) [000] .... 1.0: print: x",
+            "task-1 (1) [000] .... 1.0000000001: print: x",
+            "task-1 (1) [000] .... 99999999999999999999.0: print: x",
+        ] {
+            assert_eq!(parsed(line), None, "{line:?}");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! hitrace: a streaming parser of ftrace text with HiTraceMeter markers, and the frame and
+//! cold-start metrics computed from it in the same pass. Memory does not grow with the trace:
+//! lines are read through one fixed buffer and only per-frame facts are kept.
+
+mod analysis;
+mod line;
+mod metrics;
+mod payload;
+mod reader;
+
+#[cfg(test)]
+mod tests;
+
+use std::io::Read;
+
+use serde::Serialize;
+
+pub use analysis::{Analysis, MarkerCounts};
+pub use line::{EventLine, parse_line};
+pub use metrics::{ColdStart, FrameStats, Phase};
+pub use payload::{Marker, parse_marker};
+pub use reader::{Line, MAX_LINE, for_each_line};
+
+/// What `dwpipe inspect trace --json` prints; the field names are a contract.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceReport {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that parsed as events.
+    pub events: u64,
+    /// Non-blank, non-comment lines that did not parse.
+    pub unparsed_lines: u64,
+    /// Marker counts by phase.
+    pub markers: MarkerCounts,
+    /// Matched B/E pairs.
+    pub slices: u64,
+    /// `E` without an open `B` on its thread.
+    pub orphan_ends: u64,
+    /// `B` still open at the end.
+    pub open_begins: u64,
+    /// Deepest nesting.
+    pub max_depth: usize,
+    /// Frame statistics.
+    pub frames: FrameStats,
+    /// The cold start, or `null` when the trace holds no whole launch.
+    pub cold_start: Option<ColdStart>,
+    /// Trace clock minus CLOCK_MONOTONIC (the `now:` fields), when vsync markers carry it.
+    pub vsync_clock_offset_ms: Option<f64>,
+}
+
+/// Analyzes a whole trace from a reader, in one pass and bounded memory.
+pub fn analyze<R: Read>(reader: R, bundle: Option<String>) -> std::io::Result<TraceReport> {
+    let mut analysis = Analysis::new(bundle);
+    for_each_line(reader, |line| analysis.line(line))?;
+    Ok(report(&analysis))
+}
+
+/// The report of a finished analysis.
+pub fn report(analysis: &Analysis) -> TraceReport {
+    TraceReport {
+        lines: analysis.lines,
+        events: analysis.events,
+        unparsed_lines: analysis.unparsed_lines,
+        markers: analysis.markers,
+        slices: analysis.slices,
+        orphan_ends: analysis.orphan_ends,
+        open_begins: analysis.open_begins(),
+        max_depth: analysis.max_depth,
+        frames: analysis.frames.stats(),
+        cold_start: analysis.cold_start.result(),
+        vsync_clock_offset_ms: analysis.frames.vsync_clock_offset_ms(),
+    }
+}

@@ -1,0 +1,262 @@
+//! HiTraceMeter marker payloads (`tracing_mark_write:` / `print:` arguments).
+//!
+//! ```text
+//! API ≥ 19   B|pid|H:[chain]#name|<level><tags>[|args]     E|pid|<level><tags>
+//!            S|pid|H:name|taskId|<level><tags>[|cat[|args]] F|… (same)   C|pid|H:name|value|<level><tags>
+//! older      B|pid|H:name   E|pid|   S|pid|H:name taskId   C|pid|H:name value
+//! Android    I|pid|name   N|pid|track|name   G|tgid|track|name|cookie   H|tgid|track|cookie
+//! ```
+//!
+//! `<level>` is one of `D I C M`, `<tags>` one or more 2-digit ids (`M62`, `I38`, `M0538`).
+//! Names may themselves contain `|`, so the level field is searched for rather than counted.
+
+/// What a marker says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker<'a> {
+    /// `B`: a slice begins on this thread.
+    Begin {
+        /// The writer's pid.
+        pid: Option<u32>,
+        /// The slice name, without `H:` or a HiTraceChain prefix.
+        name: &'a [u8],
+    },
+    /// `E`: the innermost open slice of this thread ends.
+    End,
+    /// `S`: an async slice begins.
+    AsyncBegin {
+        /// The name.
+        name: &'a [u8],
+        /// The task id pairing it with its `F`.
+        task: i64,
+    },
+    /// `F`: an async slice ends.
+    AsyncEnd {
+        /// The name.
+        name: &'a [u8],
+        /// The task id.
+        task: i64,
+    },
+    /// `C`: a counter value.
+    Counter {
+        /// The counter name.
+        name: &'a [u8],
+        /// Its value (may be large or negative).
+        value: i64,
+    },
+    /// Android `I/N/G/H`, converter damage, anything else.
+    Other,
+}
+
+/// Parses a marker payload; `print` events may carry a `0x<ip>: ` prefix first.
+pub fn parse_marker(args: &[u8]) -> Marker<'_> {
+    let args = strip_ip(args);
+    let args = args.strip_suffix(b"\r").unwrap_or(args);
+    let Some((&phase, rest)) = args.split_first() else {
+        return Marker::Other;
+    };
+    if phase == b'E' && (rest.is_empty() || rest[0] == b'|') {
+        return Marker::End;
+    }
+    let Some(rest) = rest.strip_prefix(b"|") else {
+        return Marker::Other;
+    };
+    let (pid, body) = match rest.iter().position(|b| *b == b'|') {
+        Some(bar) => (super::line::parse_u32(&rest[..bar]), &rest[bar + 1..]),
+        None => return Marker::Other,
+    };
+    match phase {
+        b'B' => Marker::Begin {
+            pid,
+            name: clean_name(name_before_level(body).0),
+        },
+        b'S' | b'F' | b'C' => {
+            let Some((name, number)) = name_and_number(body) else {
+                return Marker::Other;
+            };
+            let name = clean_name(name);
+            match phase {
+                b'S' => Marker::AsyncBegin { name, task: number },
+                b'F' => Marker::AsyncEnd { name, task: number },
+                _ => Marker::Counter {
+                    name,
+                    value: number,
+                },
+            }
+        }
+        _ => Marker::Other,
+    }
+}
+
+/// `0x7f12ab: payload` → `payload` (the `print` event's caller-address form).
+fn strip_ip(args: &[u8]) -> &[u8] {
+    if let Some(hex) = args.strip_prefix(b"0x") {
+        let digits = hex.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+        if let Some(rest) = hex[digits..].strip_prefix(b": ") {
+            return rest;
+        }
+    }
+    args
+}
+
+/// Whether a `|` field is a level+tags field (`M62`, `I38`, `M0538`).
+fn is_level(field: &[u8]) -> bool {
+    matches!(field.first(), Some(b'D' | b'I' | b'C' | b'M'))
+        && field.len() >= 3
+        && (field.len() - 1).is_multiple_of(2)
+        && field[1..].iter().all(u8::is_ascii_digit)
+}
+
+/// Splits `name|M62|args` at the level field; without one (old format) the whole body is the
+/// name. Returns the name and whether a level field was found.
+fn name_before_level(body: &[u8]) -> (&[u8], bool) {
+    let mut bar = body.iter().position(|b| *b == b'|');
+    while let Some(at) = bar {
+        let next = body[at + 1..]
+            .iter()
+            .position(|b| *b == b'|')
+            .map(|n| at + 1 + n);
+        if is_level(&body[at + 1..next.unwrap_or(body.len())]) {
+            return (&body[..at], true);
+        }
+        bar = next;
+    }
+    (body, false)
+}
+
+/// `name|123|M62…` (new) or `name 123` (old) → `(name, 123)`.
+fn name_and_number(body: &[u8]) -> Option<(&[u8], i64)> {
+    let (before_level, has_level) = name_before_level(body);
+    if has_level {
+        let bar = before_level.iter().rposition(|b| *b == b'|')?;
+        return Some((&before_level[..bar], parse_i64(&before_level[bar + 1..])?));
+    }
+    let body = super::line::trim(body);
+    let space = body.iter().rposition(|b| *b == b' ' || *b == b'|')?;
+    Some((&body[..space], parse_i64(&body[space + 1..])?))
+}
+
+fn parse_i64(text: &[u8]) -> Option<i64> {
+    std::str::from_utf8(super::line::trim(text))
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// Drops `H:`, a HiTraceChain `[a,b,c]#` prefix, and trailing blanks.
+fn clean_name(name: &[u8]) -> &[u8] {
+    let name = name.strip_prefix(b"H:").unwrap_or(name);
+    let name = match name.strip_prefix(b"[") {
+        Some(rest) => match rest.iter().position(|b| *b == b']') {
+            Some(close) if rest.get(close + 1) == Some(&b'#') => &rest[close + 2..],
+            _ => name,
+        },
+        None => name,
+    };
+    super::line::trim(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_payload_shape() {
+        let begin = |name: &'static str, pid| Marker::Begin {
+            pid,
+            name: name.as_bytes(),
+        };
+        let rows: Vec<(&str, Marker<'_>)> = vec![
+            (
+                "B|46512|H:on_surface_created_cb ",
+                begin("on_surface_created_cb", Some(46512)),
+            ),
+            (
+                "B|57783|H:on_surface_created_cb|M62",
+                begin("on_surface_created_cb", Some(57783)),
+            ),
+            (
+                "B|1252|H:ReceiveVsync name:rs dataCount: 24bytes now:29822984723575 expectedEnd: 29823012828001 vsyncId:989620, fd:31|M0538",
+                begin(
+                    "ReceiveVsync name:rs dataCount: 24bytes now:29822984723575 expectedEnd: 29823012828001 vsyncId:989620, fd:31",
+                    Some(1252),
+                ),
+            ),
+            (
+                "B|1|H:[a92ab94c18e1341,0,0]#ChainedWork|I62|{\"k\":1}",
+                begin("ChainedWork", Some(1)),
+            ),
+            (
+                "B|1855|H:CheckNeedNotify notifyCdt=1 needR||M0538",
+                begin("CheckNeedNotify notifyCdt=1 needR|", Some(1855)),
+            ),
+            (
+                "B|31948|transact[android.net.IConnectivityManager:9]",
+                begin("transact[android.net.IConnectivityManager:9]", Some(31948)),
+            ),
+            (
+                "0xffffffc0123: B|7|H:viaPrint|I38",
+                begin("viaPrint", Some(7)),
+            ),
+            ("E|1252|I38", Marker::End),
+            ("E|1252|", Marker::End),
+            ("E|1252", Marker::End),
+            ("E", Marker::End),
+            (
+                "S|1|H:load|42|M62|cat|args",
+                Marker::AsyncBegin {
+                    name: b"load",
+                    task: 42,
+                },
+            ),
+            (
+                "S|1|H:load 42",
+                Marker::AsyncBegin {
+                    name: b"load",
+                    task: 42,
+                },
+            ),
+            (
+                "F|1|H:load|42|M62",
+                Marker::AsyncEnd {
+                    name: b"load",
+                    task: 42,
+                },
+            ),
+            (
+                "C|1252|H:VSync-rs|0|I38",
+                Marker::Counter {
+                    name: b"VSync-rs",
+                    value: 0,
+                },
+            ),
+            (
+                "C|57783|H:servo_memory_profiling:vsize|45766221824|M62",
+                Marker::Counter {
+                    name: b"servo_memory_profiling:vsize",
+                    value: 45_766_221_824,
+                },
+            ),
+            (
+                "C|1|H:delta -5",
+                Marker::Counter {
+                    name: b"delta",
+                    value: -5,
+                },
+            ),
+            ("I|227|vsync in 48.62ms", Marker::Other),
+            ("G|227|CriticalWorkload|Commit|183146", Marker::Other),
+            ("H|227|CriticalWorkload|183147", Marker::Other),
+            (
+                "N|227|CriticalWorkload|QueuedWorkload: VISIBLE_REGION",
+                Marker::Other,
+            ),
+            ("0x0: 15|setCoreSettings", Marker::Other),
+            ("C|1|H:novalue", Marker::Other),
+            ("", Marker::Other),
+            ("B", Marker::Other),
+        ];
+        for (payload, expected) in rows {
+            assert_eq!(parse_marker(payload.as_bytes()), expected, "{payload}");
+        }
+    }
+}

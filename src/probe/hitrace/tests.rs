@@ -1,0 +1,108 @@
+//! The synthetic fixtures (numbers worked out by hand in their headers) and bad input.
+
+use super::*;
+
+fn fixture(name: &str) -> TraceReport {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hitrace")
+        .join(name);
+    analyze(std::fs::File::open(path).unwrap(), None).unwrap()
+}
+
+#[test]
+fn a_smooth_scroll() {
+    let report = fixture("smooth_scroll.ftrace");
+    let f = &report.frames;
+    assert_eq!(f.count, 61);
+    assert_eq!(f.fps, Some(59.999));
+    assert_eq!(
+        (f.p50_ms, f.p95_ms, f.max_ms),
+        (Some(16.667), Some(16.667), Some(16.667))
+    );
+    assert_eq!(f.budget_ms, Some(16.667));
+    assert_eq!(f.jank_ms_per_s, Some(0.0));
+    assert_eq!(f.dropped_frames, 0);
+    assert_eq!(report.cold_start, None);
+}
+
+#[test]
+fn a_janky_scroll() {
+    let f = fixture("janky_scroll.ftrace").frames;
+    assert_eq!(f.count, 61);
+    assert_eq!(f.fps, Some(56.249));
+    assert_eq!(
+        (f.p50_ms, f.p95_ms, f.max_ms),
+        (Some(16.667), Some(16.667), Some(50.001))
+    );
+    assert_eq!(f.dropped_frames, 2);
+    assert_eq!(f.jank_ms_per_s, Some(62.501));
+    assert_eq!(f.budget_source, Some("CommitLayers rate:"));
+}
+
+#[test]
+fn a_cold_start_with_its_phases() {
+    let report = fixture("cold_start.ftrace");
+    let cold = report.cold_start.expect("a whole launch");
+    assert_eq!(cold.ms, 670.0);
+    assert_eq!(cold.start_marker, "service report touchId:1, type: up");
+    assert_eq!(cold.app_pid, Some(5000));
+    let phases: Vec<(&str, f64, f64)> = cold
+        .phases
+        .iter()
+        .map(|p| (p.name, p.start_ms, p.duration_ms))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            ("process creation", 50.0, 150.0),
+            ("application launching", 200.0, 50.0),
+            ("ability launching", 250.0, 170.0),
+            ("foreground", 420.0, 180.0),
+            ("first frame (app)", 600.0, 21.0),
+            ("first frame (render)", 621.0, 49.0),
+        ]
+    );
+    assert!(cold.phases[5].marker.contains("[5000,1]"));
+    assert_eq!(report.vsync_clock_offset_ms, Some(0.0));
+    // Another bundle's launch is not this one.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hitrace/cold_start.ftrace");
+    let other = analyze(
+        std::fs::File::open(path).unwrap(),
+        Some("com.example.other".into()),
+    )
+    .unwrap();
+    assert_eq!(other.cold_start, None);
+}
+
+#[test]
+fn a_launch_without_its_first_frame_is_no_cold_start() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hitrace/cold_start.ftrace"),
+    )
+    .unwrap();
+    // Cut inside the timestamp of the fence that would have ended the launch.
+    let cut = text.find("10.653").unwrap() + 4;
+    let report = analyze(text[..cut].as_bytes(), None).unwrap();
+    assert_eq!(report.cold_start, None);
+    assert_eq!(report.unparsed_lines, 1, "the cut line");
+}
+
+#[test]
+fn bad_input_is_counted_not_fatal() {
+    let empty = analyze(&b""[..], None).unwrap();
+    assert_eq!((empty.lines, empty.events, empty.frames.count), (0, 0, 0));
+    let garbage: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let report = analyze(&garbage[..], None).unwrap();
+    assert_eq!(report.events, 0);
+    assert!(report.unparsed_lines > 0);
+    let crlf = "  task-1 (1) [000] .... 1.000000: print: B|1|H:a|M62\r\n  task-1 (1) [000] .... 1.000100: print: E|1|M62\r\n  task-1 (1) [000] .... 1.0002";
+    let report = analyze(crlf.as_bytes(), None).unwrap();
+    assert_eq!(
+        (report.events, report.slices, report.unparsed_lines),
+        (2, 1, 1)
+    );
+}
