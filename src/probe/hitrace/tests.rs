@@ -84,7 +84,7 @@ fn a_launch_without_its_first_frame_is_no_cold_start() {
     .unwrap();
     // Cut inside the timestamp of the fence that would have ended the launch.
     let cut = text.find("10.653").unwrap() + 4;
-    let report = analyze(text[..cut].as_bytes(), None).unwrap();
+    let report = analyze(&text.as_bytes()[..cut], None).unwrap();
     assert_eq!(report.cold_start, None);
     assert_eq!(report.unparsed_lines, 1, "the cut line");
 }
