@@ -168,16 +168,7 @@ pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 /// Where `needle` first occurs in `haystack`.
 pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    let (&first, rest) = needle.split_first()?;
-    let mut from = 0;
-    while let Some(offset) = haystack[from..].iter().position(|b| *b == first) {
-        let at = from + offset;
-        if haystack[at + 1..].starts_with(rest) {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
+    memchr::memmem::find(haystack, needle)
 }
 
 /// The unsigned integer right after `key` in `text` (`rate:60` → 60).

@@ -29,7 +29,7 @@ pub struct EventLine<'a> {
 pub fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let cpu_open = find_cpu(line)?;
-    let cpu_close = cpu_open + 1 + line[cpu_open + 1..].iter().position(|b| *b == b']')?;
+    let cpu_close = cpu_open + 1 + memchr::memchr(b']', &line[cpu_open + 1..])?;
     // Before the CPU: `task-tid` and an optional `(tgid)`.
     let mut head = trim_end(&line[..cpu_open]);
     let mut tgid = None;
@@ -61,10 +61,10 @@ pub fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
         }
         rest = trim_start(&rest[token_end..]);
     }
-    let colon = rest.iter().position(|b| *b == b':')?;
+    let colon = memchr::memchr(b':', rest)?;
     let ts_ns = parse_timestamp(&rest[..colon])?;
     let after = rest[colon + 1..].strip_prefix(b" ")?;
-    let event_end = after.iter().position(|b| *b == b':')?;
+    let event_end = memchr::memchr(b':', after)?;
     let event = &after[..event_end];
     if event.is_empty() || event.contains(&b' ') {
         return None;
@@ -86,7 +86,7 @@ pub fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
 /// the tid's digits. Task names may hold brackets, so the first such `[` wins.
 fn find_cpu(line: &[u8]) -> Option<usize> {
     let mut from = 0;
-    while let Some(offset) = line[from..].iter().position(|b| *b == b'[') {
+    while let Some(offset) = memchr::memchr(b'[', &line[from..]) {
         let open = from + offset;
         let digits = line[open + 1..]
             .iter()

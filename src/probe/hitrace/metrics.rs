@@ -11,9 +11,38 @@
 //! fence after the render service processed the app's first transaction, split into the
 //! DevEco Launch phases by the markers that were found.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 use serde::Serialize;
 
 use super::analysis::{SliceKind, contains, find, number_after};
+
+/// Marker substrings searched in every slice name: built once, not per search.
+macro_rules! needles {
+    ($($name:ident = $text:literal;)*) => {
+        $(static $name: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new($text));)*
+    };
+}
+
+needles! {
+    COMMIT_AND_RELEASE = b"CommitAndReleaseLayers";
+    START_BY_SCB = b"StartUIAbilityBySCB";
+    START_ABILITY = b"AbilityManagerService::StartAbility";
+    START_PROCESS = b"AppMgrServiceInner::StartProcess";
+    LOAD_ABILITY = b"AppMgrServiceInner::LoadAbility";
+    ATTACH_APPLICATION = b"AppMgrServiceInner::AttachApplication";
+    HANDLE_LAUNCH = b"MainThread::HandleLaunchAbility";
+    ABILITY_TRANSACTION = b"HandleAbilityTransaction";
+}
+
+fn has(name: &[u8], needle: &LazyLock<Finder<'static>>) -> bool {
+    needle.find(name).is_some()
+}
+
+fn is_commit(name: &[u8]) -> bool {
+    name.starts_with(b"CommitLayers") || has(name, &COMMIT_AND_RELEASE)
+}
 use super::line::EventLine;
 
 /// Offsets kept for the vsync-clock estimate (the median of a sample is enough).
@@ -67,7 +96,7 @@ impl FrameTracker {
                 .map_or(name, |at| &name[..at]);
             self.present_marker = Some(text(without_id));
         }
-        if name.starts_with(b"CommitLayers") || contains(name, b"CommitAndReleaseLayers") {
+        if is_commit(name) {
             if let Some(rate) = number_after(name, b"rate:").filter(|r| *r > 0) {
                 self.rate_budget = Some(1_000_000_000 / rate);
             }
@@ -261,13 +290,8 @@ impl ColdStartTracker {
                 self.last_touch_up = Some((ts, text(name)));
                 return;
             }
-            let launches = [
-                &b"StartUIAbilityBySCB"[..],
-                b"AbilityManagerService::StartAbility",
-                b"AppMgrServiceInner::StartProcess",
-                b"AppMgrServiceInner::LoadAbility",
-            ];
-            if launches.iter().any(|m| contains(name, m)) {
+            let launches = [&START_BY_SCB, &START_ABILITY, &START_PROCESS, &LOAD_ABILITY];
+            if launches.into_iter().any(|needle| has(name, needle)) {
                 self.start = Some(match self.last_touch_up.take() {
                     Some((touch, marker)) if ts.saturating_sub(touch) <= TOUCH_WINDOW_NS => {
                         (touch, marker)
@@ -278,28 +302,18 @@ impl ColdStartTracker {
                 return;
             }
         }
-        if contains(name, b"AppMgrServiceInner::StartProcess")
-            || contains(name, b"AppMgrServiceInner::LoadAbility")
-        {
+        if has(name, &START_PROCESS) || has(name, &LOAD_ABILITY) {
             self.phase("process creation", name, ts);
-        } else if contains(name, b"AppMgrServiceInner::AttachApplication")
-            && self.is_our_bundle(name)
-        {
+        } else if has(name, &ATTACH_APPLICATION) && self.is_our_bundle(name) {
             self.phase("application launching", name, ts);
-        } else if contains(name, b"MainThread::HandleLaunchAbility")
-            && self.app_pid.is_none()
-            && self.is_our_bundle(name)
-        {
+        } else if has(name, &HANDLE_LAUNCH) && self.app_pid.is_none() && self.is_our_bundle(name) {
             self.app_pid = pid.or(Some(event.tid));
             self.phase("ability launching", name, ts);
-        } else if contains(name, b"HandleAbilityTransaction") && self.app_pid.is_some() {
+        } else if has(name, &ABILITY_TRANSACTION) && self.app_pid.is_some() {
             self.phase("foreground", name, ts);
         } else if self.app_pid.is_some() && self.rendered.is_none() {
             self.first_frame(name, kind, parent, event, ts);
-        } else if self.rendered.is_some()
-            && self.committed.is_none()
-            && (name.starts_with(b"CommitLayers") || contains(name, b"CommitAndReleaseLayers"))
-        {
+        } else if self.rendered.is_some() && self.committed.is_none() && is_commit(name) {
             self.committed = Some(ts);
         }
     }

@@ -29,7 +29,7 @@ pub fn for_each_line<R: Read>(mut reader: R, mut each: impl FnMut(Line<'_>)) -> 
         };
         let end = filled + read;
         let mut start = 0;
-        while let Some(offset) = buffer[start..end].iter().position(|b| *b == b'\n') {
+        while let Some(offset) = memchr::memchr(b'\n', &buffer[start..end]) {
             let line = &buffer[start..start + offset];
             if skipping {
                 skipping = false;
