@@ -4,9 +4,11 @@
 
 mod catalog;
 mod density;
+pub mod hidumper;
 pub mod hitrace;
+pub mod layout;
 mod selector;
 
 pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};
 pub use density::virtual_pixel_ratio;
-pub use selector::{Selector, SelectorError};
+pub use selector::{Selector, SelectorError, SelectorKind};

@@ -1,0 +1,318 @@
+//! hidumper output: RenderService `fps` and `fpsCount` and `screen`, `--mem <pid>`, and the
+//! WindowManagerService window table (research/hdc-hidumper.md §2). Field names changed
+//! between HarmonyOS 5.x and 6.x, so every pattern is case-insensitive and accepts both.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// Why a dump could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DumpError {
+    /// The dump lacks the block it should hold (unknown SA name, wrong command).
+    #[error("no `{0}` block in the dump")]
+    MissingBlock(String),
+    /// hidumper said so.
+    #[error("hidumper: {0}")]
+    Hidumper(String),
+    /// The block is there but holds nothing usable.
+    #[error("{0}")]
+    Empty(String),
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("static regex")
+}
+
+static SA_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^-{10,}\s*([A-Za-z0-9_]+)\s*-{10,}\s*$"));
+static HIDUMPER_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^hidumper: (.+)$"));
+
+/// Checks that the dump holds the block of system ability `name` (or hidumper's own error).
+pub fn require_block(dump: &str, name: &str) -> Result<(), DumpError> {
+    if let Some(error) = HIDUMPER_ERROR.captures(dump) {
+        return Err(DumpError::Hidumper(error[1].trim().to_owned()));
+    }
+    if SA_HEADER.captures_iter(dump).any(|c| &c[1] == name) {
+        Ok(())
+    } else {
+        Err(DumpError::MissingBlock(name.to_owned()))
+    }
+}
+
+/// One block of an `fps` dump: a screen, a surface or a window, and its present times.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FpsBlock {
+    /// `screen [Id:0]`, `surface [UniRender]`, `window [note0]`.
+    pub title: String,
+    /// Present times, ns CLOCK_MONOTONIC, sorted, without duplicates or empty slots.
+    pub presents_ns: Vec<u64>,
+}
+
+/// Frame rate over the window the records cover.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FpsSummary {
+    /// The block measured.
+    pub title: String,
+    /// Frames recorded.
+    pub frames: usize,
+    /// First to last present.
+    pub window_ms: f64,
+    /// Frames per second over that window.
+    pub fps: Option<f64>,
+    /// Longest interval between presents.
+    pub max_interval_ms: Option<f64>,
+}
+
+static FPS_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*(?:The fps of (screen \[Id:\d+\]) is:|((?:surface|window) \[.*?\])(?: (?:Id|NodeId)\[\d+\])?:)\s*$")
+});
+
+/// Parses `hidumper -s RenderService -a "<name> fps"`: records in either order (5.0 prints
+/// oldest first, later versions newest first), zero slots of the ring dropped, and
+/// `flush:present` pairs (≥ 6.1) read by their present half.
+pub fn fps_blocks(dump: &str) -> Result<Vec<FpsBlock>, DumpError> {
+    require_block(dump, "RenderService")?;
+    let mut blocks: Vec<FpsBlock> = Vec::new();
+    for line in dump.lines() {
+        if let Some(c) = FPS_TITLE.captures(line) {
+            let title = c.get(1).or(c.get(2)).map_or("", |m| m.as_str()).to_owned();
+            blocks.push(FpsBlock { title, presents_ns: Vec::new() });
+            continue;
+        }
+        let Some(block) = blocks.last_mut() else { continue };
+        let record = line.trim();
+        let present = record.rsplit(':').next().unwrap_or(record);
+        if let Ok(ns) = present.trim().parse::<u64>() {
+            if ns > 0 {
+                block.presents_ns.push(ns);
+            }
+        }
+    }
+    for block in &mut blocks {
+        block.presents_ns.sort_unstable();
+        block.presents_ns.dedup();
+    }
+    if blocks.is_empty() {
+        return Err(DumpError::Empty("the dump holds no fps records (a normal ArkUI window name returns only the header: use UniRender)".to_owned()));
+    }
+    Ok(blocks)
+}
+
+impl FpsBlock {
+    /// The frame rate over the records (optionally only those at or after `since_ns`).
+    pub fn summary(&self, since_ns: Option<u64>) -> FpsSummary {
+        let presents: Vec<u64> = self.presents_ns.iter().copied().filter(|p| since_ns.is_none_or(|s| *p >= s)).collect();
+        let window = match (presents.first(), presents.last()) {
+            (Some(first), Some(last)) => last - first,
+            _ => 0,
+        };
+        let max_interval = presents.windows(2).map(|w| w[1] - w[0]).max();
+        FpsSummary {
+            title: self.title.clone(),
+            frames: presents.len(),
+            window_ms: round3(window as f64 / 1e6),
+            fps: (window > 0).then(|| round3((presents.len() - 1) as f64 / (window as f64 / 1e9))),
+            max_interval_ms: max_interval.map(|m| round3(m as f64 / 1e6)),
+        }
+    }
+}
+
+static FPS_COUNT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)Refresh Rate:\s*(\d+),\s*Count:\s*(\d+)"));
+
+/// `hidumper -s RenderService -a fpsCount`: composed frames per refresh rate.
+pub fn fps_count(dump: &str) -> Result<Vec<(u32, u64)>, DumpError> {
+    require_block(dump, "RenderService")?;
+    if !dump.contains("RefreshRateCounts") {
+        return Err(DumpError::MissingBlock("-- RefreshRateCounts:".to_owned()));
+    }
+    Ok(FPS_COUNT
+        .captures_iter(dump)
+        .filter_map(|c| Some((c[1].parse().ok()?, c[2].parse().ok()?)))
+        .collect())
+}
+
+/// One screen of `hidumper -s RenderService -a screen`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Screen {
+    /// Screen id.
+    pub id: String,
+    /// Power status (`POWER_STATUS_ON`, …).
+    pub power: Option<String>,
+    /// Render resolution in px (the space of layout bounds and screenshots).
+    pub render: Option<(u32, u32)>,
+    /// Physical resolution in px.
+    pub physical: Option<(u32, u32)>,
+    /// A virtual screen.
+    pub is_virtual: bool,
+    /// The active refresh rate in Hz.
+    pub refresh_hz: Option<u32>,
+}
+
+static SCREEN_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^\s*screen\[(\d+)\]:\s*id=(\w+)"));
+static POWER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)powerstatus=(\w+)"));
+static RENDER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)render (?:size:\s*|resolution=)(\d+)x(\d+)"));
+static PHYSICAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)physical (?:screen )?resolution[:=]\s*(\d+)x(\d+)"));
+static VIRTUAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)isvirtual=(true|false)"));
+static ACTIVE_MODE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)activeMode:\s*\d+x\d+,\s*refreshrate=(\d+)"));
+
+/// Parses `-a screen` in the 5.x and 6.x field names.
+pub fn screens(dump: &str) -> Result<Vec<Screen>, DumpError> {
+    require_block(dump, "RenderService")?;
+    let size = |re: &Regex, line: &str| re.captures(line).and_then(|c| Some((c[1].parse().ok()?, c[2].parse().ok()?)));
+    let mut screens: Vec<Screen> = Vec::new();
+    for line in dump.lines() {
+        if let Some(c) = SCREEN_LINE.captures(line) {
+            screens.push(Screen {
+                id: c[2].to_owned(),
+                power: POWER.captures(line).map(|p| p[1].to_owned()),
+                render: size(&RENDER, line),
+                physical: size(&PHYSICAL, line),
+                is_virtual: VIRTUAL.captures(line).is_some_and(|v| v[1].eq_ignore_ascii_case("true")),
+                refresh_hz: None,
+            });
+        } else if let (Some(screen), Some(c)) = (screens.last_mut(), ACTIVE_MODE.captures(line)) {
+            screen.refresh_hz = c[1].parse().ok();
+        }
+    }
+    if screens.is_empty() {
+        return Err(DumpError::Empty("no `screen[n]:` line".to_owned()));
+    }
+    Ok(screens)
+}
+
+/// The `Total` row of `hidumper --mem <pid>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MemoryTotal {
+    /// PSS total, in KB.
+    pub pss_kb: u64,
+    /// The row it was read from.
+    pub evidence: String,
+}
+
+static TOTAL_ROW: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*Total\s+(\d+)((?:\s+(?:\d+|-)){9})\s*$"));
+
+/// Parses `hidumper --mem <pid>`.
+pub fn memory_total(dump: &str) -> Result<MemoryTotal, DumpError> {
+    if let Some(error) = HIDUMPER_ERROR.captures(dump) {
+        return Err(DumpError::Hidumper(error[1].trim().to_owned()));
+    }
+    if !dump.contains("[memory]") {
+        return Err(DumpError::MissingBlock("[memory]".to_owned()));
+    }
+    let row = TOTAL_ROW.captures(dump).ok_or_else(|| DumpError::Empty("no `Total` row with ten columns".to_owned()))?;
+    Ok(MemoryTotal {
+        pss_kb: row[1].parse().map_err(|_| DumpError::Empty("the Total PSS is not a number".to_owned()))?,
+        evidence: row[0].trim().to_owned(),
+    })
+}
+
+/// A row of the WindowManagerService window table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Window {
+    /// Window name (WMS truncates it to 20 characters).
+    pub name: String,
+    /// Owning process.
+    pub pid: u32,
+    /// Window id.
+    pub id: u64,
+    /// Z order (−1 for background windows).
+    pub z_order: i64,
+    /// `[x, y, w, h]` in render px.
+    pub rect: [i64; 4],
+    /// Above the dashes line that separates foreground from background windows.
+    pub foreground: bool,
+}
+
+/// The window table and the focused window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WindowTable {
+    /// Every window row.
+    pub windows: Vec<Window>,
+    /// `Focus window: <id>`.
+    pub focus: Option<u64>,
+}
+
+static WINDOW_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(.{1,21}?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\d+)\s*\[\s*(-?\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*\]")
+});
+static FOCUS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Focus window:\s*(\d+)"));
+
+/// Parses `hidumper -s WindowManagerService -a '-a'` (legacy and SceneBoard layouts).
+pub fn windows(dump: &str) -> Result<WindowTable, DumpError> {
+    require_block(dump, "WindowManagerService")?;
+    let mut table = WindowTable {
+        windows: Vec::new(),
+        focus: FOCUS.captures(dump).and_then(|c| c[1].parse().ok()),
+    };
+    let mut foreground = true;
+    let mut in_table = false;
+    for line in dump.lines() {
+        if line.starts_with("WindowName") {
+            in_table = true;
+            foreground = true;
+            continue;
+        }
+        if in_table && line.trim_start().starts_with("-----") && !line.contains("ScreenGroup") {
+            foreground = false;
+            continue;
+        }
+        if let Some(c) = WINDOW_ROW.captures(line) {
+            let number = |i: usize| c[i].parse::<i64>().unwrap_or_default();
+            table.windows.push(Window {
+                name: c[1].trim().to_owned(),
+                pid: c[3].parse().unwrap_or_default(),
+                id: c[4].parse().unwrap_or_default(),
+                z_order: number(8),
+                rect: [number(10), number(11), number(12), number(13)],
+                foreground,
+            });
+        }
+    }
+    Ok(table)
+}
+
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RS: &str = "-------------------------------[ability]-------------------------------\n\n\n----------------------------------RenderService---------------------------------\n";
+
+    #[test]
+    fn fps_records_in_both_orders_with_empty_slots_and_flush_pairs() {
+        let oldest_first = format!("{RS}-- The recently fps records info of screens:\n\nThe fps of screen [Id:0] is:\n1000000000\n1016666666\n1033333333\n0\n0\n");
+        let newest_first = format!("{RS}-- The recently fps records info of screens:\n surface [UniRender] Id[12]:\n1033333333\n1016666666\n1000000000\n0\n");
+        let pairs = format!("{RS}-- The recently fps records info of screens:\n surface [XComponent]:\n990000000:1033333333\n980000000:1016666666\n970000000:1000000000\n0:0\n");
+        for (dump, title) in [(oldest_first, "screen [Id:0]"), (newest_first, "surface [UniRender]"), (pairs, "surface [XComponent]")] {
+            let blocks = fps_blocks(&dump).unwrap();
+            assert_eq!(blocks[0].title, title);
+            assert_eq!(blocks[0].presents_ns, [1_000_000_000, 1_016_666_666, 1_033_333_333]);
+            let summary = blocks[0].summary(None);
+            assert_eq!((summary.frames, summary.fps, summary.window_ms), (3, Some(60.0), 33.333));
+        }
+        assert!(matches!(fps_blocks(&format!("{RS}-- The recently fps records info of screens:\n")), Err(DumpError::Empty(_))));
+        assert!(matches!(fps_blocks("garbage"), Err(DumpError::MissingBlock(_))));
+    }
+
+    #[test]
+    fn fps_count_screen_memory_and_windows() {
+        let counts = format!("{RS}-- RefreshRateCounts: \nRefresh Rate:60, Count:320565;\nRefresh Rate:120, Count:6597;\n");
+        assert_eq!(fps_count(&counts).unwrap(), [(60, 320_565), (120, 6597)]);
+        let new_screen = format!("{RS}-- ScreenInfo\nscreen[0]: id=0, powerStatus=POWER_STATUS_ON, backlight=16920, screenType=EXTERNAL_TYPE, render resolution=1152x2520, physical resolution=1280x2800, isVirtual=false, skipFrameInterval=1\nsupportedMode[0]: 1280x2800, refreshRate=60\nactiveMode: 1280x2800, refreshRate=120\n");
+        let screen = &screens(&new_screen).unwrap()[0];
+        assert_eq!((screen.render, screen.physical, screen.refresh_hz), (Some((1152, 2520)), Some((1280, 2800)), Some(120)));
+        assert_eq!(screen.power.as_deref(), Some("POWER_STATUS_ON"));
+        assert_eq!(memory_total("hidumper: No such process: 99999\n"), Err(DumpError::Hidumper("No such process: 99999".into())));
+        let wms = "----------------------------------WindowManagerService----------------------------------\n-------------------------------------ScreenGroup 1-------------------------------------\nWindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_NavigationB 0         1572    2     2112 102  0    4    0           [ 0    1208 720  72   ]\nnote0                0         18299   13    1    1    0    1    0           [ 0    0    720  1280 ]\n---------------------------------------------------------------------------------------\nmms0                 0         18119   11    1    1    1    -1   0           [ 0    0    720  1208 ]\nFocus window: 13\ntotal window num: 12\n";
+        let table = windows(wms).unwrap();
+        assert_eq!(table.focus, Some(13));
+        assert_eq!(table.windows.len(), 3);
+        assert_eq!((table.windows[1].name.as_str(), table.windows[1].pid, table.windows[1].rect), ("note0", 18299, [0, 0, 720, 1280]));
+        assert!(table.windows[1].foreground && !table.windows[2].foreground);
+        assert_eq!(table.windows[2].z_order, -1);
+    }
+}
