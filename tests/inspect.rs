@@ -225,6 +225,90 @@ mod real_captures {
         assert_eq!(donghu.frames.count, 10);
     }
 
+    #[test]
+    fn every_real_hidumper_layout_and_hypium_capture() {
+        use dwpipe::probe::{hidumper, hypium, layout::Layout};
+        let root = std::env::var("DWPIPE_CAPTURES").unwrap();
+        let read = |path: &str| std::fs::read_to_string(Path::new(&root).join(path)).unwrap();
+        let composer =
+            hidumper::fps_blocks(&read("hidumper/awesomehdc_renderservice_composer_fps.txt"))
+                .unwrap();
+        assert_eq!(composer[0].title, "screen [Id:0]");
+        assert_eq!(
+            composer[0].summary(None).fps.map(f64::round),
+            Some(60.0),
+            "deltas of about 16.55 ms"
+        );
+        for screen in [
+            "hidumper/awesomehdc_renderservice_screen_mate60pro_a.txt",
+            "hidumper/awesomehdc_renderservice_screen_mate60pro_b.txt",
+        ] {
+            let screens = hidumper::screens(&read(screen)).unwrap();
+            assert_eq!(
+                (screens[0].render, screens[0].refresh_hz),
+                (Some((1260, 2720)), Some(60)),
+                "{screen}"
+            );
+        }
+        let newer = hidumper::screens(&read(
+            "hidumper/thirdparty_csharp_renderservice_screen_newformat_excerpt.txt",
+        ))
+        .unwrap();
+        assert_eq!(newer[0].render, Some((1152, 2520)));
+        assert_eq!(
+            hidumper::memory_total(&read("hidumper/docs_zh_hidumper_mem_pid1.txt"))
+                .unwrap()
+                .pss_kb,
+            4275
+        );
+        let table = hidumper::windows(&read("hidumper/docs_en_wms_a_rk_like.txt")).unwrap();
+        assert_eq!(table.focus, Some(13));
+        assert!(
+            table
+                .windows
+                .iter()
+                .any(|w| w.name == "note0" && w.rect == [0, 0, 720, 1280])
+        );
+        assert!(matches!(
+            hidumper::fps_blocks(&read(
+                "hidumper/docs_zh_renderservice_surface_fps_not_found.txt"
+            )),
+            Err(hidumper::DumpError::Empty(_))
+        ));
+        assert_eq!(
+            dwpipe::probe::virtual_pixel_ratio(&read(
+                "hidumper/thirdparty_csharp_dms_density_excerpt.txt"
+            )),
+            Some(3.15)
+        );
+        let layout = Layout::parse(
+            read("layout/uitest_dumpLayout_hmdriver2_docs_hierarchy.json").as_bytes(),
+        )
+        .unwrap();
+        let report = layout.report(Some("com.samples.test.uitest"), 3.25);
+        assert_eq!((report.nodes, report.clickable), (75, 12));
+        let hypium = hypium::parse(&read("hypium/awesomehdc_aa_test_output.txt")).unwrap();
+        assert_eq!(
+            (hypium.verdict, hypium.summary.run, hypium.summary.error),
+            ("fail", 447, 1)
+        );
+        // Every file of every folder goes through its parsers without a panic.
+        for sub in ["hidumper", "layout", "hypium", "hdc"] {
+            for path in captures(sub) {
+                let bytes = std::fs::read(&path).unwrap();
+                let text = String::from_utf8_lossy(&bytes);
+                let _ = Layout::parse(&bytes);
+                let _ = (
+                    hidumper::fps_blocks(&text),
+                    hidumper::screens(&text),
+                    hidumper::memory_total(&text),
+                    hidumper::windows(&text),
+                );
+                let _ = hypium::parse(&text);
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -238,6 +322,119 @@ mod real_captures {
             }
             bytes.truncate(cut % (bytes.len() + 1));
             hitrace::analyze(&bytes[..], None).unwrap();
+        }
+    }
+}
+
+#[test]
+fn inspect_layout_json_keeps_its_contract() {
+    let (code, stdout, stderr) = inspect(&[
+        "layout",
+        fixture("layout/notes.json").to_str().unwrap(),
+        "--vpr",
+        "3.25",
+        "--bundle",
+        "com.example.notes",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["nodes"], 12);
+    assert_eq!(json["windows"].as_array().unwrap().len(), 2);
+    assert_eq!(json["clickable"], 5);
+    assert_eq!(
+        json["touch_targets"][0],
+        serde_json::json!({"selector": "type:Image[0]", "width_vp": 36.0, "height_vp": 36.0})
+    );
+    assert_eq!(
+        json["unlabeled_clickables"],
+        serde_json::json!(["type:Image[0]"])
+    );
+    let (code, _, stderr) = inspect(&[
+        "layout",
+        fixture("hitrace/cold_start.ftrace").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("E_INSPECT_INVALID"), "{stderr}");
+    let (code, _, _) = inspect(&[
+        "layout",
+        fixture("layout/notes.json").to_str().unwrap(),
+        "--vpr",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn inspect_screenshot_hidumper_and_hypium() {
+    let jpeg = fixture("screenshot/screenshot_black_on_white.jpg");
+    let (code, stdout, _) = inspect(&[
+        "screenshot",
+        jpeg.to_str().unwrap(),
+        "--box",
+        "0,0,40,30",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(json["ratio"].as_f64().unwrap() > 15.0);
+    assert!(json["warnings"][0].as_str().unwrap().contains("JPEG"));
+    for bad_box in ["50,50,60,60", "1,2,3", "5,5,5,5"] {
+        let (code, _, stderr) = inspect(&["screenshot", jpeg.to_str().unwrap(), "--box", bad_box]);
+        assert_eq!(code, 2, "{bad_box}: {stderr}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let hypium = dir.path().join("aa_test.txt");
+    std::fs::write(&hypium, "OHOS_REPORT_STATUS: class=A\nOHOS_REPORT_STATUS: test=b\nOHOS_REPORT_STATUS_CODE: 0\nOHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 0, Pass: 1, Ignore: 0\n").unwrap();
+    let (code, stdout, _) = inspect(&["hypium", hypium.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["verdict"],
+        "pass"
+    );
+    let mem = dir.path().join("mem.txt");
+    std::fs::write(&mem, "-------------------------------[memory]-------------------------------\n        Total          4275          1564           856          1688            72          2216          2216             0             0             0\n").unwrap();
+    let (code, stdout, _) =
+        inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "mem", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["pss_kb"],
+        4275
+    );
+    let (code, _, stderr) = inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "fps"]);
+    assert_eq!(code, 2, "a --mem dump is not an fps dump: {stderr}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_extractor_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        use dwpipe::probe::{hidumper, hypium, layout::{Layout, Rect}, screenshot};
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = Layout::parse(&bytes).map(|l| l.report(None, 3.25));
+        let _ = hidumper::fps_blocks(&text);
+        let _ = hidumper::fps_count(&text);
+        let _ = hidumper::screens(&text);
+        let _ = hidumper::memory_total(&text);
+        let _ = hidumper::windows(&text);
+        let _ = dwpipe::probe::virtual_pixel_ratio(&text);
+        let _ = hypium::parse(&text);
+        let _ = screenshot::Image::decode(&bytes).map(|i| screenshot::contrast(&i, Rect { l: 0, t: 0, r: 10, b: 10 }));
+    }
+
+    #[test]
+    fn mutated_layouts_and_images_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..32), cut in any::<usize>()) {
+        use dwpipe::probe::{layout::{Layout, Rect}, screenshot};
+        for name in ["layout/notes.json", "screenshot/screenshot_black_on_white.jpg", "screenshot/gray.jpg"] {
+            let mut bytes = std::fs::read(fixture(name)).unwrap();
+            for (at, byte) in &edits {
+                let len = bytes.len();
+                bytes[at % len] = *byte;
+            }
+            bytes.truncate(cut % (bytes.len() + 1));
+            let _ = Layout::parse(&bytes).map(|l| l.report(Some("com.example.notes"), 3.25));
+            let _ = screenshot::Image::decode(&bytes).map(|i| screenshot::contrast(&i, Rect { l: 0, t: 0, r: 40, b: 30 }));
         }
     }
 }

@@ -6,7 +6,10 @@ use std::path::Path;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
-use crate::probe::hitrace;
+use crate::input::read_bounded;
+use crate::probe::layout::{Layout, Rect};
+use crate::probe::screenshot::{self, Image};
+use crate::probe::{hidumper, hitrace, hypium};
 
 use super::print;
 
@@ -79,6 +82,206 @@ pub(super) fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i
         print::out(&format!(
             "vsync clock offset: trace clock − CLOCK_MONOTONIC = {offset} ms"
         ));
+    }
+    Ok(exit_code::OK)
+}
+
+/// Inputs other than traces are read whole, within this bound.
+const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+fn read(file: &Path, what: &'static str) -> Result<Vec<u8>, Error> {
+    read_bounded(file, MAX_INPUT_BYTES, what).map_err(|e| {
+        Error::from(Diagnostic::error("E_INSPECT_UNREADABLE", e.to_string()).fix("check the path"))
+    })
+}
+
+fn invalid(file: &Path, message: impl std::fmt::Display, fix: &str) -> Error {
+    Diagnostic::error(
+        "E_INSPECT_INVALID",
+        format!("{}: {message}", file.display()),
+    )
+    .fix(fix)
+    .into()
+}
+
+/// `inspect layout FILE [--vpr X] [--bundle B]`.
+pub(super) fn layout(
+    file: &Path,
+    vpr: f64,
+    bundle: Option<&str>,
+    json: bool,
+) -> Result<i32, Error> {
+    if !(vpr.is_finite() && vpr > 0.0) {
+        return Err(invalid(
+            file,
+            "--vpr must be a positive number",
+            "pass the device's VirtualPixelRatio, like 3.25",
+        ));
+    }
+    let layout = Layout::parse(&read(file, "a layout dump")?)
+        .map_err(|e| invalid(file, e, "pass the JSON written by `uitest dumpLayout`"))?;
+    let report = layout.report(bundle, vpr);
+    if json {
+        print::json(&report);
+        return Ok(exit_code::OK);
+    }
+    print::out(&format!(
+        "{}: {} nodes, windows: {}\napp window: {} (density {vpr} px/vp)\nclickable: {}, unlabeled: {}",
+        file.display(),
+        report.nodes,
+        report.windows.join(", "),
+        report.app_window.as_deref().unwrap_or("none found"),
+        report.clickable,
+        if report.unlabeled_clickables.is_empty() {
+            "none".to_owned()
+        } else {
+            report.unlabeled_clickables.join(", ")
+        },
+    ));
+    for target in &report.touch_targets {
+        print::out(&format!(
+            "  {:>8.3} × {:<8.3} vp  {}",
+            target.width_vp, target.height_vp, target.selector
+        ));
+    }
+    Ok(exit_code::OK)
+}
+
+/// What `inspect hidumper --kind` reads.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(super) enum DumpKind {
+    /// `-s RenderService -a "<name> fps"`: present times → fps.
+    Fps,
+    /// `-s RenderService -a fpsCount`: frames per refresh rate.
+    FpsCount,
+    /// `-s RenderService -a screen`: resolution, refresh rate, power.
+    Screen,
+    /// `-s DisplayManagerService -a -a`: the density (VirtualPixelRatio).
+    Density,
+    /// `--mem <pid>`: the Total PSS row.
+    Mem,
+    /// `-s WindowManagerService -a '-a'`: the window table.
+    Windows,
+}
+
+/// `inspect hidumper FILE --kind K`.
+pub(super) fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> {
+    let bytes = read(file, "a hidumper output")?;
+    let text = String::from_utf8_lossy(&bytes).replace('\r', "");
+    let fix = "pass the output of the hidumper command that --kind names";
+    let value: serde_json::Value = match kind {
+        DumpKind::Fps => {
+            let blocks = hidumper::fps_blocks(&text).map_err(|e| invalid(file, e, fix))?;
+            serde_json::json!(blocks.iter().map(|b| b.summary(None)).collect::<Vec<_>>())
+        }
+        DumpKind::FpsCount => {
+            let counts = hidumper::fps_count(&text).map_err(|e| invalid(file, e, fix))?;
+            serde_json::json!(
+                counts
+                    .iter()
+                    .map(|(hz, n)| serde_json::json!({"refresh_hz": hz, "frames": n}))
+                    .collect::<Vec<_>>()
+            )
+        }
+        DumpKind::Screen => {
+            serde_json::json!(hidumper::screens(&text).map_err(|e| invalid(file, e, fix))?)
+        }
+        DumpKind::Density => {
+            hidumper::require_block(&text, "DisplayManagerService")
+                .map_err(|e| invalid(file, e, fix))?;
+            let vpr = crate::probe::virtual_pixel_ratio(&text)
+                .ok_or_else(|| invalid(file, "no VirtualPixelRatio, Density or VPR field", fix))?;
+            serde_json::json!({"virtual_pixel_ratio": vpr, "unit": "px/vp"})
+        }
+        DumpKind::Mem => {
+            serde_json::json!(hidumper::memory_total(&text).map_err(|e| invalid(file, e, fix))?)
+        }
+        DumpKind::Windows => {
+            serde_json::json!(hidumper::windows(&text).map_err(|e| invalid(file, e, fix))?)
+        }
+    };
+    if json {
+        print::json(&value);
+    } else {
+        print::out(&serde_json::to_string_pretty(&value).expect("values serialize"));
+    }
+    Ok(exit_code::OK)
+}
+
+/// `inspect screenshot FILE --box l,t,r,b`.
+pub(super) fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, Error> {
+    let numbers: Vec<i64> = bounds
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let [l, t, r, b] = numbers[..] else {
+        return Err(invalid(
+            file,
+            format!("--box {bounds:?} is not l,t,r,b"),
+            "give the box in px, like 48,200,600,300",
+        ));
+    };
+    let image = Image::decode(&read(file, "a screenshot")?)
+        .map_err(|e| invalid(file, e, "pass a PNG or JPEG screenshot"))?;
+    let measured = screenshot::contrast(&image, Rect { l, t, r, b }).map_err(|e| {
+        invalid(
+            file,
+            e,
+            "choose a box inside the image that holds text and its background",
+        )
+    })?;
+    if json {
+        print::json(&measured);
+        return Ok(exit_code::OK);
+    }
+    print::diagnostics(
+        &measured
+            .warnings
+            .iter()
+            .map(|w| Diagnostic::warning("W_SCREENSHOT_LOSSY", w.clone()))
+            .collect::<Vec<_>>(),
+    );
+    print::out(&format!(
+        "contrast {}:1 — foreground {} on background {} ({} px in [{},{}][{},{}])",
+        measured.ratio,
+        measured.foreground,
+        measured.background,
+        measured.pixels,
+        measured.bounds.l,
+        measured.bounds.t,
+        measured.bounds.r,
+        measured.bounds.b
+    ));
+    Ok(exit_code::OK)
+}
+
+/// `inspect hypium FILE`.
+pub(super) fn hypium_output(file: &Path, json: bool) -> Result<i32, Error> {
+    let text = String::from_utf8_lossy(&read(file, "an aa test output")?).into_owned();
+    let report = hypium::parse(&text).map_err(|e| {
+        invalid(
+            file,
+            e,
+            "pass the whole output of `aa test … OpenHarmonyTestRunner`",
+        )
+    })?;
+    if json {
+        print::json(&report);
+        return Ok(exit_code::OK);
+    }
+    let s = report.summary;
+    print::out(&format!(
+        "{}: {} — {} run, {} pass, {} failure, {} error, {} ignored",
+        file.display(),
+        report.verdict,
+        s.run,
+        s.pass,
+        s.failure,
+        s.error,
+        s.ignore
+    ));
+    for case in report.cases.iter().filter(|c| c.result != "pass") {
+        print::out(&format!("  {}: {}.{}", case.result, case.class, case.test));
     }
     Ok(exit_code::OK)
 }

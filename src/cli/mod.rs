@@ -76,6 +76,81 @@ enum InspectCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A `uitest dumpLayout` JSON: windows, touch targets (in vp), unlabeled clickables.
+    Layout {
+        /// The dump.
+        file: PathBuf,
+        /// The device's VirtualPixelRatio (px per vp); 1 reports px.
+        #[arg(long, default_value_t = 1.0)]
+        vpr: f64,
+        /// The app whose window to measure (default: the first app window).
+        #[arg(long)]
+        bundle: Option<String>,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A hidumper output: fps, fps-count, screen, density, mem or windows.
+    Hidumper {
+        /// The output, as printed by hidumper.
+        file: PathBuf,
+        /// Which command produced it.
+        #[arg(long, value_enum)]
+        kind: inspect::DumpKind,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A screenshot (PNG, or JPEG with a warning): the WCAG contrast inside a box.
+    Screenshot {
+        /// The screenshot.
+        file: PathBuf,
+        /// The box to measure, in px: l,t,r,b (a node's bounds).
+        #[arg(long = "box", value_name = "L,T,R,B")]
+        bounds: String,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The output of `aa test … OpenHarmonyTestRunner`: per-case results and the summary.
+    Hypium {
+        /// The output.
+        file: PathBuf,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl InspectCommand {
+    fn json(&self) -> bool {
+        match self {
+            InspectCommand::Trace { json, .. }
+            | InspectCommand::Layout { json, .. }
+            | InspectCommand::Hidumper { json, .. }
+            | InspectCommand::Screenshot { json, .. }
+            | InspectCommand::Hypium { json, .. } => *json,
+        }
+    }
+
+    fn execute(self) -> Result<i32, Error> {
+        match self {
+            InspectCommand::Trace { file, bundle, json } => inspect::trace(&file, bundle, json),
+            InspectCommand::Layout {
+                file,
+                vpr,
+                bundle,
+                json,
+            } => inspect::layout(&file, vpr, bundle.as_deref(), json),
+            InspectCommand::Hidumper { file, kind, json } => {
+                inspect::hidumper_dump(&file, kind, json)
+            }
+            InspectCommand::Screenshot { file, bounds, json } => {
+                inspect::screenshot(&file, &bounds, json)
+            }
+            InspectCommand::Hypium { file, json } => inspect::hypium_output(&file, json),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -193,7 +268,7 @@ impl Command {
             Command::Gate(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Capture(_) => false,
-            Command::Inspect(InspectCommand::Trace { json, .. }) => *json,
+            Command::Inspect(inspect) => inspect.json(),
         }
     }
 
@@ -212,9 +287,7 @@ impl Command {
                 &a.out,
                 CallTimeouts::all(a.call_timeout),
             ),
-            Command::Inspect(InspectCommand::Trace { file, bundle, json }) => {
-                inspect::trace(&file, bundle, json)
-            }
+            Command::Inspect(inspect) => inspect.execute(),
         }
     }
 }

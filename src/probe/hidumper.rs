@@ -25,7 +25,8 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static regex")
 }
 
-static SA_HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^-{10,}\s*([A-Za-z0-9_]+)\s*-{10,}\s*$"));
+static SA_HEADER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^-{10,}\s*([A-Za-z0-9_]+)\s*-{10,}\s*$"));
 static HIDUMPER_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^hidumper: (.+)$"));
 
 /// Checks that the dump holds the block of system ability `name` (or hidumper's own error).
@@ -65,7 +66,9 @@ pub struct FpsSummary {
 }
 
 static FPS_TITLE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^\s*(?:The fps of (screen \[Id:\d+\]) is:|((?:surface|window) \[.*?\])(?: (?:Id|NodeId)\[\d+\])?:)\s*$")
+    re(
+        r"^\s*(?:The fps of (screen \[Id:\d+\]) is:|((?:surface|window) \[.*?\])(?: (?:Id|NodeId)\[\d+\])?:)\s*$",
+    )
 });
 
 /// Parses `hidumper -s RenderService -a "<name> fps"`: records in either order (5.0 prints
@@ -77,16 +80,22 @@ pub fn fps_blocks(dump: &str) -> Result<Vec<FpsBlock>, DumpError> {
     for line in dump.lines() {
         if let Some(c) = FPS_TITLE.captures(line) {
             let title = c.get(1).or(c.get(2)).map_or("", |m| m.as_str()).to_owned();
-            blocks.push(FpsBlock { title, presents_ns: Vec::new() });
+            blocks.push(FpsBlock {
+                title,
+                presents_ns: Vec::new(),
+            });
             continue;
         }
-        let Some(block) = blocks.last_mut() else { continue };
+        let Some(block) = blocks.last_mut() else {
+            continue;
+        };
         let record = line.trim();
         let present = record.rsplit(':').next().unwrap_or(record);
-        if let Ok(ns) = present.trim().parse::<u64>() {
-            if ns > 0 {
-                block.presents_ns.push(ns);
-            }
+        // Zero is an unused slot of the ring; anything else non-numeric is not a record.
+        if let Ok(ns) = present.trim().parse::<u64>()
+            && ns > 0
+        {
+            block.presents_ns.push(ns);
         }
     }
     for block in &mut blocks {
@@ -102,7 +111,12 @@ pub fn fps_blocks(dump: &str) -> Result<Vec<FpsBlock>, DumpError> {
 impl FpsBlock {
     /// The frame rate over the records (optionally only those at or after `since_ns`).
     pub fn summary(&self, since_ns: Option<u64>) -> FpsSummary {
-        let presents: Vec<u64> = self.presents_ns.iter().copied().filter(|p| since_ns.is_none_or(|s| *p >= s)).collect();
+        let presents: Vec<u64> = self
+            .presents_ns
+            .iter()
+            .copied()
+            .filter(|p| since_ns.is_none_or(|s| *p >= s))
+            .collect();
         let window = match (presents.first(), presents.last()) {
             (Some(first), Some(last)) => last - first,
             _ => 0,
@@ -118,7 +132,8 @@ impl FpsBlock {
     }
 }
 
-static FPS_COUNT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)Refresh Rate:\s*(\d+),\s*Count:\s*(\d+)"));
+static FPS_COUNT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)Refresh Rate:\s*(\d+),\s*Count:\s*(\d+)"));
 
 /// `hidumper -s RenderService -a fpsCount`: composed frames per refresh rate.
 pub fn fps_count(dump: &str) -> Result<Vec<(u32, u64)>, DumpError> {
@@ -151,15 +166,21 @@ pub struct Screen {
 
 static SCREEN_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^\s*screen\[(\d+)\]:\s*id=(\w+)"));
 static POWER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)powerstatus=(\w+)"));
-static RENDER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)render (?:size:\s*|resolution=)(\d+)x(\d+)"));
-static PHYSICAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)physical (?:screen )?resolution[:=]\s*(\d+)x(\d+)"));
+static RENDER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)render (?:size:\s*|resolution=)(\d+)x(\d+)"));
+static PHYSICAL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)physical (?:screen )?resolution[:=]\s*(\d+)x(\d+)"));
 static VIRTUAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)isvirtual=(true|false)"));
-static ACTIVE_MODE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)activeMode:\s*\d+x\d+,\s*refreshrate=(\d+)"));
+static ACTIVE_MODE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)activeMode:\s*\d+x\d+,\s*refreshrate=(\d+)"));
 
 /// Parses `-a screen` in the 5.x and 6.x field names.
 pub fn screens(dump: &str) -> Result<Vec<Screen>, DumpError> {
     require_block(dump, "RenderService")?;
-    let size = |re: &Regex, line: &str| re.captures(line).and_then(|c| Some((c[1].parse().ok()?, c[2].parse().ok()?)));
+    let size = |re: &Regex, line: &str| {
+        re.captures(line)
+            .and_then(|c| Some((c[1].parse().ok()?, c[2].parse().ok()?)))
+    };
     let mut screens: Vec<Screen> = Vec::new();
     for line in dump.lines() {
         if let Some(c) = SCREEN_LINE.captures(line) {
@@ -168,7 +189,9 @@ pub fn screens(dump: &str) -> Result<Vec<Screen>, DumpError> {
                 power: POWER.captures(line).map(|p| p[1].to_owned()),
                 render: size(&RENDER, line),
                 physical: size(&PHYSICAL, line),
-                is_virtual: VIRTUAL.captures(line).is_some_and(|v| v[1].eq_ignore_ascii_case("true")),
+                is_virtual: VIRTUAL
+                    .captures(line)
+                    .is_some_and(|v| v[1].eq_ignore_ascii_case("true")),
                 refresh_hz: None,
             });
         } else if let (Some(screen), Some(c)) = (screens.last_mut(), ACTIVE_MODE.captures(line)) {
@@ -190,7 +213,8 @@ pub struct MemoryTotal {
     pub evidence: String,
 }
 
-static TOTAL_ROW: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*Total\s+(\d+)((?:\s+(?:\d+|-)){9})\s*$"));
+static TOTAL_ROW: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^\s*Total\s+(\d+)((?:\s+(?:\d+|-)){9})\s*$"));
 
 /// Parses `hidumper --mem <pid>`.
 pub fn memory_total(dump: &str) -> Result<MemoryTotal, DumpError> {
@@ -200,9 +224,13 @@ pub fn memory_total(dump: &str) -> Result<MemoryTotal, DumpError> {
     if !dump.contains("[memory]") {
         return Err(DumpError::MissingBlock("[memory]".to_owned()));
     }
-    let row = TOTAL_ROW.captures(dump).ok_or_else(|| DumpError::Empty("no `Total` row with ten columns".to_owned()))?;
+    let row = TOTAL_ROW
+        .captures(dump)
+        .ok_or_else(|| DumpError::Empty("no `Total` row with ten columns".to_owned()))?;
     Ok(MemoryTotal {
-        pss_kb: row[1].parse().map_err(|_| DumpError::Empty("the Total PSS is not a number".to_owned()))?,
+        pss_kb: row[1]
+            .parse()
+            .map_err(|_| DumpError::Empty("the Total PSS is not a number".to_owned()))?,
         evidence: row[0].trim().to_owned(),
     })
 }
@@ -234,7 +262,9 @@ pub struct WindowTable {
 }
 
 static WINDOW_ROW: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^(.{1,21}?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\d+)\s*\[\s*(-?\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*\]")
+    re(
+        r"^(.{1,21}?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\d+)\s*\[\s*(-?\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*\]",
+    )
 });
 static FOCUS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Focus window:\s*(\d+)"));
 
@@ -284,34 +314,75 @@ mod tests {
 
     #[test]
     fn fps_records_in_both_orders_with_empty_slots_and_flush_pairs() {
-        let oldest_first = format!("{RS}-- The recently fps records info of screens:\n\nThe fps of screen [Id:0] is:\n1000000000\n1016666666\n1033333333\n0\n0\n");
-        let newest_first = format!("{RS}-- The recently fps records info of screens:\n surface [UniRender] Id[12]:\n1033333333\n1016666666\n1000000000\n0\n");
-        let pairs = format!("{RS}-- The recently fps records info of screens:\n surface [XComponent]:\n990000000:1033333333\n980000000:1016666666\n970000000:1000000000\n0:0\n");
-        for (dump, title) in [(oldest_first, "screen [Id:0]"), (newest_first, "surface [UniRender]"), (pairs, "surface [XComponent]")] {
+        let oldest_first = format!(
+            "{RS}-- The recently fps records info of screens:\n\nThe fps of screen [Id:0] is:\n1000000000\n1016666666\n1033333333\n0\n0\n"
+        );
+        let newest_first = format!(
+            "{RS}-- The recently fps records info of screens:\n surface [UniRender] Id[12]:\n1033333333\n1016666666\n1000000000\n0\n"
+        );
+        let pairs = format!(
+            "{RS}-- The recently fps records info of screens:\n surface [XComponent]:\n990000000:1033333333\n980000000:1016666666\n970000000:1000000000\n0:0\n"
+        );
+        for (dump, title) in [
+            (oldest_first, "screen [Id:0]"),
+            (newest_first, "surface [UniRender]"),
+            (pairs, "surface [XComponent]"),
+        ] {
             let blocks = fps_blocks(&dump).unwrap();
             assert_eq!(blocks[0].title, title);
-            assert_eq!(blocks[0].presents_ns, [1_000_000_000, 1_016_666_666, 1_033_333_333]);
+            assert_eq!(
+                blocks[0].presents_ns,
+                [1_000_000_000, 1_016_666_666, 1_033_333_333]
+            );
             let summary = blocks[0].summary(None);
-            assert_eq!((summary.frames, summary.fps, summary.window_ms), (3, Some(60.0), 33.333));
+            assert_eq!(
+                (summary.frames, summary.fps, summary.window_ms),
+                (3, Some(60.0), 33.333)
+            );
         }
-        assert!(matches!(fps_blocks(&format!("{RS}-- The recently fps records info of screens:\n")), Err(DumpError::Empty(_))));
-        assert!(matches!(fps_blocks("garbage"), Err(DumpError::MissingBlock(_))));
+        assert!(matches!(
+            fps_blocks(&format!(
+                "{RS}-- The recently fps records info of screens:\n"
+            )),
+            Err(DumpError::Empty(_))
+        ));
+        assert!(matches!(
+            fps_blocks("garbage"),
+            Err(DumpError::MissingBlock(_))
+        ));
     }
 
     #[test]
     fn fps_count_screen_memory_and_windows() {
-        let counts = format!("{RS}-- RefreshRateCounts: \nRefresh Rate:60, Count:320565;\nRefresh Rate:120, Count:6597;\n");
+        let counts = format!(
+            "{RS}-- RefreshRateCounts: \nRefresh Rate:60, Count:320565;\nRefresh Rate:120, Count:6597;\n"
+        );
         assert_eq!(fps_count(&counts).unwrap(), [(60, 320_565), (120, 6597)]);
-        let new_screen = format!("{RS}-- ScreenInfo\nscreen[0]: id=0, powerStatus=POWER_STATUS_ON, backlight=16920, screenType=EXTERNAL_TYPE, render resolution=1152x2520, physical resolution=1280x2800, isVirtual=false, skipFrameInterval=1\nsupportedMode[0]: 1280x2800, refreshRate=60\nactiveMode: 1280x2800, refreshRate=120\n");
+        let new_screen = format!(
+            "{RS}-- ScreenInfo\nscreen[0]: id=0, powerStatus=POWER_STATUS_ON, backlight=16920, screenType=EXTERNAL_TYPE, render resolution=1152x2520, physical resolution=1280x2800, isVirtual=false, skipFrameInterval=1\nsupportedMode[0]: 1280x2800, refreshRate=60\nactiveMode: 1280x2800, refreshRate=120\n"
+        );
         let screen = &screens(&new_screen).unwrap()[0];
-        assert_eq!((screen.render, screen.physical, screen.refresh_hz), (Some((1152, 2520)), Some((1280, 2800)), Some(120)));
+        assert_eq!(
+            (screen.render, screen.physical, screen.refresh_hz),
+            (Some((1152, 2520)), Some((1280, 2800)), Some(120))
+        );
         assert_eq!(screen.power.as_deref(), Some("POWER_STATUS_ON"));
-        assert_eq!(memory_total("hidumper: No such process: 99999\n"), Err(DumpError::Hidumper("No such process: 99999".into())));
+        assert_eq!(
+            memory_total("hidumper: No such process: 99999\n"),
+            Err(DumpError::Hidumper("No such process: 99999".into()))
+        );
         let wms = "----------------------------------WindowManagerService----------------------------------\n-------------------------------------ScreenGroup 1-------------------------------------\nWindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_NavigationB 0         1572    2     2112 102  0    4    0           [ 0    1208 720  72   ]\nnote0                0         18299   13    1    1    0    1    0           [ 0    0    720  1280 ]\n---------------------------------------------------------------------------------------\nmms0                 0         18119   11    1    1    1    -1   0           [ 0    0    720  1208 ]\nFocus window: 13\ntotal window num: 12\n";
         let table = windows(wms).unwrap();
         assert_eq!(table.focus, Some(13));
         assert_eq!(table.windows.len(), 3);
-        assert_eq!((table.windows[1].name.as_str(), table.windows[1].pid, table.windows[1].rect), ("note0", 18299, [0, 0, 720, 1280]));
+        assert_eq!(
+            (
+                table.windows[1].name.as_str(),
+                table.windows[1].pid,
+                table.windows[1].rect
+            ),
+            ("note0", 18299, [0, 0, 720, 1280])
+        );
         assert!(table.windows[1].foreground && !table.windows[2].foreground);
         assert_eq!(table.windows[2].z_order, -1);
     }

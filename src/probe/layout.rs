@@ -143,13 +143,16 @@ impl Layout {
     /// Parses dump bytes.
     pub fn parse(bytes: &[u8]) -> Result<Layout, LayoutError> {
         // serde_json's recursion limit (128) bounds the nesting, and so the walk below.
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| LayoutError::Invalid(e.to_string()))?;
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| LayoutError::Invalid(e.to_string()))?;
         let mut layout = Layout {
             nodes: Vec::new(),
             display: None,
         };
         match &value {
-            Value::Object(root) if root.contains_key("attributes") || root.contains_key("children") => {
+            Value::Object(root)
+                if root.contains_key("attributes") || root.contains_key("children") =>
+            {
                 layout.display = attribute(&value, "bounds").and_then(|b| Rect::parse(&b));
                 for child in children(&value) {
                     layout.walk(child, None, None)?;
@@ -160,19 +163,32 @@ impl Layout {
                     layout.walk(window, None, None)?;
                 }
             }
-            _ => return Err(LayoutError::Invalid("the root is neither a node nor a list of windows".to_owned())),
+            _ => {
+                return Err(LayoutError::Invalid(
+                    "the root is neither a node nor a list of windows".to_owned(),
+                ));
+            }
         }
         Ok(layout)
     }
 
-    fn walk(&mut self, value: &Value, parent: Option<usize>, window: Option<usize>) -> Result<(), LayoutError> {
+    fn walk(
+        &mut self,
+        value: &Value,
+        parent: Option<usize>,
+        window: Option<usize>,
+    ) -> Result<(), LayoutError> {
         if !value.is_object() {
             return Err(LayoutError::Invalid("a node is not an object".to_owned()));
         }
         let get = |name: &str| attribute(value, name).unwrap_or_default();
         let index = self.nodes.len();
         let bundle = attribute(value, "bundleName");
-        let window = if bundle.is_some() { Some(index) } else { window };
+        let window = if bundle.is_some() {
+            Some(index)
+        } else {
+            window
+        };
         self.nodes.push(Node {
             id: get("id"),
             key: get("key"),
@@ -195,7 +211,9 @@ impl Layout {
 
     /// Window roots (nodes with a `bundleName`).
     pub fn windows(&self) -> Vec<usize> {
-        (0..self.nodes.len()).filter(|i| self.nodes[*i].bundle.is_some()).collect()
+        (0..self.nodes.len())
+            .filter(|i| self.nodes[*i].bundle.is_some())
+            .collect()
     }
 
     /// The window of `bundle`, or the first window with a bundle name when `None`.
@@ -225,7 +243,9 @@ impl Layout {
         let mut ancestor = self.nodes[index].parent;
         while let Some(a) = ancestor {
             let node = &self.nodes[a];
-            if (node.clips || node.bundle.is_some()) && let Some(clip) = node.rect {
+            if (node.clips || node.bundle.is_some())
+                && let Some(clip) = node.rect
+            {
                 rect = rect.intersect(&clip);
             }
             ancestor = node.parent;
@@ -248,21 +268,31 @@ impl Layout {
                 SelectorKind::Type => node.kind.clone(),
             }
         };
-        let matches: Vec<usize> = self.in_window(window).filter(|i| value_of(&self.nodes[*i]) == selector.value).collect();
+        let matches: Vec<usize> = self
+            .in_window(window)
+            .filter(|i| value_of(&self.nodes[*i]) == selector.value)
+            .collect();
         match (matches.len(), selector.index) {
             (0, _) => Err(LayoutError::NotFound {
                 selector: selector.to_string(),
                 candidates: {
-                    let mut values: Vec<String> = self.in_window(window).map(|i| value_of(&self.nodes[i])).filter(|v| !v.is_empty()).collect();
+                    let mut values: Vec<String> = self
+                        .in_window(window)
+                        .map(|i| value_of(&self.nodes[i]))
+                        .filter(|v| !v.is_empty())
+                        .collect();
                     values.sort();
                     values.dedup();
                     list(values.into_iter())
                 },
             }),
-            (_, Some(n)) => matches.get(n).copied().ok_or_else(|| LayoutError::NotFound {
-                selector: selector.to_string(),
-                candidates: format!("only {} match(es)", matches.len()),
-            }),
+            (_, Some(n)) => matches
+                .get(n)
+                .copied()
+                .ok_or_else(|| LayoutError::NotFound {
+                    selector: selector.to_string(),
+                    candidates: format!("only {} match(es)", matches.len()),
+                }),
             (1, None) => Ok(matches[0]),
             (count, None) => Err(LayoutError::Ambiguous {
                 selector: selector.to_string(),
@@ -280,21 +310,42 @@ impl Layout {
         let node = &self.nodes[index];
         let window = node.window;
         let nth = |same: &dyn Fn(&Node) -> bool| {
-            (0..index).filter(|i| self.nodes[*i].window == window && same(&self.nodes[*i])).count()
+            (0..index)
+                .filter(|i| self.nodes[*i].window == window && same(&self.nodes[*i]))
+                .count()
+        };
+        // The first attribute that names the node, with `[n]` when it is not unique.
+        let named = |kind: &str, value: &str, same: &dyn Fn(&Node) -> bool| {
+            let total = self
+                .nodes
+                .iter()
+                .filter(|n| n.window == window && same(n))
+                .count();
+            if total > 1 {
+                format!("{kind}:{value}[{}]", nth(same))
+            } else {
+                format!("{kind}:{value}")
+            }
         };
         if !node.id.is_empty() {
-            format!("id:{}", node.id)
+            named("id", &node.id, &|n: &Node| n.id == node.id)
         } else if !node.key.is_empty() {
-            format!("key:{}", node.key)
+            named("key", &node.key, &|n: &Node| n.key == node.key)
         } else if !node.text.is_empty() {
-            format!("text:{}", node.text)
+            named("text", &node.text, &|n: &Node| n.text == node.text)
         } else {
-            format!("type:{}[{}]", node.kind, nth(&|n: &Node| n.kind == node.kind))
+            format!(
+                "type:{}[{}]",
+                node.kind,
+                nth(&|n: &Node| n.kind == node.kind)
+            )
         }
     }
 
     fn rect_of(&self, index: usize) -> Result<Rect, LayoutError> {
-        self.nodes[index].rect.ok_or_else(|| LayoutError::NoBounds(self.selector_of(index)))
+        self.nodes[index]
+            .rect
+            .ok_or_else(|| LayoutError::NoBounds(self.selector_of(index)))
     }
 
     /// The gap from `from` to `to` in px: vertical (`to.top − from.bottom`) or horizontal
@@ -313,7 +364,11 @@ impl Layout {
     /// How far `to`'s left (or top) edge is from `from`'s, in px (absolute).
     pub fn misalignment_px(&self, from: usize, to: usize, top: bool) -> Result<i64, LayoutError> {
         let (a, b) = (self.rect_of(from)?, self.rect_of(to)?);
-        Ok(if top { (b.t - a.t).abs() } else { (b.l - a.l).abs() })
+        Ok(if top {
+            (b.t - a.t).abs()
+        } else {
+            (b.l - a.l).abs()
+        })
     }
 
     /// Clickable, enabled nodes of `window` that are on screen.
@@ -328,22 +383,35 @@ impl Layout {
     pub fn unlabeled(&self, window: usize) -> Vec<usize> {
         self.clickables(window)
             .into_iter()
-            .filter(|i| self.nodes[*i].text.trim().is_empty() && self.nodes[*i].description.trim().is_empty())
+            .filter(|i| {
+                self.nodes[*i].text.trim().is_empty()
+                    && self.nodes[*i].description.trim().is_empty()
+            })
             .collect()
     }
 }
 
 fn attribute(node: &Value, name: &str) -> Option<String> {
-    node.get("attributes")?.get(name)?.as_str().map(str::to_owned)
+    node.get("attributes")?
+        .get(name)?
+        .as_str()
+        .map(str::to_owned)
 }
 
 fn children(node: &Value) -> impl Iterator<Item = &Value> {
-    node.get("children").and_then(Value::as_array).into_iter().flatten()
+    node.get("children")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
 }
 
 fn list(items: impl Iterator<Item = String>) -> String {
     let items: Vec<String> = items.take(12).collect();
-    if items.is_empty() { "none".to_owned() } else { items.join(", ") }
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
 }
 
 /// px → vp, rounded to 3 decimals for reports.
@@ -397,15 +465,28 @@ impl Layout {
                 })
             })
             .collect();
-        touch_targets.sort_by(|a, b| a.width_vp.min(a.height_vp).total_cmp(&b.width_vp.min(b.height_vp)));
+        touch_targets.sort_by(|a, b| {
+            a.width_vp
+                .min(a.height_vp)
+                .total_cmp(&b.width_vp.min(b.height_vp))
+        });
         LayoutReport {
             nodes: self.nodes.len(),
-            windows: self.windows().iter().filter_map(|w| self.nodes[*w].bundle.clone()).collect(),
+            windows: self
+                .windows()
+                .iter()
+                .filter_map(|w| self.nodes[*w].bundle.clone())
+                .collect(),
             app_window: window.and_then(|w| self.nodes[w].bundle.clone()),
             vpr,
             clickable: clickables.len(),
             touch_targets,
-            unlabeled_clickables: window.map(|w| self.unlabeled(w)).unwrap_or_default().into_iter().map(|i| self.selector_of(i)).collect(),
+            unlabeled_clickables: window
+                .map(|w| self.unlabeled(w))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| self.selector_of(i))
+                .collect(),
         }
     }
 }

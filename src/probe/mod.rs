@@ -6,7 +6,9 @@ mod catalog;
 mod density;
 pub mod hidumper;
 pub mod hitrace;
+pub mod hypium;
 pub mod layout;
+pub mod screenshot;
 mod selector;
 
 pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};

@@ -1,0 +1,435 @@
+//! Screenshot contrast: decode a PNG (or a JPEG, with a warning), take the pixels inside a
+//! node's bounds, separate foreground from background the way Android's Accessibility Test
+//! Framework does (research/layout-a11y.md §5.3), and compute the WCAG 2 contrast ratio with
+//! the exact sRGB constants (§6).
+
+use std::collections::HashMap;
+use std::io::Cursor;
+
+use serde::Serialize;
+
+use super::layout::Rect;
+
+/// Largest decoded image: far above any phone screen (1260×2720×4 ≈ 14 MB).
+const MAX_DECODED_BYTES: usize = 256 * 1024 * 1024;
+
+/// A decoded image, 8-bit RGB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// Width in px.
+    pub width: usize,
+    /// Height in px.
+    pub height: usize,
+    /// `width × height` pixels, RGB.
+    pub rgb: Vec<[u8; 3]>,
+    /// Decoded from a JPEG (lossy: colours near edges are smeared).
+    pub lossy: bool,
+}
+
+/// Why a screenshot could not be measured.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScreenshotError {
+    /// Not PNG or JPEG, or corrupt.
+    #[error("cannot decode the screenshot: {0}")]
+    Decode(String),
+    /// The box is empty or outside the image.
+    #[error("{0}")]
+    Box(String),
+    /// The box holds a single colour: there is no foreground to measure.
+    #[error("the box holds a single colour ({0}); no text to measure against it")]
+    Uniform(String),
+}
+
+impl Image {
+    /// Decodes PNG or JPEG bytes (recognized by their signature).
+    pub fn decode(bytes: &[u8]) -> Result<Image, ScreenshotError> {
+        let error = |e: &dyn std::fmt::Display| ScreenshotError::Decode(e.to_string());
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            let mut decoder = png::Decoder::new_with_limits(
+                Cursor::new(bytes),
+                png::Limits {
+                    bytes: MAX_DECODED_BYTES,
+                },
+            );
+            decoder.set_transformations(png::Transformations::normalize_to_color8());
+            let mut reader = decoder.read_info().map_err(|e| error(&e))?;
+            let size = reader
+                .output_buffer_size()
+                .ok_or_else(|| ScreenshotError::Decode("image too large".to_owned()))?;
+            let mut buffer = vec![0; size];
+            let frame = reader.next_frame(&mut buffer).map_err(|e| error(&e))?;
+            let channels = frame.color_type.samples();
+            let rgb = buffer[..frame.buffer_size()]
+                .chunks_exact(channels)
+                .map(|px| match channels {
+                    1 | 2 => [px[0]; 3],
+                    _ => [px[0], px[1], px[2]],
+                })
+                .collect();
+            return Image::sized(frame.width as usize, frame.height as usize, rgb, false);
+        }
+        if bytes.starts_with(b"\xff\xd8") {
+            let mut decoder = jpeg_decoder::Decoder::new(Cursor::new(bytes));
+            decoder.set_max_decoding_buffer_size(MAX_DECODED_BYTES);
+            let pixels = decoder.decode().map_err(|e| error(&e))?;
+            let info = decoder
+                .info()
+                .ok_or_else(|| ScreenshotError::Decode("no image header".to_owned()))?;
+            let rgb = match info.pixel_format {
+                jpeg_decoder::PixelFormat::RGB24 => {
+                    pixels.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect()
+                }
+                jpeg_decoder::PixelFormat::L8 => pixels.iter().map(|g| [*g; 3]).collect(),
+                other => {
+                    return Err(ScreenshotError::Decode(format!(
+                        "unsupported JPEG pixel format {other:?}"
+                    )));
+                }
+            };
+            return Image::sized(usize::from(info.width), usize::from(info.height), rgb, true);
+        }
+        Err(ScreenshotError::Decode("not a PNG or JPEG file".to_owned()))
+    }
+
+    fn sized(
+        width: usize,
+        height: usize,
+        rgb: Vec<[u8; 3]>,
+        lossy: bool,
+    ) -> Result<Image, ScreenshotError> {
+        if width == 0 || height == 0 || rgb.len() != width * height {
+            return Err(ScreenshotError::Decode(format!(
+                "a {width}×{height} image with {} pixels",
+                rgb.len()
+            )));
+        }
+        Ok(Image {
+            width,
+            height,
+            rgb,
+            lossy,
+        })
+    }
+}
+
+/// A measured contrast, with what it was measured from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Contrast {
+    /// WCAG 2 contrast ratio, rounded to 2 decimals (`4.9` means 4.9:1).
+    pub ratio: f64,
+    /// The foreground colour, `#RRGGBB`.
+    pub foreground: String,
+    /// The background colour, `#RRGGBB`.
+    pub background: String,
+    /// The box measured, px, after clipping to the image.
+    pub bounds: Rect,
+    /// Pixels in the box.
+    pub pixels: usize,
+    /// How foreground and background were told apart.
+    pub method: &'static str,
+    /// What makes the number less certain.
+    pub warnings: Vec<String>,
+}
+
+/// WCAG 2 relative luminance of an 8-bit sRGB colour.
+pub fn luminance([r, g, b]: [u8; 3]) -> f64 {
+    let linear = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+}
+
+/// `(L1 + 0.05) / (L2 + 0.05)` with L1 the lighter.
+pub fn contrast_ratio(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+fn hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02X}{g:02X}{b:02X}")
+}
+
+/// Measures the contrast inside `bounds` (px).
+pub fn contrast(image: &Image, bounds: Rect) -> Result<Contrast, ScreenshotError> {
+    if bounds.is_empty() {
+        return Err(ScreenshotError::Box(format!(
+            "the box [{},{}][{},{}] is empty",
+            bounds.l, bounds.t, bounds.r, bounds.b
+        )));
+    }
+    let whole = Rect {
+        l: 0,
+        t: 0,
+        r: image.width as i64,
+        b: image.height as i64,
+    };
+    let clipped = bounds.intersect(&whole);
+    if clipped.is_empty() {
+        return Err(ScreenshotError::Box(format!(
+            "the box [{},{}][{},{}] is outside the {}×{} image",
+            bounds.l, bounds.t, bounds.r, bounds.b, image.width, image.height
+        )));
+    }
+    let mut warnings = Vec::new();
+    if clipped != bounds {
+        warnings.push("the box extends past the image; measured the part inside".to_owned());
+    }
+    if image.lossy {
+        warnings.push("JPEG: compression noise blurs edges, colours were quantized before counting; prefer PNG".to_owned());
+    }
+    let mut histogram: HashMap<[u8; 3], usize> = HashMap::new();
+    for y in clipped.t..clipped.b {
+        let row = y as usize * image.width;
+        for x in clipped.l..clipped.r {
+            let mut colour = image.rgb[row + x as usize];
+            if image.lossy {
+                colour = colour.map(|c| (c & 0xF0) | 0x08);
+            }
+            *histogram.entry(colour).or_default() += 1;
+        }
+    }
+    let pixels = (clipped.width() * clipped.height()) as usize;
+    // ATF's single-foreground method: split the distinct colours at their mean luminance,
+    // take the most frequent on each side; the more frequent of the two is the background.
+    let mean = histogram.keys().map(|c| luminance(*c)).sum::<f64>() / histogram.len() as f64;
+    let most_frequent = |darker: bool| {
+        histogram
+            .iter()
+            .filter(|(c, _)| (luminance(**c) < mean) == darker)
+            .max_by_key(|(c, n)| (**n, **c))
+            .map(|(c, n)| (*c, *n))
+    };
+    let (Some(dark), Some(light)) = (most_frequent(true), most_frequent(false)) else {
+        let only = histogram.keys().next().copied().unwrap_or_default();
+        return Err(ScreenshotError::Uniform(hex(only)));
+    };
+    let (background, foreground) = if dark.1 > light.1 {
+        (dark.0, light.0)
+    } else {
+        (light.0, dark.0)
+    };
+    Ok(Contrast {
+        ratio: (contrast_ratio(foreground, background) * 100.0).round() / 100.0,
+        foreground: hex(foreground),
+        background: hex(background),
+        bounds: clipped,
+        pixels,
+        method: "single foreground (ATF): most frequent colours either side of the mean luminance",
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG of `width × height` filled with `background`, with a `foreground` block inside
+    /// `[l,t][r,b]`.
+    pub(crate) fn png(
+        width: u32,
+        height: u32,
+        background: [u8; 3],
+        foreground: [u8; 3],
+        block: Rect,
+    ) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().unwrap();
+        let mut data = Vec::new();
+        for y in 0..height as i64 {
+            for x in 0..width as i64 {
+                let inside = x >= block.l && x < block.r && y >= block.t && y < block.b;
+                data.extend_from_slice(if inside { &foreground } else { &background });
+            }
+        }
+        writer.write_image_data(&data).unwrap();
+        writer.finish().unwrap();
+        bytes
+    }
+
+    /// A PNG whose header says 0×0 (with valid CRCs, so only the size is wrong).
+    fn zero_by_zero_png() -> Vec<u8> {
+        fn crc32(bytes: &[u8]) -> u32 {
+            let mut crc = 0xFFFF_FFFFu32;
+            for byte in bytes {
+                crc ^= u32::from(*byte);
+                for _ in 0..8 {
+                    crc = if crc & 1 == 1 {
+                        (crc >> 1) ^ 0xEDB8_8320
+                    } else {
+                        crc >> 1
+                    };
+                }
+            }
+            !crc
+        }
+        let mut chunk = b"IHDR".to_vec();
+        chunk.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 8, 2, 0, 0, 0]);
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        bytes.extend_from_slice(&13u32.to_be_bytes());
+        bytes.extend_from_slice(&chunk);
+        bytes.extend_from_slice(&crc32(&chunk).to_be_bytes());
+        bytes
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/screenshot")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn jpegs_decode_with_a_warning() {
+        // 40×30 white with a black 20×10 block at [10,10][30,20], saved at quality 90.
+        let image = Image::decode(&fixture("screenshot_black_on_white.jpg")).unwrap();
+        assert!(image.lossy);
+        assert_eq!((image.width, image.height), (40, 30));
+        let measured = contrast(&image, BOX).unwrap();
+        assert!(measured.ratio > 15.0, "{measured:?}");
+        assert!(measured.warnings.iter().any(|w| w.contains("JPEG")));
+        let gray = Image::decode(&fixture("gray.jpg")).unwrap();
+        assert_eq!(
+            gray.rgb[0][0], gray.rgb[0][2],
+            "grayscale expands to equal channels"
+        );
+    }
+
+    const TEXT: Rect = Rect {
+        l: 10,
+        t: 10,
+        r: 30,
+        b: 20,
+    };
+    const BOX: Rect = Rect {
+        l: 0,
+        t: 0,
+        r: 40,
+        b: 30,
+    };
+
+    #[test]
+    fn wcag_ratios_with_exact_constants() {
+        assert_eq!(
+            (contrast_ratio([0, 0, 0], [255, 255, 255]) * 100.0).round() / 100.0,
+            21.0
+        );
+        assert_eq!(
+            (contrast_ratio([0x77; 3], [255; 3]) * 100.0).round() / 100.0,
+            4.48
+        );
+        assert_eq!(
+            (contrast_ratio([0x76; 3], [255; 3]) * 100.0).round() / 100.0,
+            4.54
+        );
+        assert_eq!(contrast_ratio([10; 3], [10; 3]), 1.0);
+    }
+
+    #[test]
+    fn text_on_a_background_in_a_png() {
+        let image = Image::decode(&png(40, 30, [255; 3], [0x77; 3], TEXT)).unwrap();
+        let measured = contrast(&image, BOX).unwrap();
+        assert_eq!(measured.ratio, 4.48);
+        assert_eq!(
+            (measured.foreground.as_str(), measured.background.as_str()),
+            ("#777777", "#FFFFFF")
+        );
+        assert_eq!(measured.pixels, 1200);
+        assert!(measured.warnings.is_empty());
+        // Light text on a dark background: the more frequent colour is still the background.
+        let image = Image::decode(&png(40, 30, [0x10, 0x20, 0x30], [250, 250, 250], TEXT)).unwrap();
+        let measured = contrast(&image, BOX).unwrap();
+        assert_eq!(
+            (measured.foreground.as_str(), measured.background.as_str()),
+            ("#FAFAFA", "#102030")
+        );
+    }
+
+    #[test]
+    fn boxes_and_files_that_cannot_be_measured() {
+        let image = Image::decode(&png(40, 30, [255; 3], [0; 3], TEXT)).unwrap();
+        assert!(matches!(
+            contrast(
+                &image,
+                Rect {
+                    l: 50,
+                    t: 50,
+                    r: 60,
+                    b: 60
+                }
+            ),
+            Err(ScreenshotError::Box(_))
+        ));
+        assert!(matches!(
+            contrast(
+                &image,
+                Rect {
+                    l: 5,
+                    t: 5,
+                    r: 5,
+                    b: 9
+                }
+            ),
+            Err(ScreenshotError::Box(_))
+        ));
+        assert!(matches!(
+            contrast(
+                &image,
+                Rect {
+                    l: 0,
+                    t: 0,
+                    r: 5,
+                    b: 5
+                }
+            ),
+            Err(ScreenshotError::Uniform(_))
+        ));
+        let partly = contrast(
+            &image,
+            Rect {
+                l: -10,
+                t: -10,
+                r: 35,
+                b: 25,
+            },
+        )
+        .unwrap();
+        assert_eq!(partly.warnings.len(), 1);
+        assert_eq!(
+            partly.bounds,
+            Rect {
+                l: 0,
+                t: 0,
+                r: 35,
+                b: 25
+            }
+        );
+        for bad in [
+            &b""[..],
+            b"\x89PNG\r\n\x1a\ncorrupt",
+            b"\xff\xd8\xff\xe0broken",
+            b"GIF89a",
+        ] {
+            assert!(
+                matches!(Image::decode(bad), Err(ScreenshotError::Decode(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            Image::decode(&zero_by_zero_png()),
+            Err(ScreenshotError::Decode(_))
+        ));
+        let mut truncated = png(40, 30, [255; 3], [0; 3], TEXT);
+        truncated.truncate(truncated.len() / 2);
+        assert!(Image::decode(&truncated).is_err());
+    }
+}
