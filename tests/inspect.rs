@@ -313,15 +313,28 @@ mod real_captures {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn mutated_real_traces_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..256), cut in any::<usize>()) {
+        fn mutated_real_captures_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..256), cut in any::<usize>()) {
+            use dwpipe::probe::{hidumper, hypium, layout::Layout};
             let root = std::env::var("DWPIPE_CAPTURES").unwrap();
-            let mut bytes = std::fs::read(Path::new(&root).join("hitrace/codrax_donghu_tieba_frame.systrace")).unwrap();
-            for (at, byte) in edits {
-                let len = bytes.len();
-                bytes[at % len] = byte;
+            for name in [
+                "hitrace/codrax_donghu_tieba_frame.systrace",
+                "layout/uitest_dumpLayout_hmdriver2_docs_hierarchy.json",
+                "hidumper/awesomehdc_renderservice_composer_fps.txt",
+                "hidumper/docs_zh_hidumper_mem_pid1.txt",
+                "hidumper/docs_en_wms_a_rk_like.txt",
+                "hypium/awesomehdc_aa_test_output.txt",
+            ] {
+                let mut bytes = std::fs::read(Path::new(&root).join(name)).unwrap();
+                for (at, byte) in &edits {
+                    let len = bytes.len();
+                    bytes[at % len] = *byte;
+                }
+                bytes.truncate(cut % (bytes.len() + 1));
+                hitrace::analyze(&bytes[..], None).unwrap();
+                let text = String::from_utf8_lossy(&bytes);
+                let _ = Layout::parse(&bytes).map(|l| l.report(None, 3.25));
+                let _ = (hidumper::fps_blocks(&text), hidumper::memory_total(&text), hidumper::windows(&text), hypium::parse(&text));
             }
-            bytes.truncate(cut % (bytes.len() + 1));
-            hitrace::analyze(&bytes[..], None).unwrap();
         }
     }
 }
