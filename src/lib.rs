@@ -11,6 +11,7 @@
 )]
 
 pub mod assertion;
+pub mod audit;
 mod cli;
 pub mod device;
 pub mod diagnostic;
@@ -20,6 +21,7 @@ pub mod gate;
 pub mod input;
 pub mod output;
 pub mod pack;
+pub mod playbook;
 pub mod probe;
 pub mod process;
 pub mod report;

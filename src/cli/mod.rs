@@ -1,5 +1,6 @@
 //! The command line: clap definitions, dispatch, and the one place errors become exit codes.
 
+mod audit;
 mod capture;
 mod devices;
 mod freeze;
@@ -8,6 +9,7 @@ mod init;
 mod inspect;
 mod print;
 mod runtime;
+mod verify_evidence;
 
 #[cfg(test)]
 pub(crate) use init::EXAMPLE_PACK;
@@ -57,9 +59,58 @@ enum Command {
     Devices(DevicesArgs),
     /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
     Capture(CaptureArgs),
+    /// Measure every criterion that has a probe on a device (or a capture), keep the evidence, gate it.
+    Audit(AuditArgs),
+    /// Re-hash an audit's evidence and recompute every reading and verdict from it, offline.
+    VerifyEvidence {
+        /// The audit report (audit-<n>.json written by `dwpipe audit`).
+        report: PathBuf,
+    },
     /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
     #[command(subcommand)]
     Inspect(InspectCommand),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes audit-<n>.json, audit-<n>.md and junit.xml into --out, and every pulled file and saved reply \
+under --out/evidence/<device>/<run>/<session>/ with its SHA-256. Criteria without a probe are \
+unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.")]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["serial", "replay"])))]
+struct AuditArgs {
+    /// The frozen pack (pack.lock.json).
+    #[arg(long = "pack", value_name = "LOCK")]
+    lock: PathBuf,
+    /// A live device's connect key.
+    #[arg(long = "device", value_name = "SERIAL")]
+    serial: Option<String>,
+    /// The hdc server the device is on, HOST:PORT.
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server, requires = "serial")]
+    server: Option<Server>,
+    /// Replay a recorded capture instead of driving a device.
+    #[arg(long, value_name = "CAPTURE", conflicts_with = "serial")]
+    replay: Option<PathBuf>,
+    /// Record the live device into this capture folder as the audit runs.
+    #[arg(long, value_name = "CAPTURE", requires = "serial")]
+    record: Option<PathBuf>,
+    /// Runs per probe (overrides the pack and the playbooks).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: Option<u32>,
+    /// Folder for the reports and the evidence.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+    /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
+    #[arg(long, value_name = "FILE")]
+    auditor_report: Option<PathBuf>,
+    /// A folder of playbooks overriding the embedded ones by file name.
+    #[arg(long, value_name = "DIR")]
+    playbooks: Option<PathBuf>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
+    call_timeout: Duration,
+    /// Print the audit JSON on stdout.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -269,6 +320,8 @@ impl Command {
             Command::Devices(a) => a.json,
             Command::Capture(_) => false,
             Command::Inspect(inspect) => inspect.json(),
+            Command::Audit(a) => a.json,
+            Command::VerifyEvidence { .. } => false,
         }
     }
 
@@ -288,6 +341,27 @@ impl Command {
                 CallTimeouts::all(a.call_timeout),
             ),
             Command::Inspect(inspect) => inspect.execute(),
+            Command::VerifyEvidence { report } => verify_evidence::run(&report),
+            Command::Audit(a) => audit::run(
+                hdc,
+                audit::AuditPlan {
+                    lock: a.lock,
+                    source: match (a.replay, a.serial) {
+                        (Some(capture), _) => audit::Source::Replay(capture),
+                        (None, serial) => audit::Source::Device {
+                            serial: serial.unwrap_or_default(),
+                            server: a.server,
+                            record: a.record,
+                        },
+                    },
+                    runs: a.runs,
+                    out: a.out,
+                    json: a.json,
+                    auditor_report: a.auditor_report,
+                    playbooks: a.playbooks,
+                    timeouts: CallTimeouts::all(a.call_timeout),
+                },
+            ),
         }
     }
 }

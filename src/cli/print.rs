@@ -46,7 +46,11 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             let mut message = format!("dwpipe: error: {other}");
             let mut source = std::error::Error::source(other);
             while let Some(cause) = source {
-                message.push_str(&format!("\n  caused by: {cause}"));
+                // Some errors already quote their cause; say each thing once.
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(&format!("\n  caused by: {text}"));
+                }
                 source = cause.source();
             }
             eprintln!("{message}");

@@ -344,6 +344,8 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
             }
             Some((path, sha.to_lowercase()))
         }
+        // A pull that failed on the device was recorded as its fault, without a file.
+        (Some(Operation::Pull(_)), None, None) if fault.is_some() => None,
         (Some(Operation::Pull(_)), _, _) => {
             return Err(invalid("a pull needs `file` and `sha256`".to_owned()));
         }

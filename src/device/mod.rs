@@ -77,4 +77,9 @@ pub trait Device: Send + Sync {
         &self,
         bundle: &ShellValue,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Lets time pass on the device (a live device waits; a replay has nothing to wait for).
+    fn pause(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        tokio::time::sleep(duration)
+    }
 }

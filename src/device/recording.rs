@@ -91,6 +91,10 @@ impl<D: Device> Device for RecordingDevice<D> {
         self.inner.serial()
     }
 
+    async fn pause(&self, duration: std::time::Duration) {
+        self.inner.pause(duration).await;
+    }
+
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let info = self.inner.identity().await?;
         *self

@@ -151,4 +151,8 @@ impl Device for ReplayDevice {
             "uninstall",
         )
     }
+
+    async fn pause(&self, _duration: std::time::Duration) {
+        // The recording already waited; replaying the wait would only slow the replay.
+    }
 }

@@ -87,6 +87,16 @@ impl ShellValue {
         )
     }
 
+    /// A non-negative integer (a run number, a pid), from text a device printed.
+    pub fn number(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
+        let value = value.trim();
+        if !value.is_empty() && value.len() <= 19 && value.bytes().all(|b| b.is_ascii_digit()) {
+            Ok(ShellValue(value.to_owned()))
+        } else {
+            Err(UnsafeValue::new(kind, value, "digits only"))
+        }
+    }
+
     /// A device serial (connect key): USB serial or `IP:port`.
     pub fn serial(value: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::checked(
@@ -205,6 +215,13 @@ mod tests {
         assert!(ShellValue::serial("127.0.0.1:5555").is_ok());
         assert!(ShellValue::serial("FMR0223C13000649").is_ok());
         assert!(ShellValue::serial("-s x").is_err());
+        assert_eq!(
+            ShellValue::number("pid", " 4321\n").unwrap().as_str(),
+            "4321"
+        );
+        for bad in ["", "12 34", "1;reboot", "-1", "4321\n4322"] {
+            assert!(ShellValue::number("pid", bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

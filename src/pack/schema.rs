@@ -112,7 +112,7 @@ pub enum ScalarDoc {
 
 /// The device probe that measures an assertion: an id from the catalog plus its arguments.
 /// Which arguments a probe takes is checked against the catalog after parsing.
-#[derive(Debug, Deserialize, Serialize, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProbeDoc {
     /// Probe id (`perf.cold-start`).

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::audit::MeasurementRecord;
+use crate::device::DeviceInfo;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
 
@@ -24,10 +26,24 @@ pub struct AuditReport {
     pub verdict: Verdict,
     /// Counts, for the summary line.
     pub summary: Summary,
+    /// The device measured (`null` for an outside auditor's report).
+    pub device: Option<DeviceInfo>,
+    /// The lock, relative to this report's folder, so the verdicts can be recomputed.
+    pub lock: Option<String>,
     /// Every finding.
     pub diagnostics: Vec<Diagnostic>,
     /// One entry per criterion, in pack order.
-    pub checks: Vec<CheckOutcome>,
+    pub checks: Vec<ReportCheck>,
+}
+
+/// A check with dwpipe's own measurements behind it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReportCheck {
+    /// The gate's verdict.
+    #[serde(flatten)]
+    pub check: CheckOutcome,
+    /// dwpipe's measurements of the criterion: value, unit, runs, evidence files and hashes.
+    pub measurements: Vec<MeasurementRecord>,
 }
 
 /// Counts over the checks and diagnostics.
@@ -53,6 +69,17 @@ pub struct Summary {
 impl AuditReport {
     /// Builds the report of a gate outcome.
     pub fn new(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
+        AuditReport::measured(pack_sha256, outcome, None, None, &[])
+    }
+
+    /// Builds the report of an audit dwpipe measured itself.
+    pub fn measured(
+        pack_sha256: &str,
+        outcome: GateOutcome,
+        device: Option<DeviceInfo>,
+        lock: Option<String>,
+        measurements: &[MeasurementRecord],
+    ) -> AuditReport {
         let count = |result| outcome.checks.iter().filter(|c| c.result == result).count();
         let summary = Summary {
             criteria: outcome.checks.len(),
@@ -77,8 +104,21 @@ impl AuditReport {
             pack_sha256: pack_sha256.to_owned(),
             verdict: outcome.verdict,
             summary,
+            device,
+            lock,
             diagnostics: outcome.diagnostics,
-            checks: outcome.checks,
+            checks: outcome
+                .checks
+                .into_iter()
+                .map(|check| ReportCheck {
+                    measurements: measurements
+                        .iter()
+                        .filter(|m| m.criterion_id == check.criterion_id)
+                        .cloned()
+                        .collect(),
+                    check,
+                })
+                .collect(),
         }
     }
 

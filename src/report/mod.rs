@@ -2,9 +2,11 @@
 //! structs through Handlebars templates embedded from `templates/`.
 
 mod audit;
+mod junit;
 mod render;
 mod spec;
 
-pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, Summary};
+pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, ReportCheck, Summary};
+pub use junit::junit;
 pub use render::{RenderError, render};
 pub use spec::SpecView;

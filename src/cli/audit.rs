@@ -1,0 +1,200 @@
+//! `dwpipe audit`: measure every criterion that has a probe on a device (or a recorded
+//! capture), keep the evidence, and gate the measurements.
+
+use std::path::{Path, PathBuf};
+
+use crate::audit::{self, AuditError, AuditRun};
+use crate::device::{
+    CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
+};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::exit_code;
+use crate::gate::{Verdict, load_auditor_report};
+use crate::output::{publish_numbered, write_atomic};
+use crate::pack::{Pack, load_lock};
+use crate::playbook::Playbooks;
+use crate::process::Cancel;
+use crate::report::{AuditReport, junit, render};
+
+use super::print;
+use super::runtime::block_on;
+
+/// Where the device comes from.
+pub(super) enum Source {
+    /// A live device behind hdc.
+    Device {
+        serial: String,
+        server: Option<Server>,
+        record: Option<PathBuf>,
+    },
+    /// A recorded capture.
+    Replay(PathBuf),
+}
+
+/// Everything `dwpipe audit` was asked.
+pub(super) struct AuditPlan {
+    pub lock: PathBuf,
+    pub source: Source,
+    pub runs: Option<u32>,
+    pub out: PathBuf,
+    pub json: bool,
+    pub auditor_report: Option<PathBuf>,
+    pub playbooks: Option<PathBuf>,
+    pub timeouts: CallTimeouts,
+}
+
+async fn measure(
+    device: &impl Device,
+    pack: &Pack,
+    playbooks: &Playbooks,
+    plan: &AuditPlan,
+) -> Result<AuditRun, AuditError> {
+    audit::run(device, pack, playbooks, plan.runs, &plan.out).await
+}
+
+/// Runs the audit; `Ok(exit code)`.
+pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
+    let frozen = load_lock(&plan.lock).map_err(Error::Invalid)?;
+    let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
+    let auditor = match &plan.auditor_report {
+        Some(path) => load_auditor_report(path)?.checks(),
+        None => Vec::new(),
+    };
+    std::fs::create_dir_all(&plan.out).map_err(|e| {
+        Error::from(Diagnostic::error(
+            "E_AUDIT_OUT",
+            format!("cannot create `{}`: {e}", plan.out.display()),
+        ))
+    })?;
+    let cancel = Cancel::new();
+    let measured = block_on(&cancel, async {
+        match &plan.source {
+            Source::Replay(capture) => {
+                let device = ReplayDevice::open(capture)?;
+                Ok(measure(&device, &frozen.pack, &playbooks, &plan).await)
+            }
+            Source::Device {
+                serial,
+                server,
+                record,
+            } => {
+                let device = Hdc::new(
+                    hdc.to_owned(),
+                    server.clone(),
+                    plan.timeouts,
+                    cancel.clone(),
+                )
+                .device(serial)
+                .map_err(DeviceError::from)?;
+                match record {
+                    None => Ok(measure(&device, &frozen.pack, &playbooks, &plan).await),
+                    Some(capture) => {
+                        let recording = RecordingDevice::new(device, capture)?;
+                        let result = measure(&recording, &frozen.pack, &playbooks, &plan).await;
+                        recording.finish().await?;
+                        Ok(result)
+                    }
+                }
+            }
+        }
+    })
+    .map_err(|e: DeviceError| Error::Device(e))?;
+    let run = match measured {
+        Ok(run) => run,
+        Err(AuditError::Device { run, source }) => {
+            eprintln!(
+                "dwpipe: the device failed during run {run}; the evidence gathered so far is in {}",
+                plan.out.join("evidence").display()
+            );
+            return Err(Error::Device(source));
+        }
+        Err(AuditError::Local(message)) => {
+            return Err(Diagnostic::error("E_AUDIT_LOCAL", message).into());
+        }
+    };
+    let outcome = audit::gate(&frozen.pack, &run, &auditor);
+    let lock = relative_lock(&plan.lock, &plan.out);
+    let report = AuditReport::measured(
+        &frozen.lock.sha256,
+        outcome,
+        Some(run.device.clone()),
+        Some(lock),
+        &run.measurements,
+    );
+    let json = report.to_json();
+    let markdown = render("audit.md", &report)?;
+    let (_, paths) = publish_numbered(
+        &plan.out,
+        "audit",
+        &[("json", json.as_bytes()), ("md", markdown.as_bytes())],
+    )?;
+    let junit_path = plan.out.join("junit.xml");
+    write_atomic(&junit_path, junit(&report).as_bytes())?;
+    if plan.json {
+        print::json(&report);
+    } else {
+        print::diagnostics(&report.diagnostics);
+        for entry in &report.checks {
+            let c = &entry.check;
+            print::out(&format!(
+                "  {:<8} {:<13} {:<6} {:<10} {:<12} {}",
+                c.criterion_id,
+                c.dimension.as_str(),
+                c.weight.as_str(),
+                format!("{:?}", c.result).to_lowercase(),
+                c.actual.as_deref().unwrap_or("-"),
+                c.reason.as_deref().unwrap_or(&c.evidence),
+            ));
+        }
+        let s = report.summary;
+        print::out(&format!(
+            "audit of {}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+            run.device.serial,
+            if report.verdict == Verdict::Pass {
+                "PASS"
+            } else {
+                "FAIL"
+            },
+            s.criteria,
+            s.pass,
+            s.fail,
+            s.unverified,
+            s.errors,
+            s.warnings
+        ));
+        let mut written: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        written.push(junit_path.display().to_string());
+        print::out(&format!(
+            "wrote {}; evidence in {}",
+            written.join(", "),
+            plan.out.join("evidence").display()
+        ));
+    }
+    Ok(if report.verdict == Verdict::Pass {
+        exit_code::OK
+    } else {
+        exit_code::VERDICT_FAILED
+    })
+}
+
+/// The lock as the report names it: relative to the report's folder when possible.
+fn relative_lock(lock: &Path, out: &Path) -> String {
+    let (Ok(lock), Ok(out)) = (std::fs::canonicalize(lock), std::fs::canonicalize(out)) else {
+        return lock.display().to_string();
+    };
+    let mut base = out.as_path();
+    let mut ups = String::new();
+    loop {
+        if let Ok(rest) = lock.strip_prefix(base) {
+            return format!("{ups}{}", rest.display());
+        }
+        match base.parent() {
+            Some(parent) => {
+                base = parent;
+                ups.push_str("../");
+            }
+            None => return lock.display().to_string(),
+        }
+    }
+}

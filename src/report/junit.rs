@@ -1,0 +1,86 @@
+//! `junit.xml`: one test case per criterion, readable by Jenkins and GitLab. A failure carries
+//! the recomputed reason; an unverified criterion is skipped with why.
+
+use std::fmt::Write;
+
+use crate::diagnostic::Severity;
+use crate::gate::{AssertionVerdict, CheckResult};
+
+use super::AuditReport;
+
+fn escape(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .map(|c| match c {
+            '&' => "&amp;".to_owned(),
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '\'' => "&apos;".to_owned(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// Renders the report as JUnit XML (one suite named after the device or the pack).
+pub fn junit(report: &AuditReport) -> String {
+    let suite = report.device.as_ref().map_or_else(
+        || "dwpipe gate".to_owned(),
+        |d| format!("dwpipe audit {}", d.serial),
+    );
+    let mut cases = String::new();
+    let (mut failures, mut skipped) = (0, 0);
+    for entry in &report.checks {
+        let check = &entry.check;
+        let errors: Vec<String> = report
+            .diagnostics
+            .iter()
+            .filter(|d| {
+                d.severity == Severity::Error
+                    && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
+            })
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        let failed = check.result == CheckResult::Fail
+            || check.assertion_verdict == AssertionVerdict::Fail
+            || !errors.is_empty();
+        let _ = writeln!(
+            cases,
+            "    <testcase classname=\"{}\" name=\"{} ({})\">",
+            escape(check.dimension.as_str()),
+            escape(&check.criterion_id),
+            check.weight
+        );
+        if failed {
+            failures += 1;
+            let mut reason = check
+                .reason
+                .clone()
+                .unwrap_or_else(|| format!("the check says {:?}", check.result).to_lowercase());
+            if !errors.is_empty() {
+                reason = format!("{reason}; {}", errors.join("; "));
+            }
+            let _ = writeln!(
+                cases,
+                "      <failure message=\"{}\">actual: {}\nexpected: {}\nevidence: {}</failure>",
+                escape(&reason),
+                escape(check.actual.as_deref().unwrap_or("none")),
+                escape(check.expected.as_deref().unwrap_or("no assertion")),
+                escape(&check.evidence)
+            );
+        } else if check.result == CheckResult::Unverified {
+            skipped += 1;
+            let _ = writeln!(
+                cases,
+                "      <skipped message=\"unverified: {}\"/>",
+                escape(&check.evidence)
+            );
+        }
+        cases.push_str("    </testcase>\n");
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dwpipe\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\">\n  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
+        escape(&suite),
+        n = report.checks.len(),
+    )
+}

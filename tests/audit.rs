@@ -1,0 +1,323 @@
+//! `dwpipe audit` through the real binary on the shipped notes-app captures (expected
+//! verdicts in device-fixtures/generate.py), evidence verification, a device that vanishes
+//! mid-audit, and a live recording that replays to the same numbers.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SERIAL: &str = "FMR0223C13000649";
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// A folder with the example pack frozen in it.
+fn frozen() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+/// criterion → (result, assertionVerdict, actual).
+fn verdicts(report: &serde_json::Value) -> BTreeMap<String, (String, String, String)> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let text = |key: &str| c[key].as_str().unwrap_or("-").to_owned();
+            (
+                text("criterionId"),
+                (text("result"), text("assertionVerdict"), text("actual")),
+            )
+        })
+        .collect()
+}
+
+fn audit(dir: &Path, capture: &str, out: &str) -> (i32, serde_json::Value, String) {
+    let (code, stdout, stderr) = dwpipe(
+        dir,
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            repo(&format!("device-fixtures/{capture}"))
+                .to_str()
+                .unwrap(),
+            "--out",
+            out,
+            "--json",
+        ],
+    );
+    let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    (code, report, stderr)
+}
+
+fn row(result: &str, verdict: &str, actual: &str) -> (String, String, String) {
+    (result.to_owned(), verdict.to_owned(), actual.to_owned())
+}
+
+#[test]
+fn the_passing_capture_passes_every_measured_criterion() {
+    let dir = frozen();
+    let (code, report, stderr) = audit(dir.path(), "notes-pass", "pass");
+    assert_eq!(code, 0, "{stderr}");
+    let v = verdicts(&report);
+    assert_eq!(
+        v["P-01"],
+        row("pass", "pass", "720ms"),
+        "median of 700/720/760"
+    );
+    assert_eq!(v["P-02"], row("pass", "pass", "0ms/s"));
+    assert_eq!(v["A-01"], row("pass", "pass", "12vp"));
+    assert_eq!(v["X-01"], row("pass", "pass", "48vp"));
+    assert_eq!(v["X-02"], row("pass", "pass", "21:1"));
+    assert_eq!(v["F-01"], row("pass", "pass", "pass"));
+    assert_eq!(v["F-02"].0, "unverified", "no probe, no auditor");
+    let runs = &report["checks"][3]["measurements"][0]["runs"];
+    assert_eq!(runs.as_array().unwrap().len(), 3);
+    assert_eq!(report["device"]["serial"], SERIAL);
+    for file in [
+        "pass/audit-1.json",
+        "pass/audit-1.md",
+        "pass/junit.xml",
+        "pass/evidence/FMR0223C13000649/3/cold-start/trace.ftrace",
+    ] {
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+    let junit = fs::read_to_string(dir.path().join("pass/junit.xml")).unwrap();
+    assert!(
+        junit.contains("tests=\"7\" failures=\"0\" skipped=\"1\""),
+        "{junit}"
+    );
+}
+
+#[test]
+fn the_failing_capture_fails_each_planted_defect() {
+    let dir = frozen();
+    let (code, report, _) = audit(dir.path(), "notes-fail", "fail");
+    assert_eq!(code, 1);
+    let v = verdicts(&report);
+    assert_eq!(v["P-01"], row("fail", "fail", "1200ms"));
+    assert_eq!(v["P-02"], row("fail", "fail", "62.501ms/s"));
+    assert_eq!(
+        v["A-01"],
+        row("fail", "fail", "9.846vp"),
+        "32 px at density 3.25"
+    );
+    assert_eq!(v["X-01"], row("fail", "fail", "36vp"));
+    assert_eq!(v["X-02"], row("fail", "fail", "2.32:1"));
+    assert_eq!(v["F-01"], row("fail", "fail", "fail"));
+    let junit = fs::read_to_string(dir.path().join("fail/junit.xml")).unwrap();
+    assert!(
+        junit.contains("failures=\"6\"") && junit.contains("36 vp &lt; 48 vp"),
+        "{junit}"
+    );
+}
+
+#[test]
+fn probes_that_find_nothing_are_unverified_with_the_reason() {
+    let dir = frozen();
+    let rows = [
+        ("notes-trace-cut", "P-01", "no whole launch"),
+        (
+            "notes-no-window",
+            "A-01",
+            "no window of `com.example.notes`",
+        ),
+        ("notes-no-window", "X-02", "no window"),
+        ("notes-no-screenshot", "X-02", "no such file"),
+    ];
+    for (capture, criterion, reason) in rows {
+        let (code, report, _) = audit(dir.path(), capture, capture);
+        assert_eq!(code, 1, "{capture}: a must criterion is unverified");
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["criterionId"] == criterion)
+            .unwrap();
+        assert_eq!(check["result"], "unverified", "{capture} {criterion}");
+        assert!(
+            check["evidence"].as_str().unwrap().contains(reason),
+            "{capture}: {}",
+            check["evidence"]
+        );
+        let codes: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert!(codes.contains(&"E_MUST_UNVERIFIED"), "{capture}: {codes:?}");
+    }
+    // What the screenshot does not feed is still measured.
+    let (_, report, _) = audit(dir.path(), "notes-no-screenshot", "again");
+    assert_eq!(verdicts(&report)["A-01"], row("pass", "pass", "12vp"));
+}
+
+#[test]
+fn verify_evidence_recomputes_and_catches_tampering() {
+    let dir = frozen();
+    let (code, _, _) = audit(dir.path(), "notes-pass", "out");
+    assert_eq!(code, 0);
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "11 evidence file(s) re-hashed, 6 measurement(s) recomputed, 0 difference(s)"
+        ),
+        "{stdout}"
+    );
+    let layout = dir
+        .path()
+        .join("out/evidence/FMR0223C13000649/1/ui/layout.json");
+    let edited = fs::read_to_string(&layout).unwrap().replacen(
+        "[48,400][1212,595]",
+        "[48,400][1212,605]",
+        2,
+    );
+    fs::write(&layout, edited).unwrap();
+    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("layout.json` hashes to"), "{stdout}");
+    assert!(
+        stdout.contains("A-01 run 1: the files give"),
+        "the number changes too: {stdout}"
+    );
+}
+
+#[test]
+fn a_device_that_vanishes_mid_audit_exits_3_and_keeps_the_evidence() {
+    let dir = frozen();
+    let capture = dir.path().join("vanishing");
+    copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let at = transcript.find("  - shell: aa test").unwrap();
+    fs::write(
+        capture.join("transcript.yaml"),
+        format!(
+            "{}  - fault: vanish\n{}",
+            &transcript[..at],
+            &transcript[at..]
+        ),
+    )
+    .unwrap();
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("evidence gathered so far"), "{stderr}");
+    assert!(
+        dir.path()
+            .join("out/evidence/FMR0223C13000649/1/cold-start/trace.ftrace")
+            .is_file()
+    );
+    assert!(
+        !dir.path().join("out/audit-1.json").exists(),
+        "no report for an audit that did not finish"
+    );
+}
+
+#[test]
+fn a_live_recording_replays_to_the_same_numbers() {
+    let dir = frozen();
+    let hdc = dir.path().join("hdc");
+    fs::write(
+        &hdc,
+        format!(
+            "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' exec '{}' \"$@\"\n",
+            repo("device-fixtures/notes-pass").display(),
+            dir.path().join("state").display(),
+            env!("CARGO_BIN_EXE_fake-hdc")
+        ),
+    )
+    .unwrap();
+    let mut permissions = fs::metadata(&hdc).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(&hdc, permissions).unwrap();
+    // The session's `sleep` steps really wait on a live device: this test takes a few seconds.
+    let (code, live, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--device",
+            SERIAL,
+            "--record",
+            "recorded",
+            "--out",
+            "live",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (code, replayed, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            "recorded",
+            "--out",
+            "replayed",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let live: serde_json::Value = serde_json::from_str(&live).unwrap();
+    let replayed: serde_json::Value = serde_json::from_str(&replayed).unwrap();
+    assert_eq!(verdicts(&live), verdicts(&replayed));
+    assert_eq!(
+        live["checks"][3]["measurements"][0]["runs"],
+        replayed["checks"][3]["measurements"][0]["runs"],
+        "same numbers and evidence hashes"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
