@@ -7,6 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 const SERIAL: &str = "FMR0223C13000649";
 
 fn repo(path: &str) -> PathBuf {
@@ -252,20 +254,8 @@ fn a_device_that_vanishes_mid_audit_exits_3_and_keeps_the_evidence() {
 #[test]
 fn a_live_recording_replays_to_the_same_numbers() {
     let dir = frozen();
-    let hdc = dir.path().join("hdc");
-    fs::write(
-        &hdc,
-        format!(
-            "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' exec '{}' \"$@\"\n",
-            repo("device-fixtures/notes-pass").display(),
-            dir.path().join("state").display(),
-            env!("CARGO_BIN_EXE_fake-hdc")
-        ),
-    )
-    .unwrap();
-    let mut permissions = fs::metadata(&hdc).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(&hdc, permissions).unwrap();
+    let captures = [repo("device-fixtures/notes-pass").display().to_string()];
+    let hdc = common::fake_hdc(dir.path(), "hdc", &captures, "");
     // The session's `sleep` steps really wait on a live device: this test takes a few seconds.
     let (code, live, stderr) = dwpipe(
         dir.path(),

@@ -12,6 +12,8 @@ use dwpipe::device::{
     ShellCommand, ShellValue,
 };
 use dwpipe::pack::sha256_hex;
+
+mod common;
 use dwpipe::process::Cancel;
 
 const SERIAL: &str = "FMR0223C13000649";
@@ -70,21 +72,8 @@ impl Lab {
 
     /// An `hdc` for these captures (`server=capture` entries as fake-hdc reads them).
     fn hdc(&self, captures: &[String], extra_env: &str) -> PathBuf {
-        let script = self.path(&format!("hdc-{}", captures.len() + extra_env.len()));
-        fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' {extra_env} exec '{}' \"$@\"\n",
-                captures.join(","),
-                self.path("state").display(),
-                env!("CARGO_BIN_EXE_fake-hdc"),
-            ),
-        )
-        .unwrap();
-        let mut permissions = fs::metadata(&script).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        fs::set_permissions(&script, permissions).unwrap();
-        script
+        let name = format!("hdc-{}", captures.len() + extra_env.len());
+        common::fake_hdc(self.dir.path(), &name, captures, extra_env)
     }
 
     fn driver(&self, hdc: PathBuf, timeouts: CallTimeouts) -> Hdc {

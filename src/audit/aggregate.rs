@@ -6,13 +6,7 @@ use super::extract::Value;
 /// Aggregates run values. Numbers by `how`; words must agree (else `fail`, the honest
 /// summary of runs that disagree on pass/fail).
 pub fn aggregate(values: &[Value], how: &str) -> Option<Value> {
-    let numbers: Vec<f64> = values
-        .iter()
-        .filter_map(|v| match v {
-            Value::Number(n) => Some(*n),
-            Value::Text(_) => None,
-        })
-        .collect();
+    let numbers: Vec<f64> = values.iter().filter_map(Value::as_number).collect();
     if numbers.len() != values.len() {
         let first = values.first()?.clone();
         return Some(if values.iter().all(|v| *v == first) {
@@ -43,13 +37,7 @@ pub fn spread(values: &[Value], aggregate: &Value) -> Option<f64> {
     let Value::Number(center) = aggregate else {
         return None;
     };
-    let numbers: Vec<f64> = values
-        .iter()
-        .filter_map(|v| match v {
-            Value::Number(n) => Some(*n),
-            Value::Text(_) => None,
-        })
-        .collect();
+    let numbers: Vec<f64> = values.iter().filter_map(Value::as_number).collect();
     let (min, max) = numbers
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));

@@ -21,6 +21,16 @@ pub enum Value {
     Text(String),
 }
 
+impl Value {
+    /// The number, if the value is one.
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            Value::Text(_) => None,
+        }
+    }
+}
+
 /// One run's reading of one probe.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reading {
