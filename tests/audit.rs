@@ -113,6 +113,21 @@ fn the_passing_capture_passes_every_measured_criterion() {
         junit.contains("tests=\"7\" failures=\"0\" skipped=\"1\""),
         "{junit}"
     );
+    // A second audit into the same folder would overwrite the first one's evidence: refused.
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            repo("device-fixtures/notes-pass").to_str().unwrap(),
+            "--out",
+            "pass",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("earlier audit's evidence"), "{stderr}");
 }
 
 #[test]
@@ -152,7 +167,7 @@ fn probes_that_find_nothing_are_unverified_with_the_reason() {
         ("notes-no-screenshot", "X-02", "no such file"),
     ];
     for (capture, criterion, reason) in rows {
-        let (code, report, _) = audit(dir.path(), capture, capture);
+        let (code, report, _) = audit(dir.path(), capture, &format!("{capture}-{criterion}"));
         assert_eq!(code, 1, "{capture}: a must criterion is unverified");
         let check = report["checks"]
             .as_array()

@@ -169,6 +169,15 @@ pub async fn run(
         })
         .collect();
     let serial_dir = info.serial.replace([':', '/'], "_");
+    let evidence_root = out.join("evidence").join(&serial_dir);
+    if evidence_root.exists() {
+        // Reports point at their evidence by path; overwriting it would silently invalidate
+        // the earlier audit's hashes.
+        return Err(AuditError::Local(format!(
+            "`{}` already holds an earlier audit's evidence; audit into a new --out folder",
+            evidence_root.display()
+        )));
+    }
     let max_runs = planned.iter().map(|p| p.runs).max().unwrap_or(0);
     let mut readings: BTreeMap<&str, Vec<RunReading>> = BTreeMap::new();
     let context = Context {
