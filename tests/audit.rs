@@ -5,28 +5,15 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
+
+use common::dwpipe;
 
 const SERIAL: &str = "FMR0223C13000649";
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("DWPIPE_HDC")
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
 }
 
 /// A folder with the example pack frozen in it.

@@ -3,7 +3,7 @@
 //! `devices` / `capture` commands of the real binary.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,11 @@ use dwpipe::device::{
 use dwpipe::pack::sha256_hex;
 
 mod common;
+
+/// `dwpipe` run from the test's own folder.
+fn dwpipe(args: &[&str]) -> (i32, String, String) {
+    common::dwpipe(Path::new("."), args)
+}
 use dwpipe::process::Cancel;
 
 const SERIAL: &str = "FMR0223C13000649";
@@ -396,19 +401,6 @@ async fn same_calls(
         .output;
     let density = device.identity().await.unwrap().virtual_pixel_ratio;
     (stop, fs::read(&local).unwrap(), mem, density)
-}
-
-fn dwpipe(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .args(args)
-        .env_remove("DWPIPE_HDC")
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
 }
 
 #[test]

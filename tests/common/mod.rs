@@ -22,3 +22,19 @@ pub fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) ->
     fs::set_permissions(&script, permissions).unwrap();
     script
 }
+
+/// Runs the real `dwpipe` in `dir` (without any `DWPIPE_HDC` of the caller's environment):
+/// `(exit code, stdout, stderr)`.
+pub fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
