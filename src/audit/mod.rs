@@ -358,10 +358,15 @@ async fn gather(
                     .remote_path(template)
                     .map_err(|e| fail(&files, e.to_string()))?;
                 let path = dir.join(save);
-                device
-                    .pull(&remote, &path)
-                    .await
-                    .map_err(|e| device_or_step(e, &files))?;
+                // hdc writes the file itself: pull under a temporary name and rename, so an
+                // interrupted pull never leaves a half file under the evidence name.
+                let partial = dir.join(format!(".{save}.partial"));
+                if let Err(e) = device.pull(&remote, &partial).await {
+                    let _ = std::fs::remove_file(&partial);
+                    return Err(device_or_step(e, &files));
+                }
+                std::fs::rename(&partial, &path)
+                    .map_err(|e| fail(&files, format!("cannot keep `{}`: {e}", path.display())))?;
                 files.insert(save.clone(), path);
             }
         }
