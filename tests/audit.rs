@@ -100,6 +100,15 @@ fn the_passing_capture_passes_every_measured_criterion() {
         junit.contains("tests=\"7\" failures=\"0\" skipped=\"1\""),
         "{junit}"
     );
+    let page = fs::read_to_string(dir.path().join("pass/report.html")).unwrap();
+    for part in [
+        "P-01 cold start: 720ms (median of 3 runs)",
+        "frame intervals",
+        "data:image/png;base64,",
+        "id:add_button 48 vp",
+    ] {
+        assert!(page.contains(part), "report.html lacks {part}");
+    }
     // A second audit into the same folder would overwrite the first one's evidence: refused.
     let (code, _, stderr) = dwpipe(
         dir.path(),

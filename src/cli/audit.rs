@@ -15,7 +15,7 @@ use crate::output::{publish_numbered, write_atomic};
 use crate::pack::{Pack, load_lock};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
-use crate::report::{AuditReport, junit, render};
+use crate::report::{AuditReport, html, junit, render};
 
 use super::print;
 use super::runtime::block_on;
@@ -131,6 +131,11 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
     )?;
     let junit_path = plan.out.join("junit.xml");
     write_atomic(&junit_path, junit(&report).as_bytes())?;
+    let html_path = plan.out.join("report.html");
+    write_atomic(
+        &html_path,
+        html(&report, &frozen.pack, &plan.out).as_bytes(),
+    )?;
     if plan.json {
         print::json(&report);
     } else {
@@ -165,6 +170,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
         ));
         let mut written: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         written.push(junit_path.display().to_string());
+        written.push(html_path.display().to_string());
         print::out(&format!(
             "wrote {}; evidence in {}",
             written.join(", "),

@@ -2,11 +2,13 @@
 //! structs through Handlebars templates embedded from `templates/`.
 
 mod audit;
+mod html;
 mod junit;
 mod render;
 mod spec;
 
 pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, ReportCheck, Summary};
+pub use html::html;
 pub use junit::junit;
 pub use render::{RenderError, render};
 pub use spec::SpecView;

@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests.
 
+// Each test crate includes this module and uses only some of it.
+#![allow(dead_code)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -125,6 +125,16 @@ impl FrameTracker {
             .map(|o| round3(*o as f64 / 1e6))
     }
 
+    /// Every interval between consecutive presents, in ms, in present order (for charts).
+    pub fn intervals_ms(&self) -> Vec<f64> {
+        let mut presents: Vec<u64> = self.presents.iter().map(|p| p.0).collect();
+        presents.sort_unstable();
+        presents
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as f64 / 1e6)
+            .collect()
+    }
+
     /// The statistics.
     pub fn stats(&self) -> FrameStats {
         let mut presents = self.presents.clone();

@@ -1,0 +1,106 @@
+//! `report.html` in a real browser: headless Chromium renders the page of a failing audit;
+//! the screenshot must show the page's styling and charts, and the DOM must hold the inline
+//! SVG and the embedded screenshot (nothing fetched from the network).
+//!
+//! Needs Debian's `chromium` (`.ci/run` installs it): `cargo test --features browser`.
+
+#![cfg(feature = "browser")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use dwpipe::probe::screenshot::Image;
+
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
+fn chromium(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("chromium")
+        .args(CHROMIUM_FLAGS)
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .args(args)
+        .output()
+        .expect("chromium is installed (apt-get install chromium)")
+}
+
+#[test]
+fn the_html_report_renders_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes/pack.yaml");
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("device-fixtures/notes-fail");
+    assert_eq!(
+        common::dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0,
+        0
+    );
+    let (code, _, stderr) = common::dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let page = format!("file://{}", dir.path().join("out/report.html").display());
+
+    let dom = chromium(dir.path(), &["--dump-dom", &page]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<svg") && dom.contains("data:image/png;base64,"),
+        "inline SVG and screenshot"
+    );
+    assert!(
+        dom.contains("P-01 cold start: 1200ms") && dom.contains("frame intervals"),
+        "charts present"
+    );
+    for fetch in ["src=\"http", "href=\"http", "url(http", "<script", "<link"] {
+        assert!(
+            !dom.contains(fetch),
+            "the page must not fetch anything: found {fetch}"
+        );
+    }
+
+    let shot = dir.path().join("shot.png");
+    let output = chromium(
+        dir.path(),
+        &[
+            "--window-size=900,1800",
+            &format!("--screenshot={}", shot.display()),
+            &page,
+        ],
+    );
+    assert!(
+        shot.is_file(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let image = Image::decode(&std::fs::read(&shot).unwrap()).unwrap();
+    assert_eq!((image.width, image.height), (900, 1800));
+    let count = |colour: [u8; 3]| image.rgb.iter().filter(|px| **px == colour).count();
+    assert!(
+        count([0xcf, 0x22, 0x2e]) > 50,
+        "the red of the failed verdict and the dropped frames"
+    );
+    assert!(
+        count([0xff, 0xeb, 0xe9]) > 1000,
+        "the failed cells' background: the stylesheet applied"
+    );
+    assert!(
+        count([0x09, 0x69, 0xda]) > 500,
+        "the blue of the charts and boxes"
+    );
+}
