@@ -322,3 +322,61 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn the_engine_reports_progress_as_events() {
+    use dwpipe::audit::AuditEvent;
+    let dir = frozen();
+    let frozen = dwpipe::pack::load_lock(&dir.path().join("pack.lock.json")).unwrap();
+    let playbooks = dwpipe::playbook::Playbooks::load(None).unwrap();
+    let device = dwpipe::device::ReplayDevice::open(&repo("device-fixtures/notes-pass")).unwrap();
+    let events = std::cell::RefCell::new(Vec::new());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(dwpipe::audit::run(
+            &device,
+            &frozen.pack,
+            &playbooks,
+            None,
+            &dir.path().join("out"),
+            &|e| events.borrow_mut().push(e),
+        ))
+        .unwrap();
+    let events = events.into_inner();
+    assert_eq!(
+        events[0],
+        AuditEvent::Started {
+            serial: SERIAL.to_owned(),
+            visits: 6
+        },
+        "4 sessions in run 1, cold-start again in runs 2 and 3"
+    );
+    let sessions: Vec<(u32, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AuditEvent::Session { run, session, .. } => Some((*run, session.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        sessions[..4]
+            .iter()
+            .map(|s| s.1.as_str())
+            .collect::<Vec<_>>(),
+        ["cold-start", "hypium", "scroll", "ui"]
+    );
+    assert_eq!(
+        sessions[4..],
+        [(2, "cold-start".to_owned()), (3, "cold-start".to_owned())]
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| **e == AuditEvent::SessionDone)
+            .count(),
+        6
+    );
+}

@@ -97,6 +97,29 @@ pub enum AuditError {
     Local(String),
 }
 
+/// What the audit is doing, for whoever shows progress (the engine never prints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditEvent {
+    /// Measuring starts: this many session visits in all.
+    Started {
+        /// The device.
+        serial: String,
+        /// Session visits over every run.
+        visits: u64,
+    },
+    /// A session begins on the device.
+    Session {
+        /// 1-based run.
+        run: u32,
+        /// Runs in all.
+        runs: u32,
+        /// The session's name.
+        session: String,
+    },
+    /// A session's evidence is stored and read.
+    SessionDone,
+}
+
 /// A criterion to measure.
 struct Planned<'a> {
     criterion: &'a Criterion,
@@ -122,6 +145,7 @@ pub async fn run(
     playbooks: &Playbooks,
     runs: Option<u32>,
     out: &Path,
+    progress: &dyn Fn(AuditEvent),
 ) -> Result<AuditRun, AuditError> {
     let info = device
         .identity()
@@ -184,19 +208,28 @@ pub async fn run(
         bundle: &app.bundle.value,
         vpr: info.virtual_pixel_ratio,
     };
-    for run in 1..=max_runs {
-        let sessions: BTreeSet<&str> = planned
+    let sessions_of = |run: u32| -> BTreeSet<&str> {
+        planned
             .iter()
             .filter(|p| p.runs >= run)
             .map(|p| p.session.as_str())
-            .collect();
-        for session_name in sessions {
+            .collect()
+    };
+    progress(AuditEvent::Started {
+        serial: info.serial.clone(),
+        visits: (1..=max_runs)
+            .map(|run| sessions_of(run).len() as u64)
+            .sum(),
+    });
+    for run in 1..=max_runs {
+        for session_name in sessions_of(run) {
+            progress(AuditEvent::Session {
+                run,
+                runs: max_runs,
+                session: session_name.to_owned(),
+            });
             let session = &playbooks.sessions[session_name];
-            let dir = out
-                .join("evidence")
-                .join(&serial_dir)
-                .join(run.to_string())
-                .join(session_name);
+            let dir = evidence_root.join(run.to_string()).join(session_name);
             let mut values = base.clone();
             values.set(
                 "run",
@@ -233,6 +266,7 @@ pub async fn run(
                         files: evidence.clone(),
                     });
             }
+            progress(AuditEvent::SessionDone);
         }
     }
     let mut warnings = Vec::new();

@@ -18,6 +18,7 @@ use crate::process::Cancel;
 use crate::report::{AuditReport, html, junit, render};
 
 use super::print;
+use super::progress::AuditProgress;
 use super::runtime::block_on;
 
 /// Where the device comes from.
@@ -49,8 +50,12 @@ async fn measure(
     pack: &Pack,
     playbooks: &Playbooks,
     plan: &AuditPlan,
+    progress: &AuditProgress,
 ) -> Result<AuditRun, AuditError> {
-    audit::run(device, pack, playbooks, plan.runs, &plan.out).await
+    audit::run(device, pack, playbooks, plan.runs, &plan.out, &|event| {
+        progress.event(event)
+    })
+    .await
 }
 
 /// Runs the audit; `Ok(exit code)`.
@@ -68,11 +73,12 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
         ))
     })?;
     let cancel = Cancel::new();
+    let progress = AuditProgress::new(plan.json);
     let measured = block_on(&cancel, async {
         match &plan.source {
             Source::Replay(capture) => {
                 let device = ReplayDevice::open(capture)?;
-                Ok(measure(&device, &frozen.pack, &playbooks, &plan).await)
+                Ok(measure(&device, &frozen.pack, &playbooks, &plan, &progress).await)
             }
             Source::Device {
                 serial,
@@ -88,10 +94,11 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
                 .device(serial)
                 .map_err(DeviceError::from)?;
                 match record {
-                    None => Ok(measure(&device, &frozen.pack, &playbooks, &plan).await),
+                    None => Ok(measure(&device, &frozen.pack, &playbooks, &plan, &progress).await),
                     Some(capture) => {
                         let recording = RecordingDevice::new(device, capture)?;
-                        let result = measure(&recording, &frozen.pack, &playbooks, &plan).await;
+                        let result =
+                            measure(&recording, &frozen.pack, &playbooks, &plan, &progress).await;
                         recording.finish().await?;
                         Ok(result)
                     }
@@ -99,7 +106,9 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
             }
         }
     })
-    .map_err(|e: DeviceError| Error::Device(e))?;
+    .map_err(|e: DeviceError| Error::Device(e));
+    progress.finish();
+    let measured = measured?;
     let run = match measured {
         Ok(run) => run,
         Err(AuditError::Device { run, source }) => {

@@ -8,6 +8,7 @@ mod gate;
 mod init;
 mod inspect;
 mod print;
+mod progress;
 mod runtime;
 mod verify_evidence;
 
