@@ -1,0 +1,199 @@
+//! `dwpipe audit --replay` of the passing notes-app capture, end to end (freeze excluded), and
+//! the share of parsing (the extractors over the stored evidence), hashing (SHA-256 of the
+//! evidence) and report rendering (JSON, Markdown, JUnit, HTML) in it.
+//!
+//! `cargo bench --bench audit`
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use dwpipe::audit::{self, Context, Files};
+use dwpipe::device::ReplayDevice;
+use dwpipe::pack::{load_lock, sha256_hex};
+use dwpipe::playbook::Playbooks;
+use dwpipe::report::{AuditReport, html, junit, render};
+
+const RUNS: usize = 20;
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn timed(mut work: impl FnMut()) -> Duration {
+    median(
+        (0..RUNS)
+            .map(|_| {
+                let started = Instant::now();
+                work();
+                started.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let work = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_dwpipe");
+    let freeze = Command::new(bin)
+        .args([
+            "freeze",
+            repo.join("examples/notes/pack.yaml").to_str().unwrap(),
+        ])
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    assert!(freeze.status.success());
+    let capture = repo.join("device-fixtures/notes-pass");
+    let mut n = 0;
+    let process = timed(|| {
+        n += 1;
+        let out = format!("process-{n}");
+        let status = Command::new(bin)
+            .args([
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                &out,
+                "--json",
+            ])
+            .current_dir(work.path())
+            .output()
+            .unwrap()
+            .status;
+        assert!(status.success());
+    });
+
+    let frozen = load_lock(&work.path().join("pack.lock.json")).unwrap();
+    let playbooks = Playbooks::load(None).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = work.path().join("in-process");
+    let run = runtime
+        .block_on(audit::run(
+            &ReplayDevice::open(&capture).unwrap(),
+            &frozen.pack,
+            &playbooks,
+            None,
+            &out,
+            &|_| {},
+        ))
+        .unwrap();
+    let outcome = audit::gate(&frozen.pack, &run, &[]);
+    let report = AuditReport::measured(
+        &frozen.lock.sha256,
+        outcome,
+        Some(run.device.clone()),
+        Some("../pack.lock.json".into()),
+        &run.measurements,
+    );
+
+    let evidence: Vec<_> = run
+        .measurements
+        .iter()
+        .flat_map(|m| &m.runs)
+        .flat_map(|r| &r.files)
+        .map(|f| out.join(&f.path))
+        .collect();
+    let hashing = timed(|| {
+        for path in &evidence {
+            std::hint::black_box(sha256_hex(&std::fs::read(path).unwrap()));
+        }
+    });
+    let context = Context {
+        bundle: &frozen.pack.doc.app.bundle.value,
+        vpr: run.device.virtual_pixel_ratio,
+    };
+    let parsing = timed(|| {
+        for m in &run.measurements {
+            let probe = audit::probe_doc(&frozen.pack, &m.criterion_id).unwrap();
+            for r in &m.runs {
+                let files: Files = r
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let path = out.join(&f.path);
+                        (
+                            path.file_name().unwrap().to_string_lossy().into_owned(),
+                            path,
+                        )
+                    })
+                    .collect();
+                std::hint::black_box(
+                    audit::extract(&m.extractor, &files, &probe, &context).unwrap(),
+                );
+            }
+        }
+    });
+    let rendering = timed(|| {
+        std::hint::black_box(report.to_json());
+        std::hint::black_box(render("audit.md", &report).unwrap());
+        std::hint::black_box(junit(&report));
+        std::hint::black_box(html(&report, &frozen.pack, &out));
+    });
+    let total = timed(|| {
+        n += 1;
+        let out = work.path().join(format!("total-{n}"));
+        let run = runtime
+            .block_on(audit::run(
+                &ReplayDevice::open(&capture).unwrap(),
+                &frozen.pack,
+                &playbooks,
+                None,
+                &out,
+                &|_| {},
+            ))
+            .unwrap();
+        let outcome = audit::gate(&frozen.pack, &run, &[]);
+        let report = AuditReport::measured(
+            &frozen.lock.sha256,
+            outcome,
+            Some(run.device.clone()),
+            None,
+            &run.measurements,
+        );
+        std::hint::black_box((
+            report.to_json(),
+            render("audit.md", &report).unwrap(),
+            junit(&report),
+            html(&report, &frozen.pack, &out),
+        ));
+    });
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let share = |d: Duration| 100.0 * d.as_secs_f64() / total.as_secs_f64();
+    println!(
+        "evidence: {} files in {} measurements (median of {RUNS})",
+        evidence.len(),
+        run.measurements.len()
+    );
+    println!(
+        "dwpipe audit --replay as a process      {:>8.2} ms",
+        ms(process)
+    );
+    println!(
+        "in process, replay + reports            {:>8.2} ms",
+        ms(total)
+    );
+    println!(
+        "  parsing (extractors over evidence)    {:>8.2} ms  {:>5.1}%",
+        ms(parsing),
+        share(parsing)
+    );
+    println!(
+        "  hashing (SHA-256 of evidence)         {:>8.2} ms  {:>5.1}%",
+        ms(hashing),
+        share(hashing)
+    );
+    println!(
+        "  rendering (JSON, MD, JUnit, HTML)     {:>8.2} ms  {:>5.1}%",
+        ms(rendering),
+        share(rendering)
+    );
+}
