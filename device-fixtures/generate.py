@@ -10,6 +10,8 @@ audit asks: run 1 = sessions cold-start, hypium, scroll, ui; runs 2 and 3 = cold
   notes-fail        cold starts 1150/1200/1250 ms, janky scroll (62.5 ms/s), 10 vp gap,
                     a 36 vp unlabeled icon, grey title (2.32:1), one failing case → P-01, P-02,
                     A-01, X-01, X-02, F-01 fail
+  notes-unstable    like notes-pass, but cold starts of 500/720/1100 ms: the median passes, the
+                    spread (83% > 25%) is W_MEASUREMENT_UNSTABLE
   notes-trace-cut   like notes-pass, but the first cold-start trace ends mid-line before the
                     first frame                                                → P-01 unverified
   notes-no-window   like notes-pass, but the layout dump lacks the app window   → A-01, X-01, X-02 unverified
@@ -165,11 +167,11 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
     c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
     c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(gap_vp, small_icon, with_app).encode())
-    c.shell("uitest screenCap -p /data/local/tmp/dwpipe-screen-1.png", "ScreenCap saved to /data/local/tmp/dwpipe-screen-1.png\n")
+    c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
     if no_screenshot:
-        c.lines += ["  - pull: /data/local/tmp/dwpipe-screen-1.png", "    reply: \"[Fail]Error opening file: no such file or directory, path:/data/local/tmp/dwpipe-screen-1.png\\r\\n\"", "    fault: hdc-reply"]
+        c.lines += ["  - pull: /data/local/tmp/dwpipe-1-screen.png", "    reply: \"[Fail]Error opening file: no such file or directory, path:/data/local/tmp/dwpipe-1-screen.png\\r\\n\"", "    fault: hdc-reply"]
     else:
-        c.pull("/data/local/tmp/dwpipe-screen-1.png", "screen-1.png", screenshot(title_colour))
+        c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot(title_colour))
     for run in (2, 3):
         cold_session(c, run, cold_trace(cold_ms[run - 1]))
     c.finish()
@@ -180,6 +182,7 @@ JANKY[19] = JANKY[39] = 50001
 
 build("notes-pass", "The example notes app where every measured criterion passes (see generate.py).", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False)
 build("notes-fail", "The example notes app failing: slow start, jank, 10 vp gap, 36 vp unlabeled icon, grey title, a failing test.", (1150, 1200, 1250), JANKY, 10, True, (0xAA, 0xAA, 0xAA), True)
+build("notes-unstable", "Cold starts that wander: 500/720/1100 ms (median 720 passes, the spread is a warning).", (500, 720, 1100), SMOOTH, 12, False, (0, 0, 0), False)
 build("notes-trace-cut", "Fault: the first cold-start trace was cut before the first frame.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, cut_trace=True)
 build("notes-no-window", "Fault: the layout dump holds no window of the app.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, with_app=False)
 build("notes-no-screenshot", "Fault: the screenshot could not be pulled.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, no_screenshot=True)

@@ -380,3 +380,71 @@ fn the_engine_reports_progress_as_events() {
         6
     );
 }
+
+#[test]
+fn runs_that_disagree_are_flagged_unstable() {
+    let dir = frozen();
+    let (code, report, stderr) = audit(dir.path(), "notes-unstable", "out");
+    assert_eq!(code, 0, "the median still passes: {stderr}");
+    assert_eq!(verdicts(&report)["P-01"], row("pass", "pass", "720ms"));
+    let unstable: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "W_MEASUREMENT_UNSTABLE")
+        .collect();
+    assert_eq!(unstable.len(), 1);
+    assert_eq!(unstable[0]["criterionId"], "P-01");
+    assert!(
+        unstable[0]["message"].as_str().unwrap().contains("83%"),
+        "{}",
+        unstable[0]["message"]
+    );
+}
+
+#[test]
+fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() {
+    let dir = frozen();
+    fs::write(
+        dir.path().join("auditor.json"),
+        r#"{"checks": [
+            {"criterionId": "F-02", "result": "pass", "evidence": "toast seen after Save", "actual": "Note saved"},
+            {"criterionId": "P-01", "result": "pass", "evidence": "profiler says so", "actual": "600ms"}
+        ]}"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            repo("device-fixtures/notes-pass").to_str().unwrap(),
+            "--out",
+            "out",
+            "--auditor-report",
+            "auditor.json",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let v = verdicts(&report);
+    assert_eq!(
+        v["F-02"],
+        row("pass", "pass", "Note saved"),
+        "the auditor's check for what no probe measures"
+    );
+    assert_eq!(
+        v["P-01"].2, "720ms",
+        "dwpipe's own measurement is what the verdict uses"
+    );
+    let mismatch = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "E_AUDIT_ACTUAL_MISMATCH")
+        .expect("the auditor's 600ms against the measured 720ms");
+    assert_eq!(mismatch["criterionId"], "P-01");
+}

@@ -387,25 +387,56 @@ async fn gather(
                     values.set(name, value);
                 }
             }
-            Step::Pull { template, save } => {
-                let remote = values
-                    .remote_path(template)
+            Step::Screenshot { save } => {
+                // uitest writes a PNG (snapshot_display's default is JPEG, which blurs edges).
+                let remote = format!("/data/local/tmp/dwpipe-{{run}}-{save}");
+                let command = values
+                    .command(&format!("uitest screenCap -p {remote}"))
                     .map_err(|e| fail(&files, e.to_string()))?;
-                let path = dir.join(save);
-                // hdc writes the file itself: pull under a temporary name and rename, so an
-                // interrupted pull never leaves a half file under the evidence name.
-                let partial = dir.join(format!(".{save}.partial"));
-                if let Err(e) = device.pull(&remote, &partial).await {
-                    let _ = std::fs::remove_file(&partial);
-                    return Err(device_or_step(e, &files));
+                let reply = device
+                    .shell(&command)
+                    .await
+                    .map_err(|e| device_or_step(e, &files))?;
+                if reply.status != 0 {
+                    return Err(fail(&files, format!("`{command}` exited {}", reply.status)));
                 }
-                std::fs::rename(&partial, &path)
-                    .map_err(|e| fail(&files, format!("cannot keep `{}`: {e}", path.display())))?;
-                files.insert(save.clone(), path);
+                pull(device, values, &remote, save, dir, &mut files).await?;
+            }
+            Step::Pull { template, save } => {
+                pull(device, values, template, save, dir, &mut files).await?
             }
         }
     }
     Ok(files)
+}
+
+/// Pulls a device file into the evidence as `save`, under a temporary name first: hdc writes
+/// the file itself, and an interrupted pull must not leave a half file under the evidence name.
+async fn pull(
+    device: &impl Device,
+    values: &Values,
+    template: &str,
+    save: &str,
+    dir: &Path,
+    files: &mut Files,
+) -> Result<(), StepFailure> {
+    let fail = |files: &Files, reason: String| StepFailure::Step {
+        files: files.clone(),
+        reason,
+    };
+    let remote = values
+        .remote_path(template)
+        .map_err(|e| fail(files, e.to_string()))?;
+    let path = dir.join(save);
+    let partial = dir.join(format!(".{save}.partial"));
+    if let Err(e) = device.pull(&remote, &partial).await {
+        let _ = std::fs::remove_file(&partial);
+        return Err(device_or_step(e, files));
+    }
+    std::fs::rename(&partial, &path)
+        .map_err(|e| fail(files, format!("cannot keep `{}`: {e}", path.display())))?;
+    files.insert(save.to_owned(), path);
+    Ok(())
 }
 
 fn name_kind(name: &str) -> &'static str {

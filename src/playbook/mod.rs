@@ -1,7 +1,7 @@
 //! Playbooks: how each probe is measured on a device. A probe playbook names the session
 //! that gathers its evidence, the extractor that reads it, the default number of runs, the
 //! spread tolerated between runs and the resolution of a reading. A session is a list of
-//! device steps (`shell`, `pull`, `sleep`); probes that share a session share its evidence,
+//! device steps (`shell`, `pull`, `sleep`, `screenshot`); probes that share a session share its evidence,
 //! so one layout dump and one screenshot serve every layout and accessibility criterion of
 //! a run.
 //!
@@ -125,6 +125,8 @@ struct StepDoc {
     #[serde(default)]
     sleep: Option<String>,
     #[serde(default)]
+    screenshot: Option<String>,
+    #[serde(default)]
     save: Option<String>,
     #[serde(default)]
     set: Option<String>,
@@ -169,6 +171,11 @@ pub enum Step {
     },
     /// Wait.
     Sleep(Duration),
+    /// Capture the screen as PNG (`uitest screenCap`) into the evidence as `save`.
+    Screenshot {
+        /// Evidence file name.
+        save: String,
+    },
 }
 
 /// A session: the steps of one evidence-gathering visit to the device.
@@ -344,6 +351,26 @@ fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic> {
                 placeholders.iter().map(|p| (*p, &sample)).collect();
             ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
         };
+        if let Some(save) = step.screenshot {
+            if step.shell.is_some()
+                || step.pull.is_some()
+                || step.sleep.is_some()
+                || step.save.is_some()
+                || step.set.is_some()
+            {
+                return Err(at(
+                    "a step is exactly one of shell, pull, sleep or screenshot".to_owned(),
+                ));
+            }
+            if !is_file_name(&save) || saved.contains(&save) {
+                return Err(at(format!(
+                    "`screenshot: {save}` is not a new plain file name"
+                )));
+            }
+            saved.push(save.clone());
+            steps.push(Step::Screenshot { save });
+            continue;
+        }
         let parsed = match (step.shell, step.pull, step.sleep) {
             (Some(template), None, None) => {
                 check(&template)?;
