@@ -424,7 +424,7 @@ mod tests {
         assert!(
             ui.steps
                 .iter()
-                .any(|s| matches!(s, Step::Pull { save, .. } if save == "screen.png"))
+                .any(|s| matches!(s, Step::Screenshot { save } if save == "screen.png"))
         );
         let users: Vec<&str> = playbooks
             .probes
