@@ -13,6 +13,7 @@
 pub mod assertion;
 pub mod audit;
 mod cli;
+pub mod config;
 pub mod device;
 pub mod diagnostic;
 pub mod error;

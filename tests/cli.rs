@@ -262,6 +262,7 @@ fn init_writes_a_pack_that_freezes_and_will_not_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     let run = dwpipe(dir.path(), &["init", "proj"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.path().join("proj/dwpipe.yaml").is_file());
     let run = dwpipe(dir.path(), &["freeze", "proj/pack.yaml", "--out", "proj"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.is_empty(), "no warnings: {}", run.stderr);

@@ -1,7 +1,9 @@
-//! `dwpipe init [DIR]`: a commented example pack that freezes cleanly.
+//! `dwpipe init [DIR]`: a commented example pack that freezes cleanly, and a commented
+//! `dwpipe.yaml`.
 
 use std::path::Path;
 
+use crate::config::INIT_CONFIG;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
@@ -12,22 +14,29 @@ use super::print;
 /// The example pack, the same file as `examples/notes/pack.yaml`.
 pub(crate) const EXAMPLE_PACK: &str = include_str!("../../examples/notes/pack.yaml");
 
-/// Writes `DIR/pack.yaml`, refusing to overwrite unless `force`.
+/// Writes `DIR/pack.yaml` and `DIR/dwpipe.yaml`, refusing to overwrite either unless `force`.
 pub(super) fn run(dir: &Path, force: bool) -> Result<i32, Error> {
-    let path = dir.join("pack.yaml");
-    if path.exists() && !force {
-        return Err(Diagnostic::error(
-            "E_INIT_EXISTS",
-            format!("`{}` already exists", path.display()),
-        )
-        .fix("pass --force to overwrite it, or choose another folder")
-        .into());
+    let files = [("pack.yaml", EXAMPLE_PACK), ("dwpipe.yaml", INIT_CONFIG)];
+    for (name, _) in files {
+        let path = dir.join(name);
+        if path.exists() && !force {
+            return Err(Diagnostic::error(
+                "E_INIT_EXISTS",
+                format!("`{}` already exists", path.display()),
+            )
+            .fix("pass --force to overwrite it, or choose another folder")
+            .into());
+        }
     }
-    write_atomic(&path, EXAMPLE_PACK.as_bytes())?;
+    for (name, text) in files {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    let pack = dir.join("pack.yaml");
     print::out(&format!(
-        "wrote {}; next: dwpipe freeze {} --out {}",
-        path.display(),
-        path.display(),
+        "wrote {} and {}; next: dwpipe freeze {} --out {}",
+        pack.display(),
+        dir.join("dwpipe.yaml").display(),
+        pack.display(),
         dir.display()
     ));
     Ok(exit_code::OK)

@@ -50,7 +50,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Write a commented example acceptance pack to start from.
+    /// Write a commented example acceptance pack and dwpipe.yaml to start from.
     Init(InitArgs),
     /// Validate an acceptance pack, then write pack.lock.json (canonical, SHA-256) and spec.md.
     Freeze(FreezeArgs),
@@ -244,10 +244,10 @@ fn parse_server(text: &str) -> Result<Server, String> {
 
 #[derive(Debug, clap::Args)]
 struct InitArgs {
-    /// Folder to write pack.yaml into.
+    /// Folder to write pack.yaml and dwpipe.yaml into.
     #[arg(default_value = ".")]
     dir: PathBuf,
-    /// Overwrite an existing pack.yaml.
+    /// Overwrite existing files.
     #[arg(long)]
     force: bool,
 }

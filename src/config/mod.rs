@@ -1,0 +1,422 @@
+//! `dwpipe.yaml`: the project configuration (kebab-case keys, durations like `10m`, unknown
+//! keys are errors naming their path). `dwpipe init` writes a commented one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::device::parse_duration;
+use crate::diagnostic::Diagnostic;
+use crate::input::read_bounded;
+use crate::pack::parse_yaml;
+
+/// The commented config `dwpipe init` writes.
+pub const INIT_CONFIG: &str = include_str!("../../templates/init/dwpipe.yaml");
+
+/// The bundled example's config.
+#[cfg(test)]
+const EXAMPLE_CONFIG: &str = include_str!("../../examples/notes/dwpipe.yaml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigDoc {
+    #[serde(default)]
+    workspace: Option<PathBuf>,
+    agent: Option<AgentDoc>,
+    #[serde(default)]
+    verify: Vec<CommandDoc>,
+    #[serde(default)]
+    review: Option<ReviewDoc>,
+    #[serde(default)]
+    repair: Option<RepairDoc>,
+    #[serde(default)]
+    device: Option<DeviceDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct AgentDoc {
+    kind: String,
+    #[serde(default)]
+    argv: Vec<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct CommandDoc {
+    name: String,
+    argv: Vec<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ReviewDoc {
+    #[serde(default)]
+    max_rounds: Option<u32>,
+    #[serde(default)]
+    fail_mode: Option<String>,
+    #[serde(default)]
+    reviewer: Option<ReviewerDoc>,
+    #[serde(default)]
+    allow_waiver_when_closed: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ReviewerDoc {
+    argv: Vec<String>,
+    #[serde(default)]
+    timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RepairDoc {
+    #[serde(default)]
+    max_rounds: Option<u32>,
+    #[serde(default)]
+    max_same_failure: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct DeviceDoc {
+    #[serde(default)]
+    serial: Option<String>,
+    #[serde(default)]
+    server: Option<String>,
+    #[serde(default)]
+    replay: Option<PathBuf>,
+}
+
+/// Which agent adapter dispatches the brief.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentKind {
+    /// `deveco run --agent goal --format json --dir <workspace> "<brief>"` plus the configured flags.
+    Deveco,
+    /// Any argv with `{brief}`, `{workspace}` and `{round}` placeholders.
+    Command,
+}
+
+/// The agent to dispatch to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent {
+    /// The adapter.
+    pub kind: AgentKind,
+    /// For `command`: the argv; for `deveco`: extra flags.
+    pub argv: Vec<String>,
+    /// Wall-clock limit of one round.
+    pub timeout: Duration,
+    /// Extra environment.
+    pub env: BTreeMap<String, String>,
+}
+
+/// A declared verification command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyCommand {
+    /// Its name in reports.
+    pub name: String,
+    /// Its argv (never a shell string).
+    pub argv: Vec<String>,
+    /// Wall-clock limit.
+    pub timeout: Duration,
+}
+
+/// What a failed or exhausted review does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailMode {
+    /// Continue and record.
+    Open,
+    /// Continue; the brief and the reports say the pack's verification did not complete.
+    Warn,
+    /// Stop before dispatch.
+    Closed,
+}
+
+/// Review settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    /// Revise rounds before the review is exhausted.
+    pub max_rounds: u32,
+    /// What a failed or exhausted review does.
+    pub fail_mode: FailMode,
+    /// The outside reviewer (argv) and its time limit.
+    pub reviewer: Option<(Vec<String>, Duration)>,
+    /// Whether `--no-review` is honoured under `closed`.
+    pub allow_waiver_when_closed: bool,
+}
+
+/// Repair-loop bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repair {
+    /// Repair rounds at most.
+    pub max_rounds: u32,
+    /// The same failure at most this many times.
+    pub max_same_failure: u32,
+}
+
+/// Device defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceDefaults {
+    /// A device's connect key.
+    pub serial: Option<String>,
+    /// Its hdc server.
+    pub server: Option<String>,
+    /// A capture to replay instead.
+    pub replay: Option<PathBuf>,
+}
+
+/// A validated `dwpipe.yaml`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The app's source tree (relative paths resolve against the config's folder).
+    pub workspace: PathBuf,
+    /// The agent, if one is configured.
+    pub agent: Option<Agent>,
+    /// Verification commands (at least one is required for `deliver`).
+    pub verify: Vec<VerifyCommand>,
+    /// Review settings.
+    pub review: Review,
+    /// Repair bounds.
+    pub repair: Repair,
+    /// Device defaults.
+    pub device: DeviceDefaults,
+}
+
+impl Default for Review {
+    fn default() -> Review {
+        Review {
+            max_rounds: 3,
+            fail_mode: FailMode::Warn,
+            reviewer: None,
+            allow_waiver_when_closed: false,
+        }
+    }
+}
+
+fn invalid(path: &Path, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(
+        "E_CONFIG_INVALID",
+        format!("{}: {}", path.display(), message.into()),
+    )
+    .fix("see the commented dwpipe.yaml that `dwpipe init` writes")
+}
+
+fn duration(
+    path: &Path,
+    text: Option<&str>,
+    default: Duration,
+    what: &str,
+) -> Result<Duration, Diagnostic> {
+    match text {
+        None => Ok(default),
+        Some(text) => parse_duration(text).map_err(|e| invalid(path, format!("{what}: {e}"))),
+    }
+}
+
+fn argv(path: &Path, argv: Vec<String>, what: &str) -> Result<Vec<String>, Diagnostic> {
+    if argv.is_empty() || argv.iter().any(|a| a.is_empty() || a.contains('\0')) {
+        return Err(invalid(
+            path,
+            format!("{what}: argv must be a non-empty list of non-empty strings"),
+        ));
+    }
+    Ok(argv)
+}
+
+impl Config {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, Diagnostic> {
+        let bytes = read_bounded(path, 1024 * 1024, "a config")
+            .map_err(|e| invalid(path, e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid(path, "not UTF-8"))?;
+        Config::parse(path, &text)
+    }
+
+    /// Validates config text; `path` names it and anchors relative paths.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, Diagnostic> {
+        let doc: ConfigDoc = parse_yaml(path, text).map_err(|d| {
+            d.recode(
+                "E_CONFIG_INVALID",
+                "see the commented dwpipe.yaml that `dwpipe init` writes",
+            )
+        })?;
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let agent = doc
+            .agent
+            .map(|a| -> Result<Agent, Diagnostic> {
+                let kind = match a.kind.as_str() {
+                    "deveco" => AgentKind::Deveco,
+                    "command" => AgentKind::Command,
+                    other => {
+                        return Err(invalid(
+                            path,
+                            format!("agent.kind `{other}` is not deveco or command"),
+                        ));
+                    }
+                };
+                let argv = match kind {
+                    AgentKind::Command => argv(path, a.argv, "agent")?,
+                    AgentKind::Deveco => a.argv,
+                };
+                Ok(Agent {
+                    kind,
+                    argv,
+                    timeout: duration(
+                        path,
+                        a.timeout.as_deref(),
+                        Duration::from_secs(30 * 60),
+                        "agent.timeout",
+                    )?,
+                    env: a.env,
+                })
+            })
+            .transpose()?;
+        let mut names = Vec::new();
+        let verify = doc
+            .verify
+            .into_iter()
+            .map(|c| {
+                if c.name.trim().is_empty() || names.contains(&c.name) {
+                    return Err(invalid(
+                        path,
+                        format!("verify: `{}` is empty or used twice", c.name),
+                    ));
+                }
+                names.push(c.name.clone());
+                Ok(VerifyCommand {
+                    timeout: duration(
+                        path,
+                        c.timeout.as_deref(),
+                        Duration::from_secs(10 * 60),
+                        "verify timeout",
+                    )?,
+                    argv: argv(path, c.argv, &format!("verify `{}`", c.name))?,
+                    name: c.name,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let review = match doc.review {
+            None => Review::default(),
+            Some(r) => Review {
+                max_rounds: r.max_rounds.unwrap_or(3).clamp(1, 10),
+                fail_mode: match r.fail_mode.as_deref() {
+                    None | Some("warn") => FailMode::Warn,
+                    Some("open") => FailMode::Open,
+                    Some("closed") => FailMode::Closed,
+                    Some(other) => {
+                        return Err(invalid(
+                            path,
+                            format!("review.fail-mode `{other}` is not open, warn or closed"),
+                        ));
+                    }
+                },
+                reviewer: r
+                    .reviewer
+                    .map(|rv| -> Result<_, Diagnostic> {
+                        Ok((
+                            argv(path, rv.argv, "review.reviewer")?,
+                            duration(
+                                path,
+                                rv.timeout.as_deref(),
+                                Duration::from_secs(300),
+                                "review.reviewer.timeout",
+                            )?,
+                        ))
+                    })
+                    .transpose()?,
+                allow_waiver_when_closed: r.allow_waiver_when_closed.unwrap_or(false),
+            },
+        };
+        let repair = Repair {
+            max_rounds: doc.repair.as_ref().and_then(|r| r.max_rounds).unwrap_or(4),
+            max_same_failure: doc
+                .repair
+                .as_ref()
+                .and_then(|r| r.max_same_failure)
+                .unwrap_or(2)
+                .max(1),
+        };
+        let device = doc
+            .device
+            .map_or_else(DeviceDefaults::default, |d| DeviceDefaults {
+                serial: d.serial,
+                server: d.server,
+                replay: d.replay.map(|r| base.join(r)),
+            });
+        Ok(Config {
+            workspace: base.join(doc.workspace.unwrap_or_else(|| PathBuf::from("."))),
+            agent,
+            verify,
+            review,
+            repair,
+            device,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_config_parses() {
+        let config = Config::parse(Path::new("proj/dwpipe.yaml"), EXAMPLE_CONFIG).unwrap();
+        assert_eq!(config.workspace, Path::new("proj/project"));
+        assert_eq!(config.agent.as_ref().unwrap().kind, AgentKind::Command);
+        assert!(!config.verify.is_empty());
+        assert_eq!(
+            (config.repair.max_rounds, config.repair.max_same_failure),
+            (4, 2)
+        );
+        assert_eq!(config.review.fail_mode, FailMode::Warn);
+        let init = Config::parse(Path::new("dwpipe.yaml"), INIT_CONFIG).unwrap();
+        assert_eq!(init.agent.unwrap().kind, AgentKind::Deveco);
+        assert_eq!(init.verify[0].argv[0], "hvigorw");
+    }
+
+    #[test]
+    fn mistakes_are_errors_with_their_path() {
+        let rows = [
+            (
+                "agent:\n  kind: command\n  argv: [x]\n  timout: 5m\n",
+                "agent.timout",
+            ),
+            ("verify:\n  - name: build\n    argv: []\n", "non-empty list"),
+            (
+                "verify:\n  - name: a\n    argv: [x]\n  - name: a\n    argv: [y]\n",
+                "used twice",
+            ),
+            ("review:\n  fail-mode: strict\n", "not open, warn or closed"),
+            ("agent:\n  kind: copilot\n", "not deveco or command"),
+            (
+                "verify:\n  - name: a\n    argv: [x]\n    timeout: soon\n",
+                "verify timeout",
+            ),
+            ("repair:\n  maxRounds: 3\n", "maxRounds"),
+        ];
+        for (text, expected) in rows {
+            let error = Config::parse(Path::new("dwpipe.yaml"), text).unwrap_err();
+            assert_eq!(error.code, "E_CONFIG_INVALID");
+            assert!(error.to_string().contains(expected), "{text}: {error}");
+        }
+        let defaults = Config::parse(
+            Path::new("dwpipe.yaml"),
+            "verify:\n  - name: t\n    argv: [true]\n",
+        )
+        .unwrap();
+        assert_eq!(defaults.verify[0].timeout, Duration::from_secs(600));
+        assert_eq!(defaults.review.max_rounds, 3);
+    }
+}
