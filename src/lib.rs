@@ -20,11 +20,13 @@ pub mod error;
 pub mod exit_code;
 pub mod gate;
 pub mod input;
+pub mod ledger;
 pub mod output;
 pub mod pack;
 pub mod playbook;
 pub mod probe;
 pub mod process;
 pub mod report;
+pub mod review;
 
 pub use cli::run;

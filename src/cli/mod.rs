@@ -9,6 +9,7 @@ mod init;
 mod inspect;
 mod print;
 mod progress;
+mod review;
 mod runtime;
 mod verify_evidence;
 
@@ -56,6 +57,27 @@ enum Command {
     Freeze(FreezeArgs),
     /// Recompute the verdicts of an outside auditor's report against a frozen pack.
     Gate(GateArgs),
+    /// Attack a frozen pack before dispatch: built-in rules, then the optional outside reviewer.
+    #[command(after_help = "\
+Writes review-<n>.json and review-<n>.md and appends to ledger.jsonl in --out. A lock is reviewed \
+once: its receipt stands until the pack changes. Exit 0 when delivery may go on (pass, waived, \
+incomplete under fail-mode open/warn), 1 when the pack must change or the review blocks.")]
+    Review {
+        /// The frozen pack (pack.lock.json).
+        lock: PathBuf,
+        /// The project config (review settings and the outside reviewer).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Folder for the review reports, the receipts and the ledger.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+        #[arg(long)]
+        no_review: bool,
+        /// Print the review as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the devices on every hdc server, with model, software, API level and density.
     Devices(DevicesArgs),
     /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
@@ -323,6 +345,7 @@ impl Command {
             Command::Inspect(inspect) => inspect.json(),
             Command::Audit(a) => a.json,
             Command::VerifyEvidence { .. } => false,
+            Command::Review { json, .. } => *json,
         }
     }
 
@@ -343,6 +366,13 @@ impl Command {
             ),
             Command::Inspect(inspect) => inspect.execute(),
             Command::VerifyEvidence { report } => verify_evidence::run(&report),
+            Command::Review {
+                lock,
+                config,
+                out,
+                no_review,
+                json,
+            } => review::run(&lock, config.as_deref(), &out, no_review, json),
             Command::Audit(a) => audit::run(
                 hdc,
                 audit::AuditPlan {

@@ -19,6 +19,7 @@ pub struct RenderError {
 const TEMPLATES: &[(&str, &str)] = &[
     ("spec.md", include_str!("../../templates/spec.md.hbs")),
     ("audit.md", include_str!("../../templates/audit.md.hbs")),
+    ("review.md", include_str!("../../templates/review.md.hbs")),
 ];
 
 // A Markdown table cell: a `|` would end the cell and a newline the row.

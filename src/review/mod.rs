@@ -1,0 +1,196 @@
+//! The adversarial pre-review (DESIGN §4): built-in rules, then the optional outside reviewer,
+//! bound to the lock's SHA-256. An unchanged lock is never reviewed twice; rounds are bounded;
+//! `fail-mode` decides what a failed or exhausted review does.
+
+mod reviewer;
+mod rules;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{FailMode, Review};
+use crate::diagnostic::{Diagnostic, has_errors};
+use crate::pack::Frozen;
+use crate::process::Cancel;
+
+pub use reviewer::{ReviewerAnswer, ask, parse_answer};
+pub use rules::builtin;
+
+/// The review's verdict on a lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReviewVerdict {
+    /// The rules and the reviewer found nothing.
+    Pass,
+    /// The pack must change before dispatch.
+    Revise,
+    /// The outside review was waived (`--no-review`), recorded.
+    Waived,
+    /// The review failed or ran out of rounds; fail-mode `open`/`warn` lets delivery go on.
+    Incomplete,
+    /// The review failed or ran out of rounds under fail-mode `closed`: no dispatch.
+    Blocked,
+}
+
+impl ReviewVerdict {
+    /// Whether delivery may go on.
+    pub fn allows_dispatch(self) -> bool {
+        matches!(
+            self,
+            ReviewVerdict::Pass | ReviewVerdict::Waived | ReviewVerdict::Incomplete
+        )
+    }
+}
+
+/// `review-<n>.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ReviewReport {
+    /// Report format.
+    pub format_version: u32,
+    /// The lock reviewed.
+    pub pack_sha256: String,
+    /// The verdict.
+    pub verdict: ReviewVerdict,
+    /// Which revise round this was (1-based).
+    pub round: u32,
+    /// What the outside reviewer did: `pass`, `revise`, `failure`, `waived`, `not-configured`, `not-asked`.
+    pub reviewer: String,
+    /// The reviewer's findings or failure reason.
+    pub reviewer_notes: Vec<String>,
+    /// Built-in findings and the review's own diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Finds an earlier review of the same lock in `out` (never review an unchanged lock twice),
+/// and counts the revise rounds so far.
+pub fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
+    let mut same = None;
+    let mut revises = 0;
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return (None, 0);
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("review-") && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for name in names {
+        let Some(report) = std::fs::read_to_string(out.join(&name))
+            .ok()
+            .and_then(|t| serde_json::from_str::<ReviewReport>(&t).ok())
+        else {
+            continue;
+        };
+        if report.verdict == ReviewVerdict::Revise {
+            revises += 1;
+        }
+        if report.pack_sha256 == sha256 {
+            same = Some((name, report));
+        }
+    }
+    (same, revises)
+}
+
+/// Why a review was refused outright.
+#[derive(Debug)]
+pub struct WaiverRefused;
+
+/// Reviews a frozen pack; `rounds_so_far` counts earlier revise rounds of this run.
+pub async fn review(
+    frozen: &Frozen,
+    settings: &Review,
+    rounds_so_far: u32,
+    waive: bool,
+    cancel: &Cancel,
+) -> Result<ReviewReport, WaiverRefused> {
+    let mut diagnostics = builtin(&frozen.pack);
+    let round = rounds_so_far + 1;
+    let mut report = ReviewReport {
+        format_version: 1,
+        pack_sha256: frozen.lock.sha256.clone(),
+        verdict: ReviewVerdict::Pass,
+        round,
+        reviewer: "not-configured".to_owned(),
+        reviewer_notes: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    if has_errors(&diagnostics) {
+        report.verdict = ReviewVerdict::Revise;
+        report.reviewer = "not-asked".to_owned();
+        report.diagnostics = diagnostics;
+        return Ok(report);
+    }
+    if waive {
+        if settings.fail_mode == FailMode::Closed && !settings.allow_waiver_when_closed {
+            return Err(WaiverRefused);
+        }
+        report.verdict = ReviewVerdict::Waived;
+        report.reviewer = "waived".to_owned();
+        report.diagnostics = diagnostics;
+        return Ok(report);
+    }
+    let Some((argv, timeout)) = &settings.reviewer else {
+        report.diagnostics = diagnostics;
+        return Ok(report);
+    };
+    let lock_json = serde_json::to_string(&frozen.lock).expect("a lock serializes");
+    let failure = match ask(argv, *timeout, &lock_json, cancel).await {
+        ReviewerAnswer::Pass => {
+            report.reviewer = "pass".to_owned();
+            None
+        }
+        ReviewerAnswer::Revise(findings) => {
+            report.reviewer = "revise".to_owned();
+            for finding in &findings {
+                diagnostics.push(
+                    Diagnostic::warning("W_REVIEW_FINDING", finding.clone())
+                        .fix("revise the pack and freeze it again"),
+                );
+            }
+            report.reviewer_notes = findings;
+            (round >= settings.max_rounds).then(|| {
+                format!(
+                    "the review ran out of rounds ({} of {})",
+                    round, settings.max_rounds
+                )
+            })
+        }
+        ReviewerAnswer::Failure(reason) => {
+            report.reviewer = "failure".to_owned();
+            report.reviewer_notes = vec![reason.clone()];
+            Some(format!("the outside reviewer failed: {reason}"))
+        }
+    };
+    report.verdict = match (&failure, report.reviewer.as_str(), settings.fail_mode) {
+        (None, "revise", _) => ReviewVerdict::Revise,
+        (None, _, _) => ReviewVerdict::Pass,
+        (Some(_), _, FailMode::Open) => ReviewVerdict::Incomplete,
+        (Some(reason), _, FailMode::Warn) => {
+            diagnostics.push(
+                Diagnostic::warning(
+                    "W_REVIEW_INCOMPLETE",
+                    format!("{reason}; the pack's review did not complete"),
+                )
+                .fix("the brief and the reports will say so"),
+            );
+            ReviewVerdict::Incomplete
+        }
+        (Some(reason), _, FailMode::Closed) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E_REVIEW_BLOCKED",
+                    format!("{reason}; fail-mode closed stops before dispatch"),
+                )
+                .fix("fix the reviewer or the pack, or allow a waiver in dwpipe.yaml"),
+            );
+            ReviewVerdict::Blocked
+        }
+    };
+    report.diagnostics = diagnostics;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! One row per built-in rule: a pack that trips it, and the code it must produce.
+
+use std::path::Path;
+
+use super::*;
+use crate::pack::{Pack, parse_pack, validate};
+
+/// A pack with one must criterion per dimension; `criterion` replaces the performance one.
+fn pack(criterion: &str) -> Pack {
+    let yaml = format!(
+        "version: 1\napp: {{ bundle: com.example.notes }}\ncriteria:\n\
+         - {{ id: F-01, dimension: function, statement: notes save, weight: must, verify: by hand }}\n\
+         - {{ id: A-01, dimension: aesthetic, statement: looks right, weight: must, verify: by eye }}\n\
+         - {{ id: X-01, dimension: accessibility, statement: readable, weight: must, verify: by ear }}\n\
+         {criterion}\n"
+    );
+    let (doc, _) = parse_pack(Path::new("pack.yaml"), yaml.as_bytes()).unwrap();
+    let (pack, diagnostics) = validate(doc, Path::new("pack.yaml"));
+    assert!(
+        !crate::diagnostic::has_errors(&diagnostics),
+        "{diagnostics:?}"
+    );
+    pack.unwrap()
+}
+
+fn codes(criterion: &str) -> Vec<String> {
+    builtin(&pack(criterion))
+        .into_iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+#[test]
+fn each_rule_fires_on_its_hole_and_not_elsewhere() {
+    let clean = "- { id: P-01, dimension: performance, statement: Cold start ≤ 800ms, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }";
+    assert!(codes(clean).is_empty(), "{:?}", codes(clean));
+    let rows = [
+        (
+            "- { id: P-01, dimension: performance, statement: Cold start ≤ 800ms, weight: must, assertion: { matcher: lte, expected: 1000, unit: ms, probe: { id: perf.cold-start } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Cold start ≤ 0.8s, weight: must, assertion: { matcher: gte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Items are 14vp apart, weight: must, assertion: { matcher: range, min: 11.5, max: 12.5, unit: vp, probe: { id: layout.gap, from: 'id:a', to: 'id:b' } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Cold start is quick, weight: must, assertion: { matcher: lte, expected: 1500, unit: ms, probe: { id: perf.cold-start } } }",
+            "W_REVIEW_LOOSER_THAN_BASELINE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Scrolling is smooth, weight: must, assertion: { matcher: lte, expected: 8, unit: ms/s, probe: { id: perf.frames, metric: jank } } }",
+            "W_REVIEW_LOOSER_THAN_BASELINE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Buttons are big, weight: must, assertion: { matcher: gte, expected: 36, unit: vp, probe: { id: a11y.touch-target } } }",
+            "W_REVIEW_LOOSER_THAN_BASELINE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Text is readable, weight: must, assertion: { matcher: gte, expected: 3, unit: ratio, probe: { id: a11y.contrast, target: 'id:t' } } }",
+            "W_REVIEW_LOOSER_THAN_BASELINE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Memory is low, weight: must, assertion: { matcher: lte, expected: 2, unit: GB, probe: { id: perf.memory } } }",
+            "W_REVIEW_LOOSER_THAN_BASELINE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Saves fast, weight: must, verify: the app logs it, assertion: { matcher: lte, expected: 200, unit: ms, source: in-app timer } }",
+            "W_REVIEW_SELF_REPORTED_SOURCE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Saves fast, weight: must, assertion: { matcher: lte, expected: 200, unit: ms } }",
+            "W_REVIEW_UNMEASURABLE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Start is quick, weight: must, assertion: { matcher: lte, expected: 60, unit: fps, probe: { id: perf.cold-start } } }",
+            "E_REVIEW_UNIT_MISMATCH",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: Tests pass, weight: must, assertion: { matcher: gte, expected: 1, probe: { id: test.hypium } } }",
+            "E_REVIEW_UNIT_MISMATCH",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: It feels fast, weight: must }",
+            "E_REVIEW_MUST_UNVERIFIABLE",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: It feels fast, weight: should, verify: by hand }",
+            "W_REVIEW_DIMENSION_WITHOUT_MUST",
+        ),
+    ];
+    for (criterion, code) in rows {
+        let found = codes(criterion);
+        assert!(
+            found.iter().any(|c| c == code),
+            "{code} not in {found:?} for {criterion}"
+        );
+    }
+    // The same threshold written in another unit is no contradiction.
+    let same = "- { id: P-01, dimension: performance, statement: Cold start ≤ 0.8s, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }";
+    assert!(codes(same).is_empty(), "{:?}", codes(same));
+}
