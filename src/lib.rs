@@ -12,6 +12,7 @@
 
 pub mod assertion;
 pub mod audit;
+pub mod brief;
 mod cli;
 pub mod config;
 pub mod device;

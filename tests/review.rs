@@ -279,3 +279,67 @@ fn built_in_errors_stop_the_review_before_the_reviewer_is_asked() {
         "the reviewer was not run"
     );
 }
+
+#[test]
+fn briefs_through_the_binary() {
+    let dir = frozen();
+    let config = repo("examples/notes/dwpipe.yaml");
+    let (code, brief, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "brief",
+            "pack.lock.json",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        brief.contains("Your own PASS is a claim, not the verdict") && brief.contains("### X-02"),
+        "{brief}"
+    );
+    let capture = repo("device-fixtures/notes-fail");
+    assert_eq!(
+        dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                "audit"
+            ]
+        )
+        .0,
+        1
+    );
+    let (code, repair, _) = dwpipe(
+        dir.path(),
+        &[
+            "brief",
+            "pack.lock.json",
+            "--round",
+            "2",
+            "--repair-from",
+            "audit/audit-1.json",
+            "--out",
+            "repair.md",
+        ],
+    );
+    assert_eq!((code, repair.as_str()), (0, ""));
+    let repair = fs::read_to_string(dir.path().join("repair.md")).unwrap();
+    assert!(
+        repair.starts_with("# Repair round 2")
+            && repair.contains("measured: 36vp; required: ≥ 48 vp"),
+        "{repair}"
+    );
+    fs::write(dir.path().join("other.json"), "{\"hello\": 1}").unwrap();
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &["brief", "pack.lock.json", "--repair-from", "other.json"],
+    );
+    assert_eq!(code, 2);
+    assert!(stderr.contains("E_BRIEF_INVALID"), "{stderr}");
+}

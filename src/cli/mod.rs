@@ -1,6 +1,7 @@
 //! The command line: clap definitions, dispatch, and the one place errors become exit codes.
 
 mod audit;
+mod brief;
 mod capture;
 mod devices;
 mod freeze;
@@ -57,6 +58,23 @@ enum Command {
     Freeze(FreezeArgs),
     /// Recompute the verdicts of an outside auditor's report against a frozen pack.
     Gate(GateArgs),
+    /// Render the Goal brief for the agent, or a repair brief from a failed audit or verification.
+    Brief {
+        /// The frozen pack (pack.lock.json).
+        lock: PathBuf,
+        /// The project config (workspace and verification commands).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The repair round this brief is for.
+        #[arg(long, default_value_t = 1)]
+        round: u32,
+        /// Write a repair brief from this audit-<n>.json or verify-<n>.json.
+        #[arg(long, value_name = "REPORT")]
+        repair_from: Option<PathBuf>,
+        /// Write the brief here instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Attack a frozen pack before dispatch: built-in rules, then the optional outside reviewer.
     #[command(after_help = "\
 Writes review-<n>.json and review-<n>.md and appends to ledger.jsonl in --out. A lock is reviewed \
@@ -346,6 +364,7 @@ impl Command {
             Command::Audit(a) => a.json,
             Command::VerifyEvidence { .. } => false,
             Command::Review { json, .. } => *json,
+            Command::Brief { .. } => false,
         }
     }
 
@@ -373,6 +392,19 @@ impl Command {
                 no_review,
                 json,
             } => review::run(&lock, config.as_deref(), &out, no_review, json),
+            Command::Brief {
+                lock,
+                config,
+                round,
+                repair_from,
+                out,
+            } => brief::run(
+                &lock,
+                config.as_deref(),
+                round,
+                repair_from.as_deref(),
+                out.as_deref(),
+            ),
             Command::Audit(a) => audit::run(
                 hdc,
                 audit::AuditPlan {

@@ -20,6 +20,14 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("spec.md", include_str!("../../templates/spec.md.hbs")),
     ("audit.md", include_str!("../../templates/audit.md.hbs")),
     ("review.md", include_str!("../../templates/review.md.hbs")),
+    (
+        "goal-brief.md",
+        include_str!("../../templates/goal-brief.md.hbs"),
+    ),
+    (
+        "repair-brief.md",
+        include_str!("../../templates/repair-brief.md.hbs"),
+    ),
 ];
 
 // A Markdown table cell: a `|` would end the cell and a newline the row.

@@ -1,0 +1,258 @@
+//! The Goal brief for DevEco Code (or any agent) and the repair brief, rendered with
+//! Handlebars in strict mode. A brief stands alone: Goal mode cannot ask questions when run
+//! non-interactively, so it says the goal, every criterion with its assertion and how dwpipe
+//! will measure it, the verification commands, and that the agent's PASS is not the verdict.
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::pack::Frozen;
+use crate::report::{RenderError, render};
+
+/// How much failing output a repair brief quotes (its tail).
+const OUTPUT_TAIL_CHARS: usize = 6000;
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct GoalView {
+    bundle: String,
+    ability: Option<String>,
+    module: Option<String>,
+    workspace: String,
+    sha256: String,
+    review_note: Option<String>,
+    criteria: Vec<CriterionView>,
+    commands: Vec<CommandView>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct CriterionView {
+    id: String,
+    dimension: &'static str,
+    weight: &'static str,
+    statement: String,
+    assertion: Option<String>,
+    probe: Option<&'static str>,
+    measured_by: Option<&'static str>,
+    verify: String,
+}
+
+#[derive(Serialize)]
+struct CommandView {
+    name: String,
+    argv: String,
+    timeout: String,
+}
+
+/// A failure a repair brief reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// Criterion id (or the verification command's name).
+    pub id: String,
+    /// must or should (or `command`).
+    pub weight: String,
+    /// The criterion's statement (or the command line).
+    pub statement: String,
+    /// What was measured.
+    pub actual: String,
+    /// What is required.
+    pub expected: String,
+    /// Why it failed.
+    pub reason: String,
+}
+
+#[derive(Serialize)]
+struct RepairView {
+    round: u32,
+    bundle: String,
+    workspace: String,
+    sha256: String,
+    failures: Vec<Failure>,
+    output: Option<String>,
+    source: String,
+}
+
+fn common(frozen: &Frozen, config: Option<&Config>) -> (String, String) {
+    let workspace = config.map_or_else(|| ".".to_owned(), |c| c.workspace.display().to_string());
+    (frozen.pack.doc.app.bundle.value.clone(), workspace)
+}
+
+/// The Goal brief. `review_note` says when the pack's review did not complete.
+pub fn goal(
+    frozen: &Frozen,
+    config: Option<&Config>,
+    review_note: Option<String>,
+) -> Result<String, RenderError> {
+    let (bundle, workspace) = common(frozen, config);
+    let app = &frozen.pack.doc.app;
+    let view = GoalView {
+        bundle,
+        ability: app.ability.as_ref().map(|a| a.value.clone()),
+        module: app.module.as_ref().map(|m| m.value.clone()),
+        workspace,
+        sha256: frozen.lock.sha256.clone(),
+        review_note,
+        criteria: frozen
+            .pack
+            .criteria
+            .iter()
+            .map(|c| {
+                let measured = c.assertion.as_ref().and_then(|a| a.probe.as_ref());
+                CriterionView {
+                    id: c.id.clone(),
+                    dimension: c.dimension.as_str(),
+                    weight: c.weight.as_str(),
+                    statement: c.statement.clone(),
+                    assertion: c
+                        .assertion
+                        .as_ref()
+                        .map(|a| format!("`{}` {}", a.matcher, a.assertion)),
+                    probe: measured.map(|m| m.kind.id),
+                    measured_by: measured.map(|m| m.kind.method),
+                    verify: c
+                        .verify
+                        .clone()
+                        .unwrap_or_else(|| "an auditor's check with evidence".to_owned()),
+                }
+            })
+            .collect(),
+        commands: config
+            .map(|c| {
+                c.verify
+                    .iter()
+                    .map(|v| CommandView {
+                        name: v.name.clone(),
+                        argv: shown_argv(&v.argv),
+                        timeout: format!("{}s", v.timeout.as_secs()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    render("goal-brief.md", &view)
+}
+
+/// A repair brief for round `round`: the failures and, quoted as untrusted, the output.
+pub fn repair(
+    frozen: &Frozen,
+    config: Option<&Config>,
+    round: u32,
+    failures: Vec<Failure>,
+    output: Option<(&str, &str)>,
+) -> Result<String, RenderError> {
+    let (bundle, workspace) = common(frozen, config);
+    let (source, output) = match output {
+        Some((source, text)) => (
+            source.to_owned(),
+            Some(fence_safe(tail(text, OUTPUT_TAIL_CHARS))),
+        ),
+        None => (String::new(), None),
+    };
+    render(
+        "repair-brief.md",
+        &RepairView {
+            round,
+            bundle,
+            workspace,
+            sha256: frozen.lock.sha256.clone(),
+            failures,
+            output,
+            source,
+        },
+    )
+}
+
+/// An argv as a person would type it (arguments with spaces in single quotes); for reading only.
+fn shown_argv(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn tail(text: &str, chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= chars {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(count - chars).collect();
+    format!("[… {} earlier characters cut …]\n{kept}", count - chars)
+}
+
+/// Untrusted output must not be able to close its own block.
+fn fence_safe(text: String) -> String {
+    text.replace("</untrusted-tool-output", "<\\/untrusted-tool-output")
+        .replace("<untrusted-tool-output", "<\\untrusted-tool-output")
+}
+
+fn text(value: &serde_json::Value, key: &str) -> String {
+    value[key].as_str().unwrap_or("—").to_owned()
+}
+
+/// The failures of an audit report (`audit-<n>.json`): failed or unverified checks.
+pub fn failures_from_audit(frozen: &Frozen, report: &serde_json::Value) -> Vec<Failure> {
+    report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["result"] != "pass" || c["assertionVerdict"] == "fail")
+        .map(|c| {
+            let id = text(c, "criterionId");
+            let statement = frozen
+                .pack
+                .criteria
+                .iter()
+                .find(|k| k.id == id)
+                .map_or_else(|| "—".to_owned(), |k| k.statement.clone());
+            Failure {
+                weight: text(c, "weight"),
+                statement,
+                actual: text(c, "actual"),
+                expected: text(c, "expected"),
+                reason: c["reason"]
+                    .as_str()
+                    .map_or_else(|| text(c, "evidence"), str::to_owned),
+                id,
+            }
+        })
+        .collect()
+}
+
+/// The failures of a verification report (`verify-<n>.json`) and their output, for quoting.
+pub fn failures_from_verify(report: &serde_json::Value) -> (Vec<Failure>, String) {
+    let mut output = String::new();
+    let failures = report["commands"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["status"] != "pass")
+        .map(|c| {
+            output.push_str(&format!(
+                "$ {}\n{}\n",
+                text(c, "command"),
+                c["output-tail"].as_str().unwrap_or("")
+            ));
+            Failure {
+                id: text(c, "name"),
+                weight: "command".to_owned(),
+                statement: text(c, "command"),
+                actual: text(c, "status"),
+                expected: "exit 0".to_owned(),
+                reason: c["exit-code"]
+                    .as_i64()
+                    .map_or_else(|| text(c, "status"), |code| format!("exited {code}")),
+            }
+        })
+        .collect();
+    (failures, output)
+}
+
+#[cfg(test)]
+mod tests;
