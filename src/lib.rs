@@ -29,5 +29,6 @@ pub mod probe;
 pub mod process;
 pub mod report;
 pub mod review;
+pub mod verify;
 
 pub use cli::run;

@@ -1,0 +1,115 @@
+//! The repair loop guard and the terminal reasons of a delivery (DESIGN §6): at most
+//! `max-rounds` repair rounds, the same failure at most `max-same-failure` times.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Repair;
+
+/// Why a delivery ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalReason {
+    /// Every verification command passed after a change, and the audit passed.
+    Verified,
+    /// The agent changed nothing.
+    NoChanges,
+    /// Verification failed and no repair is left.
+    VerificationFailed,
+    /// The audit failed and no repair is left.
+    AuditFailed,
+    /// The same failure came back more often than allowed.
+    RepeatedFailure,
+    /// The repair rounds ran out.
+    BudgetExhausted,
+    /// The pre-review blocked dispatch.
+    ReviewBlocked,
+    /// Ctrl-C.
+    Interrupted,
+    /// A tool, a device or the machine failed.
+    EnvironmentError,
+}
+
+/// What the loop does after a failed round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Send a repair brief for this round.
+    Repair(u32),
+    /// Stop with this reason.
+    Stop(TerminalReason),
+}
+
+/// Counts rounds and failure fingerprints.
+#[derive(Debug)]
+pub struct RepairGuard {
+    limits: Repair,
+    repairs: u32,
+    seen: HashMap<String, u32>,
+}
+
+impl RepairGuard {
+    /// A guard with these limits.
+    pub fn new(limits: Repair) -> RepairGuard {
+        RepairGuard {
+            limits,
+            repairs: 0,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Records a failed round with its failure fingerprint and decides what comes next.
+    pub fn after_failure(&mut self, fingerprint: &str) -> Next {
+        let count = self.seen.entry(fingerprint.to_owned()).or_default();
+        *count += 1;
+        if *count > self.limits.max_same_failure {
+            return Next::Stop(TerminalReason::RepeatedFailure);
+        }
+        if self.repairs >= self.limits.max_rounds {
+            return Next::Stop(TerminalReason::BudgetExhausted);
+        }
+        self.repairs += 1;
+        Next::Repair(self.repairs)
+    }
+
+    /// Repair rounds sent so far.
+    pub fn repairs(&self) -> u32 {
+        self.repairs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_repairs_and_the_same_failure_twice() {
+        let mut guard = RepairGuard::new(Repair {
+            max_rounds: 4,
+            max_same_failure: 2,
+        });
+        assert_eq!(guard.after_failure("a"), Next::Repair(1));
+        assert_eq!(guard.after_failure("a"), Next::Repair(2));
+        assert_eq!(
+            guard.after_failure("a"),
+            Next::Stop(TerminalReason::RepeatedFailure),
+            "a third identical failure"
+        );
+        let mut guard = RepairGuard::new(Repair {
+            max_rounds: 4,
+            max_same_failure: 2,
+        });
+        for (round, failure) in ["a", "b", "c", "d"].iter().enumerate() {
+            assert_eq!(guard.after_failure(failure), Next::Repair(round as u32 + 1));
+        }
+        assert_eq!(
+            guard.after_failure("e"),
+            Next::Stop(TerminalReason::BudgetExhausted)
+        );
+        assert_eq!(guard.repairs(), 4);
+        assert_eq!(
+            serde_json::to_string(&TerminalReason::RepeatedFailure).unwrap(),
+            "\"repeated_failure\""
+        );
+    }
+}

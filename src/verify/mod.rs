@@ -1,0 +1,238 @@
+//! The verification gate (DESIGN §6): the declared commands run in the workspace (argv, own
+//! process group, timeout), bracketed by workspace fingerprints. A pass is only evidence for
+//! the fingerprint it was taken at; a workspace that changed during verification is verified
+//! once more; failures get a normalized fingerprint so the repair loop can tell repeats.
+
+mod failure;
+mod fingerprint;
+mod guard;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::VerifyCommand;
+use crate::pack::sha256_hex;
+use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+
+pub use failure::{fingerprint as failure_fingerprint, normalize};
+pub use fingerprint::{FingerprintError, IGNORED, StatCache, fingerprint};
+pub use guard::{Next, RepairGuard, TerminalReason};
+
+/// How much of a command's output a report keeps (its tail).
+const OUTPUT_TAIL_CHARS: usize = 8000;
+
+/// How one command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandStatus {
+    /// Exit 0.
+    Pass,
+    /// Any other exit, or a signal.
+    Fail,
+    /// Stopped at its time limit.
+    Timeout,
+}
+
+/// One verification command's record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct CommandOutcome {
+    /// Its configured name.
+    pub name: String,
+    /// The argv, shown.
+    pub command: String,
+    /// How it ended.
+    pub status: CommandStatus,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Wall-clock time.
+    pub duration_ms: u64,
+    /// The end of its output (stdout, then stderr).
+    pub output_tail: String,
+    /// SHA-256 of the output kept.
+    pub output_sha256: String,
+    /// The normalized failure fingerprint, for failures.
+    pub failure_fingerprint: Option<String>,
+}
+
+/// `verify-<n>.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct VerifyReport {
+    /// Report format.
+    pub format_version: u32,
+    /// The repair round (0 for the first dispatch).
+    pub round: u32,
+    /// The workspace fingerprint before the commands ran.
+    pub fingerprint_before: String,
+    /// After them (equal to before, or the commands ran again).
+    pub fingerprint_after: String,
+    /// The workspace changed during the first verification, so it ran once more.
+    pub rerun: bool,
+    /// `pass` only when every command passed.
+    pub verdict: CommandStatus,
+    /// Every command.
+    pub commands: Vec<CommandOutcome>,
+}
+
+impl VerifyReport {
+    /// Whether this pass still stands for the workspace as it is now.
+    pub fn is_fresh(&self, current_fingerprint: &str) -> bool {
+        self.verdict == CommandStatus::Pass && self.fingerprint_after == current_fingerprint
+    }
+
+    /// One fingerprint for the round's failures (`None` when it passed).
+    pub fn failure_fingerprint(&self) -> Option<String> {
+        let mut failed: Vec<&str> = self
+            .commands
+            .iter()
+            .filter_map(|c| c.failure_fingerprint.as_deref())
+            .collect();
+        failed.sort_unstable();
+        (!failed.is_empty()).then(|| sha256_hex(failed.join("\n").as_bytes()))
+    }
+}
+
+/// Why verification could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// A command's program does not exist.
+    #[error("verification command `{name}`: `{program}` not found")]
+    CommandNotFound {
+        /// The command's name.
+        name: String,
+        /// The program tried.
+        program: String,
+    },
+    /// The workspace could not be fingerprinted.
+    #[error(transparent)]
+    Fingerprint(#[from] FingerprintError),
+    /// Another spawn failure.
+    #[error("verification command `{name}` could not start: {message}")]
+    Spawn {
+        /// The command's name.
+        name: String,
+        /// Why.
+        message: String,
+    },
+    /// Ctrl-C.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl VerifyError {
+    /// The stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            VerifyError::CommandNotFound { .. } => "E_VERIFY_COMMAND_NOT_FOUND",
+            VerifyError::Fingerprint(_) => "E_VERIFY_FINGERPRINT",
+            VerifyError::Spawn { .. } => "E_VERIFY_SPAWN",
+            VerifyError::Cancelled => "E_INTERRUPTED",
+        }
+    }
+}
+
+fn tail(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars()
+        .skip(count.saturating_sub(OUTPUT_TAIL_CHARS))
+        .collect()
+}
+
+async fn run_command(
+    workspace: &Path,
+    command: &VerifyCommand,
+    cancel: &Cancel,
+) -> Result<CommandOutcome, VerifyError> {
+    let (program, args) = command
+        .argv
+        .split_first()
+        .expect("validated: argv is never empty");
+    let mut spec = ProcessSpec::new(program, args).timeout(command.timeout);
+    spec.cwd = Some(workspace.to_owned());
+    let outcome = run(&spec, cancel).await.map_err(|e| match e {
+        SpawnError::NotFound { .. } => VerifyError::CommandNotFound {
+            name: command.name.clone(),
+            program: program.clone(),
+        },
+        other => VerifyError::Spawn {
+            name: command.name.clone(),
+            message: other.to_string(),
+        },
+    })?;
+    let output = format!(
+        "{}{}",
+        outcome.stdout.to_string_lossy(),
+        outcome.stderr.to_string_lossy()
+    );
+    let (status, exit_code) = match outcome.completion {
+        Completion::Exited(0) => (CommandStatus::Pass, Some(0)),
+        Completion::Exited(code) => (CommandStatus::Fail, Some(code)),
+        Completion::Signalled(_) => (CommandStatus::Fail, None),
+        Completion::TimedOut => (CommandStatus::Timeout, None),
+        Completion::Cancelled => return Err(VerifyError::Cancelled),
+    };
+    let exit_text = exit_code.map_or_else(|| format!("{status:?}"), |c| c.to_string());
+    Ok(CommandOutcome {
+        name: command.name.clone(),
+        command: command.argv.join(" "),
+        status,
+        exit_code,
+        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        failure_fingerprint: (status != CommandStatus::Pass)
+            .then(|| failure_fingerprint(&exit_text, &output)),
+        output_sha256: sha256_hex(output.as_bytes()),
+        output_tail: tail(&output),
+    })
+}
+
+/// Runs every command once, fingerprinting the workspace before and after.
+async fn verify_once(
+    workspace: &Path,
+    commands: &[VerifyCommand],
+    cache: &mut StatCache,
+    cancel: &Cancel,
+) -> Result<(String, String, Vec<CommandOutcome>), VerifyError> {
+    let before = fingerprint(workspace, cache, cancel).await?;
+    let mut outcomes = Vec::with_capacity(commands.len());
+    for command in commands {
+        outcomes.push(run_command(workspace, command, cancel).await?);
+    }
+    let after = fingerprint(workspace, cache, cancel).await?;
+    Ok((before, after, outcomes))
+}
+
+/// The verification gate for one round.
+pub async fn verify(
+    workspace: &Path,
+    commands: &[VerifyCommand],
+    round: u32,
+    cache: &mut StatCache,
+    cancel: &Cancel,
+) -> Result<VerifyReport, VerifyError> {
+    let (mut before, mut after, mut outcomes) =
+        verify_once(workspace, commands, cache, cancel).await?;
+    let rerun = before != after;
+    if rerun {
+        // The workspace moved under the commands: their results describe neither state.
+        (before, after, outcomes) = verify_once(workspace, commands, cache, cancel).await?;
+    }
+    let verdict = if outcomes.iter().all(|o| o.status == CommandStatus::Pass) {
+        CommandStatus::Pass
+    } else {
+        CommandStatus::Fail
+    };
+    Ok(VerifyReport {
+        format_version: 1,
+        round,
+        fingerprint_before: before,
+        fingerprint_after: after,
+        rerun,
+        verdict,
+        commands: outcomes,
+    })
+}
+
+#[cfg(test)]
+mod tests;

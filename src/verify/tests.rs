@@ -1,0 +1,209 @@
+//! Fingerprints of plain and git workspaces, the stat cache, and the gate over real commands.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use super::*;
+use crate::config::VerifyCommand;
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn print(dir: &Path) -> String {
+    block_on(fingerprint(dir, &mut StatCache::default(), &Cancel::new())).unwrap()
+}
+
+fn command(name: &str, argv: &[&str]) -> VerifyCommand {
+    VerifyCommand {
+        name: name.into(),
+        argv: argv.iter().map(|a| (*a).to_owned()).collect(),
+        timeout: Duration::from_secs(10),
+    }
+}
+
+#[test]
+fn a_plain_folder_fingerprint_follows_content_and_skips_build_output() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("entry/src")).unwrap();
+    fs::write(dir.path().join("entry/src/Index.ets"), "space: 8").unwrap();
+    let first = print(dir.path());
+    assert_eq!(first, print(dir.path()), "stable");
+    for ignored in ["build", "oh_modules", ".hvigor", ".dwpipe"] {
+        fs::create_dir_all(dir.path().join(ignored)).unwrap();
+        fs::write(dir.path().join(ignored).join("out.bin"), "noise").unwrap();
+    }
+    assert_eq!(first, print(dir.path()), "ignored folders do not count");
+    fs::write(dir.path().join("entry/src/Index.ets"), "space: 12").unwrap();
+    assert_ne!(first, print(dir.path()), "an edit changes it");
+    assert!(matches!(
+        block_on(fingerprint(
+            &dir.path().join("nope"),
+            &mut StatCache::default(),
+            &Cancel::new()
+        )),
+        Err(FingerprintError::Missing(_))
+    ));
+}
+
+#[test]
+fn the_stat_cache_reads_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..20 {
+        fs::write(dir.path().join(format!("f{i}.txt")), format!("file {i}")).unwrap();
+    }
+    let mut cache = StatCache::default();
+    block_on(fingerprint(dir.path(), &mut cache, &Cancel::new())).unwrap();
+    assert_eq!(cache.hashed(), 20);
+    let saved = dir.path().join("cache.json");
+    cache.save(&saved).unwrap();
+    let mut warm = StatCache::load(&saved);
+    fs::write(dir.path().join("f3.txt"), "changed, longer").unwrap();
+    block_on(fingerprint(dir.path(), &mut warm, &Cancel::new())).unwrap();
+    assert_eq!(
+        warm.hashed(),
+        2,
+        "the changed file and the cache file itself"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+}
+
+#[test]
+fn a_git_fingerprint_sees_head_changes_and_untracked_files() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    fs::write(dir.path().join("a.ets"), "one").unwrap();
+    let unborn = print(dir.path());
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qm", "one"]);
+    let clean = print(dir.path());
+    assert_ne!(unborn, clean);
+    fs::write(dir.path().join("a.ets"), "two").unwrap();
+    let modified = print(dir.path());
+    assert_ne!(clean, modified);
+    fs::write(dir.path().join("a.ets"), "three").unwrap();
+    assert_ne!(
+        modified,
+        print(dir.path()),
+        "the content of a changed file counts, not just its name"
+    );
+    fs::write(dir.path().join("a.ets"), "one").unwrap();
+    fs::write(dir.path().join("new.ets"), "untracked").unwrap();
+    let untracked = print(dir.path());
+    assert_ne!(clean, untracked);
+    fs::remove_file(dir.path().join("new.ets")).unwrap();
+    assert_eq!(clean, print(dir.path()), "back to the committed state");
+    // An agent that deletes .git: the workspace is then fingerprinted as a plain folder.
+    fs::remove_dir_all(dir.path().join(".git")).unwrap();
+    assert_ne!(clean, print(dir.path()));
+}
+
+#[test]
+fn the_gate_runs_commands_and_records_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("Index.ets"), "List({ space: 8 })").unwrap();
+    let commands = [
+        command("spacing", &["grep", "-q", "space: 12", "Index.ets"]),
+        command("true", &["true"]),
+    ];
+    let report = block_on(verify(
+        dir.path(),
+        &commands,
+        0,
+        &mut StatCache::default(),
+        &Cancel::new(),
+    ))
+    .unwrap();
+    assert_eq!(report.verdict, CommandStatus::Fail);
+    assert_eq!(
+        (report.commands[0].status, report.commands[0].exit_code),
+        (CommandStatus::Fail, Some(1))
+    );
+    assert_eq!(report.commands[1].status, CommandStatus::Pass);
+    assert!(report.failure_fingerprint().is_some());
+    assert!(!report.rerun);
+    fs::write(dir.path().join("Index.ets"), "List({ space: 12 })").unwrap();
+    let fixed = block_on(verify(
+        dir.path(),
+        &commands,
+        1,
+        &mut StatCache::default(),
+        &Cancel::new(),
+    ))
+    .unwrap();
+    assert_eq!(fixed.verdict, CommandStatus::Pass);
+    assert!(
+        fixed.is_fresh(&print(dir.path())),
+        "fresh for the workspace it ran on"
+    );
+    fs::write(
+        dir.path().join("Index.ets"),
+        "List({ space: 12 }) // edited",
+    )
+    .unwrap();
+    assert!(
+        !fixed.is_fresh(&print(dir.path())),
+        "stale once the code changes"
+    );
+}
+
+#[test]
+fn a_workspace_changing_during_verification_is_verified_again() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("counter"), "0").unwrap();
+    // The command edits the workspace the first time only.
+    let script = "if [ ! -f touched ]; then echo 1 > touched; fi";
+    let report = block_on(verify(
+        dir.path(),
+        &[command("drift", &["sh", "-c", script])],
+        0,
+        &mut StatCache::default(),
+        &Cancel::new(),
+    ))
+    .unwrap();
+    assert!(report.rerun);
+    assert_eq!(report.fingerprint_before, report.fingerprint_after);
+}
+
+#[test]
+fn missing_and_hanging_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = block_on(verify(
+        dir.path(),
+        &[command("build", &["hvigorw-not-installed", "assembleHap"])],
+        0,
+        &mut StatCache::default(),
+        &Cancel::new(),
+    ));
+    let error = missing.unwrap_err();
+    assert_eq!(error.code(), "E_VERIFY_COMMAND_NOT_FOUND");
+    let mut hang = command("hang", &["sleep", "30"]);
+    hang.timeout = Duration::from_millis(200);
+    let report = block_on(verify(
+        dir.path(),
+        &[hang],
+        0,
+        &mut StatCache::default(),
+        &Cancel::new(),
+    ))
+    .unwrap();
+    assert_eq!(report.commands[0].status, CommandStatus::Timeout);
+}
