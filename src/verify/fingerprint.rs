@@ -210,10 +210,10 @@ async fn git_fingerprint(
         let code = &entry[..2];
         changed.push(String::from_utf8_lossy(&entry[3..]).into_owned());
         // A rename or copy names its source in the next field.
-        if code.contains(&b'R') || code.contains(&b'C') {
-            if let Some(source) = entries.next() {
-                changed.push(String::from_utf8_lossy(source).into_owned());
-            }
+        if (code.contains(&b'R') || code.contains(&b'C'))
+            && let Some(source) = entries.next()
+        {
+            changed.push(String::from_utf8_lossy(source).into_owned());
         }
     }
     changed.sort();
