@@ -10,6 +10,7 @@
     reason = "diagnostics are cold-path values; boxing them buys nothing"
 )]
 
+pub mod agent;
 pub mod assertion;
 pub mod audit;
 pub mod brief;

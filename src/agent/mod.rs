@@ -1,0 +1,212 @@
+//! Agent adapters: dispatch a brief to DevEco Code in Goal mode (`deveco run --agent goal
+//! --format json --dir <workspace> "<brief>"`) or to any command (`{brief}`, `{workspace}`,
+//! `{round}` placeholders), through the process runner (own process group, timeout, bounded
+//! output). The event stream is stored in `agent-<n>.log`; the agent's `PASS`/`FAIL`/
+//! `INCOMPLETE` is extracted as a claim only: verification and the audit decide.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::config::{Agent, AgentKind};
+use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+
+/// What the agent said about its own work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Claim {
+    /// It says it is done.
+    Pass,
+    /// It says it failed.
+    Fail,
+    /// It says it could not finish.
+    Incomplete,
+    /// It said nothing recognizable.
+    None,
+}
+
+/// One dispatch's record.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AgentRun {
+    /// The claim (never the verdict).
+    pub claim: Claim,
+    /// How the process ended: `exited 0`, `timed out`, …
+    pub ended: String,
+    /// Wall-clock time.
+    pub duration_ms: u64,
+    /// The stored event stream.
+    pub log: PathBuf,
+    /// JSON event lines read.
+    pub events: usize,
+    /// Lines that looked like JSON events but did not parse.
+    pub unparsed_lines: usize,
+    /// `error` events' messages.
+    pub errors: Vec<String>,
+    /// Tools the agent used (`tool_use` events), in order.
+    pub tools: Vec<String>,
+}
+
+/// The agent could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// Its program is not installed.
+    #[error("agent `{0}` not found")]
+    NotFound(String),
+    /// Another spawn failure or an unwritable log.
+    #[error("{0}")]
+    Other(String),
+    /// Ctrl-C.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bresult\s*:\s*\**\s*(PASS|FAIL|INCOMPLETE)\b").expect("static regex")
+});
+
+/// The argv for one dispatch. `brief_file` holds the brief; `deveco` gets the text itself.
+pub fn argv(
+    agent: &Agent,
+    workspace: &Path,
+    brief_file: &Path,
+    brief: &str,
+    round: u32,
+) -> Vec<String> {
+    match agent.kind {
+        AgentKind::Deveco => {
+            let mut argv: Vec<String> = [
+                "deveco", "run", "--agent", "goal", "--format", "json", "--dir",
+            ]
+            .map(str::to_owned)
+            .to_vec();
+            argv.push(workspace.display().to_string());
+            argv.extend(agent.argv.iter().cloned());
+            argv.push(brief.to_owned());
+            argv
+        }
+        AgentKind::Command => agent
+            .argv
+            .iter()
+            .map(|arg| {
+                arg.replace("{brief}", &brief_file.display().to_string())
+                    .replace("{workspace}", &workspace.display().to_string())
+                    .replace("{round}", &round.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// Reads the event stream: JSON lines of `{type, part: {...}}` (DevEco Code / OpenCode), or
+/// plain text from a command agent. The last `Result: …` line found in text wins.
+fn read_events(stdout: &str, run_record: &mut AgentRun) {
+    for line in stdout.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let text = if trimmed.starts_with('{') {
+            match serde_json::from_str::<serde_json::Value>(trimmed) {
+                Ok(event) => {
+                    run_record.events += 1;
+                    match event["type"].as_str() {
+                        Some("error") => run_record.errors.push(
+                            event["error"]["data"]["message"]
+                                .as_str()
+                                .or(event["error"]["name"].as_str())
+                                .unwrap_or("error")
+                                .to_owned(),
+                        ),
+                        Some("tool_use") => run_record
+                            .tools
+                            .push(event["part"]["tool"].as_str().unwrap_or("?").to_owned()),
+                        _ => {}
+                    }
+                    // Text parts, and the output of a tool (the spec-verify report arrives there).
+                    event["part"]["text"]
+                        .as_str()
+                        .or(event["part"]["state"]["output"].as_str())
+                        .unwrap_or("")
+                        .to_owned()
+                }
+                Err(_) => {
+                    run_record.unparsed_lines += 1;
+                    continue;
+                }
+            }
+        } else {
+            trimmed.to_owned()
+        };
+        if let Some(found) = CLAIM.captures_iter(&text).last() {
+            run_record.claim = match found[1].to_uppercase().as_str() {
+                "PASS" => Claim::Pass,
+                "FAIL" => Claim::Fail,
+                _ => Claim::Incomplete,
+            };
+        }
+    }
+}
+
+/// Dispatches one round and stores the agent's output as `log`.
+pub async fn dispatch(
+    agent: &Agent,
+    workspace: &Path,
+    brief_file: &Path,
+    brief: &str,
+    round: u32,
+    log: &Path,
+    cancel: &Cancel,
+) -> Result<AgentRun, AgentError> {
+    let argv = argv(agent, workspace, brief_file, brief, round);
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| AgentError::Other("the agent has no argv".to_owned()))?;
+    let mut spec = ProcessSpec::new(program, args)
+        .timeout(agent.timeout)
+        .grace(Duration::from_secs(5));
+    spec.cwd = Some(workspace.to_owned());
+    spec.env = agent
+        .env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    let outcome = run(&spec, cancel).await.map_err(|e| match e {
+        SpawnError::NotFound { program } => AgentError::NotFound(program.display().to_string()),
+        other => AgentError::Other(other.to_string()),
+    })?;
+    if outcome.completion == Completion::Cancelled {
+        return Err(AgentError::Cancelled);
+    }
+    let stdout = outcome.stdout.to_string_lossy();
+    let stderr = outcome.stderr.to_string_lossy();
+    let mut log_text = stdout.clone();
+    if !stderr.is_empty() {
+        log_text.push_str("\n--- stderr ---\n");
+        log_text.push_str(&stderr);
+    }
+    crate::output::write_atomic(log, log_text.as_bytes())
+        .map_err(|e| AgentError::Other(e.to_string()))?;
+    let mut record = AgentRun {
+        claim: Claim::None,
+        ended: match outcome.completion {
+            Completion::Exited(code) => format!("exited {code}"),
+            Completion::Signalled(signal) => format!("killed by signal {signal}"),
+            Completion::TimedOut => format!("timed out after {:?}", agent.timeout),
+            Completion::Cancelled => "cancelled".to_owned(),
+        },
+        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        log: log.to_owned(),
+        events: 0,
+        unparsed_lines: 0,
+        errors: Vec::new(),
+        tools: Vec::new(),
+    };
+    read_events(&stdout, &mut record);
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests;
