@@ -75,6 +75,14 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Print a workspace's fingerprint (git: HEAD + status + changed files' content; else the tree).
+    Fingerprint {
+        /// The workspace.
+        workspace: PathBuf,
+        /// A stat cache file to read and update (size + mtime → content hash).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+    },
     /// Attack a frozen pack before dispatch: built-in rules, then the optional outside reviewer.
     #[command(after_help = "\
 Writes review-<n>.json and review-<n>.md and appends to ledger.jsonl in --out. A lock is reviewed \
@@ -278,6 +286,37 @@ struct CaptureArgs {
     call_timeout: Duration,
 }
 
+/// `dwpipe fingerprint WORKSPACE [--cache FILE]`.
+fn fingerprint_command(
+    workspace: &std::path::Path,
+    cache_path: Option<&std::path::Path>,
+) -> Result<i32, Error> {
+    let mut cache = cache_path
+        .map(crate::verify::StatCache::load)
+        .unwrap_or_default();
+    let cancel = crate::process::Cancel::new();
+    let print = runtime::block_on(
+        &cancel,
+        crate::verify::fingerprint(workspace, &mut cache, &cancel),
+    )
+    .map_err(|e| {
+        Error::from(crate::diagnostic::Diagnostic::error(
+            "E_VERIFY_FINGERPRINT",
+            e.to_string(),
+        ))
+    })?;
+    if let Some(path) = cache_path {
+        cache.save(path).map_err(|e| {
+            Error::from(crate::diagnostic::Diagnostic::error(
+                "E_VERIFY_FINGERPRINT",
+                format!("cannot save the cache: {e}"),
+            ))
+        })?;
+    }
+    print::out(&print);
+    Ok(crate::exit_code::OK)
+}
+
 fn parse_server(text: &str) -> Result<Server, String> {
     Server::parse(text).map_err(|e| e.to_string())
 }
@@ -364,7 +403,7 @@ impl Command {
             Command::Audit(a) => a.json,
             Command::VerifyEvidence { .. } => false,
             Command::Review { json, .. } => *json,
-            Command::Brief { .. } => false,
+            Command::Brief { .. } | Command::Fingerprint { .. } => false,
         }
     }
 
@@ -392,6 +431,9 @@ impl Command {
                 no_review,
                 json,
             } => review::run(&lock, config.as_deref(), &out, no_review, json),
+            Command::Fingerprint { workspace, cache } => {
+                fingerprint_command(&workspace, cache.as_deref())
+            }
             Command::Brief {
                 lock,
                 config,
