@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::audit::{self, AuditError, AuditRun};
 use crate::device::{
-    CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
+    AnyDevice, CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
 };
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -75,17 +75,14 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
     let cancel = Cancel::new();
     let progress = AuditProgress::new(plan.json);
     let measured = block_on(&cancel, async {
-        match &plan.source {
-            Source::Replay(capture) => {
-                let device = ReplayDevice::open(capture)?;
-                Ok(measure(&device, &frozen.pack, &playbooks, &plan, &progress).await)
-            }
+        let device = match &plan.source {
+            Source::Replay(capture) => AnyDevice::Replay(ReplayDevice::open(capture)?),
             Source::Device {
                 serial,
                 server,
                 record,
             } => {
-                let device = Hdc::new(
+                let live = Hdc::new(
                     hdc.to_owned(),
                     server.clone(),
                     plan.timeouts,
@@ -94,17 +91,14 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
                 .device(serial)
                 .map_err(DeviceError::from)?;
                 match record {
-                    None => Ok(measure(&device, &frozen.pack, &playbooks, &plan, &progress).await),
-                    Some(capture) => {
-                        let recording = RecordingDevice::new(device, capture)?;
-                        let result =
-                            measure(&recording, &frozen.pack, &playbooks, &plan, &progress).await;
-                        recording.finish().await?;
-                        Ok(result)
-                    }
+                    None => AnyDevice::Hdc(live),
+                    Some(capture) => AnyDevice::Recording(RecordingDevice::new(live, capture)?),
                 }
             }
-        }
+        };
+        let result = measure(&device, &frozen.pack, &playbooks, &plan, &progress).await;
+        device.finish().await?;
+        Ok(result)
     })
     .map_err(|e: DeviceError| Error::Device(e));
     progress.finish();

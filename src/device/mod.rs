@@ -3,6 +3,7 @@
 //! another device and writes a capture of everything it does. The rest of dwpipe sees only
 //! [`Device`].
 
+mod any;
 mod capture;
 mod error;
 mod hdc;
@@ -19,6 +20,7 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
+pub use any::AnyDevice;
 pub use capture::{
     Capture, CaptureError, CaptureWriter, Exchange, ExchangeDoc, Fault, Operation, parse_duration,
 };

@@ -1,0 +1,78 @@
+//! One device of any kind, chosen at run time (a live device, a replay, a recording), so
+//! that callers pick once and the rest of the code stays generic over [`Device`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::error::DeviceError;
+use super::hdc::HdcDevice;
+use super::info::DeviceInfo;
+use super::recording::RecordingDevice;
+use super::replay::ReplayDevice;
+use super::shell::{ShellCommand, ShellValue};
+use super::{Device, ShellReply};
+
+/// A device of any kind.
+#[derive(Debug)]
+pub enum AnyDevice {
+    /// A live device behind hdc.
+    Hdc(HdcDevice),
+    /// A recorded capture.
+    Replay(ReplayDevice),
+    /// A live device being recorded.
+    Recording(RecordingDevice<HdcDevice>),
+}
+
+macro_rules! each {
+    ($self:ident, $device:ident => $call:expr) => {
+        match $self {
+            AnyDevice::Hdc($device) => $call,
+            AnyDevice::Replay($device) => $call,
+            AnyDevice::Recording($device) => $call,
+        }
+    };
+}
+
+impl AnyDevice {
+    /// Finishes a recording (writes the capture); nothing for the other kinds.
+    pub async fn finish(&self) -> Result<(), DeviceError> {
+        if let AnyDevice::Recording(recording) = self {
+            recording.finish().await?;
+        }
+        Ok(())
+    }
+}
+
+impl Device for AnyDevice {
+    fn serial(&self) -> &str {
+        each!(self, d => d.serial())
+    }
+
+    async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
+        each!(self, d => d.identity().await)
+    }
+
+    async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
+        each!(self, d => d.shell(command).await)
+    }
+
+    async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
+        each!(self, d => d.pull(remote, local).await)
+    }
+
+    async fn push(&self, local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {
+        each!(self, d => d.push(local, remote).await)
+    }
+
+    async fn install(&self, hap: &Path) -> Result<(), DeviceError> {
+        each!(self, d => d.install(hap).await)
+    }
+
+    async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
+        each!(self, d => d.uninstall(bundle).await)
+    }
+
+    async fn pause(&self, duration: Duration) {
+        each!(self, d => d.pause(duration).await)
+    }
+}
