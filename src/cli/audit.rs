@@ -11,11 +11,10 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
-use crate::output::{publish_numbered, write_atomic};
 use crate::pack::{Pack, load_lock};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
-use crate::report::{AuditReport, html, junit, render};
+use crate::report::AuditReport;
 
 use super::print;
 use super::progress::AuditProgress;
@@ -125,20 +124,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
         Some(lock),
         &run.measurements,
     );
-    let json = report.to_json();
-    let markdown = render("audit.md", &report)?;
-    let (_, paths) = publish_numbered(
-        &plan.out,
-        "audit",
-        &[("json", json.as_bytes()), ("md", markdown.as_bytes())],
-    )?;
-    let junit_path = plan.out.join("junit.xml");
-    write_atomic(&junit_path, junit(&report).as_bytes())?;
-    let html_path = plan.out.join("report.html");
-    write_atomic(
-        &html_path,
-        html(&report, &frozen.pack, &plan.out).as_bytes(),
-    )?;
+    let written = report.publish(&frozen.pack, &plan.out)?;
     if plan.json {
         print::json(&report);
     } else {
@@ -171,9 +157,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
             s.errors,
             s.warnings
         ));
-        let mut written: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        written.push(junit_path.display().to_string());
-        written.push(html_path.display().to_string());
+        let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print::out(&format!(
             "wrote {}; evidence in {}",
             written.join(", "),

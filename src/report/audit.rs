@@ -4,10 +4,14 @@
 
 use serde::Serialize;
 
+use std::path::{Path, PathBuf};
+
 use crate::audit::MeasurementRecord;
 use crate::device::DeviceInfo;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
+use crate::output::{publish_numbered, write_atomic};
+use crate::pack::Pack;
 
 /// Version of the audit report schema.
 pub const AUDIT_FORMAT_VERSION: u32 = 1;
@@ -120,6 +124,27 @@ impl AuditReport {
                 })
                 .collect(),
         }
+    }
+
+    /// Writes every form of the report into `out`: `audit-<n>.json` and `audit-<n>.md` (n the
+    /// next free number), `junit.xml` and `report.html`; returns their paths.
+    pub fn publish(&self, pack: &Pack, out: &Path) -> Result<Vec<PathBuf>, crate::error::Error> {
+        let json = self.to_json();
+        let markdown = super::render("audit.md", self)?;
+        let (_, mut paths) = publish_numbered(
+            out,
+            "audit",
+            &[("json", json.as_bytes()), ("md", markdown.as_bytes())],
+        )?;
+        for (name, text) in [
+            ("junit.xml", super::junit(self)),
+            ("report.html", super::html(self, pack, out)),
+        ] {
+            let path = out.join(name);
+            write_atomic(&path, text.as_bytes())?;
+            paths.push(path);
+        }
+        Ok(paths)
     }
 
     /// The JSON text of the report (pretty, stable field order).
