@@ -25,6 +25,7 @@ pub mod input;
 pub mod ledger;
 pub mod output;
 pub mod pack;
+pub mod pipeline;
 pub mod playbook;
 pub mod probe;
 pub mod process;

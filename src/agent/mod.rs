@@ -36,6 +36,8 @@ pub struct AgentRun {
     pub claim: Claim,
     /// How the process ended: `exited 0`, `timed out`, …
     pub ended: String,
+    /// Whether it exited 0 within its timeout (anything else is a failed run, whatever it claims).
+    pub exited_cleanly: bool,
     /// Wall-clock time.
     pub duration_ms: u64,
     /// The stored event stream.
@@ -197,6 +199,7 @@ pub async fn dispatch(
             Completion::TimedOut => format!("timed out after {:?}", agent.timeout),
             Completion::Cancelled => "cancelled".to_owned(),
         },
+        exited_cleanly: outcome.completion == Completion::Exited(0),
         duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
         log: log.to_owned(),
         events: 0,

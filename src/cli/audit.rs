@@ -44,6 +44,32 @@ pub(super) struct AuditPlan {
     pub timeouts: CallTimeouts,
 }
 
+/// Opens the device a plan names: a capture to replay, or a live device (recorded as it goes
+/// when asked).
+pub(super) fn open(
+    hdc: &Path,
+    source: &Source,
+    timeouts: CallTimeouts,
+    cancel: &Cancel,
+) -> Result<AnyDevice, DeviceError> {
+    Ok(match source {
+        Source::Replay(capture) => AnyDevice::Replay(ReplayDevice::open(capture)?),
+        Source::Device {
+            serial,
+            server,
+            record,
+        } => {
+            let live = Hdc::new(hdc.to_owned(), server.clone(), timeouts, cancel.clone())
+                .device(serial)
+                .map_err(DeviceError::from)?;
+            match record {
+                None => AnyDevice::Hdc(live),
+                Some(capture) => AnyDevice::Recording(RecordingDevice::new(live, capture)?),
+            }
+        }
+    })
+}
+
 async fn measure(
     device: &impl Device,
     pack: &Pack,
@@ -74,27 +100,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
     let cancel = Cancel::new();
     let progress = AuditProgress::new(plan.json);
     let measured = block_on(&cancel, async {
-        let device = match &plan.source {
-            Source::Replay(capture) => AnyDevice::Replay(ReplayDevice::open(capture)?),
-            Source::Device {
-                serial,
-                server,
-                record,
-            } => {
-                let live = Hdc::new(
-                    hdc.to_owned(),
-                    server.clone(),
-                    plan.timeouts,
-                    cancel.clone(),
-                )
-                .device(serial)
-                .map_err(DeviceError::from)?;
-                match record {
-                    None => AnyDevice::Hdc(live),
-                    Some(capture) => AnyDevice::Recording(RecordingDevice::new(live, capture)?),
-                }
-            }
-        };
+        let device = open(hdc, &plan.source, plan.timeouts, &cancel)?;
         let result = measure(&device, &frozen.pack, &playbooks, &plan, &progress).await;
         device.finish().await?;
         Ok(result)

@@ -1,6 +1,6 @@
 //! `dwpipe freeze PACK`: validate, then write `pack.lock.json` and `spec.md`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -28,14 +28,7 @@ struct FreezeOutput<'a> {
 /// Validates and freezes a pack; returns `Ok(exit code)`.
 pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error> {
     let frozen = freeze_file(pack_path)?;
-    let lock_path = out.join("pack.lock.json");
-    let spec_path = out.join("spec.md");
-    let spec = render("spec.md", &SpecView::new(&frozen))?;
-    let lock_json =
-        serde_json::to_string_pretty(&frozen.lock).expect("a lock always serializes") + "\n";
-    write_atomic(&spec_path, spec.as_bytes())?;
-    // The lock goes last: a lock on disk always has its spec beside it.
-    write_atomic(&lock_path, lock_json.as_bytes())?;
+    let (lock_path, spec_path) = write_lock(&frozen, out)?;
     let warnings = &frozen.lock.diagnostics;
     if json {
         print::json(&FreezeOutput {
@@ -62,6 +55,19 @@ pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error
         ));
     }
     Ok(exit_code::OK)
+}
+
+/// Writes `pack.lock.json` and `spec.md` into `out`; returns their paths.
+pub(crate) fn write_lock(frozen: &Frozen, out: &Path) -> Result<(PathBuf, PathBuf), Error> {
+    let lock_path = out.join("pack.lock.json");
+    let spec_path = out.join("spec.md");
+    let spec = render("spec.md", &SpecView::new(frozen))?;
+    let lock_json =
+        serde_json::to_string_pretty(&frozen.lock).expect("a lock always serializes") + "\n";
+    write_atomic(&spec_path, spec.as_bytes())?;
+    // The lock goes last: a lock on disk always has its spec beside it.
+    write_atomic(&lock_path, lock_json.as_bytes())?;
+    Ok((lock_path, spec_path))
 }
 
 /// Loads, validates and freezes a pack file, refusing it on any error.

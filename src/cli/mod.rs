@@ -3,6 +3,7 @@
 mod audit;
 mod brief;
 mod capture;
+mod deliver;
 mod devices;
 mod freeze;
 mod gate;
@@ -110,6 +111,8 @@ incomplete under fail-mode open/warn), 1 when the pack must change or the review
     Capture(CaptureArgs),
     /// Measure every criterion that has a probe on a device (or a capture), keep the evidence, gate it.
     Audit(AuditArgs),
+    /// Deliver a change: freeze, review, brief the agent, verify, audit, and repair until verified.
+    Deliver(DeliverArgs),
     /// Re-hash an audit's evidence and recompute every reading and verdict from it, offline.
     VerifyEvidence {
         /// The audit report (audit-<n>.json written by `dwpipe audit`).
@@ -158,6 +161,51 @@ struct AuditArgs {
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     call_timeout: Duration,
     /// Print the audit JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Stages: freeze the pack, pre-review it (a lock is reviewed once; receipts in .dwpipe/reviews), \
+write the Goal brief, run the agent, run the verification commands, audit on the device; on a \
+failure, a repair brief goes back to the agent (repair.max-rounds, the same failure at most \
+repair.max-same-failure times). Every artifact and ledger.jsonl land in \
+.dwpipe/runs/<time>-<pack8>/ beside dwpipe.yaml (or under --out); deliver.json ends it.
+
+Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
+repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environment \
+(a tool, the agent or the device failed), 130 interrupted (a second Ctrl-C exits at once).")]
+#[command(group(clap::ArgGroup::new("source").args(["serial", "replay"])))]
+struct DeliverArgs {
+    /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
+    #[arg(long, value_name = "PACK")]
+    pack: PathBuf,
+    /// The project config.
+    #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
+    config: PathBuf,
+    /// A live device's connect key (default: `device:` in dwpipe.yaml).
+    #[arg(long = "device", value_name = "SERIAL")]
+    serial: Option<String>,
+    /// The hdc server the device is on, HOST:PORT.
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server, requires = "serial")]
+    server: Option<Server>,
+    /// Audit a recorded capture instead of a device.
+    #[arg(long, value_name = "CAPTURE")]
+    replay: Option<PathBuf>,
+    /// The folder that holds .dwpipe/ (default: dwpipe.yaml's folder).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+    #[arg(long)]
+    no_review: bool,
+    /// A folder of playbooks overriding the embedded ones by file name.
+    #[arg(long, value_name = "DIR")]
+    playbooks: Option<PathBuf>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
+    call_timeout: Duration,
+    /// Print deliver.json on stdout instead of the stage lines.
     #[arg(long)]
     json: bool,
 }
@@ -401,6 +449,7 @@ impl Command {
             Command::Capture(_) => false,
             Command::Inspect(inspect) => inspect.json(),
             Command::Audit(a) => a.json,
+            Command::Deliver(a) => a.json,
             Command::VerifyEvidence { .. } => false,
             Command::Review { json, .. } => *json,
             Command::Brief { .. } | Command::Fingerprint { .. } => false,
@@ -446,6 +495,27 @@ impl Command {
                 round,
                 repair_from.as_deref(),
                 out.as_deref(),
+            ),
+            Command::Deliver(a) => deliver::run(
+                hdc,
+                deliver::DeliverPlan {
+                    config: a.config,
+                    pack: a.pack,
+                    source: match (a.replay, a.serial) {
+                        (Some(capture), _) => Some(audit::Source::Replay(capture)),
+                        (None, Some(serial)) => Some(audit::Source::Device {
+                            serial,
+                            server: a.server,
+                            record: None,
+                        }),
+                        (None, None) => None,
+                    },
+                    out: a.out,
+                    waive_review: a.no_review,
+                    playbooks: a.playbooks,
+                    call_timeout: a.call_timeout,
+                    json: a.json,
+                },
             ),
             Command::Audit(a) => audit::run(
                 hdc,

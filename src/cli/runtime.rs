@@ -5,7 +5,8 @@ use std::future::Future;
 use crate::process::Cancel;
 
 /// Runs `work` to completion on a single-threaded runtime (device calls are processes, not
-/// CPU work). The first Ctrl-C fires `cancel`, which stops every child's process group.
+/// CPU work). The first Ctrl-C fires `cancel`, which stops every child's process group and
+/// lets the command write what it has; a second one exits at once.
 pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -16,6 +17,9 @@ pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 on_interrupt.cancel();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(crate::exit_code::INTERRUPTED);
+                }
             }
         });
         work.await

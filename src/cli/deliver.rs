@@ -1,0 +1,220 @@
+//! `dwpipe deliver`: all stages with the repair loop, in one run directory. This module turns
+//! the command line into a validated plan, opens the device, and reports the engine's events.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::device::{CallTimeouts, DeviceError, Server};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::exit_code;
+use crate::output::write_atomic;
+use crate::pack::{Frozen, load_lock};
+use crate::pipeline::{Delivery, Event, Summary, create_run_dir, preflight};
+use crate::playbook::Playbooks;
+use crate::process::Cancel;
+use crate::verify::TerminalReason;
+
+use super::audit::{Source, open};
+use super::freeze::{freeze_file, write_lock};
+use super::print;
+use super::runtime::block_on;
+
+/// Everything `dwpipe deliver` was asked.
+pub(super) struct DeliverPlan {
+    pub config: PathBuf,
+    pub pack: PathBuf,
+    pub source: Option<Source>,
+    pub out: Option<PathBuf>,
+    pub waive_review: bool,
+    pub playbooks: Option<PathBuf>,
+    pub call_timeout: Duration,
+    pub json: bool,
+}
+
+/// `deliver.json`: the summary plus what it was about.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct Output<'a> {
+    format_version: u32,
+    pack_sha256: &'a str,
+    #[serde(flatten)]
+    summary: &'a Summary,
+}
+
+/// The exit code of a terminal reason (DESIGN §1: anything but verified is a failed delivery).
+fn exit_code_of(reason: TerminalReason) -> i32 {
+    match reason {
+        TerminalReason::Verified => exit_code::OK,
+        TerminalReason::Interrupted => exit_code::INTERRUPTED,
+        TerminalReason::EnvironmentError => exit_code::ENVIRONMENT,
+        _ => exit_code::VERDICT_FAILED,
+    }
+}
+
+/// The pack: a lock as it is, anything else frozen now.
+fn frozen(pack: &Path) -> Result<Frozen, Error> {
+    let is_lock = pack
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(".lock.json"));
+    if is_lock {
+        load_lock(pack).map_err(Error::Invalid)
+    } else {
+        freeze_file(pack)
+    }
+}
+
+/// The device: the flags, else `device:` in dwpipe.yaml.
+fn source(plan_source: Option<Source>, config: &Config, path: &Path) -> Result<Source, Error> {
+    if let Some(source) = plan_source {
+        return Ok(source);
+    }
+    let defaults = &config.device;
+    if let Some(replay) = &defaults.replay {
+        return Ok(Source::Replay(replay.clone()));
+    }
+    let Some(serial) = &defaults.serial else {
+        return Err(Diagnostic::error(
+            "E_DELIVER_NO_DEVICE",
+            "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
+        )
+        .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE")
+        .into());
+    };
+    let server = match &defaults.server {
+        Some(text) => Some(Server::parse(text).map_err(|e| {
+            Error::from(Diagnostic::error(
+                "E_CONFIG_INVALID",
+                format!("{}: device.server: {e}", path.display()),
+            ))
+        })?),
+        None => None,
+    };
+    Ok(Source::Device {
+        serial: serial.clone(),
+        server,
+        record: None,
+    })
+}
+
+fn print_event(event: Event) {
+    match event {
+        Event::Stage { stage, round: 0 } => eprintln!("dwpipe: {stage}…"),
+        Event::Stage { stage, round } => eprintln!("dwpipe: {stage} (repair {round})…"),
+        Event::Done {
+            stage,
+            outcome,
+            millis,
+        } => eprintln!(
+            "dwpipe: {stage}: {outcome} [{:.1}s]",
+            millis as f64 / 1000.0
+        ),
+    }
+}
+
+/// Runs the delivery; `Ok(exit code)`.
+pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
+    // Everything that can be refused is refused before any process starts.
+    let mut config = Config::load(&plan.config)?;
+    let missing = preflight(&config);
+    if !missing.is_empty() {
+        return Err(Error::Invalid(missing));
+    }
+    // The agent and the verification commands run inside the workspace: they get it absolute.
+    config.workspace = std::fs::canonicalize(&config.workspace).map_err(|e| {
+        Error::from(
+            Diagnostic::error(
+                "E_DELIVER_WORKSPACE",
+                format!("workspace `{}`: {e}", config.workspace.display()),
+            )
+            .fix("set `workspace:` in dwpipe.yaml to the app's source tree"),
+        )
+    })?;
+    let frozen = frozen(&plan.pack)?;
+    let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
+    let source = source(plan.source, &config, &plan.config)?;
+    let base = match plan.out {
+        Some(out) => out,
+        None => plan
+            .config
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned(),
+    };
+    let dir = create_run_dir(&base, &frozen.lock.sha256).map_err(|e| {
+        Error::from(Diagnostic::error(
+            "E_DELIVER_OUT",
+            format!(
+                "cannot create a run directory under `{}`: {e}",
+                base.display()
+            ),
+        ))
+    })?;
+    write_lock(&frozen, &dir)?;
+    let reviews = base.join(".dwpipe").join("reviews");
+    let json = plan.json;
+    let events = move |event: Event| {
+        if !json {
+            print_event(event);
+        }
+    };
+    let delivery = Delivery {
+        frozen: &frozen,
+        config: &config,
+        playbooks: &playbooks,
+        run_dir: &dir,
+        reviews: &reviews,
+        waive_review: plan.waive_review,
+        events: &events,
+    };
+    let cancel = Cancel::new();
+    let summary = block_on(&cancel, async {
+        let device = open(hdc, &source, CallTimeouts::all(plan.call_timeout), &cancel)?;
+        let summary = delivery.run(&device, &cancel).await;
+        device.finish().await?;
+        Ok::<_, DeviceError>(summary)
+    })?
+    .map_err(|e| Diagnostic::error("E_DELIVER_LOCAL", e.to_string()))?;
+    let output = Output {
+        format_version: 1,
+        pack_sha256: &frozen.lock.sha256,
+        summary: &summary,
+    };
+    let text = serde_json::to_string_pretty(&output).expect("a summary serializes") + "\n";
+    write_atomic(&dir.join("deliver.json"), text.as_bytes())?;
+    if plan.json {
+        print::json(&output);
+    } else {
+        print_summary(&summary);
+    }
+    Ok(exit_code_of(summary.terminal_reason))
+}
+
+fn print_summary(summary: &Summary) {
+    for (criterion, result) in &summary.criteria {
+        print::out(&format!("  {criterion:<8} {result}"));
+    }
+    let reason = serde_json::to_value(summary.terminal_reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let mut line = format!(
+        "deliver: {reason} after {} repair round(s)",
+        summary.repairs
+    );
+    if let Some(claim) = &summary.agent_claim {
+        line.push_str(&format!("; the agent claimed {claim}"));
+    }
+    if !summary.unresolved.is_empty() {
+        line.push_str(&format!("; unresolved: {}", summary.unresolved.join(", ")));
+    }
+    if let Some(detail) = &summary.detail {
+        line.push_str(&format!(" ({detail})"));
+    }
+    print::out(&line);
+    print::out(&format!("run directory: {}", summary.run_dir.display()));
+}

@@ -1,0 +1,466 @@
+//! The stages of a delivery and the loop through them. Each stage writes its artifact, appends
+//! one ledger line and emits its events; the loop decides, through the repair guard, whether a
+//! failed round goes back to the agent.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::agent::{AgentError, dispatch};
+use crate::audit::{self, AuditError};
+use crate::brief::{Failure, failures_from_audit, failures_from_verify, goal, repair};
+use crate::device::{AnyDevice, DeviceError};
+use crate::gate::Verdict;
+use crate::ledger::{Entry, append};
+use crate::output::{publish_numbered, write_atomic};
+use crate::pack::sha256_hex;
+use crate::process::Cancel;
+use crate::report::{AuditReport, render};
+use crate::review::{ReviewVerdict, earlier, review};
+use crate::verify::{
+    CommandStatus, Next, RepairGuard, StatCache, TerminalReason, VerifyError, fingerprint, verify,
+};
+
+use super::{Delivery, DeliveryError, Event, Summary, word};
+
+/// What a stage decided: go on with a value, or end the delivery.
+enum Step<T> {
+    Go(T),
+    Stop(TerminalReason, Option<String>),
+}
+
+/// What a failed round sends back to the agent.
+struct Failed {
+    /// What the repair guard counts ("the same failure again").
+    fingerprint: String,
+    failures: Vec<Failure>,
+    /// The failing output and the report it came from (verification only).
+    output: Option<(String, String)>,
+    /// The terminal reason when no repair budget exists at all.
+    kind: TerminalReason,
+}
+
+/// A running stage: what the ledger line and the events need.
+struct Clock {
+    stage: &'static str,
+    round: u32,
+    started: Instant,
+}
+
+fn local(error: impl std::fmt::Display) -> DeliveryError {
+    DeliveryError::Local(error.to_string())
+}
+
+impl Delivery<'_> {
+    fn begin(&self, stage: &'static str, round: u32) -> Clock {
+        (self.events)(Event::Stage { stage, round });
+        Clock {
+            stage,
+            round,
+            started: Instant::now(),
+        }
+    }
+
+    /// Ends a stage: one ledger line (decision metadata only), one event.
+    fn end(
+        &self,
+        clock: &Clock,
+        outcome: &str,
+        inputs: &[(&'static str, &str)],
+        reason: Option<String>,
+        shown: &str,
+    ) -> Result<(), DeliveryError> {
+        let mut entry = Entry::new(clock.stage, outcome, clock.started.elapsed());
+        entry.round = Some(clock.round);
+        for (key, value) in inputs {
+            entry.inputs.insert(key, (*value).to_owned());
+        }
+        entry.reason = reason;
+        append(self.run_dir, &entry)
+            .map_err(|e| local(format!("cannot append to the ledger: {e}")))?;
+        (self.events)(Event::Done {
+            stage: clock.stage,
+            outcome: shown.to_owned(),
+            millis: clock.started.elapsed().as_millis(),
+        });
+        Ok(())
+    }
+
+    /// Ends a stage that ends the delivery.
+    fn halt<T>(
+        &self,
+        clock: &Clock,
+        outcome: &str,
+        inputs: &[(&'static str, &str)],
+        reason: TerminalReason,
+        detail: Option<String>,
+    ) -> Result<Step<T>, DeliveryError> {
+        let shown = detail.clone().unwrap_or_else(|| outcome.to_owned());
+        self.end(clock, outcome, inputs, detail.clone(), &shown)?;
+        Ok(Step::Stop(reason, detail))
+    }
+
+    /// Runs the delivery to a terminal reason.
+    pub async fn run(&self, device: &AnyDevice, cancel: &Cancel) -> Result<Summary, DeliveryError> {
+        let mut summary = Summary::new(self.run_dir);
+        let (reason, detail) = match self.deliver(device, cancel, &mut summary).await? {
+            Step::Go(()) => (TerminalReason::Verified, None),
+            Step::Stop(reason, detail) => (reason, detail),
+        };
+        summary.terminal_reason = reason;
+        summary.detail = detail;
+        Ok(summary)
+    }
+
+    async fn deliver(
+        &self,
+        device: &AnyDevice,
+        cancel: &Cancel,
+        summary: &mut Summary,
+    ) -> Result<Step<()>, DeliveryError> {
+        let review_note = match self.review(summary, cancel).await? {
+            Step::Go(note) => note,
+            Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+        };
+        let cache_path = self.run_dir.join("stat-cache.json");
+        let mut cache = StatCache::load(&cache_path);
+        let mut guard = RepairGuard::new(self.config.repair);
+        let mut brief = goal(self.frozen, Some(self.config), review_note).map_err(local)?;
+        let mut round = 0;
+        loop {
+            let brief_path = self.brief(round, &brief)?;
+            let after = match self
+                .agent(round, &brief_path, &brief, &mut cache, summary, cancel)
+                .await?
+            {
+                Step::Go(after) => after,
+                Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+            };
+            // A stat cache that cannot be saved only costs the next fingerprint some reading.
+            let _ = cache.save(&cache_path);
+            let mut failed = match self
+                .verify(round, &after, &mut cache, summary, cancel)
+                .await?
+            {
+                Step::Go(failed) => failed,
+                Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+            };
+            if failed.is_none() {
+                failed = match self.audit(round, device, &after, summary).await? {
+                    Step::Go(failed) => failed,
+                    Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+                };
+            }
+            let Some(failed) = failed else {
+                return Ok(Step::Go(()));
+            };
+            summary.unresolved = failed.failures.iter().map(|f| f.id.clone()).collect();
+            round = match guard.after_failure(&failed.fingerprint) {
+                Next::Repair(next) => next,
+                // With no repair budget at all, the failure itself is the reason.
+                Next::Stop(TerminalReason::BudgetExhausted)
+                    if self.config.repair.max_rounds == 0 =>
+                {
+                    return Ok(Step::Stop(failed.kind, None));
+                }
+                Next::Stop(reason) => return Ok(Step::Stop(reason, None)),
+            };
+            summary.repairs = guard.repairs();
+            let output = failed
+                .output
+                .as_ref()
+                .map(|(n, o)| (n.as_str(), o.as_str()));
+            brief = repair(
+                self.frozen,
+                Some(self.config),
+                round,
+                failed.failures,
+                output,
+            )
+            .map_err(local)?;
+        }
+    }
+
+    /// The pre-review: a lock is reviewed once; its receipt in the reviews folder stands until
+    /// the pack changes. Goes on with the note the Goal brief carries when it did not complete.
+    async fn review(
+        &self,
+        summary: &mut Summary,
+        cancel: &Cancel,
+    ) -> Result<Step<Option<String>>, DeliveryError> {
+        let sha = self.frozen.lock.sha256.as_str();
+        let clock = self.begin("review", 0);
+        let (receipt, revises) = earlier(self.reviews, sha);
+        let (name, reviewed) = match receipt {
+            Some((name, report)) => (self.reviews.join(name).display().to_string(), report),
+            None => {
+                let settings = &self.config.review;
+                match review(self.frozen, settings, revises, self.waive_review, cancel).await {
+                    Ok(report) => {
+                        let text = serde_json::to_string_pretty(&report).map_err(local)? + "\n";
+                        let markdown = render("review.md", &report).map_err(local)?;
+                        let files = [("json", text.as_bytes()), ("md", markdown.as_bytes())];
+                        let (_, paths) =
+                            publish_numbered(self.reviews, "review", &files).map_err(local)?;
+                        (paths[0].display().to_string(), report)
+                    }
+                    Err(_) => {
+                        let detail = "--no-review is refused under fail-mode closed".to_owned();
+                        return self.halt(
+                            &clock,
+                            "waiver-refused",
+                            &[("pack", sha)],
+                            TerminalReason::ReviewBlocked,
+                            Some(detail),
+                        );
+                    }
+                }
+            }
+        };
+        let verdict = word(reviewed.verdict);
+        let reason = format!("{name}; reviewer: {}", reviewed.reviewer);
+        let shown = format!("{verdict} ({name})");
+        self.end(&clock, &verdict, &[("pack", sha)], Some(reason), &shown)?;
+        summary.reports.push(name);
+        if !reviewed.verdict.allows_dispatch() {
+            let detail = format!("the pre-review says {verdict}: change the pack");
+            return Ok(Step::Stop(TerminalReason::ReviewBlocked, Some(detail)));
+        }
+        Ok(Step::Go((reviewed.verdict == ReviewVerdict::Incomplete).then(|| {
+            "Its pre-review did not complete: treat the criteria as written, and say where they seem wrong".to_owned()
+        })))
+    }
+
+    /// Writes the round's brief; returns its path.
+    fn brief(&self, round: u32, text: &str) -> Result<PathBuf, DeliveryError> {
+        let clock = self.begin("brief", round);
+        let name = match round {
+            0 => "goal-brief.md".to_owned(),
+            n => format!("repair-brief-{n}.md"),
+        };
+        let path = self.run_dir.join(&name);
+        write_atomic(&path, text.as_bytes()).map_err(local)?;
+        let sha = &self.frozen.lock.sha256;
+        let inputs = [
+            ("pack", sha.as_str()),
+            ("brief", &sha256_hex(text.as_bytes())),
+        ];
+        self.end(&clock, "written", &inputs, None, &name)?;
+        Ok(path)
+    }
+
+    /// Dispatches the agent; goes on with the workspace fingerprint after it, when it changed
+    /// something and exited cleanly. Its claim is recorded as a claim, never as a verdict.
+    async fn agent(
+        &self,
+        round: u32,
+        brief_path: &Path,
+        brief: &str,
+        cache: &mut StatCache,
+        summary: &mut Summary,
+        cancel: &Cancel,
+    ) -> Result<Step<String>, DeliveryError> {
+        let Some(agent) = &self.config.agent else {
+            return Err(local("dwpipe.yaml configures no agent"));
+        };
+        let workspace = self.config.workspace.as_path();
+        let was_git = workspace.join(".git").exists();
+        let before = fingerprint(workspace, cache, cancel).await.map_err(local)?;
+        let clock = self.begin("agent", round);
+        let log = self.run_dir.join(format!("agent-{}.log", round + 1));
+        let inputs = [("workspace", before.as_str())];
+        let run = match dispatch(agent, workspace, brief_path, brief, round, &log, cancel).await {
+            Ok(run) => run,
+            Err(AgentError::Cancelled) => {
+                return self.halt(
+                    &clock,
+                    "interrupted",
+                    &inputs,
+                    TerminalReason::Interrupted,
+                    None,
+                );
+            }
+            Err(e) => {
+                let detail = format!("the agent failed: {e}");
+                return self.halt(
+                    &clock,
+                    "environment-error",
+                    &inputs,
+                    TerminalReason::EnvironmentError,
+                    Some(detail),
+                );
+            }
+        };
+        if !run.exited_cleanly {
+            let detail = format!(
+                "the agent {} (its output is in {})",
+                run.ended,
+                log.display()
+            );
+            return self.halt(
+                &clock,
+                "environment-error",
+                &inputs,
+                TerminalReason::EnvironmentError,
+                Some(detail),
+            );
+        }
+        if was_git && !workspace.join(".git").exists() {
+            // Without its history the workspace's fingerprint means something else: no verdict
+            // about this change can be trusted.
+            let detail = "the agent deleted the workspace's .git".to_owned();
+            return self.halt(
+                &clock,
+                "environment-error",
+                &inputs,
+                TerminalReason::EnvironmentError,
+                Some(detail),
+            );
+        }
+        let claim = word(run.claim);
+        summary.agent_claim = Some(claim.clone());
+        let after = fingerprint(workspace, cache, cancel).await.map_err(local)?;
+        let shown = format!("{} (claims {claim})", run.ended);
+        let reason = Some(format!("claim: {claim}"));
+        self.end(&clock, &run.ended, &[("workspace", &after)], reason, &shown)?;
+        if before == after {
+            let detail = "the agent changed nothing in the workspace".to_owned();
+            return Ok(Step::Stop(TerminalReason::NoChanges, Some(detail)));
+        }
+        Ok(Step::Go(after))
+    }
+
+    /// Runs the declared verification commands: `verify-<n>.json`; goes on with what failed.
+    async fn verify(
+        &self,
+        round: u32,
+        after: &str,
+        cache: &mut StatCache,
+        summary: &mut Summary,
+        cancel: &Cancel,
+    ) -> Result<Step<Option<Failed>>, DeliveryError> {
+        let clock = self.begin("verify", round);
+        let workspace = self.config.workspace.as_path();
+        let inputs = [("workspace", after)];
+        let verified = match verify(workspace, &self.config.verify, round, cache, cancel).await {
+            Ok(report) => report,
+            Err(VerifyError::Cancelled) => {
+                return self.halt(
+                    &clock,
+                    "interrupted",
+                    &inputs,
+                    TerminalReason::Interrupted,
+                    None,
+                );
+            }
+            Err(e) => {
+                let detail = format!("{}: {e}", e.code());
+                return self.halt(
+                    &clock,
+                    "environment-error",
+                    &inputs,
+                    TerminalReason::EnvironmentError,
+                    Some(detail),
+                );
+            }
+        };
+        let name = format!("verify-{}.json", round + 1);
+        let text = serde_json::to_string_pretty(&verified).map_err(local)? + "\n";
+        write_atomic(&self.run_dir.join(&name), text.as_bytes()).map_err(local)?;
+        summary.reports.push(name.clone());
+        let failure = verified.failure_fingerprint();
+        let outcome = if verified.verdict == CommandStatus::Pass {
+            "pass"
+        } else {
+            "fail"
+        };
+        let reason = failure.as_ref().map(|f| format!("failure {}", &f[..12]));
+        let inputs = [("workspace", verified.fingerprint_after.as_str())];
+        self.end(&clock, outcome, &inputs, reason, outcome)?;
+        let Some(fingerprint) = failure else {
+            return Ok(Step::Go(None));
+        };
+        let (failures, output) =
+            failures_from_verify(&serde_json::to_value(&verified).map_err(local)?);
+        Ok(Step::Go(Some(Failed {
+            fingerprint,
+            failures,
+            output: Some((name, output)),
+            kind: TerminalReason::VerificationFailed,
+        })))
+    }
+
+    /// Audits on the device into `audit-round-<n>/`; goes on with the failing criteria.
+    async fn audit(
+        &self,
+        round: u32,
+        device: &AnyDevice,
+        after: &str,
+        summary: &mut Summary,
+    ) -> Result<Step<Option<Failed>>, DeliveryError> {
+        let clock = self.begin("audit", round);
+        let sha = self.frozen.lock.sha256.as_str();
+        let inputs = [("pack", sha), ("workspace", after)];
+        let out = self.run_dir.join(format!("audit-round-{}", round + 1));
+        let pack = &self.frozen.pack;
+        let measured = match audit::run(device, pack, self.playbooks, None, &out, &|_| {}).await {
+            Ok(run) => run,
+            Err(AuditError::Device {
+                source: DeviceError::Cancelled,
+                ..
+            }) => {
+                return self.halt(
+                    &clock,
+                    "interrupted",
+                    &inputs,
+                    TerminalReason::Interrupted,
+                    None,
+                );
+            }
+            Err(e) => {
+                let detail = format!("the audit failed: {e}");
+                return self.halt(
+                    &clock,
+                    "environment-error",
+                    &inputs,
+                    TerminalReason::EnvironmentError,
+                    Some(detail),
+                );
+            }
+        };
+        let outcome = audit::gate(pack, &measured, &[]);
+        let device_info = Some(measured.device.clone());
+        let lock = Some("../pack.lock.json".to_owned());
+        let report = AuditReport::measured(sha, outcome, device_info, lock, &measured.measurements);
+        let paths = report.publish(pack, &out).map_err(local)?;
+        let dir = self.run_dir;
+        summary.reports.extend(
+            paths
+                .iter()
+                .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string()),
+        );
+        summary.criteria = report
+            .checks
+            .iter()
+            .map(|c| (c.check.criterion_id.clone(), word(c.check.result)))
+            .collect();
+        let passed = report.verdict == Verdict::Pass;
+        let verdict = if passed { "pass" } else { "fail" };
+        self.end(&clock, verdict, &inputs, None, verdict)?;
+        if passed {
+            return Ok(Step::Go(None));
+        }
+        let failures =
+            failures_from_audit(self.frozen, &serde_json::to_value(&report).map_err(local)?);
+        // The same criteria failing with the same numbers is "the same failure again".
+        let measured: Vec<String> = failures
+            .iter()
+            .map(|f| format!("{}={}", f.id, f.actual))
+            .collect();
+        Ok(Step::Go(Some(Failed {
+            fingerprint: sha256_hex(measured.join("\n").as_bytes()),
+            failures,
+            output: None,
+            kind: TerminalReason::AuditFailed,
+        })))
+    }
+}

@@ -1,0 +1,357 @@
+//! `dwpipe deliver` through the real binary: the bundled example end to end, and every way a
+//! delivery stops (DESIGN §6 terminal reasons) with what the ledger records.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::dwpipe;
+use serde_json::Value;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
+
+/// A temp copy of examples/notes with `agent`, `verify` and `extra` in its dwpipe.yaml, auditing
+/// the capture `replay` from device-fixtures.
+fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join(PAGE);
+    fs::create_dir_all(page.parent().unwrap()).unwrap();
+    fs::copy(repo("examples/notes").join(PAGE), &page).unwrap();
+    fs::copy(
+        repo("examples/notes/pack.yaml"),
+        dir.path().join("pack.yaml"),
+    )
+    .unwrap();
+    fs::copy(repo("examples/notes/agent.sh"), dir.path().join("agent.sh")).unwrap();
+    let config = format!(
+        "workspace: project\nagent:\n  kind: command\n  argv: {agent}\n  timeout: 1m\nverify:\n{verify}\ndevice:\n  replay: {}\n{extra}",
+        repo("device-fixtures").join(replay).display()
+    );
+    fs::write(dir.path().join("dwpipe.yaml"), config).unwrap();
+    dir
+}
+
+const FIXING_AGENT: &str = r#"[sh, ../agent.sh, "{workspace}", "{brief}"]"#;
+const SPACING: &str = "  - name: spacing\n    argv: [grep, -q, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
+
+fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = dwpipe(dir, &args);
+    let summary = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
+    (code, summary, stderr)
+}
+
+fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
+    dir.join(summary["run-dir"].as_str().unwrap())
+}
+
+/// `(stage, round, outcome)` of every ledger line.
+fn ledger(run: &Path) -> Vec<(String, u64, String)> {
+    fs::read_to_string(run.join("ledger.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            (
+                entry["stage"].as_str().unwrap().to_owned(),
+                entry["round"].as_u64().unwrap(),
+                entry["outcome"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn stages(run: &Path) -> Vec<String> {
+    ledger(run)
+        .into_iter()
+        .map(|(stage, round, outcome)| format!("{stage}/{round}/{outcome}"))
+        .collect()
+}
+
+#[test]
+fn the_example_is_delivered_in_one_round() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(summary["terminal-reason"], "verified");
+    assert_eq!(summary["agent-claim"], "pass");
+    assert_eq!(summary["repairs"], 0);
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(
+        stages(&run),
+        [
+            "review/0/pass",
+            "brief/0/written",
+            "agent/0/exited 0",
+            "verify/0/pass",
+            "audit/0/pass"
+        ]
+    );
+    for file in [
+        "pack.lock.json",
+        "spec.md",
+        "goal-brief.md",
+        "agent-1.log",
+        "verify-1.json",
+        "audit-round-1/audit-1.json",
+        "audit-round-1/junit.xml",
+        "deliver.json",
+    ] {
+        assert!(run.join(file).is_file(), "{file} missing");
+    }
+    // The agent really changed the code, and the audit's criteria are in the summary.
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 12 })"));
+    assert!(
+        summary["criteria"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c[0] == "P-01" && c[1] == "pass")
+    );
+    // The ledger records decisions, never the brief's or the agent's text.
+    let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
+    assert!(!ledger_text.contains("12vp apart") && !ledger_text.contains("Changed the list"));
+}
+
+#[test]
+fn a_second_delivery_reuses_the_review_receipt() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let (_, first, _) = deliver(dir.path(), &[]);
+    fs::copy(repo("examples/notes").join(PAGE), dir.path().join(PAGE)).unwrap();
+    let (code, second, _) = deliver(dir.path(), &["--out", "."]);
+    assert_eq!(code, 0, "{second}");
+    assert_eq!(first["reports"][0], second["reports"][0]);
+    // Two runs within the same second still get a folder each.
+    assert_ne!(first["run-dir"], second["run-dir"]);
+    assert!(!dir.path().join(".dwpipe/reviews/review-2.json").exists());
+}
+
+#[test]
+fn an_agent_that_changes_nothing_ends_no_changes_unverified() {
+    let dir = project("[\"true\"]", SPACING, "notes-pass", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["terminal-reason"], "no_changes");
+    let run = run_dir(&summary, dir.path());
+    assert!(!run.join("verify-1.json").exists());
+    assert_eq!(stages(&run).last().unwrap(), "agent/0/exited 0");
+}
+
+#[test]
+fn the_same_verification_failure_twice_stops_the_loop() {
+    // The agent changes something every round; the build fails the same way every time.
+    let agent = r#"[sh, -c, "echo x >> notes.txt", agent]"#;
+    let verify = "  - name: build\n    argv: [sh, -c, \"echo 'error: cannot find name Foo at 12:04:33'; exit 1\"]\n";
+    let dir = project(agent, verify, "notes-pass", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "repeated_failure");
+    assert_eq!(summary["repairs"], 2);
+    assert_eq!(summary["unresolved"], serde_json::json!(["build"]));
+    let run = run_dir(&summary, dir.path());
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
+    assert!(brief.contains("cannot find name Foo"), "{brief}");
+    assert!(run.join("repair-brief-2.md").exists() && !run.join("repair-brief-3.md").exists());
+    assert!(run.join("verify-3.json").exists());
+}
+
+#[test]
+fn different_failures_run_out_the_repair_budget() {
+    // Each round's failure differs (the file grows), so only the budget stops the loop.
+    let agent = r#"[sh, -c, "echo x >> notes.txt", agent]"#;
+    let verify = "  - name: build\n    argv: [sh, -c, \"cat notes.txt; exit 1\"]\n";
+    let dir = project(agent, verify, "notes-pass", "repair:\n  max-rounds: 2\n");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "budget_exhausted");
+    assert_eq!(summary["repairs"], 2);
+}
+
+#[test]
+fn a_failing_audit_sends_the_measured_values_back() {
+    // The code compiles, but the device says the must criteria fail; the agent's second
+    // attempt changes nothing.
+    let dir = project(FIXING_AGENT, SPACING, "notes-fail", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "no_changes");
+    assert_eq!(summary["repairs"], 1);
+    let unresolved: Vec<&str> = summary["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(unresolved.contains(&"P-01"), "{unresolved:?}");
+    let run = run_dir(&summary, dir.path());
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
+    assert!(brief.contains("P-01"), "{brief}");
+    assert_eq!(
+        stages(&run)[..6],
+        [
+            "review/0/pass",
+            "brief/0/written",
+            "agent/0/exited 0",
+            "verify/0/pass",
+            "audit/0/fail",
+            "brief/1/written"
+        ]
+    );
+}
+
+#[test]
+fn a_closed_review_refuses_the_waiver_before_any_dispatch() {
+    let dir = project(
+        FIXING_AGENT,
+        SPACING,
+        "notes-pass",
+        "review:\n  fail-mode: closed\n  reviewer: { argv: [\"false\"] }\n",
+    );
+    let (code, summary, _) = deliver(dir.path(), &["--no-review"]);
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "review_blocked");
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(stages(&run), ["review/0/waiver-refused"]);
+    assert!(!run.join("goal-brief.md").exists());
+    assert!(
+        !fs::read_to_string(dir.path().join(PAGE))
+            .unwrap()
+            .contains("space: 12")
+    );
+}
+
+#[test]
+fn a_missing_verification_command_is_an_environment_error() {
+    let verify = "  - name: build\n    argv: [hvigorw-not-installed, assembleHap]\n";
+    let dir = project(FIXING_AGENT, verify, "notes-pass", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 3, "{summary}");
+    assert_eq!(summary["terminal-reason"], "environment_error");
+    assert!(
+        summary["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("E_VERIFY_COMMAND_NOT_FOUND")
+    );
+}
+
+#[test]
+fn an_agent_that_crashes_or_deletes_git_is_not_verified() {
+    let dir = project(
+        r#"[sh, -c, "echo oops >&2; exit 7"]"#,
+        SPACING,
+        "notes-pass",
+        "",
+    );
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 3, "{summary}");
+    assert!(summary["detail"].as_str().unwrap().contains("exited 7"));
+
+    let dir = project(
+        r#"[sh, -c, "rm -rf .git; echo x > new.txt"]"#,
+        SPACING,
+        "notes-pass",
+        "",
+    );
+    let workspace = dir.path().join("project");
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&workspace)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "start"]);
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 3, "{summary}");
+    assert_eq!(summary["detail"], "the agent deleted the workspace's .git");
+}
+
+#[test]
+fn a_config_without_verification_is_refused_before_anything_runs() {
+    let dir = project(FIXING_AGENT, "  []", "notes-pass", "");
+    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_DELIVER_NO_VERIFY"), "{stdout}");
+    assert!(!dir.path().join(".dwpipe").exists());
+}
+
+#[test]
+fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
+    let dir = project(
+        r#"[sh, -c, "sleep 30 & echo $! > ../sleeper.pid; wait"]"#,
+        SPACING,
+        "notes-pass",
+        "",
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.path().join("sleeper.pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs::read_to_string(&pid_file).map_or(true, |s| s.trim().is_empty()) {
+        assert!(Instant::now() < deadline, "the agent never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sleeper: i32 = fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: plain kill(2) calls on pids this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["terminal-reason"], "interrupted");
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(stages(&run).last().unwrap(), "agent/0/interrupted");
+    // The agent's whole group was stopped: its background sleep is gone (or a zombie waiting
+    // for init to reap it).
+    let alive = || {
+        fs::read_to_string(format!("/proc/{sleeper}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the agent's child survived");
+}
+
+#[test]
+fn what_the_release_engineer_reads() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let redact = |text: &str| {
+        let seconds = regex::Regex::new(r"\[\d+\.\ds\]").unwrap();
+        let run = regex::Regex::new(r"runs/\d+-[0-9a-f]{8}").unwrap();
+        run.replace_all(&seconds.replace_all(text, "[N.Ns]"), "runs/[TIME]-[PACK8]")
+            .into_owned()
+    };
+    insta::assert_snapshot!("deliver_stdout", redact(&stdout));
+    insta::assert_snapshot!("deliver_stderr", redact(&stderr));
+}
