@@ -21,6 +21,10 @@ pub enum Error {
     /// A device call failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The machine failed under a command (a file that cannot be written, a ledger that cannot
+    /// be appended to).
+    #[error("{0}")]
+    Local(String),
     /// The command line is wrong (clap has the message).
     #[error(transparent)]
     Usage(#[from] clap::Error),
@@ -33,7 +37,7 @@ impl Error {
             Error::Invalid(_) => exit_code::INVALID_INPUT,
             Error::Usage(e) if !e.use_stderr() => exit_code::OK,
             Error::Usage(_) => exit_code::INVALID_INPUT,
-            Error::Write(_) => exit_code::ENVIRONMENT,
+            Error::Write(_) | Error::Local(_) => exit_code::ENVIRONMENT,
             Error::Device(DeviceError::Cancelled) => exit_code::INTERRUPTED,
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_) => exit_code::ENVIRONMENT,

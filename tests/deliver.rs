@@ -54,26 +54,22 @@ fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
     dir.join(summary["run-dir"].as_str().unwrap())
 }
 
-/// `(stage, round, outcome)` of every ledger line.
-fn ledger(run: &Path) -> Vec<(String, u64, String)> {
+/// Every ledger line as `stage/round/outcome` (`stage/outcome` for the delivery's own lines).
+fn stages(run: &Path) -> Vec<String> {
     fs::read_to_string(run.join("ledger.jsonl"))
         .unwrap()
         .lines()
         .map(|line| {
             let entry: Value = serde_json::from_str(line).unwrap();
-            (
-                entry["stage"].as_str().unwrap().to_owned(),
-                entry["round"].as_u64().unwrap(),
-                entry["outcome"].as_str().unwrap().to_owned(),
-            )
+            let (stage, outcome) = (
+                entry["stage"].as_str().unwrap(),
+                entry["outcome"].as_str().unwrap(),
+            );
+            match entry["round"].as_u64() {
+                Some(round) => format!("{stage}/{round}/{outcome}"),
+                None => format!("{stage}/{outcome}"),
+            }
         })
-        .collect()
-}
-
-fn stages(run: &Path) -> Vec<String> {
-    ledger(run)
-        .into_iter()
-        .map(|(stage, round, outcome)| format!("{stage}/{round}/{outcome}"))
         .collect()
 }
 
@@ -93,7 +89,8 @@ fn the_example_is_delivered_in_one_round() {
             "brief/0/written",
             "agent/0/exited 0",
             "verify/0/pass",
-            "audit/0/pass"
+            "audit/0/pass",
+            "deliver/verified"
         ]
     );
     for file in [
@@ -124,6 +121,36 @@ fn the_example_is_delivered_in_one_round() {
 }
 
 #[test]
+fn a_delivery_fixed_on_the_second_round() {
+    // The first attempt picks the wrong spacing; the repair brief says what the build saw.
+    let agent = r#"[sh, -c, "if [ {round} = 0 ]; then s=10; else s=12; fi; sed -i \"s/space: [0-9]*/space: $s/\" entry/src/main/ets/pages/Index.ets"]"#;
+    let dir = project(agent, SPACING, "notes-pass", "");
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(summary["terminal-reason"], "verified");
+    assert_eq!(summary["repairs"], 1);
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(
+        stages(&run)[2..],
+        [
+            "agent/0/exited 0",
+            "verify/0/fail",
+            "brief/1/written",
+            "agent/1/exited 0",
+            "verify/1/pass",
+            "audit/1/pass",
+            "deliver/verified"
+        ]
+    );
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
+    assert!(
+        brief.contains("spacing") && brief.contains("verify-1.json"),
+        "{brief}"
+    );
+    assert!(run.join("audit-round-2/audit-1.json").is_file());
+}
+
+#[test]
 fn a_second_delivery_reuses_the_review_receipt() {
     let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
     let (_, first, _) = deliver(dir.path(), &[]);
@@ -144,7 +171,10 @@ fn an_agent_that_changes_nothing_ends_no_changes_unverified() {
     assert_eq!(summary["terminal-reason"], "no_changes");
     let run = run_dir(&summary, dir.path());
     assert!(!run.join("verify-1.json").exists());
-    assert_eq!(stages(&run).last().unwrap(), "agent/0/exited 0");
+    assert_eq!(
+        stages(&run)[2..],
+        ["agent/0/exited 0", "deliver/no_changes"]
+    );
 }
 
 #[test]
@@ -221,7 +251,10 @@ fn a_closed_review_refuses_the_waiver_before_any_dispatch() {
     assert_eq!(code, 1, "{summary}");
     assert_eq!(summary["terminal-reason"], "review_blocked");
     let run = run_dir(&summary, dir.path());
-    assert_eq!(stages(&run), ["review/0/waiver-refused"]);
+    assert_eq!(
+        stages(&run),
+        ["review/0/waiver-refused", "deliver/review_blocked"]
+    );
     assert!(!run.join("goal-brief.md").exists());
     assert!(
         !fs::read_to_string(dir.path().join(PAGE))
@@ -324,7 +357,10 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["terminal-reason"], "interrupted");
     let run = run_dir(&summary, dir.path());
-    assert_eq!(stages(&run).last().unwrap(), "agent/0/interrupted");
+    assert_eq!(
+        stages(&run)[2..],
+        ["agent/0/interrupted", "deliver/interrupted"]
+    );
     // The agent's whole group was stopped: its background sleep is gone (or a zombie waiting
     // for init to reap it).
     let alive = || {
@@ -339,6 +375,147 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!alive(), "the agent's child survived");
+
+    // Resumed with an agent that finishes, the run picks up at the agent with the same brief.
+    set_agent(dir.path(), FIXING_AGENT);
+    let run_arg = run.display().to_string();
+    let (code, resumed, _) = resume(dir.path(), &["--resume", &run_arg]);
+    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(resumed["terminal-reason"], "verified");
+    assert_eq!(
+        stages(&run)[4..],
+        [
+            "deliver/resumed",
+            "review/0/pass",
+            "agent/0/exited 0",
+            "verify/0/pass",
+            "audit/0/pass",
+            "deliver/verified"
+        ]
+    );
+    // A finished run is not resumed again.
+    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--resume", &run_arg, "--json"]);
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_RESUME_REFUSED"), "{stdout}");
+}
+
+/// Points dwpipe.yaml's agent at another argv.
+fn set_agent(dir: &Path, agent: &str) {
+    let config = fs::read_to_string(dir.join("dwpipe.yaml")).unwrap();
+    let config: String = config
+        .lines()
+        .map(|line| {
+            if line.starts_with("  argv: ") && !line.contains("List(") {
+                format!("  argv: {agent}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.join("dwpipe.yaml"), config).unwrap();
+}
+
+fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["deliver", "--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = dwpipe(dir, &all);
+    let summary = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
+    (code, summary, stderr)
+}
+
+#[test]
+fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let hdc = common::fake_hdc(
+        dir.path(),
+        "hdc",
+        &[repo("device-fixtures/notes-pass").display().to_string()],
+        "DWPIPE_FAKE_HDC_LATENCY=300ms",
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "deliver",
+            "--pack",
+            "pack.yaml",
+        ])
+        .args(["--device", "FMR0223C13000649", "--json"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs = dir.path().join(".dwpipe/runs");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ledger = || {
+        fs::read_dir(&runs)
+            .ok()
+            .and_then(|mut entries| entries.next())
+            .and_then(|entry| fs::read_to_string(entry.unwrap().path().join("ledger.jsonl")).ok())
+            .unwrap_or_default()
+    };
+    while !ledger().contains("\"stage\":\"verify\"") {
+        assert!(Instant::now() < deadline, "verification never finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a plain kill(2) on the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(
+        stages(&run)[3..],
+        [
+            "verify/0/pass",
+            "audit/0/interrupted",
+            "deliver/interrupted"
+        ]
+    );
+
+    // Nothing changed since the verification passed: only the audit runs again, on a replay,
+    // into a folder of its own beside the cut one's evidence.
+    let run_arg = run.display().to_string();
+    let replay = repo("device-fixtures/notes-pass").display().to_string();
+    let (code, resumed, _) = resume(dir.path(), &["--resume", &run_arg, "--replay", &replay]);
+    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(
+        stages(&run)[6..],
+        [
+            "deliver/resumed",
+            "review/0/pass",
+            "audit/0/pass",
+            "deliver/verified"
+        ]
+    );
+    assert!(run.join("audit-round-1").is_dir());
+    assert!(run.join("audit-round-1-attempt-2/audit-1.json").is_file());
+
+    // A workspace edited since is verified again before any audit.
+    let dir2 = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let (_, first, _) = deliver(dir2.path(), &[]);
+    let run2 = run_dir(&first, dir2.path());
+    let ledger_path = run2.join("ledger.jsonl");
+    let text = fs::read_to_string(&ledger_path).unwrap();
+    // Cut the ledger back to before the audit, as a crash there would have left it.
+    let kept: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
+    fs::write(&ledger_path, kept).unwrap();
+    fs::write(dir2.path().join("project/notes.txt"), "edited by hand").unwrap();
+    let (code, resumed, _) = resume(dir2.path(), &["--resume", &run2.display().to_string()]);
+    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(
+        stages(&run2)[4..],
+        [
+            "deliver/resumed",
+            "review/0/pass",
+            "verify/0/pass",
+            "audit/0/pass",
+            "deliver/verified"
+        ]
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::exit_code;
 use crate::output::write_atomic;
 use crate::pack::{Frozen, load_lock};
-use crate::pipeline::{Delivery, Event, Summary, create_run_dir, preflight};
+use crate::pipeline::{Delivery, DeliveryError, Event, Summary, create_run_dir, preflight};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::verify::TerminalReason;
@@ -26,7 +26,8 @@ use super::runtime::block_on;
 /// Everything `dwpipe deliver` was asked.
 pub(super) struct DeliverPlan {
     pub config: PathBuf,
-    pub pack: PathBuf,
+    pub pack: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
     pub source: Option<Source>,
     pub out: Option<PathBuf>,
     pub waive_review: bool,
@@ -100,6 +101,23 @@ fn source(plan_source: Option<Source>, config: &Config, path: &Path) -> Result<S
     })
 }
 
+/// The folder a file is in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_owned()
+}
+
+/// The folder holding `.dwpipe/runs/<run>` (where review receipts live beside the runs).
+fn runs_base(run: &Path) -> PathBuf {
+    run.ancestors()
+        .nth(3)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_owned()
+}
+
 fn print_event(event: Event) {
     match event {
         Event::Stage { stage, round: 0 } => eprintln!("dwpipe: {stage}…"),
@@ -133,28 +151,36 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
             .fix("set `workspace:` in dwpipe.yaml to the app's source tree"),
         )
     })?;
-    let frozen = frozen(&plan.pack)?;
+    let (frozen, dir, base) = match (&plan.resume, &plan.pack) {
+        (Some(run), _) => {
+            // A resumed run keeps its own lock: evidence is never reused across packs.
+            let frozen = load_lock(&run.join("pack.lock.json")).map_err(Error::Invalid)?;
+            let base = plan.out.clone().unwrap_or_else(|| runs_base(run));
+            (frozen, run.clone(), base)
+        }
+        (None, Some(pack)) => {
+            let frozen = frozen(pack)?;
+            let base = plan.out.clone().unwrap_or_else(|| folder_of(&plan.config));
+            let dir = create_run_dir(&base, &frozen.lock.sha256).map_err(|e| {
+                Error::from(Diagnostic::error(
+                    "E_DELIVER_OUT",
+                    format!(
+                        "cannot create a run directory under `{}`: {e}",
+                        base.display()
+                    ),
+                ))
+            })?;
+            write_lock(&frozen, &dir)?;
+            (frozen, dir, base)
+        }
+        (None, None) => {
+            return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
+                .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
+                .into());
+        }
+    };
     let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
     let source = source(plan.source, &config, &plan.config)?;
-    let base = match plan.out {
-        Some(out) => out,
-        None => plan
-            .config
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_owned(),
-    };
-    let dir = create_run_dir(&base, &frozen.lock.sha256).map_err(|e| {
-        Error::from(Diagnostic::error(
-            "E_DELIVER_OUT",
-            format!(
-                "cannot create a run directory under `{}`: {e}",
-                base.display()
-            ),
-        ))
-    })?;
-    write_lock(&frozen, &dir)?;
     let reviews = base.join(".dwpipe").join("reviews");
     let json = plan.json;
     let events = move |event: Event| {
@@ -168,6 +194,7 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         playbooks: &playbooks,
         run_dir: &dir,
         reviews: &reviews,
+        resume: plan.resume.is_some(),
         waive_review: plan.waive_review,
         events: &events,
     };
@@ -178,7 +205,10 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         device.finish().await?;
         Ok::<_, DeviceError>(summary)
     })?
-    .map_err(|e| Diagnostic::error("E_DELIVER_LOCAL", e.to_string()))?;
+    .map_err(|e| match e {
+        DeliveryError::Local(message) => Error::Local(message),
+        DeliveryError::Resume(message) => Diagnostic::error("E_RESUME_REFUSED", message).into(),
+    })?;
     let output = Output {
         format_version: 1,
         pack_sha256: &frozen.lock.sha256,

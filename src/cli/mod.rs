@@ -179,8 +179,12 @@ repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environm
 #[command(group(clap::ArgGroup::new("source").args(["serial", "replay"])))]
 struct DeliverArgs {
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
-    #[arg(long, value_name = "PACK")]
-    pack: PathBuf,
+    #[arg(long, value_name = "PACK", required_unless_present = "resume")]
+    pack: Option<PathBuf>,
+    /// Continue an interrupted run (.dwpipe/runs/<run>) from its last completed stage, reusing
+    /// a passed verification only while the workspace is unchanged.
+    #[arg(long, value_name = "RUN", conflicts_with = "pack")]
+    resume: Option<PathBuf>,
     /// The project config.
     #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
     config: PathBuf,
@@ -501,6 +505,7 @@ impl Command {
                 deliver::DeliverPlan {
                     config: a.config,
                     pack: a.pack,
+                    resume: a.resume,
                     source: match (a.replay, a.serial) {
                         (Some(capture), _) => Some(audit::Source::Replay(capture)),
                         (None, Some(serial)) => Some(audit::Source::Device {

@@ -2,7 +2,10 @@
 //! → audit through the repair guard, in one run directory `.dwpipe/runs/<time>-<pack8>/` with
 //! every artifact and `ledger.jsonl`. The engine emits [`Event`]s; only reporters print.
 
+mod resume;
 mod stages;
+
+pub use resume::{Resume, ResumeError, StartAt, decide};
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -70,6 +73,8 @@ pub struct Delivery<'a> {
     pub run_dir: &'a Path,
     /// Where review reports and their receipts live across runs.
     pub reviews: &'a Path,
+    /// Continue the run in `run_dir` from its ledger instead of starting one.
+    pub resume: bool,
     /// Waive the outside reviewer.
     pub waive_review: bool,
     /// Where progress goes.
@@ -97,6 +102,9 @@ pub enum DeliveryError {
     /// A local file could not be written.
     #[error("{0}")]
     Local(String),
+    /// The run cannot be resumed.
+    #[error("{0}")]
+    Resume(String),
 }
 
 /// Creates a fresh run directory for a pack, `.dwpipe/runs/<unix-seconds>-<pack8>/` under

@@ -10,7 +10,7 @@ use crate::audit::{self, AuditError};
 use crate::brief::{Failure, failures_from_audit, failures_from_verify, goal, repair};
 use crate::device::{AnyDevice, DeviceError};
 use crate::gate::Verdict;
-use crate::ledger::{Entry, append};
+use crate::ledger::{self, Entry, append};
 use crate::output::{publish_numbered, write_atomic};
 use crate::pack::sha256_hex;
 use crate::process::Cancel;
@@ -20,7 +20,7 @@ use crate::verify::{
     CommandStatus, Next, RepairGuard, StatCache, TerminalReason, VerifyError, fingerprint, verify,
 };
 
-use super::{Delivery, DeliveryError, Event, Summary, word};
+use super::{Delivery, DeliveryError, Event, Resume, StartAt, Summary, decide, word};
 
 /// What a stage decided: go on with a value, or end the delivery.
 enum Step<T> {
@@ -37,6 +37,14 @@ struct Failed {
     output: Option<(String, String)>,
     /// The terminal reason when no repair budget exists at all.
     kind: TerminalReason,
+}
+
+/// The brief of a round: the Goal brief first, then repair briefs.
+fn brief_name(round: u32) -> String {
+    match round {
+        0 => "goal-brief.md".to_owned(),
+        n => format!("repair-brief-{n}.md"),
+    }
 }
 
 /// A running stage: what the ledger line and the events need.
@@ -99,16 +107,56 @@ impl Delivery<'_> {
         Ok(Step::Stop(reason, detail))
     }
 
-    /// Runs the delivery to a terminal reason.
+    /// Runs the delivery to a terminal reason (or resumes it), and ends the ledger with it.
     pub async fn run(&self, device: &AnyDevice, cancel: &Cancel) -> Result<Summary, DeliveryError> {
         let mut summary = Summary::new(self.run_dir);
-        let (reason, detail) = match self.deliver(device, cancel, &mut summary).await? {
+        let resume = if self.resume {
+            self.resume_point(cancel).await?
+        } else {
+            None
+        };
+        let (reason, detail) = match self.deliver(device, cancel, &mut summary, resume).await? {
             Step::Go(()) => (TerminalReason::Verified, None),
             Step::Stop(reason, detail) => (reason, detail),
         };
         summary.terminal_reason = reason;
         summary.detail = detail;
+        let mut entry = Entry::new("deliver", "", std::time::Duration::ZERO);
+        let outcome = word(reason);
+        entry.outcome = &outcome;
+        entry.inputs.insert("pack", self.frozen.lock.sha256.clone());
+        append(self.run_dir, &entry)
+            .map_err(|e| local(format!("cannot append to the ledger: {e}")))?;
         Ok(summary)
+    }
+
+    /// Reads the run's ledger and decides where to pick up.
+    async fn resume_point(&self, cancel: &Cancel) -> Result<Option<Resume>, DeliveryError> {
+        let ledger =
+            ledger::read(self.run_dir).map_err(|e| DeliveryError::Resume(e.to_string()))?;
+        let mut cache = StatCache::load(&self.run_dir.join("stat-cache.json"));
+        let current = fingerprint(&self.config.workspace, &mut cache, cancel)
+            .await
+            .map_err(local)?;
+        let resume = decide(&ledger, &current).map_err(|e| DeliveryError::Resume(e.to_string()))?;
+        let from = match &resume {
+            None => "the start".to_owned(),
+            Some(r) => format!(
+                "{} of round {}",
+                match r.start {
+                    StartAt::Agent => "the agent",
+                    StartAt::Verify(_) => "verification",
+                    StartAt::Audit(_) => "the audit",
+                },
+                r.round
+            ),
+        };
+        let mut entry = Entry::new("deliver", "resumed", std::time::Duration::ZERO);
+        entry.inputs.insert("workspace", current);
+        entry.reason = Some(format!("from {from}"));
+        append(self.run_dir, &entry)
+            .map_err(|e| local(format!("cannot append to the ledger: {e}")))?;
+        Ok(resume)
     }
 
     async fn deliver(
@@ -116,6 +164,7 @@ impl Delivery<'_> {
         device: &AnyDevice,
         cancel: &Cancel,
         summary: &mut Summary,
+        resume: Option<Resume>,
     ) -> Result<Step<()>, DeliveryError> {
         let review_note = match self.review(summary, cancel).await? {
             Step::Go(note) => note,
@@ -124,26 +173,55 @@ impl Delivery<'_> {
         let cache_path = self.run_dir.join("stat-cache.json");
         let mut cache = StatCache::load(&cache_path);
         let mut guard = RepairGuard::new(self.config.repair);
-        let mut brief = goal(self.frozen, Some(self.config), review_note).map_err(local)?;
-        let mut round = 0;
+        let (mut round, mut start, mut brief) = match resume {
+            None => (
+                0,
+                None,
+                goal(self.frozen, Some(self.config), review_note).map_err(local)?,
+            ),
+            Some(resume) => {
+                for failure in &resume.failures {
+                    guard.after_failure(failure);
+                }
+                summary.repairs = guard.repairs();
+                let brief = std::fs::read_to_string(self.run_dir.join(brief_name(resume.round)))
+                    .map_err(|e| {
+                        DeliveryError::Resume(format!("the brief of round {}: {e}", resume.round))
+                    })?;
+                (resume.round, Some(resume.start), brief)
+            }
+        };
         loop {
-            let brief_path = self.brief(round, &brief)?;
-            let after = match self
-                .agent(round, &brief_path, &brief, &mut cache, summary, cancel)
-                .await?
-            {
-                Step::Go(after) => after,
-                Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+            let resumed_at = start.take();
+            let verified_already = matches!(resumed_at, Some(StartAt::Audit(_)));
+            let after = match resumed_at {
+                Some(StartAt::Verify(after) | StartAt::Audit(after)) => after,
+                resumed => {
+                    let brief_path = match resumed {
+                        Some(StartAt::Agent) => self.run_dir.join(brief_name(round)),
+                        _ => self.brief(round, &brief)?,
+                    };
+                    match self
+                        .agent(round, &brief_path, &brief, &mut cache, summary, cancel)
+                        .await?
+                    {
+                        Step::Go(after) => after,
+                        Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+                    }
+                }
             };
             // A stat cache that cannot be saved only costs the next fingerprint some reading.
             let _ = cache.save(&cache_path);
-            let mut failed = match self
-                .verify(round, &after, &mut cache, summary, cancel)
-                .await?
-            {
-                Step::Go(failed) => failed,
-                Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
-            };
+            let mut failed = None;
+            if !verified_already {
+                failed = match self
+                    .verify(round, &after, &mut cache, summary, cancel)
+                    .await?
+                {
+                    Step::Go(failed) => failed,
+                    Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
+                };
+            }
             if failed.is_none() {
                 failed = match self.audit(round, device, &after, summary).await? {
                     Step::Go(failed) => failed,
@@ -233,10 +311,7 @@ impl Delivery<'_> {
     /// Writes the round's brief; returns its path.
     fn brief(&self, round: u32, text: &str) -> Result<PathBuf, DeliveryError> {
         let clock = self.begin("brief", round);
-        let name = match round {
-            0 => "goal-brief.md".to_owned(),
-            n => format!("repair-brief-{n}.md"),
-        };
+        let name = brief_name(round);
         let path = self.run_dir.join(&name);
         write_atomic(&path, text.as_bytes()).map_err(local)?;
         let sha = &self.frozen.lock.sha256;
@@ -373,9 +448,9 @@ impl Delivery<'_> {
         } else {
             "fail"
         };
-        let reason = failure.as_ref().map(|f| format!("failure {}", &f[..12]));
-        let inputs = [("workspace", verified.fingerprint_after.as_str())];
-        self.end(&clock, outcome, &inputs, reason, outcome)?;
+        let mut inputs = vec![("workspace", verified.fingerprint_after.as_str())];
+        inputs.extend(failure.as_deref().map(|f| ("failure", f)));
+        self.end(&clock, outcome, &inputs, None, outcome)?;
         let Some(fingerprint) = failure else {
             return Ok(Step::Go(None));
         };
@@ -400,7 +475,15 @@ impl Delivery<'_> {
         let clock = self.begin("audit", round);
         let sha = self.frozen.lock.sha256.as_str();
         let inputs = [("pack", sha), ("workspace", after)];
-        let out = self.run_dir.join(format!("audit-round-{}", round + 1));
+        // A resumed audit never writes into the evidence of the one it replaces.
+        let stem = format!("audit-round-{}", round + 1);
+        let out = (1..)
+            .map(|n| match n {
+                1 => self.run_dir.join(&stem),
+                n => self.run_dir.join(format!("{stem}-attempt-{n}")),
+            })
+            .find(|dir| !dir.exists())
+            .expect("an unused folder name");
         let pack = &self.frozen.pack;
         let measured = match audit::run(device, pack, self.playbooks, None, &out, &|_| {}).await {
             Ok(run) => run,
@@ -443,10 +526,8 @@ impl Delivery<'_> {
             .iter()
             .map(|c| (c.check.criterion_id.clone(), word(c.check.result)))
             .collect();
-        let passed = report.verdict == Verdict::Pass;
-        let verdict = if passed { "pass" } else { "fail" };
-        self.end(&clock, verdict, &inputs, None, verdict)?;
-        if passed {
+        if report.verdict == Verdict::Pass {
+            self.end(&clock, "pass", &inputs, None, "pass")?;
             return Ok(Step::Go(None));
         }
         let failures =
@@ -456,8 +537,12 @@ impl Delivery<'_> {
             .iter()
             .map(|f| format!("{}={}", f.id, f.actual))
             .collect();
+        let fingerprint = sha256_hex(measured.join("\n").as_bytes());
+        let mut inputs = inputs.to_vec();
+        inputs.push(("failure", &fingerprint));
+        self.end(&clock, "fail", &inputs, None, "fail")?;
         Ok(Step::Go(Some(Failed {
-            fingerprint: sha256_hex(measured.join("\n").as_bytes()),
+            fingerprint,
             failures,
             output: None,
             kind: TerminalReason::AuditFailed,

@@ -1,0 +1,214 @@
+//! `dwpipe deliver --resume RUN`: where an interrupted delivery picks up, decided from its
+//! ledger and the workspace as it is now. Evidence is reused only while it is fresh: a passed
+//! verification only under the same workspace fingerprint, never across a changed pack (the
+//! run directory holds one lock).
+
+use crate::ledger::Recorded;
+
+/// Where a resumed delivery starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartAt {
+    /// Run the agent on the round's brief (already written).
+    Agent,
+    /// The agent finished: verify the workspace, whose fingerprint is now this.
+    Verify(String),
+    /// Verification passed on this fingerprint and nothing changed since: audit.
+    Audit(String),
+}
+
+/// The resume point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resume {
+    /// The round to continue.
+    pub round: u32,
+    /// The stage to start at.
+    pub start: StartAt,
+    /// Failure fingerprints of the earlier rounds, in order (the repair guard's memory).
+    pub failures: Vec<String>,
+}
+
+/// Why a run cannot be resumed.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// It already ended with a verdict of its own.
+    #[error("the run already ended `{0}`; start a new delivery instead")]
+    Ended(String),
+}
+
+/// Outcomes of a `deliver` ledger line that leave a run resumable.
+const RESUMABLE: &[&str] = &["resumed", "interrupted", "environment_error"];
+
+/// Decides where to resume from the ledger and the workspace's current fingerprint; `None`
+/// when no brief was written yet (the delivery starts over in the same run directory).
+pub fn decide(ledger: &[Recorded], current: &str) -> Result<Option<Resume>, ResumeError> {
+    if let Some(ended) = ledger.iter().rev().find(|e| e.stage == "deliver")
+        && !RESUMABLE.contains(&ended.outcome.as_str())
+    {
+        return Err(ResumeError::Ended(ended.outcome.clone()));
+    }
+    let Some(round) = ledger
+        .iter()
+        .filter(|e| e.stage == "brief")
+        .filter_map(|e| e.round)
+        .max()
+    else {
+        return Ok(None);
+    };
+    // The resumed round's own failures are measured again; earlier ones stay counted.
+    let failures = ledger
+        .iter()
+        .filter(|e| e.round.is_some_and(|r| r < round) && e.outcome == "fail")
+        .filter_map(|e| e.inputs.get("failure").cloned())
+        .collect();
+    let this_round = || ledger.iter().filter(|e| e.round == Some(round)).rev();
+    let verified_as_is = this_round().any(|e| {
+        e.stage == "verify"
+            && e.outcome == "pass"
+            && e.inputs.get("workspace").is_some_and(|w| w == current)
+    });
+    let start = if verified_as_is {
+        StartAt::Audit(current.to_owned())
+    } else if this_round().any(|e| e.stage == "agent" && e.outcome == "exited 0") {
+        // The agent's work is done; whatever the workspace holds now is what gets verified.
+        StartAt::Verify(current.to_owned())
+    } else {
+        StartAt::Agent
+    };
+    Ok(Some(Resume {
+        round,
+        start,
+        failures,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(stage: &str, round: u32, outcome: &str, inputs: &[(&str, &str)]) -> Recorded {
+        Recorded {
+            stage: stage.to_owned(),
+            round: (stage != "deliver").then_some(round),
+            inputs: inputs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            outcome: outcome.to_owned(),
+        }
+    }
+
+    /// The resume point as `(round, start, failures)`, or the refusal.
+    type Expected = Result<Option<(u32, StartAt, Vec<&'static str>)>, ResumeError>;
+
+    #[test]
+    fn the_resume_point_follows_the_ledger_and_the_workspace() {
+        let review = line("review", 0, "pass", &[]);
+        let brief0 = line("brief", 0, "written", &[]);
+        let agent0 = line("agent", 0, "exited 0", &[("workspace", "A")]);
+        let verify0_fail = line(
+            "verify",
+            0,
+            "fail",
+            &[("workspace", "A"), ("failure", "F1")],
+        );
+        let brief1 = line("brief", 1, "written", &[]);
+        let agent1 = line("agent", 1, "exited 0", &[("workspace", "B")]);
+        let verify1 = line("verify", 1, "pass", &[("workspace", "B")]);
+        let audit1_cut = line("audit", 1, "interrupted", &[("workspace", "B")]);
+        let agent0_cut = line("agent", 0, "interrupted", &[("workspace", "Z")]);
+        let ended = |o: &str| line("deliver", 0, o, &[]);
+
+        let rows: Vec<(&str, Vec<Recorded>, &str, Expected)> = vec![
+            ("nothing briefed yet", vec![review.clone()], "A", Ok(None)),
+            (
+                "cut during the first agent run",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0_cut.clone(),
+                    ended("interrupted"),
+                ],
+                "Z",
+                Ok(Some((0, StartAt::Agent, vec![]))),
+            ),
+            (
+                "agent done, workspace untouched since",
+                vec![review.clone(), brief0.clone(), agent0.clone()],
+                "A",
+                Ok(Some((0, StartAt::Verify("A".into()), vec![]))),
+            ),
+            (
+                "agent done, edited by hand since",
+                vec![review.clone(), brief0.clone(), agent0.clone()],
+                "A2",
+                Ok(Some((0, StartAt::Verify("A2".into()), vec![]))),
+            ),
+            (
+                "verified, audit cut: the verification is reused",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0.clone(),
+                    verify0_fail.clone(),
+                    brief1.clone(),
+                    agent1.clone(),
+                    verify1.clone(),
+                    audit1_cut.clone(),
+                    ended("interrupted"),
+                ],
+                "B",
+                Ok(Some((1, StartAt::Audit("B".into()), vec!["F1"]))),
+            ),
+            (
+                "verified, then edited by hand: verify again",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0.clone(),
+                    verify0_fail.clone(),
+                    brief1.clone(),
+                    agent1.clone(),
+                    verify1.clone(),
+                ],
+                "C",
+                Ok(Some((1, StartAt::Verify("C".into()), vec!["F1"]))),
+            ),
+            (
+                "resumed once already",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0_cut.clone(),
+                    ended("interrupted"),
+                    ended("resumed"),
+                ],
+                "Z",
+                Ok(Some((0, StartAt::Agent, vec![]))),
+            ),
+            (
+                "a finished run",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0.clone(),
+                    ended("no_changes"),
+                ],
+                "A",
+                Err(ResumeError::Ended("no_changes".into())),
+            ),
+        ];
+        for (name, ledger, current, expected) in rows {
+            let got = decide(&ledger, current).map(|r| r.map(|r| (r.round, r.start, r.failures)));
+            let expected = expected.map(|r| {
+                r.map(|(round, start, failures)| {
+                    (
+                        round,
+                        start,
+                        failures.into_iter().map(str::to_owned).collect::<Vec<_>>(),
+                    )
+                })
+            });
+            assert_eq!(got, expected, "{name}");
+        }
+    }
+}
