@@ -532,3 +532,23 @@ fn what_the_release_engineer_reads() {
     insta::assert_snapshot!("deliver_stdout", redact(&stdout));
     insta::assert_snapshot!("deliver_stderr", redact(&stderr));
 }
+
+#[test]
+fn verbose_unfolds_what_the_agent_and_the_commands_printed() {
+    let verify = "  - name: build\n    argv: [sh, -c, \"echo compiled 3 files\"]\n";
+    let dir = project(FIXING_AGENT, verify, "notes-pass", "");
+    let (code, _, quiet) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
+    assert_eq!(code, 0, "{quiet}");
+    assert!(!quiet.contains("Changed the list spacing") && !quiet.contains("compiled 3 files"));
+    fs::copy(repo("examples/notes").join(PAGE), dir.path().join(PAGE)).unwrap();
+    let (code, _, verbose) = dwpipe(
+        dir.path(),
+        &["deliver", "--pack", "pack.yaml", "--out", ".", "-v"],
+    );
+    assert_eq!(code, 0, "{verbose}");
+    assert!(verbose.contains("    │ {\"type\":\"text\""), "{verbose}");
+    assert!(
+        verbose.contains("    │ ── build (pass)\n    │ compiled 3 files"),
+        "{verbose}"
+    );
+}

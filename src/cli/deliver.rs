@@ -21,6 +21,7 @@ use crate::verify::TerminalReason;
 use super::audit::{Source, open};
 use super::freeze::{freeze_file, write_lock};
 use super::print;
+use super::progress::DeliverProgress;
 use super::runtime::block_on;
 
 /// Everything `dwpipe deliver` was asked.
@@ -34,6 +35,7 @@ pub(super) struct DeliverPlan {
     pub playbooks: Option<PathBuf>,
     pub call_timeout: Duration,
     pub json: bool,
+    pub verbose: bool,
 }
 
 /// `deliver.json`: the summary plus what it was about.
@@ -118,21 +120,6 @@ fn runs_base(run: &Path) -> PathBuf {
         .to_owned()
 }
 
-fn print_event(event: Event) {
-    match event {
-        Event::Stage { stage, round: 0 } => eprintln!("dwpipe: {stage}…"),
-        Event::Stage { stage, round } => eprintln!("dwpipe: {stage} (repair {round})…"),
-        Event::Done {
-            stage,
-            outcome,
-            millis,
-        } => eprintln!(
-            "dwpipe: {stage}: {outcome} [{:.1}s]",
-            millis as f64 / 1000.0
-        ),
-    }
-}
-
 /// Runs the delivery; `Ok(exit code)`.
 pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
@@ -182,12 +169,8 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
     let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
     let source = source(plan.source, &config, &plan.config)?;
     let reviews = base.join(".dwpipe").join("reviews");
-    let json = plan.json;
-    let events = move |event: Event| {
-        if !json {
-            print_event(event);
-        }
-    };
+    let progress = DeliverProgress::new(plan.json, plan.verbose);
+    let events = |event: Event| progress.event(event);
     let delivery = Delivery {
         frozen: &frozen,
         config: &config,
@@ -204,8 +187,9 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         let summary = delivery.run(&device, &cancel).await;
         device.finish().await?;
         Ok::<_, DeviceError>(summary)
-    })?
-    .map_err(|e| match e {
+    });
+    progress.finish();
+    let summary = summary?.map_err(|e| match e {
         DeliveryError::Local(message) => Error::Local(message),
         DeliveryError::Resume(message) => Diagnostic::error("E_RESUME_REFUSED", message).into(),
     })?;

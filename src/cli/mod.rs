@@ -209,6 +209,9 @@ struct DeliverArgs {
     /// Host-side limit for each hdc call.
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     call_timeout: Duration,
+    /// Unfold the agent's log and the verification commands' output under their stage lines.
+    #[arg(long, short)]
+    verbose: bool,
     /// Print deliver.json on stdout instead of the stage lines.
     #[arg(long)]
     json: bool,
@@ -520,6 +523,7 @@ impl Command {
                     playbooks: a.playbooks,
                     call_timeout: a.call_timeout,
                     json: a.json,
+                    verbose: a.verbose,
                 },
             ),
             Command::Audit(a) => audit::run(

@@ -1,5 +1,5 @@
-//! The terminal reporter for long device work: an indicatif bar on stderr, hidden when
-//! stderr is not a terminal, in CI, or with `--json`.
+//! The terminal reporters for long work (an audit, a delivery): indicatif bars on stderr,
+//! hidden when stderr is not a terminal, in CI, or with `--json`.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -7,6 +7,8 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::audit::AuditEvent;
+use crate::pipeline::{Event, word};
+use crate::verify::VerifyReport;
 
 /// A bar that follows an audit's events.
 pub(super) struct AuditProgress {
@@ -51,4 +53,128 @@ impl AuditProgress {
     pub(super) fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// Follows a delivery: a line per finished stage with its duration, a spinner (or the audit's
+/// bar) for the running one where a person is watching, plain lines elsewhere; the agent's
+/// and the verification commands' output stays folded in the run directory unless `--verbose`.
+pub(super) struct DeliverProgress {
+    bar: ProgressBar,
+    watched: bool,
+    quiet: bool,
+    verbose: bool,
+}
+
+impl DeliverProgress {
+    /// A reporter; `json` keeps stderr quiet but for errors.
+    pub(super) fn new(json: bool, verbose: bool) -> DeliverProgress {
+        let watched = !json && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let bar = if watched {
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4))
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(stage_style());
+        DeliverProgress {
+            bar,
+            watched,
+            quiet: json,
+            verbose,
+        }
+    }
+
+    fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        if self.watched {
+            self.bar.suspend(|| eprintln!("{text}"));
+        } else {
+            eprintln!("{text}");
+        }
+    }
+
+    /// Follows one event.
+    pub(super) fn event(&self, event: Event) {
+        match event {
+            Event::Stage { stage, round } => {
+                let label = match round {
+                    0 => stage.to_owned(),
+                    n => format!("{stage} (repair {n})"),
+                };
+                if self.watched {
+                    self.bar.reset();
+                    self.bar.set_style(stage_style());
+                    self.bar.set_prefix(label);
+                    self.bar.set_message("");
+                    self.bar.enable_steady_tick(Duration::from_millis(250));
+                } else {
+                    self.line(&format!("dwpipe: {label}…"));
+                }
+            }
+            Event::Audit(AuditEvent::Started { serial, visits }) => {
+                self.bar.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} {prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+                    )
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+                );
+                self.bar.set_prefix(format!("audit on {serial}"));
+                self.bar.set_length(visits);
+            }
+            Event::Audit(AuditEvent::Session { run, runs, session }) => {
+                self.bar
+                    .set_message(format!("run {run}/{runs} · {session}"));
+            }
+            Event::Audit(AuditEvent::SessionDone) => self.bar.inc(1),
+            Event::Done {
+                stage,
+                outcome,
+                millis,
+                output,
+            } => {
+                self.line(&format!(
+                    "dwpipe: {stage}: {outcome} [{:.1}s]",
+                    millis as f64 / 1000.0
+                ));
+                if self.verbose
+                    && let Some(path) = output
+                {
+                    self.line(&unfold(&path));
+                }
+            }
+        }
+    }
+
+    /// Clears the spinner before the summary is printed.
+    pub(super) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// A running stage: a spinner, its name and the time so far.
+fn stage_style() -> ProgressStyle {
+    ProgressStyle::with_template("{spinner} {prefix}… {msg} ({elapsed})").expect("a valid template")
+}
+
+/// A stage's output for `--verbose`: the agent's log as it is, each verification command's
+/// kept output under its name; indented under the stage's line.
+fn unfold(path: &std::path::Path) -> String {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return format!("    (cannot read {})", path.display());
+    };
+    let text = match serde_json::from_str::<VerifyReport>(&text) {
+        Ok(report) => report
+            .commands
+            .iter()
+            .map(|c| format!("── {} ({})\n{}", c.name, word(c.status), c.output_tail))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(_) => text,
+    };
+    text.lines()
+        .map(|line| format!("    │ {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

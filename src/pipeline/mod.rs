@@ -12,6 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::audit::AuditEvent;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::pack::Frozen;
@@ -28,6 +29,8 @@ pub enum Event {
         /// The round (0 = the first dispatch).
         round: u32,
     },
+    /// The audit stage's own progress on the device.
+    Audit(AuditEvent),
     /// A stage ended.
     Done {
         /// The stage.
@@ -36,6 +39,9 @@ pub enum Event {
         outcome: String,
         /// How long it took.
         millis: u128,
+        /// The file holding what the stage's tool printed (the agent's log, the verification
+        /// report), for reporters that unfold it.
+        output: Option<PathBuf>,
     },
 }
 

@@ -76,6 +76,7 @@ impl Delivery<'_> {
         inputs: &[(&'static str, &str)],
         reason: Option<String>,
         shown: &str,
+        output: Option<PathBuf>,
     ) -> Result<(), DeliveryError> {
         let mut entry = Entry::new(clock.stage, outcome, clock.started.elapsed());
         entry.round = Some(clock.round);
@@ -89,6 +90,7 @@ impl Delivery<'_> {
             stage: clock.stage,
             outcome: shown.to_owned(),
             millis: clock.started.elapsed().as_millis(),
+            output,
         });
         Ok(())
     }
@@ -103,7 +105,7 @@ impl Delivery<'_> {
         detail: Option<String>,
     ) -> Result<Step<T>, DeliveryError> {
         let shown = detail.clone().unwrap_or_else(|| outcome.to_owned());
-        self.end(clock, outcome, inputs, detail.clone(), &shown)?;
+        self.end(clock, outcome, inputs, detail.clone(), &shown, None)?;
         Ok(Step::Stop(reason, detail))
     }
 
@@ -297,7 +299,14 @@ impl Delivery<'_> {
         let verdict = word(reviewed.verdict);
         let reason = format!("{name}; reviewer: {}", reviewed.reviewer);
         let shown = format!("{verdict} ({name})");
-        self.end(&clock, &verdict, &[("pack", sha)], Some(reason), &shown)?;
+        self.end(
+            &clock,
+            &verdict,
+            &[("pack", sha)],
+            Some(reason),
+            &shown,
+            None,
+        )?;
         summary.reports.push(name);
         if !reviewed.verdict.allows_dispatch() {
             let detail = format!("the pre-review says {verdict}: change the pack");
@@ -319,7 +328,7 @@ impl Delivery<'_> {
             ("pack", sha.as_str()),
             ("brief", &sha256_hex(text.as_bytes())),
         ];
-        self.end(&clock, "written", &inputs, None, &name)?;
+        self.end(&clock, "written", &inputs, None, &name, None)?;
         Ok(path)
     }
 
@@ -396,7 +405,14 @@ impl Delivery<'_> {
         let after = fingerprint(workspace, cache, cancel).await.map_err(local)?;
         let shown = format!("{} (claims {claim})", run.ended);
         let reason = Some(format!("claim: {claim}"));
-        self.end(&clock, &run.ended, &[("workspace", &after)], reason, &shown)?;
+        self.end(
+            &clock,
+            &run.ended,
+            &[("workspace", &after)],
+            reason,
+            &shown,
+            Some(log),
+        )?;
         if before == after {
             let detail = "the agent changed nothing in the workspace".to_owned();
             return Ok(Step::Stop(TerminalReason::NoChanges, Some(detail)));
@@ -450,7 +466,8 @@ impl Delivery<'_> {
         };
         let mut inputs = vec![("workspace", verified.fingerprint_after.as_str())];
         inputs.extend(failure.as_deref().map(|f| ("failure", f)));
-        self.end(&clock, outcome, &inputs, None, outcome)?;
+        let output = Some(self.run_dir.join(&name));
+        self.end(&clock, outcome, &inputs, None, outcome, output)?;
         let Some(fingerprint) = failure else {
             return Ok(Step::Go(None));
         };
@@ -485,7 +502,8 @@ impl Delivery<'_> {
             .find(|dir| !dir.exists())
             .expect("an unused folder name");
         let pack = &self.frozen.pack;
-        let measured = match audit::run(device, pack, self.playbooks, None, &out, &|_| {}).await {
+        let progress = |event| (self.events)(Event::Audit(event));
+        let measured = match audit::run(device, pack, self.playbooks, None, &out, &progress).await {
             Ok(run) => run,
             Err(AuditError::Device {
                 source: DeviceError::Cancelled,
@@ -527,7 +545,7 @@ impl Delivery<'_> {
             .map(|c| (c.check.criterion_id.clone(), word(c.check.result)))
             .collect();
         if report.verdict == Verdict::Pass {
-            self.end(&clock, "pass", &inputs, None, "pass")?;
+            self.end(&clock, "pass", &inputs, None, "pass", None)?;
             return Ok(Step::Go(None));
         }
         let failures =
@@ -540,7 +558,7 @@ impl Delivery<'_> {
         let fingerprint = sha256_hex(measured.join("\n").as_bytes());
         let mut inputs = inputs.to_vec();
         inputs.push(("failure", &fingerprint));
-        self.end(&clock, "fail", &inputs, None, "fail")?;
+        self.end(&clock, "fail", &inputs, None, "fail", None)?;
         Ok(Step::Go(Some(Failed {
             fingerprint,
             failures,
