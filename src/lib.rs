@@ -22,6 +22,7 @@ pub mod error;
 pub mod exit_code;
 pub mod gate;
 pub mod input;
+pub mod lab;
 pub mod ledger;
 pub mod output;
 pub mod pack;

@@ -131,6 +131,27 @@ fn next_free(dir: &Path, stem: &str, files: &[(&str, &[u8])]) -> io::Result<u32>
     Ok(highest.saturating_add(1))
 }
 
+/// `path` as a report in `dir` names it: relative to `dir` when both exist, else as given.
+pub fn relative_to(path: &Path, dir: &Path) -> String {
+    let (Ok(path), Ok(dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir)) else {
+        return path.display().to_string();
+    };
+    let mut base = dir.as_path();
+    let mut ups = String::new();
+    loop {
+        if let Ok(rest) = path.strip_prefix(base) {
+            return format!("{ups}{}", rest.display());
+        }
+        match base.parent() {
+            Some(parent) => {
+                base = parent;
+                ups.push_str("../");
+            }
+            None => return path.display().to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

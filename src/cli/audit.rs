@@ -11,6 +11,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
+use crate::output::relative_to;
 use crate::pack::{Pack, load_lock};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -122,7 +123,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
         }
     };
     let outcome = audit::gate(&frozen.pack, &run, &auditor);
-    let lock = relative_lock(&plan.lock, &plan.out);
+    let lock = relative_to(&plan.lock, &plan.out);
     let report = AuditReport::measured(
         &frozen.lock.sha256,
         outcome,
@@ -175,25 +176,4 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
     } else {
         exit_code::VERDICT_FAILED
     })
-}
-
-/// The lock as the report names it: relative to the report's folder when possible.
-fn relative_lock(lock: &Path, out: &Path) -> String {
-    let (Ok(lock), Ok(out)) = (std::fs::canonicalize(lock), std::fs::canonicalize(out)) else {
-        return lock.display().to_string();
-    };
-    let mut base = out.as_path();
-    let mut ups = String::new();
-    loop {
-        if let Ok(rest) = lock.strip_prefix(base) {
-            return format!("{ups}{}", rest.display());
-        }
-        match base.parent() {
-            Some(parent) => {
-                base = parent;
-                ups.push_str("../");
-            }
-            None => return lock.display().to_string(),
-        }
-    }
 }

@@ -9,6 +9,7 @@ mod freeze;
 mod gate;
 mod init;
 mod inspect;
+mod lab;
 mod print;
 mod progress;
 mod review;
@@ -127,24 +128,41 @@ incomplete under fail-mode open/warn), 1 when the pack must change or the review
 #[command(after_help = "\
 Writes audit-<n>.json, audit-<n>.md and junit.xml into --out, and every pulled file and saved reply \
 under --out/evidence/<device>/<run>/<session>/ with its SHA-256. Criteria without a probe are \
-unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.")]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["serial", "replay"])))]
+unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.
+
+A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \
+audited in parallel (--jobs at once), each into --out/<serial>/; a device that fails or vanishes \
+does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
+criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
+be audited.")]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
 struct AuditArgs {
     /// The frozen pack (pack.lock.json).
     #[arg(long = "pack", value_name = "LOCK")]
     lock: PathBuf,
-    /// A live device's connect key.
+    /// A live device's connect key; repeat it to audit a lab of devices in parallel.
     #[arg(long = "device", value_name = "SERIAL")]
-    serial: Option<String>,
-    /// The hdc server the device is on, HOST:PORT.
-    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server, requires = "serial")]
-    server: Option<Server>,
+    serials: Vec<String>,
+    /// `all`: audit every connected device on the hdc servers, in parallel.
+    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
+    devices: Option<String>,
+    /// An hdc server, HOST:PORT (repeatable; default: the local one).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    servers: Vec<Server>,
     /// Replay a recorded capture instead of driving a device.
-    #[arg(long, value_name = "CAPTURE", conflicts_with = "serial")]
+    #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
     replay: Option<PathBuf>,
-    /// Record the live device into this capture folder as the audit runs.
-    #[arg(long, value_name = "CAPTURE", requires = "serial")]
+    /// Record the live device into this capture folder as the audit runs (one device).
+    #[arg(
+        long,
+        value_name = "CAPTURE",
+        requires = "serials",
+        conflicts_with = "devices"
+    )]
     record: Option<PathBuf>,
+    /// In a lab: devices audited at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: u16,
     /// Runs per probe (overrides the pack and the playbooks).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     runs: Option<u32>,
@@ -526,15 +544,44 @@ impl Command {
                     verbose: a.verbose,
                 },
             ),
+            Command::Audit(a)
+                if a.devices.is_some() || a.serials.len() > 1 || a.servers.len() > 1 =>
+            {
+                if a.record.is_some() || a.auditor_report.is_some() {
+                    return Err(crate::diagnostic::Diagnostic::error(
+                        "E_LAB_OPTION",
+                        "--record and --auditor-report take one device",
+                    )
+                    .fix("audit that device on its own")
+                    .into());
+                }
+                lab::run(
+                    hdc,
+                    lab::LabArgs {
+                        lock: a.lock,
+                        pick: match a.devices {
+                            Some(_) => lab::Pick::All,
+                            None => lab::Pick::Serials(a.serials),
+                        },
+                        servers: a.servers,
+                        runs: a.runs,
+                        out: a.out,
+                        jobs: usize::from(a.jobs),
+                        playbooks: a.playbooks,
+                        timeouts: CallTimeouts::all(a.call_timeout),
+                        json: a.json,
+                    },
+                )
+            }
             Command::Audit(a) => audit::run(
                 hdc,
                 audit::AuditPlan {
                     lock: a.lock,
-                    source: match (a.replay, a.serial) {
+                    source: match (a.replay, a.serials.into_iter().next()) {
                         (Some(capture), _) => audit::Source::Replay(capture),
                         (None, serial) => audit::Source::Device {
                             serial: serial.unwrap_or_default(),
-                            server: a.server,
+                            server: a.servers.into_iter().next(),
                             record: a.record,
                         },
                     },

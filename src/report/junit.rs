@@ -22,8 +22,56 @@ fn escape(text: &str) -> String {
         .collect()
 }
 
+/// One suite's counts and XML.
+struct Suite {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+    xml: String,
+}
+
 /// Renders the report as JUnit XML (one suite named after the device or the pack).
 pub fn junit(report: &AuditReport) -> String {
+    document(&[suite(report)])
+}
+
+/// A lab's JUnit XML: one suite per device; a device that could not be audited is one suite
+/// with one error.
+pub fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> String {
+    let suites: Vec<Suite> = devices
+        .iter()
+        .map(|(serial, outcome)| match outcome {
+            Ok(report) => suite(report),
+            Err(error) => Suite {
+                tests: 1,
+                failures: 0,
+                errors: 1,
+                skipped: 0,
+                xml: format!(
+                    "  <testsuite name=\"dwpipe audit {serial}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"device\" name=\"audit\">\n      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+                    escape(error),
+                    serial = escape(serial),
+                ),
+            },
+        })
+        .collect();
+    document(&suites)
+}
+
+fn document(suites: &[Suite]) -> String {
+    let total = |f: fn(&Suite) -> usize| suites.iter().map(f).sum::<usize>();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dwpipe\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+        total(|s| s.tests),
+        total(|s| s.failures),
+        total(|s| s.skipped),
+        total(|s| s.errors),
+        suites.iter().map(|s| s.xml.as_str()).collect::<String>()
+    )
+}
+
+fn suite(report: &AuditReport) -> Suite {
     let suite = report.device.as_ref().map_or_else(
         || "dwpipe gate".to_owned(),
         |d| format!("dwpipe audit {}", d.serial),
@@ -78,9 +126,15 @@ pub fn junit(report: &AuditReport) -> String {
         }
         cases.push_str("    </testcase>\n");
     }
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dwpipe\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\">\n  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
-        escape(&suite),
-        n = report.checks.len(),
-    )
+    let tests = report.checks.len();
+    Suite {
+        tests,
+        failures,
+        errors: 0,
+        skipped,
+        xml: format!(
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
+            escape(&suite),
+        ),
+    }
 }

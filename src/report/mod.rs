@@ -9,6 +9,6 @@ mod spec;
 
 pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, ReportCheck, Summary};
 pub use html::html;
-pub use junit::junit;
+pub use junit::{junit, junit_lab};
 pub use render::{RenderError, render};
 pub use spec::SpecView;

@@ -20,6 +20,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("spec.md", include_str!("../../templates/spec.md.hbs")),
     ("audit.md", include_str!("../../templates/audit.md.hbs")),
     ("review.md", include_str!("../../templates/review.md.hbs")),
+    ("lab.md", include_str!("../../templates/lab.md.hbs")),
     (
         "goal-brief.md",
         include_str!("../../templates/goal-brief.md.hbs"),

@@ -1,0 +1,319 @@
+//! The device lab: one audit per device across hdc servers, in parallel with a bound, each
+//! into its own folder with its own evidence and verdicts. A device that fails or vanishes
+//! ends its own audit, never the others'. The result is a criterion × device matrix.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use crate::audit::{self, AuditEvent};
+use crate::device::{CallTimeouts, DeviceError, Hdc, Server};
+use crate::gate::Verdict;
+use crate::output::relative_to;
+use crate::pack::Frozen;
+use crate::playbook::Playbooks;
+use crate::process::Cancel;
+use crate::report::AuditReport;
+
+/// A device of the lab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its connect key.
+    pub serial: String,
+    /// The hdc server it is on (`None`: the local one).
+    pub server: Option<Server>,
+}
+
+impl Member {
+    /// Its folder under the lab's output: the serial with anything but `[A-Za-z0-9._-]` as `_`
+    /// (`192.168.1.5:5555` → `192.168.1.5_5555`).
+    pub fn folder(&self) -> String {
+        self.serial
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// One device's audit.
+#[derive(Debug)]
+pub struct Seat {
+    /// The device.
+    pub member: Member,
+    /// Its report, or why it has none (unreachable, vanished, interrupted).
+    pub outcome: Result<AuditReport, String>,
+}
+
+/// What the lab is doing, for reporters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LabEvent {
+    /// A device's audit began.
+    Started(String),
+    /// A device's audit reported progress.
+    Audit(String, AuditEvent),
+    /// A device's audit ended: `pass`, `fail` or the error.
+    Finished(String, String),
+}
+
+/// How a lab audit runs.
+pub struct LabPlan<'a> {
+    /// The hdc client.
+    pub hdc: &'a Path,
+    /// The frozen pack and the lock file it came from.
+    pub frozen: Rc<Frozen>,
+    /// The lock's path, for the reports' back-references.
+    pub lock: &'a Path,
+    /// The playbooks.
+    pub playbooks: Rc<Playbooks>,
+    /// Runs per probe (overrides the pack).
+    pub runs: Option<u32>,
+    /// The lab's output folder; each device gets `<out>/<folder>/`.
+    pub out: &'a Path,
+    /// At most this many devices at once.
+    pub jobs: usize,
+    /// Host-side limits of each hdc call.
+    pub timeouts: CallTimeouts,
+}
+
+/// Audits every member, at most `plan.jobs` at once; seats come back in the members' order.
+pub async fn audit_lab(
+    plan: &LabPlan<'_>,
+    members: Vec<Member>,
+    cancel: &Cancel,
+    events: Rc<dyn Fn(LabEvent)>,
+) -> Vec<Seat> {
+    let local = tokio::task::LocalSet::new();
+    let limit = Arc::new(Semaphore::new(plan.jobs.max(1)));
+    let mut handles = Vec::new();
+    for member in members {
+        let (limit, events, cancel) = (limit.clone(), events.clone(), cancel.clone());
+        let (frozen, playbooks) = (plan.frozen.clone(), plan.playbooks.clone());
+        let hdc = Hdc::new(
+            plan.hdc.to_owned(),
+            member.server.clone(),
+            plan.timeouts,
+            cancel,
+        );
+        let out = plan.out.join(member.folder());
+        let lock = plan.lock.to_owned();
+        let runs = plan.runs;
+        handles.push(local.spawn_local(async move {
+            let _permit = limit.acquire_owned().await;
+            events(LabEvent::Started(member.serial.clone()));
+            let outcome = one(
+                &hdc, &member, &frozen, &lock, &playbooks, runs, &out, &events,
+            )
+            .await;
+            let word = match &outcome {
+                Ok(report) if report.verdict == Verdict::Pass => "pass".to_owned(),
+                Ok(_) => "fail".to_owned(),
+                Err(error) => error.clone(),
+            };
+            events(LabEvent::Finished(member.serial.clone(), word));
+            Seat { member, outcome }
+        }));
+    }
+    local
+        .run_until(async move {
+            let mut seats = Vec::new();
+            for handle in handles {
+                // A job only ends by returning its seat; a panic in one is dwpipe's bug.
+                seats.push(handle.await.expect("a lab job returns its seat"));
+            }
+            seats
+        })
+        .await
+}
+
+/// One device: measure, gate, publish into its folder.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one device's share of the lab plan"
+)]
+async fn one(
+    hdc: &Hdc,
+    member: &Member,
+    frozen: &Frozen,
+    lock: &Path,
+    playbooks: &Playbooks,
+    runs: Option<u32>,
+    out: &Path,
+    events: &Rc<dyn Fn(LabEvent)>,
+) -> Result<AuditReport, String> {
+    let device = hdc
+        .device(&member.serial)
+        .map_err(|e| DeviceError::from(e).to_string())?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
+    let progress = |event| events(LabEvent::Audit(member.serial.clone(), event));
+    let run = audit::run(&device, &frozen.pack, playbooks, runs, out, &progress)
+        .await
+        .map_err(|e| match e {
+            audit::AuditError::Device {
+                source: DeviceError::Cancelled,
+                ..
+            } => "interrupted".to_owned(),
+            other => other.to_string(),
+        })?;
+    let outcome = audit::gate(&frozen.pack, &run, &[]);
+    let report = AuditReport::measured(
+        &frozen.lock.sha256,
+        outcome,
+        Some(run.device.clone()),
+        Some(relative_to(lock, out)),
+        &run.measurements,
+    );
+    report
+        .publish(&frozen.pack, out)
+        .map_err(|e| e.to_string())?;
+    Ok(report)
+}
+
+/// `lab.json`: the criterion × device matrix.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabReport {
+    /// Schema version.
+    pub format_version: u32,
+    /// The lock every device was held against.
+    pub pack_sha256: String,
+    /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
+    /// failed but one could not be audited.
+    pub verdict: &'static str,
+    /// The devices, in the lab's order.
+    pub devices: Vec<LabDevice>,
+    /// One row per criterion, its results in the devices' order.
+    pub rows: Vec<LabRow>,
+}
+
+/// A device's column.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabDevice {
+    /// Its connect key.
+    pub serial: String,
+    /// Its hdc server (`local` for the local one).
+    pub server: String,
+    /// `pass`, `fail` or `error`.
+    pub verdict: &'static str,
+    /// Why it has no report.
+    pub error: Option<String>,
+    /// Its report, relative to the lab's folder.
+    pub report: Option<String>,
+}
+
+/// A criterion's row.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabRow {
+    /// The criterion.
+    pub criterion_id: String,
+    /// Its dimension.
+    pub dimension: String,
+    /// must or should.
+    pub weight: String,
+    /// `pass`, `fail`, `unverified`, or `-` for a device without a report.
+    pub results: Vec<String>,
+}
+
+impl LabReport {
+    /// The matrix of these seats; `report_name` is each device's report file name.
+    pub fn new(frozen: &Frozen, seats: &[Seat], report_name: &str) -> LabReport {
+        let devices: Vec<LabDevice> = seats
+            .iter()
+            .map(|seat| LabDevice {
+                serial: seat.member.serial.clone(),
+                server: seat
+                    .member
+                    .server
+                    .as_ref()
+                    .map_or_else(|| "local".to_owned(), ToString::to_string),
+                verdict: match &seat.outcome {
+                    Ok(report) if report.verdict == Verdict::Pass => "pass",
+                    Ok(_) => "fail",
+                    Err(_) => "error",
+                },
+                error: seat.outcome.as_ref().err().cloned(),
+                report: seat
+                    .outcome
+                    .is_ok()
+                    .then(|| format!("{}/{report_name}", seat.member.folder())),
+            })
+            .collect();
+        let rows = frozen
+            .pack
+            .criteria
+            .iter()
+            .map(|criterion| LabRow {
+                criterion_id: criterion.id.clone(),
+                dimension: criterion.dimension.as_str().to_owned(),
+                weight: criterion.weight.as_str().to_owned(),
+                results: seats
+                    .iter()
+                    .map(|seat| match &seat.outcome {
+                        Ok(report) => report
+                            .checks
+                            .iter()
+                            .find(|c| c.check.criterion_id == criterion.id)
+                            .map_or_else(
+                                || "-".to_owned(),
+                                |c| crate::pipeline::word(c.check.result),
+                            ),
+                        Err(_) => "-".to_owned(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let verdicts: BTreeSet<&str> = devices.iter().map(|d| d.verdict).collect();
+        let verdict = if verdicts.contains("fail") {
+            "fail"
+        } else if verdicts.contains("error") || devices.is_empty() {
+            "incomplete"
+        } else {
+            "pass"
+        };
+        LabReport {
+            format_version: 1,
+            pack_sha256: frozen.lock.sha256.clone(),
+            verdict,
+            devices,
+            rows,
+        }
+    }
+}
+
+/// The lab's files: `lab.json`, `lab.md` and `lab-junit.xml` in `out`.
+pub fn publish(report: &LabReport, seats: &[Seat], out: &Path) -> Result<Vec<PathBuf>, String> {
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+    let markdown = crate::report::render("lab.md", report).map_err(|e| e.to_string())?;
+    let suites: Vec<(String, Result<&AuditReport, &str>)> = seats
+        .iter()
+        .map(|s| {
+            (
+                s.member.serial.clone(),
+                s.outcome.as_ref().map_err(String::as_str),
+            )
+        })
+        .collect();
+    let junit = crate::report::junit_lab(&suites);
+    let mut written = Vec::new();
+    for (name, text) in [
+        ("lab.md", markdown),
+        ("lab-junit.xml", junit),
+        ("lab.json", json),
+    ] {
+        let path = out.join(name);
+        crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,249 @@
+//! A device lab through the real binary and `fake-hdc`: many devices on many servers audited in
+//! parallel, one vanishing mid-run, the criterion × device matrix in every form.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::{dwpipe, fake_hdc};
+use serde_json::Value;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
+/// scroll session.
+fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
+    let dir = root.join(serial);
+    let source = repo("device-fixtures").join(from);
+    fs::create_dir_all(dir.join("files")).unwrap();
+    for entry in fs::read_dir(source.join("files")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), dir.join("files").join(entry.file_name())).unwrap();
+    }
+    let identity = fs::read_to_string(source.join("device.yaml")).unwrap();
+    let identity: String = identity
+        .lines()
+        .map(|l| {
+            if l.starts_with("serial:") {
+                format!("serial: {serial}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.join("device.yaml"), identity).unwrap();
+    let mut transcript = fs::read_to_string(source.join("transcript.yaml")).unwrap();
+    if vanish {
+        let cut = transcript
+            .find("  - shell: hitrace -b 65536 graphic")
+            .unwrap();
+        transcript.insert_str(cut, "  - fault: vanish\n");
+    }
+    fs::write(dir.join("transcript.yaml"), transcript).unwrap();
+    dir.display().to_string()
+}
+
+/// The embedded sessions without their settling sleeps (a fake device has nothing to settle),
+/// passed as `--playbooks` overrides.
+fn no_sleeps(dir: &Path) -> String {
+    let sessions = dir.join("playbooks/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    for entry in fs::read_dir(repo("playbooks/sessions")).unwrap() {
+        let entry = entry.unwrap();
+        let text = fs::read_to_string(entry.path()).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("- sleep:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(sessions.join(entry.file_name()), kept).unwrap();
+    }
+    dir.join("playbooks").display().to_string()
+}
+
+fn frozen(dir: &Path) {
+    let (code, _, stderr) = dwpipe(
+        dir,
+        &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_lab_of_eight_where_one_device_vanishes() {
+    let dir = tempfile::tempdir().unwrap();
+    frozen(dir.path());
+    // Eight devices over two hdc servers; LAB05 vanishes during its audit.
+    let captures: Vec<String> = (1..=8)
+        .map(|n| {
+            let serial = format!("LAB0{n}");
+            let folder = device(dir.path(), "notes-pass", &serial, n == 5);
+            let server = if n % 2 == 0 {
+                "10.0.0.2:8710"
+            } else {
+                "10.0.0.1:8710"
+            };
+            format!("{server}={folder}")
+        })
+        .collect();
+    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
+    let playbooks = no_sleeps(dir.path());
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--playbooks",
+            &playbooks,
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.2:8710",
+            "--jobs",
+            "3",
+            "--out",
+            "lab",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let lab: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(lab["verdict"], "incomplete");
+    let devices = lab["devices"].as_array().unwrap();
+    let serials: Vec<&str> = devices
+        .iter()
+        .map(|d| d["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        serials,
+        [
+            "LAB01", "LAB03", "LAB05", "LAB07", "LAB02", "LAB04", "LAB06", "LAB08"
+        ]
+    );
+    for device in devices {
+        let serial = device["serial"].as_str().unwrap();
+        if serial == "LAB05" {
+            assert_eq!(device["verdict"], "error");
+            assert!(
+                device["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not found or not connected"),
+                "{device}"
+            );
+            // What it measured before it vanished is kept.
+            assert!(dir.path().join("lab/LAB05/evidence").is_dir());
+            assert!(!dir.path().join("lab/LAB05/audit-1.json").exists());
+        } else {
+            assert_eq!(device["verdict"], "pass", "{device}");
+            assert!(
+                dir.path()
+                    .join("lab")
+                    .join(serial)
+                    .join("audit-1.json")
+                    .is_file()
+            );
+        }
+    }
+    let p01 = lab["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion-id"] == "P-01")
+        .unwrap();
+    assert_eq!(
+        p01["results"],
+        serde_json::json!(["pass", "pass", "-", "pass", "pass", "pass", "pass", "pass"])
+    );
+
+    let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 8);
+    assert!(
+        junit.contains("tests=\"50\" failures=\"0\" skipped=\"7\" errors=\"1\""),
+        "{junit}"
+    );
+    let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
+    assert!(
+        markdown.contains(
+            "| P-01 | performance | must | pass | pass | - | pass | pass | pass | pass | pass |"
+        ),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn named_devices_a_failing_one_and_one_on_no_server() {
+    let dir = tempfile::tempdir().unwrap();
+    frozen(dir.path());
+    let captures = [
+        device(dir.path(), "notes-pass", "GOOD1", false),
+        device(dir.path(), "notes-fail", "BAD1", false),
+    ];
+    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
+    let playbooks = no_sleeps(dir.path());
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--playbooks",
+            &playbooks,
+            "--jobs",
+            "1",
+            "--device",
+            "GOOD1",
+            "--device",
+            "BAD1",
+            "--device",
+            "GONE1",
+            "--out",
+            "lab",
+        ],
+    );
+    // A failing device is a failed verdict, whatever else happened.
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("lab audit of 3 device(s): FAIL"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GONE1: the device is on no hdc server"),
+        "{stdout}"
+    );
+    // --jobs 1: one device at a time, so each audit ends before the next begins.
+    let progress: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("dwpipe: "))
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "dwpipe: GOOD1: auditing…",
+            "dwpipe: GOOD1: pass",
+            "dwpipe: BAD1: auditing…",
+            "dwpipe: BAD1: fail"
+        ],
+        "{stderr}"
+    );
+    let lab: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+            .unwrap();
+    let verdicts: Vec<&str> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["pass", "fail", "error"]);
+}
