@@ -247,3 +247,131 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
         .collect();
     assert_eq!(verdicts, ["pass", "fail", "error"]);
 }
+
+#[test]
+fn shards_from_two_hosts_merge_into_one_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    frozen(dir.path());
+    let playbooks = no_sleeps(dir.path());
+    let shard = |name: &str, captures: &[String], serials: &[&str]| {
+        let hdc = fake_hdc(dir.path(), &format!("hdc-{name}"), captures, "");
+        let mut args = vec![
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--playbooks",
+            &playbooks,
+            "--out",
+            name,
+            "--json",
+        ];
+        for serial in serials {
+            args.extend(["--device", serial]);
+        }
+        let (code, stdout, stderr) = dwpipe(dir.path(), &args);
+        assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
+    };
+    shard(
+        "host-a",
+        &[
+            device(dir.path(), "notes-pass", "A1", false),
+            device(dir.path(), "notes-pass", "A2", false),
+        ],
+        &["A1", "A2"],
+    );
+    shard(
+        "host-b",
+        &[
+            device(dir.path(), "notes-fail", "B1", false),
+            device(dir.path(), "notes-pass", "B2", false),
+        ],
+        &["B1", "B2"],
+    );
+
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "report", "merge", "host-a", "host-b", "--out", "merged", "--json",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(merged["verdict"], "fail");
+    let devices: Vec<(&str, &str)> = merged["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["serial"].as_str().unwrap(),
+                d["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            ("A1", "pass"),
+            ("A2", "pass"),
+            ("B1", "fail"),
+            ("B2", "pass")
+        ]
+    );
+    // Links point from the merged folder back into the shards.
+    assert_eq!(merged["devices"][2]["report"], "../host-b/B1/audit-1.json");
+    let p01 = merged["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion-id"] == "P-01")
+        .unwrap();
+    assert_eq!(
+        p01["results"],
+        serde_json::json!(["pass", "pass", "fail", "pass"])
+    );
+    let junit = fs::read_to_string(dir.path().join("merged/lab-junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 4);
+    assert!(junit.contains("<testsuite name=\"dwpipe audit B1\""));
+
+    // A shard of another pack, or a device in two shards, does not merge.
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &[
+            "report", "merge", "host-a", "host-a", "--out", "twice", "--json",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_MERGE_DUPLICATE_DEVICE"), "{stdout}");
+    let other = dir.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let lab = fs::read_to_string(dir.path().join("host-b/lab.json")).unwrap();
+    let sha = merged["pack-sha256"].as_str().unwrap();
+    fs::write(other.join("lab.json"), lab.replace(sha, &"0".repeat(64))).unwrap();
+    fs::copy(
+        dir.path().join("host-b/lab-junit.xml"),
+        other.join("lab-junit.xml"),
+    )
+    .unwrap();
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &["report", "merge", "host-a", "other", "--json"],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_MERGE_PACK_MISMATCH"), "{stdout}");
+    fs::write(
+        other.join("lab.json"),
+        "{\"format-version\": 1, \"rows\": 3}",
+    )
+    .unwrap();
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &["report", "merge", "host-a", "other", "--json"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stdout.contains("E_MERGE_INVALID") && stdout.contains("lab.json"),
+        "{stdout}"
+    );
+}

@@ -8,7 +8,7 @@ use crate::device::{CallTimeouts, DeviceError, Hdc, Server};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
-use crate::lab::{LabEvent, LabPlan, LabReport, Member, Seat, audit_lab, publish};
+use crate::lab::{LabEvent, LabPlan, LabReport, Member, Seat, audit_lab, junit, publish};
 use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -164,7 +164,7 @@ pub(super) fn run(hdc: &Path, args: LabArgs) -> Result<i32, Error> {
         return Err(Error::Device(DeviceError::Cancelled));
     }
     let report = LabReport::new(&frozen, &seats, "audit-1.json");
-    let written = publish(&report, &seats, &args.out).map_err(Error::Local)?;
+    let written = publish(&report, &junit(&seats), &args.out).map_err(Error::Local)?;
     if args.json {
         print::json(&report);
     } else {
@@ -172,11 +172,32 @@ pub(super) fn run(hdc: &Path, args: LabArgs) -> Result<i32, Error> {
         let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print::out(&format!("wrote {}", written.join(", ")));
     }
-    Ok(match report.verdict {
+    Ok(exit_code_of(&report))
+}
+
+/// 0 every device passed, 1 one failed, 3 none failed but one could not be audited.
+fn exit_code_of(report: &LabReport) -> i32 {
+    match report.verdict.as_str() {
         "pass" => exit_code::OK,
         "fail" => exit_code::VERDICT_FAILED,
         _ => exit_code::ENVIRONMENT,
-    })
+    }
+}
+
+/// `dwpipe report merge RUN…`.
+pub(super) fn merge(runs: &[PathBuf], out: &Path, json: bool) -> Result<i32, Error> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| Error::Local(format!("cannot create `{}`: {e}", out.display())))?;
+    let (report, junit) = crate::lab::merge::merge(runs, out)?;
+    let written = publish(&report, &junit, out).map_err(Error::Local)?;
+    if json {
+        print::json(&report);
+    } else {
+        print::out(&matrix(&report));
+        let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        print::out(&format!("wrote {}", written.join(", ")));
+    }
+    Ok(exit_code_of(&report))
 }
 
 /// The criterion × device matrix as a terminal table.

@@ -119,6 +119,9 @@ incomplete under fail-mode open/warn), 1 when the pack must change or the review
         /// The audit report (audit-<n>.json written by `dwpipe audit`).
         report: PathBuf,
     },
+    /// Work with reports: merge the lab matrices of shards run on different hosts.
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
     #[command(subcommand)]
     Inspect(InspectCommand),
@@ -233,6 +236,28 @@ struct DeliverArgs {
     /// Print deliver.json on stdout instead of the stage lines.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum ReportCommand {
+    /// Merge lab shards (the --out folders of `dwpipe audit --devices …` on several hosts) into
+    /// one criterion × device matrix: lab.json, lab.md, lab-junit.xml.
+    #[command(
+        after_help = "Shards must have audited the same lock; a device may be in one \
+shard only. Exit 0 all pass, 1 a device failed, 2 shards that do not merge, 3 none failed but \
+one could not be audited."
+    )]
+    Merge {
+        /// The shards' folders (each holds lab.json and lab-junit.xml).
+        #[arg(required = true, num_args = 1..)]
+        runs: Vec<PathBuf>,
+        /// Folder for the merged matrix.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Print the merged lab.json on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -473,6 +498,7 @@ impl Command {
             Command::Devices(a) => a.json,
             Command::Capture(_) => false,
             Command::Inspect(inspect) => inspect.json(),
+            Command::Report(ReportCommand::Merge { json, .. }) => *json,
             Command::Audit(a) => a.json,
             Command::Deliver(a) => a.json,
             Command::VerifyEvidence { .. } => false,
@@ -497,6 +523,9 @@ impl Command {
                 CallTimeouts::all(a.call_timeout),
             ),
             Command::Inspect(inspect) => inspect.execute(),
+            Command::Report(ReportCommand::Merge { runs, out, json }) => {
+                lab::merge(&runs, &out, json)
+            }
             Command::VerifyEvidence { report } => verify_evidence::run(&report),
             Command::Review {
                 lock,

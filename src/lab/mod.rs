@@ -1,13 +1,16 @@
 //! The device lab: one audit per device across hdc servers, in parallel with a bound, each
 //! into its own folder with its own evidence and verdicts. A device that fails or vanishes
-//! ends its own audit, never the others'. The result is a criterion × device matrix.
+//! ends its own audit, never the others'. The result is a criterion × device matrix;
+//! [`merge`] joins the matrices of shards run on other hosts.
+
+pub mod merge;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use crate::audit::{self, AuditEvent};
@@ -179,7 +182,7 @@ async fn one(
 }
 
 /// `lab.json`: the criterion × device matrix.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabReport {
     /// Schema version.
@@ -188,7 +191,7 @@ pub struct LabReport {
     pub pack_sha256: String,
     /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
     /// failed but one could not be audited.
-    pub verdict: &'static str,
+    pub verdict: String,
     /// The devices, in the lab's order.
     pub devices: Vec<LabDevice>,
     /// One row per criterion, its results in the devices' order.
@@ -196,7 +199,7 @@ pub struct LabReport {
 }
 
 /// A device's column.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabDevice {
     /// Its connect key.
@@ -204,7 +207,7 @@ pub struct LabDevice {
     /// Its hdc server (`local` for the local one).
     pub server: String,
     /// `pass`, `fail` or `error`.
-    pub verdict: &'static str,
+    pub verdict: String,
     /// Why it has no report.
     pub error: Option<String>,
     /// Its report, relative to the lab's folder.
@@ -212,7 +215,7 @@ pub struct LabDevice {
 }
 
 /// A criterion's row.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabRow {
     /// The criterion.
@@ -241,7 +244,8 @@ impl LabReport {
                     Ok(report) if report.verdict == Verdict::Pass => "pass",
                     Ok(_) => "fail",
                     Err(_) => "error",
-                },
+                }
+                .to_owned(),
                 error: seat.outcome.as_ref().err().cloned(),
                 report: seat
                     .outcome
@@ -273,14 +277,7 @@ impl LabReport {
                     .collect(),
             })
             .collect();
-        let verdicts: BTreeSet<&str> = devices.iter().map(|d| d.verdict).collect();
-        let verdict = if verdicts.contains("fail") {
-            "fail"
-        } else if verdicts.contains("error") || devices.is_empty() {
-            "incomplete"
-        } else {
-            "pass"
-        };
+        let verdict = verdict_of(&devices);
         LabReport {
             format_version: 1,
             pack_sha256: frozen.lock.sha256.clone(),
@@ -291,10 +288,21 @@ impl LabReport {
     }
 }
 
-/// The lab's files: `lab.json`, `lab.md` and `lab-junit.xml` in `out`.
-pub fn publish(report: &LabReport, seats: &[Seat], out: &Path) -> Result<Vec<PathBuf>, String> {
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-    let markdown = crate::report::render("lab.md", report).map_err(|e| e.to_string())?;
+/// The lab's verdict from its devices'.
+fn verdict_of(devices: &[LabDevice]) -> String {
+    let verdicts: BTreeSet<&str> = devices.iter().map(|d| d.verdict.as_str()).collect();
+    if verdicts.contains("fail") {
+        "fail"
+    } else if verdicts.contains("error") || devices.is_empty() {
+        "incomplete"
+    } else {
+        "pass"
+    }
+    .to_owned()
+}
+
+/// The lab's JUnit XML: one suite per seat.
+pub fn junit(seats: &[Seat]) -> String {
     let suites: Vec<(String, Result<&AuditReport, &str>)> = seats
         .iter()
         .map(|s| {
@@ -304,12 +312,19 @@ pub fn publish(report: &LabReport, seats: &[Seat], out: &Path) -> Result<Vec<Pat
             )
         })
         .collect();
-    let junit = crate::report::junit_lab(&suites);
+    crate::report::junit_lab(&suites)
+}
+
+/// Writes the lab's files into `out`: `lab.md`, `lab-junit.xml`, then `lab.json` (last, so a
+/// `lab.json` on disk always has its siblings).
+pub fn publish(report: &LabReport, junit: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+    let markdown = crate::report::render("lab.md", report).map_err(|e| e.to_string())?;
     let mut written = Vec::new();
     for (name, text) in [
-        ("lab.md", markdown),
+        ("lab.md", markdown.as_str()),
         ("lab-junit.xml", junit),
-        ("lab.json", json),
+        ("lab.json", json.as_str()),
     ] {
         let path = out.join(name);
         crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
