@@ -552,3 +552,59 @@ fn verbose_unfolds_what_the_agent_and_the_commands_printed() {
         "{verbose}"
     );
 }
+
+#[test]
+fn a_delivery_audited_on_a_lab_repairs_what_one_device_fails() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let captures = [
+        common::device(dir.path(), "notes-pass", "LAB01", false),
+        common::device(dir.path(), "notes-fail", "LAB02", false),
+        common::device(dir.path(), "notes-pass", "LAB03", false),
+    ];
+    let hdc = common::fake_hdc(dir.path(), "hdc", &captures, "");
+    let playbooks = common::no_sleeps(dir.path());
+    let hdc_arg = hdc.display().to_string();
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            &hdc_arg,
+            "deliver",
+            "--pack",
+            "pack.yaml",
+            "--devices",
+            "all",
+            "--playbooks",
+            &playbooks,
+            "--json",
+        ],
+    );
+    let summary: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}\n{stderr}"));
+    // LAB02 fails the audit; the repair brief names it; the agent has nothing more to change.
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "no_changes");
+    let p01 = summary["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c[0] == "P-01")
+        .unwrap();
+    assert_eq!(p01[1], "fail on LAB02");
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(stages(&run)[4], "audit/0/fail");
+    let lab: Value =
+        serde_json::from_str(&fs::read_to_string(run.join("audit-round-1/lab.json")).unwrap())
+            .unwrap();
+    let verdicts: Vec<&str> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["pass", "fail", "pass"]);
+    assert!(run.join("audit-round-1/LAB01/audit-1.json").is_file());
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
+    assert!(brief.contains("LAB02: "), "{brief}");
+    assert!(!brief.contains("LAB01: "), "{brief}");
+}

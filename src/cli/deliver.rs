@@ -7,19 +7,21 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::device::{CallTimeouts, DeviceError, Server};
+use crate::device::{CallTimeouts, Server};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
+use crate::lab::LabPlan;
 use crate::output::write_atomic;
 use crate::pack::{Frozen, load_lock};
-use crate::pipeline::{Delivery, DeliveryError, Event, Summary, create_run_dir, preflight};
+use crate::pipeline::{Delivery, DeliveryError, Event, Summary, Target, create_run_dir, preflight};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::verify::TerminalReason;
 
 use super::audit::{Source, open};
 use super::freeze::{freeze_file, write_lock};
+use super::lab::{Pick, members};
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
@@ -30,6 +32,8 @@ pub(super) struct DeliverPlan {
     pub pack: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     pub source: Option<Source>,
+    /// Many devices: which, on which servers, how many at once (`source` is then unused).
+    pub lab: Option<(Pick, Vec<Server>, usize)>,
     pub out: Option<PathBuf>,
     pub waive_review: bool,
     pub playbooks: Option<PathBuf>,
@@ -182,11 +186,43 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         events: &events,
     };
     let cancel = Cancel::new();
+    let timeouts = CallTimeouts::all(plan.call_timeout);
     let summary = block_on(&cancel, async {
-        let device = open(hdc, &source, CallTimeouts::all(plan.call_timeout), &cancel)?;
-        let summary = delivery.run(&device, &cancel).await;
-        device.finish().await?;
-        Ok::<_, DeviceError>(summary)
+        match &plan.lab {
+            None => {
+                let device = open(hdc, &source, timeouts, &cancel)?;
+                let summary = delivery.run(&Target::One(&device), &cancel).await;
+                device.finish().await?;
+                Ok(summary)
+            }
+            Some((pick, servers, jobs)) => {
+                let (members, missing) = members(hdc, pick, servers, timeouts, &cancel).await?;
+                if let Some(seat) = missing.first() {
+                    let error = seat.outcome.as_ref().err().cloned().unwrap_or_default();
+                    return Err(Error::Local(format!(
+                        "device {}: {error}",
+                        seat.member.serial
+                    )));
+                }
+                if members.is_empty() {
+                    return Err(Error::Local(
+                        "no connected device on the hdc servers".to_owned(),
+                    ));
+                }
+                let lab = LabPlan {
+                    hdc,
+                    frozen: &frozen,
+                    lock: &dir.join("pack.lock.json"),
+                    playbooks: &playbooks,
+                    runs: None,
+                    jobs: *jobs,
+                    timeouts,
+                };
+                Ok(delivery
+                    .run(&Target::Lab { plan: lab, members }, &cancel)
+                    .await)
+            }
+        }
     });
     progress.finish();
     let summary = summary?.map_err(|e| match e {

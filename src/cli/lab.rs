@@ -2,13 +2,14 @@
 //! hdc servers. Finds each device's server, audits them in parallel, prints the matrix.
 
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use crate::device::{CallTimeouts, DeviceError, Hdc, Server};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
-use crate::lab::{LabEvent, LabPlan, LabReport, Member, Seat, audit_lab, junit, publish};
+use crate::lab::{
+    INTERRUPTED, LabEvent, LabPlan, LabReport, Member, Seat, audit_lab, junit, publish,
+};
 use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -39,25 +40,22 @@ pub(super) struct LabArgs {
 
 /// Lists every server and picks the members; a device on no server is a seat of its own
 /// that fails with why, so the matrix still shows it.
-async fn members(
+pub(super) async fn members(
     hdc: &Path,
-    args: &LabArgs,
+    pick: &Pick,
+    servers: &[Server],
+    timeouts: CallTimeouts,
     cancel: &Cancel,
 ) -> Result<(Vec<Member>, Vec<Seat>), DeviceError> {
-    let servers: Vec<Option<Server>> = if args.servers.is_empty() {
+    let servers: Vec<Option<Server>> = if servers.is_empty() {
         vec![None]
     } else {
-        args.servers.iter().cloned().map(Some).collect()
+        servers.iter().cloned().map(Some).collect()
     };
     let mut listed = Vec::new();
     let mut unreachable = Vec::new();
     for server in servers {
-        let client = Hdc::new(
-            hdc.to_owned(),
-            server.clone(),
-            args.timeouts,
-            cancel.clone(),
-        );
+        let client = Hdc::new(hdc.to_owned(), server.clone(), timeouts, cancel.clone());
         match client.list_targets().await {
             Ok(targets) => listed.extend(targets.into_iter().map(|t| (server.clone(), t))),
             Err(e @ (DeviceError::HdcNotFound { .. } | DeviceError::Cancelled)) => return Err(e),
@@ -74,7 +72,7 @@ async fn members(
     }
     let mut found = Vec::new();
     let mut missing = Vec::new();
-    match &args.pick {
+    match pick {
         Pick::All => found.extend(listed.into_iter().filter(|(_, t)| t.is_connected()).map(
             |(server, t)| Member {
                 serial: t.serial,
@@ -105,43 +103,42 @@ async fn members(
     Ok((found, missing))
 }
 
-fn reporter(json: bool) -> Rc<dyn Fn(LabEvent)> {
-    Rc::new(move |event| {
-        if json {
-            return;
-        }
-        match event {
-            LabEvent::Started(serial) => eprintln!("dwpipe: {serial}: auditing…"),
-            LabEvent::Finished(serial, outcome) => eprintln!("dwpipe: {serial}: {outcome}"),
-            LabEvent::Audit(..) => {}
-        }
-    })
+fn report_event(json: bool, event: LabEvent) {
+    if json {
+        return;
+    }
+    match event {
+        LabEvent::Started(serial) => eprintln!("dwpipe: {serial}: auditing…"),
+        LabEvent::Finished(serial, outcome) => eprintln!("dwpipe: {serial}: {outcome}"),
+        LabEvent::Audit(..) => {}
+    }
 }
 
 /// Runs the lab audit; exit 0 when every device passed, 1 when one failed, 3 when none failed
 /// but one could not be audited.
 pub(super) fn run(hdc: &Path, args: LabArgs) -> Result<i32, Error> {
-    let frozen = Rc::new(load_lock(&args.lock).map_err(Error::Invalid)?);
-    let playbooks = Rc::new(Playbooks::load(args.playbooks.as_deref())?);
+    let frozen = load_lock(&args.lock).map_err(Error::Invalid)?;
+    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Error::Local(format!("cannot create `{}`: {e}", args.out.display())))?;
     let cancel = Cancel::new();
     let plan = LabPlan {
         hdc,
-        frozen: frozen.clone(),
+        frozen: &frozen,
         lock: &args.lock,
-        playbooks,
+        playbooks: &playbooks,
         runs: args.runs,
-        out: &args.out,
         jobs: args.jobs,
         timeouts: args.timeouts,
     };
     let seats = block_on(&cancel, async {
-        let (members, mut missing) = members(hdc, &args, &cancel).await?;
+        let (members, mut missing) =
+            members(hdc, &args.pick, &args.servers, args.timeouts, &cancel).await?;
         if members.is_empty() && missing.is_empty() {
             return Ok(Vec::new());
         }
-        let mut seats = audit_lab(&plan, members, &cancel, reporter(args.json)).await;
+        let events = |event| report_event(args.json, event);
+        let mut seats = audit_lab(&plan, &members, &args.out, &cancel, &events).await;
         seats.append(&mut missing);
         Ok::<_, DeviceError>(seats)
     })?;
@@ -155,7 +152,7 @@ pub(super) fn run(hdc: &Path, args: LabArgs) -> Result<i32, Error> {
     }
     if seats
         .iter()
-        .any(|s| s.outcome.as_ref().is_err_and(|e| e == "interrupted"))
+        .any(|s| s.outcome.as_ref().is_err_and(|e| e == INTERRUPTED))
     {
         eprintln!(
             "dwpipe: interrupted; the devices' evidence so far is under {}",

@@ -197,7 +197,7 @@ repair.max-same-failure times). Every artifact and ledger.jsonl land in \
 Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
 repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environment \
 (a tool, the agent or the device failed), 130 interrupted (a second Ctrl-C exits at once).")]
-#[command(group(clap::ArgGroup::new("source").args(["serial", "replay"])))]
+#[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
 struct DeliverArgs {
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
     #[arg(long, value_name = "PACK", required_unless_present = "resume")]
@@ -209,12 +209,19 @@ struct DeliverArgs {
     /// The project config.
     #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
     config: PathBuf,
-    /// A live device's connect key (default: `device:` in dwpipe.yaml).
+    /// A live device's connect key (default: `device:` in dwpipe.yaml); repeat it to audit
+    /// every round on a lab of devices.
     #[arg(long = "device", value_name = "SERIAL")]
-    serial: Option<String>,
-    /// The hdc server the device is on, HOST:PORT.
-    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server, requires = "serial")]
-    server: Option<Server>,
+    serials: Vec<String>,
+    /// `all`: audit every round on every connected device of the hdc servers.
+    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
+    devices: Option<String>,
+    /// An hdc server, HOST:PORT (repeatable; default: the local one).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    servers: Vec<Server>,
+    /// In a lab: devices audited at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: u16,
     /// Audit a recorded capture instead of a device.
     #[arg(long, value_name = "CAPTURE")]
     replay: Option<PathBuf>,
@@ -556,11 +563,20 @@ impl Command {
                     config: a.config,
                     pack: a.pack,
                     resume: a.resume,
-                    source: match (a.replay, a.serial) {
+                    lab: (a.devices.is_some() || a.serials.len() > 1 || a.servers.len() > 1).then(
+                        || {
+                            let pick = match a.devices {
+                                Some(_) => lab::Pick::All,
+                                None => lab::Pick::Serials(a.serials.clone()),
+                            };
+                            (pick, a.servers.clone(), usize::from(a.jobs))
+                        },
+                    ),
+                    source: match (a.replay, a.serials.into_iter().next()) {
                         (Some(capture), _) => Some(audit::Source::Replay(capture)),
                         (None, Some(serial)) => Some(audit::Source::Device {
                             serial,
-                            server: a.server,
+                            server: a.servers.into_iter().next(),
                             record: None,
                         }),
                         (None, None) => None,

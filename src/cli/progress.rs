@@ -7,6 +7,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::audit::AuditEvent;
+use crate::lab::LabEvent;
 use crate::pipeline::{Event, word};
 use crate::verify::VerifyReport;
 
@@ -128,6 +129,11 @@ impl DeliverProgress {
                     .set_message(format!("run {run}/{runs} · {session}"));
             }
             Event::Audit(AuditEvent::SessionDone) => self.bar.inc(1),
+            Event::Lab(LabEvent::Started(serial)) => self.bar.set_message(serial),
+            Event::Lab(LabEvent::Finished(serial, outcome)) => {
+                self.line(&format!("dwpipe: audit: {serial}: {outcome}"));
+            }
+            Event::Lab(LabEvent::Audit(..)) => {}
             Event::Done {
                 stage,
                 outcome,

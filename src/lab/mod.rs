@@ -6,9 +6,10 @@
 pub mod merge;
 
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::task::Poll;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
@@ -72,114 +73,119 @@ pub enum LabEvent {
 pub struct LabPlan<'a> {
     /// The hdc client.
     pub hdc: &'a Path,
-    /// The frozen pack and the lock file it came from.
-    pub frozen: Rc<Frozen>,
+    /// The frozen pack.
+    pub frozen: &'a Frozen,
     /// The lock's path, for the reports' back-references.
     pub lock: &'a Path,
     /// The playbooks.
-    pub playbooks: Rc<Playbooks>,
+    pub playbooks: &'a Playbooks,
     /// Runs per probe (overrides the pack).
     pub runs: Option<u32>,
-    /// The lab's output folder; each device gets `<out>/<folder>/`.
-    pub out: &'a Path,
     /// At most this many devices at once.
     pub jobs: usize,
     /// Host-side limits of each hdc call.
     pub timeouts: CallTimeouts,
 }
 
-/// Audits every member, at most `plan.jobs` at once; seats come back in the members' order.
+/// Audits every member into `<out>/<folder>/`, at most `plan.jobs` at once; seats come back in
+/// the members' order.
 pub async fn audit_lab(
     plan: &LabPlan<'_>,
-    members: Vec<Member>,
+    members: &[Member],
+    out: &Path,
     cancel: &Cancel,
-    events: Rc<dyn Fn(LabEvent)>,
+    events: &dyn Fn(LabEvent),
 ) -> Vec<Seat> {
-    let local = tokio::task::LocalSet::new();
-    let limit = Arc::new(Semaphore::new(plan.jobs.max(1)));
-    let mut handles = Vec::new();
-    for member in members {
-        let (limit, events, cancel) = (limit.clone(), events.clone(), cancel.clone());
-        let (frozen, playbooks) = (plan.frozen.clone(), plan.playbooks.clone());
-        let hdc = Hdc::new(
-            plan.hdc.to_owned(),
-            member.server.clone(),
-            plan.timeouts,
-            cancel,
-        );
-        let out = plan.out.join(member.folder());
-        let lock = plan.lock.to_owned();
-        let runs = plan.runs;
-        handles.push(local.spawn_local(async move {
-            let _permit = limit.acquire_owned().await;
+    let limit = Semaphore::new(plan.jobs.max(1));
+    let jobs = members.iter().map(|member| {
+        let limit = &limit;
+        async move {
+            let _permit = limit.acquire().await;
             events(LabEvent::Started(member.serial.clone()));
-            let outcome = one(
-                &hdc, &member, &frozen, &lock, &playbooks, runs, &out, &events,
-            )
-            .await;
+            let hdc = Hdc::new(
+                plan.hdc.to_owned(),
+                member.server.clone(),
+                plan.timeouts,
+                cancel.clone(),
+            );
+            let outcome = one(plan, &hdc, member, &out.join(member.folder()), events).await;
             let word = match &outcome {
                 Ok(report) if report.verdict == Verdict::Pass => "pass".to_owned(),
                 Ok(_) => "fail".to_owned(),
                 Err(error) => error.clone(),
             };
             events(LabEvent::Finished(member.serial.clone(), word));
-            Seat { member, outcome }
-        }));
-    }
-    local
-        .run_until(async move {
-            let mut seats = Vec::new();
-            for handle in handles {
-                // A job only ends by returning its seat; a panic in one is dwpipe's bug.
-                seats.push(handle.await.expect("a lab job returns its seat"));
+            Seat {
+                member: member.clone(),
+                outcome,
             }
-            seats
-        })
-        .await
+        }
+    });
+    join_all(jobs.collect()).await
+}
+
+/// Drives every future on this task until all are done; outputs in input order. (Device work
+/// is waiting on processes, so one task is enough, and borrowing beats `'static` copies.)
+async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => *output = Some(value),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// One device: measure, gate, publish into its folder.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one device's share of the lab plan"
-)]
 async fn one(
+    plan: &LabPlan<'_>,
     hdc: &Hdc,
     member: &Member,
-    frozen: &Frozen,
-    lock: &Path,
-    playbooks: &Playbooks,
-    runs: Option<u32>,
     out: &Path,
-    events: &Rc<dyn Fn(LabEvent)>,
+    events: &dyn Fn(LabEvent),
 ) -> Result<AuditReport, String> {
     let device = hdc
         .device(&member.serial)
         .map_err(|e| DeviceError::from(e).to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     let progress = |event| events(LabEvent::Audit(member.serial.clone(), event));
-    let run = audit::run(&device, &frozen.pack, playbooks, runs, out, &progress)
+    let pack = &plan.frozen.pack;
+    let run = audit::run(&device, pack, plan.playbooks, plan.runs, out, &progress)
         .await
         .map_err(|e| match e {
             audit::AuditError::Device {
                 source: DeviceError::Cancelled,
                 ..
-            } => "interrupted".to_owned(),
+            } => INTERRUPTED.to_owned(),
             other => other.to_string(),
         })?;
-    let outcome = audit::gate(&frozen.pack, &run, &[]);
+    let outcome = audit::gate(pack, &run, &[]);
     let report = AuditReport::measured(
-        &frozen.lock.sha256,
+        &plan.frozen.lock.sha256,
         outcome,
         Some(run.device.clone()),
-        Some(relative_to(lock, out)),
+        Some(relative_to(plan.lock, out)),
         &run.measurements,
     );
-    report
-        .publish(&frozen.pack, out)
-        .map_err(|e| e.to_string())?;
+    report.publish(pack, out).map_err(|e| e.to_string())?;
     Ok(report)
 }
+
+/// A seat's error when Ctrl-C stopped its audit.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// `lab.json`: the criterion × device matrix.
 #[derive(Debug, Serialize, Deserialize)]

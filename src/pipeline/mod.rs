@@ -14,7 +14,9 @@ use serde::Serialize;
 
 use crate::audit::AuditEvent;
 use crate::config::Config;
+use crate::device::AnyDevice;
 use crate::diagnostic::Diagnostic;
+use crate::lab::{LabEvent, LabPlan, Member};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::verify::TerminalReason;
@@ -31,6 +33,8 @@ pub enum Event {
     },
     /// The audit stage's own progress on the device.
     Audit(AuditEvent),
+    /// The audit stage's progress over a lab of devices.
+    Lab(LabEvent),
     /// A stage ended.
     Done {
         /// The stage.
@@ -42,6 +46,19 @@ pub enum Event {
         /// The file holding what the stage's tool printed (the agent's log, the verification
         /// report), for reporters that unfold it.
         output: Option<PathBuf>,
+    },
+}
+
+/// Where a delivery audits.
+pub enum Target<'a> {
+    /// One device (or a recorded capture).
+    One(&'a AnyDevice),
+    /// Many devices, in parallel.
+    Lab {
+        /// How the lab runs.
+        plan: LabPlan<'a>,
+        /// Its devices.
+        members: Vec<Member>,
     },
 }
 

@@ -8,8 +8,9 @@ use std::time::Instant;
 use crate::agent::{AgentError, dispatch};
 use crate::audit::{self, AuditError};
 use crate::brief::{Failure, failures_from_audit, failures_from_verify, goal, repair};
-use crate::device::{AnyDevice, DeviceError};
+use crate::device::DeviceError;
 use crate::gate::Verdict;
+use crate::lab::{self, LabReport, audit_lab};
 use crate::ledger::{self, Entry, append};
 use crate::output::{publish_numbered, write_atomic};
 use crate::pack::sha256_hex;
@@ -20,7 +21,7 @@ use crate::verify::{
     CommandStatus, Next, RepairGuard, StatCache, TerminalReason, VerifyError, fingerprint, verify,
 };
 
-use super::{Delivery, DeliveryError, Event, Resume, StartAt, Summary, decide, word};
+use super::{Delivery, DeliveryError, Event, Resume, StartAt, Summary, Target, decide, word};
 
 /// What a stage decided: go on with a value, or end the delivery.
 enum Step<T> {
@@ -37,6 +38,34 @@ struct Failed {
     output: Option<(String, String)>,
     /// The terminal reason when no repair budget exists at all.
     kind: TerminalReason,
+}
+
+/// A criterion's results across a lab, in a word: `pass` when every device passed, else who
+/// did what (`fail on LAB02; unverified on LAB05`).
+fn across(matrix: &LabReport, results: &[String]) -> String {
+    if results.iter().all(|r| r == "pass") {
+        return "pass".to_owned();
+    }
+    let mut by_result: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (device, result) in matrix.devices.iter().zip(results) {
+        if result == "pass" {
+            continue;
+        }
+        let result = if result == "-" {
+            "no report"
+        } else {
+            result.as_str()
+        };
+        match by_result.iter_mut().find(|(r, _)| *r == result) {
+            Some((_, serials)) => serials.push(&device.serial),
+            None => by_result.push((result, vec![&device.serial])),
+        }
+    }
+    by_result
+        .iter()
+        .map(|(result, serials)| format!("{result} on {}", serials.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The brief of a round: the Goal brief first, then repair briefs.
@@ -110,14 +139,18 @@ impl Delivery<'_> {
     }
 
     /// Runs the delivery to a terminal reason (or resumes it), and ends the ledger with it.
-    pub async fn run(&self, device: &AnyDevice, cancel: &Cancel) -> Result<Summary, DeliveryError> {
+    pub async fn run(
+        &self,
+        target: &Target<'_>,
+        cancel: &Cancel,
+    ) -> Result<Summary, DeliveryError> {
         let mut summary = Summary::new(self.run_dir);
         let resume = if self.resume {
             self.resume_point(cancel).await?
         } else {
             None
         };
-        let (reason, detail) = match self.deliver(device, cancel, &mut summary, resume).await? {
+        let (reason, detail) = match self.deliver(target, cancel, &mut summary, resume).await? {
             Step::Go(()) => (TerminalReason::Verified, None),
             Step::Stop(reason, detail) => (reason, detail),
         };
@@ -163,7 +196,7 @@ impl Delivery<'_> {
 
     async fn deliver(
         &self,
-        device: &AnyDevice,
+        target: &Target<'_>,
         cancel: &Cancel,
         summary: &mut Summary,
         resume: Option<Resume>,
@@ -225,7 +258,7 @@ impl Delivery<'_> {
                 };
             }
             if failed.is_none() {
-                failed = match self.audit(round, device, &after, summary).await? {
+                failed = match self.audit(round, target, &after, summary, cancel).await? {
                     Step::Go(failed) => failed,
                     Step::Stop(reason, detail) => return Ok(Step::Stop(reason, detail)),
                 };
@@ -481,13 +514,15 @@ impl Delivery<'_> {
         })))
     }
 
-    /// Audits on the device into `audit-round-<n>/`; goes on with the failing criteria.
+    /// Audits on the device (or every device of the lab) into `audit-round-<n>/`; goes on with
+    /// the failing criteria.
     async fn audit(
         &self,
         round: u32,
-        device: &AnyDevice,
+        target: &Target<'_>,
         after: &str,
         summary: &mut Summary,
+        cancel: &Cancel,
     ) -> Result<Step<Option<Failed>>, DeliveryError> {
         let clock = self.begin("audit", round);
         let sha = self.frozen.lock.sha256.as_str();
@@ -501,55 +536,108 @@ impl Delivery<'_> {
             })
             .find(|dir| !dir.exists())
             .expect("an unused folder name");
-        let pack = &self.frozen.pack;
-        let progress = |event| (self.events)(Event::Audit(event));
-        let measured = match audit::run(device, pack, self.playbooks, None, &out, &progress).await {
-            Ok(run) => run,
-            Err(AuditError::Device {
-                source: DeviceError::Cancelled,
-                ..
-            }) => {
-                return self.halt(
-                    &clock,
-                    "interrupted",
-                    &inputs,
-                    TerminalReason::Interrupted,
-                    None,
-                );
+        let interrupted = || {
+            self.halt(
+                &clock,
+                "interrupted",
+                &inputs,
+                TerminalReason::Interrupted,
+                None,
+            )
+        };
+        let environment = |detail: String| {
+            self.halt(
+                &clock,
+                "environment-error",
+                &inputs,
+                TerminalReason::EnvironmentError,
+                Some(detail),
+            )
+        };
+        // Each device's report (the serial only in a lab), and the devices left unaudited.
+        let (reports, unaudited, written) = match target {
+            Target::One(device) => {
+                let pack = &self.frozen.pack;
+                let progress = |event| (self.events)(Event::Audit(event));
+                let measured =
+                    match audit::run(*device, pack, self.playbooks, None, &out, &progress).await {
+                        Ok(run) => run,
+                        Err(AuditError::Device {
+                            source: DeviceError::Cancelled,
+                            ..
+                        }) => return interrupted(),
+                        Err(e) => return environment(format!("the audit failed: {e}")),
+                    };
+                let outcome = audit::gate(pack, &measured, &[]);
+                let device_info = Some(measured.device.clone());
+                let lock = Some("../pack.lock.json".to_owned());
+                let report =
+                    AuditReport::measured(sha, outcome, device_info, lock, &measured.measurements);
+                let written = report.publish(pack, &out).map_err(local)?;
+                summary.criteria = report
+                    .checks
+                    .iter()
+                    .map(|c| (c.check.criterion_id.clone(), word(c.check.result)))
+                    .collect();
+                (vec![(None, report)], Vec::new(), written)
             }
-            Err(e) => {
-                let detail = format!("the audit failed: {e}");
-                return self.halt(
-                    &clock,
-                    "environment-error",
-                    &inputs,
-                    TerminalReason::EnvironmentError,
-                    Some(detail),
-                );
+            Target::Lab { plan, members } => {
+                let progress = |event| (self.events)(Event::Lab(event));
+                let seats = audit_lab(plan, members, &out, cancel, &progress).await;
+                if seats
+                    .iter()
+                    .any(|s| s.outcome.as_ref().is_err_and(|e| e == lab::INTERRUPTED))
+                {
+                    return interrupted();
+                }
+                let matrix = LabReport::new(self.frozen, &seats, "audit-1.json");
+                let written = lab::publish(&matrix, &lab::junit(&seats), &out).map_err(local)?;
+                summary.criteria = matrix
+                    .rows
+                    .iter()
+                    .map(|row| (row.criterion_id.clone(), across(&matrix, &row.results)))
+                    .collect();
+                let mut reports = Vec::new();
+                let mut unaudited = Vec::new();
+                for seat in seats {
+                    match seat.outcome {
+                        Ok(report) => reports.push((Some(seat.member.serial), report)),
+                        Err(error) => unaudited.push(format!("{}: {error}", seat.member.serial)),
+                    }
+                }
+                (reports, unaudited, written)
             }
         };
-        let outcome = audit::gate(pack, &measured, &[]);
-        let device_info = Some(measured.device.clone());
-        let lock = Some("../pack.lock.json".to_owned());
-        let report = AuditReport::measured(sha, outcome, device_info, lock, &measured.measurements);
-        let paths = report.publish(pack, &out).map_err(local)?;
         let dir = self.run_dir;
         summary.reports.extend(
-            paths
+            written
                 .iter()
                 .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string()),
         );
-        summary.criteria = report
-            .checks
-            .iter()
-            .map(|c| (c.check.criterion_id.clone(), word(c.check.result)))
-            .collect();
-        if report.verdict == Verdict::Pass {
+        let mut failures: Vec<Failure> = Vec::new();
+        for (serial, report) in reports.iter().filter(|(_, r)| r.verdict != Verdict::Pass) {
+            let found =
+                failures_from_audit(self.frozen, &serde_json::to_value(report).map_err(local)?);
+            for mut failure in found {
+                if let Some(serial) = serial {
+                    failure.actual = format!("{serial}: {}", failure.actual);
+                }
+                match failures.iter_mut().find(|f| f.id == failure.id) {
+                    Some(known) => known.actual = format!("{}; {}", known.actual, failure.actual),
+                    None => failures.push(failure),
+                }
+            }
+        }
+        if failures.is_empty() {
+            if !unaudited.is_empty() {
+                return environment(format!(
+                    "not every device was audited: {}",
+                    unaudited.join("; ")
+                ));
+            }
             self.end(&clock, "pass", &inputs, None, "pass", None)?;
             return Ok(Step::Go(None));
         }
-        let failures =
-            failures_from_audit(self.frozen, &serde_json::to_value(&report).map_err(local)?);
         // The same criteria failing with the same numbers is "the same failure again".
         let measured: Vec<String> = failures
             .iter()

@@ -41,3 +41,58 @@ pub fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8(output.stderr).unwrap(),
     )
 }
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
+/// scroll session.
+pub fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
+    let dir = root.join(serial);
+    let source = repo().join("device-fixtures").join(from);
+    fs::create_dir_all(dir.join("files")).unwrap();
+    for entry in fs::read_dir(source.join("files")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), dir.join("files").join(entry.file_name())).unwrap();
+    }
+    let identity = fs::read_to_string(source.join("device.yaml")).unwrap();
+    let identity: String = identity
+        .lines()
+        .map(|l| {
+            if l.starts_with("serial:") {
+                format!("serial: {serial}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.join("device.yaml"), identity).unwrap();
+    let mut transcript = fs::read_to_string(source.join("transcript.yaml")).unwrap();
+    if vanish {
+        let cut = transcript
+            .find("  - shell: hitrace -b 65536 graphic")
+            .unwrap();
+        transcript.insert_str(cut, "  - fault: vanish\n");
+    }
+    fs::write(dir.join("transcript.yaml"), transcript).unwrap();
+    dir.display().to_string()
+}
+
+/// The embedded sessions without their settling sleeps (a fake device has nothing to settle),
+/// passed as `--playbooks` overrides.
+pub fn no_sleeps(dir: &Path) -> String {
+    let sessions = dir.join("playbooks/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    for entry in fs::read_dir(repo().join("playbooks/sessions")).unwrap() {
+        let entry = entry.unwrap();
+        let text = fs::read_to_string(entry.path()).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("- sleep:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(sessions.join(entry.file_name()), kept).unwrap();
+    }
+    dir.join("playbooks").display().to_string()
+}
