@@ -321,15 +321,17 @@ pub fn junit(seats: &[Seat]) -> String {
     crate::report::junit_lab(&suites)
 }
 
-/// Writes the lab's files into `out`: `lab.md`, `lab-junit.xml`, then `lab.json` (last, so a
-/// `lab.json` on disk always has its siblings).
+/// Writes the lab's files into `out`: `lab.md`, `lab-junit.xml`, `lab.html`, then `lab.json`
+/// (last, so a `lab.json` on disk always has its siblings).
 pub fn publish(report: &LabReport, junit: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
     let markdown = crate::report::render("lab.md", report).map_err(|e| e.to_string())?;
+    let page = html(report);
     let mut written = Vec::new();
     for (name, text) in [
         ("lab.md", markdown.as_str()),
         ("lab-junit.xml", junit),
+        ("lab.html", page.as_str()),
         ("lab.json", json.as_str()),
     ] {
         let path = out.join(name);
@@ -337,4 +339,73 @@ pub fn publish(report: &LabReport, junit: &str, out: &Path) -> Result<Vec<PathBu
         written.push(path);
     }
     Ok(written)
+}
+
+/// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
+pub fn html(report: &LabReport) -> String {
+    use crate::report::html::{STYLE, escape};
+    let mut page = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe lab: {verdict}</title><style>{STYLE}</style></head><body><h1>Lab audit: <span class=\"{verdict}\">{verdict}</span></h1><p><small>pack sha256:{} · {} device(s)</small></p><table><tr><th>criterion</th><th>dimension</th><th>weight</th>",
+        escape(&report.pack_sha256),
+        report.devices.len(),
+        verdict = escape(&report.verdict),
+    );
+    for device in &report.devices {
+        let name = escape(&device.serial);
+        match &device.report {
+            Some(json) => {
+                let html = json
+                    .strip_suffix("audit-1.json")
+                    .map_or_else(|| json.clone(), |dir| format!("{dir}report.html"));
+                page.push_str(&format!(
+                    "<th><a href=\"{}\">{name}</a></th>",
+                    escape(&html)
+                ));
+            }
+            None => page.push_str(&format!("<th>{name}</th>")),
+        }
+    }
+    page.push_str("</tr>");
+    for row in &report.rows {
+        page.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&row.criterion_id),
+            escape(&row.dimension),
+            escape(&row.weight)
+        ));
+        for result in &row.results {
+            let class = if result == "-" {
+                "error"
+            } else {
+                result.as_str()
+            };
+            page.push_str(&format!(
+                "<td class=\"{}\">{}</td>",
+                escape(class),
+                escape(result)
+            ));
+        }
+        page.push_str("</tr>");
+    }
+    page.push_str("<tr><th colspan=\"3\">device verdict</th>");
+    for device in &report.devices {
+        let verdict = escape(&device.verdict);
+        let title = device
+            .error
+            .as_deref()
+            .map_or_else(String::new, |e| format!(" title=\"{}\"", escape(e)));
+        page.push_str(&format!(
+            "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>"
+        ));
+    }
+    page.push_str("</tr></table>");
+    for device in report.devices.iter().filter(|d| d.error.is_some()) {
+        page.push_str(&format!(
+            "<p><b>{}</b>: {}</p>",
+            escape(&device.serial),
+            escape(device.error.as_deref().unwrap_or_default())
+        ));
+    }
+    page.push_str("</body></html>\n");
+    page
 }

@@ -19,7 +19,13 @@ use super::AuditReport;
 /// The smallest touch target the platform accepts (vp); smaller ones are drawn in red.
 const TOUCH_BASELINE_VP: f64 = 48.0;
 
-fn escape(text: &str) -> String {
+/// The pages' shared look: verdict colours, bordered tables.
+pub(crate) const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
+table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
+td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}";
+
+/// Text made safe for HTML content and attributes.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -82,11 +88,7 @@ pub fn html(report: &AuditReport, pack: &Pack, base: &Path) -> String {
     });
     let _ = write!(
         page,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe audit: {verdict}</title><style>\
-body{{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}}h1 .pass{{color:#1a7f37}}h1 .fail{{color:#cf222e}}\
-table{{border-collapse:collapse;margin:12px 0}}td,th{{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}}\
-td.pass{{background:#dafbe1}}td.fail{{background:#ffebe9}}td.unverified{{background:#fff8c5}}section{{margin-top:28px}}small{{color:#57606a}}\
-</style></head><body><h1>Audit: <span class=\"{verdict}\">{verdict}</span></h1><p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe audit: {verdict}</title><style>{STYLE}</style></head><body><h1>Audit: <span class=\"{verdict}\">{verdict}</span></h1><p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
         escape(&report.pack_sha256),
         escape(&device),
         escape(&report.dwpipe_version)

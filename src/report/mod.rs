@@ -2,7 +2,7 @@
 //! structs through Handlebars templates embedded from `templates/`.
 
 mod audit;
-mod html;
+pub(crate) mod html;
 mod junit;
 mod render;
 mod spec;
