@@ -120,8 +120,14 @@ fn a_lab_of_eight_where_one_device_vanishes() {
         "{junit}"
     );
     let page = fs::read_to_string(dir.path().join("lab/lab.html")).unwrap();
-    assert!(page.contains("<th><a href=\"LAB01/report.html\">LAB01</a></th>"), "{page}");
-    assert!(page.contains("<th>LAB05</th>") && page.contains("<td class=\"error\">-</td>"), "{page}");
+    assert!(
+        page.contains("<th><a href=\"LAB01/report.html\">LAB01</a></th>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<th>LAB05</th>") && page.contains("<td class=\"error\">-</td>"),
+        "{page}"
+    );
     assert!(dir.path().join("lab/LAB01/report.html").is_file());
     let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
     assert!(
@@ -275,7 +281,10 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
     // Links point from the merged folder back into the shards.
     assert_eq!(merged["devices"][2]["report"], "../host-b/B1/audit-1.json");
     let page = fs::read_to_string(dir.path().join("merged/lab.html")).unwrap();
-    assert!(page.contains("<a href=\"../host-b/B1/report.html\">B1</a>"), "{page}");
+    assert!(
+        page.contains("<a href=\"../host-b/B1/report.html\">B1</a>"),
+        "{page}"
+    );
     let p01 = merged["rows"]
         .as_array()
         .unwrap()
