@@ -161,24 +161,25 @@ pub(super) fn run(hdc: &Path, args: LabArgs) -> Result<i32, Error> {
         return Err(Error::Device(DeviceError::Cancelled));
     }
     let report = LabReport::new(&frozen, &seats, "audit-1.json");
-    let written = publish(&report, &junit(&seats), &args.out).map_err(Error::Local)?;
-    if args.json {
-        print::json(&report);
+    finish(&report, &junit(&seats), &args.out, args.json)
+}
+
+/// Writes the matrix, shows it; exit 0 every device passed, 1 one failed, 3 none failed but
+/// one could not be audited.
+fn finish(report: &LabReport, junit: &str, out: &Path, json: bool) -> Result<i32, Error> {
+    let written = publish(report, junit, out).map_err(Error::Local)?;
+    if json {
+        print::json(report);
     } else {
-        print::out(&matrix(&report));
+        print::out(&matrix(report));
         let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print::out(&format!("wrote {}", written.join(", ")));
     }
-    Ok(exit_code_of(&report))
-}
-
-/// 0 every device passed, 1 one failed, 3 none failed but one could not be audited.
-fn exit_code_of(report: &LabReport) -> i32 {
-    match report.verdict.as_str() {
+    Ok(match report.verdict.as_str() {
         "pass" => exit_code::OK,
         "fail" => exit_code::VERDICT_FAILED,
         _ => exit_code::ENVIRONMENT,
-    }
+    })
 }
 
 /// `dwpipe report merge RUN…`.
@@ -186,15 +187,7 @@ pub(super) fn merge(runs: &[PathBuf], out: &Path, json: bool) -> Result<i32, Err
     std::fs::create_dir_all(out)
         .map_err(|e| Error::Local(format!("cannot create `{}`: {e}", out.display())))?;
     let (report, junit) = crate::lab::merge::merge(runs, out)?;
-    let written = publish(&report, &junit, out).map_err(Error::Local)?;
-    if json {
-        print::json(&report);
-    } else {
-        print::out(&matrix(&report));
-        let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-        print::out(&format!("wrote {}", written.join(", ")));
-    }
-    Ok(exit_code_of(&report))
+    finish(&report, &junit, out, json)
 }
 
 /// The criterion × device matrix as a terminal table.

@@ -143,18 +143,8 @@ struct AuditArgs {
     /// The frozen pack (pack.lock.json).
     #[arg(long = "pack", value_name = "LOCK")]
     lock: PathBuf,
-    /// A live device's connect key; repeat it to audit a lab of devices in parallel.
-    #[arg(long = "device", value_name = "SERIAL")]
-    serials: Vec<String>,
-    /// `all`: audit every connected device on the hdc servers, in parallel.
-    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
-    devices: Option<String>,
-    /// An hdc server, HOST:PORT (repeatable; default: the local one).
-    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
-    servers: Vec<Server>,
-    /// Replay a recorded capture instead of driving a device.
-    #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
-    replay: Option<PathBuf>,
+    #[command(flatten)]
+    target: DeviceArgs,
     /// Record the live device into this capture folder as the audit runs (one device).
     #[arg(
         long,
@@ -163,9 +153,6 @@ struct AuditArgs {
         conflicts_with = "devices"
     )]
     record: Option<PathBuf>,
-    /// In a lab: devices audited at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
-    jobs: u16,
     /// Runs per probe (overrides the pack and the playbooks).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     runs: Option<u32>,
@@ -209,22 +196,9 @@ struct DeliverArgs {
     /// The project config.
     #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
     config: PathBuf,
-    /// A live device's connect key (default: `device:` in dwpipe.yaml); repeat it to audit
-    /// every round on a lab of devices.
-    #[arg(long = "device", value_name = "SERIAL")]
-    serials: Vec<String>,
-    /// `all`: audit every round on every connected device of the hdc servers.
-    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
-    devices: Option<String>,
-    /// An hdc server, HOST:PORT (repeatable; default: the local one).
-    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
-    servers: Vec<Server>,
-    /// In a lab: devices audited at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
-    jobs: u16,
-    /// Audit a recorded capture instead of a device.
-    #[arg(long, value_name = "CAPTURE")]
-    replay: Option<PathBuf>,
+    /// Where to audit (default: `device:` in dwpipe.yaml).
+    #[command(flatten)]
+    target: DeviceArgs,
     /// The folder that holds .dwpipe/ (default: dwpipe.yaml's folder).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -243,6 +217,53 @@ struct DeliverArgs {
     /// Print deliver.json on stdout instead of the stage lines.
     #[arg(long)]
     json: bool,
+}
+
+/// Where an audit measures: one device, a lab of devices, or a recorded capture.
+#[derive(Debug, clap::Args)]
+struct DeviceArgs {
+    /// A live device's connect key; repeat it for a lab of devices, audited in parallel.
+    #[arg(long = "device", value_name = "SERIAL")]
+    serials: Vec<String>,
+    /// `all`: every connected device on the hdc servers, audited in parallel.
+    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
+    devices: Option<String>,
+    /// An hdc server, HOST:PORT (repeatable; default: the local one).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    servers: Vec<Server>,
+    /// Replay a recorded capture instead of driving a device.
+    #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
+    replay: Option<PathBuf>,
+    /// In a lab: devices audited at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    jobs: u16,
+}
+
+impl DeviceArgs {
+    /// The lab, when more than one device (or every device) was asked for.
+    fn lab(&self) -> Option<(lab::Pick, Vec<Server>, usize)> {
+        let many = self.devices.is_some() || self.serials.len() > 1 || self.servers.len() > 1;
+        many.then(|| {
+            let pick = match self.devices {
+                Some(_) => lab::Pick::All,
+                None => lab::Pick::Serials(self.serials.clone()),
+            };
+            (pick, self.servers.clone(), usize::from(self.jobs))
+        })
+    }
+
+    /// The one device (or capture) asked for, recorded into `record` when given.
+    fn single(self, record: Option<PathBuf>) -> Option<audit::Source> {
+        match (self.replay, self.serials.into_iter().next()) {
+            (Some(capture), _) => Some(audit::Source::Replay(capture)),
+            (None, Some(serial)) => Some(audit::Source::Device {
+                serial,
+                server: self.servers.into_iter().next(),
+                record,
+            }),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -563,24 +584,8 @@ impl Command {
                     config: a.config,
                     pack: a.pack,
                     resume: a.resume,
-                    lab: (a.devices.is_some() || a.serials.len() > 1 || a.servers.len() > 1).then(
-                        || {
-                            let pick = match a.devices {
-                                Some(_) => lab::Pick::All,
-                                None => lab::Pick::Serials(a.serials.clone()),
-                            };
-                            (pick, a.servers.clone(), usize::from(a.jobs))
-                        },
-                    ),
-                    source: match (a.replay, a.serials.into_iter().next()) {
-                        (Some(capture), _) => Some(audit::Source::Replay(capture)),
-                        (None, Some(serial)) => Some(audit::Source::Device {
-                            serial,
-                            server: a.servers.into_iter().next(),
-                            record: None,
-                        }),
-                        (None, None) => None,
-                    },
+                    lab: a.target.lab(),
+                    source: a.target.single(None),
                     out: a.out,
                     waive_review: a.no_review,
                     playbooks: a.playbooks,
@@ -589,9 +594,7 @@ impl Command {
                     verbose: a.verbose,
                 },
             ),
-            Command::Audit(a)
-                if a.devices.is_some() || a.serials.len() > 1 || a.servers.len() > 1 =>
-            {
+            Command::Audit(a) if a.target.lab().is_some() => {
                 if a.record.is_some() || a.auditor_report.is_some() {
                     return Err(crate::diagnostic::Diagnostic::error(
                         "E_LAB_OPTION",
@@ -600,18 +603,16 @@ impl Command {
                     .fix("audit that device on its own")
                     .into());
                 }
+                let (pick, servers, jobs) = a.target.lab().expect("checked by the guard");
                 lab::run(
                     hdc,
                     lab::LabArgs {
                         lock: a.lock,
-                        pick: match a.devices {
-                            Some(_) => lab::Pick::All,
-                            None => lab::Pick::Serials(a.serials),
-                        },
-                        servers: a.servers,
+                        pick,
+                        servers,
                         runs: a.runs,
                         out: a.out,
-                        jobs: usize::from(a.jobs),
+                        jobs,
                         playbooks: a.playbooks,
                         timeouts: CallTimeouts::all(a.call_timeout),
                         json: a.json,
@@ -622,14 +623,11 @@ impl Command {
                 hdc,
                 audit::AuditPlan {
                     lock: a.lock,
-                    source: match (a.replay, a.serials.into_iter().next()) {
-                        (Some(capture), _) => audit::Source::Replay(capture),
-                        (None, serial) => audit::Source::Device {
-                            serial: serial.unwrap_or_default(),
-                            server: a.servers.into_iter().next(),
-                            record: a.record,
-                        },
-                    },
+                    // The source group requires a device or a capture.
+                    source: a
+                        .target
+                        .single(a.record)
+                        .expect("clap requires --device, --devices or --replay"),
                     runs: a.runs,
                     out: a.out,
                     json: a.json,

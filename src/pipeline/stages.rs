@@ -138,6 +138,32 @@ impl Delivery<'_> {
         Ok(Step::Stop(reason, detail))
     }
 
+    /// Ends a stage that Ctrl-C stopped.
+    fn interrupted<T>(
+        &self,
+        clock: &Clock,
+        inputs: &[(&'static str, &str)],
+    ) -> Result<Step<T>, DeliveryError> {
+        self.halt(
+            clock,
+            "interrupted",
+            inputs,
+            TerminalReason::Interrupted,
+            None,
+        )
+    }
+
+    /// Ends a stage whose tool, device or machine failed.
+    fn environment<T>(
+        &self,
+        clock: &Clock,
+        inputs: &[(&'static str, &str)],
+        detail: String,
+    ) -> Result<Step<T>, DeliveryError> {
+        let reason = TerminalReason::EnvironmentError;
+        self.halt(clock, "environment-error", inputs, reason, Some(detail))
+    }
+
     /// Runs the delivery to a terminal reason (or resumes it), and ends the ledger with it.
     pub async fn run(
         &self,
@@ -388,23 +414,11 @@ impl Delivery<'_> {
         let run = match dispatch(agent, workspace, brief_path, brief, round, &log, cancel).await {
             Ok(run) => run,
             Err(AgentError::Cancelled) => {
-                return self.halt(
-                    &clock,
-                    "interrupted",
-                    &inputs,
-                    TerminalReason::Interrupted,
-                    None,
-                );
+                return self.interrupted(&clock, &inputs);
             }
             Err(e) => {
                 let detail = format!("the agent failed: {e}");
-                return self.halt(
-                    &clock,
-                    "environment-error",
-                    &inputs,
-                    TerminalReason::EnvironmentError,
-                    Some(detail),
-                );
+                return self.environment(&clock, &inputs, detail);
             }
         };
         if !run.exited_cleanly {
@@ -413,25 +427,13 @@ impl Delivery<'_> {
                 run.ended,
                 log.display()
             );
-            return self.halt(
-                &clock,
-                "environment-error",
-                &inputs,
-                TerminalReason::EnvironmentError,
-                Some(detail),
-            );
+            return self.environment(&clock, &inputs, detail);
         }
         if was_git && !workspace.join(".git").exists() {
             // Without its history the workspace's fingerprint means something else: no verdict
             // about this change can be trusted.
             let detail = "the agent deleted the workspace's .git".to_owned();
-            return self.halt(
-                &clock,
-                "environment-error",
-                &inputs,
-                TerminalReason::EnvironmentError,
-                Some(detail),
-            );
+            return self.environment(&clock, &inputs, detail);
         }
         let claim = word(run.claim);
         summary.agent_claim = Some(claim.clone());
@@ -468,23 +470,11 @@ impl Delivery<'_> {
         let verified = match verify(workspace, &self.config.verify, round, cache, cancel).await {
             Ok(report) => report,
             Err(VerifyError::Cancelled) => {
-                return self.halt(
-                    &clock,
-                    "interrupted",
-                    &inputs,
-                    TerminalReason::Interrupted,
-                    None,
-                );
+                return self.interrupted(&clock, &inputs);
             }
             Err(e) => {
                 let detail = format!("{}: {e}", e.code());
-                return self.halt(
-                    &clock,
-                    "environment-error",
-                    &inputs,
-                    TerminalReason::EnvironmentError,
-                    Some(detail),
-                );
+                return self.environment(&clock, &inputs, detail);
             }
         };
         let name = format!("verify-{}.json", round + 1);
@@ -536,24 +526,6 @@ impl Delivery<'_> {
             })
             .find(|dir| !dir.exists())
             .expect("an unused folder name");
-        let interrupted = || {
-            self.halt(
-                &clock,
-                "interrupted",
-                &inputs,
-                TerminalReason::Interrupted,
-                None,
-            )
-        };
-        let environment = |detail: String| {
-            self.halt(
-                &clock,
-                "environment-error",
-                &inputs,
-                TerminalReason::EnvironmentError,
-                Some(detail),
-            )
-        };
         // Each device's report (the serial only in a lab), and the devices left unaudited.
         let (reports, unaudited, written) = match target {
             Target::One(device) => {
@@ -565,8 +537,14 @@ impl Delivery<'_> {
                         Err(AuditError::Device {
                             source: DeviceError::Cancelled,
                             ..
-                        }) => return interrupted(),
-                        Err(e) => return environment(format!("the audit failed: {e}")),
+                        }) => return self.interrupted(&clock, &inputs),
+                        Err(e) => {
+                            return self.environment(
+                                &clock,
+                                &inputs,
+                                format!("the audit failed: {e}"),
+                            );
+                        }
                     };
                 let outcome = audit::gate(pack, &measured, &[]);
                 let device_info = Some(measured.device.clone());
@@ -588,7 +566,7 @@ impl Delivery<'_> {
                     .iter()
                     .any(|s| s.outcome.as_ref().is_err_and(|e| e == lab::INTERRUPTED))
                 {
-                    return interrupted();
+                    return self.interrupted(&clock, &inputs);
                 }
                 let matrix = LabReport::new(self.frozen, &seats, "audit-1.json");
                 let written = lab::publish(&matrix, &lab::junit(&seats), &out).map_err(local)?;
@@ -630,10 +608,11 @@ impl Delivery<'_> {
         }
         if failures.is_empty() {
             if !unaudited.is_empty() {
-                return environment(format!(
-                    "not every device was audited: {}",
-                    unaudited.join("; ")
-                ));
+                return self.environment(
+                    &clock,
+                    &inputs,
+                    format!("not every device was audited: {}", unaudited.join("; ")),
+                );
             }
             self.end(&clock, "pass", &inputs, None, "pass", None)?;
             return Ok(Step::Go(None));
