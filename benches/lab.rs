@@ -10,47 +10,23 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn device(root: &Path, repo: &Path, serial: &str) -> String {
-    let dir = root.join(serial);
-    let source = repo.join("device-fixtures/notes-pass");
-    fs::create_dir_all(dir.join("files")).unwrap();
-    for entry in fs::read_dir(source.join("files")).unwrap() {
-        let entry = entry.unwrap();
-        fs::copy(entry.path(), dir.join("files").join(entry.file_name())).unwrap();
-    }
-    let identity = fs::read_to_string(source.join("device.yaml"))
-        .unwrap()
-        .replace("FMR0223C13000649", serial);
-    fs::write(dir.join("device.yaml"), identity).unwrap();
-    fs::copy(source.join("transcript.yaml"), dir.join("transcript.yaml")).unwrap();
-    dir.display().to_string()
-}
+// The integration tests' helpers: capture copies under new serials, the fake-hdc wrapper,
+// sleep-free sessions.
+#[path = "../tests/common/mod.rs"]
+mod common;
 
-fn lab(work: &Path, repo: &Path, devices: usize, name: &str) -> Duration {
+fn lab(work: &Path, devices: usize, name: &str, playbooks: &str) -> Duration {
     let root = work.join(name);
+    fs::create_dir_all(&root).unwrap();
     let captures: Vec<String> = (0..devices)
-        .map(|n| device(&root, repo, &format!("LAB{n:02}")))
+        .map(|n| common::device(&root, "notes-pass", &format!("LAB{n:02}"), false))
         .collect();
-    let wrapper = root.join("hdc");
-    fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' DWPIPE_FAKE_HDC_LATENCY=200ms exec '{}' \"$@\"\n",
-            captures.join(","),
-            root.join("state").display(),
-            env!("CARGO_BIN_EXE_fake-hdc"),
-        ),
-    )
-    .unwrap();
-    let mut permissions = fs::metadata(&wrapper).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(&wrapper, permissions).unwrap();
+    let wrapper = common::fake_hdc(&root, "hdc", &captures, "DWPIPE_FAKE_HDC_LATENCY=200ms");
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
         .args(["--hdc", wrapper.to_str().unwrap(), "audit", "--pack"])
         .arg(work.join("pack.lock.json"))
-        .args(["--devices", "all", "--jobs", "16", "--playbooks"])
-        .arg(work.join("playbooks"))
+        .args(["--devices", "all", "--jobs", "16", "--playbooks", playbooks])
         .arg("--out")
         .arg(root.join("out"))
         .arg("--json")
@@ -75,20 +51,9 @@ fn main() {
         .output()
         .unwrap();
     assert!(freeze.status.success());
-    let sessions = work.path().join("playbooks/sessions");
-    fs::create_dir_all(&sessions).unwrap();
-    for entry in fs::read_dir(repo.join("playbooks/sessions")).unwrap() {
-        let entry = entry.unwrap();
-        let kept: String = fs::read_to_string(entry.path())
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("- sleep:"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        fs::write(sessions.join(entry.file_name()), kept).unwrap();
-    }
-    let one = lab(work.path(), repo, 1, "one");
-    let sixteen = lab(work.path(), repo, 16, "sixteen");
+    let playbooks = common::no_sleeps(work.path());
+    let one = lab(work.path(), 1, "one", &playbooks);
+    let sixteen = lab(work.path(), 16, "sixteen", &playbooks);
     println!("lab audit, fake-hdc at 200 ms per call:");
     println!("   1 device    {:>6.2} s", one.as_secs_f64());
     println!("  16 devices   {:>6.2} s", sixteen.as_secs_f64());
