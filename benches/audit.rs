@@ -86,14 +86,7 @@ fn main() {
             &|_| {},
         ))
         .unwrap();
-    let outcome = audit::gate(&frozen.pack, &run, &[]);
-    let report = AuditReport::measured(
-        &frozen.lock.sha256,
-        outcome,
-        Some(run.device.clone()),
-        Some("../pack.lock.json".into()),
-        &run.measurements,
-    );
+    let report = AuditReport::of_run(&frozen, &run, &[], Some("../pack.lock.json".into()));
 
     let evidence: Vec<_> = run
         .measurements
@@ -151,14 +144,7 @@ fn main() {
                 &|_| {},
             ))
             .unwrap();
-        let outcome = audit::gate(&frozen.pack, &run, &[]);
-        let report = AuditReport::measured(
-            &frozen.lock.sha256,
-            outcome,
-            Some(run.device.clone()),
-            None,
-            &run.measurements,
-        );
+        let report = AuditReport::of_run(&frozen, &run, &[], None);
         std::hint::black_box((
             report.to_json(),
             render("audit.md", &report).unwrap(),

@@ -122,15 +122,8 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
             return Err(Diagnostic::error("E_AUDIT_LOCAL", message).into());
         }
     };
-    let outcome = audit::gate(&frozen.pack, &run, &auditor);
     let lock = relative_to(&plan.lock, &plan.out);
-    let report = AuditReport::measured(
-        &frozen.lock.sha256,
-        outcome,
-        Some(run.device.clone()),
-        Some(lock),
-        &run.measurements,
-    );
+    let report = AuditReport::of_run(&frozen, &run, &auditor, Some(lock));
     let written = report.publish(&frozen.pack, &plan.out)?;
     if plan.json {
         print::json(&report);

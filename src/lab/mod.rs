@@ -172,14 +172,8 @@ async fn one(
             } => INTERRUPTED.to_owned(),
             other => other.to_string(),
         })?;
-    let outcome = audit::gate(pack, &run, &[]);
-    let report = AuditReport::measured(
-        &plan.frozen.lock.sha256,
-        outcome,
-        Some(run.device.clone()),
-        Some(relative_to(plan.lock, out)),
-        &run.measurements,
-    );
+    let lock = Some(relative_to(plan.lock, out));
+    let report = AuditReport::of_run(plan.frozen, &run, &[], lock);
     report.publish(pack, out).map_err(|e| e.to_string())?;
     Ok(report)
 }

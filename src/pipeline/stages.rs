@@ -546,11 +546,8 @@ impl Delivery<'_> {
                             );
                         }
                     };
-                let outcome = audit::gate(pack, &measured, &[]);
-                let device_info = Some(measured.device.clone());
                 let lock = Some("../pack.lock.json".to_owned());
-                let report =
-                    AuditReport::measured(sha, outcome, device_info, lock, &measured.measurements);
+                let report = AuditReport::of_run(self.frozen, &measured, &[], lock);
                 let written = report.publish(pack, &out).map_err(local)?;
                 summary.criteria = report
                     .checks

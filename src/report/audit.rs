@@ -6,12 +6,13 @@ use serde::Serialize;
 
 use std::path::{Path, PathBuf};
 
-use crate::audit::MeasurementRecord;
+use crate::audit::{AuditRun, MeasurementRecord};
 use crate::device::DeviceInfo;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::gate::CheckInput;
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
 use crate::output::{publish_numbered, write_atomic};
-use crate::pack::Pack;
+use crate::pack::{Frozen, Pack};
 
 /// Version of the audit report schema.
 pub const AUDIT_FORMAT_VERSION: u32 = 1;
@@ -76,8 +77,25 @@ impl AuditReport {
         AuditReport::measured(pack_sha256, outcome, None, None, &[])
     }
 
-    /// Builds the report of an audit dwpipe measured itself.
-    pub fn measured(
+    /// Gates an audit dwpipe measured itself (with an outside auditor's checks for what no probe
+    /// measures) and builds its report; `lock` names the lock for `verify-evidence`.
+    pub fn of_run(
+        frozen: &Frozen,
+        run: &AuditRun,
+        auditor: &[CheckInput],
+        lock: Option<String>,
+    ) -> AuditReport {
+        let outcome = crate::audit::gate(&frozen.pack, run, auditor);
+        AuditReport::measured(
+            &frozen.lock.sha256,
+            outcome,
+            Some(run.device.clone()),
+            lock,
+            &run.measurements,
+        )
+    }
+
+    fn measured(
         pack_sha256: &str,
         outcome: GateOutcome,
         device: Option<DeviceInfo>,
