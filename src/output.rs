@@ -24,13 +24,17 @@ fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
     }
 }
 
+/// A folder as a path to join onto: `.` when it is absent or empty (the parent of a bare file
+/// name is the empty path).
+pub fn dir_or_dot(dir: Option<&Path>) -> &Path {
+    dir.filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Writes `bytes` to a fresh temporary file beside `path` and returns its name.
 fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, WriteError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dir_or_dot(path.parent());
     fs::create_dir_all(dir).map_err(write_error(dir))?;
     let name = path
         .file_name()

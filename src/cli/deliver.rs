@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
 use crate::lab::LabPlan;
-use crate::output::write_atomic;
+use crate::output::{dir_or_dot, write_atomic};
 use crate::pack::{Frozen, load_lock};
 use crate::pipeline::{Delivery, DeliveryError, Event, Summary, Target, create_run_dir, preflight};
 use crate::playbook::Playbooks;
@@ -107,21 +107,9 @@ fn source(plan_source: Option<Source>, config: &Config, path: &Path) -> Result<S
     })
 }
 
-/// The folder a file is in (`.` for a bare name).
-fn folder_of(path: &Path) -> PathBuf {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_owned()
-}
-
 /// The folder holding `.dwpipe/runs/<run>` (where review receipts live beside the runs).
 fn runs_base(run: &Path) -> PathBuf {
-    run.ancestors()
-        .nth(3)
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_owned()
+    dir_or_dot(run.ancestors().nth(3)).to_owned()
 }
 
 /// Runs the delivery; `Ok(exit code)`.
@@ -151,7 +139,10 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         }
         (None, Some(pack)) => {
             let frozen = frozen(pack)?;
-            let base = plan.out.clone().unwrap_or_else(|| folder_of(&plan.config));
+            let base = plan
+                .out
+                .clone()
+                .unwrap_or_else(|| dir_or_dot(plan.config.parent()).to_owned());
             let dir = create_run_dir(&base, &frozen.lock.sha256).map_err(|e| {
                 Error::from(Diagnostic::error(
                     "E_DELIVER_OUT",

@@ -249,10 +249,7 @@ impl Config {
                 "see the commented dwpipe.yaml that `dwpipe init` writes",
             )
         })?;
-        let base = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let base = crate::output::dir_or_dot(path.parent());
         let agent = doc
             .agent
             .map(|a| -> Result<Agent, Diagnostic> {
