@@ -4,74 +4,14 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::delivery::{
+    FIXING_AGENT, PAGE, SPACING, deliver, project, repo, resume, run_dir, set_agent, stages,
+};
 use common::dwpipe;
 use serde_json::Value;
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
-
-/// A temp copy of examples/notes with `agent`, `verify` and `extra` in its dwpipe.yaml, auditing
-/// the capture `replay` from device-fixtures.
-fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join(PAGE);
-    fs::create_dir_all(page.parent().unwrap()).unwrap();
-    fs::copy(repo("examples/notes").join(PAGE), &page).unwrap();
-    fs::copy(
-        repo("examples/notes/pack.yaml"),
-        dir.path().join("pack.yaml"),
-    )
-    .unwrap();
-    fs::copy(repo("examples/notes/agent.sh"), dir.path().join("agent.sh")).unwrap();
-    let config = format!(
-        "workspace: project\nagent:\n  kind: command\n  argv: {agent}\n  timeout: 1m\nverify:\n{verify}\ndevice:\n  replay: {}\n{extra}",
-        repo("device-fixtures").join(replay).display()
-    );
-    fs::write(dir.path().join("dwpipe.yaml"), config).unwrap();
-    dir
-}
-
-const FIXING_AGENT: &str = r#"[sh, ../agent.sh, "{workspace}", "{brief}"]"#;
-const SPACING: &str = "  - name: spacing\n    argv: [grep, -q, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
-
-fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
-    let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir, &args);
-    let summary = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
-    (code, summary, stderr)
-}
-
-fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
-    dir.join(summary["run-dir"].as_str().unwrap())
-}
-
-/// Every ledger line as `stage/round/outcome` (`stage/outcome` for the delivery's own lines).
-fn stages(run: &Path) -> Vec<String> {
-    fs::read_to_string(run.join("ledger.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let entry: Value = serde_json::from_str(line).unwrap();
-            let (stage, outcome) = (
-                entry["stage"].as_str().unwrap(),
-                entry["outcome"].as_str().unwrap(),
-            );
-            match entry["round"].as_u64() {
-                Some(round) => format!("{stage}/{round}/{outcome}"),
-                None => format!("{stage}/{outcome}"),
-            }
-        })
-        .collect()
-}
 
 #[test]
 fn the_example_is_delivered_in_one_round() {
@@ -397,31 +337,6 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--resume", &run_arg, "--json"]);
     assert_eq!(code, 2);
     assert!(stdout.contains("E_RESUME_REFUSED"), "{stdout}");
-}
-
-/// Points dwpipe.yaml's agent at another argv.
-fn set_agent(dir: &Path, agent: &str) {
-    let config = fs::read_to_string(dir.join("dwpipe.yaml")).unwrap();
-    let config: String = config
-        .lines()
-        .map(|line| {
-            if line.starts_with("  argv: ") && !line.contains("List(") {
-                format!("  argv: {agent}\n")
-            } else {
-                format!("{line}\n")
-            }
-        })
-        .collect();
-    fs::write(dir.join("dwpipe.yaml"), config).unwrap();
-}
-
-fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let mut all = vec!["deliver", "--json"];
-    all.extend_from_slice(args);
-    let (code, stdout, stderr) = dwpipe(dir, &all);
-    let summary = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
-    (code, summary, stderr)
 }
 
 #[test]

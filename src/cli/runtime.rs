@@ -1,27 +1,56 @@
-//! The async runtime for commands that drive devices, with Ctrl-C wired to cancellation.
+//! The async runtime for commands that drive children (devices, agents, verification
+//! commands), with SIGINT and SIGTERM wired to cancellation, the same way: a cancelled CI job,
+//! `timeout` and a lab scheduler send SIGTERM where a person presses Ctrl-C.
 
 use std::future::Future;
+use std::time::Duration;
 
+use tokio::signal::unix::{Signal, SignalKind, signal};
+
+use crate::exit_code;
 use crate::process::Cancel;
 
+/// After a second signal killed every child group, how long the command may take to record
+/// `interrupted` and write what it has before dwpipe exits regardless.
+const ABORT_DEADLINE: Duration = Duration::from_secs(3);
+
 /// Runs `work` to completion on a single-threaded runtime (device calls are processes, not
-/// CPU work). The first Ctrl-C fires `cancel`, which stops every child's process group and
-/// lets the command write what it has; a second one exits at once.
+/// CPU work). The first SIGINT or SIGTERM fires `cancel`, which stops every child's process
+/// group (SIGTERM, grace, SIGKILL) and lets the command record and write what it has; a
+/// second one of either kind SIGKILLs every live group at once, so the command ends without
+/// waiting out any grace period.
 pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime starts");
-    let on_interrupt = cancel.clone();
+    let on_signal = cancel.clone();
     runtime.block_on(async move {
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(crate::exit_code::INTERRUPTED);
-                }
-            }
-        });
+        // Installed before any child starts, so no signal is lost to the default action (which,
+        // without handlers, stays: dwpipe exits and nothing is left waiting on it).
+        if let (Ok(interrupt), Ok(terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            tokio::spawn(stop_on_signals(on_signal, interrupt, terminate));
+        }
         work.await
     })
+}
+
+/// Cancels on the first signal; aborts on the second, and exits if the command has not
+/// finished by the deadline (its children are gone by then: an abort SIGKILLs their groups).
+async fn stop_on_signals(cancel: Cancel, mut interrupt: Signal, mut terminate: Signal) {
+    let mut next = async || {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    };
+    next().await;
+    cancel.cancel();
+    next().await;
+    cancel.abort();
+    tokio::time::sleep(ABORT_DEADLINE).await;
+    std::process::exit(exit_code::INTERRUPTED);
 }

@@ -161,7 +161,7 @@ impl Delivery<'_> {
         detail: String,
     ) -> Result<Step<T>, DeliveryError> {
         let reason = TerminalReason::EnvironmentError;
-        self.halt(clock, "environment-error", inputs, reason, Some(detail))
+        self.halt(clock, "environment_error", inputs, reason, Some(detail))
     }
 
     /// Runs the delivery to a terminal reason (or resumes it), and ends the ledger with it.

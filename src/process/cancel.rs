@@ -1,11 +1,31 @@
-//! Cancellation shared between the Ctrl-C handler and every running child.
+//! Cancellation shared between the signal handler and every running child, and the registry
+//! of the process groups still alive, so that a second signal can kill them all at once.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
+
+use super::unix::{KILL, signal_group};
 
 /// A cancellation signal: cloneable, observed by every [`super::run`] in flight.
 #[derive(Clone, Debug)]
 pub struct Cancel {
-    sender: std::sync::Arc<watch::Sender<bool>>,
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    fired: watch::Sender<bool>,
+    /// Process groups of children that have not been reaped yet, and whether the run was
+    /// aborted (no more grace for anyone).
+    groups: Mutex<Groups>,
+}
+
+#[derive(Debug, Default)]
+struct Groups {
+    live: BTreeSet<u32>,
+    aborted: bool,
 }
 
 impl Default for Cancel {
@@ -18,24 +38,81 @@ impl Cancel {
     /// A signal that has not fired.
     pub fn new() -> Cancel {
         Cancel {
-            sender: std::sync::Arc::new(watch::channel(false).0),
+            inner: Arc::new(Inner {
+                fired: watch::channel(false).0,
+                groups: Mutex::new(Groups::default()),
+            }),
         }
     }
 
     /// Fires the signal: every child is stopped (SIGTERM, grace, SIGKILL).
     pub fn cancel(&self) {
-        self.sender.send_replace(true);
+        self.inner.fired.send_replace(true);
+    }
+
+    /// Fires the signal and SIGKILLs every live child group now, without a grace period;
+    /// children started later are killed as they start.
+    pub fn abort(&self) {
+        self.cancel();
+        let mut groups = self.groups();
+        groups.aborted = true;
+        for pgid in &groups.live {
+            signal_group(*pgid, KILL);
+        }
     }
 
     /// Whether the signal fired.
     pub fn is_cancelled(&self) -> bool {
-        *self.sender.borrow()
+        *self.inner.fired.borrow()
+    }
+
+    /// Whether the run was aborted (a second signal).
+    pub fn is_aborted(&self) -> bool {
+        self.groups().aborted
     }
 
     /// Resolves once the signal fires.
     pub async fn cancelled(&self) {
-        let mut receiver = self.sender.subscribe();
+        let mut receiver = self.inner.fired.subscribe();
         // `wait_for` checks the current value first, so a signal fired earlier is seen.
         let _ = receiver.wait_for(|fired| *fired).await;
+    }
+
+    /// Registers a child's process group until the returned guard is dropped (after the child
+    /// was reaped). A group started after an abort is killed at once.
+    pub(super) fn track(&self, pgid: u32) -> Tracked<'_> {
+        let mut groups = self.groups();
+        if groups.aborted {
+            signal_group(pgid, KILL);
+        }
+        groups.live.insert(pgid);
+        Tracked { cancel: self, pgid }
+    }
+
+    /// Live child groups (for tests).
+    #[cfg(test)]
+    pub(super) fn live(&self) -> Vec<u32> {
+        self.groups().live.iter().copied().collect()
+    }
+
+    fn groups(&self) -> MutexGuard<'_, Groups> {
+        // A set of integers cannot be left half-updated by a panic.
+        self.inner
+            .groups
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A registered child group; dropping it forgets the group.
+#[derive(Debug)]
+pub(super) struct Tracked<'a> {
+    cancel: &'a Cancel,
+    pgid: u32,
+}
+
+impl Drop for Tracked<'_> {
+    fn drop(&mut self) {
+        self.cancel.groups().live.remove(&self.pgid);
     }
 }

@@ -168,6 +168,8 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
         },
     })?;
     let pgid = child.id().unwrap_or(0);
+    // Known until reaped, so that a second signal can kill the group without waiting.
+    let _tracked = cancel.track(pgid);
     if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
         // A child that never reads its stdin must not block us: write from a task of its own.
         tokio::spawn(async move {
@@ -219,22 +221,31 @@ async fn wait(child: &mut Child, pgid: u32, spec: &ProcessSpec, cancel: &Cancel)
         }
     };
     tokio::select! {
-        status = child.wait() => return from_status(status),
+        status = child.wait() => {
+            return match from_status(status) {
+                // An abort kills groups itself, before this select can choose cancellation.
+                Completion::Signalled(_) if cancel.is_aborted() => Completion::Cancelled,
+                completion => completion,
+            };
+        }
         () = deadline => {}
         () = cancel.cancelled() => {
-            stop_group(child, pgid, spec.grace).await;
+            stop_group(child, pgid, spec.grace, cancel).await;
             return Completion::Cancelled;
         }
     }
-    stop_group(child, pgid, spec.grace).await;
+    stop_group(child, pgid, spec.grace, cancel).await;
     Completion::TimedOut
 }
 
-/// SIGTERM to the group, up to `grace` for the leader to exit, then SIGKILL to the group
-/// (which also ends any member that ignored SIGTERM).
-async fn stop_group(child: &mut Child, pgid: u32, grace: Duration) {
-    signal_group(pgid, TERM);
-    let _ = tokio::time::timeout(grace, child.wait()).await;
+/// SIGTERM to the group, up to `grace` for the leader to exit (cut short by an abort, which
+/// SIGKILLs the group itself), then SIGKILL to the group (which also ends any member that
+/// ignored SIGTERM).
+async fn stop_group(child: &mut Child, pgid: u32, grace: Duration, cancel: &Cancel) {
+    if !cancel.is_aborted() {
+        signal_group(pgid, TERM);
+        let _ = tokio::time::timeout(grace, child.wait()).await;
+    }
     signal_group(pgid, KILL);
     let _ = child.wait().await;
 }

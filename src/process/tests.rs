@@ -156,3 +156,47 @@ fn a_missing_program_is_not_found() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn an_abort_kills_a_group_that_ignores_sigterm_without_waiting_for_the_grace() {
+    let cancel = Cancel::new();
+    let trigger = cancel.clone();
+    let spec = sh("trap '' TERM; sleep 30 & echo $!; while :; do wait; done")
+        .grace(Duration::from_secs(30));
+    let outcome = block_on(async move {
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            trigger.cancel();
+            assert!(trigger.is_cancelled() && !trigger.is_aborted());
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            assert_eq!(trigger.live().len(), 1, "the group is known while it runs");
+            trigger.abort();
+        });
+        run(&spec, &cancel).await.unwrap()
+    });
+    assert_eq!(outcome.completion, Completion::Cancelled);
+    assert!(
+        outcome.duration < Duration::from_secs(10),
+        "waited the grace period: {:?}",
+        outcome.duration
+    );
+    let grandchild = outcome.stdout.to_string_lossy();
+    assert!(
+        eventually_gone(grandchild.trim()),
+        "grandchild {grandchild} survived"
+    );
+}
+
+#[test]
+fn a_child_started_after_an_abort_is_killed_at_once_and_forgotten_when_reaped() {
+    let cancel = Cancel::new();
+    assert!(!cancel.is_cancelled());
+    cancel.abort();
+    assert!(cancel.is_cancelled() && cancel.is_aborted());
+    let spec = sh("trap '' TERM; sleep 30").grace(Duration::from_secs(30));
+    let started = std::time::Instant::now();
+    let outcome = block_on(run(&spec, &cancel)).unwrap();
+    assert_eq!(outcome.completion, Completion::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(cancel.live().is_empty(), "a reaped group is forgotten");
+}

@@ -1,0 +1,163 @@
+//! A delivery project in a temp folder, and reading back what a run recorded: shared by the
+//! tests that drive `dwpipe deliver` (its stages, its signals, its resumes).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::dwpipe;
+
+/// A path in the repository.
+pub fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The example app's page the agent edits.
+pub const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
+
+/// The example's scripted agent: sets the list spacing to 12vp and claims PASS.
+pub const FIXING_AGENT: &str = r#"[sh, ../agent.sh, "{workspace}", "{brief}"]"#;
+
+/// The example's verification: the spacing is 12.
+pub const SPACING: &str = "  - name: spacing\n    argv: [grep, -q, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
+
+/// A temp copy of examples/notes with `agent`, `verify` and `extra` in its dwpipe.yaml, auditing
+/// the capture `replay` from device-fixtures.
+pub fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join(PAGE);
+    fs::create_dir_all(page.parent().unwrap()).unwrap();
+    fs::copy(repo("examples/notes").join(PAGE), &page).unwrap();
+    fs::copy(
+        repo("examples/notes/pack.yaml"),
+        dir.path().join("pack.yaml"),
+    )
+    .unwrap();
+    fs::copy(repo("examples/notes/agent.sh"), dir.path().join("agent.sh")).unwrap();
+    let config = format!(
+        "workspace: project\nagent:\n  kind: command\n  argv: {agent}\n  timeout: 1m\nverify:\n{verify}\ndevice:\n  replay: {}\n{extra}",
+        repo("device-fixtures").join(replay).display()
+    );
+    fs::write(dir.path().join("dwpipe.yaml"), config).unwrap();
+    dir
+}
+
+/// `dwpipe deliver --pack pack.yaml --json` plus `extra`: (exit code, deliver.json, stderr).
+pub fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = dwpipe(dir, &args);
+    let summary = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
+    (code, summary, stderr)
+}
+
+/// `dwpipe deliver --json` plus `args` (a `--resume RUN` among them).
+pub fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["deliver", "--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = dwpipe(dir, &all);
+    let summary = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
+    (code, summary, stderr)
+}
+
+/// The run directory a summary names.
+pub fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
+    dir.join(summary["run-dir"].as_str().unwrap())
+}
+
+/// Every ledger line as `stage/round/outcome` (`stage/outcome` for the delivery's own lines).
+pub fn stages(run: &Path) -> Vec<String> {
+    fs::read_to_string(run.join("ledger.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let (stage, outcome) = (
+                entry["stage"].as_str().unwrap(),
+                entry["outcome"].as_str().unwrap(),
+            );
+            match entry["round"].as_u64() {
+                Some(round) => format!("{stage}/{round}/{outcome}"),
+                None => format!("{stage}/{outcome}"),
+            }
+        })
+        .collect()
+}
+
+/// Points dwpipe.yaml's agent at another argv.
+pub fn set_agent(dir: &Path, agent: &str) {
+    let config = fs::read_to_string(dir.join("dwpipe.yaml")).unwrap();
+    let config: String = config
+        .lines()
+        .map(|line| {
+            if line.starts_with("  argv: ") && !line.contains("List(") {
+                format!("  argv: {agent}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.join("dwpipe.yaml"), config).unwrap();
+}
+
+/// Starts `dwpipe` with `args` in `dir`, stdout piped (for `--json`), stderr dropped.
+pub fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `path` holds a pid (a process the test's scripts started), and returns it.
+pub fn wait_for_pid(path: &Path) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(pid) = fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.lines().last()?.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a process is alive (a zombie waiting to be reaped counts as gone).
+pub fn alive(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// Whether a process is gone within a few seconds.
+pub fn gone_soon(pid: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !alive(pid)
+}
+
+/// Sends `signal` to a child this test started.
+pub fn signal(child: &Child, signal: libc::c_int) {
+    // SAFETY: kill(2) on a pid this test started has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, signal);
+    }
+}
