@@ -10,9 +10,11 @@ use std::time::{Duration, Instant};
 
 use dwpipe::audit::{self, Context, Files};
 use dwpipe::device::ReplayDevice;
-use dwpipe::pack::{load_lock, sha256_hex};
+use dwpipe::hash::sha256_hex;
+use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
-use dwpipe::report::{AuditReport, html, junit, render};
+use dwpipe::report::{AuditReport, html, junit};
+use dwpipe::template::render;
 
 const RUNS: usize = 20;
 

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use dwpipe::device::{CallTimeouts, Device, Hdc, ShellCommand};
+use dwpipe::device::{CallTimeouts, Device, Hdc};
 use dwpipe::process::{Cancel, ProcessSpec, run};
+use dwpipe::shell::ShellCommand;
 
 const CALLS: usize = 200;
 

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use dwpipe::assertion::UnitContext;
 use dwpipe::gate::{CheckInput, CheckResult, recompute};
 use dwpipe::pack::{freeze, load_lock, parse_pack, validate};
-use dwpipe::report::{AuditReport, render};
+use dwpipe::report::AuditReport;
+use dwpipe::template::render;
 
 const CRITERIA: usize = 1_000;
 const ITERATIONS: usize = 30;

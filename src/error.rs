@@ -4,7 +4,7 @@ use crate::device::DeviceError;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::output::WriteError;
-use crate::report::RenderError;
+use crate::template::RenderError;
 
 /// Why a command could not finish with a verdict.
 #[derive(Debug, thiserror::Error)]

@@ -20,7 +20,9 @@ pub mod device;
 pub mod diagnostic;
 pub mod error;
 pub mod exit_code;
+pub mod format;
 pub mod gate;
+pub mod hash;
 pub mod input;
 pub mod lab;
 pub mod ledger;
@@ -32,6 +34,8 @@ pub mod probe;
 pub mod process;
 pub mod report;
 pub mod review;
+pub mod shell;
+pub mod template;
 pub mod verify;
 
 pub use cli::run;

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use dwpipe::device::{
     CallTimeouts, Device, DeviceError, Hdc, HdcDevice, RecordingDevice, ReplayDevice, Server,
-    ShellCommand, ShellValue,
 };
-use dwpipe::pack::sha256_hex;
+use dwpipe::hash::sha256_hex;
+use dwpipe::shell::{ShellCommand, ShellValue};
 
 mod common;
 
@@ -557,7 +557,7 @@ mod real_captures {
     #[test]
     fn density_from_the_real_display_manager_dump() {
         let dump = capture("hidumper/awesomehdc_displaymanagerservice_a_mate60pro.txt");
-        assert_eq!(dwpipe::probe::virtual_pixel_ratio(&dump), Some(3.25));
+        assert_eq!(dwpipe::device::virtual_pixel_ratio(&dump), Some(3.25));
     }
 
     #[test]

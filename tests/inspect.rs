@@ -276,7 +276,7 @@ mod real_captures {
             Err(hidumper::DumpError::Empty(_))
         ));
         assert_eq!(
-            dwpipe::probe::virtual_pixel_ratio(&read(
+            dwpipe::device::virtual_pixel_ratio(&read(
                 "hidumper/thirdparty_csharp_dms_density_excerpt.txt"
             )),
             Some(3.15)
@@ -431,7 +431,7 @@ proptest! {
         let _ = hidumper::screens(&text);
         let _ = hidumper::memory_total(&text);
         let _ = hidumper::windows(&text);
-        let _ = dwpipe::probe::virtual_pixel_ratio(&text);
+        let _ = dwpipe::device::virtual_pixel_ratio(&text);
         let _ = hypium::parse(&text);
         let _ = screenshot::Image::decode(&bytes).map(|i| screenshot::contrast(&i, Rect { l: 0, t: 0, r: 10, b: 10 }));
     }

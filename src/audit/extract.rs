@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::pack::ProbeDoc;
+use crate::pack::Selector;
 use crate::probe::layout::{Layout, to_vp};
 use crate::probe::screenshot::{Image, contrast};
-use crate::probe::{Selector, hidumper, hitrace, hypium};
+use crate::probe::{hidumper, hitrace, hypium};
 
 /// A reading's value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,11 +13,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::assertion::{Decimal, UnitContext};
-use crate::device::{Device, DeviceError, DeviceInfo, ShellValue};
+use crate::device::{Device, DeviceError, DeviceInfo};
 use crate::diagnostic::Diagnostic;
 use crate::gate::{CheckInput, CheckResult, GateOutcome, Measurement, recompute};
 use crate::pack::{Criterion, Pack, ProbeDoc};
 use crate::playbook::{Playbooks, Step, Values};
+use crate::shell::ShellValue;
 
 pub use aggregate::{actual, aggregate, spread};
 pub use extract::{Context, Files, Reading, Value, extract};
@@ -153,7 +154,7 @@ pub async fn run(
         .map_err(|source| AuditError::Device { run: 0, source })?;
     let app = &pack.doc.app;
     let mut base = Values::default();
-    let local = |e: crate::device::UnsafeValue| AuditError::Local(e.to_string());
+    let local = |e: crate::shell::UnsafeValue| AuditError::Local(e.to_string());
     base.set(
         "bundle",
         ShellValue::bundle(&app.bundle.value).map_err(local)?,
@@ -467,7 +468,7 @@ fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>, AuditError
             })?;
             Ok(EvidenceFile {
                 path: relative(path, out),
-                sha256: crate::pack::sha256_hex(&bytes),
+                sha256: crate::hash::sha256_hex(&bytes),
             })
         })
         .collect()

@@ -6,7 +6,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::assertion::UnitContext;
-use crate::pack::{Frozen, sha256_hex};
+use crate::hash::sha256_hex;
+use crate::pack::Frozen;
 
 use super::{Context, Files, MeasurementRecord, aggregate, extract, probe_doc};
 

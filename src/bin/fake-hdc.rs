@@ -17,10 +17,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dwpipe::device::{
-    Capture, Fault, Operation, SENTINEL, ShellCommand, identity_command, parse_duration,
-    render_identity,
-};
+use dwpipe::device::{Capture, Fault, Operation, SENTINEL, identity_command, render_identity};
+use dwpipe::input::parse_duration;
+use dwpipe::shell::ShellCommand;
 
 /// One served device.
 struct Served {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::pack::Frozen;
-use crate::report::{RenderError, render};
+use crate::template::{RenderError, render};
 
 /// How much failing output a repair brief quotes (its tail).
 const OUTPUT_TAIL_CHARS: usize = 6000;

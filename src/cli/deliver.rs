@@ -221,7 +221,7 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
         DeliveryError::Resume(message) => Diagnostic::error("E_RESUME_REFUSED", message).into(),
     })?;
     let output = Output {
-        format_version: 1,
+        format_version: crate::format::DELIVER,
         pack_sha256: &frozen.lock.sha256,
         summary: &summary,
     };

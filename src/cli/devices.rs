@@ -63,7 +63,7 @@ pub(super) fn run(
     let none_reachable = reports.iter().all(|r| !r.reachable);
     if json {
         print::json(&DevicesOutput {
-            format_version: 1,
+            format_version: crate::format::DEVICES,
             servers: reports,
         });
     } else {

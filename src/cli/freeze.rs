@@ -9,7 +9,8 @@ use crate::error::Error;
 use crate::exit_code;
 use crate::output::write_atomic;
 use crate::pack::{Frozen, freeze, load_pack, validate};
-use crate::report::{SpecView, render};
+use crate::report::SpecView;
+use crate::template::render;
 
 use super::print;
 
@@ -32,7 +33,7 @@ pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error
     let warnings = &frozen.lock.diagnostics;
     if json {
         print::json(&FreezeOutput {
-            format_version: 1,
+            format_version: crate::format::FREEZE,
             sha256: &frozen.lock.sha256,
             criteria: frozen.pack.criteria.len(),
             lock: lock_path.display().to_string(),

@@ -9,7 +9,8 @@ use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report, recompute};
 use crate::output::publish_numbered;
 use crate::pack::load_lock;
-use crate::report::{AuditReport, render};
+use crate::report::AuditReport;
+use crate::template::render;
 
 use super::print;
 

@@ -3,20 +3,17 @@
 
 use std::path::Path;
 
-use crate::config::INIT_CONFIG;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::exit_code;
 use crate::output::write_atomic;
+use crate::template::{INIT_CONFIG, INIT_PACK};
 
 use super::print;
 
-/// The example pack, the same file as `examples/notes/pack.yaml`.
-pub(crate) const EXAMPLE_PACK: &str = include_str!("../../examples/notes/pack.yaml");
-
 /// Writes `DIR/pack.yaml` and `DIR/dwpipe.yaml`, refusing to overwrite either unless `force`.
 pub(super) fn run(dir: &Path, force: bool) -> Result<i32, Error> {
-    let files = [("pack.yaml", EXAMPLE_PACK), ("dwpipe.yaml", INIT_CONFIG)];
+    let files = [("pack.yaml", INIT_PACK), ("dwpipe.yaml", INIT_CONFIG)];
     for (name, _) in files {
         let path = dir.join(name);
         if path.exists() && !force {

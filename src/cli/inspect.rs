@@ -189,7 +189,7 @@ pub(super) fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i
         DumpKind::Density => {
             hidumper::require_block(&text, "DisplayManagerService")
                 .map_err(|e| invalid(file, e, fix))?;
-            let vpr = crate::probe::virtual_pixel_ratio(&text)
+            let vpr = crate::device::virtual_pixel_ratio(&text)
                 .ok_or_else(|| invalid(file, "no VirtualPixelRatio, Density or VPR field", fix))?;
             serde_json::json!({"virtual_pixel_ratio": vpr, "unit": "px/vp"})
         }

@@ -16,9 +16,6 @@ mod review;
 mod runtime;
 mod verify_evidence;
 
-#[cfg(test)]
-pub(crate) use init::EXAMPLE_PACK;
-
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -26,7 +23,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use crate::device::{CallTimeouts, Server, parse_duration};
+use crate::device::{CallTimeouts, Server};
+use crate::input::parse_duration;
 
 use crate::error::Error;
 

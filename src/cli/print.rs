@@ -34,7 +34,7 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             let _ = e.print();
         }
         Error::Invalid(found) if json_mode => json(&serde_json::json!({
-            "format-version": 1,
+            "format-version": crate::format::DIAGNOSTICS,
             "diagnostics": found,
         })),
         Error::Invalid(found) => {

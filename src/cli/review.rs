@@ -11,8 +11,8 @@ use crate::ledger::{Entry, append};
 use crate::output::publish_numbered;
 use crate::pack::load_lock;
 use crate::process::Cancel;
-use crate::report::render;
 use crate::review::{earlier, review};
+use crate::template::render;
 
 use super::print;
 use super::runtime::block_on;

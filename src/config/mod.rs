@@ -7,13 +7,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::device::parse_duration;
 use crate::diagnostic::Diagnostic;
+use crate::input::parse_duration;
+use crate::input::parse_yaml;
 use crate::input::read_bounded;
-use crate::pack::parse_yaml;
-
-/// The commented config `dwpipe init` writes.
-pub const INIT_CONFIG: &str = include_str!("../../templates/init/dwpipe.yaml");
 
 /// The bundled example's config.
 #[cfg(test)]
@@ -378,7 +375,7 @@ mod tests {
             (4, 2)
         );
         assert_eq!(config.review.fail_mode, FailMode::Warn);
-        let init = Config::parse(Path::new("dwpipe.yaml"), INIT_CONFIG).unwrap();
+        let init = Config::parse(Path::new("dwpipe.yaml"), crate::template::INIT_CONFIG).unwrap();
         assert_eq!(init.agent.unwrap().kind, AgentKind::Deveco);
         assert_eq!(init.verify[0].argv[0], "hvigorw");
     }

@@ -9,8 +9,8 @@ use super::hdc::HdcDevice;
 use super::info::DeviceInfo;
 use super::recording::RecordingDevice;
 use super::replay::ReplayDevice;
-use super::shell::{ShellCommand, ShellValue};
 use super::{Device, ShellReply};
+use crate::shell::{ShellCommand, ShellValue};
 
 /// A device of any kind.
 #[derive(Debug)]

@@ -16,13 +16,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pack::{parse_yaml, sha256_hex};
+use crate::hash::sha256_hex;
+use crate::input::parse_yaml;
 
 use super::info::DeviceInfo;
-use super::shell::ShellCommand;
-
-/// The transcript format this dwpipe reads and writes.
-pub const TRANSCRIPT_FORMAT_VERSION: u32 = 1;
+use crate::shell::ShellCommand;
 
 /// A capture that cannot serve a replay.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -188,7 +186,7 @@ impl Capture {
         let (transcript_path, transcript_text) = read("transcript.yaml")?;
         let doc: TranscriptDoc = parse_yaml(&transcript_path, &transcript_text)
             .map_err(|d| error("E_CAPTURE_INVALID", &transcript_path, d.to_string()))?;
-        if doc.format_version != TRANSCRIPT_FORMAT_VERSION {
+        if doc.format_version != crate::format::TRANSCRIPT {
             return Err(error(
                 "E_CAPTURE_INVALID",
                 &transcript_path,
@@ -355,7 +353,7 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
     let delay = doc
         .delay
         .as_deref()
-        .map(parse_duration)
+        .map(crate::input::parse_duration)
         .transpose()
         .map_err(invalid)?
         .unwrap_or_default();
@@ -393,27 +391,6 @@ fn inside(root: &Path, written: &str) -> Result<PathBuf, (&'static str, String)>
         // Not there: reported as missing by the caller.
         Err(_) => Ok(path),
     }
-}
-
-/// Parses `40ms`, `1.5s`, `2m`, `250us`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 40ms, 1.5s or 10m"))?;
-    let seconds = match unit.trim() {
-        "us" => value / 1e6,
-        "ms" => value / 1e3,
-        "s" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("`{text}` is not a duration like 40ms, 1.5s or 10m")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is out of range"))
 }
 
 /// Writes a capture as calls happen: replies inline when short, pulled files under `files/`
@@ -490,7 +467,7 @@ impl CaptureWriter {
     /// Writes `device.yaml` and `transcript.yaml`.
     pub fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
         let transcript = TranscriptDoc {
-            format_version: TRANSCRIPT_FORMAT_VERSION,
+            format_version: crate::format::TRANSCRIPT,
             exchanges: Some(self.exchanges.clone()),
         };
         let write = |name: &str, text: String| {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::capture::CaptureError;
-use super::shell::UnsafeValue;
+use crate::shell::UnsafeValue;
 
 /// A device call that did not produce a usable answer.
 #[derive(Debug, thiserror::Error)]

@@ -15,8 +15,8 @@ use super::reply::{
     HdcFailure, SENTINEL, Target, app_result, hdc_failure, normalize, parse_targets,
     split_sentinel, transfer_size,
 };
-use super::shell::{ShellCommand, ShellValue, UnsafeValue};
 use super::{Device, ShellReply};
+use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -11,7 +11,6 @@ mod info;
 mod recording;
 mod replay;
 mod reply;
-mod shell;
 
 #[cfg(test)]
 mod tests;
@@ -20,17 +19,18 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::shell::{ShellCommand, ShellValue};
+
 pub use any::AnyDevice;
-pub use capture::{
-    Capture, CaptureError, CaptureWriter, Exchange, ExchangeDoc, Fault, Operation, parse_duration,
-};
+pub use capture::{Capture, CaptureError, CaptureWriter, Exchange, ExchangeDoc, Fault, Operation};
 pub use error::DeviceError;
 pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server};
-pub use info::{DeviceInfo, identity_command, parse_identity, render_identity};
+pub use info::{
+    DeviceInfo, identity_command, parse_identity, render_identity, virtual_pixel_ratio,
+};
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
 pub use reply::{SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel};
-pub use shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// What a shell command answered.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use super::capture::{CaptureWriter, ExchangeDoc};
 use super::error::DeviceError;
 use super::info::DeviceInfo;
-use super::shell::{ShellCommand, ShellValue};
 use super::{Device, ShellReply};
+use crate::shell::{ShellCommand, ShellValue};
 
 /// Wraps a device and writes a capture of its calls.
 #[derive(Debug)]

@@ -8,8 +8,8 @@ use super::capture::{Capture, Exchange, Fault, Operation};
 use super::error::DeviceError;
 use super::info::DeviceInfo;
 use super::reply::{app_result, hdc_failure};
-use super::shell::{ShellCommand, ShellValue};
 use super::{Device, ShellReply};
+use crate::shell::{ShellCommand, ShellValue};
 
 /// Replays a capture. Calls must come in the recorded order; anything else is a mismatch
 /// naming what was expected and what came.

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::Number;
 
 use crate::diagnostic::Diagnostic;
+use crate::input::parse_json;
 use crate::input::read_bounded;
-use crate::pack::parse_json;
 
 use super::recompute::{CheckInput, CheckResult};
 

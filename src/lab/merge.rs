@@ -30,7 +30,7 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
     let bytes =
         read_bounded(&json, 64 * 1024 * 1024, "a lab report").map_err(|e| invalid(&json, e))?;
     let report: LabReport = serde_json::from_slice(&bytes).map_err(|e| invalid(&json, e))?;
-    if report.format_version != 1
+    if report.format_version != crate::format::LAB
         || report
             .rows
             .iter()
@@ -81,7 +81,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String), Diagno
         .map(|r| r.criterion_id.clone())
         .collect();
     let mut merged = LabReport {
-        format_version: 1,
+        format_version: crate::format::LAB,
         pack_sha256: pack.clone(),
         verdict: String::new(),
         devices: Vec::new(),

@@ -279,7 +279,7 @@ impl LabReport {
             .collect();
         let verdict = verdict_of(&devices);
         LabReport {
-            format_version: 1,
+            format_version: crate::format::LAB,
             pack_sha256: frozen.lock.sha256.clone(),
             verdict,
             devices,
@@ -319,7 +319,7 @@ pub fn junit(seats: &[Seat]) -> String {
 /// (last, so a `lab.json` on disk always has its siblings).
 pub fn publish(report: &LabReport, junit: &str, out: &Path) -> Result<Vec<PathBuf>, String> {
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-    let markdown = crate::report::render("lab.md", report).map_err(|e| e.to_string())?;
+    let markdown = crate::template::render("lab.md", report).map_err(|e| e.to_string())?;
     let page = html(report);
     let mut written = Vec::new();
     for (name, text) in [

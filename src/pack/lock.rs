@@ -8,20 +8,19 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::diagnostic::Diagnostic;
+use crate::hash::sha256_hex;
 use crate::input::{ReadError, read_bounded};
 
-use super::load::{MAX_PACK_BYTES, parse_json};
+use crate::input::parse_json;
+
+use super::load::MAX_PACK_BYTES;
 use super::model::Pack;
 use super::schema::PackDoc;
 use super::validate::validate;
 
 const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
-
-/// The lock format this dwpipe writes and reads.
-pub const LOCK_FORMAT_VERSION: u32 = 1;
 
 /// `pack.lock.json`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -53,14 +52,6 @@ pub fn canonical_json(pack: &serde_json::Value) -> String {
     serde_json::to_string(pack).expect("a JSON value always serializes")
 }
 
-/// Lowercase hex SHA-256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// Freezes a validated pack: canonical JSON → SHA-256 → lock (with the warnings recorded).
 pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
     let value = serde_json::to_value(&pack.doc).expect("the pack schema always serializes");
@@ -68,7 +59,7 @@ pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
     Frozen {
         pack,
         lock: LockFile {
-            format_version: LOCK_FORMAT_VERSION,
+            format_version: crate::format::LOCK,
             sha256,
             pack: value,
             diagnostics: warnings,
@@ -97,7 +88,7 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
     })?;
     let lock: LockFile =
         parse_json(path, text).map_err(|d| one(d.recode("E_LOCK_INVALID", LOCK_FIX)))?;
-    if lock.format_version != LOCK_FORMAT_VERSION {
+    if lock.format_version != crate::format::LOCK {
         return Err(one(Diagnostic::error(
             "E_LOCK_UNSUPPORTED",
             format!(

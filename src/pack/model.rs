@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::assertion::Assertion;
-use crate::probe::ProbeKind;
+use crate::pack::ProbeKind;
 
 use super::schema::PackDoc;
 

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::hash::sha256_hex;
 
 const HEADER: &str = "version: 1\napp:\n  bundle: com.example.notes\ncriteria:\n";
 
@@ -424,9 +425,13 @@ fn the_hash_is_over_canonical_json_whatever_the_syntax_or_key_order() {
 
 #[test]
 fn the_example_pack_freezes_cleanly() {
-    let found = diagnostics_of("pack.yaml", crate::cli::EXAMPLE_PACK);
+    let found = diagnostics_of("pack.yaml", crate::template::INIT_PACK);
     assert!(found.is_empty(), "{found:?}");
-    let (doc, _) = parse_pack(Path::new("pack.yaml"), crate::cli::EXAMPLE_PACK.as_bytes()).unwrap();
+    let (doc, _) = parse_pack(
+        Path::new("pack.yaml"),
+        crate::template::INIT_PACK.as_bytes(),
+    )
+    .unwrap();
     let pack = validate(doc, Path::new("pack.yaml")).0.unwrap();
     let dimensions: std::collections::BTreeSet<&str> =
         pack.criteria.iter().map(|c| c.dimension.as_str()).collect();

@@ -12,9 +12,9 @@ use serde_saphyr::Spanned;
 use crate::assertion::{
     Assertion, Decimal, Expectation, MATCHER_NAMES, Scalar, Unit, known_spellings,
 };
-use crate::device::ShellValue;
 use crate::diagnostic::{Diagnostic, Location, has_errors};
-use crate::probe::{CATALOG, check_probe};
+use crate::pack::{CATALOG, check_probe};
+use crate::shell::ShellValue;
 
 use super::model::{Criterion, CriterionAssertion, Dimension, MeasuredBy, Pack, Weight};
 use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc};

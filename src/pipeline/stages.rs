@@ -10,13 +10,14 @@ use crate::audit::{self, AuditError};
 use crate::brief::{Failure, failures_from_audit, failures_from_verify, goal, repair};
 use crate::device::DeviceError;
 use crate::gate::Verdict;
+use crate::hash::sha256_hex;
 use crate::lab::{self, LabReport, audit_lab};
 use crate::ledger::{self, Entry, append};
 use crate::output::{publish_numbered, write_atomic};
-use crate::pack::sha256_hex;
 use crate::process::Cancel;
-use crate::report::{AuditReport, render};
+use crate::report::AuditReport;
 use crate::review::{ReviewVerdict, earlier, review};
+use crate::template::render;
 use crate::verify::{
     CommandStatus, Next, RepairGuard, StatCache, TerminalReason, VerifyError, fingerprint, verify,
 };

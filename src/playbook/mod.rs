@@ -14,10 +14,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::device::{ShellCommand, ShellValue, UnsafeValue, parse_duration};
 use crate::diagnostic::Diagnostic;
-use crate::pack::parse_yaml;
-use crate::probe::CATALOG;
+use crate::input::parse_duration;
+use crate::input::parse_yaml;
+use crate::pack::CATALOG;
+use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// The embedded playbooks, by file name.
 const EMBEDDED: &[(&str, &str)] = &[

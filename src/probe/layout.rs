@@ -10,7 +10,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::selector::{Selector, SelectorKind};
+use crate::pack::{Selector, SelectorKind};
 
 /// `[l,t][r,b]` in px.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

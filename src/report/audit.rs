@@ -14,9 +14,6 @@ use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verd
 use crate::output::{publish_numbered, write_atomic};
 use crate::pack::{Frozen, Pack};
 
-/// Version of the audit report schema.
-pub const AUDIT_FORMAT_VERSION: u32 = 1;
-
 /// An audit report.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -121,7 +118,7 @@ impl AuditReport {
                 .count(),
         };
         AuditReport {
-            format_version: AUDIT_FORMAT_VERSION,
+            format_version: crate::format::AUDIT,
             dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
             pack_sha256: pack_sha256.to_owned(),
             verdict: outcome.verdict,
@@ -148,7 +145,7 @@ impl AuditReport {
     /// next free number), `junit.xml` and `report.html`; returns their paths.
     pub fn publish(&self, pack: &Pack, out: &Path) -> Result<Vec<PathBuf>, crate::error::Error> {
         let json = self.to_json();
-        let markdown = super::render("audit.md", self)?;
+        let markdown = crate::template::render("audit.md", self)?;
         let (_, mut paths) = publish_numbered(
             out,
             "audit",

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::audit::{MeasurementRecord, probe_doc};
 use crate::gate::{AssertionVerdict, CheckResult, Verdict};
 use crate::pack::Pack;
-use crate::probe::Selector;
+use crate::pack::Selector;
 use crate::probe::hitrace::{Analysis, for_each_line};
 use crate::probe::layout::{Layout, Rect, to_vp};
 

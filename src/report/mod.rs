@@ -4,11 +4,9 @@
 mod audit;
 pub(crate) mod html;
 mod junit;
-mod render;
 mod spec;
 
-pub use audit::{AUDIT_FORMAT_VERSION, AuditReport, ReportCheck, Summary};
+pub use audit::{AuditReport, ReportCheck, Summary};
 pub use html::html;
 pub use junit::{junit, junit_lab};
-pub use render::{RenderError, render};
 pub use spec::SpecView;

@@ -108,7 +108,7 @@ pub async fn review(
     let mut diagnostics = builtin(&frozen.pack);
     let round = rounds_so_far + 1;
     let mut report = ReviewReport {
-        format_version: 1,
+        format_version: crate::format::REVIEW,
         pack_sha256: frozen.lock.sha256.clone(),
         verdict: ReviewVerdict::Pass,
         round,

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::pack::sha256_hex;
+use crate::hash::sha256_hex;
 
 /// How much of the output's end counts (failures print their cause last).
 const TAIL_CHARS: usize = 4000;

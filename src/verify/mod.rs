@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::config::VerifyCommand;
-use crate::pack::sha256_hex;
+use crate::hash::sha256_hex;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 
 pub use failure::{fingerprint as failure_fingerprint, normalize};
@@ -224,7 +224,7 @@ pub async fn verify(
         CommandStatus::Fail
     };
     Ok(VerifyReport {
-        format_version: 1,
+        format_version: crate::format::VERIFY,
         round,
         fingerprint_before: before,
         fingerprint_after: after,

@@ -7,10 +7,12 @@
 
 use std::collections::HashMap;
 
+use super::cold_start::ColdStartTracker;
+use super::frames::FrameTracker;
 use super::line::{EventLine, parse_line};
-use super::metrics::{ColdStartTracker, FrameTracker};
 use super::payload::{Marker, parse_marker};
 use super::reader::Line;
+use super::scan::{SliceKind, classify};
 
 /// Marker counts by phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -27,17 +29,6 @@ pub struct MarkerCounts {
     pub counter: u64,
     /// Android `I/N/G/H` and unrecognized payloads.
     pub other: u64,
-}
-
-/// What kind of slice a `B` opened, decided once from its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SliceKind {
-    /// `Waiting for Present Fence <n>`: its end is a frame on screen.
-    PresentFence,
-    /// `RSMainThread::ProcessCommandUni…`: the render service taking apps' transactions.
-    ProcessCommands,
-    /// Anything else.
-    Other,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -145,37 +136,4 @@ impl Analysis {
     pub fn open_begins(&self) -> u64 {
         self.stacks.values().map(|s| s.len() as u64).sum()
     }
-}
-
-fn classify(name: &[u8]) -> SliceKind {
-    // `Waiting for Present Fence 695279` on one screen; `Waiting for PresentFence_0 350342`
-    // where the render service names fences per screen.
-    if name.starts_with(b"Waiting for Present Fence")
-        || name.starts_with(b"Waiting for PresentFence")
-    {
-        SliceKind::PresentFence
-    } else if name.starts_with(b"RSMainThread::ProcessCommandUni") {
-        SliceKind::ProcessCommands
-    } else {
-        SliceKind::Other
-    }
-}
-
-/// Whether `needle` occurs in `haystack`.
-pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    find(haystack, needle).is_some()
-}
-
-/// Where `needle` first occurs in `haystack`.
-pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
-}
-
-/// The unsigned integer right after `key` in `text` (`rate:60` → 60).
-pub fn number_after(text: &[u8], key: &[u8]) -> Option<u64> {
-    let at = find(text, key)? + key.len();
-    let digits = &text[at..];
-    let digits = &digits[digits.iter().take_while(|b| **b == b' ').count()..];
-    let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
-    std::str::from_utf8(&digits[..len]).ok()?.parse().ok()
 }

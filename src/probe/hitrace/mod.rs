@@ -3,10 +3,12 @@
 //! lines are read through one fixed buffer and only per-frame facts are kept.
 
 mod analysis;
+mod cold_start;
+mod frames;
 mod line;
-mod metrics;
 mod payload;
 mod reader;
+mod scan;
 
 #[cfg(test)]
 mod tests;
@@ -16,8 +18,9 @@ use std::io::Read;
 use serde::Serialize;
 
 pub use analysis::{Analysis, MarkerCounts};
+pub use cold_start::{ColdStart, Phase};
+pub use frames::FrameStats;
 pub use line::{EventLine, parse_line};
-pub use metrics::{ColdStart, FrameStats, Phase};
 pub use payload::{Marker, parse_marker};
 pub use reader::{Line, MAX_LINE, for_each_line};
 

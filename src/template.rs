@@ -1,6 +1,6 @@
-//! Handlebars rendering with the templates embedded in the binary. Strict mode makes a
-//! missing field an error instead of an empty string; escaping is off because the output is
-//! Markdown, not HTML.
+//! The files embedded from `templates/`: Handlebars templates, rendered in strict mode (a
+//! missing field is an error instead of an empty string; escaping is off because the output is
+//! Markdown, not HTML), and the files `dwpipe init` writes.
 
 use std::sync::LazyLock;
 
@@ -16,18 +16,24 @@ pub struct RenderError {
     source: Box<handlebars::RenderError>,
 }
 
+/// The commented config `dwpipe init` writes.
+pub const INIT_CONFIG: &str = include_str!("../templates/init/dwpipe.yaml");
+
+/// The example pack `dwpipe init` writes, the same file as `examples/notes/pack.yaml`.
+pub const INIT_PACK: &str = include_str!("../examples/notes/pack.yaml");
+
 const TEMPLATES: &[(&str, &str)] = &[
-    ("spec.md", include_str!("../../templates/spec.md.hbs")),
-    ("audit.md", include_str!("../../templates/audit.md.hbs")),
-    ("review.md", include_str!("../../templates/review.md.hbs")),
-    ("lab.md", include_str!("../../templates/lab.md.hbs")),
+    ("spec.md", include_str!("../templates/spec.md.hbs")),
+    ("audit.md", include_str!("../templates/audit.md.hbs")),
+    ("review.md", include_str!("../templates/review.md.hbs")),
+    ("lab.md", include_str!("../templates/lab.md.hbs")),
     (
         "goal-brief.md",
-        include_str!("../../templates/goal-brief.md.hbs"),
+        include_str!("../templates/goal-brief.md.hbs"),
     ),
     (
         "repair-brief.md",
-        include_str!("../../templates/repair-brief.md.hbs"),
+        include_str!("../templates/repair-brief.md.hbs"),
     ),
 ];
 

@@ -1,5 +1,12 @@
-//! Reading an input file into memory with a size bound: a generated or hostile file is
-//! refused from its size, before a byte of it is read.
+//! Reading input: a file into memory with a size bound (a generated or hostile file is refused
+//! from its size, before a byte of it is read), its text into serde types with the key path and
+//! position of any error, and durations as people write them.
+
+mod duration;
+mod parse;
+
+pub use duration::parse_duration;
+pub use parse::{parse_json, parse_yaml};
 
 use std::io;
 use std::path::{Path, PathBuf};
