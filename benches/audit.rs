@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use dwpipe::audit::{self, Context, Files};
+use dwpipe::audit::{self, Context, Decoded, Files};
 use dwpipe::device::ReplayDevice;
 use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
@@ -88,9 +88,14 @@ fn main() {
             &|_| {},
         ))
         .unwrap();
-    let report = AuditReport::of_run(&frozen, &run, &[], Some("../pack.lock.json".into()));
+    let audited = run.gate(&frozen.pack, &[]);
+    let report = AuditReport::of_audit(
+        &frozen.lock.sha256,
+        &audited,
+        Some("../pack.lock.json".into()),
+    );
 
-    let evidence: Vec<_> = run
+    let evidence: Vec<_> = audited
         .measurements
         .iter()
         .flat_map(|m| &m.runs)
@@ -104,11 +109,17 @@ fn main() {
     });
     let context = Context {
         bundle: &frozen.pack.doc.app.bundle.value,
-        vpr: run.device.virtual_pixel_ratio,
+        vpr: audited.device.virtual_pixel_ratio,
     };
+    // What the audit does once per session visit: decode the files, run every probe's
+    // extractor over them.
     let parsing = timed(|| {
-        for m in &run.measurements {
-            let probe = audit::probe_doc(&frozen.pack, &m.criterion_id).unwrap();
+        for m in &audited.measurements {
+            let criterion = frozen.pack.criteria.iter().find(|c| c.id == m.criterion_id);
+            let probe = &criterion
+                .and_then(|c| c.assertion.as_ref()?.probe.as_ref())
+                .unwrap()
+                .args;
             for r in &m.runs {
                 let files: Files = r
                     .files
@@ -121,9 +132,8 @@ fn main() {
                         )
                     })
                     .collect();
-                std::hint::black_box(
-                    audit::extract(&m.extractor, &files, &probe, &context).unwrap(),
-                );
+                let decoded = Decoded::new(&files, context);
+                std::hint::black_box(audit::extract(m.extractor, &decoded, probe).unwrap());
             }
         }
     });
@@ -131,7 +141,7 @@ fn main() {
         std::hint::black_box(report.to_json());
         std::hint::black_box(render("audit.md", &report).unwrap());
         std::hint::black_box(junit(&report));
-        std::hint::black_box(html(&report, &frozen.pack, &out));
+        std::hint::black_box(html(&report, &audited.figures, &frozen.pack));
     });
     let total = timed(|| {
         n += 1;
@@ -146,12 +156,13 @@ fn main() {
                 &|_| {},
             ))
             .unwrap();
-        let report = AuditReport::of_run(&frozen, &run, &[], None);
+        let audited = run.gate(&frozen.pack, &[]);
+        let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
             render("audit.md", &report).unwrap(),
             junit(&report),
-            html(&report, &frozen.pack, &out),
+            html(&report, &audited.figures, &frozen.pack),
         ));
     });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -159,7 +170,7 @@ fn main() {
     println!(
         "evidence: {} files in {} measurements (median of {RUNS})",
         evidence.len(),
-        run.measurements.len()
+        audited.measurements.len()
     );
     println!(
         "dwpipe audit --replay as a process      {:>8.2} ms",

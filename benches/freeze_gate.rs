@@ -107,7 +107,7 @@ fn main() {
             "{:?}",
             outcome.diagnostics.first()
         );
-        let report = AuditReport::new(&frozen.lock.sha256, outcome);
+        let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
         black_box(render("audit.md", &report).unwrap());
     });
@@ -121,7 +121,7 @@ fn main() {
     measure("`dwpipe gate` work: load lock + gate + report", || {
         let frozen = load_lock(&lock_path).unwrap();
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
-        let report = AuditReport::new(&frozen.lock.sha256, outcome);
+        let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
         black_box(render("audit.md", &report).unwrap());
     });
@@ -131,7 +131,7 @@ fn main() {
         let (pack, diagnostics) = validate(doc, path);
         let frozen = freeze(pack.unwrap(), diagnostics);
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
-        let report = AuditReport::new(&frozen.lock.sha256, outcome);
+        let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
         black_box(render("audit.md", &report).unwrap());
     });

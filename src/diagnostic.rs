@@ -166,3 +166,16 @@ impl fmt::Display for Diagnostic {
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(Diagnostic::is_error)
 }
+
+/// An error and its causes in one line, `: `-separated, for files and messages that keep the
+/// whole story (error messages never repeat their cause, so each part is said once).
+pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        text.push_str(": ");
+        text.push_str(&next.to_string());
+        cause = next.source();
+    }
+    text
+}

@@ -18,6 +18,9 @@ pub enum Error {
     /// A template failed to render.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// A report could not be written.
+    #[error(transparent)]
+    Publish(#[from] crate::report::PublishError),
     /// A device call failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -42,7 +45,7 @@ impl Error {
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_) => exit_code::ENVIRONMENT,
             // A template that does not render is dwpipe's bug; nothing was decided.
-            Error::Render(_) => exit_code::ENVIRONMENT,
+            Error::Render(_) | Error::Publish(_) => exit_code::ENVIRONMENT,
         }
     }
 }

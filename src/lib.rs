@@ -37,5 +37,6 @@ pub mod review;
 pub mod shell;
 pub mod template;
 pub mod verify;
+mod words;
 
 pub use cli::run;

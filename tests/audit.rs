@@ -222,6 +222,28 @@ fn verify_evidence_recomputes_and_catches_tampering() {
 }
 
 #[test]
+fn verify_evidence_refuses_an_aggregate_it_does_not_know() {
+    let dir = frozen();
+    let (code, _, _) = audit(dir.path(), "notes-pass", "out");
+    assert_eq!(code, 0);
+    let report = dir.path().join("out/audit-1.json");
+    let text = fs::read_to_string(&report).unwrap();
+    assert!(text.contains("\"aggregate\": \"median\""));
+    fs::write(
+        &report,
+        text.replacen("\"aggregate\": \"median\"", "\"aggregate\": \"average\"", 1),
+    )
+    .unwrap();
+    // Never a silent median: the report is refused as invalid input.
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("E_EVIDENCE_INVALID") && stderr.contains("average"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_device_that_vanishes_mid_audit_exits_3_and_keeps_the_evidence() {
     let dir = frozen();
     let capture = dir.path().join("vanishing");

@@ -1,11 +1,13 @@
-//! Several runs → one value: `median` (default), `min`, `max`, `mean`, `p90`; the spread
-//! between runs, for the instability warning; and the `actual` text a check carries.
+//! Several runs → one value by the probe's [`Aggregate`]; the spread between runs, for the
+//! instability warning; and the `actual` text a check carries.
 
-use super::extract::Value;
+use crate::pack::Aggregate;
+
+use super::model::Value;
 
 /// Aggregates run values. Numbers by `how`; words must agree (else `fail`, the honest
 /// summary of runs that disagree on pass/fail).
-pub fn aggregate(values: &[Value], how: &str) -> Option<Value> {
+pub fn aggregate(values: &[Value], how: Aggregate) -> Option<Value> {
     let numbers: Vec<f64> = values.iter().filter_map(Value::as_number).collect();
     if numbers.len() != values.len() {
         let first = values.first()?.clone();
@@ -22,12 +24,12 @@ pub fn aggregate(values: &[Value], how: &str) -> Option<Value> {
         return None;
     }
     let value = match how {
-        "min" => sorted[0],
-        "max" => sorted[n - 1],
-        "mean" => sorted.iter().sum::<f64>() / n as f64,
-        "p90" => sorted[((0.9 * n as f64).ceil() as usize).clamp(1, n) - 1],
-        _ if n % 2 == 1 => sorted[n / 2],
-        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+        Aggregate::Min => sorted[0],
+        Aggregate::Max => sorted[n - 1],
+        Aggregate::Mean => sorted.iter().sum::<f64>() / n as f64,
+        Aggregate::P90 => sorted[((0.9 * n as f64).ceil() as usize).clamp(1, n) - 1],
+        Aggregate::Median if n % 2 == 1 => sorted[n / 2],
+        Aggregate::Median => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     };
     Some(Value::Number((value * 1000.0).round() / 1000.0))
 }
@@ -72,11 +74,11 @@ mod tests {
     fn aggregates_and_spreads() {
         let runs = numbers(&[760.0, 700.0, 720.0]);
         let rows = [
-            ("median", 720.0),
-            ("min", 700.0),
-            ("max", 760.0),
-            ("mean", 726.667),
-            ("p90", 760.0),
+            (Aggregate::Median, 720.0),
+            (Aggregate::Min, 700.0),
+            (Aggregate::Max, 760.0),
+            (Aggregate::Mean, 726.667),
+            (Aggregate::P90, 760.0),
         ];
         for (how, expected) in rows {
             assert_eq!(
@@ -86,17 +88,17 @@ mod tests {
             );
         }
         assert_eq!(
-            aggregate(&numbers(&[1.0, 2.0, 3.0, 4.0]), "median"),
+            aggregate(&numbers(&[1.0, 2.0, 3.0, 4.0]), Aggregate::Median),
             Some(Value::Number(2.5))
         );
         assert_eq!(
             spread(&runs, &Value::Number(720.0)).map(|s| (s * 1000.0).round()),
             Some(83.0)
         );
-        assert_eq!(aggregate(&[], "median"), None);
+        assert_eq!(aggregate(&[], Aggregate::Median), None);
         let words = vec![Value::Text("pass".into()), Value::Text("fail".into())];
         assert_eq!(
-            aggregate(&words, "median"),
+            aggregate(&words, Aggregate::Median),
             Some(Value::Text("fail".into()))
         );
         assert_eq!(actual(&Value::Number(742.0), Some("ms")), "742ms");

@@ -1,36 +1,25 @@
 //! From a session's evidence files to one reading per probe: pure functions over bytes, so
-//! `verify-evidence` can run them again offline on the stored files.
+//! `verify-evidence` can run them again offline on the stored files. Each file is decoded at
+//! most once per session visit and shared by every probe of the session and by the report's
+//! figures.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use crate::pack::{FrameMetric, ProbeArgs, Selector};
+use crate::probe::hidumper::{self, DumpError};
+use crate::probe::hitrace::{self, Analysis, TraceReport, for_each_line};
+use crate::probe::hypium::{self, HypiumError};
+use crate::probe::layout::{Layout, LayoutError, to_vp};
+use crate::probe::screenshot::{Image, ScreenshotError, contrast};
+use crate::probe::{Evidence, Extractor};
 
-use crate::pack::ProbeDoc;
-use crate::pack::Selector;
-use crate::probe::layout::{Layout, to_vp};
-use crate::probe::screenshot::{Image, contrast};
-use crate::probe::{hidumper, hitrace, hypium};
+use super::model::Value;
 
-/// A reading's value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Value {
-    /// A number in the probe's unit.
-    Number(f64),
-    /// A word (`pass`/`fail`).
-    Text(String),
-}
-
-impl Value {
-    /// The number, if the value is one.
-    pub fn as_number(&self) -> Option<f64> {
-        match self {
-            Value::Number(n) => Some(*n),
-            Value::Text(_) => None,
-        }
-    }
-}
+/// Evidence files of one session run, by the name the playbook saved them under.
+pub type Files = BTreeMap<String, PathBuf>;
 
 /// One run's reading of one probe.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +31,7 @@ pub struct Reading {
 }
 
 /// What an extractor may need besides the files.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
     /// The app.
     pub bundle: &'a str,
@@ -50,69 +39,199 @@ pub struct Context<'a> {
     pub vpr: Option<f64>,
 }
 
-/// Evidence files of one session run, by the name the playbook saved them under.
-pub type Files = BTreeMap<String, PathBuf>;
-
-fn read(files: &Files, name: &str) -> Result<Vec<u8>, String> {
-    let path = files
-        .get(name)
-        .ok_or_else(|| format!("the session saved no `{name}`"))?;
-    std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+/// Why a probe read nothing from a session's evidence.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// The session did not save the file the extractor reads.
+    #[error("the session saved no `{0}`")]
+    NotSaved(Evidence),
+    /// The file is there but cannot be read.
+    #[error("cannot read `{}`", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The cause (shared: a decoded file's error is reported by every probe that needs it).
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The trace holds no whole launch of the app.
+    #[error("no whole launch of the app in the trace")]
+    NoLaunch,
+    /// Fewer than two frames were presented.
+    #[error("fewer than two frames presented in the trace")]
+    TooFewFrames,
+    /// The device identity holds no density, so px cannot become vp.
+    #[error("the device's density (VirtualPixelRatio) is unknown")]
+    NoDensity,
+    /// The probe lacks an argument this extractor needs.
+    #[error("the probe needs `{0}`")]
+    MissingArgument(&'static str),
+    /// The measured node is outside the screen.
+    #[error("the target is not on screen")]
+    OffScreen,
+    /// The app window has no clickable node on screen.
+    #[error("no clickable node on screen in the app window")]
+    NoClickable,
+    /// The layout dump does not hold what the probe asks.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// The screenshot cannot be measured.
+    #[error(transparent)]
+    Screenshot(#[from] ScreenshotError),
+    /// The hidumper output holds no usable block.
+    #[error(transparent)]
+    Dump(#[from] DumpError),
+    /// The test output has no usable summary.
+    #[error(transparent)]
+    Hypium(#[from] HypiumError),
 }
 
-fn text(files: &Files, name: &str) -> Result<String, String> {
-    Ok(String::from_utf8_lossy(&read(files, name)?).replace('\r', ""))
+/// A trace, analysed: the report and every frame interval (for the report's chart).
+#[derive(Debug)]
+pub struct Trace {
+    /// What the analysis found.
+    pub report: TraceReport,
+    /// Every interval between consecutive presented frames, in ms.
+    pub intervals_ms: Vec<f64>,
 }
 
-fn selector(arg: &Option<String>, name: &str) -> Result<Selector, String> {
-    let text = arg
-        .as_deref()
-        .ok_or_else(|| format!("the probe needs `{name}`"))?;
-    Selector::parse(text).map_err(|e| e.to_string())
+/// A screenshot: its bytes (the report embeds them) and its pixels.
+#[derive(Debug)]
+pub struct Screenshot {
+    /// The file as pulled.
+    pub bytes: Vec<u8>,
+    /// Decoded.
+    pub image: Image,
 }
 
-/// Runs extractor `name` over a session's files.
-pub fn extract(
-    name: &str,
-    files: &Files,
-    probe: &ProbeDoc,
-    context: &Context<'_>,
-) -> Result<Reading, String> {
-    let number = |value: f64, detail: String| {
-        Ok(Reading {
-            value: Value::Number(value),
-            detail,
+/// One session visit's evidence, each file decoded on first use and kept for the others.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    files: &'a Files,
+    context: Context<'a>,
+    trace: OnceCell<Result<Trace, ExtractError>>,
+    layout: OnceCell<Result<Layout, ExtractError>>,
+    screen: OnceCell<Result<Screenshot, ExtractError>>,
+}
+
+impl<'a> Decoded<'a> {
+    /// The evidence of one session visit.
+    pub fn new(files: &'a Files, context: Context<'a>) -> Decoded<'a> {
+        Decoded {
+            files,
+            context,
+            trace: OnceCell::new(),
+            layout: OnceCell::new(),
+            screen: OnceCell::new(),
+        }
+    }
+
+    fn path(&self, evidence: Evidence) -> Result<&PathBuf, ExtractError> {
+        self.files
+            .get(evidence.as_str())
+            .ok_or(ExtractError::NotSaved(evidence))
+    }
+
+    fn bytes(&self, evidence: Evidence) -> Result<Vec<u8>, ExtractError> {
+        let path = self.path(evidence)?;
+        std::fs::read(path).map_err(|source| ExtractError::Unreadable {
+            path: path.clone(),
+            source: Arc::new(source),
         })
-    };
-    match name {
-        "cold-start" | "frames" => {
-            let path = files
-                .get("trace.ftrace")
-                .ok_or("the session saved no `trace.ftrace`")?;
-            let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-            let report = hitrace::analyze(file, Some(context.bundle.to_owned()))
-                .map_err(|e| e.to_string())?;
-            if name == "cold-start" {
-                let cold = report
-                    .cold_start
-                    .ok_or("no whole launch of the app in the trace")?;
-                return number(
-                    cold.ms,
-                    format!(
-                        "from `{}` to the end of the first present fence",
-                        cold.start_marker
-                    ),
-                );
-            }
-            let f = report.frames;
-            let (value, what) = match probe.metric.as_deref() {
-                Some("fps") => (f.fps, "fps"),
-                Some("p50") => (f.p50_ms, "p50 frame interval"),
-                Some("p95") => (f.p95_ms, "p95 frame interval"),
-                Some("max") => (f.max_ms, "longest frame interval"),
-                _ => (f.jank_ms_per_s, "jank (dropped ms per second)"),
+    }
+
+    fn text(&self, evidence: Evidence) -> Result<String, ExtractError> {
+        Ok(String::from_utf8_lossy(&self.bytes(evidence)?).replace('\r', ""))
+    }
+
+    /// The trace, streamed once through the analysis.
+    pub fn trace(&self) -> Result<&Trace, ExtractError> {
+        self.trace
+            .get_or_init(|| {
+                let path = self.path(Evidence::Trace)?;
+                let unreadable = |source| ExtractError::Unreadable {
+                    path: path.clone(),
+                    source: Arc::new(source),
+                };
+                let file = std::fs::File::open(path).map_err(unreadable)?;
+                let mut analysis = Analysis::new(Some(self.context.bundle.to_owned()));
+                for_each_line(file, |line| analysis.line(line)).map_err(unreadable)?;
+                Ok(Trace {
+                    report: hitrace::report(&analysis),
+                    intervals_ms: analysis.frames.intervals_ms(),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The layout dump, parsed once.
+    pub fn layout(&self) -> Result<&Layout, ExtractError> {
+        self.layout
+            .get_or_init(|| Ok(Layout::parse(&self.bytes(Evidence::Layout)?)?))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The screenshot, decoded once.
+    pub fn screen(&self) -> Result<&Screenshot, ExtractError> {
+        self.screen
+            .get_or_init(|| {
+                let bytes = self.bytes(Evidence::Screen)?;
+                let image = Image::decode(&bytes)?;
+                Ok(Screenshot { bytes, image })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+fn selector<'p>(
+    selector: &'p Option<Selector>,
+    name: &'static str,
+) -> Result<&'p Selector, ExtractError> {
+    selector.as_ref().ok_or(ExtractError::MissingArgument(name))
+}
+
+fn number(value: f64, detail: String) -> Result<Reading, ExtractError> {
+    Ok(Reading {
+        value: Value::Number(value),
+        detail,
+    })
+}
+
+/// Runs an extractor over a session's evidence.
+pub fn extract(
+    extractor: Extractor,
+    evidence: &Decoded<'_>,
+    probe: &ProbeArgs,
+) -> Result<Reading, ExtractError> {
+    match extractor {
+        Extractor::ColdStart => {
+            let cold = evidence
+                .trace()?
+                .report
+                .cold_start
+                .as_ref()
+                .ok_or(ExtractError::NoLaunch)?;
+            number(
+                cold.ms,
+                format!(
+                    "from `{}` to the end of the first present fence",
+                    cold.start_marker
+                ),
+            )
+        }
+        Extractor::Frames => {
+            let f = &evidence.trace()?.report.frames;
+            let (value, what) = match probe.metric {
+                FrameMetric::Fps => (f.fps, "fps"),
+                FrameMetric::P50 => (f.p50_ms, "p50 frame interval"),
+                FrameMetric::P95 => (f.p95_ms, "p95 frame interval"),
+                FrameMetric::Max => (f.max_ms, "longest frame interval"),
+                FrameMetric::Jank => (f.jank_ms_per_s, "jank (dropped ms per second)"),
             };
-            let value = value.ok_or("fewer than two frames presented in the trace")?;
+            let value = value.ok_or(ExtractError::TooFewFrames)?;
             number(
                 value,
                 format!(
@@ -123,149 +242,118 @@ pub fn extract(
                 ),
             )
         }
-        "memory" => {
-            let total =
-                hidumper::memory_total(&text(files, "mem.txt")?).map_err(|e| e.to_string())?;
+        Extractor::Memory => {
+            let total = hidumper::memory_total(&evidence.text(Evidence::Memory)?)?;
             number(total.pss_kb as f64, total.evidence)
         }
-        "layout-gap" | "layout-size" | "layout-align" | "touch-target" | "labels" | "contrast" => {
-            let layout = Layout::parse(&read(files, "layout.json")?).map_err(|e| e.to_string())?;
-            let window = layout
-                .app_window(Some(context.bundle))
-                .map_err(|e| e.to_string())?;
-            let vpr = context
-                .vpr
-                .ok_or("the device's density (VirtualPixelRatio) is unknown")?;
-            let vp = |px: i64| to_vp(px, vpr);
-            match name {
-                "layout-gap" => {
-                    let (from, to) = (
-                        layout.select(window, &selector(&probe.from, "from")?),
-                        layout.select(window, &selector(&probe.to, "to")?),
-                    );
-                    let (from, to) = (
-                        from.map_err(|e| e.to_string())?,
-                        to.map_err(|e| e.to_string())?,
-                    );
-                    let horizontal = probe.axis.as_deref() == Some("horizontal");
-                    let px = layout
-                        .gap_px(from, to, horizontal)
-                        .map_err(|e| e.to_string())?;
-                    number(
-                        vp(px),
-                        format!(
-                            "{px} px between {} and {}",
-                            layout.selector_of(from),
-                            layout.selector_of(to)
-                        ),
-                    )
-                }
-                "layout-size" => {
-                    let node = layout
-                        .select(window, &selector(&probe.target, "target")?)
-                        .map_err(|e| e.to_string())?;
-                    let px = layout
-                        .size_px(node, probe.side.as_deref() == Some("height"))
-                        .map_err(|e| e.to_string())?;
-                    number(
-                        vp(px),
-                        format!(
-                            "{px} px {} of {}",
-                            probe.side.as_deref().unwrap_or("width"),
-                            layout.selector_of(node)
-                        ),
-                    )
-                }
-                "layout-align" => {
-                    let from = layout
-                        .select(window, &selector(&probe.from, "from")?)
-                        .map_err(|e| e.to_string())?;
-                    let to = layout
-                        .select(window, &selector(&probe.to, "to")?)
-                        .map_err(|e| e.to_string())?;
-                    let px = layout
-                        .misalignment_px(from, to, probe.edge.as_deref() == Some("top"))
-                        .map_err(|e| e.to_string())?;
-                    number(
-                        vp(px),
-                        format!(
-                            "{px} px between the {} edges",
-                            probe.edge.as_deref().unwrap_or("left")
-                        ),
-                    )
-                }
-                "touch-target" => {
-                    let candidates = match &probe.target {
-                        Some(_) => vec![
-                            layout
-                                .select(window, &selector(&probe.target, "target")?)
-                                .map_err(|e| e.to_string())?,
-                        ],
-                        None => layout.clickables(window),
-                    };
-                    let smallest = candidates
-                        .iter()
-                        .filter_map(|i| {
-                            layout
-                                .visible_rect(*i)
-                                .map(|r| (r.width().min(r.height()), *i))
-                        })
-                        .min()
-                        .ok_or("no clickable node on screen in the app window")?;
-                    number(
-                        vp(smallest.0),
-                        format!(
-                            "smallest side of {} ({} px)",
-                            layout.selector_of(smallest.1),
-                            smallest.0
-                        ),
-                    )
-                }
-                "labels" => {
-                    let unlabeled: Vec<String> = layout
-                        .unlabeled(window)
-                        .into_iter()
-                        .map(|i| layout.selector_of(i))
-                        .collect();
-                    number(
-                        unlabeled.len() as f64,
-                        if unlabeled.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            unlabeled.join(", ")
-                        },
-                    )
-                }
-                _ => {
-                    let node = layout
-                        .select(window, &selector(&probe.target, "target")?)
-                        .map_err(|e| e.to_string())?;
-                    let bounds = layout
-                        .visible_rect(node)
-                        .filter(|r| !r.is_empty())
-                        .ok_or("the target is not on screen")?;
-                    let image =
-                        Image::decode(&read(files, "screen.png")?).map_err(|e| e.to_string())?;
-                    let measured = contrast(&image, bounds).map_err(|e| e.to_string())?;
-                    number(
-                        measured.ratio,
-                        format!(
-                            "{} on {} inside {}",
-                            measured.foreground,
-                            measured.background,
-                            layout.selector_of(node)
-                        ),
-                    )
-                }
-            }
-        }
-        "hypium" => {
-            let report = hypium::parse(&text(files, "aa-test.txt")?).map_err(|e| e.to_string())?;
+        Extractor::Hypium => {
+            let report = hypium::parse(&evidence.text(Evidence::TestOutput)?)?;
             Ok(Reading {
                 value: Value::Text(report.verdict.to_owned()),
                 detail: report.evidence,
             })
         }
-        other => Err(format!("unknown extractor `{other}`")),
+        Extractor::LayoutGap
+        | Extractor::LayoutSize
+        | Extractor::LayoutAlign
+        | Extractor::TouchTarget
+        | Extractor::Labels
+        | Extractor::Contrast => on_screen(extractor, evidence, probe),
+    }
+}
+
+/// The extractors that read the layout dump (and, for contrast, the screenshot), in vp.
+fn on_screen(
+    extractor: Extractor,
+    evidence: &Decoded<'_>,
+    probe: &ProbeArgs,
+) -> Result<Reading, ExtractError> {
+    let layout = evidence.layout()?;
+    let window = layout.app_window(Some(evidence.context.bundle))?;
+    let vpr = evidence.context.vpr.ok_or(ExtractError::NoDensity)?;
+    let vp = |px: i64| to_vp(px, vpr);
+    match extractor {
+        Extractor::LayoutGap => {
+            let from = layout.select(window, selector(&probe.from, "from")?)?;
+            let to = layout.select(window, selector(&probe.to, "to")?)?;
+            let px = layout.gap_px(from, to, probe.axis)?;
+            number(
+                vp(px),
+                format!(
+                    "{px} px between {} and {}",
+                    layout.selector_of(from),
+                    layout.selector_of(to)
+                ),
+            )
+        }
+        Extractor::LayoutSize => {
+            let node = layout.select(window, selector(&probe.target, "target")?)?;
+            let px = layout.size_px(node, probe.side)?;
+            number(
+                vp(px),
+                format!("{px} px {} of {}", probe.side, layout.selector_of(node)),
+            )
+        }
+        Extractor::LayoutAlign => {
+            let from = layout.select(window, selector(&probe.from, "from")?)?;
+            let to = layout.select(window, selector(&probe.to, "to")?)?;
+            let px = layout.misalignment_px(from, to, probe.edge)?;
+            number(vp(px), format!("{px} px between the {} edges", probe.edge))
+        }
+        Extractor::TouchTarget => {
+            let candidates = match &probe.target {
+                Some(target) => vec![layout.select(window, target)?],
+                None => layout.clickables(window),
+            };
+            let smallest = candidates
+                .iter()
+                .filter_map(|i| {
+                    layout
+                        .visible_rect(*i)
+                        .map(|r| (r.width().min(r.height()), *i))
+                })
+                .min()
+                .ok_or(ExtractError::NoClickable)?;
+            number(
+                vp(smallest.0),
+                format!(
+                    "smallest side of {} ({} px)",
+                    layout.selector_of(smallest.1),
+                    smallest.0
+                ),
+            )
+        }
+        Extractor::Labels => {
+            let unlabeled: Vec<String> = layout
+                .unlabeled(window)
+                .into_iter()
+                .map(|i| layout.selector_of(i))
+                .collect();
+            number(
+                unlabeled.len() as f64,
+                if unlabeled.is_empty() {
+                    "none".to_owned()
+                } else {
+                    unlabeled.join(", ")
+                },
+            )
+        }
+        _ => {
+            let node = layout.select(window, selector(&probe.target, "target")?)?;
+            let bounds = layout
+                .visible_rect(node)
+                .filter(|r| !r.is_empty())
+                .ok_or(ExtractError::OffScreen)?;
+            let measured = contrast(&evidence.screen()?.image, bounds)?;
+            number(
+                measured.ratio,
+                format!(
+                    "{} on {} inside {}",
+                    measured.foreground,
+                    measured.background,
+                    layout.selector_of(node)
+                ),
+            )
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::assertion::UnitContext;
 use crate::hash::sha256_hex;
 use crate::pack::Frozen;
 
-use super::{Context, Files, MeasurementRecord, aggregate, extract, probe_doc};
+use super::{Context, Decoded, Files, MeasurementRecord, aggregate, extract};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,7 +64,13 @@ pub fn verify(report_path: &Path, text: &str, frozen: &Frozen) -> Result<Verific
         for measurement in &check.measurements {
             found.measurements += 1;
             let id = &measurement.criterion_id;
-            let Some(probe) = probe_doc(&frozen.pack, id) else {
+            let probe = frozen
+                .pack
+                .criteria
+                .iter()
+                .find(|c| &c.id == id)
+                .and_then(|c| c.assertion.as_ref()?.probe.as_ref());
+            let Some(probe) = probe else {
                 found
                     .differences
                     .push(format!("{id}: the pack has no probe for this criterion"));
@@ -93,7 +99,8 @@ pub fn verify(report_path: &Path, text: &str, frozen: &Frozen) -> Result<Verific
                         files.insert(name.to_string_lossy().into_owned(), path);
                     }
                 }
-                let recomputed = extract(&measurement.extractor, &files, &probe, &context)
+                let evidence = Decoded::new(&files, context);
+                let recomputed = extract(measurement.extractor, &evidence, &probe.args)
                     .ok()
                     .map(|r| r.value);
                 if recomputed != run.value {
@@ -105,7 +112,7 @@ pub fn verify(report_path: &Path, text: &str, frozen: &Frozen) -> Result<Verific
                 values.extend(recomputed);
             }
             let recomputed = if values.len() == measurement.runs.len() {
-                aggregate(&values, &measurement.aggregate)
+                aggregate(&values, measurement.aggregate)
             } else {
                 None
             };

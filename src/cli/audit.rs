@@ -7,7 +7,7 @@ use crate::audit::{self, AuditError, AuditRun};
 use crate::device::{
     AnyDevice, CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
 };
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, chain};
 use crate::error::Error;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
@@ -118,13 +118,14 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
             );
             return Err(Error::Device(source));
         }
-        Err(AuditError::Local(message)) => {
-            return Err(Diagnostic::error("E_AUDIT_LOCAL", message).into());
+        Err(error) => {
+            return Err(Diagnostic::error("E_AUDIT_LOCAL", chain(&error)).into());
         }
     };
+    let audited = run.gate(&frozen.pack, &auditor);
     let lock = relative_to(&plan.lock, &plan.out);
-    let report = AuditReport::of_run(&frozen, &run, &auditor, Some(lock));
-    let written = report.publish(&frozen.pack, &plan.out)?;
+    let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, Some(lock));
+    let written = report.publish(&frozen.pack, &audited.figures, &plan.out)?;
     if plan.json {
         print::json(&report);
     } else {
@@ -144,7 +145,7 @@ pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
         let s = report.summary;
         print::out(&format!(
             "audit of {}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
-            run.device.serial,
+            audited.device.serial,
             if report.verdict == Verdict::Pass {
                 "PASS"
             } else {

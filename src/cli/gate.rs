@@ -56,7 +56,7 @@ pub(super) fn run(
         &[],
         UnitContext { density },
     );
-    let report = AuditReport::new(&frozen.lock.sha256, outcome);
+    let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
     let report_json = report.to_json();
     let markdown = render("audit.md", &report)?;
     let (_, paths) = publish_numbered(

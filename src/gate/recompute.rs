@@ -16,42 +16,44 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::words::words;
+
 use crate::assertion::{Decimal, UnitContext, common_scale, first_quantity};
 use crate::diagnostic::{Diagnostic, has_errors};
 use crate::pack::{Criterion, Dimension, Pack, Weight};
 
-/// What a check claims.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CheckResult {
-    /// The criterion holds.
-    Pass,
-    /// The criterion does not hold.
-    Fail,
-    /// Nobody could tell.
-    Unverified,
+words! {
+    /// What a check claims.
+    pub enum CheckResult {
+        /// The criterion holds.
+        Pass = "pass",
+        /// The criterion does not hold.
+        Fail = "fail",
+        /// Nobody could tell.
+        Unverified = "unverified",
+    }
 }
 
-/// The assertion's own verdict on the actual.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AssertionVerdict {
-    /// The actual satisfies the assertion.
-    Pass,
-    /// It does not, or it could not be evaluated.
-    Fail,
-    /// No assertion, or no actual to evaluate.
-    None,
+words! {
+    /// The assertion's own verdict on the actual.
+    pub enum AssertionVerdict {
+        /// The actual satisfies the assertion.
+        Pass = "pass",
+        /// It does not, or it could not be evaluated.
+        Fail = "fail",
+        /// No assertion, or no actual to evaluate.
+        None = "none",
+    }
 }
 
-/// The overall verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// No error and no failed must criterion.
-    Pass,
-    /// Anything else.
-    Fail,
+words! {
+    /// The overall verdict.
+    pub enum Verdict {
+        /// No error and no failed must criterion.
+        Pass = "pass",
+        /// Anything else.
+        Fail = "fail",
+    }
 }
 
 /// One check handed to the gate.
@@ -79,7 +81,7 @@ pub struct Measurement {
 }
 
 /// The gate's verdict on one criterion.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckOutcome {
     /// The criterion.

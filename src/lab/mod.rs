@@ -170,11 +170,14 @@ async fn one(
                 source: DeviceError::Cancelled,
                 ..
             } => INTERRUPTED.to_owned(),
-            other => other.to_string(),
+            other => crate::diagnostic::chain(&other),
         })?;
+    let audited = run.gate(pack, &[]);
     let lock = Some(relative_to(plan.lock, out));
-    let report = AuditReport::of_run(plan.frozen, &run, &[], lock);
-    report.publish(pack, out).map_err(|e| e.to_string())?;
+    let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
+    report
+        .publish(pack, &audited.figures, out)
+        .map_err(|e| e.to_string())?;
     Ok(report)
 }
 

@@ -1,8 +1,9 @@
 //! The probe catalog (DESIGN §8): every probe id a pack may name, the arguments it takes and
 //! the unit of the number it produces.
 
-use crate::pack::ProbeDoc;
-
+use super::model::MeasuredBy;
+use super::probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
+use super::schema::ProbeDoc;
 use super::selector::Selector;
 
 /// How an argument's value is checked.
@@ -36,8 +37,6 @@ pub struct ProbeKind {
     units: &'static [(Option<&'static str>, Option<&'static str>)],
 }
 
-const AGGREGATES: &[&str] = &["median", "min", "max", "mean", "p90"];
-
 const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
     Arg {
         name,
@@ -47,7 +46,7 @@ const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
 }
 
 const RUNS: Arg = arg("runs", false, ArgKind::Free);
-const AGGREGATE: Arg = arg("aggregate", false, ArgKind::Word(AGGREGATES));
+const AGGREGATE: Arg = arg("aggregate", false, ArgKind::Word(Aggregate::WORDS));
 const TOLERANCE: Arg = arg("tolerance", false, ArgKind::Free);
 
 /// Every probe dwpipe knows.
@@ -62,11 +61,7 @@ pub const CATALOG: &[ProbeKind] = &[
         id: "perf.frames",
         method: "render_service present-fence intervals during a scripted scroll",
         args: &[
-            arg(
-                "metric",
-                true,
-                ArgKind::Word(&["fps", "p50", "p95", "max", "jank"]),
-            ),
+            arg("metric", true, ArgKind::Word(FrameMetric::WORDS)),
             RUNS,
             AGGREGATE,
             TOLERANCE,
@@ -91,7 +86,7 @@ pub const CATALOG: &[ProbeKind] = &[
         args: &[
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
-            arg("axis", false, ArgKind::Word(&["vertical", "horizontal"])),
+            arg("axis", false, ArgKind::Word(Axis::WORDS)),
             RUNS,
             AGGREGATE,
             TOLERANCE,
@@ -103,7 +98,7 @@ pub const CATALOG: &[ProbeKind] = &[
         method: "`uitest dumpLayout` bounds: width or height of a node in vp",
         args: &[
             arg("target", true, ArgKind::Selector),
-            arg("side", true, ArgKind::Word(&["width", "height"])),
+            arg("side", true, ArgKind::Word(Side::WORDS)),
             RUNS,
             AGGREGATE,
             TOLERANCE,
@@ -116,7 +111,7 @@ pub const CATALOG: &[ProbeKind] = &[
         args: &[
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
-            arg("edge", true, ArgKind::Word(&["left", "top"])),
+            arg("edge", true, ArgKind::Word(Edge::WORDS)),
             RUNS,
             AGGREGATE,
             TOLERANCE,
@@ -188,9 +183,8 @@ pub enum ProbeArgError {
 }
 
 impl ProbeKind {
-    /// The unit the probe produces for these arguments (`None`: a bare count or a word).
-    pub fn unit(&self, probe: &ProbeDoc) -> Option<&'static str> {
-        let metric = probe.metric.as_deref();
+    /// The unit the probe produces for this metric (`None`: a bare count or a word).
+    fn unit(&self, metric: Option<&str>) -> Option<&'static str> {
         self.units
             .iter()
             .find(|(m, _)| *m == metric || m.is_none())
@@ -198,8 +192,8 @@ impl ProbeKind {
     }
 }
 
-/// Checks a probe reference against the catalog.
-pub fn check_probe(probe: &ProbeDoc) -> Result<&'static ProbeKind, ProbeArgError> {
+/// Checks a probe reference against the catalog; what it measures and with which arguments.
+pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
     let kind = CATALOG
         .iter()
         .find(|k| k.id == probe.id)
@@ -269,7 +263,12 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<&'static ProbeKind, ProbeArgError
             arg: missing.name,
         });
     }
-    Ok(kind)
+    let args = ProbeArgs::of(kind.id, probe)?;
+    Ok(MeasuredBy {
+        kind,
+        unit: kind.unit(probe.metric.as_deref()),
+        args,
+    })
 }
 
 #[cfg(test)]
@@ -290,24 +289,19 @@ mod tests {
             to: Some("id:b[1]".into()),
             ..probe("layout.gap")
         };
-        assert_eq!(check_probe(&gap).unwrap().unit(&gap), Some("vp"));
+        assert_eq!(check_probe(&gap).unwrap().unit, Some("vp"));
         let frames = ProbeDoc {
             metric: Some("jank".into()),
             ..probe("perf.frames")
         };
-        assert_eq!(check_probe(&frames).unwrap().unit(&frames), Some("ms/s"));
+        assert_eq!(check_probe(&frames).unwrap().unit, Some("ms/s"));
         let cold = ProbeDoc {
             runs: Some(5),
             aggregate: Some("p90".into()),
             ..probe("perf.cold-start")
         };
-        assert_eq!(check_probe(&cold).unwrap().unit(&cold), Some("ms"));
-        assert_eq!(
-            check_probe(&probe("a11y.labels"))
-                .unwrap()
-                .unit(&probe("a11y.labels")),
-            None
-        );
+        assert_eq!(check_probe(&cold).unwrap().unit, Some("ms"));
+        assert_eq!(check_probe(&probe("a11y.labels")).unwrap().unit, None);
     }
 
     #[test]

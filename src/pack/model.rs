@@ -1,12 +1,10 @@
 //! The validated pack: what the gate, the brief and the audit work from.
 
-use std::fmt;
-
-use serde::Serialize;
-
 use crate::assertion::Assertion;
-use crate::pack::ProbeKind;
+use crate::words::words;
 
+use super::catalog::ProbeKind;
+use super::probe::ProbeArgs;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
@@ -19,83 +17,27 @@ pub struct Pack {
     pub criteria: Vec<Criterion>,
 }
 
-/// One of the four dimensions of acceptance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dimension {
-    /// Does it work.
-    Function,
-    /// Does it look as designed.
-    Aesthetic,
-    /// Is it fast enough.
-    Performance,
-    /// Can everyone use it.
-    Accessibility,
-}
-
-/// How much a criterion counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Weight {
-    /// Failing it fails the delivery.
-    Must,
-    /// Failing it is reported, not fatal.
-    Should,
-}
-
-impl Dimension {
-    /// Every dimension, in report order.
-    pub const ALL: [Dimension; 4] = [
-        Dimension::Function,
-        Dimension::Aesthetic,
-        Dimension::Performance,
-        Dimension::Accessibility,
-    ];
-
-    /// Reads the lowercase name.
-    pub fn parse(name: &str) -> Option<Dimension> {
-        Dimension::ALL.into_iter().find(|d| d.as_str() == name)
-    }
-
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dimension::Function => "function",
-            Dimension::Aesthetic => "aesthetic",
-            Dimension::Performance => "performance",
-            Dimension::Accessibility => "accessibility",
-        }
+words! {
+    /// One of the four dimensions of acceptance, in report order.
+    pub enum Dimension {
+        /// Does it work.
+        Function = "function",
+        /// Does it look as designed.
+        Aesthetic = "aesthetic",
+        /// Is it fast enough.
+        Performance = "performance",
+        /// Can everyone use it.
+        Accessibility = "accessibility",
     }
 }
 
-impl Weight {
-    /// Reads `must` or `should`.
-    pub fn parse(name: &str) -> Option<Weight> {
-        match name {
-            "must" => Some(Weight::Must),
-            "should" => Some(Weight::Should),
-            _ => None,
-        }
-    }
-
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Weight::Must => "must",
-            Weight::Should => "should",
-        }
-    }
-}
-
-impl fmt::Display for Dimension {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Display for Weight {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+words! {
+    /// How much a criterion counts.
+    pub enum Weight {
+        /// Failing it fails the delivery.
+        Must = "must",
+        /// Failing it is reported, not fatal.
+        Should = "should",
     }
 }
 
@@ -131,11 +73,13 @@ pub struct CriterionAssertion {
     pub probe: Option<MeasuredBy>,
 }
 
-/// A probe from the catalog, with the unit it produces for the arguments given.
+/// A probe from the catalog, with its validated arguments and the unit it produces for them.
 #[derive(Debug)]
 pub struct MeasuredBy {
     /// The catalog entry.
     pub kind: &'static ProbeKind,
     /// The unit it produces (`None`: a count or a word).
     pub unit: Option<&'static str>,
+    /// Its arguments.
+    pub args: ProbeArgs,
 }

@@ -16,7 +16,7 @@ use crate::diagnostic::{Diagnostic, Location, has_errors};
 use crate::pack::{CATALOG, check_probe};
 use crate::shell::ShellValue;
 
-use super::model::{Criterion, CriterionAssertion, Dimension, MeasuredBy, Pack, Weight};
+use super::model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc};
 
 /// Compiled size limit for an author's regex: far above any sane pattern, far below what
@@ -363,12 +363,7 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
     let probe = doc
         .probe
         .as_ref()
-        .map(|probe| {
-            check_probe(&probe.value).map(|kind| MeasuredBy {
-                kind,
-                unit: kind.unit(&probe.value),
-            })
-        })
+        .map(|probe| check_probe(&probe.value))
         .transpose()
         .map_err(|e| {
             let ids: Vec<&str> = CATALOG.iter().map(|k| k.id).collect();

@@ -543,13 +543,16 @@ impl Delivery<'_> {
                             return self.environment(
                                 &clock,
                                 &inputs,
-                                format!("the audit failed: {e}"),
+                                format!("the audit failed: {}", crate::diagnostic::chain(&e)),
                             );
                         }
                     };
+                let audited = measured.gate(pack, &[]);
                 let lock = Some("../pack.lock.json".to_owned());
-                let report = AuditReport::of_run(self.frozen, &measured, &[], lock);
-                let written = report.publish(pack, &out).map_err(local)?;
+                let report = AuditReport::of_audit(&self.frozen.lock.sha256, &audited, lock);
+                let written = report
+                    .publish(pack, &audited.figures, &out)
+                    .map_err(local)?;
                 summary.criteria = report
                     .checks
                     .iter()

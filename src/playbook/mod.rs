@@ -18,6 +18,7 @@ use crate::diagnostic::Diagnostic;
 use crate::input::parse_duration;
 use crate::input::parse_yaml;
 use crate::pack::CATALOG;
+use crate::probe::Extractor;
 use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// The embedded playbooks, by file name.
@@ -84,20 +85,6 @@ const EMBEDDED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The extractors a probe playbook may name.
-pub const EXTRACTORS: &[&str] = &[
-    "cold-start",
-    "frames",
-    "memory",
-    "layout-gap",
-    "layout-size",
-    "layout-align",
-    "touch-target",
-    "contrast",
-    "labels",
-    "hypium",
-];
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ProbeDoc {
@@ -141,7 +128,7 @@ pub struct ProbePlaybook {
     /// The session gathering its evidence.
     pub session: String,
     /// The extractor reading it.
-    pub extract: String,
+    pub extract: Extractor,
     /// Default number of runs.
     pub runs: u32,
     /// Largest tolerated spread between runs, as a fraction of the aggregate.
@@ -293,16 +280,16 @@ fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnostic> {
     if !CATALOG.iter().any(|k| k.id == doc.probe) {
         return Err(invalid(file, format!("unknown probe `{}`", doc.probe)));
     }
-    if !EXTRACTORS.contains(&doc.extract.as_str()) {
-        return Err(invalid(
+    let extract = Extractor::parse(&doc.extract).ok_or_else(|| {
+        invalid(
             file,
             format!(
                 "unknown extractor `{}` (known: {})",
                 doc.extract,
-                EXTRACTORS.join(", ")
+                Extractor::WORDS.join(", ")
             ),
-        ));
-    }
+        )
+    })?;
     if doc.runs == 0 || doc.runs > 100 {
         return Err(invalid(file, "runs must be between 1 and 100"));
     }
@@ -323,7 +310,7 @@ fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnostic> {
     Ok(ProbePlaybook {
         probe: doc.probe,
         session: doc.session,
-        extract: doc.extract,
+        extract,
         runs: doc.runs,
         tolerance: tolerance / 100.0,
         resolution: doc.resolution,

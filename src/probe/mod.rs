@@ -7,3 +7,48 @@ pub mod hitrace;
 pub mod hypium;
 pub mod layout;
 pub mod screenshot;
+
+use crate::words::words;
+
+words! {
+    /// The built-in extractors a probe playbook may name (`extract: cold-start`).
+    pub enum Extractor {
+        /// Launch start to first frame presented, from a hitrace trace.
+        ColdStart = "cold-start",
+        /// Present-fence intervals from a hitrace trace: fps, percentiles, jank.
+        Frames = "frames",
+        /// The Total PSS row of `hidumper --mem`.
+        Memory = "memory",
+        /// The gap between two nodes of a layout dump.
+        LayoutGap = "layout-gap",
+        /// A node's width or height.
+        LayoutSize = "layout-size",
+        /// The offset between two nodes' edges.
+        LayoutAlign = "layout-align",
+        /// The smallest side of the clickable nodes.
+        TouchTarget = "touch-target",
+        /// WCAG contrast inside a node, from the screenshot.
+        Contrast = "contrast",
+        /// Clickable nodes with neither text nor description.
+        Labels = "labels",
+        /// The results of `aa test`.
+        Hypium = "hypium",
+    }
+}
+
+words! {
+    /// The evidence files extractors read, by the name a session saves them under
+    /// (`save: trace.ftrace` in a playbook).
+    pub enum Evidence {
+        /// A hitrace text trace.
+        Trace = "trace.ftrace",
+        /// `hidumper --mem <pid>`.
+        Memory = "mem.txt",
+        /// `uitest dumpLayout`.
+        Layout = "layout.json",
+        /// `uitest screenCap`.
+        Screen = "screen.png",
+        /// `aa test … OpenHarmonyTestRunner`.
+        TestOutput = "aa-test.txt",
+    }
+}

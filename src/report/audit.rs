@@ -2,20 +2,20 @@
 //! `verdict`, `diagnostics[]`, `checks[]`; CI fails a build on `"verdict": "fail"` without
 //! parsing Markdown.
 
-use serde::Serialize;
-
 use std::path::{Path, PathBuf};
 
-use crate::audit::{AuditRun, MeasurementRecord};
+use serde::{Deserialize, Serialize};
+
+use crate::audit::{Audited, Figures, MeasurementRecord};
 use crate::device::DeviceInfo;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::gate::CheckInput;
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
-use crate::output::{publish_numbered, write_atomic};
-use crate::pack::{Frozen, Pack};
+use crate::output::{WriteError, publish_numbered, write_atomic};
+use crate::pack::Pack;
+use crate::template::{RenderError, render};
 
 /// An audit report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AuditReport {
     /// Schema version.
@@ -39,7 +39,7 @@ pub struct AuditReport {
 }
 
 /// A check with dwpipe's own measurements behind it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReportCheck {
     /// The gate's verdict.
     #[serde(flatten)]
@@ -49,7 +49,7 @@ pub struct ReportCheck {
 }
 
 /// Counts over the checks and diagnostics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Summary {
     /// Criteria in the pack.
@@ -68,27 +68,32 @@ pub struct Summary {
     pub warnings: usize,
 }
 
+/// A report that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// A file could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// A template did not render (dwpipe's bug).
+    #[error(transparent)]
+    Render(#[from] RenderError),
+}
+
 impl AuditReport {
-    /// Builds the report of a gate outcome.
-    pub fn new(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
+    /// The report of an outside auditor's checks, gated.
+    pub fn of_gate(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
         AuditReport::measured(pack_sha256, outcome, None, None, &[])
     }
 
-    /// Gates an audit dwpipe measured itself (with an outside auditor's checks for what no probe
-    /// measures) and builds its report; `lock` names the lock for `verify-evidence`.
-    pub fn of_run(
-        frozen: &Frozen,
-        run: &AuditRun,
-        auditor: &[CheckInput],
-        lock: Option<String>,
-    ) -> AuditReport {
-        let outcome = crate::audit::gate(&frozen.pack, run, auditor);
+    /// The report of an audit dwpipe measured and gated; `lock` names the lock (relative to
+    /// the report's folder) for `verify-evidence`.
+    pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {
         AuditReport::measured(
-            &frozen.lock.sha256,
-            outcome,
-            Some(run.device.clone()),
+            pack_sha256,
+            audited.gate.clone(),
+            Some(audited.device.clone()),
             lock,
-            &run.measurements,
+            &audited.measurements,
         )
     }
 
@@ -142,10 +147,16 @@ impl AuditReport {
     }
 
     /// Writes every form of the report into `out`: `audit-<n>.json` and `audit-<n>.md` (n the
-    /// next free number), `junit.xml` and `report.html`; returns their paths.
-    pub fn publish(&self, pack: &Pack, out: &Path) -> Result<Vec<PathBuf>, crate::error::Error> {
+    /// next free number), `junit.xml` and `report.html` (drawn from the audit's `figures`);
+    /// returns their paths.
+    pub fn publish(
+        &self,
+        pack: &Pack,
+        figures: &Figures,
+        out: &Path,
+    ) -> Result<Vec<PathBuf>, PublishError> {
         let json = self.to_json();
-        let markdown = crate::template::render("audit.md", self)?;
+        let markdown = render("audit.md", self)?;
         let (_, mut paths) = publish_numbered(
             out,
             "audit",
@@ -153,7 +164,7 @@ impl AuditReport {
         )?;
         for (name, text) in [
             ("junit.xml", super::junit(self)),
-            ("report.html", super::html(self, pack, out)),
+            ("report.html", super::html(self, figures, pack)),
         ] {
             let path = out.join(name);
             write_atomic(&path, text.as_bytes())?;

@@ -6,7 +6,7 @@ pub(crate) mod html;
 mod junit;
 mod spec;
 
-pub use audit::{AuditReport, ReportCheck, Summary};
+pub use audit::{AuditReport, PublishError, ReportCheck, Summary};
 pub use html::html;
 pub use junit::{junit, junit_lab};
 pub use spec::SpecView;

@@ -40,8 +40,8 @@ impl SpecView {
     pub fn new(frozen: &Frozen) -> SpecView {
         let pack = &frozen.pack;
         let dimensions = Dimension::ALL
-            .into_iter()
-            .map(|dimension| DimensionView {
+            .iter()
+            .map(|&dimension| DimensionView {
                 name: dimension.as_str(),
                 criteria: pack
                     .criteria

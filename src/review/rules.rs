@@ -38,7 +38,7 @@ const SELF_REPORTED: &[&str] = &[
 /// Runs every rule over the pack.
 pub fn builtin(pack: &Pack) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    for dimension in Dimension::ALL {
+    for &dimension in Dimension::ALL {
         if !pack
             .criteria
             .iter()

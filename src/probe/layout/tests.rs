@@ -3,6 +3,7 @@
 //! add button of 156 px (48 vp), an unlabeled icon of 117 px (36 vp).
 
 use super::*;
+use crate::pack::{Axis, Edge, Side};
 
 fn notes() -> Layout {
     let path =
@@ -10,7 +11,7 @@ fn notes() -> Layout {
     Layout::parse(&std::fs::read(path).unwrap()).unwrap()
 }
 
-fn select(layout: &Layout, window: usize, text: &str) -> Result<usize, LayoutError> {
+fn select(layout: &Layout, window: NodeId, text: &str) -> Result<NodeId, LayoutError> {
     layout.select(window, &Selector::parse(text).unwrap())
 }
 
@@ -21,19 +22,25 @@ fn geometry_in_vp() {
     let first = select(&layout, app, "id:note_item_0").unwrap();
     let second = select(&layout, app, "id:note_item_1").unwrap();
     assert_eq!(
-        to_vp(layout.gap_px(first, second, false).unwrap(), 3.25),
+        to_vp(layout.gap_px(first, second, Axis::Vertical).unwrap(), 3.25),
         12.0
     );
-    assert_eq!(to_vp(layout.size_px(first, true).unwrap(), 3.25), 60.0);
-    assert_eq!(layout.misalignment_px(first, second, false).unwrap(), 0);
+    assert_eq!(
+        to_vp(layout.size_px(first, Side::Height).unwrap(), 3.25),
+        60.0
+    );
+    assert_eq!(
+        layout.misalignment_px(first, second, Edge::Left).unwrap(),
+        0
+    );
     let title = select(&layout, app, "id:note_title").unwrap();
     assert_eq!(
-        layout.misalignment_px(title, first, false).unwrap(),
+        layout.misalignment_px(title, first, Edge::Left).unwrap(),
         0,
         "title and items share a left edge"
     );
     assert_eq!(
-        layout.gap_px(first, second, true).unwrap(),
+        layout.gap_px(first, second, Axis::Horizontal).unwrap(),
         -1164,
         "side by side they overlap"
     );
@@ -44,7 +51,7 @@ fn selectors_resolve_or_name_the_candidates() {
     let layout = notes();
     let app = layout.app_window(None).unwrap();
     assert_eq!(
-        layout.nodes[app].bundle.as_deref(),
+        layout.node(app).bundle.as_deref(),
         Some("com.example.notes"),
         "the first app window"
     );

@@ -7,62 +7,19 @@
 //! what is on screen is that rect clipped by the display, the app window and every ancestor
 //! that scrolls or clips.
 
-use serde::Serialize;
+mod rect;
+mod report;
+
 use serde_json::Value;
 
-use crate::pack::{Selector, SelectorKind};
+use crate::pack::{Axis, Edge, Selector, SelectorKind, Side};
 
-/// `[l,t][r,b]` in px.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Rect {
-    /// Left.
-    pub l: i64,
-    /// Top.
-    pub t: i64,
-    /// Right.
-    pub r: i64,
-    /// Bottom.
-    pub b: i64,
-}
+pub use rect::Rect;
+pub use report::{LayoutReport, TouchTarget};
 
-impl Rect {
-    /// Parses `[l,t][r,b]`; inverted rects are kept (they have no area).
-    pub fn parse(text: &str) -> Option<Rect> {
-        let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
-        let (first, second) = inner.split_once("][")?;
-        let pair = |s: &str| -> Option<(i64, i64)> {
-            let (a, b) = s.split_once(',')?;
-            Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
-        };
-        let ((l, t), (r, b)) = (pair(first)?, pair(second)?);
-        Some(Rect { l, t, r, b })
-    }
-
-    /// Width (0 when inverted).
-    pub fn width(&self) -> i64 {
-        (self.r - self.l).max(0)
-    }
-
-    /// Height (0 when inverted).
-    pub fn height(&self) -> i64 {
-        (self.b - self.t).max(0)
-    }
-
-    /// Whether the rect has no area.
-    pub fn is_empty(&self) -> bool {
-        self.width() == 0 || self.height() == 0
-    }
-
-    /// The overlap of two rects (possibly empty).
-    pub fn intersect(&self, other: &Rect) -> Rect {
-        Rect {
-            l: self.l.max(other.l),
-            t: self.t.max(other.t),
-            r: self.r.min(other.r),
-            b: self.b.min(other.b),
-        }
-    }
-}
+/// A node of one dump: its position in the flattened tree (parents before children).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(usize);
 
 /// One node of the dump.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -87,10 +44,10 @@ pub struct Node {
     pub clips: bool,
     /// `bundleName` on a window root.
     pub bundle: Option<String>,
-    /// Parent index.
-    pub parent: Option<usize>,
-    /// Index of the window root this node is under.
-    pub window: Option<usize>,
+    /// Its parent.
+    pub parent: Option<NodeId>,
+    /// The window root it is under.
+    pub window: Option<NodeId>,
 }
 
 /// A parsed dump.
@@ -175,14 +132,14 @@ impl Layout {
     fn walk(
         &mut self,
         value: &Value,
-        parent: Option<usize>,
-        window: Option<usize>,
+        parent: Option<NodeId>,
+        window: Option<NodeId>,
     ) -> Result<(), LayoutError> {
         if !value.is_object() {
             return Err(LayoutError::Invalid("a node is not an object".to_owned()));
         }
         let get = |name: &str| attribute(value, name).unwrap_or_default();
-        let index = self.nodes.len();
+        let index = NodeId(self.nodes.len());
         let bundle = attribute(value, "bundleName");
         let window = if bundle.is_some() {
             Some(index)
@@ -209,40 +166,50 @@ impl Layout {
         Ok(())
     }
 
+    /// A node.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0]
+    }
+
+    /// Every node, in tree order.
+    fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len()).map(NodeId)
+    }
+
     /// Window roots (nodes with a `bundleName`).
-    pub fn windows(&self) -> Vec<usize> {
-        (0..self.nodes.len())
-            .filter(|i| self.nodes[*i].bundle.is_some())
+    pub fn windows(&self) -> Vec<NodeId> {
+        self.ids()
+            .filter(|i| self.node(*i).bundle.is_some())
             .collect()
     }
 
     /// The window of `bundle`, or the first window with a bundle name when `None`.
-    pub fn app_window(&self, bundle: Option<&str>) -> Result<usize, LayoutError> {
+    pub fn app_window(&self, bundle: Option<&str>) -> Result<NodeId, LayoutError> {
         let windows = self.windows();
         windows
             .iter()
             .copied()
-            .find(|w| match (bundle, &self.nodes[*w].bundle) {
+            .find(|w| match (bundle, &self.node(*w).bundle) {
                 (Some(b), Some(found)) => b == found,
                 (None, Some(found)) => !found.is_empty(),
                 _ => false,
             })
             .ok_or_else(|| LayoutError::NoWindow {
                 bundle: bundle.unwrap_or("any app").to_owned(),
-                windows: list(windows.iter().filter_map(|w| self.nodes[*w].bundle.clone())),
+                windows: list(windows.iter().filter_map(|w| self.node(*w).bundle.clone())),
             })
     }
 
     /// The on-screen part of a node: its rect clipped by the display, its window and every
     /// ancestor that scrolls or clips.
-    pub fn visible_rect(&self, index: usize) -> Option<Rect> {
-        let mut rect = self.nodes[index].rect?;
+    pub fn visible_rect(&self, id: NodeId) -> Option<Rect> {
+        let mut rect = self.node(id).rect?;
         if let Some(display) = self.display {
             rect = rect.intersect(&display);
         }
-        let mut ancestor = self.nodes[index].parent;
+        let mut ancestor = self.node(id).parent;
         while let Some(a) = ancestor {
-            let node = &self.nodes[a];
+            let node = self.node(a);
             if (node.clips || node.bundle.is_some())
                 && let Some(clip) = node.rect
             {
@@ -254,12 +221,13 @@ impl Layout {
     }
 
     /// Nodes of `window` (its subtree, root included).
-    fn in_window(&self, window: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..self.nodes.len()).filter(move |i| self.nodes[*i].window == Some(window))
+    fn in_window(&self, window: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.ids()
+            .filter(move |i| self.node(*i).window == Some(window))
     }
 
     /// Resolves a selector inside `window`.
-    pub fn select(&self, window: usize, selector: &Selector) -> Result<usize, LayoutError> {
+    pub fn select(&self, window: NodeId, selector: &Selector) -> Result<NodeId, LayoutError> {
         let value_of = |node: &Node| -> String {
             match selector.kind {
                 SelectorKind::Id => node.id.clone(),
@@ -268,9 +236,9 @@ impl Layout {
                 SelectorKind::Type => node.kind.clone(),
             }
         };
-        let matches: Vec<usize> = self
+        let matches: Vec<NodeId> = self
             .in_window(window)
-            .filter(|i| value_of(&self.nodes[*i]) == selector.value)
+            .filter(|i| value_of(self.node(*i)) == selector.value)
             .collect();
         match (matches.len(), selector.index) {
             (0, _) => Err(LayoutError::NotFound {
@@ -278,7 +246,7 @@ impl Layout {
                 candidates: {
                     let mut values: Vec<String> = self
                         .in_window(window)
-                        .map(|i| value_of(&self.nodes[i]))
+                        .map(|i| value_of(self.node(i)))
                         .filter(|v| !v.is_empty())
                         .collect();
                     values.sort();
@@ -298,7 +266,7 @@ impl Layout {
                 selector: selector.to_string(),
                 count,
                 candidates: list(matches.iter().enumerate().map(|(n, i)| {
-                    let rect = self.nodes[*i].rect.unwrap_or_default();
+                    let rect = self.node(*i).rect.unwrap_or_default();
                     format!("[{n}] at [{},{}][{},{}]", rect.l, rect.t, rect.r, rect.b)
                 })),
             }),
@@ -306,12 +274,13 @@ impl Layout {
     }
 
     /// A selector that names this node (`id:`, else `key:`, else `text:`, else `type:…[n]`).
-    pub fn selector_of(&self, index: usize) -> String {
-        let node = &self.nodes[index];
+    pub fn selector_of(&self, id: NodeId) -> String {
+        let node = self.node(id);
         let window = node.window;
         let nth = |same: &dyn Fn(&Node) -> bool| {
-            (0..index)
-                .filter(|i| self.nodes[*i].window == window && same(&self.nodes[*i]))
+            self.nodes[..id.0]
+                .iter()
+                .filter(|n| n.window == window && same(n))
                 .count()
         };
         // The first attribute that names the node, with `[n]` when it is not unique.
@@ -342,50 +311,59 @@ impl Layout {
         }
     }
 
-    fn rect_of(&self, index: usize) -> Result<Rect, LayoutError> {
-        self.nodes[index]
+    fn rect_of(&self, id: NodeId) -> Result<Rect, LayoutError> {
+        self.node(id)
             .rect
-            .ok_or_else(|| LayoutError::NoBounds(self.selector_of(index)))
+            .ok_or_else(|| LayoutError::NoBounds(self.selector_of(id)))
     }
 
     /// The gap from `from` to `to` in px: vertical (`to.top − from.bottom`) or horizontal
     /// (`to.left − from.right`).
-    pub fn gap_px(&self, from: usize, to: usize, horizontal: bool) -> Result<i64, LayoutError> {
+    pub fn gap_px(&self, from: NodeId, to: NodeId, axis: Axis) -> Result<i64, LayoutError> {
         let (a, b) = (self.rect_of(from)?, self.rect_of(to)?);
-        Ok(if horizontal { b.l - a.r } else { b.t - a.b })
+        Ok(match axis {
+            Axis::Horizontal => b.l - a.r,
+            Axis::Vertical => b.t - a.b,
+        })
     }
 
     /// Width or height in px.
-    pub fn size_px(&self, node: usize, height: bool) -> Result<i64, LayoutError> {
+    pub fn size_px(&self, node: NodeId, side: Side) -> Result<i64, LayoutError> {
         let rect = self.rect_of(node)?;
-        Ok(if height { rect.height() } else { rect.width() })
+        Ok(match side {
+            Side::Height => rect.height(),
+            Side::Width => rect.width(),
+        })
     }
 
     /// How far `to`'s left (or top) edge is from `from`'s, in px (absolute).
-    pub fn misalignment_px(&self, from: usize, to: usize, top: bool) -> Result<i64, LayoutError> {
+    pub fn misalignment_px(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        edge: Edge,
+    ) -> Result<i64, LayoutError> {
         let (a, b) = (self.rect_of(from)?, self.rect_of(to)?);
-        Ok(if top {
-            (b.t - a.t).abs()
-        } else {
-            (b.l - a.l).abs()
+        Ok(match edge {
+            Edge::Top => (b.t - a.t).abs(),
+            Edge::Left => (b.l - a.l).abs(),
         })
     }
 
     /// Clickable, enabled nodes of `window` that are on screen.
-    pub fn clickables(&self, window: usize) -> Vec<usize> {
+    pub fn clickables(&self, window: NodeId) -> Vec<NodeId> {
         self.in_window(window)
-            .filter(|i| self.nodes[*i].clickable && self.nodes[*i].enabled)
+            .filter(|i| self.node(*i).clickable && self.node(*i).enabled)
             .filter(|i| self.visible_rect(*i).is_some_and(|r| !r.is_empty()))
             .collect()
     }
 
     /// Clickable nodes with neither text nor description.
-    pub fn unlabeled(&self, window: usize) -> Vec<usize> {
+    pub fn unlabeled(&self, window: NodeId) -> Vec<NodeId> {
         self.clickables(window)
             .into_iter()
             .filter(|i| {
-                self.nodes[*i].text.trim().is_empty()
-                    && self.nodes[*i].description.trim().is_empty()
+                self.node(*i).text.trim().is_empty() && self.node(*i).description.trim().is_empty()
             })
             .collect()
     }
@@ -417,78 +395,6 @@ fn list(items: impl Iterator<Item = String>) -> String {
 /// px → vp, rounded to 3 decimals for reports.
 pub fn to_vp(px: i64, vpr: f64) -> f64 {
     (px as f64 / vpr * 1000.0).round() / 1000.0
-}
-
-/// A touch target, for reports.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TouchTarget {
-    /// A selector naming the node.
-    pub selector: String,
-    /// Width in vp.
-    pub width_vp: f64,
-    /// Height in vp.
-    pub height_vp: f64,
-}
-
-/// What `dwpipe inspect layout --json` prints; the field names are a contract.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LayoutReport {
-    /// Nodes in the dump.
-    pub nodes: usize,
-    /// Window roots (bundle names).
-    pub windows: Vec<String>,
-    /// The window measured.
-    pub app_window: Option<String>,
-    /// The density used (px per vp).
-    pub vpr: f64,
-    /// Clickable, enabled, on-screen nodes in the app window.
-    pub clickable: usize,
-    /// Every such node with its size, smallest side first.
-    pub touch_targets: Vec<TouchTarget>,
-    /// Clickable nodes with neither text nor description.
-    pub unlabeled_clickables: Vec<String>,
-}
-
-impl Layout {
-    /// The report of `dwpipe inspect layout`.
-    pub fn report(&self, bundle: Option<&str>, vpr: f64) -> LayoutReport {
-        let window = self.app_window(bundle).ok();
-        let clickables = window.map(|w| self.clickables(w)).unwrap_or_default();
-        let mut touch_targets: Vec<TouchTarget> = clickables
-            .iter()
-            .filter_map(|i| {
-                let rect = self.visible_rect(*i)?;
-                Some(TouchTarget {
-                    selector: self.selector_of(*i),
-                    width_vp: to_vp(rect.width(), vpr),
-                    height_vp: to_vp(rect.height(), vpr),
-                })
-            })
-            .collect();
-        touch_targets.sort_by(|a, b| {
-            a.width_vp
-                .min(a.height_vp)
-                .total_cmp(&b.width_vp.min(b.height_vp))
-        });
-        LayoutReport {
-            nodes: self.nodes.len(),
-            windows: self
-                .windows()
-                .iter()
-                .filter_map(|w| self.nodes[*w].bundle.clone())
-                .collect(),
-            app_window: window.and_then(|w| self.nodes[w].bundle.clone()),
-            vpr,
-            clickable: clickables.len(),
-            touch_targets,
-            unlabeled_clickables: window
-                .map(|w| self.unlabeled(w))
-                .unwrap_or_default()
-                .into_iter()
-                .map(|i| self.selector_of(i))
-                .collect(),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,101 @@
+//! The gate over an audit: dwpipe's own checks from its measurements (an outside auditor's
+//! checks for what no probe measured, held against the measurements where both exist), and
+//! the verdicts recomputed from them. A report is built from what this returns.
+
+use crate::assertion::{Decimal, UnitContext};
+use crate::gate::{CheckInput, CheckResult, Measurement, recompute};
+use crate::pack::{Criterion, Pack};
+
+use super::model::{AuditRun, Audited, MeasurementRecord};
+
+impl AuditRun {
+    /// Gates the run: its checks (and `auditor`'s), recomputed against `pack`.
+    pub fn gate(self, pack: &Pack, auditor: &[CheckInput]) -> Audited {
+        let (checks, measurements) = checks(pack, &self.measurements, auditor);
+        let density = self
+            .device
+            .virtual_pixel_ratio
+            .and_then(|v| Decimal::parse(&v.to_string()).ok());
+        let mut gate = recompute(pack, &checks, &measurements, UnitContext { density });
+        gate.diagnostics.extend(self.warnings);
+        Audited {
+            device: self.device,
+            measurements: self.measurements,
+            gate,
+            figures: self.figures,
+        }
+    }
+}
+
+/// dwpipe's checks for the gate: its own measurements, and an outside auditor's checks for
+/// what it did not measure (held against its measurements where both exist).
+fn checks(
+    pack: &Pack,
+    measurements: &[MeasurementRecord],
+    auditor: &[CheckInput],
+) -> (Vec<CheckInput>, Vec<Measurement>) {
+    let mut checks = Vec::new();
+    let mut held = Vec::new();
+    for criterion in &pack.criteria {
+        let theirs = auditor.iter().find(|c| c.criterion_id == criterion.id);
+        let ours = measurements.iter().find(|m| m.criterion_id == criterion.id);
+        match (ours, theirs) {
+            (Some(m), theirs) => {
+                let own = own_check(criterion, m);
+                if let (Some(actual), Some(resolution)) = (&m.actual, resolution_of(m)) {
+                    held.push(Measurement {
+                        criterion_id: criterion.id.clone(),
+                        actual: actual.clone(),
+                        resolution,
+                    });
+                }
+                checks.push(theirs.cloned().unwrap_or(own));
+            }
+            (None, Some(theirs)) => checks.push(theirs.clone()),
+            (None, None) => checks.push(CheckInput {
+                criterion_id: criterion.id.clone(),
+                result: CheckResult::Unverified,
+                evidence: "no probe measures this criterion and no auditor report covers it"
+                    .to_owned(),
+                actual: None,
+            }),
+        }
+    }
+    (checks, held)
+}
+
+fn resolution_of(measurement: &MeasurementRecord) -> Option<Decimal> {
+    Decimal::parse(&measurement.resolution.to_string()).ok()
+}
+
+fn own_check(criterion: &Criterion, measurement: &MeasurementRecord) -> CheckInput {
+    let evidence = measurement
+        .runs
+        .iter()
+        .map(|r| format!("run {}: {}", r.run, r.detail))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let Some(actual) = measurement.actual.clone() else {
+        return CheckInput {
+            criterion_id: criterion.id.clone(),
+            result: CheckResult::Unverified,
+            evidence,
+            actual: None,
+        };
+    };
+    let passed = criterion.assertion.as_ref().is_some_and(|a| {
+        a.assertion
+            .evaluate(&actual, UnitContext::default())
+            .is_ok_and(|e| e.passed)
+    });
+    CheckInput {
+        criterion_id: criterion.id.clone(),
+        result: if passed {
+            CheckResult::Pass
+        } else {
+            CheckResult::Fail
+        },
+        evidence,
+        actual: Some(actual),
+    }
+}

@@ -1,0 +1,98 @@
+//! What the report draws besides the numbers, taken from the evidence while the audit has it
+//! decoded, so the report never opens or parses an evidence file again: every cold start with
+//! its phases, the first run's frame intervals, and the screen the layout probes measured.
+
+use std::collections::BTreeMap;
+
+use crate::probe::Extractor;
+use crate::probe::hitrace::ColdStart;
+use crate::probe::layout::Layout;
+
+use super::extract::Decoded;
+use super::plan::Planned;
+
+/// The frame budget assumed when the trace names none (60 Hz).
+const DEFAULT_BUDGET_MS: f64 = 16.667;
+
+/// A criterion's frame intervals (its first run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameSeries {
+    /// Every interval between consecutive presented frames, in ms.
+    pub intervals_ms: Vec<f64>,
+    /// The frame budget in force.
+    pub budget_ms: f64,
+}
+
+/// The first run's screen, as the layout and accessibility probes measured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScreenFigure {
+    /// The screenshot file, as pulled.
+    pub png: Vec<u8>,
+    /// Its width in px.
+    pub width: usize,
+    /// Its height in px.
+    pub height: usize,
+    /// The layout dump taken with it.
+    pub layout: Layout,
+}
+
+/// Everything the report draws.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Figures {
+    /// Per cold-start criterion, each run's launch (runs without a whole launch left out).
+    pub cold_starts: BTreeMap<String, Vec<(u32, ColdStart)>>,
+    /// Per frames criterion, its first run's intervals.
+    pub frames: BTreeMap<String, FrameSeries>,
+    /// The screen of the first on-screen criterion's first run.
+    pub screen: Option<ScreenFigure>,
+}
+
+impl Figures {
+    /// Keeps what `plan`'s run `run` shows, from the session visit's decoded evidence.
+    /// `draws_screen` says whether this criterion is the one whose screen the report shows.
+    pub(super) fn record(
+        &mut self,
+        plan: &Planned<'_>,
+        run: u32,
+        evidence: &Decoded<'_>,
+        draws_screen: bool,
+    ) {
+        let id = &plan.criterion.id;
+        match plan.extractor {
+            Extractor::ColdStart => {
+                let runs = self.cold_starts.entry(id.clone()).or_default();
+                if let Some(cold) = evidence
+                    .trace()
+                    .ok()
+                    .and_then(|t| t.report.cold_start.clone())
+                {
+                    runs.push((run, cold));
+                }
+            }
+            Extractor::Frames if run == 1 => {
+                if let Ok(trace) = evidence.trace() {
+                    self.frames.insert(
+                        id.clone(),
+                        FrameSeries {
+                            intervals_ms: trace.intervals_ms.clone(),
+                            budget_ms: trace.report.frames.budget_ms.unwrap_or(DEFAULT_BUDGET_MS),
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+        if draws_screen
+            && run == 1
+            && self.screen.is_none()
+            && let (Ok(screen), Ok(layout)) = (evidence.screen(), evidence.layout())
+        {
+            self.screen = Some(ScreenFigure {
+                png: screen.bytes.clone(),
+                width: screen.image.width,
+                height: screen.image.height,
+                layout: layout.clone(),
+            });
+        }
+    }
+}

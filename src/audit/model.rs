@@ -1,0 +1,172 @@
+//! What an audit produces and reads back: every run's reading with its evidence, one
+//! measurement per criterion, the gated outcome, and the events its reporters follow.
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::{DeviceError, DeviceInfo};
+use crate::diagnostic::Diagnostic;
+use crate::gate::GateOutcome;
+use crate::pack::Aggregate;
+use crate::probe::Extractor;
+
+use super::figures::Figures;
+
+/// A reading's value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A number in the probe's unit.
+    Number(f64),
+    /// A word (`pass`/`fail`).
+    Text(String),
+}
+
+impl Value {
+    /// The number, if the value is one.
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            Value::Text(_) => None,
+        }
+    }
+}
+
+/// A file of evidence and its hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceFile {
+    /// Path relative to the audit's folder.
+    pub path: String,
+    /// SHA-256 (hex).
+    pub sha256: String,
+}
+
+/// One run's reading of one criterion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReading {
+    /// 1-based run.
+    pub run: u32,
+    /// The reading, or `null` when the probe found nothing.
+    pub value: Option<Value>,
+    /// What it was read from, or why nothing was.
+    pub detail: String,
+    /// The session's evidence files.
+    pub files: Vec<EvidenceFile>,
+}
+
+/// dwpipe's own measurement of one criterion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct MeasurementRecord {
+    /// The criterion.
+    pub criterion_id: String,
+    /// Probe id.
+    pub probe: String,
+    /// Extractor used.
+    pub extractor: Extractor,
+    /// How runs were aggregated.
+    pub aggregate: Aggregate,
+    /// The aggregate value.
+    pub value: Option<Value>,
+    /// The probe's unit.
+    pub unit: Option<String>,
+    /// Value and unit, as the check's `actual`.
+    pub actual: Option<String>,
+    /// How far another reading may differ and still be this one (the probe's unit).
+    pub resolution: f64,
+    /// Every run.
+    pub runs: Vec<RunReading>,
+}
+
+/// What an audit gathered on a device, before the gate.
+#[derive(Debug)]
+pub struct AuditRun {
+    /// Who the device is.
+    pub device: DeviceInfo,
+    /// One per criterion with a probe.
+    pub measurements: Vec<MeasurementRecord>,
+    /// `W_MEASUREMENT_UNSTABLE` and friends.
+    pub warnings: Vec<Diagnostic>,
+    /// What the report draws, decoded from the evidence once.
+    pub figures: Figures,
+}
+
+/// A gated audit: the measurements and the verdicts the gate recomputed from them.
+#[derive(Debug)]
+pub struct Audited {
+    /// Who the device is.
+    pub device: DeviceInfo,
+    /// One per criterion with a probe.
+    pub measurements: Vec<MeasurementRecord>,
+    /// The gate's verdicts and diagnostics (the audit's warnings among them).
+    pub gate: GateOutcome,
+    /// What the report draws.
+    pub figures: Figures,
+}
+
+/// Why an audit stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The device failed (vanished, unreachable, timed out); the evidence so far is kept.
+    #[error("the device failed during run {run}")]
+    Device {
+        /// The run in progress.
+        run: u32,
+        /// The cause.
+        #[source]
+        source: DeviceError,
+    },
+    /// The output folder already holds another audit's evidence.
+    #[error(
+        "`{}` already holds an earlier audit's evidence; audit into a new --out folder",
+        .0.display()
+    )]
+    EvidenceExists(std::path::PathBuf),
+    /// A pack value does not pass the device shell's rules.
+    #[error("a value of the pack cannot enter a device command")]
+    Unsafe(#[source] crate::shell::UnsafeValue),
+    /// An evidence file could not be read back to be hashed.
+    #[error("cannot read evidence `{}`", path.display())]
+    Evidence {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl AuditError {
+    /// Whether a signal stopped the audit (rather than the device or the machine).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(
+            self,
+            AuditError::Device {
+                source: DeviceError::Cancelled,
+                ..
+            }
+        )
+    }
+}
+
+/// What the audit is doing, for whoever shows progress (the engine never prints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditEvent {
+    /// Measuring starts: this many session visits in all.
+    Started {
+        /// The device.
+        serial: String,
+        /// Session visits over every run.
+        visits: u64,
+    },
+    /// A session begins on the device.
+    Session {
+        /// 1-based run.
+        run: u32,
+        /// Runs in all.
+        runs: u32,
+        /// The session's name.
+        session: String,
+    },
+    /// A session's evidence is stored and read.
+    SessionDone,
+}

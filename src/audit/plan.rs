@@ -1,0 +1,84 @@
+//! What an audit will do, decided before the device is touched: which criteria are measured,
+//! by which session and extractor, how many runs, and the validated values every session's
+//! commands are filled with.
+
+use crate::pack::{Aggregate, Criterion, MeasuredBy, Pack, ProbeArgs};
+use crate::playbook::{Playbooks, Values};
+use crate::probe::Extractor;
+use crate::shell::ShellValue;
+
+use super::model::AuditError;
+
+/// A criterion to measure.
+pub(super) struct Planned<'a> {
+    pub(super) criterion: &'a Criterion,
+    pub(super) probe: &'a MeasuredBy,
+    pub(super) session: &'a str,
+    pub(super) extractor: Extractor,
+    pub(super) runs: u32,
+    pub(super) tolerance: f64,
+    pub(super) resolution: f64,
+}
+
+impl Planned<'_> {
+    pub(super) fn args(&self) -> &ProbeArgs {
+        &self.probe.args
+    }
+
+    pub(super) fn aggregate(&self) -> Aggregate {
+        self.probe.args.aggregate
+    }
+
+    /// A layout or accessibility probe: the report draws its nodes over the screenshot.
+    pub(super) fn is_on_screen(&self) -> bool {
+        let id = self.probe.kind.id;
+        id.starts_with("layout.") || id.starts_with("a11y.")
+    }
+}
+
+/// Every criterion that has a probe with a playbook; `runs` overrides every probe's count.
+pub(super) fn plan<'a>(
+    pack: &'a Pack,
+    playbooks: &'a Playbooks,
+    runs: Option<u32>,
+) -> Vec<Planned<'a>> {
+    pack.criteria
+        .iter()
+        .filter_map(|criterion| {
+            let probe = criterion.assertion.as_ref()?.probe.as_ref()?;
+            let playbook = playbooks.probes.get(probe.kind.id)?;
+            Some(Planned {
+                criterion,
+                probe,
+                session: &playbook.session,
+                extractor: playbook.extract,
+                runs: runs.or(probe.args.runs).unwrap_or(playbook.runs).max(1),
+                tolerance: playbook.tolerance,
+                resolution: playbook.resolution,
+            })
+        })
+        .collect()
+}
+
+/// The values every session starts from: the app's bundle, ability and module.
+pub(super) fn base_values(pack: &Pack) -> Result<Values, AuditError> {
+    let app = &pack.doc.app;
+    let mut values = Values::default();
+    values.set(
+        "bundle",
+        ShellValue::bundle(&app.bundle.value).map_err(AuditError::Unsafe)?,
+    );
+    if let Some(ability) = &app.ability {
+        values.set(
+            "ability",
+            ShellValue::identifier("ability", &ability.value).map_err(AuditError::Unsafe)?,
+        );
+    }
+    if let Some(module) = &app.module {
+        values.set(
+            "module",
+            ShellValue::identifier("module", &module.value).map_err(AuditError::Unsafe)?,
+        );
+    }
+    Ok(values)
+}

@@ -1,0 +1,145 @@
+//! A probe's arguments once they passed the catalog: typed words and parsed selectors, what
+//! the audit and the extractors read. The pack as written keeps its strings (the lock hashes
+//! them); this is the form nothing downstream has to parse again.
+
+use crate::words::words;
+
+use super::catalog::ProbeArgError;
+use super::schema::ProbeDoc;
+use super::selector::Selector;
+
+words! {
+    /// How a probe's runs become one value.
+    pub enum Aggregate {
+        /// The middle run (the mean of the middle two for an even count); the default.
+        Median = "median",
+        /// The lowest run.
+        Min = "min",
+        /// The highest run.
+        Max = "max",
+        /// The arithmetic mean.
+        Mean = "mean",
+        /// The 90th percentile (nearest rank).
+        P90 = "p90",
+    }
+}
+
+words! {
+    /// Which number of `perf.frames`.
+    pub enum FrameMetric {
+        /// Frames per second.
+        Fps = "fps",
+        /// Median frame interval.
+        P50 = "p50",
+        /// 95th percentile frame interval.
+        P95 = "p95",
+        /// Longest frame interval.
+        Max = "max",
+        /// Dropped milliseconds per second; the default.
+        Jank = "jank",
+    }
+}
+
+words! {
+    /// The direction of a gap.
+    pub enum Axis {
+        /// From one node's bottom to the next one's top; the default.
+        Vertical = "vertical",
+        /// From one node's right to the next one's left.
+        Horizontal = "horizontal",
+    }
+}
+
+words! {
+    /// The edge two nodes are aligned on.
+    pub enum Edge {
+        /// Their left edges; the default.
+        Left = "left",
+        /// Their top edges.
+        Top = "top",
+    }
+}
+
+words! {
+    /// Which side of a node is measured.
+    pub enum Side {
+        /// Its width; the default.
+        Width = "width",
+        /// Its height.
+        Height = "height",
+    }
+}
+
+/// The validated arguments of a criterion's probe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeArgs {
+    /// Runs asked for by the pack (the playbook's count otherwise).
+    pub runs: Option<u32>,
+    /// How the runs are aggregated.
+    pub aggregate: Aggregate,
+    /// Which frame number (`perf.frames` only).
+    pub metric: FrameMetric,
+    /// The node measured.
+    pub target: Option<Selector>,
+    /// The first node of a pair.
+    pub from: Option<Selector>,
+    /// The second node of a pair.
+    pub to: Option<Selector>,
+    /// The direction of a gap.
+    pub axis: Axis,
+    /// The edge of an alignment.
+    pub edge: Edge,
+    /// The side of a size.
+    pub side: Side,
+    /// A hypium suite or case.
+    pub suite: Option<String>,
+}
+
+impl ProbeArgs {
+    /// The typed form of a probe's arguments; a word or selector that is not one is the same
+    /// `BadValue` the catalog check reports.
+    pub(super) fn of(probe: &'static str, doc: &ProbeDoc) -> Result<ProbeArgs, ProbeArgError> {
+        let selector = |arg: &'static str, value: &Option<String>| {
+            value
+                .as_deref()
+                .map(|text| Selector::parse(text).map_err(|e| bad(probe, arg, text, e.to_string())))
+                .transpose()
+        };
+        Ok(ProbeArgs {
+            runs: doc.runs,
+            aggregate: word(probe, "aggregate", &doc.aggregate, Aggregate::parse)?
+                .unwrap_or(Aggregate::Median),
+            metric: word(probe, "metric", &doc.metric, FrameMetric::parse)?
+                .unwrap_or(FrameMetric::Jank),
+            target: selector("target", &doc.target)?,
+            from: selector("from", &doc.from)?,
+            to: selector("to", &doc.to)?,
+            axis: word(probe, "axis", &doc.axis, Axis::parse)?.unwrap_or(Axis::Vertical),
+            edge: word(probe, "edge", &doc.edge, Edge::parse)?.unwrap_or(Edge::Left),
+            side: word(probe, "side", &doc.side, Side::parse)?.unwrap_or(Side::Width),
+            suite: doc.suite.clone(),
+        })
+    }
+}
+
+fn bad(probe: &'static str, arg: &'static str, value: &str, allowed: String) -> ProbeArgError {
+    ProbeArgError::BadValue {
+        probe,
+        arg,
+        value: value.to_owned(),
+        allowed,
+    }
+}
+
+/// One word argument, typed; a word of another vocabulary is refused.
+fn word<T: Copy>(
+    probe: &'static str,
+    arg: &'static str,
+    value: &Option<String>,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<T>, ProbeArgError> {
+    value
+        .as_deref()
+        .map(|text| parse(text).ok_or_else(|| bad(probe, arg, text, "a known word".to_owned())))
+        .transpose()
+}

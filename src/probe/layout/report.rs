@@ -1,0 +1,78 @@
+//! What `dwpipe inspect layout` reports of a dump: its windows, the app window's touch targets
+//! in vp (smallest side first) and its unlabeled clickables.
+
+use serde::Serialize;
+
+use super::{Layout, to_vp};
+
+/// A touch target, for reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TouchTarget {
+    /// A selector naming the node.
+    pub selector: String,
+    /// Width in vp.
+    pub width_vp: f64,
+    /// Height in vp.
+    pub height_vp: f64,
+}
+
+/// What `dwpipe inspect layout --json` prints; the field names are a contract.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LayoutReport {
+    /// Nodes in the dump.
+    pub nodes: usize,
+    /// Window roots (bundle names).
+    pub windows: Vec<String>,
+    /// The window measured.
+    pub app_window: Option<String>,
+    /// The density used (px per vp).
+    pub vpr: f64,
+    /// Clickable, enabled, on-screen nodes in the app window.
+    pub clickable: usize,
+    /// Every such node with its size, smallest side first.
+    pub touch_targets: Vec<TouchTarget>,
+    /// Clickable nodes with neither text nor description.
+    pub unlabeled_clickables: Vec<String>,
+}
+
+impl Layout {
+    /// The report of `dwpipe inspect layout`.
+    pub fn report(&self, bundle: Option<&str>, vpr: f64) -> LayoutReport {
+        let window = self.app_window(bundle).ok();
+        let clickables = window.map(|w| self.clickables(w)).unwrap_or_default();
+        let mut touch_targets: Vec<TouchTarget> = clickables
+            .iter()
+            .filter_map(|i| {
+                let rect = self.visible_rect(*i)?;
+                Some(TouchTarget {
+                    selector: self.selector_of(*i),
+                    width_vp: to_vp(rect.width(), vpr),
+                    height_vp: to_vp(rect.height(), vpr),
+                })
+            })
+            .collect();
+        touch_targets.sort_by(|a, b| {
+            a.width_vp
+                .min(a.height_vp)
+                .total_cmp(&b.width_vp.min(b.height_vp))
+        });
+        LayoutReport {
+            nodes: self.nodes.len(),
+            windows: self
+                .windows()
+                .iter()
+                .filter_map(|w| self.node(*w).bundle.clone())
+                .collect(),
+            app_window: window.and_then(|w| self.node(w).bundle.clone()),
+            vpr,
+            clickable: clickables.len(),
+            touch_targets,
+            unlabeled_clickables: window
+                .map(|w| self.unlabeled(w))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| self.selector_of(i))
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! `report.html`: one self-contained page (inline SVG and CSS, the screenshot as a data URI,
+//! no network): the verdict table, the cold-start runs split into their phases, the
+//! frame-interval distribution against the budget, and the screenshot with the measured
+//! boxes, gaps and failing touch targets drawn over it. The page is a pure function of its
+//! view ([`view::Page`]), computed once from the report and the figures the audit decoded:
+//! nothing here opens or parses evidence.
+
+mod charts;
+mod overlay;
+mod view;
+
+use std::fmt::Write;
+
+use crate::audit::Figures;
+use crate::pack::Pack;
+
+use super::AuditReport;
+
+pub(crate) use view::Page;
+
+/// The smallest touch target the platform accepts (vp); smaller ones are drawn in red.
+const TOUCH_BASELINE_VP: f64 = 48.0;
+
+/// The pages' shared look: verdict colours, bordered tables.
+pub(crate) const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
+table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
+td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}";
+
+/// Text made safe for HTML content and attributes.
+pub(crate) fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(TABLE[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Renders the page of an audit report with the figures its audit decoded.
+pub fn html(report: &AuditReport, figures: &Figures, pack: &Pack) -> String {
+    render(&Page::new(report, figures, pack))
+}
+
+/// The page's markup.
+fn render(view: &Page) -> String {
+    let mut page = String::new();
+    let verdict = view.verdict;
+    let _ = write!(
+        page,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe audit: {verdict}</title><style>{STYLE}</style></head><body><h1>Audit: <span class=\"{verdict}\">{verdict}</span></h1><p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
+        escape(view.pack_sha256),
+        escape(&view.device),
+        escape(view.dwpipe_version)
+    );
+    page.push_str("<table><tr><th>criterion</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>");
+    for row in &view.rows {
+        let (result, recomputed) = (row.result, row.recomputed);
+        let _ = write!(
+            page,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{result}\">{result}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
+            escape(row.criterion_id),
+            row.dimension,
+            row.weight,
+            escape(row.actual.unwrap_or("—")),
+            escape(row.expected.unwrap_or("—")),
+            row.reason
+                .as_ref()
+                .map_or_else(String::new, |r| format!("<br><small>{}</small>", escape(r))),
+            escape(row.evidence)
+        );
+    }
+    page.push_str("</table>");
+    for chart in &view.cold_starts {
+        page.push_str(&charts::cold_start(chart));
+    }
+    for chart in &view.frames {
+        page.push_str(&charts::frames(chart));
+    }
+    if let Some(screen) = &view.screen {
+        page.push_str(&overlay::screen(screen));
+    }
+    page.push_str("</body></html>\n");
+    page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_rfc_vectors() {
+        for (input, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(input.as_bytes()), encoded);
+        }
+        assert_eq!(
+            escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}
