@@ -1,4 +1,10 @@
-//! Exit codes, for every command (DESIGN §1). This is the only place they are defined.
+//! Exit codes, for every command (DESIGN §1), and the one place verdicts become them (the
+//! CLI's error type maps errors). Nothing else in dwpipe picks an exit code.
+
+use crate::gate::Verdict;
+use crate::pipeline::TerminalReason;
+use crate::report::LabVerdict;
+use crate::review::ReviewVerdict;
 
 /// Success; the verdict is pass.
 pub const OK: i32 = 0;
@@ -10,3 +16,51 @@ pub const INVALID_INPUT: i32 = 2;
 pub const ENVIRONMENT: i32 = 3;
 /// Interrupted by SIGINT or SIGTERM.
 pub const INTERRUPTED: i32 = 130;
+
+/// An audit's (or the gate's) verdict.
+pub fn of_verdict(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Pass => OK,
+        Verdict::Fail => VERDICT_FAILED,
+    }
+}
+
+/// A lab's verdict: a failed device fails it; none failed but one could not be audited is
+/// the environment's fault.
+pub fn of_lab(verdict: LabVerdict) -> i32 {
+    match verdict {
+        LabVerdict::Pass => OK,
+        LabVerdict::Fail => VERDICT_FAILED,
+        LabVerdict::Incomplete => ENVIRONMENT,
+    }
+}
+
+/// A delivery's terminal reason: anything but verified is a failed delivery, short of the
+/// environment and a signal.
+pub fn of_delivery(reason: TerminalReason) -> i32 {
+    match reason {
+        TerminalReason::Verified => OK,
+        TerminalReason::Interrupted => INTERRUPTED,
+        TerminalReason::EnvironmentError => ENVIRONMENT,
+        TerminalReason::NoChanges
+        | TerminalReason::VerificationFailed
+        | TerminalReason::AuditFailed
+        | TerminalReason::RepeatedFailure
+        | TerminalReason::BudgetExhausted
+        | TerminalReason::ReviewBlocked => VERDICT_FAILED,
+    }
+}
+
+/// A review: 0 when delivery may go on, 1 when the pack must change or the review blocks.
+pub fn of_review(verdict: ReviewVerdict) -> i32 {
+    if verdict.allows_dispatch() {
+        OK
+    } else {
+        VERDICT_FAILED
+    }
+}
+
+/// `verify-evidence`: 0 when everything checks out, 1 on any difference.
+pub fn of_differences(count: usize) -> i32 {
+    if count == 0 { OK } else { VERDICT_FAILED }
+}

@@ -17,6 +17,18 @@ pub struct WriteError {
     pub source: io::Error,
 }
 
+/// A rendered file that could not be written: the template failed (dwpipe's bug) or the
+/// machine did.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// A file could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// A template did not render.
+    #[error(transparent)]
+    Render(#[from] crate::template::RenderError),
+}
+
 fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
     move |source| WriteError {
         path: path.to_owned(),

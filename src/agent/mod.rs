@@ -9,35 +9,79 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use regex::Regex;
-use serde::Serialize;
 
 use crate::config::{Agent, AgentKind};
+use crate::output::WriteError;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+use crate::words::words;
 
-/// What the agent said about its own work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Claim {
-    /// It says it is done.
-    Pass,
-    /// It says it failed.
-    Fail,
-    /// It says it could not finish.
-    Incomplete,
-    /// It said nothing recognizable.
-    None,
+words! {
+    /// What the agent said about its own work.
+    pub enum Claim {
+        /// It says it is done.
+        Pass = "pass",
+        /// It says it failed.
+        Fail = "fail",
+        /// It says it could not finish.
+        Incomplete = "incomplete",
+        /// It said nothing recognizable.
+        None = "none",
+    }
+}
+
+/// How the agent's process ended (a signal from dwpipe itself is a cancellation, never this).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentEnd {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal from elsewhere ended it.
+    Signalled(i32),
+    /// It ran past its time limit and was stopped.
+    TimedOut(Duration),
+}
+
+impl AgentEnd {
+    /// Only an exit 0 within the time limit is a finished run, whatever the agent claims.
+    pub fn is_clean(self) -> bool {
+        self == AgentEnd::Exited(0)
+    }
+}
+
+impl std::fmt::Display for AgentEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgentEnd::Exited(code) => write!(f, "exited {code}"),
+            AgentEnd::Signalled(signal) => write!(f, "killed by signal {signal}"),
+            AgentEnd::TimedOut(after) => write!(f, "timed out after {after:?}"),
+        }
+    }
+}
+
+impl std::str::FromStr for AgentEnd {
+    type Err = ();
+
+    /// Reads what [`Display`](std::fmt::Display) wrote (the ledger's agent outcomes).
+    fn from_str(text: &str) -> Result<AgentEnd, ()> {
+        if let Some(code) = text.strip_prefix("exited ") {
+            return code.parse().map(AgentEnd::Exited).map_err(drop);
+        }
+        if let Some(signal) = text.strip_prefix("killed by signal ") {
+            return signal.parse().map(AgentEnd::Signalled).map_err(drop);
+        }
+        text.strip_prefix("timed out after ")
+            .and_then(|after| crate::input::parse_duration(after).ok())
+            .map(AgentEnd::TimedOut)
+            .ok_or(())
+    }
 }
 
 /// One dispatch's record.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Debug)]
 pub struct AgentRun {
     /// The claim (never the verdict).
     pub claim: Claim,
-    /// How the process ended: `exited 0`, `timed out`, …
-    pub ended: String,
-    /// Whether it exited 0 within its timeout (anything else is a failed run, whatever it claims).
-    pub exited_cleanly: bool,
+    /// How the process ended.
+    pub end: AgentEnd,
     /// Wall-clock time.
     pub duration_ms: u64,
     /// The stored event stream.
@@ -58,10 +102,16 @@ pub enum AgentError {
     /// Its program is not installed.
     #[error("agent `{0}` not found")]
     NotFound(String),
-    /// Another spawn failure or an unwritable log.
-    #[error("{0}")]
-    Other(String),
-    /// Ctrl-C.
+    /// The configuration gives no program to run.
+    #[error("the agent has no argv")]
+    NoArgv,
+    /// The OS refused to start it.
+    #[error(transparent)]
+    Spawn(SpawnError),
+    /// Its log could not be written.
+    #[error("cannot store the agent's output")]
+    Log(#[source] WriteError),
+    /// A signal stopped it.
     #[error("cancelled")]
     Cancelled,
 }
@@ -163,9 +213,7 @@ pub async fn dispatch(
     cancel: &Cancel,
 ) -> Result<AgentRun, AgentError> {
     let argv = argv(agent, workspace, brief_file, brief, round);
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| AgentError::Other("the agent has no argv".to_owned()))?;
+    let (program, args) = argv.split_first().ok_or(AgentError::NoArgv)?;
     let mut spec = ProcessSpec::new(program, args)
         .timeout(agent.timeout)
         .grace(Duration::from_secs(5));
@@ -177,11 +225,14 @@ pub async fn dispatch(
         .collect();
     let outcome = run(&spec, cancel).await.map_err(|e| match e {
         SpawnError::NotFound { program } => AgentError::NotFound(program.display().to_string()),
-        other => AgentError::Other(other.to_string()),
+        other => AgentError::Spawn(other),
     })?;
-    if outcome.completion == Completion::Cancelled {
-        return Err(AgentError::Cancelled);
-    }
+    let end = match outcome.completion {
+        Completion::Exited(code) => AgentEnd::Exited(code),
+        Completion::Signalled(signal) => AgentEnd::Signalled(signal),
+        Completion::TimedOut => AgentEnd::TimedOut(agent.timeout),
+        Completion::Cancelled => return Err(AgentError::Cancelled),
+    };
     let stdout = outcome.stdout.to_string_lossy();
     let stderr = outcome.stderr.to_string_lossy();
     let mut log_text = stdout.clone();
@@ -189,17 +240,10 @@ pub async fn dispatch(
         log_text.push_str("\n--- stderr ---\n");
         log_text.push_str(&stderr);
     }
-    crate::output::write_atomic(log, log_text.as_bytes())
-        .map_err(|e| AgentError::Other(e.to_string()))?;
+    crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
     let mut record = AgentRun {
         claim: Claim::None,
-        ended: match outcome.completion {
-            Completion::Exited(code) => format!("exited {code}"),
-            Completion::Signalled(signal) => format!("killed by signal {signal}"),
-            Completion::TimedOut => format!("timed out after {:?}", agent.timeout),
-            Completion::Cancelled => "cancelled".to_owned(),
-        },
-        exited_cleanly: outcome.completion == Completion::Exited(0),
+        end,
         duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
         log: log.to_owned(),
         events: 0,

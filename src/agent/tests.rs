@@ -69,7 +69,11 @@ fn an_agent_that_fixes_the_code_claims_pass_and_changes_the_workspace() {
     let run = go(&agent(FIXES, Duration::from_secs(10)), dir.path());
     assert_eq!(run.claim, Claim::Pass);
     assert_eq!(
-        (run.events, run.tools.as_slice(), run.ended.as_str()),
+        (
+            run.events,
+            run.tools.as_slice(),
+            run.end.to_string().as_str()
+        ),
         (2, &["edit".to_owned()][..], "exited 0")
     );
     assert_ne!(before, print(dir.path()));
@@ -118,7 +122,7 @@ fn an_agent_that_hangs_is_stopped() {
     let dir = workspace();
     let started = std::time::Instant::now();
     let run = go(&agent("sleep 30", Duration::from_millis(300)), dir.path());
-    assert!(run.ended.starts_with("timed out"), "{}", run.ended);
+    assert!(run.end.to_string().starts_with("timed out"), "{}", run.end);
     assert_eq!(run.claim, Claim::None);
     assert!(started.elapsed() < Duration::from_secs(20));
 }
@@ -134,7 +138,7 @@ fn garbage_json_floods_and_errors_are_recorded_not_believed() {
         dir.path(),
     );
     assert_eq!(
-        (run.claim, run.unparsed_lines, run.ended.as_str()),
+        (run.claim, run.unparsed_lines, run.end.to_string().as_str()),
         (Claim::None, 2, "exited 1")
     );
     assert_eq!(run.errors, ["rate limited"]);
@@ -214,4 +218,22 @@ fn argv_for_deveco_and_for_commands() {
         matches!(result, Err(AgentError::NotFound(p)) if p == "deveco"),
         "no deveco on this machine"
     );
+}
+
+#[test]
+fn an_agent_end_reads_back_from_its_words() {
+    for end in [
+        AgentEnd::Exited(0),
+        AgentEnd::Exited(-1),
+        AgentEnd::Signalled(9),
+        AgentEnd::TimedOut(Duration::from_secs(60)),
+        AgentEnd::TimedOut(Duration::from_millis(1500)),
+    ] {
+        assert_eq!(end.to_string().parse(), Ok(end), "{end}");
+    }
+    assert_eq!(AgentEnd::Exited(0).to_string(), "exited 0");
+    assert!(AgentEnd::Exited(0).is_clean() && !AgentEnd::Exited(1).is_clean());
+    for bad in ["exited", "exited zero", "cancelled", "timed out after soon"] {
+        assert!(bad.parse::<AgentEnd>().is_err(), "{bad}");
+    }
 }

@@ -3,7 +3,7 @@
 
 use crate::pack::Aggregate;
 
-use super::model::Value;
+use super::extract::Value;
 
 /// Aggregates run values. Numbers by `how`; words must agree (else `fail`, the honest
 /// summary of runs that disagree on pass/fail).

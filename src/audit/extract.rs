@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::pack::{FrameMetric, ProbeArgs, Selector};
 use crate::probe::hidumper::{self, DumpError};
 use crate::probe::hitrace::{self, Analysis, TraceReport, for_each_line};
@@ -16,7 +18,25 @@ use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
 use crate::probe::{Evidence, Extractor};
 
-use super::model::Value;
+/// A reading's value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A number in the probe's unit.
+    Number(f64),
+    /// A word (`pass`/`fail`).
+    Text(String),
+}
+
+impl Value {
+    /// The number, if the value is one.
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            Value::Text(_) => None,
+        }
+    }
+}
 
 /// Evidence files of one session run, by the name the playbook saved them under.
 pub type Files = BTreeMap<String, PathBuf>;

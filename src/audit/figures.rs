@@ -9,7 +9,6 @@ use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
 
 use super::extract::Decoded;
-use super::plan::Planned;
 
 /// The frame budget assumed when the trace names none (60 Hz).
 const DEFAULT_BUDGET_MS: f64 = 16.667;
@@ -48,19 +47,20 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// Keeps what `plan`'s run `run` shows, from the session visit's decoded evidence.
-    /// `draws_screen` says whether this criterion is the one whose screen the report shows.
+    /// Keeps what criterion `id` (read by `extractor`) shows of run `run`, from the session
+    /// visit's decoded evidence. `draws_screen` says whether this criterion is the one whose
+    /// screen the report shows.
     pub(super) fn record(
         &mut self,
-        plan: &Planned<'_>,
+        id: &str,
+        extractor: Extractor,
         run: u32,
         evidence: &Decoded<'_>,
         draws_screen: bool,
     ) {
-        let id = &plan.criterion.id;
-        match plan.extractor {
+        match extractor {
             Extractor::ColdStart => {
-                let runs = self.cold_starts.entry(id.clone()).or_default();
+                let runs = self.cold_starts.entry(id.to_owned()).or_default();
                 if let Some(cold) = evidence
                     .trace()
                     .ok()
@@ -72,7 +72,7 @@ impl Figures {
             Extractor::Frames if run == 1 => {
                 if let Ok(trace) = evidence.trace() {
                     self.frames.insert(
-                        id.clone(),
+                        id.to_owned(),
                         FrameSeries {
                             intervals_ms: trace.intervals_ms.clone(),
                             budget_ms: trace.report.frames.budget_ms.unwrap_or(DEFAULT_BUDGET_MS),

@@ -15,10 +15,12 @@ mod session;
 mod verify;
 
 pub use aggregate::{actual, aggregate, spread};
-pub use extract::{Context, Decoded, ExtractError, Files, Reading, Screenshot, Trace, extract};
+pub use extract::{
+    Context, Decoded, ExtractError, Files, Reading, Screenshot, Trace, Value, extract,
+};
 pub use figures::{Figures, FrameSeries, ScreenFigure};
 pub use model::{
-    AuditError, AuditEvent, AuditRun, Audited, EvidenceFile, MeasurementRecord, RunReading, Value,
+    AuditError, AuditEvent, AuditRun, Audited, EvidenceFile, MeasurementRecord, RunReading,
 };
 pub use run::run;
 pub use verify::{Verification, verify};

@@ -9,27 +9,8 @@ use crate::gate::GateOutcome;
 use crate::pack::Aggregate;
 use crate::probe::Extractor;
 
+use super::extract::Value;
 use super::figures::Figures;
-
-/// A reading's value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Value {
-    /// A number in the probe's unit.
-    Number(f64),
-    /// A word (`pass`/`fail`).
-    Text(String),
-}
-
-impl Value {
-    /// The number, if the value is one.
-    pub fn as_number(&self) -> Option<f64> {
-        match self {
-            Value::Number(n) => Some(*n),
-            Value::Text(_) => None,
-        }
-    }
-}
 
 /// A file of evidence and its hash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

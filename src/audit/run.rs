@@ -12,9 +12,10 @@ use crate::playbook::Playbooks;
 use crate::shell::ShellValue;
 
 use super::aggregate::{actual, aggregate, spread};
+use super::extract::Value;
 use super::extract::{Context, Decoded, extract};
 use super::figures::Figures;
-use super::model::{AuditError, AuditEvent, AuditRun, MeasurementRecord, RunReading, Value};
+use super::model::{AuditError, AuditEvent, AuditRun, MeasurementRecord, RunReading};
 use super::plan::{Planned, base_values, plan};
 use super::session::{StepFailure, gather, hash_files};
 
@@ -99,7 +100,8 @@ pub async fn run(
                         (Err(reason), None) => (None, chain(&reason)),
                         (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(&reason))),
                     };
-                figures.record(plan, run, &decoded, screen_of == Some(&plan.criterion.id));
+                let id = &plan.criterion.id;
+                figures.record(id, plan.extractor, run, &decoded, screen_of == Some(id));
                 readings
                     .entry(plan.criterion.id.as_str())
                     .or_default()

@@ -6,8 +6,11 @@
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::Frozen;
+use crate::report::{AuditReport, ReportCheck};
 use crate::template::{RenderError, render};
+use crate::verify::{CommandOutcome, CommandStatus, VerifyReport};
 
 /// How much failing output a repair brief quotes (its tail).
 const OUTPUT_TAIL_CHARS: usize = 6000;
@@ -192,66 +195,74 @@ fn fence_safe(text: String) -> String {
         .replace("<untrusted-tool-output", "<\\untrusted-tool-output")
 }
 
-fn text(value: &serde_json::Value, key: &str) -> String {
-    value[key].as_str().unwrap_or("—").to_owned()
-}
-
-/// The failures of an audit report (`audit-<n>.json`): failed or unverified checks.
-pub fn failures_from_audit(frozen: &Frozen, report: &serde_json::Value) -> Vec<Failure> {
-    report["checks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["result"] != "pass" || c["assertionVerdict"] == "fail")
-        .map(|c| {
-            let id = text(c, "criterionId");
-            let statement = frozen
+impl Failure {
+    /// A failed or unverified check of an audit report.
+    pub fn from_check(frozen: &Frozen, entry: &ReportCheck) -> Failure {
+        let check = &entry.check;
+        let shown = |text: &Option<String>| text.clone().unwrap_or_else(|| "—".to_owned());
+        Failure {
+            id: check.criterion_id.clone(),
+            weight: check.weight.as_str().to_owned(),
+            statement: frozen
                 .pack
                 .criteria
                 .iter()
-                .find(|k| k.id == id)
-                .map_or_else(|| "—".to_owned(), |k| k.statement.clone());
-            Failure {
-                weight: text(c, "weight"),
-                statement,
-                actual: text(c, "actual"),
-                expected: text(c, "expected"),
-                reason: c["reason"]
-                    .as_str()
-                    .map_or_else(|| text(c, "evidence"), str::to_owned),
-                id,
-            }
+                .find(|c| c.id == check.criterion_id)
+                .map_or_else(|| "—".to_owned(), |c| c.statement.clone()),
+            actual: shown(&check.actual),
+            expected: shown(&check.expected),
+            reason: check
+                .reason
+                .clone()
+                .unwrap_or_else(|| check.evidence.clone()),
+        }
+    }
+
+    /// A verification command that did not pass.
+    pub fn from_command(command: &CommandOutcome) -> Failure {
+        Failure {
+            id: command.name.clone(),
+            weight: "command".to_owned(),
+            statement: command.command.clone(),
+            actual: command.status.as_str().to_owned(),
+            expected: "exit 0".to_owned(),
+            reason: command.exit_code.map_or_else(
+                || command.status.as_str().to_owned(),
+                |code| format!("exited {code}"),
+            ),
+        }
+    }
+}
+
+/// The failures of an audit report: failed or unverified checks, and checks whose assertion
+/// recomputed to fail.
+pub fn failures_from_audit(frozen: &Frozen, report: &AuditReport) -> Vec<Failure> {
+    report
+        .checks
+        .iter()
+        .filter(|c| {
+            c.check.result != CheckResult::Pass
+                || c.check.assertion_verdict == AssertionVerdict::Fail
         })
+        .map(|c| Failure::from_check(frozen, c))
         .collect()
 }
 
-/// The failures of a verification report (`verify-<n>.json`) and their output, for quoting.
-pub fn failures_from_verify(report: &serde_json::Value) -> (Vec<Failure>, String) {
-    let mut output = String::new();
-    let failures = report["commands"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["status"] != "pass")
-        .map(|c| {
-            output.push_str(&format!(
-                "$ {}\n{}\n",
-                text(c, "command"),
-                c["output-tail"].as_str().unwrap_or("")
-            ));
-            Failure {
-                id: text(c, "name"),
-                weight: "command".to_owned(),
-                statement: text(c, "command"),
-                actual: text(c, "status"),
-                expected: "exit 0".to_owned(),
-                reason: c["exit-code"]
-                    .as_i64()
-                    .map_or_else(|| text(c, "status"), |code| format!("exited {code}")),
-            }
-        })
+/// The failures of a verification report and their output, for quoting.
+pub fn failures_from_verify(report: &VerifyReport) -> (Vec<Failure>, String) {
+    let failed: Vec<&CommandOutcome> = report
+        .commands
+        .iter()
+        .filter(|c| c.status != CommandStatus::Pass)
         .collect();
-    (failures, output)
+    let output = failed
+        .iter()
+        .map(|c| format!("$ {}\n{}\n", c.command, c.output_tail))
+        .collect();
+    (
+        failed.into_iter().map(Failure::from_command).collect(),
+        output,
+    )
 }
 
 #[cfg(test)]

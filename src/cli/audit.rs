@@ -1,173 +1,138 @@
 //! `dwpipe audit`: measure every criterion that has a probe on a device (or a recorded
-//! capture), keep the evidence, and gate the measurements.
+//! capture, or every device of a lab), keep the evidence, gate the measurements, print them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::audit::{self, AuditError, AuditRun};
-use crate::device::{
-    AnyDevice, CallTimeouts, Device, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
-};
+use crate::audit::AuditError;
 use crate::diagnostic::{Diagnostic, chain};
-use crate::error::Error;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
-use crate::output::relative_to;
-use crate::pack::{Pack, load_lock};
+use crate::lab::{AuditDeviceError, AuditJob, audit_device};
+use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::report::AuditReport;
+use crate::target::{HdcClient, Opened};
 
+use super::args::AuditArgs;
+use super::error::Error;
+use super::lab;
 use super::print;
 use super::progress::AuditProgress;
 use super::runtime::block_on;
 
-/// Where the device comes from.
-pub(super) enum Source {
-    /// A live device behind hdc.
-    Device {
-        serial: String,
-        server: Option<Server>,
-        record: Option<PathBuf>,
-    },
-    /// A recorded capture.
-    Replay(PathBuf),
-}
-
-/// Everything `dwpipe audit` was asked.
-pub(super) struct AuditPlan {
-    pub lock: PathBuf,
-    pub source: Source,
-    pub runs: Option<u32>,
-    pub out: PathBuf,
-    pub json: bool,
-    pub auditor_report: Option<PathBuf>,
-    pub playbooks: Option<PathBuf>,
-    pub timeouts: CallTimeouts,
-}
-
-/// Opens the device a plan names: a capture to replay, or a live device (recorded as it goes
-/// when asked).
-pub(super) fn open(
-    hdc: &Path,
-    source: &Source,
-    timeouts: CallTimeouts,
-    cancel: &Cancel,
-) -> Result<AnyDevice, DeviceError> {
-    Ok(match source {
-        Source::Replay(capture) => AnyDevice::Replay(ReplayDevice::open(capture)?),
-        Source::Device {
-            serial,
-            server,
-            record,
-        } => {
-            let live = Hdc::new(hdc.to_owned(), server.clone(), timeouts, cancel.clone())
-                .device(serial)
-                .map_err(DeviceError::from)?;
-            match record {
-                None => AnyDevice::Hdc(live),
-                Some(capture) => AnyDevice::Recording(RecordingDevice::new(live, capture)?),
-            }
-        }
-    })
-}
-
-async fn measure(
-    device: &impl Device,
-    pack: &Pack,
-    playbooks: &Playbooks,
-    plan: &AuditPlan,
-    progress: &AuditProgress,
-) -> Result<AuditRun, AuditError> {
-    audit::run(device, pack, playbooks, plan.runs, &plan.out, &|event| {
-        progress.event(event)
-    })
-    .await
-}
-
 /// Runs the audit; `Ok(exit code)`.
-pub(super) fn run(hdc: &Path, plan: AuditPlan) -> Result<i32, Error> {
-    let frozen = load_lock(&plan.lock).map_err(Error::Invalid)?;
-    let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
-    let auditor = match &plan.auditor_report {
+pub(super) fn run(hdc: HdcClient, args: AuditArgs) -> Result<i32, Error> {
+    let json = args.json;
+    let target = args
+        .target
+        .target(args.record.clone())
+        .expect("clap requires --device, --devices or --replay");
+    if target.is_lab() {
+        if args.record.is_some() || args.auditor_report.is_some() {
+            return Err(Diagnostic::error(
+                "E_LAB_OPTION",
+                "--record and --auditor-report take one device",
+            )
+            .fix("audit that device on its own")
+            .into());
+        }
+        return lab::run(
+            &hdc,
+            &target,
+            &args.lock,
+            args.runs,
+            &args.out,
+            args.playbooks.as_deref(),
+            json,
+        );
+    }
+    let frozen = load_lock(&args.lock)?;
+    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
+    let auditor = match &args.auditor_report {
         Some(path) => load_auditor_report(path)?.checks(),
         None => Vec::new(),
     };
-    std::fs::create_dir_all(&plan.out).map_err(|e| {
+    std::fs::create_dir_all(&args.out).map_err(|e| {
         Error::from(Diagnostic::error(
             "E_AUDIT_OUT",
-            format!("cannot create `{}`: {e}", plan.out.display()),
+            format!("cannot create `{}`: {e}", args.out.display()),
         ))
     })?;
     let cancel = Cancel::new();
-    let progress = AuditProgress::new(plan.json);
-    let measured = block_on(&cancel, async {
-        let device = open(hdc, &plan.source, plan.timeouts, &cancel)?;
-        let result = measure(&device, &frozen.pack, &playbooks, &plan, &progress).await;
+    let progress = AuditProgress::new(json);
+    let job = AuditJob {
+        frozen: &frozen,
+        lock: &args.lock,
+        playbooks: &playbooks,
+        runs: args.runs,
+        auditor: &auditor,
+    };
+    let published = block_on(&cancel, async {
+        let Opened::One(device) = target.open(&hdc, &cancel).await? else {
+            unreachable!("a lab target was handled above");
+        };
+        let result = audit_device(&device, &job, &args.out, &|e| progress.event(e)).await;
         device.finish().await?;
-        Ok(result)
-    })
-    .map_err(|e: DeviceError| Error::Device(e));
+        Ok::<_, Error>(result)
+    });
     progress.finish();
-    let measured = measured?;
-    let run = match measured {
-        Ok(run) => run,
-        Err(AuditError::Device { run, source }) => {
+    let (report, written) = match published? {
+        Ok(published) => published,
+        Err(AuditDeviceError::Audit(AuditError::Device { run, source })) => {
             eprintln!(
                 "dwpipe: the device failed during run {run}; the evidence gathered so far is in {}",
-                plan.out.join("evidence").display()
+                args.out.join("evidence").display()
             );
             return Err(Error::Device(source));
         }
-        Err(error) => {
+        Err(AuditDeviceError::Audit(error)) => {
             return Err(Diagnostic::error("E_AUDIT_LOCAL", chain(&error)).into());
         }
+        Err(AuditDeviceError::Publish(error)) => return Err(error.into()),
     };
-    let audited = run.gate(&frozen.pack, &auditor);
-    let lock = relative_to(&plan.lock, &plan.out);
-    let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, Some(lock));
-    let written = report.publish(&frozen.pack, &audited.figures, &plan.out)?;
-    if plan.json {
+    if json {
         print::json(&report);
     } else {
-        print::diagnostics(&report.diagnostics);
-        for entry in &report.checks {
-            let c = &entry.check;
-            print::out(&format!(
-                "  {:<8} {:<13} {:<6} {:<10} {:<12} {}",
-                c.criterion_id,
-                c.dimension.as_str(),
-                c.weight.as_str(),
-                format!("{:?}", c.result).to_lowercase(),
-                c.actual.as_deref().unwrap_or("-"),
-                c.reason.as_deref().unwrap_or(&c.evidence),
-            ));
-        }
-        let s = report.summary;
+        print_report(&report, &written, &args.out);
+    }
+    Ok(exit_code::of_verdict(report.verdict))
+}
+
+fn print_report(report: &AuditReport, written: &[std::path::PathBuf], out: &Path) {
+    print::diagnostics(&report.diagnostics);
+    for entry in &report.checks {
+        let c = &entry.check;
         print::out(&format!(
-            "audit of {}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
-            audited.device.serial,
-            if report.verdict == Verdict::Pass {
-                "PASS"
-            } else {
-                "FAIL"
-            },
-            s.criteria,
-            s.pass,
-            s.fail,
-            s.unverified,
-            s.errors,
-            s.warnings
-        ));
-        let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-        print::out(&format!(
-            "wrote {}; evidence in {}",
-            written.join(", "),
-            plan.out.join("evidence").display()
+            "  {:<8} {:<13} {:<6} {:<10} {:<12} {}",
+            c.criterion_id,
+            c.dimension.as_str(),
+            c.weight.as_str(),
+            c.result.as_str(),
+            c.actual.as_deref().unwrap_or("-"),
+            c.reason.as_deref().unwrap_or(&c.evidence),
         ));
     }
-    Ok(if report.verdict == Verdict::Pass {
-        exit_code::OK
-    } else {
-        exit_code::VERDICT_FAILED
-    })
+    let s = report.summary;
+    let serial = report.device.as_ref().map_or("-", |d| d.serial.as_str());
+    print::out(&format!(
+        "audit of {serial}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+        if report.verdict == Verdict::Pass {
+            "PASS"
+        } else {
+            "FAIL"
+        },
+        s.criteria,
+        s.pass,
+        s.fail,
+        s.unverified,
+        s.errors,
+        s.warnings
+    ));
+    let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    print::out(&format!(
+        "wrote {}; evidence in {}",
+        written.join(", "),
+        out.join("evidence").display()
+    ));
 }

@@ -1,72 +1,90 @@
-//! `dwpipe brief LOCK`: the Goal brief, or with `--repair-from` the repair brief.
+//! `dwpipe brief LOCK`: the Goal brief, or with `--repair-from` the repair brief of a failed
+//! audit or verification, read as the typed report it is.
 
 use std::path::Path;
 
 use crate::brief::{failures_from_audit, failures_from_verify, goal, repair};
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
 use crate::input::read_bounded;
 use crate::output::write_atomic;
-use crate::pack::load_lock;
+use crate::pack::{Frozen, load_lock};
+use crate::report::AuditReport;
+use crate::verify::VerifyReport;
 
+use super::args::BriefArgs;
+use super::error::Error;
 use super::print;
 
-/// Renders a brief to stdout, or into `out`.
-pub(super) fn run(
-    lock: &Path,
-    config: Option<&Path>,
-    round: u32,
-    repair_from: Option<&Path>,
-    out: Option<&Path>,
-) -> Result<i32, Error> {
-    let frozen = load_lock(lock).map_err(Error::Invalid)?;
-    let config = config.map(Config::load).transpose()?;
-    let text = match repair_from {
+/// Largest report a repair brief is written from.
+const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Renders a brief to stdout, or into `--out`.
+pub(super) fn run(args: BriefArgs) -> Result<i32, Error> {
+    let frozen = load_lock(&args.lock)?;
+    let config = args.config.as_deref().map(Config::load).transpose()?;
+    let text = match &args.repair_from {
         None => goal(&frozen, config.as_ref(), None)?,
-        Some(path) => {
-            let invalid = |m: String| {
-                Error::from(
-                    Diagnostic::error("E_BRIEF_INVALID", m)
-                        .fix("pass an audit-<n>.json or verify-<n>.json dwpipe wrote"),
-                )
-            };
-            let bytes = read_bounded(path, 64 * 1024 * 1024, "a report")
-                .map_err(|e| invalid(e.to_string()))?;
-            let report: serde_json::Value = serde_json::from_slice(&bytes)
-                .map_err(|e| invalid(format!("`{}`: {e}", path.display())))?;
-            let source = path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            if report.get("checks").is_some() {
-                repair(
-                    &frozen,
-                    config.as_ref(),
-                    round,
-                    failures_from_audit(&frozen, &report),
-                    None,
-                )?
-            } else if report.get("commands").is_some() {
-                let (failures, output) = failures_from_verify(&report);
-                repair(
-                    &frozen,
-                    config.as_ref(),
-                    round,
-                    failures,
-                    Some((&source, &output)),
-                )?
-            } else {
-                return Err(invalid(format!(
-                    "`{}` is neither an audit nor a verification report",
-                    path.display()
-                )));
-            }
-        }
+        Some(path) => repair_brief(&frozen, config.as_ref(), args.round, path)?,
     };
-    match out {
+    match &args.out {
         Some(path) => write_atomic(path, text.as_bytes())?,
         None => print::out(text.trim_end()),
     }
     Ok(exit_code::OK)
+}
+
+/// The repair brief of an `audit-<n>.json` or a `verify-<n>.json`.
+fn repair_brief(
+    frozen: &Frozen,
+    config: Option<&Config>,
+    round: u32,
+    path: &Path,
+) -> Result<String, Error> {
+    let invalid = |m: String| {
+        Error::from(
+            Diagnostic::error("E_BRIEF_INVALID", m)
+                .fix("pass an audit-<n>.json or verify-<n>.json dwpipe wrote"),
+        )
+    };
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report")
+        .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
+    let not_a = |what: &str, e: serde_json::Error| {
+        invalid(format!("`{}` is not {what}: {e}", path.display()))
+    };
+    // Which report it is, by its top-level key; then read as that report, so a wrong file
+    // gets the error of the field that is wrong.
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| invalid(format!("`{}`: {e}", path.display())))?;
+    let source = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if value.get("checks").is_some() {
+        let report: AuditReport =
+            serde_json::from_value(value).map_err(|e| not_a("an audit report", e))?;
+        Ok(repair(
+            frozen,
+            config,
+            round,
+            failures_from_audit(frozen, &report),
+            None,
+        )?)
+    } else if value.get("commands").is_some() {
+        let report: VerifyReport =
+            serde_json::from_value(value).map_err(|e| not_a("a verification report", e))?;
+        let (failures, output) = failures_from_verify(&report);
+        Ok(repair(
+            frozen,
+            config,
+            round,
+            failures,
+            Some((&source, &output)),
+        )?)
+    } else {
+        Err(invalid(format!(
+            "`{}` is neither an audit nor a verification report",
+            path.display()
+        )))
+    }
 }

@@ -2,22 +2,22 @@
 
 use std::path::Path;
 
-use crate::device::{CallTimeouts, Hdc, RecordingDevice, Server};
+use crate::device::{RecordingDevice, Server};
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
 use crate::process::Cancel;
+use crate::target::HdcClient;
 
+use super::error::Error;
 use super::print;
 use super::runtime::block_on;
 
 /// Records `device.yaml` (and an empty transcript) for one device.
 pub(super) fn run(
-    binary: &Path,
+    hdc: &HdcClient,
     serial: &str,
     server: Option<Server>,
     out: &Path,
-    timeouts: CallTimeouts,
 ) -> Result<i32, Error> {
     if out.join("transcript.yaml").exists() {
         return Err(Diagnostic::error(
@@ -28,8 +28,8 @@ pub(super) fn run(
         .into());
     }
     let cancel = Cancel::new();
-    let hdc = Hdc::new(binary.to_owned(), server, timeouts, cancel.clone());
     let device = hdc
+        .server(server, &cancel)
         .device(serial)
         .map_err(crate::device::DeviceError::from)?;
     let recording = RecordingDevice::new(device, out)?;

@@ -1,159 +1,41 @@
 //! `dwpipe deliver`: all stages with the repair loop, in one run directory. This module turns
-//! the command line into a validated plan, opens the device, and reports the engine's events.
+//! the command line into a plan (the config, the run directory, the target), hands it to the
+//! pipeline and reports its events.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use serde::Serialize;
-
-use crate::config::Config;
-use crate::device::{CallTimeouts, Server};
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
-use crate::lab::LabPlan;
-use crate::output::{dir_or_dot, write_atomic};
-use crate::pack::{Frozen, load_lock};
-use crate::pipeline::{Delivery, DeliveryError, Event, Summary, Target, create_run_dir, preflight};
+use crate::output::dir_or_dot;
+use crate::pack::Frozen;
+use crate::pipeline::{
+    DeliverReport, Delivery, DeliveryError, Event, RunDir, RunDirError, Summary, delivery_config,
+};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
-use crate::verify::TerminalReason;
+use crate::target::HdcClient;
 
-use super::audit::{Source, open};
-use super::freeze::{freeze_file, write_lock};
-use super::lab::{Pick, members};
+use super::args::DeliverArgs;
+use super::error::Error;
+use super::lab::unreachable_servers;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
 
-/// Everything `dwpipe deliver` was asked.
-pub(super) struct DeliverPlan {
-    pub config: PathBuf,
-    pub pack: Option<PathBuf>,
-    pub resume: Option<PathBuf>,
-    pub source: Option<Source>,
-    /// Many devices: which, on which servers, how many at once (`source` is then unused).
-    pub lab: Option<(Pick, Vec<Server>, usize)>,
-    pub out: Option<PathBuf>,
-    pub waive_review: bool,
-    pub playbooks: Option<PathBuf>,
-    pub call_timeout: Duration,
-    pub json: bool,
-    pub verbose: bool,
-}
-
-/// `deliver.json`: the summary plus what it was about.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Output<'a> {
-    format_version: u32,
-    pack_sha256: &'a str,
-    #[serde(flatten)]
-    summary: &'a Summary,
-}
-
-/// The exit code of a terminal reason (DESIGN §1: anything but verified is a failed delivery).
-fn exit_code_of(reason: TerminalReason) -> i32 {
-    match reason {
-        TerminalReason::Verified => exit_code::OK,
-        TerminalReason::Interrupted => exit_code::INTERRUPTED,
-        TerminalReason::EnvironmentError => exit_code::ENVIRONMENT,
-        _ => exit_code::VERDICT_FAILED,
-    }
-}
-
-/// The pack: a lock as it is, anything else frozen now.
-fn frozen(pack: &Path) -> Result<Frozen, Error> {
-    let is_lock = pack
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().ends_with(".lock.json"));
-    if is_lock {
-        load_lock(pack).map_err(Error::Invalid)
-    } else {
-        freeze_file(pack)
-    }
-}
-
-/// The device: the flags, else `device:` in dwpipe.yaml.
-fn source(plan_source: Option<Source>, config: &Config, path: &Path) -> Result<Source, Error> {
-    if let Some(source) = plan_source {
-        return Ok(source);
-    }
-    let defaults = &config.device;
-    if let Some(replay) = &defaults.replay {
-        return Ok(Source::Replay(replay.clone()));
-    }
-    let Some(serial) = &defaults.serial else {
-        return Err(Diagnostic::error(
-            "E_DELIVER_NO_DEVICE",
-            "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
-        )
-        .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE")
-        .into());
-    };
-    let server = match &defaults.server {
-        Some(text) => Some(Server::parse(text).map_err(|e| {
-            Error::from(Diagnostic::error(
-                "E_CONFIG_INVALID",
-                format!("{}: device.server: {e}", path.display()),
-            ))
-        })?),
-        None => None,
-    };
-    Ok(Source::Device {
-        serial: serial.clone(),
-        server,
-        record: None,
-    })
-}
-
-/// The folder holding `.dwpipe/runs/<run>` (where review receipts live beside the runs).
-fn runs_base(run: &Path) -> PathBuf {
-    dir_or_dot(run.ancestors().nth(3)).to_owned()
-}
-
 /// Runs the delivery; `Ok(exit code)`.
-pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
+pub(super) fn run(hdc: HdcClient, args: DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
-    let mut config = Config::load(&plan.config)?;
-    let missing = preflight(&config);
-    if !missing.is_empty() {
-        return Err(Error::Invalid(missing));
-    }
-    // The agent and the verification commands run inside the workspace: they get it absolute.
-    config.workspace = std::fs::canonicalize(&config.workspace).map_err(|e| {
-        Error::from(
-            Diagnostic::error(
-                "E_DELIVER_WORKSPACE",
-                format!("workspace `{}`: {e}", config.workspace.display()),
-            )
-            .fix("set `workspace:` in dwpipe.yaml to the app's source tree"),
-        )
-    })?;
-    let (frozen, dir, base) = match (&plan.resume, &plan.pack) {
-        (Some(run), _) => {
-            // A resumed run keeps its own lock: evidence is never reused across packs.
-            let frozen = load_lock(&run.join("pack.lock.json")).map_err(Error::Invalid)?;
-            let base = plan.out.clone().unwrap_or_else(|| runs_base(run));
-            (frozen, run.clone(), base)
-        }
+    let config = delivery_config(&args.config)?;
+    let (frozen, run_dir) = match (&args.resume, &args.pack) {
+        (Some(run), _) => RunDir::resume(run, args.out.as_deref())
+            .map(|(dir, frozen)| (frozen, dir))
+            .map_err(run_dir_error)?,
         (None, Some(pack)) => {
-            let frozen = frozen(pack)?;
-            let base = plan
+            let frozen = Frozen::open(pack)?;
+            let base = args
                 .out
                 .clone()
-                .unwrap_or_else(|| dir_or_dot(plan.config.parent()).to_owned());
-            let dir = create_run_dir(&base, &frozen.lock.sha256).map_err(|e| {
-                Error::from(Diagnostic::error(
-                    "E_DELIVER_OUT",
-                    format!(
-                        "cannot create a run directory under `{}`: {e}",
-                        base.display()
-                    ),
-                ))
-            })?;
-            write_lock(&frozen, &dir)?;
-            (frozen, dir, base)
+                .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
+            let dir = RunDir::create(&base, &frozen).map_err(run_dir_error)?;
+            (frozen, dir)
         }
         (None, None) => {
             return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
@@ -161,91 +43,92 @@ pub(super) fn run(hdc: &Path, plan: DeliverPlan) -> Result<i32, Error> {
                 .into());
         }
     };
-    let playbooks = Playbooks::load(plan.playbooks.as_deref())?;
-    let source = source(plan.source, &config, &plan.config)?;
-    let reviews = base.join(".dwpipe").join("reviews");
-    let progress = DeliverProgress::new(plan.json, plan.verbose);
-    let events = |event: Event| progress.event(event);
+    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
+    let target = args
+        .target
+        .target(None)
+        .or_else(|| config.device.target())
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "E_DELIVER_NO_DEVICE",
+                "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
+            )
+            .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE")
+        })?;
+    let progress = DeliverProgress::new(args.json, args.verbose);
+    let events = |event: Event<'_>| progress.event(event);
     let delivery = Delivery {
         frozen: &frozen,
         config: &config,
         playbooks: &playbooks,
-        run_dir: &dir,
-        reviews: &reviews,
-        resume: plan.resume.is_some(),
-        waive_review: plan.waive_review,
+        run_dir: &run_dir,
+        hdc: &hdc,
+        resume: args.resume.is_some(),
+        waive_review: args.no_review,
         events: &events,
     };
     let cancel = Cancel::new();
-    let timeouts = CallTimeouts::all(plan.call_timeout);
-    let summary = block_on(&cancel, async {
-        match &plan.lab {
-            None => {
-                let device = open(hdc, &source, timeouts, &cancel)?;
-                let summary = delivery.run(&Target::One(&device), &cancel).await;
-                device.finish().await?;
-                Ok(summary)
+    let delivered = block_on(&cancel, async {
+        let opened = target.open(&hdc, &cancel).await?;
+        if let crate::target::Opened::Lab(roster) = &opened {
+            progress.suspended(|| unreachable_servers(&roster.unreachable));
+            // A delivery audits every device it was given, or none.
+            if let Some((member, why)) = roster.absent.first() {
+                return Err(Error::Absent {
+                    serial: member.serial.clone(),
+                    why: why.clone(),
+                });
             }
-            Some((pick, servers, jobs)) => {
-                let (members, missing) = members(hdc, pick, servers, timeouts, &cancel).await?;
-                if let Some(seat) = missing.first() {
-                    let error = seat.outcome.as_ref().err().cloned().unwrap_or_default();
-                    return Err(Error::Local(format!(
-                        "device {}: {error}",
-                        seat.member.serial
-                    )));
-                }
-                if members.is_empty() {
-                    return Err(Error::Local(
-                        "no connected device on the hdc servers".to_owned(),
-                    ));
-                }
-                let lab = LabPlan {
-                    hdc,
-                    frozen: &frozen,
-                    lock: &dir.join("pack.lock.json"),
-                    playbooks: &playbooks,
-                    runs: None,
-                    jobs: *jobs,
-                    timeouts,
-                };
-                Ok(delivery
-                    .run(&Target::Lab { plan: lab, members }, &cancel)
-                    .await)
+            if roster.members.is_empty() {
+                return Err(Error::NoDevices);
             }
         }
+        let delivered = delivery.run(&opened, &cancel).await;
+        if let crate::target::Opened::One(device) = &opened {
+            device.finish().await?;
+        }
+        Ok(delivered)
     });
     progress.finish();
-    let summary = summary?.map_err(|e| match e {
-        DeliveryError::Local(message) => Error::Local(message),
-        DeliveryError::Resume(message) => Diagnostic::error("E_RESUME_REFUSED", message).into(),
-    })?;
-    let output = Output {
-        format_version: crate::format::DELIVER,
-        pack_sha256: &frozen.lock.sha256,
-        summary: &summary,
-    };
-    let text = serde_json::to_string_pretty(&output).expect("a summary serializes") + "\n";
-    write_atomic(&dir.join("deliver.json"), text.as_bytes())?;
-    if plan.json {
-        print::json(&output);
+    let report = summary_or_error(delivered?)?;
+    if args.json {
+        print::json(&report);
     } else {
-        print_summary(&summary);
+        print_summary(&report.summary);
     }
-    Ok(exit_code_of(summary.terminal_reason))
+    Ok(exit_code::of_delivery(report.summary.terminal_reason))
+}
+
+fn run_dir_error(error: RunDirError) -> Error {
+    match error {
+        RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
+        RunDirError::Write(error) => Error::Publish(error),
+        create @ RunDirError::Create { .. } => {
+            Diagnostic::error("E_DELIVER_OUT", crate::diagnostic::chain(&create)).into()
+        }
+    }
+}
+
+/// A delivery's report, or the error that stopped it (a run that cannot be resumed is the
+/// user's input, everything else the machine's).
+fn summary_or_error(
+    delivered: Result<DeliverReport, DeliveryError>,
+) -> Result<DeliverReport, Error> {
+    delivered.map_err(|error| match error {
+        DeliveryError::Resume(refused) => {
+            Diagnostic::error("E_RESUME_REFUSED", crate::diagnostic::chain(&refused)).into()
+        }
+        other => other.into(),
+    })
 }
 
 fn print_summary(summary: &Summary) {
     for (criterion, result) in &summary.criteria {
         print::out(&format!("  {criterion:<8} {result}"));
     }
-    let reason = serde_json::to_value(summary.terminal_reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
     let mut line = format!(
-        "deliver: {reason} after {} repair round(s)",
-        summary.repairs
+        "deliver: {} after {} repair round(s)",
+        summary.terminal_reason, summary.repairs
     );
     if let Some(claim) = &summary.agent_claim {
         line.push_str(&format!("; the agent claimed {claim}"));

@@ -1,20 +1,17 @@
 //! `dwpipe freeze PACK`: validate, then write `pack.lock.json` and `spec.md`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, has_errors};
-use crate::error::Error;
+use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::output::write_atomic;
-use crate::pack::{Frozen, freeze, load_pack, validate};
-use crate::report::SpecView;
-use crate::template::render;
+use crate::pack::freeze_file;
 
+use super::error::Error;
 use super::print;
 
-/// `--json` output of freeze.
+/// `--json` output of freeze: what the command did (the lock itself is the document kept).
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]
 struct FreezeOutput<'a> {
@@ -29,7 +26,7 @@ struct FreezeOutput<'a> {
 /// Validates and freezes a pack; returns `Ok(exit code)`.
 pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error> {
     let frozen = freeze_file(pack_path)?;
-    let (lock_path, spec_path) = write_lock(&frozen, out)?;
+    let (lock_path, spec_path) = frozen.write(out)?;
     let warnings = &frozen.lock.diagnostics;
     if json {
         print::json(&FreezeOutput {
@@ -56,27 +53,4 @@ pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error
         ));
     }
     Ok(exit_code::OK)
-}
-
-/// Writes `pack.lock.json` and `spec.md` into `out`; returns their paths.
-pub(crate) fn write_lock(frozen: &Frozen, out: &Path) -> Result<(PathBuf, PathBuf), Error> {
-    let lock_path = out.join("pack.lock.json");
-    let spec_path = out.join("spec.md");
-    let spec = render("spec.md", &SpecView::new(frozen))?;
-    let lock_json =
-        serde_json::to_string_pretty(&frozen.lock).expect("a lock always serializes") + "\n";
-    write_atomic(&spec_path, spec.as_bytes())?;
-    // The lock goes last: a lock on disk always has its spec beside it.
-    write_atomic(&lock_path, lock_json.as_bytes())?;
-    Ok((lock_path, spec_path))
-}
-
-/// Loads, validates and freezes a pack file, refusing it on any error.
-pub(crate) fn freeze_file(pack_path: &Path) -> Result<Frozen, Error> {
-    let (doc, _syntax) = load_pack(pack_path)?;
-    let (pack, diagnostics) = validate(doc, pack_path);
-    match pack {
-        Some(pack) if !has_errors(&diagnostics) => Ok(freeze(pack, diagnostics)),
-        _ => Err(Error::Invalid(diagnostics)),
-    }
 }

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
 use crate::output::write_atomic;
 use crate::template::{INIT_CONFIG, INIT_PACK};
 
+use super::error::Error;
 use super::print;
 
 /// Writes `DIR/pack.yaml` and `DIR/dwpipe.yaml`, refusing to overwrite either unless `force`.

@@ -4,17 +4,34 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
 use crate::input::read_bounded;
 use crate::probe::layout::{Layout, Rect};
 use crate::probe::screenshot::{self, Image};
 use crate::probe::{hidumper, hitrace, hypium};
 
+use super::args::{DumpKind, InspectCommand};
+use super::error::Error;
 use super::print;
 
+/// Runs one `inspect` subcommand.
+pub(super) fn run(command: InspectCommand) -> Result<i32, Error> {
+    match command {
+        InspectCommand::Trace { file, bundle, json } => trace(&file, bundle, json),
+        InspectCommand::Layout {
+            file,
+            vpr,
+            bundle,
+            json,
+        } => layout(&file, vpr, bundle.as_deref(), json),
+        InspectCommand::Hidumper { file, kind, json } => hidumper_dump(&file, kind, json),
+        InspectCommand::Screenshot { file, bounds, json } => screenshot(&file, &bounds, json),
+        InspectCommand::Hypium { file, json } => hypium_output(&file, json),
+    }
+}
+
 /// `inspect trace FILE [--bundle B]`.
-pub(super) fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> {
+fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> {
     let unreadable = |e: std::io::Error| {
         Diagnostic::error(
             "E_INSPECT_UNREADABLE",
@@ -105,12 +122,7 @@ fn invalid(file: &Path, message: impl std::fmt::Display, fix: &str) -> Error {
 }
 
 /// `inspect layout FILE [--vpr X] [--bundle B]`.
-pub(super) fn layout(
-    file: &Path,
-    vpr: f64,
-    bundle: Option<&str>,
-    json: bool,
-) -> Result<i32, Error> {
+fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32, Error> {
     if !(vpr.is_finite() && vpr > 0.0) {
         return Err(invalid(
             file,
@@ -147,25 +159,8 @@ pub(super) fn layout(
     Ok(exit_code::OK)
 }
 
-/// What `inspect hidumper --kind` reads.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub(super) enum DumpKind {
-    /// `-s RenderService -a "<name> fps"`: present times → fps.
-    Fps,
-    /// `-s RenderService -a fpsCount`: frames per refresh rate.
-    FpsCount,
-    /// `-s RenderService -a screen`: resolution, refresh rate, power.
-    Screen,
-    /// `-s DisplayManagerService -a -a`: the density (VirtualPixelRatio).
-    Density,
-    /// `--mem <pid>`: the Total PSS row.
-    Mem,
-    /// `-s WindowManagerService -a '-a'`: the window table.
-    Windows,
-}
-
 /// `inspect hidumper FILE --kind K`.
-pub(super) fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> {
+fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> {
     let bytes = read(file, "a hidumper output")?;
     let text = String::from_utf8_lossy(&bytes).replace('\r', "");
     let fix = "pass the output of the hidumper command that --kind names";
@@ -209,7 +204,7 @@ pub(super) fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i
 }
 
 /// `inspect screenshot FILE --box l,t,r,b`.
-pub(super) fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, Error> {
+fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, Error> {
     let numbers: Vec<i64> = bounds
         .split(',')
         .filter_map(|n| n.trim().parse().ok())
@@ -256,7 +251,7 @@ pub(super) fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, E
 }
 
 /// `inspect hypium FILE`.
-pub(super) fn hypium_output(file: &Path, json: bool) -> Result<i32, Error> {
+fn hypium_output(file: &Path, json: bool) -> Result<i32, Error> {
     let text = String::from_utf8_lossy(&read(file, "an aa test output")?).into_owned();
     let report = hypium::parse(&text).map_err(|e| {
         invalid(

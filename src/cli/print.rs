@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
+
+use super::error::Error;
 
 /// Writes a line to stdout, ignoring a reader that went away.
 pub(super) fn out(text: &str) {
@@ -43,14 +44,11 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             eprintln!("dwpipe: refused: {errors} error(s)");
         }
         other => {
+            // Messages never repeat their cause: each link of the chain is said once.
             let mut message = format!("dwpipe: error: {other}");
             let mut source = std::error::Error::source(other);
             while let Some(cause) = source {
-                // Some errors already quote their cause; say each thing once.
-                let text = cause.to_string();
-                if !message.contains(&text) {
-                    message.push_str(&format!("\n  caused by: {text}"));
-                }
+                message.push_str(&format!("\n  caused by: {cause}"));
                 source = cause.source();
             }
             eprintln!("{message}");

@@ -7,8 +7,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::audit::AuditEvent;
+use crate::diagnostic::chain;
 use crate::lab::LabEvent;
-use crate::pipeline::{Event, word};
+use crate::pipeline::{Event, Note};
 use crate::verify::VerifyReport;
 
 /// A bar that follows an audit's events.
@@ -19,19 +20,12 @@ pub(super) struct AuditProgress {
 impl AuditProgress {
     /// A bar, drawn only where a person is watching.
     pub(super) fn new(json: bool) -> AuditProgress {
-        let watched = !json && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-        let bar = if watched {
+        let bar = if watched(json) {
             ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4))
         } else {
             ProgressBar::hidden()
         };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
-            )
-            .expect("a valid template")
-            .progress_chars("=> "),
-        );
+        bar.set_style(audit_style());
         bar.enable_steady_tick(Duration::from_millis(250));
         AuditProgress { bar }
     }
@@ -69,7 +63,7 @@ pub(super) struct DeliverProgress {
 impl DeliverProgress {
     /// A reporter; `json` keeps stderr quiet but for errors.
     pub(super) fn new(json: bool, verbose: bool) -> DeliverProgress {
-        let watched = !json && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let watched = watched(json);
         let bar = if watched {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4))
         } else {
@@ -88,19 +82,24 @@ impl DeliverProgress {
         if self.quiet {
             return;
         }
+        self.suspended(|| eprintln!("{text}"));
+    }
+
+    /// Runs `print` with the bar out of the way.
+    pub(super) fn suspended(&self, print: impl FnOnce()) {
         if self.watched {
-            self.bar.suspend(|| eprintln!("{text}"));
+            self.bar.suspend(print);
         } else {
-            eprintln!("{text}");
+            print();
         }
     }
 
     /// Follows one event.
-    pub(super) fn event(&self, event: Event) {
+    pub(super) fn event(&self, event: Event<'_>) {
         match event {
             Event::Stage { stage, round } => {
                 let label = match round {
-                    0 => stage.to_owned(),
+                    0 => stage.as_str().to_owned(),
                     n => format!("{stage} (repair {n})"),
                 };
                 if self.watched {
@@ -114,13 +113,7 @@ impl DeliverProgress {
                 }
             }
             Event::Audit(AuditEvent::Started { serial, visits }) => {
-                self.bar.set_style(
-                    ProgressStyle::with_template(
-                        "{spinner} {prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
-                    )
-                    .expect("a valid template")
-                    .progress_chars("=> "),
-                );
+                self.bar.set_style(audit_style());
                 self.bar.set_prefix(format!("audit on {serial}"));
                 self.bar.set_length(visits);
             }
@@ -129,19 +122,31 @@ impl DeliverProgress {
                     .set_message(format!("run {run}/{runs} · {session}"));
             }
             Event::Audit(AuditEvent::SessionDone) => self.bar.inc(1),
-            Event::Lab(LabEvent::Started(serial)) => self.bar.set_message(serial),
+            Event::Lab(LabEvent::Started(serial)) => self.bar.set_message(serial.to_owned()),
             Event::Lab(LabEvent::Finished(serial, outcome)) => {
+                let outcome = match outcome {
+                    Ok(verdict) => verdict.as_str().to_owned(),
+                    Err(error) => chain(error),
+                };
                 self.line(&format!("dwpipe: audit: {serial}: {outcome}"));
             }
             Event::Lab(LabEvent::Audit(..)) => {}
             Event::Done {
                 stage,
                 outcome,
+                note,
                 millis,
                 output,
             } => {
+                let shown = match note {
+                    Note::None => outcome.word(),
+                    Note::Detail(detail) => detail,
+                    Note::Report(report) => format!("{} ({report})", outcome.word()),
+                    Note::File(file) => file,
+                    Note::Claim(end, claim) => format!("{end} (claims {claim})"),
+                };
                 self.line(&format!(
-                    "dwpipe: {stage}: {outcome} [{:.1}s]",
+                    "dwpipe: {stage}: {shown} [{:.1}s]",
                     millis as f64 / 1000.0
                 ));
                 if self.verbose
@@ -159,6 +164,18 @@ impl DeliverProgress {
     }
 }
 
+/// Whether a person is watching: stderr is a terminal, outside CI, without `--json`.
+fn watched(json: bool) -> bool {
+    !json && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// An audit: its bar over the session visits.
+fn audit_style() -> ProgressStyle {
+    ProgressStyle::with_template("{spinner} {prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+        .expect("a valid template")
+        .progress_chars("=> ")
+}
+
 /// A running stage: a spinner, its name and the time so far.
 fn stage_style() -> ProgressStyle {
     ProgressStyle::with_template("{spinner} {prefix}… {msg} ({elapsed})").expect("a valid template")
@@ -174,7 +191,7 @@ fn unfold(path: &std::path::Path) -> String {
         Ok(report) => report
             .commands
             .iter()
-            .map(|c| format!("── {} ({})\n{}", c.name, word(c.status), c.output_tail))
+            .map(|c| format!("── {} ({})\n{}", c.name, c.status, c.output_tail))
             .collect::<Vec<_>>()
             .join("\n"),
         Err(_) => text,

@@ -1,111 +1,97 @@
-//! `dwpipe review LOCK`: the built-in adversarial rules, then the optional outside reviewer.
+//! `dwpipe review LOCK`: the built-in adversarial rules, then the optional outside reviewer;
+//! the receipt and a ledger line in `--out`.
 
-use std::path::Path;
 use std::time::Instant;
 
 use crate::config::{Config, Review};
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
-use crate::ledger::{Entry, append};
-use crate::output::publish_numbered;
 use crate::pack::load_lock;
+use crate::pipeline::ledger::{Entry, Input, Outcome, Stage, append};
 use crate::process::Cancel;
-use crate::review::{earlier, review};
-use crate::template::render;
+use crate::review::{ReceiptError, ReviewerOutcome, receipt};
 
+use super::args::ReviewArgs;
+use super::error::Error;
 use super::print;
 use super::runtime::block_on;
 
 /// Reviews a lock; exit 0 when delivery may go on, 1 when the pack must change or the review
 /// blocks, 2 for invalid input (a waiver refused under `closed` among them).
-pub(super) fn run(
-    lock: &Path,
-    config: Option<&Path>,
-    out: &Path,
-    waive: bool,
-    json: bool,
-) -> Result<i32, Error> {
+pub(super) fn run(args: ReviewArgs) -> Result<i32, Error> {
     let started = Instant::now();
-    let frozen = load_lock(lock).map_err(Error::Invalid)?;
-    let settings = match config {
+    let frozen = load_lock(&args.lock)?;
+    let settings = match &args.config {
         Some(path) => Config::load(path)?.review,
         None => Review::default(),
     };
-    let ledger_error = |e: std::io::Error| {
-        Error::from(Diagnostic::error(
-            "E_LEDGER",
-            format!("cannot append to the ledger: {e}"),
-        ))
-    };
-    let (same, revises) = earlier(out, &frozen.lock.sha256);
-    if let Some((name, report)) = same {
-        // A lock is reviewed once: the receipt stands until the pack changes.
-        if !json {
-            let verdict = serde_json::to_value(report.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            print::out(&format!(
-                "{}: already reviewed in {name}: {verdict} (change the pack to review again)",
-                lock.display()
-            ));
-        } else {
-            print::json(&report);
-        }
-        return Ok(if report.verdict.allows_dispatch() {
-            exit_code::OK
-        } else {
-            exit_code::VERDICT_FAILED
-        });
-    }
+    let sha = frozen.lock.sha256.clone();
     let cancel = Cancel::new();
-    let report = match block_on(&cancel, review(&frozen, &settings, revises, waive, &cancel)) {
-        Ok(report) => report,
-        Err(_) => {
-            let mut entry = Entry::new("review", "waiver-refused", started.elapsed());
-            entry.inputs.insert("pack", frozen.lock.sha256.clone());
-            append(out, &entry).map_err(ledger_error)?;
-            return Err(Diagnostic::error(
-                "E_REVIEW_WAIVER_REFUSED",
-                "--no-review is refused under fail-mode closed",
-            )
-            .fix("set review.allow-waiver-when-closed: true in dwpipe.yaml to allow it")
-            .into());
+    let reviewed = block_on(
+        &cancel,
+        receipt(&frozen, &settings, &args.out, args.no_review, &cancel),
+    );
+    let receipt = match reviewed {
+        Ok(receipt) => receipt,
+        Err(ReceiptError::Waiver(refused)) => {
+            let mut entry = Entry::new(Stage::Review, Outcome::WaiverRefused, started.elapsed());
+            entry.inputs.insert(Input::Pack, sha);
+            append(&args.out, &entry)?;
+            return Err(
+                Diagnostic::error("E_REVIEW_WAIVER_REFUSED", refused.to_string())
+                    .fix("set review.allow-waiver-when-closed: true in dwpipe.yaml to allow it")
+                    .into(),
+            );
         }
+        Err(ReceiptError::Interrupted) => {
+            return Err(Error::Device(crate::device::DeviceError::Cancelled));
+        }
+        Err(ReceiptError::Publish(error)) => return Err(error.into()),
     };
-    let text = serde_json::to_string_pretty(&report).expect("a review serializes") + "\n";
-    let markdown = render("review.md", &report)?;
-    let (_, paths) = publish_numbered(
-        out,
-        "review",
-        &[("json", text.as_bytes()), ("md", markdown.as_bytes())],
-    )?;
-    let outcome = serde_json::to_value(report.verdict)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    let mut entry = Entry::new("review", &outcome, started.elapsed());
+    let report = &receipt.report;
+    if receipt.written.is_empty() {
+        // A lock is reviewed once: the receipt stands until the pack changes.
+        if args.json {
+            print::json(report);
+        } else {
+            let name = receipt
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            print::out(&format!(
+                "{}: already reviewed in {name}: {} (change the pack to review again)",
+                args.lock.display(),
+                report.verdict
+            ));
+        }
+        return Ok(exit_code::of_review(report.verdict));
+    }
+    let mut entry = Entry::new(
+        Stage::Review,
+        Outcome::Review(report.verdict),
+        started.elapsed(),
+    );
     entry.round = Some(report.round);
-    entry.inputs.insert("pack", frozen.lock.sha256.clone());
-    entry.reason =
-        (report.reviewer != "not-configured").then(|| format!("reviewer: {}", report.reviewer));
-    append(out, &entry).map_err(ledger_error)?;
-    if json {
-        print::json(&report);
+    entry.inputs.insert(Input::Pack, sha);
+    entry.reason = (report.reviewer != ReviewerOutcome::NotConfigured)
+        .then(|| format!("reviewer: {}", report.reviewer));
+    append(&args.out, &entry)?;
+    if args.json {
+        print::json(report);
     } else {
         print::diagnostics(&report.diagnostics);
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let shown: Vec<String> = receipt
+            .written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         print::out(&format!(
-            "review: {outcome} (round {}, reviewer: {}) — wrote {}",
+            "review: {} (round {}, reviewer: {}) — wrote {}",
+            report.verdict,
             report.round,
             report.reviewer,
             shown.join(", ")
         ));
     }
-    Ok(if report.verdict.allows_dispatch() {
-        exit_code::OK
-    } else {
-        exit_code::VERDICT_FAILED
-    })
+    Ok(exit_code::of_review(report.verdict))
 }

@@ -4,11 +4,11 @@ use std::path::Path;
 
 use crate::audit::verify;
 use crate::diagnostic::Diagnostic;
-use crate::error::Error;
 use crate::exit_code;
 use crate::input::read_bounded;
 use crate::pack::load_lock;
 
+use super::error::Error;
 use super::print;
 
 /// Exit 0 when every file and number checks out, 1 on any difference.
@@ -20,7 +20,7 @@ pub(super) fn run(report: &Path) -> Result<i32, Error> {
         )
     };
     let bytes = read_bounded(report, 64 * 1024 * 1024, "an audit report")
-        .map_err(|e| invalid(e.to_string()))?;
+        .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", report.display())))?;
     let lock = serde_json::from_str::<serde_json::Value>(&text)
@@ -33,7 +33,7 @@ pub(super) fn run(report: &Path) -> Result<i32, Error> {
             ))
         })?;
     let lock_path = report.parent().unwrap_or(Path::new(".")).join(lock);
-    let frozen = load_lock(&lock_path).map_err(Error::Invalid)?;
+    let frozen = load_lock(&lock_path)?;
     let found = verify(report, &text, &frozen).map_err(invalid)?;
     for difference in &found.differences {
         print::out(&format!("DIFFERENT  {difference}"));
@@ -45,9 +45,5 @@ pub(super) fn run(report: &Path) -> Result<i32, Error> {
         found.measurements,
         found.differences.len()
     ));
-    Ok(if found.differences.is_empty() {
-        exit_code::OK
-    } else {
-        exit_code::VERDICT_FAILED
-    })
+    Ok(exit_code::of_differences(found.differences.len()))
 }

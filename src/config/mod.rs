@@ -7,10 +7,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::device::Server;
 use crate::diagnostic::Diagnostic;
 use crate::input::parse_duration;
 use crate::input::parse_yaml;
 use crate::input::read_bounded;
+use crate::target::Target;
+use crate::words::words;
 
 /// The bundled example's config.
 #[cfg(test)]
@@ -94,13 +97,15 @@ struct DeviceDoc {
     replay: Option<PathBuf>,
 }
 
-/// Which agent adapter dispatches the brief.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AgentKind {
-    /// `deveco run --agent goal --format json --dir <workspace> "<brief>"` plus the configured flags.
-    Deveco,
-    /// Any argv with `{brief}`, `{workspace}` and `{round}` placeholders.
-    Command,
+words! {
+    /// Which agent adapter dispatches the brief.
+    pub enum AgentKind {
+        /// `deveco run --agent goal --format json --dir <workspace> "<brief>"` plus the
+        /// configured flags.
+        Deveco = "deveco",
+        /// Any argv with `{brief}`, `{workspace}` and `{round}` placeholders.
+        Command = "command",
+    }
 }
 
 /// The agent to dispatch to.
@@ -127,15 +132,16 @@ pub struct VerifyCommand {
     pub timeout: Duration,
 }
 
-/// What a failed or exhausted review does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailMode {
-    /// Continue and record.
-    Open,
-    /// Continue; the brief and the reports say the pack's verification did not complete.
-    Warn,
-    /// Stop before dispatch.
-    Closed,
+words! {
+    /// What a failed or exhausted review does.
+    pub enum FailMode {
+        /// Continue and record.
+        Open = "open",
+        /// Continue; the brief and the reports say the pack's verification did not complete.
+        Warn = "warn",
+        /// Stop before dispatch.
+        Closed = "closed",
+    }
 }
 
 /// Review settings.
@@ -166,9 +172,23 @@ pub struct DeviceDefaults {
     /// A device's connect key.
     pub serial: Option<String>,
     /// Its hdc server.
-    pub server: Option<String>,
+    pub server: Option<Server>,
     /// A capture to replay instead.
     pub replay: Option<PathBuf>,
+}
+
+impl DeviceDefaults {
+    /// The target these defaults name: the capture, else the device, else none.
+    pub fn target(&self) -> Option<Target> {
+        if let Some(capture) = &self.replay {
+            return Some(Target::Replay(capture.clone()));
+        }
+        Some(Target::Device {
+            serial: self.serial.clone()?,
+            server: self.server.clone(),
+            record: None,
+        })
+    }
 }
 
 /// A validated `dwpipe.yaml`.
@@ -250,16 +270,12 @@ impl Config {
         let agent = doc
             .agent
             .map(|a| -> Result<Agent, Diagnostic> {
-                let kind = match a.kind.as_str() {
-                    "deveco" => AgentKind::Deveco,
-                    "command" => AgentKind::Command,
-                    other => {
-                        return Err(invalid(
-                            path,
-                            format!("agent.kind `{other}` is not deveco or command"),
-                        ));
-                    }
-                };
+                let kind = AgentKind::parse(&a.kind).ok_or_else(|| {
+                    invalid(
+                        path,
+                        format!("agent.kind `{}` is not deveco or command", a.kind),
+                    )
+                })?;
                 let argv = match kind {
                     AgentKind::Command => argv(path, a.argv, "agent")?,
                     AgentKind::Deveco => a.argv,
@@ -306,15 +322,13 @@ impl Config {
             Some(r) => Review {
                 max_rounds: r.max_rounds.unwrap_or(3).clamp(1, 10),
                 fail_mode: match r.fail_mode.as_deref() {
-                    None | Some("warn") => FailMode::Warn,
-                    Some("open") => FailMode::Open,
-                    Some("closed") => FailMode::Closed,
-                    Some(other) => {
-                        return Err(invalid(
+                    None => FailMode::Warn,
+                    Some(word) => FailMode::parse(word).ok_or_else(|| {
+                        invalid(
                             path,
-                            format!("review.fail-mode `{other}` is not open, warn or closed"),
-                        ));
-                    }
+                            format!("review.fail-mode `{word}` is not open, warn or closed"),
+                        )
+                    })?,
                 },
                 reviewer: r
                     .reviewer
@@ -342,13 +356,20 @@ impl Config {
                 .unwrap_or(2)
                 .max(1),
         };
-        let device = doc
-            .device
-            .map_or_else(DeviceDefaults::default, |d| DeviceDefaults {
+        let device = match doc.device {
+            None => DeviceDefaults::default(),
+            Some(d) => DeviceDefaults {
                 serial: d.serial,
-                server: d.server,
+                server: d
+                    .server
+                    .map(|text| {
+                        Server::parse(&text)
+                            .map_err(|e| invalid(path, format!("device.server: {e}")))
+                    })
+                    .transpose()?,
                 replay: d.replay.map(|r| base.join(r)),
-            });
+            },
+        };
         Ok(Config {
             workspace: base.join(doc.workspace.unwrap_or_else(|| PathBuf::from("."))),
             agent,

@@ -11,6 +11,7 @@ mod info;
 mod recording;
 mod replay;
 mod reply;
+mod survey;
 
 #[cfg(test)]
 mod tests;
@@ -31,6 +32,7 @@ pub use info::{
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
 pub use reply::{SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel};
+pub use survey::{DeviceReport, DevicesReport, ServerReport, survey};
 
 /// What a shell command answered.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,10 @@ use crate::diagnostic::Diagnostic;
 use crate::input::parse_json;
 use crate::input::read_bounded;
 
-use super::recompute::{CheckInput, CheckResult};
+use crate::assertion::{Decimal, UnitContext};
+use crate::pack::Frozen;
+
+use super::recompute::{CheckInput, CheckResult, GateOutcome, recompute};
 
 const AUDIT_FIX: &str = "write the audit as JSON: {\"checks\": [{\"criterionId\", \"result\", \"evidence\", \"actual\"}]}";
 
@@ -51,6 +54,43 @@ enum ActualDoc {
 }
 
 impl AuditorReport {
+    /// Gates the report against `frozen`: refused when it names another pack or an unusable
+    /// density, else every verdict recomputed.
+    pub fn gate(&self, frozen: &Frozen) -> Result<GateOutcome, Diagnostic> {
+        if let Some(theirs) = self
+            .pack_sha256
+            .as_deref()
+            .filter(|h| *h != frozen.lock.sha256)
+        {
+            return Err(Diagnostic::error(
+                "E_AUDIT_PACK_MISMATCH",
+                format!(
+                    "the audit was made against pack {theirs}, the lock is {}",
+                    frozen.lock.sha256
+                ),
+            )
+            .fix("gate the audit against the lock it was made for"));
+        }
+        let density = match &self.density {
+            None => None,
+            Some(number) => Some(
+                Decimal::parse(&number.to_string())
+                    .ok()
+                    .filter(|d| *d > Decimal::ZERO)
+                    .ok_or_else(|| {
+                        Diagnostic::error("E_AUDIT_INVALID", "`density` must be a positive number")
+                            .fix("give the device's virtual pixel ratio, like 3.25")
+                    })?,
+            ),
+        };
+        Ok(recompute(
+            &frozen.pack,
+            &self.checks(),
+            &[],
+            UnitContext { density },
+        ))
+    }
+
     /// The checks in the gate's terms.
     pub fn checks(&self) -> Vec<CheckInput> {
         self.checks

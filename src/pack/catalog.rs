@@ -1,8 +1,7 @@
 //! The probe catalog (DESIGN §8): every probe id a pack may name, the arguments it takes and
 //! the unit of the number it produces.
 
-use super::model::MeasuredBy;
-use super::probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
+use super::probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -144,42 +143,15 @@ pub const CATALOG: &[ProbeKind] = &[
     },
 ];
 
-/// Why a probe reference does not fit the catalog.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ProbeArgError {
-    /// The id is not in the catalog.
-    #[error("unknown probe `{0}`")]
-    UnknownProbe(String),
-    /// The probe does not take this argument.
-    #[error("probe `{probe}` takes no argument `{arg}` (it takes: {takes})")]
-    UnexpectedArg {
-        /// Probe id.
-        probe: &'static str,
-        /// The argument given.
-        arg: &'static str,
-        /// The arguments it does take.
-        takes: String,
-    },
-    /// A required argument is missing.
-    #[error("probe `{probe}` needs `{arg}`")]
-    MissingArg {
-        /// Probe id.
-        probe: &'static str,
-        /// The missing argument.
-        arg: &'static str,
-    },
-    /// An argument's value is not allowed.
-    #[error("probe `{probe}`: `{arg}: {value}` is not allowed ({allowed})")]
-    BadValue {
-        /// Probe id.
-        probe: &'static str,
-        /// The argument.
-        arg: &'static str,
-        /// The value given.
-        value: String,
-        /// What is allowed.
-        allowed: String,
-    },
+/// A probe from the catalog, with its validated arguments and the unit it produces for them.
+#[derive(Debug)]
+pub struct MeasuredBy {
+    /// The catalog entry.
+    pub kind: &'static ProbeKind,
+    /// The unit it produces (`None`: a count or a word).
+    pub unit: Option<&'static str>,
+    /// Its arguments.
+    pub args: ProbeArgs,
 }
 
 impl ProbeKind {

@@ -9,13 +9,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, has_errors};
 use crate::hash::sha256_hex;
 use crate::input::{ReadError, read_bounded};
 
 use crate::input::parse_json;
 
-use super::load::MAX_PACK_BYTES;
+use super::load::{MAX_PACK_BYTES, load_pack};
 use super::model::Pack;
 use super::schema::PackDoc;
 use super::validate::validate;
@@ -44,6 +44,34 @@ pub struct Frozen {
     pub pack: Pack,
     /// The lock as written to disk.
     pub lock: LockFile,
+}
+
+impl Frozen {
+    /// The pack at `path`: a lock (`*.lock.json`) as it is, anything else validated and
+    /// frozen now.
+    pub fn open(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
+        let is_lock = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with(".lock.json"));
+        if is_lock {
+            load_lock(path)
+        } else {
+            freeze_file(path)
+        }
+    }
+}
+
+/// The file name of a lock.
+pub const LOCK_FILE: &str = "pack.lock.json";
+
+/// Loads, validates and freezes a pack file, refusing it on any error.
+pub fn freeze_file(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
+    let (doc, _syntax) = load_pack(path).map_err(|d| vec![d])?;
+    let (pack, diagnostics) = validate(doc, path);
+    match pack {
+        Some(pack) if !has_errors(&diagnostics) => Ok(freeze(pack, diagnostics)),
+        _ => Err(diagnostics),
+    }
 }
 
 /// The canonical JSON text of a pack value: sorted keys, no insignificant whitespace.

@@ -8,16 +8,17 @@ mod model;
 mod probe;
 mod schema;
 mod selector;
+mod spec;
 mod validate;
 
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{CATALOG, ProbeArgError, ProbeKind, check_probe};
+pub use catalog::{CATALOG, MeasuredBy, ProbeKind, check_probe};
 pub use load::{MAX_PACK_BYTES, Syntax, load_pack, parse_pack};
-pub use lock::{Frozen, LockFile, canonical_json, freeze, load_lock};
-pub use model::{Criterion, CriterionAssertion, Dimension, MeasuredBy, Pack, Weight};
-pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
+pub use lock::{Frozen, LOCK_FILE, LockFile, canonical_json, freeze, freeze_file, load_lock};
+pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
+pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub use selector::{Selector, SelectorError, SelectorKind};
 pub use validate::{REGEX_SIZE_LIMIT, validate};

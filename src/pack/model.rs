@@ -3,8 +3,7 @@
 use crate::assertion::Assertion;
 use crate::words::words;
 
-use super::catalog::ProbeKind;
-use super::probe::ProbeArgs;
+use super::catalog::MeasuredBy;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
@@ -71,15 +70,4 @@ pub struct CriterionAssertion {
     pub source: Option<String>,
     /// The probe that measures it on a device, if any.
     pub probe: Option<MeasuredBy>,
-}
-
-/// A probe from the catalog, with its validated arguments and the unit it produces for them.
-#[derive(Debug)]
-pub struct MeasuredBy {
-    /// The catalog entry.
-    pub kind: &'static ProbeKind,
-    /// The unit it produces (`None`: a count or a word).
-    pub unit: Option<&'static str>,
-    /// Its arguments.
-    pub args: ProbeArgs,
 }

@@ -4,7 +4,6 @@
 
 use crate::words::words;
 
-use super::catalog::ProbeArgError;
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -68,6 +67,44 @@ words! {
         /// Its height.
         Height = "height",
     }
+}
+
+/// Why a probe reference does not fit the catalog.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeArgError {
+    /// The id is not in the catalog.
+    #[error("unknown probe `{0}`")]
+    UnknownProbe(String),
+    /// The probe does not take this argument.
+    #[error("probe `{probe}` takes no argument `{arg}` (it takes: {takes})")]
+    UnexpectedArg {
+        /// Probe id.
+        probe: &'static str,
+        /// The argument given.
+        arg: &'static str,
+        /// The arguments it does take.
+        takes: String,
+    },
+    /// A required argument is missing.
+    #[error("probe `{probe}` needs `{arg}`")]
+    MissingArg {
+        /// Probe id.
+        probe: &'static str,
+        /// The missing argument.
+        arg: &'static str,
+    },
+    /// An argument's value is not allowed.
+    #[error("probe `{probe}`: `{arg}: {value}` is not allowed ({allowed})")]
+    BadValue {
+        /// Probe id.
+        probe: &'static str,
+        /// The argument.
+        arg: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
 }
 
 /// The validated arguments of a criterion's probe.

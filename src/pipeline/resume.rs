@@ -3,7 +3,10 @@
 //! verification only under the same workspace fingerprint, never across a changed pack (the
 //! run directory holds one lock).
 
-use crate::ledger::Recorded;
+use crate::agent::AgentEnd;
+
+use super::ledger::{Entry, Input, Outcome, Stage};
+use super::reason::TerminalReason;
 
 /// Where a resumed delivery starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,28 +30,27 @@ pub struct Resume {
     pub failures: Vec<String>,
 }
 
-/// Why a run cannot be resumed.
+/// A run that already ended with a verdict of its own: it is not resumed.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ResumeError {
-    /// It already ended with a verdict of its own.
-    #[error("the run already ended `{0}`; start a new delivery instead")]
-    Ended(String),
-}
-
-/// Outcomes of a `deliver` ledger line that leave a run resumable.
-const RESUMABLE: &[&str] = &["resumed", "interrupted", "environment_error"];
+#[error("the run already ended `{0}`; start a new delivery instead")]
+pub struct Ended(pub TerminalReason);
 
 /// Decides where to resume from the ledger and the workspace's current fingerprint; `None`
 /// when no brief was written yet (the delivery starts over in the same run directory).
-pub fn decide(ledger: &[Recorded], current: &str) -> Result<Option<Resume>, ResumeError> {
-    if let Some(ended) = ledger.iter().rev().find(|e| e.stage == "deliver")
-        && !RESUMABLE.contains(&ended.outcome.as_str())
+pub fn decide(ledger: &[Entry], current: &str) -> Result<Option<Resume>, Ended> {
+    // Only a delivery that was cut (or resumed, or failed for its environment) goes on.
+    if let Some(ended) = ledger.iter().rev().find(|e| e.stage == Stage::Deliver)
+        && let Outcome::Ended(reason) = ended.outcome
+        && !matches!(
+            reason,
+            TerminalReason::Interrupted | TerminalReason::EnvironmentError
+        )
     {
-        return Err(ResumeError::Ended(ended.outcome.clone()));
+        return Err(Ended(reason));
     }
     let Some(round) = ledger
         .iter()
-        .filter(|e| e.stage == "brief")
+        .filter(|e| e.stage == Stage::Brief)
         .filter_map(|e| e.round)
         .max()
     else {
@@ -57,18 +59,20 @@ pub fn decide(ledger: &[Recorded], current: &str) -> Result<Option<Resume>, Resu
     // The resumed round's own failures are measured again; earlier ones stay counted.
     let failures = ledger
         .iter()
-        .filter(|e| e.round.is_some_and(|r| r < round) && e.outcome == "fail")
-        .filter_map(|e| e.inputs.get("failure").cloned())
+        .filter(|e| e.round.is_some_and(|r| r < round) && e.outcome == Outcome::Fail)
+        .filter_map(|e| e.input(Input::Failure).map(str::to_owned))
         .collect();
     let this_round = || ledger.iter().filter(|e| e.round == Some(round)).rev();
     let verified_as_is = this_round().any(|e| {
-        e.stage == "verify"
-            && e.outcome == "pass"
-            && e.inputs.get("workspace").is_some_and(|w| w == current)
+        e.stage == Stage::Verify
+            && e.outcome == Outcome::Pass
+            && e.input(Input::Workspace) == Some(current)
     });
     let start = if verified_as_is {
         StartAt::Audit(current.to_owned())
-    } else if this_round().any(|e| e.stage == "agent" && e.outcome == "exited 0") {
+    } else if this_round()
+        .any(|e| e.stage == Stage::Agent && e.outcome == Outcome::Agent(AgentEnd::Exited(0)))
+    {
         // The agent's work is done; whatever the workspace holds now is what gets verified.
         StartAt::Verify(current.to_owned())
     } else {
@@ -85,20 +89,24 @@ pub fn decide(ledger: &[Recorded], current: &str) -> Result<Option<Resume>, Resu
 mod tests {
     use super::*;
 
-    fn line(stage: &str, round: u32, outcome: &str, inputs: &[(&str, &str)]) -> Recorded {
-        Recorded {
-            stage: stage.to_owned(),
-            round: (stage != "deliver").then_some(round),
-            inputs: inputs
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-            outcome: outcome.to_owned(),
-        }
+    /// A ledger line as the words the ledger holds (parsed as `read` would).
+    fn line(stage: &str, round: u32, outcome: &str, inputs: &[(&str, &str)]) -> Entry {
+        let stage = Stage::parse(stage).unwrap();
+        let mut entry = Entry::new(
+            stage,
+            Outcome::parse(stage, outcome).unwrap(),
+            std::time::Duration::ZERO,
+        );
+        entry.round = (stage != Stage::Deliver).then_some(round);
+        entry.inputs = inputs
+            .iter()
+            .map(|(k, v)| (Input::parse(k).unwrap(), (*v).to_owned()))
+            .collect();
+        entry
     }
 
     /// The resume point as `(round, start, failures)`, or the refusal.
-    type Expected = Result<Option<(u32, StartAt, Vec<&'static str>)>, ResumeError>;
+    type Expected = Result<Option<(u32, StartAt, Vec<&'static str>)>, Ended>;
 
     #[test]
     fn the_resume_point_follows_the_ledger_and_the_workspace() {
@@ -118,7 +126,7 @@ mod tests {
         let agent0_cut = line("agent", 0, "interrupted", &[("workspace", "Z")]);
         let ended = |o: &str| line("deliver", 0, o, &[]);
 
-        let rows: Vec<(&str, Vec<Recorded>, &str, Expected)> = vec![
+        let rows: Vec<(&str, Vec<Entry>, &str, Expected)> = vec![
             ("nothing briefed yet", vec![review.clone()], "A", Ok(None)),
             (
                 "cut during the first agent run",
@@ -194,7 +202,7 @@ mod tests {
                     ended("no_changes"),
                 ],
                 "A",
-                Err(ResumeError::Ended("no_changes".into())),
+                Err(Ended(TerminalReason::NoChanges)),
             ),
         ];
         for (name, ledger, current, expected) in rows {

@@ -10,9 +10,9 @@ use crate::audit::{Audited, Figures, MeasurementRecord};
 use crate::device::DeviceInfo;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
-use crate::output::{WriteError, publish_numbered, write_atomic};
+use crate::output::{PublishError, publish_numbered, write_atomic};
 use crate::pack::Pack;
-use crate::template::{RenderError, render};
+use crate::template::render;
 
 /// An audit report.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -66,17 +66,6 @@ pub struct Summary {
     pub errors: usize,
     /// Warning diagnostics.
     pub warnings: usize,
-}
-
-/// A report that could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum PublishError {
-    /// A file could not be written.
-    #[error(transparent)]
-    Write(#[from] WriteError),
-    /// A template did not render (dwpipe's bug).
-    #[error(transparent)]
-    Render(#[from] RenderError),
 }
 
 impl AuditReport {
@@ -146,22 +135,28 @@ impl AuditReport {
         }
     }
 
-    /// Writes every form of the report into `out`: `audit-<n>.json` and `audit-<n>.md` (n the
-    /// next free number), `junit.xml` and `report.html` (drawn from the audit's `figures`);
+    /// Writes `audit-<n>.json` and `audit-<n>.md` into `out` (n the next free number);
     /// returns their paths.
+    pub fn publish_numbered(&self, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
+        let json = self.to_json();
+        let markdown = render("audit.md", self)?;
+        let (_, paths) = publish_numbered(
+            out,
+            "audit",
+            &[("json", json.as_bytes()), ("md", markdown.as_bytes())],
+        )?;
+        Ok(paths)
+    }
+
+    /// Writes every form of the report into `out`: `audit-<n>.json` and `audit-<n>.md`,
+    /// `junit.xml` and `report.html` (drawn from the audit's `figures`); returns their paths.
     pub fn publish(
         &self,
         pack: &Pack,
         figures: &Figures,
         out: &Path,
     ) -> Result<Vec<PathBuf>, PublishError> {
-        let json = self.to_json();
-        let markdown = render("audit.md", self)?;
-        let (_, mut paths) = publish_numbered(
-            out,
-            "audit",
-            &[("json", json.as_bytes()), ("md", markdown.as_bytes())],
-        )?;
+        let mut paths = self.publish_numbered(out)?;
         for (name, text) in [
             ("junit.xml", super::junit(self)),
             ("report.html", super::html(self, figures, pack)),

@@ -5,32 +5,53 @@
 mod reviewer;
 mod rules;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{FailMode, Review};
 use crate::diagnostic::{Diagnostic, has_errors};
+use crate::output::{PublishError, publish_numbered};
 use crate::pack::Frozen;
 use crate::process::Cancel;
+use crate::template::render;
+use crate::words::words;
 
 pub use reviewer::{ReviewerAnswer, ask, parse_answer};
 pub use rules::builtin;
 
-/// The review's verdict on a lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReviewVerdict {
-    /// The rules and the reviewer found nothing.
-    Pass,
-    /// The pack must change before dispatch.
-    Revise,
-    /// The outside review was waived (`--no-review`), recorded.
-    Waived,
-    /// The review failed or ran out of rounds; fail-mode `open`/`warn` lets delivery go on.
-    Incomplete,
-    /// The review failed or ran out of rounds under fail-mode `closed`: no dispatch.
-    Blocked,
+words! {
+    /// The review's verdict on a lock.
+    pub enum ReviewVerdict {
+        /// The rules and the reviewer found nothing.
+        Pass = "pass",
+        /// The pack must change before dispatch.
+        Revise = "revise",
+        /// The outside review was waived (`--no-review`), recorded.
+        Waived = "waived",
+        /// The review failed or ran out of rounds; fail-mode `open`/`warn` lets delivery go on.
+        Incomplete = "incomplete",
+        /// The review failed or ran out of rounds under fail-mode `closed`: no dispatch.
+        Blocked = "blocked",
+    }
+}
+
+words! {
+    /// What the outside reviewer did.
+    pub enum ReviewerOutcome {
+        /// It answered pass.
+        Pass = "pass",
+        /// It answered revise, with findings.
+        Revise = "revise",
+        /// It gave no usable answer.
+        Failure = "failure",
+        /// It was waived for this run.
+        Waived = "waived",
+        /// None is configured.
+        NotConfigured = "not-configured",
+        /// The built-in rules already refused the pack, so it was not asked.
+        NotAsked = "not-asked",
+    }
 }
 
 impl ReviewVerdict {
@@ -55,8 +76,8 @@ pub struct ReviewReport {
     pub verdict: ReviewVerdict,
     /// Which revise round this was (1-based).
     pub round: u32,
-    /// What the outside reviewer did: `pass`, `revise`, `failure`, `waived`, `not-configured`, `not-asked`.
-    pub reviewer: String,
+    /// What the outside reviewer did.
+    pub reviewer: ReviewerOutcome,
     /// The reviewer's findings or failure reason.
     pub reviewer_notes: Vec<String>,
     /// Built-in findings and the review's own diagnostics.
@@ -65,7 +86,7 @@ pub struct ReviewReport {
 
 /// Finds an earlier review of the same lock in `out` (never review an unchanged lock twice),
 /// and counts the revise rounds so far.
-pub fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
+fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
     let mut same = None;
     let mut revises = 0;
     let Ok(entries) = std::fs::read_dir(out) else {
@@ -93,8 +114,67 @@ pub fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32
     (same, revises)
 }
 
-/// Why a review was refused outright.
+/// A lock's review report in the reviews folder: reused when the lock was reviewed before,
+/// written now otherwise.
 #[derive(Debug)]
+pub struct Receipt {
+    /// The review report (`review-<n>.json`).
+    pub path: PathBuf,
+    /// What it says.
+    pub report: ReviewReport,
+    /// The files written now (none for a reused receipt).
+    pub written: Vec<PathBuf>,
+}
+
+/// Why a review left no receipt.
+#[derive(Debug, thiserror::Error)]
+pub enum ReceiptError {
+    /// The waiver is not allowed.
+    #[error(transparent)]
+    Waiver(#[from] WaiverRefused),
+    /// A signal cut the review short: no receipt, so the lock is reviewed again.
+    #[error("the review was interrupted")]
+    Interrupted,
+    /// The report could not be written.
+    #[error(transparent)]
+    Publish(#[from] PublishError),
+}
+
+/// The receipt of `frozen` in `dir`: the earlier review of the same lock, or a review now
+/// (counting the revise rounds before it) published as `review-<n>.json` and `.md`.
+pub async fn receipt(
+    frozen: &Frozen,
+    settings: &Review,
+    dir: &Path,
+    waive: bool,
+    cancel: &Cancel,
+) -> Result<Receipt, ReceiptError> {
+    let (same, revises) = earlier(dir, &frozen.lock.sha256);
+    if let Some((name, report)) = same {
+        return Ok(Receipt {
+            path: dir.join(name),
+            report,
+            written: Vec::new(),
+        });
+    }
+    let report = review(frozen, settings, revises, waive, cancel).await?;
+    if cancel.is_cancelled() {
+        return Err(ReceiptError::Interrupted);
+    }
+    let text = serde_json::to_string_pretty(&report).expect("a review serializes") + "\n";
+    let markdown = render("review.md", &report).map_err(PublishError::from)?;
+    let files = [("json", text.as_bytes()), ("md", markdown.as_bytes())];
+    let (_, written) = publish_numbered(dir, "review", &files).map_err(PublishError::from)?;
+    Ok(Receipt {
+        path: written[0].clone(),
+        report,
+        written,
+    })
+}
+
+/// `--no-review` asked under fail-mode `closed`, which the config does not allow.
+#[derive(Debug, thiserror::Error)]
+#[error("--no-review is refused under fail-mode closed")]
 pub struct WaiverRefused;
 
 /// Reviews a frozen pack; `rounds_so_far` counts earlier revise rounds of this run.
@@ -112,13 +192,13 @@ pub async fn review(
         pack_sha256: frozen.lock.sha256.clone(),
         verdict: ReviewVerdict::Pass,
         round,
-        reviewer: "not-configured".to_owned(),
+        reviewer: ReviewerOutcome::NotConfigured,
         reviewer_notes: Vec::new(),
         diagnostics: Vec::new(),
     };
     if has_errors(&diagnostics) {
         report.verdict = ReviewVerdict::Revise;
-        report.reviewer = "not-asked".to_owned();
+        report.reviewer = ReviewerOutcome::NotAsked;
         report.diagnostics = diagnostics;
         return Ok(report);
     }
@@ -127,7 +207,7 @@ pub async fn review(
             return Err(WaiverRefused);
         }
         report.verdict = ReviewVerdict::Waived;
-        report.reviewer = "waived".to_owned();
+        report.reviewer = ReviewerOutcome::Waived;
         report.diagnostics = diagnostics;
         return Ok(report);
     }
@@ -138,11 +218,11 @@ pub async fn review(
     let lock_json = serde_json::to_string(&frozen.lock).expect("a lock serializes");
     let failure = match ask(argv, *timeout, &lock_json, cancel).await {
         ReviewerAnswer::Pass => {
-            report.reviewer = "pass".to_owned();
+            report.reviewer = ReviewerOutcome::Pass;
             None
         }
         ReviewerAnswer::Revise(findings) => {
-            report.reviewer = "revise".to_owned();
+            report.reviewer = ReviewerOutcome::Revise;
             for finding in &findings {
                 diagnostics.push(
                     Diagnostic::warning("W_REVIEW_FINDING", finding.clone())
@@ -158,13 +238,13 @@ pub async fn review(
             })
         }
         ReviewerAnswer::Failure(reason) => {
-            report.reviewer = "failure".to_owned();
+            report.reviewer = ReviewerOutcome::Failure;
             report.reviewer_notes = vec![reason.clone()];
             Some(format!("the outside reviewer failed: {reason}"))
         }
     };
-    report.verdict = match (&failure, report.reviewer.as_str(), settings.fail_mode) {
-        (None, "revise", _) => ReviewVerdict::Revise,
+    report.verdict = match (&failure, report.reviewer, settings.fail_mode) {
+        (None, ReviewerOutcome::Revise, _) => ReviewVerdict::Revise,
         (None, _, _) => ReviewVerdict::Pass,
         (Some(_), _, FailMode::Open) => ReviewVerdict::Incomplete,
         (Some(reason), _, FailMode::Warn) => {

@@ -5,7 +5,6 @@
 
 mod failure;
 mod fingerprint;
-mod guard;
 
 use std::path::Path;
 
@@ -14,24 +13,24 @@ use serde::{Deserialize, Serialize};
 use crate::config::VerifyCommand;
 use crate::hash::sha256_hex;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+use crate::words::words;
 
 pub use failure::{fingerprint as failure_fingerprint, normalize};
 pub use fingerprint::{FingerprintError, IGNORED, StatCache, fingerprint};
-pub use guard::{Next, RepairGuard, TerminalReason};
 
 /// How much of a command's output a report keeps (its tail).
 const OUTPUT_TAIL_CHARS: usize = 8000;
 
-/// How one command ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CommandStatus {
-    /// Exit 0.
-    Pass,
-    /// Any other exit, or a signal.
-    Fail,
-    /// Stopped at its time limit.
-    Timeout,
+words! {
+    /// How one command ended.
+    pub enum CommandStatus {
+        /// Exit 0.
+        Pass = "pass",
+        /// Any other exit, or a signal.
+        Fail = "fail",
+        /// Stopped at its time limit.
+        Timeout = "timeout",
+    }
 }
 
 /// One verification command's record.
@@ -173,6 +172,7 @@ async fn run_command(
         Completion::TimedOut => (CommandStatus::Timeout, None),
         Completion::Cancelled => return Err(VerifyError::Cancelled),
     };
+    // The first release hashed the status's Debug name; kept, so fingerprints stay comparable.
     let exit_text = exit_code.map_or_else(|| format!("{status:?}"), |c| c.to_string());
     Ok(CommandOutcome {
         name: command.name.clone(),

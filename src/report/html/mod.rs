@@ -22,9 +22,17 @@ pub(crate) use view::Page;
 const TOUCH_BASELINE_VP: f64 = 48.0;
 
 /// The pages' shared look: verdict colours, bordered tables.
-pub(crate) const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
 td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}";
+
+/// The start of a page: its title, the shared style, and the heading with the verdict.
+pub(crate) fn head(kind: &str, heading: &str, verdict: &str) -> String {
+    let verdict = escape(verdict);
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe {kind}: {verdict}</title><style>{STYLE}</style></head><body><h1>{heading}: <span class=\"{verdict}\">{verdict}</span></h1>"
+    )
+}
 
 /// Text made safe for HTML content and attributes.
 pub(crate) fn escape(text: &str) -> String {
@@ -61,11 +69,10 @@ pub fn html(report: &AuditReport, figures: &Figures, pack: &Pack) -> String {
 
 /// The page's markup.
 fn render(view: &Page) -> String {
-    let mut page = String::new();
-    let verdict = view.verdict;
+    let mut page = head("audit", "Audit", view.verdict);
     let _ = write!(
         page,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe audit: {verdict}</title><style>{STYLE}</style></head><body><h1>Audit: <span class=\"{verdict}\">{verdict}</span></h1><p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
+        "<p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
         escape(view.pack_sha256),
         escape(&view.device),
         escape(view.dwpipe_version)

@@ -1,35 +1,11 @@
-//! The repair loop guard and the terminal reasons of a delivery (DESIGN §6): at most
-//! `max-rounds` repair rounds, the same failure at most `max-same-failure` times.
+//! The repair loop guard (DESIGN §6): at most `max-rounds` repair rounds, the same failure at
+//! most `max-same-failure` times.
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::Repair;
 
-/// Why a delivery ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TerminalReason {
-    /// Every verification command passed after a change, and the audit passed.
-    Verified,
-    /// The agent changed nothing.
-    NoChanges,
-    /// Verification failed and no repair is left.
-    VerificationFailed,
-    /// The audit failed and no repair is left.
-    AuditFailed,
-    /// The same failure came back more often than allowed.
-    RepeatedFailure,
-    /// The repair rounds ran out.
-    BudgetExhausted,
-    /// The pre-review blocked dispatch.
-    ReviewBlocked,
-    /// Ctrl-C.
-    Interrupted,
-    /// A tool, a device or the machine failed.
-    EnvironmentError,
-}
+use super::reason::TerminalReason;
 
 /// What the loop does after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,9 +83,5 @@ mod tests {
             Next::Stop(TerminalReason::BudgetExhausted)
         );
         assert_eq!(guard.repairs(), 4);
-        assert_eq!(
-            serde_json::to_string(&TerminalReason::RepeatedFailure).unwrap(),
-            "\"repeated_failure\""
-        );
     }
 }

@@ -11,7 +11,10 @@ use crate::diagnostic::Diagnostic;
 use crate::input::read_bounded;
 use crate::output::relative_to;
 
-use super::{LabReport, verdict_of};
+use super::{LabDevice, LabReport, LabVerdict, verdict_of};
+
+/// Largest `lab.json` or `lab-junit.xml` read (a lab of hundreds of devices is megabytes).
+const MAX_SHARD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A shard: its folder, its `lab.json`, its `lab-junit.xml`.
 struct Shard {
@@ -28,7 +31,7 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> Diagnostic {
 fn load(dir: &Path) -> Result<Shard, Diagnostic> {
     let json = dir.join("lab.json");
     let bytes =
-        read_bounded(&json, 64 * 1024 * 1024, "a lab report").map_err(|e| invalid(&json, e))?;
+        read_bounded(&json, MAX_SHARD_BYTES, "a lab report").map_err(|e| invalid(&json, e))?;
     let report: LabReport = serde_json::from_slice(&bytes).map_err(|e| invalid(&json, e))?;
     if report.format_version != crate::format::LAB
         || report
@@ -43,7 +46,7 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
     }
     let xml = dir.join("lab-junit.xml");
     let bytes =
-        read_bounded(&xml, 64 * 1024 * 1024, "a JUnit report").map_err(|e| invalid(&xml, e))?;
+        read_bounded(&xml, MAX_SHARD_BYTES, "a JUnit report").map_err(|e| invalid(&xml, e))?;
     let junit = String::from_utf8(bytes).map_err(|_| invalid(&xml, "not UTF-8"))?;
     Ok(Shard {
         dir: dir.to_owned(),
@@ -83,7 +86,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String), Diagno
     let mut merged = LabReport {
         format_version: crate::format::LAB,
         pack_sha256: pack.clone(),
-        verdict: String::new(),
+        verdict: LabVerdict::Incomplete,
         devices: Vec::new(),
         rows: Vec::new(),
     };
@@ -143,7 +146,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String), Diagno
                 .report
                 .as_ref()
                 .map(|r| relative_to(&shard.dir.join(r), out));
-            merged.devices.push(super::LabDevice { report, ..device });
+            merged.devices.push(LabDevice { report, ..device });
         }
         for (index, row) in shard.report.rows.into_iter().enumerate() {
             match merged.rows.get_mut(index) {

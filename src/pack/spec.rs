@@ -1,13 +1,21 @@
-//! `spec.md`: the frozen pack for people, rendered from the validated pack.
+//! `spec.md`: the frozen pack for people, rendered from the validated pack and written beside
+//! the lock.
 
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
-use crate::pack::{Dimension, Frozen};
+
+use std::path::{Path, PathBuf};
+
+use crate::output::{PublishError, write_atomic};
+use crate::template::render;
+
+use super::lock::{Frozen, LOCK_FILE};
+use super::model::Dimension;
 
 /// What `templates/spec.md.hbs` renders.
 #[derive(Debug, Serialize)]
-pub struct SpecView {
+pub(super) struct SpecView {
     bundle: String,
     ability: Option<String>,
     module: Option<String>,
@@ -37,7 +45,7 @@ struct CriterionView {
 
 impl SpecView {
     /// The view of a frozen pack.
-    pub fn new(frozen: &Frozen) -> SpecView {
+    pub(super) fn new(frozen: &Frozen) -> SpecView {
         let pack = &frozen.pack;
         let dimensions = Dimension::ALL
             .iter()
@@ -76,5 +84,20 @@ impl SpecView {
             dimensions,
             warnings: frozen.lock.diagnostics.clone(),
         }
+    }
+}
+
+impl Frozen {
+    /// Writes `pack.lock.json` and `spec.md` into `dir`; returns their paths. The lock goes
+    /// last: a lock on disk always has its spec beside it.
+    pub fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), PublishError> {
+        let lock_path = dir.join(LOCK_FILE);
+        let spec_path = dir.join("spec.md");
+        let spec = render("spec.md", &SpecView::new(self))?;
+        let lock_json =
+            serde_json::to_string_pretty(&self.lock).expect("a lock always serializes") + "\n";
+        write_atomic(&spec_path, spec.as_bytes())?;
+        write_atomic(&lock_path, lock_json.as_bytes())?;
+        Ok((lock_path, spec_path))
     }
 }

@@ -1,0 +1,443 @@
+//! The command line as clap reads it: every command's arguments, with the help that teaches
+//! them. Parsed here, turned into plans by the commands; nothing here runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::device::Server;
+use crate::input::parse_duration;
+use crate::target::{Pick, Target};
+
+/// dwpipe delivers HarmonyOS app changes through hard gates: an acceptance pack is frozen and
+/// hashed, and every verdict is recomputed from recorded evidence instead of trusting an
+/// agent's or an auditor's prose.
+#[derive(Debug, Parser)]
+#[command(name = "dwpipe", version, about, max_term_width = 100)]
+#[command(
+    after_help = "Exit codes: 0 pass, 1 verdict fail, 2 invalid input, 3 environment, 130 interrupted."
+)]
+pub(super) struct Cli {
+    #[command(subcommand)]
+    pub(super) command: Command,
+    /// The hdc client to run (default: `hdc` on PATH).
+    #[arg(
+        long,
+        global = true,
+        env = "DWPIPE_HDC",
+        value_name = "PATH",
+        default_value = "hdc"
+    )]
+    pub(super) hdc: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum Command {
+    /// Write a commented example acceptance pack and dwpipe.yaml to start from.
+    Init(InitArgs),
+    /// Validate an acceptance pack, then write pack.lock.json (canonical, SHA-256) and spec.md.
+    Freeze(FreezeArgs),
+    /// Recompute the verdicts of an outside auditor's report against a frozen pack.
+    Gate(GateArgs),
+    /// Render the Goal brief for the agent, or a repair brief from a failed audit or verification.
+    Brief(BriefArgs),
+    /// Print a workspace's fingerprint (git: HEAD + status + changed files' content; else the tree).
+    Fingerprint(FingerprintArgs),
+    /// Attack a frozen pack before dispatch: built-in rules, then the optional outside reviewer.
+    Review(ReviewArgs),
+    /// List the devices on every hdc server, with model, software, API level and density.
+    Devices(DevicesArgs),
+    /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
+    Capture(CaptureArgs),
+    /// Measure every criterion that has a probe on a device (or a capture), keep the evidence, gate it.
+    Audit(AuditArgs),
+    /// Deliver a change: freeze, review, brief the agent, verify, audit, and repair until verified.
+    Deliver(DeliverArgs),
+    /// Re-hash an audit's evidence and recompute every reading and verdict from it, offline.
+    VerifyEvidence(VerifyEvidenceArgs),
+    /// Work with reports: merge the lab matrices of shards run on different hosts.
+    #[command(subcommand)]
+    Report(ReportCommand),
+    /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
+    #[command(subcommand)]
+    Inspect(InspectCommand),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes audit-<n>.json, audit-<n>.md and junit.xml into --out, and every pulled file and saved reply \
+under --out/evidence/<device>/<run>/<session>/ with its SHA-256. Criteria without a probe are \
+unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.
+
+A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \
+audited in parallel (--jobs at once), each into --out/<serial>/; a device that fails or vanishes \
+does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
+criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
+be audited.")]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
+pub(super) struct AuditArgs {
+    /// The frozen pack (pack.lock.json).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: PathBuf,
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
+    /// Record the live device into this capture folder as the audit runs (one device).
+    #[arg(
+        long,
+        value_name = "CAPTURE",
+        requires = "serials",
+        conflicts_with = "devices"
+    )]
+    pub(super) record: Option<PathBuf>,
+    /// Runs per probe (overrides the pack and the playbooks).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(super) runs: Option<u32>,
+    /// Folder for the reports and the evidence.
+    #[arg(long, default_value = ".")]
+    pub(super) out: PathBuf,
+    /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
+    #[arg(long, value_name = "FILE")]
+    pub(super) auditor_report: Option<PathBuf>,
+    /// A folder of playbooks overriding the embedded ones by file name.
+    #[arg(long, value_name = "DIR")]
+    pub(super) playbooks: Option<PathBuf>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
+    pub(super) call_timeout: Duration,
+    /// Print the audit JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Stages: freeze the pack, pre-review it (a lock is reviewed once; receipts in .dwpipe/reviews), \
+write the Goal brief, run the agent, run the verification commands, audit on the device; on a \
+failure, a repair brief goes back to the agent (repair.max-rounds, the same failure at most \
+repair.max-same-failure times). Every artifact and ledger.jsonl land in \
+.dwpipe/runs/<time>-<pack8>/ beside dwpipe.yaml (or under --out); deliver.json ends it.
+
+Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
+repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environment \
+(a tool, the agent or the device failed), 130 interrupted (a second Ctrl-C exits at once).")]
+#[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
+pub(super) struct DeliverArgs {
+    /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
+    #[arg(long, value_name = "PACK", required_unless_present = "resume")]
+    pub(super) pack: Option<PathBuf>,
+    /// Continue an interrupted run (.dwpipe/runs/<run>) from its last completed stage, reusing
+    /// a passed verification only while the workspace is unchanged.
+    #[arg(long, value_name = "RUN", conflicts_with = "pack")]
+    pub(super) resume: Option<PathBuf>,
+    /// The project config.
+    #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
+    pub(super) config: PathBuf,
+    /// Where to audit (default: `device:` in dwpipe.yaml).
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
+    /// The folder that holds .dwpipe/ (default: dwpipe.yaml's folder).
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: Option<PathBuf>,
+    /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+    #[arg(long)]
+    pub(super) no_review: bool,
+    /// A folder of playbooks overriding the embedded ones by file name.
+    #[arg(long, value_name = "DIR")]
+    pub(super) playbooks: Option<PathBuf>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
+    pub(super) call_timeout: Duration,
+    /// Unfold the agent's log and the verification commands' output under their stage lines.
+    #[arg(long, short)]
+    pub(super) verbose: bool,
+    /// Print deliver.json on stdout instead of the stage lines.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+/// Where an audit measures: one device, a lab of devices, or a recorded capture.
+#[derive(Debug, clap::Args)]
+pub(super) struct DeviceArgs {
+    /// A live device's connect key; repeat it for a lab of devices, audited in parallel.
+    #[arg(long = "device", value_name = "SERIAL")]
+    pub(super) serials: Vec<String>,
+    /// `all`: every connected device on the hdc servers, audited in parallel.
+    #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
+    pub(super) devices: Option<String>,
+    /// An hdc server, HOST:PORT (repeatable; default: the local one).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    pub(super) servers: Vec<Server>,
+    /// Replay a recorded capture instead of driving a device.
+    #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
+    pub(super) replay: Option<PathBuf>,
+    /// In a lab: devices audited at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub(super) jobs: u16,
+}
+
+impl DeviceArgs {
+    /// The target these flags name: a capture, a lab (more than one device or server, or
+    /// every device), one device (recorded into `record` when given), or none.
+    pub(super) fn target(self, record: Option<PathBuf>) -> Option<Target> {
+        if let Some(capture) = self.replay {
+            return Some(Target::Replay(capture));
+        }
+        let many = self.devices.is_some() || self.serials.len() > 1 || self.servers.len() > 1;
+        if many {
+            return Some(Target::Lab {
+                pick: match self.devices {
+                    Some(_) => Pick::All,
+                    None => Pick::Serials(self.serials),
+                },
+                servers: self.servers,
+                jobs: usize::from(self.jobs),
+            });
+        }
+        let serial = self.serials.into_iter().next()?;
+        Some(Target::Device {
+            serial,
+            server: self.servers.into_iter().next(),
+            record,
+        })
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum ReportCommand {
+    /// Merge lab shards (the --out folders of `dwpipe audit --devices …` on several hosts) into
+    /// one criterion × device matrix: lab.json, lab.md, lab-junit.xml.
+    #[command(
+        after_help = "Shards must have audited the same lock; a device may be in one \
+shard only. Exit 0 all pass, 1 a device failed, 2 shards that do not merge, 3 none failed but \
+one could not be audited."
+    )]
+    Merge {
+        /// The shards' folders (each holds lab.json and lab-junit.xml).
+        #[arg(required = true, num_args = 1..)]
+        runs: Vec<PathBuf>,
+        /// Folder for the merged matrix.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Print the merged lab.json on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum InspectCommand {
+    /// A hitrace text trace: events, markers, slices, frames and the cold start.
+    #[command(after_help = "Streams the file: memory stays flat whatever its size.")]
+    Trace {
+        /// The trace (hitrace text output).
+        file: PathBuf,
+        /// The app whose cold start to measure (default: the first one launched in the trace).
+        #[arg(long)]
+        bundle: Option<String>,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A `uitest dumpLayout` JSON: windows, touch targets (in vp), unlabeled clickables.
+    Layout {
+        /// The dump.
+        file: PathBuf,
+        /// The device's VirtualPixelRatio (px per vp); 1 reports px.
+        #[arg(long, default_value_t = 1.0)]
+        vpr: f64,
+        /// The app whose window to measure (default: the first app window).
+        #[arg(long)]
+        bundle: Option<String>,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A hidumper output: fps, fps-count, screen, density, mem or windows.
+    Hidumper {
+        /// The output, as printed by hidumper.
+        file: PathBuf,
+        /// Which command produced it.
+        #[arg(long, value_enum)]
+        kind: DumpKind,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A screenshot (PNG, or JPEG with a warning): the WCAG contrast inside a box.
+    Screenshot {
+        /// The screenshot.
+        file: PathBuf,
+        /// The box to measure, in px: l,t,r,b (a node's bounds).
+        #[arg(long = "box", value_name = "L,T,R,B")]
+        bounds: String,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The output of `aa test … OpenHarmonyTestRunner`: per-case results and the summary.
+    Hypium {
+        /// The output.
+        file: PathBuf,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Without --server, the local hdc server is asked. For a lab, run `hdc -s HOST:PORT -m` on each \
+host that has USB devices and pass --server HOST:PORT once per host; unreachable servers and \
+offline devices are reported, not fatal (exit 3 only when no server answers).")]
+pub(super) struct DevicesArgs {
+    /// A remote hdc server, HOST:PORT (repeatable).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    pub(super) servers: Vec<Server>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    pub(super) call_timeout: Duration,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct CaptureArgs {
+    /// The device's connect key (see `dwpipe devices`).
+    #[arg(long = "device", value_name = "SERIAL")]
+    pub(super) serial: String,
+    /// The folder to write the capture into (must not hold one already).
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: PathBuf,
+    /// The hdc server the device is on, HOST:PORT (default: the local one).
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server)]
+    pub(super) server: Option<Server>,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub(super) call_timeout: Duration,
+}
+
+pub(super) fn parse_server(text: &str) -> Result<Server, String> {
+    Server::parse(text).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct InitArgs {
+    /// Folder to write pack.yaml and dwpipe.yaml into.
+    #[arg(default_value = ".")]
+    pub(super) dir: PathBuf,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub(super) force: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Errors exit 2 and write nothing; warnings are printed and recorded in the lock."
+)]
+pub(super) struct FreezeArgs {
+    /// The acceptance pack (YAML or JSON).
+    pub(super) pack: PathBuf,
+    /// Folder for pack.lock.json and spec.md.
+    #[arg(long, default_value = ".")]
+    pub(super) out: PathBuf,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+The audit is JSON: {\"checks\": [{\"criterionId\": \"P-01\", \"result\": \"pass\", \
+\"evidence\": \"3 runs\", \"actual\": \"720ms\"}]}, optionally with \"pack-sha256\" and \"density\" \
+(the virtual pixel ratio, for px actuals against vp thresholds).
+
+Writes audit-<n>.json and audit-<n>.md, n the next free number in --out. \
+Exit 0 pass, 1 fail, 2 invalid input (a tampered lock is E_LOCK_TAMPERED).")]
+pub(super) struct GateArgs {
+    /// The frozen pack (pack.lock.json).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: PathBuf,
+    /// The auditor's report (JSON).
+    #[arg(long, value_name = "AUDIT.json")]
+    pub(super) audit: PathBuf,
+    /// Folder for audit-<n>.json and audit-<n>.md.
+    #[arg(long, default_value = ".")]
+    pub(super) out: PathBuf,
+    /// Print the audit JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct BriefArgs {
+    /// The frozen pack (pack.lock.json).
+    pub(super) lock: PathBuf,
+    /// The project config (workspace and verification commands).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// The repair round this brief is for.
+    #[arg(long, default_value_t = 1)]
+    pub(super) round: u32,
+    /// Write a repair brief from this audit-<n>.json or verify-<n>.json.
+    #[arg(long, value_name = "REPORT")]
+    pub(super) repair_from: Option<PathBuf>,
+    /// Write the brief here instead of stdout.
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct FingerprintArgs {
+    /// The workspace.
+    pub(super) workspace: PathBuf,
+    /// A stat cache file to read and update (size + mtime → content hash).
+    #[arg(long)]
+    pub(super) cache: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes review-<n>.json and review-<n>.md and appends to ledger.jsonl in --out. A lock is reviewed \
+once: its receipt stands until the pack changes. Exit 0 when delivery may go on (pass, waived, \
+incomplete under fail-mode open/warn), 1 when the pack must change or the review blocks.")]
+pub(super) struct ReviewArgs {
+    /// The frozen pack (pack.lock.json).
+    pub(super) lock: PathBuf,
+    /// The project config (review settings and the outside reviewer).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// Folder for the review reports, the receipts and the ledger.
+    #[arg(long, default_value = ".")]
+    pub(super) out: PathBuf,
+    /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+    #[arg(long)]
+    pub(super) no_review: bool,
+    /// Print the review as JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct VerifyEvidenceArgs {
+    /// The audit report (audit-<n>.json written by `dwpipe audit`).
+    pub(super) report: PathBuf,
+}
+
+/// What `inspect hidumper --kind` reads.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(super) enum DumpKind {
+    /// `-s RenderService -a "<name> fps"`: present times → fps.
+    Fps,
+    /// `-s RenderService -a fpsCount`: frames per refresh rate.
+    FpsCount,
+    /// `-s RenderService -a screen`: resolution, refresh rate, power.
+    Screen,
+    /// `-s DisplayManagerService -a -a`: the density (VirtualPixelRatio).
+    Density,
+    /// `--mem <pid>`: the Total PSS row.
+    Mem,
+    /// `-s WindowManagerService -a '-a'`: the window table.
+    Windows,
+}

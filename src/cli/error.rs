@@ -1,0 +1,104 @@
+//! The one error type at the edge of the library, and its mapping to exit codes. Library
+//! errors arrive typed; only here do they become a code.
+
+use std::path::PathBuf;
+
+use crate::device::DeviceError;
+use crate::diagnostic::Diagnostic;
+use crate::exit_code;
+use crate::output::{PublishError, WriteError};
+use crate::pipeline::DeliveryError;
+use crate::pipeline::ledger::AppendError;
+use crate::template::RenderError;
+
+/// Why a command could not finish with a verdict.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Error {
+    /// The input does not validate; the diagnostics say where and why.
+    #[error("invalid input ({} error(s))", .0.iter().filter(|d| d.is_error()).count())]
+    Invalid(Vec<Diagnostic>),
+    /// The command line is wrong (clap has the message).
+    #[error(transparent)]
+    Usage(#[from] clap::Error),
+    /// An output could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// A report could not be written.
+    #[error(transparent)]
+    Publish(#[from] PublishError),
+    /// A template failed to render.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// A device call failed.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A delivery's own files failed.
+    #[error(transparent)]
+    Delivery(#[from] DeliveryError),
+    /// A ledger could not be appended to.
+    #[error(transparent)]
+    Ledger(#[from] AppendError),
+    /// A device a delivery was given is not there.
+    #[error("device {serial}")]
+    Absent {
+        /// Its connect key.
+        serial: String,
+        /// Why.
+        #[source]
+        why: crate::target::Absence,
+    },
+    /// No hdc server has a connected device.
+    #[error("no connected device on the hdc servers")]
+    NoDevices,
+    /// An output folder could not be created.
+    #[error("cannot create `{}`", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The exit code for this error (DESIGN §1).
+    pub(super) fn exit_code(&self) -> i32 {
+        match self {
+            Error::Invalid(_) => exit_code::INVALID_INPUT,
+            Error::Usage(e) if !e.use_stderr() => exit_code::OK,
+            Error::Usage(_) => exit_code::INVALID_INPUT,
+            Error::Device(DeviceError::Cancelled) => exit_code::INTERRUPTED,
+            Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
+            Error::Device(_)
+            | Error::Write(_)
+            | Error::Delivery(_)
+            | Error::Ledger(_)
+            | Error::Absent { .. }
+            | Error::NoDevices
+            | Error::Folder { .. } => exit_code::ENVIRONMENT,
+            // A template that does not render is dwpipe's bug; nothing was decided.
+            Error::Render(_) | Error::Publish(_) => exit_code::ENVIRONMENT,
+        }
+    }
+
+    /// A folder error for `path`.
+    pub(super) fn folder(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::Folder {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+impl From<Diagnostic> for Error {
+    fn from(diagnostic: Diagnostic) -> Error {
+        Error::Invalid(vec![diagnostic])
+    }
+}
+
+impl From<Vec<Diagnostic>> for Error {
+    fn from(diagnostics: Vec<Diagnostic>) -> Error {
+        Error::Invalid(diagnostics)
+    }
+}

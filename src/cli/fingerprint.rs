@@ -1,0 +1,31 @@
+//! `dwpipe fingerprint WORKSPACE [--cache FILE]`: what "the same code" means for evidence
+//! freshness.
+
+use std::path::Path;
+
+use crate::diagnostic::{Diagnostic, chain};
+use crate::exit_code;
+use crate::process::Cancel;
+use crate::verify::{StatCache, fingerprint};
+
+use super::error::Error;
+use super::print;
+use super::runtime::block_on;
+
+/// Prints the fingerprint, reading and updating the stat cache when given.
+pub(super) fn run(workspace: &Path, cache_path: Option<&Path>) -> Result<i32, Error> {
+    let mut cache = cache_path.map(StatCache::load).unwrap_or_default();
+    let cancel = Cancel::new();
+    let print = block_on(&cancel, fingerprint(workspace, &mut cache, &cancel))
+        .map_err(|e| Error::from(Diagnostic::error("E_VERIFY_FINGERPRINT", chain(&e))))?;
+    if let Some(path) = cache_path {
+        cache.save(path).map_err(|e| {
+            Error::from(Diagnostic::error(
+                "E_VERIFY_FINGERPRINT",
+                format!("cannot save the cache: {e}"),
+            ))
+        })?;
+    }
+    print::out(&print);
+    Ok(exit_code::OK)
+}

@@ -1,0 +1,215 @@
+//! The delivery loop: review once, then brief → agent → verify → audit, and on a failed
+//! round a repair brief through the guard, until a terminal reason; or, resumed, from the
+//! stage the ledger says. Stages record; the loop folds what they return into the summary and
+//! decides what comes next. The ledger ends with the delivery's own line, and `deliver.json`
+//! with its summary.
+
+use std::time::Duration;
+
+use crate::brief::{goal, repair};
+use crate::process::Cancel;
+use crate::review::ReviewVerdict;
+use crate::target::Opened;
+use crate::verify::{StatCache, fingerprint};
+
+use super::guard::{Next, RepairGuard};
+use super::ledger::{Entry, Input, Outcome, Stage, append, read};
+use super::reason::TerminalReason;
+use super::record::{Halt, Staged};
+use super::resume::{Resume, StartAt, decide};
+use super::run_dir::RunDir;
+use super::stages::{AuditVerdict, Failed};
+use super::summary::{DeliverReport, Summary};
+use super::{Delivery, DeliveryError, ResumeRefused};
+
+/// What the Goal brief says when the pack's review did not complete.
+const REVIEW_INCOMPLETE: &str =
+    "Its pre-review did not complete: treat the criteria as written, and say where they seem wrong";
+
+impl Delivery<'_> {
+    /// Runs the delivery to a terminal reason (or resumes it), ends the ledger with it and
+    /// writes `deliver.json`.
+    pub async fn run(
+        &self,
+        target: &Opened,
+        cancel: &Cancel,
+    ) -> Result<DeliverReport, DeliveryError> {
+        let mut summary = Summary::new(self.run_dir.path());
+        let resume = if self.resume {
+            self.resume_point(cancel).await?
+        } else {
+            None
+        };
+        let (reason, detail) = match self.deliver(target, cancel, &mut summary, resume).await {
+            Ok(()) => (TerminalReason::Verified, None),
+            Err(Halt::Stop { reason, detail }) => (reason, detail),
+            Err(Halt::Failed(error)) => return Err(error),
+        };
+        summary.terminal_reason = reason;
+        summary.detail = detail;
+        let mut entry = Entry::new(Stage::Deliver, Outcome::Ended(reason), Duration::ZERO);
+        entry
+            .inputs
+            .insert(Input::Pack, self.frozen.lock.sha256.clone());
+        append(self.run_dir.path(), &entry)?;
+        let report = DeliverReport {
+            format_version: crate::format::DELIVER,
+            pack_sha256: self.frozen.lock.sha256.clone(),
+            summary,
+        };
+        report.write(self.run_dir.path())?;
+        Ok(report)
+    }
+
+    /// Reads the run's ledger and decides where to pick up; records that it did.
+    async fn resume_point(&self, cancel: &Cancel) -> Result<Option<Resume>, DeliveryError> {
+        let refused = |e: ResumeRefused| DeliveryError::Resume(e);
+        let ledger = read(self.run_dir.path()).map_err(|e| refused(e.into()))?;
+        let mut cache = StatCache::load(&self.run_dir.stat_cache());
+        let current = fingerprint(&self.config.workspace, &mut cache, cancel)
+            .await
+            .map_err(DeliveryError::Fingerprint)?;
+        let resume = decide(&ledger, &current).map_err(|e| refused(e.into()))?;
+        let from = match &resume {
+            None => "the start".to_owned(),
+            Some(r) => format!(
+                "{} of round {}",
+                match r.start {
+                    StartAt::Agent => "the agent",
+                    StartAt::Verify(_) => "verification",
+                    StartAt::Audit(_) => "the audit",
+                },
+                r.round
+            ),
+        };
+        let mut entry = Entry::new(Stage::Deliver, Outcome::Resumed, Duration::ZERO);
+        entry.inputs.insert(Input::Workspace, current);
+        entry.reason = Some(format!("from {from}"));
+        append(self.run_dir.path(), &entry)?;
+        Ok(resume)
+    }
+
+    async fn deliver(
+        &self,
+        target: &Opened,
+        cancel: &Cancel,
+        summary: &mut Summary,
+        resume: Option<Resume>,
+    ) -> Staged<()> {
+        let reviewed = self.review(cancel).await?;
+        summary.reports.push(reviewed.receipt);
+        if !reviewed.verdict.allows_dispatch() {
+            let detail = format!("the pre-review says {}: change the pack", reviewed.verdict);
+            return Err(Halt::Stop {
+                reason: TerminalReason::ReviewBlocked,
+                detail: Some(detail),
+            });
+        }
+        let review_note =
+            (reviewed.verdict == ReviewVerdict::Incomplete).then(|| REVIEW_INCOMPLETE.to_owned());
+        let cache_path = self.run_dir.stat_cache();
+        let mut cache = StatCache::load(&cache_path);
+        let mut guard = RepairGuard::new(self.config.repair);
+        let (mut round, mut start, mut brief) = match resume {
+            None => (0, None, goal(self.frozen, Some(self.config), review_note)?),
+            Some(resume) => {
+                for failure in &resume.failures {
+                    guard.after_failure(failure);
+                }
+                summary.repairs = guard.repairs();
+                let path = self.run_dir.path().join(RunDir::brief_name(resume.round));
+                let brief = std::fs::read_to_string(path).map_err(|source| {
+                    DeliveryError::Resume(ResumeRefused::Brief {
+                        round: resume.round,
+                        source,
+                    })
+                })?;
+                (resume.round, Some(resume.start), brief)
+            }
+        };
+        loop {
+            let resumed_at = start.take();
+            let verified_already = matches!(resumed_at, Some(StartAt::Audit(_)));
+            let after = match resumed_at {
+                Some(StartAt::Verify(after) | StartAt::Audit(after)) => after,
+                resumed => {
+                    let brief_path = match resumed {
+                        Some(StartAt::Agent) => self.run_dir.path().join(RunDir::brief_name(round)),
+                        _ => self.brief(round, &brief)?,
+                    };
+                    let dispatched = self
+                        .agent(round, &brief_path, &brief, &mut cache, cancel)
+                        .await?;
+                    summary.agent_claim = Some(dispatched.claim);
+                    dispatched.changed.ok_or_else(|| Halt::Stop {
+                        reason: TerminalReason::NoChanges,
+                        detail: Some("the agent changed nothing in the workspace".to_owned()),
+                    })?
+                }
+            };
+            // A stat cache that cannot be saved only costs the next fingerprint some reading.
+            let _ = cache.save(&cache_path);
+            let mut failed = None;
+            if !verified_already {
+                let verified = self.verify(round, &after, &mut cache, cancel).await?;
+                summary.reports.push(verified.report);
+                failed = verified.failed;
+            }
+            if failed.is_none() {
+                let audited = self.audit(round, target, &after, cancel).await?;
+                summary.reports.extend(audited.reports);
+                summary.criteria = audited.criteria;
+                failed = match audited.verdict {
+                    AuditVerdict::Pass => None,
+                    AuditVerdict::Failed(failed) => Some(failed),
+                    AuditVerdict::Unaudited(detail) => {
+                        return Err(Halt::Stop {
+                            reason: TerminalReason::EnvironmentError,
+                            detail: Some(detail),
+                        });
+                    }
+                };
+            }
+            let Some(failed) = failed else {
+                return Ok(());
+            };
+            round = self.next_round(&mut guard, &failed, summary)?;
+            let output = failed
+                .output
+                .as_ref()
+                .map(|q| (q.source.as_str(), q.text.as_str()));
+            brief = repair(
+                self.frozen,
+                Some(self.config),
+                round,
+                failed.failures,
+                output,
+            )?;
+        }
+    }
+
+    /// After a failed round: the next round's number, or why the loop stops.
+    fn next_round(
+        &self,
+        guard: &mut RepairGuard,
+        failed: &Failed,
+        summary: &mut Summary,
+    ) -> Staged<u32> {
+        summary.unresolved = failed.failures.iter().map(|f| f.id.clone()).collect();
+        let stop = |reason| Halt::Stop {
+            reason,
+            detail: None,
+        };
+        match guard.after_failure(&failed.fingerprint) {
+            Next::Repair(next) => {
+                summary.repairs = guard.repairs();
+                Ok(next)
+            }
+            // With no repair budget at all, the failure itself is the reason.
+            Next::Stop(TerminalReason::BudgetExhausted) if self.config.repair.max_rounds == 0 => {
+                Err(stop(failed.kind))
+            }
+            Next::Stop(reason) => Err(stop(reason)),
+        }
+    }
+}

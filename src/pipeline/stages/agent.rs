@@ -1,0 +1,81 @@
+//! The agent stage: dispatch the brief, and tell whether the agent changed the workspace.
+//! Its claim is recorded as a claim, never as a verdict.
+
+use std::path::Path;
+
+use crate::agent::{AgentError, Claim, dispatch};
+use crate::diagnostic::chain;
+use crate::process::Cancel;
+use crate::verify::{StatCache, fingerprint};
+
+use super::super::ledger::{Input, Outcome, Stage};
+use super::super::record::Staged;
+use super::super::{Delivery, DeliveryError, Note};
+
+/// What the agent did.
+pub(in crate::pipeline) struct Dispatched {
+    /// What it said about its work.
+    pub(in crate::pipeline) claim: Claim,
+    /// The workspace's fingerprint after it, when it changed anything.
+    pub(in crate::pipeline) changed: Option<String>,
+}
+
+impl Delivery<'_> {
+    /// Dispatches the agent on the round's brief; it must exit cleanly and keep the
+    /// workspace's history.
+    pub(in crate::pipeline) async fn agent(
+        &self,
+        round: u32,
+        brief_path: &Path,
+        brief: &str,
+        cache: &mut StatCache,
+        cancel: &Cancel,
+    ) -> Staged<Dispatched> {
+        let agent = self
+            .config
+            .agent
+            .as_ref()
+            .expect("preflight refuses a config without an agent");
+        let workspace = self.config.workspace.as_path();
+        let was_git = workspace.join(".git").exists();
+        let before = fingerprint(workspace, cache, cancel)
+            .await
+            .map_err(DeliveryError::Fingerprint)?;
+        let clock = self.begin(Stage::Agent, round);
+        let log = self.run_dir.agent_log(round);
+        let inputs = [(Input::Workspace, before.as_str())];
+        let run = match dispatch(agent, workspace, brief_path, brief, round, &log, cancel).await {
+            Ok(run) => run,
+            Err(AgentError::Cancelled) => return Err(self.interrupted(&clock, &inputs)),
+            Err(e) => {
+                let detail = format!("the agent failed: {}", chain(&e));
+                return Err(self.environment(&clock, &inputs, detail));
+            }
+        };
+        if !run.end.is_clean() {
+            let detail = format!("the agent {} (its output is in {})", run.end, log.display());
+            return Err(self.environment(&clock, &inputs, detail));
+        }
+        if was_git && !workspace.join(".git").exists() {
+            // Without its history the workspace's fingerprint means something else: no verdict
+            // about this change can be trusted.
+            let detail = "the agent deleted the workspace's .git".to_owned();
+            return Err(self.environment(&clock, &inputs, detail));
+        }
+        let after = fingerprint(workspace, cache, cancel)
+            .await
+            .map_err(DeliveryError::Fingerprint)?;
+        self.end(
+            &clock,
+            Outcome::Agent(run.end),
+            &[(Input::Workspace, &after)],
+            Some(format!("claim: {}", run.claim)),
+            Note::Claim(run.end, run.claim),
+            Some(log),
+        )?;
+        Ok(Dispatched {
+            claim: run.claim,
+            changed: (before != after).then_some(after),
+        })
+    }
+}

@@ -1,0 +1,55 @@
+//! The pre-review stage: a lock is reviewed once; its receipt in the reviews folder stands
+//! until the pack changes.
+
+use crate::process::Cancel;
+use crate::review::{ReceiptError, ReviewVerdict, receipt};
+
+use super::super::ledger::{Input, Outcome, Stage};
+use super::super::reason::TerminalReason;
+use super::super::record::Staged;
+use super::super::{Delivery, Note};
+
+/// What the review found.
+pub(in crate::pipeline) struct Reviewed {
+    /// Its receipt (the review report), new or reused.
+    pub(in crate::pipeline) receipt: String,
+    /// Its verdict.
+    pub(in crate::pipeline) verdict: ReviewVerdict,
+}
+
+impl Delivery<'_> {
+    /// Reviews the lock (or finds its receipt).
+    pub(in crate::pipeline) async fn review(&self, cancel: &Cancel) -> Staged<Reviewed> {
+        let sha = self.frozen.lock.sha256.as_str();
+        let inputs = [(Input::Pack, sha)];
+        let clock = self.begin(Stage::Review, 0);
+        let settings = &self.config.review;
+        let reviews = self.run_dir.reviews();
+        let receipt =
+            match receipt(self.frozen, settings, &reviews, self.waive_review, cancel).await {
+                Ok(receipt) => receipt,
+                Err(ReceiptError::Waiver(refused)) => {
+                    let reason = TerminalReason::ReviewBlocked;
+                    let detail = Some(refused.to_string());
+                    return Err(self.halt(&clock, Outcome::WaiverRefused, &inputs, reason, detail));
+                }
+                Err(ReceiptError::Interrupted) => return Err(self.interrupted(&clock, &inputs)),
+                Err(ReceiptError::Publish(e)) => return Err(e.into()),
+            };
+        let name = receipt.path.display().to_string();
+        let verdict = receipt.report.verdict;
+        let reason = format!("{name}; reviewer: {}", receipt.report.reviewer);
+        self.end(
+            &clock,
+            Outcome::Review(verdict),
+            &inputs,
+            Some(reason),
+            Note::Report(name.clone()),
+            None,
+        )?;
+        Ok(Reviewed {
+            receipt: name,
+            verdict,
+        })
+    }
+}

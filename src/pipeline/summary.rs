@@ -1,0 +1,69 @@
+//! How a delivery ended, and `deliver.json`, the file CI reads at the end of a run.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agent::Claim;
+use crate::output::{WriteError, write_atomic};
+
+use super::reason::TerminalReason;
+
+/// How the delivery ended.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    /// Why it ended.
+    pub terminal_reason: TerminalReason,
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Repair rounds sent.
+    pub repairs: u32,
+    /// The last audit's result per criterion (`criterionId`, result in words), if an audit
+    /// ran; over a lab, who did what (`fail on LAB02`).
+    pub criteria: Vec<(String, String)>,
+    /// What is still failing when it stopped: criterion ids or verification command names.
+    pub unresolved: Vec<String>,
+    /// Reports written (relative to the run directory when inside it).
+    pub reports: Vec<String>,
+    /// What went wrong, when a tool or the machine failed.
+    pub detail: Option<String>,
+    /// The agent's last claim (never the verdict).
+    pub agent_claim: Option<Claim>,
+}
+
+impl Summary {
+    pub(super) fn new(run_dir: &Path) -> Summary {
+        Summary {
+            terminal_reason: TerminalReason::EnvironmentError,
+            run_dir: run_dir.to_owned(),
+            repairs: 0,
+            criteria: Vec::new(),
+            unresolved: Vec::new(),
+            reports: Vec::new(),
+            detail: None,
+            agent_claim: None,
+        }
+    }
+}
+
+/// `deliver.json`: the summary plus what it was about.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct DeliverReport {
+    /// Schema version.
+    pub format_version: u32,
+    /// The lock delivered.
+    pub pack_sha256: String,
+    /// How it ended.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+impl DeliverReport {
+    /// Writes `deliver.json` into the run directory.
+    pub(super) fn write(&self, run_dir: &Path) -> Result<(), WriteError> {
+        let text = serde_json::to_string_pretty(self).expect("a summary serializes") + "\n";
+        write_atomic(&run_dir.join("deliver.json"), text.as_bytes())
+    }
+}

@@ -1,0 +1,232 @@
+//! `lab.json`: the criterion × device matrix of a lab audit, typed, and every form it is
+//! written in (`lab.md`, `lab.html`, `lab-junit.xml`). Built from each device's report, or
+//! from why it has none; [`merge`] joins the matrices of shards run on other hosts.
+
+mod merge;
+mod page;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::{CheckResult, Verdict};
+use crate::output::{PublishError, write_atomic};
+use crate::pack::Frozen;
+use crate::template::render;
+use crate::words::words;
+
+use super::AuditReport;
+
+pub use merge::merge;
+
+words! {
+    /// The lab's verdict.
+    pub enum LabVerdict {
+        /// Every device passed.
+        Pass = "pass",
+        /// A device failed.
+        Fail = "fail",
+        /// None failed, but one could not be audited (or there was none).
+        Incomplete = "incomplete",
+    }
+}
+
+words! {
+    /// A device's verdict in the matrix.
+    pub enum DeviceVerdict {
+        /// Its audit passed.
+        Pass = "pass",
+        /// Its audit failed.
+        Fail = "fail",
+        /// It has no report (unreachable, vanished).
+        Error = "error",
+    }
+}
+
+words! {
+    /// One cell: a criterion's result on a device.
+    pub enum Cell {
+        /// The check passed.
+        Pass = "pass",
+        /// The check failed.
+        Fail = "fail",
+        /// Nobody could tell.
+        Unverified = "unverified",
+        /// The device has no report, or the report no check for the criterion.
+        NoReport = "-",
+    }
+}
+
+impl Cell {
+    fn of(result: CheckResult) -> Cell {
+        match result {
+            CheckResult::Pass => Cell::Pass,
+            CheckResult::Fail => Cell::Fail,
+            CheckResult::Unverified => Cell::Unverified,
+        }
+    }
+}
+
+/// `lab.json`: the criterion × device matrix.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabReport {
+    /// Schema version.
+    pub format_version: u32,
+    /// The lock every device was held against.
+    pub pack_sha256: String,
+    /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
+    /// failed but one could not be audited.
+    pub verdict: LabVerdict,
+    /// The devices, in the lab's order.
+    pub devices: Vec<LabDevice>,
+    /// One row per criterion, its results in the devices' order.
+    pub rows: Vec<LabRow>,
+}
+
+/// A device's column.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabDevice {
+    /// Its connect key.
+    pub serial: String,
+    /// Its hdc server (`local` for the local one).
+    pub server: String,
+    /// Its verdict.
+    pub verdict: DeviceVerdict,
+    /// Why it has no report.
+    pub error: Option<String>,
+    /// Its report, relative to the lab's folder.
+    pub report: Option<String>,
+}
+
+/// A criterion's row.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LabRow {
+    /// The criterion.
+    pub criterion_id: String,
+    /// Its dimension.
+    pub dimension: String,
+    /// must or should.
+    pub weight: String,
+    /// Its result on each device, in the devices' order.
+    pub results: Vec<Cell>,
+}
+
+/// One device of the matrix as the lab audited it.
+#[derive(Debug)]
+pub struct Column<'a> {
+    /// Its connect key.
+    pub serial: &'a str,
+    /// Its server, `local` or `HOST:PORT`.
+    pub server: String,
+    /// Its report and where it is (relative to the lab's folder), or why it has none.
+    pub outcome: Result<(&'a AuditReport, String), String>,
+}
+
+impl LabReport {
+    /// The matrix of these columns.
+    pub fn new(frozen: &Frozen, columns: &[Column<'_>]) -> LabReport {
+        let devices: Vec<LabDevice> = columns
+            .iter()
+            .map(|column| LabDevice {
+                serial: column.serial.to_owned(),
+                server: column.server.clone(),
+                verdict: match &column.outcome {
+                    Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
+                    Ok(_) => DeviceVerdict::Fail,
+                    Err(_) => DeviceVerdict::Error,
+                },
+                error: column.outcome.as_ref().err().cloned(),
+                report: column.outcome.as_ref().ok().map(|(_, path)| path.clone()),
+            })
+            .collect();
+        let rows = frozen
+            .pack
+            .criteria
+            .iter()
+            .map(|criterion| LabRow {
+                criterion_id: criterion.id.clone(),
+                dimension: criterion.dimension.as_str().to_owned(),
+                weight: criterion.weight.as_str().to_owned(),
+                results: columns
+                    .iter()
+                    .map(|column| match &column.outcome {
+                        Ok((report, _)) => report
+                            .checks
+                            .iter()
+                            .find(|c| c.check.criterion_id == criterion.id)
+                            .map_or(Cell::NoReport, |c| Cell::of(c.check.result)),
+                        Err(_) => Cell::NoReport,
+                    })
+                    .collect(),
+            })
+            .collect();
+        LabReport {
+            format_version: crate::format::LAB,
+            pack_sha256: frozen.lock.sha256.clone(),
+            verdict: verdict_of(&devices),
+            devices,
+            rows,
+        }
+    }
+
+    /// A criterion's results across the lab in a few words: `pass` when every device passed,
+    /// else who did what (`fail on LAB02; unverified on LAB05`).
+    pub fn across(&self, row: &LabRow) -> String {
+        if row.results.iter().all(|r| *r == Cell::Pass) {
+            return Cell::Pass.as_str().to_owned();
+        }
+        let mut by_result: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (device, result) in self.devices.iter().zip(&row.results) {
+            let result = match result {
+                Cell::Pass => continue,
+                Cell::NoReport => "no report",
+                other => other.as_str(),
+            };
+            match by_result.iter_mut().find(|(r, _)| *r == result) {
+                Some((_, serials)) => serials.push(&device.serial),
+                None => by_result.push((result, vec![&device.serial])),
+            }
+        }
+        by_result
+            .iter()
+            .map(|(result, serials)| format!("{result} on {}", serials.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// Writes the lab's files into `out`: `lab.md`, `lab-junit.xml`, `lab.html`, then
+    /// `lab.json` (last, so a `lab.json` on disk always has its siblings).
+    pub fn publish(&self, junit: &str, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
+        let json = serde_json::to_string_pretty(self).expect("a lab report serializes") + "\n";
+        let markdown = render("lab.md", self)?;
+        let page = page::html(self);
+        let mut written = Vec::new();
+        for (name, text) in [
+            ("lab.md", markdown.as_str()),
+            ("lab-junit.xml", junit),
+            ("lab.html", page.as_str()),
+            ("lab.json", json.as_str()),
+        ] {
+            let path = out.join(name);
+            write_atomic(&path, text.as_bytes())?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// The lab's verdict from its devices'.
+fn verdict_of(devices: &[LabDevice]) -> LabVerdict {
+    let verdicts: BTreeSet<DeviceVerdict> = devices.iter().map(|d| d.verdict).collect();
+    if verdicts.contains(&DeviceVerdict::Fail) {
+        LabVerdict::Fail
+    } else if verdicts.contains(&DeviceVerdict::Error) || devices.is_empty() {
+        LabVerdict::Incomplete
+    } else {
+        LabVerdict::Pass
+    }
+}

@@ -1,0 +1,72 @@
+//! `lab.html`: the matrix as one self-contained page, each device linking to its own report.
+
+use crate::report::html::{escape, head};
+
+use super::{Cell, LabReport};
+
+/// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
+pub(super) fn html(report: &LabReport) -> String {
+    let mut page = head("lab", "Lab audit", report.verdict.as_str());
+    page.push_str(&format!(
+        "<p><small>pack sha256:{} · {} device(s)</small></p><table><tr><th>criterion</th><th>dimension</th><th>weight</th>",
+        escape(&report.pack_sha256),
+        report.devices.len(),
+    ));
+    for device in &report.devices {
+        let name = escape(&device.serial);
+        match &device.report {
+            Some(json) => {
+                let html = json
+                    .strip_suffix("audit-1.json")
+                    .map_or_else(|| json.clone(), |dir| format!("{dir}report.html"));
+                page.push_str(&format!(
+                    "<th><a href=\"{}\">{name}</a></th>",
+                    escape(&html)
+                ));
+            }
+            None => page.push_str(&format!("<th>{name}</th>")),
+        }
+    }
+    page.push_str("</tr>");
+    for row in &report.rows {
+        page.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&row.criterion_id),
+            escape(&row.dimension),
+            escape(&row.weight)
+        ));
+        for result in &row.results {
+            let class = match result {
+                Cell::NoReport => "error",
+                other => other.as_str(),
+            };
+            page.push_str(&format!(
+                "<td class=\"{}\">{}</td>",
+                escape(class),
+                escape(result.as_str())
+            ));
+        }
+        page.push_str("</tr>");
+    }
+    page.push_str("<tr><th colspan=\"3\">device verdict</th>");
+    for device in &report.devices {
+        let verdict = escape(device.verdict.as_str());
+        let title = device
+            .error
+            .as_deref()
+            .map_or_else(String::new, |e| format!(" title=\"{}\"", escape(e)));
+        page.push_str(&format!(
+            "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>"
+        ));
+    }
+    page.push_str("</tr></table>");
+    for device in report.devices.iter().filter(|d| d.error.is_some()) {
+        page.push_str(&format!(
+            "<p><b>{}</b>: {}</p>",
+            escape(&device.serial),
+            escape(device.error.as_deref().unwrap_or_default())
+        ));
+    }
+    page.push_str("</body></html>\n");
+    page
+}

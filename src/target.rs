@@ -1,0 +1,229 @@
+//! Where a run measures: one live device (recorded as it goes, when asked), a recorded
+//! capture, or a lab of devices on one or more hdc servers. A target is chosen once, from the
+//! command line or `dwpipe.yaml`, and opened here: the one device, or the lab's roster (which
+//! devices are there, which asked-for ones are not, which servers did not answer).
+
+use std::path::PathBuf;
+
+use crate::device::{
+    AnyDevice, CallTimeouts, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
+};
+use crate::process::Cancel;
+
+/// Which devices a lab audits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// Every connected device on the servers.
+    All,
+    /// These connect keys, wherever they are.
+    Serials(Vec<String>),
+}
+
+/// Where a run measures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A live device behind hdc, recorded into a capture when `record` is given.
+    Device {
+        /// Its connect key.
+        serial: String,
+        /// Its hdc server (`None`: the local one).
+        server: Option<Server>,
+        /// A capture folder to record it into.
+        record: Option<PathBuf>,
+    },
+    /// A recorded capture.
+    Replay(PathBuf),
+    /// Many devices, audited in parallel.
+    Lab {
+        /// Which devices.
+        pick: Pick,
+        /// On which servers (none: the local one).
+        servers: Vec<Server>,
+        /// At most this many at once.
+        jobs: usize,
+    },
+}
+
+/// The hdc client live devices are driven through.
+#[derive(Clone, Debug)]
+pub struct HdcClient {
+    /// The binary (`hdc` on PATH by default).
+    pub binary: PathBuf,
+    /// Host-side limits of each call.
+    pub timeouts: CallTimeouts,
+}
+
+impl HdcClient {
+    /// The client of one server.
+    pub fn server(&self, server: Option<Server>, cancel: &Cancel) -> Hdc {
+        Hdc::new(self.binary.clone(), server, self.timeouts, cancel.clone())
+    }
+}
+
+/// A device of a lab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its connect key.
+    pub serial: String,
+    /// The hdc server it is on (`None`: the local one).
+    pub server: Option<Server>,
+}
+
+impl Member {
+    /// Its folder under the lab's output: the serial with anything but `[A-Za-z0-9._-]` as `_`
+    /// (`192.168.1.5:5555` → `192.168.1.5_5555`).
+    pub fn folder(&self) -> String {
+        self.serial
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+
+    /// Its server as reports name it: `local` or `HOST:PORT`.
+    pub fn server_name(&self) -> String {
+        self.server
+            .as_ref()
+            .map_or_else(|| "local".to_owned(), ToString::to_string)
+    }
+}
+
+/// Why a device asked for is not in the lab.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Absence {
+    /// A server lists it, but not as connected.
+    #[error("the device is {0}")]
+    NotConnected(String),
+    /// No server lists it.
+    #[error("the device is on no hdc server")]
+    Unlisted,
+}
+
+/// A lab as found on its servers.
+#[derive(Debug)]
+pub struct Roster {
+    /// The connected devices to audit, in the servers' order.
+    pub members: Vec<Member>,
+    /// Devices asked for by serial that cannot be audited, and why.
+    pub absent: Vec<(Member, Absence)>,
+    /// Servers that did not answer (the others were enough to go on).
+    pub unreachable: Vec<(String, DeviceError)>,
+    /// At most this many devices at once.
+    pub jobs: usize,
+}
+
+/// A target, opened. (One of them lives for the whole run: its size does not matter.)
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per run, never moved in a loop"
+)]
+pub enum Opened {
+    /// One device (or a capture).
+    One(AnyDevice),
+    /// A lab.
+    Lab(Roster),
+}
+
+impl Target {
+    /// Whether this is a lab of devices.
+    pub fn is_lab(&self) -> bool {
+        matches!(self, Target::Lab { .. })
+    }
+
+    /// Opens the device, or lists the lab's servers and picks its members. Only the hdc
+    /// client missing, a signal, or no server answering at all is an error.
+    pub async fn open(&self, hdc: &HdcClient, cancel: &Cancel) -> Result<Opened, DeviceError> {
+        Ok(match self {
+            Target::Replay(capture) => Opened::One(AnyDevice::Replay(ReplayDevice::open(capture)?)),
+            Target::Device {
+                serial,
+                server,
+                record,
+            } => {
+                let live = hdc.server(server.clone(), cancel).device(serial)?;
+                Opened::One(match record {
+                    None => AnyDevice::Hdc(live),
+                    Some(capture) => AnyDevice::Recording(RecordingDevice::new(live, capture)?),
+                })
+            }
+            Target::Lab {
+                pick,
+                servers,
+                jobs,
+            } => Opened::Lab(roster(hdc, pick, servers, *jobs, cancel).await?),
+        })
+    }
+}
+
+/// Lists every server and picks the members; a device asked for that no server has connected
+/// is absent with why, so the matrix still shows it.
+async fn roster(
+    hdc: &HdcClient,
+    pick: &Pick,
+    servers: &[Server],
+    jobs: usize,
+    cancel: &Cancel,
+) -> Result<Roster, DeviceError> {
+    let servers: Vec<Option<Server>> = if servers.is_empty() {
+        vec![None]
+    } else {
+        servers.iter().cloned().map(Some).collect()
+    };
+    let mut listed = Vec::new();
+    let mut unreachable = Vec::new();
+    for server in servers {
+        let client = hdc.server(server.clone(), cancel);
+        match client.list_targets().await {
+            Ok(targets) => listed.extend(targets.into_iter().map(|t| (server.clone(), t))),
+            Err(e @ (DeviceError::HdcNotFound { .. } | DeviceError::Cancelled)) => return Err(e),
+            Err(e) => unreachable.push((client.server_name(), e)),
+        }
+    }
+    if listed.is_empty()
+        && let Some((_, error)) = unreachable.pop()
+    {
+        return Err(error);
+    }
+    let mut members = Vec::new();
+    let mut absent = Vec::new();
+    match pick {
+        Pick::All => members.extend(listed.into_iter().filter(|(_, t)| t.is_connected()).map(
+            |(server, t)| Member {
+                serial: t.serial,
+                server,
+            },
+        )),
+        Pick::Serials(serials) => {
+            for serial in serials {
+                match listed.iter().find(|(_, t)| &t.serial == serial) {
+                    Some((server, t)) if t.is_connected() => members.push(Member {
+                        serial: serial.clone(),
+                        server: server.clone(),
+                    }),
+                    other => absent.push((
+                        Member {
+                            serial: serial.clone(),
+                            server: other.and_then(|(s, _)| s.clone()),
+                        },
+                        match other {
+                            Some((_, t)) => Absence::NotConnected(t.status.clone()),
+                            None => Absence::Unlisted,
+                        },
+                    )),
+                }
+            }
+        }
+    }
+    Ok(Roster {
+        members,
+        absent,
+        unreachable,
+        jobs,
+    })
+}
