@@ -210,7 +210,7 @@ fn device_command(device: &Served, command: &[String]) -> String {
         _ => return "Unknown operation command...\r\n".to_owned(),
     };
     let index = state.next();
-    let exchange = match capture.expect(index, &operation) {
+    let exchange = match capture.exchange(index, &operation) {
         Ok(exchange) => exchange,
         Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
     };

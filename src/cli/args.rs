@@ -157,7 +157,7 @@ pub(super) struct DeliverArgs {
 }
 
 /// Where an audit measures: one device, a lab of devices, or a recorded capture.
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub(super) struct DeviceArgs {
     /// A live device's connect key; repeat it for a lab of devices, audited in parallel.
     #[arg(long = "device", value_name = "SERIAL")]

@@ -12,41 +12,17 @@ use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::report::AuditReport;
-use crate::target::{HdcClient, Opened};
+use crate::target::{HdcClient, Opened, Target};
 
 use super::args::AuditArgs;
 use super::error::Error;
-use super::lab;
 use super::print;
 use super::progress::AuditProgress;
 use super::runtime::block_on;
 
-/// Runs the audit; `Ok(exit code)`.
-pub(super) fn run(hdc: HdcClient, args: AuditArgs) -> Result<i32, Error> {
+/// Runs the audit of one device (or capture); `Ok(exit code)`.
+pub(super) fn run(hdc: HdcClient, target: Target, args: AuditArgs) -> Result<i32, Error> {
     let json = args.json;
-    let target = args
-        .target
-        .target(args.record.clone())
-        .expect("clap requires --device, --devices or --replay");
-    if target.is_lab() {
-        if args.record.is_some() || args.auditor_report.is_some() {
-            return Err(Diagnostic::error(
-                "E_LAB_OPTION",
-                "--record and --auditor-report take one device",
-            )
-            .fix("audit that device on its own")
-            .into());
-        }
-        return lab::run(
-            &hdc,
-            &target,
-            &args.lock,
-            args.runs,
-            &args.out,
-            args.playbooks.as_deref(),
-            json,
-        );
-    }
     let frozen = load_lock(&args.lock)?;
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     let auditor = match &args.auditor_report {
@@ -70,7 +46,7 @@ pub(super) fn run(hdc: HdcClient, args: AuditArgs) -> Result<i32, Error> {
     };
     let published = block_on(&cancel, async {
         let Opened::One(device) = target.open(&hdc, &cancel).await? else {
-            unreachable!("a lab target was handled above");
+            unreachable!("the lab audit is its own command");
         };
         let result = audit_device(&device, &job, &args.out, &|e| progress.event(e)).await;
         device.finish().await?;

@@ -15,7 +15,6 @@ use crate::target::HdcClient;
 
 use super::args::DeliverArgs;
 use super::error::Error;
-use super::lab::unreachable_servers;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
@@ -71,7 +70,7 @@ pub(super) fn run(hdc: HdcClient, args: DeliverArgs) -> Result<i32, Error> {
     let delivered = block_on(&cancel, async {
         let opened = target.open(&hdc, &cancel).await?;
         if let crate::target::Opened::Lab(roster) = &opened {
-            progress.suspended(|| unreachable_servers(&roster.unreachable));
+            progress.suspended(|| print::unreachable_servers(&roster.unreachable));
             // A delivery audits every device it was given, or none.
             if let Some((member, why)) = roster.absent.first() {
                 return Err(Error::Absent {

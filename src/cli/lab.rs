@@ -13,6 +13,7 @@ use crate::process::Cancel;
 use crate::report::{LabReport, merge as merge_shards};
 use crate::target::{HdcClient, Opened, Target};
 
+use super::args::AuditArgs;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
@@ -31,17 +32,18 @@ fn report_event(json: bool, event: LabEvent<'_>) {
 
 /// Runs the lab audit; exit 0 when every device passed, 1 when one failed, 3 when none failed
 /// but one could not be audited.
-pub(super) fn run(
-    hdc: &HdcClient,
-    target: &Target,
-    lock: &Path,
-    runs: Option<u32>,
-    out: &Path,
-    playbooks: Option<&Path>,
-    json: bool,
-) -> Result<i32, Error> {
+pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<i32, Error> {
+    if args.record.is_some() || args.auditor_report.is_some() {
+        return Err(Diagnostic::error(
+            "E_LAB_OPTION",
+            "--record and --auditor-report take one device",
+        )
+        .fix("audit that device on its own")
+        .into());
+    }
+    let (lock, out, json) = (args.lock.as_path(), args.out.as_path(), args.json);
     let frozen = load_lock(lock)?;
-    let playbooks = Playbooks::load(playbooks)?;
+    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     std::fs::create_dir_all(out).map_err(Error::folder(out))?;
     let cancel = Cancel::new();
     let plan = LabPlan {
@@ -49,13 +51,13 @@ pub(super) fn run(
         frozen: &frozen,
         lock,
         playbooks: &playbooks,
-        runs,
+        runs: args.runs,
     };
     let seats = block_on(&cancel, async {
         let Opened::Lab(roster) = target.open(hdc, &cancel).await? else {
             unreachable!("a lab target opens a roster");
         };
-        unreachable_servers(&roster.unreachable);
+        print::unreachable_servers(&roster.unreachable);
         if roster.members.is_empty() && roster.absent.is_empty() {
             return Ok(Vec::new());
         }
@@ -79,13 +81,6 @@ pub(super) fn run(
     }
     let (report, written) = publish(&frozen, &seats, out)?;
     show(&report, &written, json)
-}
-
-/// The servers that did not answer, on stderr (the others were enough to go on).
-pub(super) fn unreachable_servers(servers: &[(String, DeviceError)]) {
-    for (server, error) in servers {
-        eprintln!("dwpipe: hdc server {server}: {}", chain(error));
-    }
 }
 
 /// Shows the matrix; exit 0 every device passed, 1 one failed, 3 none failed but one could

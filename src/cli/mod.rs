@@ -95,7 +95,18 @@ impl Command {
             Command::Capture(a) => {
                 capture::run(&client(a.call_timeout), &a.serial, a.server, &a.out)
             }
-            Command::Audit(a) => audit::run(client(a.call_timeout), a),
+            Command::Audit(a) => {
+                let target = a
+                    .target
+                    .clone()
+                    .target(a.record.clone())
+                    .expect("clap requires --device, --devices or --replay");
+                if target.is_lab() {
+                    lab::run(&client(a.call_timeout), &target, &a)
+                } else {
+                    audit::run(client(a.call_timeout), target, a)
+                }
+            }
             Command::Deliver(a) => deliver::run(client(a.call_timeout), a),
             Command::VerifyEvidence(a) => verify_evidence::run(&a.report),
             Command::Report(ReportCommand::Merge { runs, out, json }) => {

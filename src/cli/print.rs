@@ -28,6 +28,18 @@ pub(super) fn diagnostics(diagnostics: &[Diagnostic]) {
     }
 }
 
+/// The hdc servers that did not answer (the others were enough to go on).
+pub(super) fn unreachable_servers(servers: &[(String, crate::device::DeviceError)]) {
+    let mut stderr = io::stderr().lock();
+    for (server, error) in servers {
+        let _ = writeln!(
+            stderr,
+            "dwpipe: hdc server {server}: {}",
+            crate::diagnostic::chain(error)
+        );
+    }
+}
+
 /// Reports an error that ended a command.
 pub(super) fn error(error: &Error, json_mode: bool) {
     match error {

@@ -5,97 +5,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use crate::device::Server;
 use crate::diagnostic::Diagnostic;
-use crate::input::parse_duration;
-use crate::input::parse_yaml;
-use crate::input::read_bounded;
+use crate::input::{parse_duration, parse_yaml, read_bounded};
 use crate::target::Target;
 use crate::words::words;
+
+use doc::ConfigDoc;
+
+mod doc;
 
 /// The bundled example's config.
 #[cfg(test)]
 const EXAMPLE_CONFIG: &str = include_str!("../../examples/notes/dwpipe.yaml");
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ConfigDoc {
-    #[serde(default)]
-    workspace: Option<PathBuf>,
-    agent: Option<AgentDoc>,
-    #[serde(default)]
-    verify: Vec<CommandDoc>,
-    #[serde(default)]
-    review: Option<ReviewDoc>,
-    #[serde(default)]
-    repair: Option<RepairDoc>,
-    #[serde(default)]
-    device: Option<DeviceDoc>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct AgentDoc {
-    kind: String,
-    #[serde(default)]
-    argv: Vec<String>,
-    #[serde(default)]
-    timeout: Option<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct CommandDoc {
-    name: String,
-    argv: Vec<String>,
-    #[serde(default)]
-    timeout: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ReviewDoc {
-    #[serde(default)]
-    max_rounds: Option<u32>,
-    #[serde(default)]
-    fail_mode: Option<String>,
-    #[serde(default)]
-    reviewer: Option<ReviewerDoc>,
-    #[serde(default)]
-    allow_waiver_when_closed: Option<bool>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ReviewerDoc {
-    argv: Vec<String>,
-    #[serde(default)]
-    timeout: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RepairDoc {
-    #[serde(default)]
-    max_rounds: Option<u32>,
-    #[serde(default)]
-    max_same_failure: Option<u32>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct DeviceDoc {
-    #[serde(default)]
-    serial: Option<String>,
-    #[serde(default)]
-    server: Option<String>,
-    #[serde(default)]
-    replay: Option<PathBuf>,
-}
 
 words! {
     /// Which agent adapter dispatches the brief.

@@ -65,7 +65,7 @@ impl ReplayDevice {
             return Err(self.gone());
         }
         let index = state.next;
-        let exchange = self.capture.expect(index, operation)?.clone();
+        let exchange = self.capture.exchange(index, operation)?.clone();
         state.next += 1;
         match exchange.fault {
             Some(Fault::Vanish) => {

@@ -6,8 +6,7 @@ use serde::Deserialize;
 use serde_json::Number;
 
 use crate::diagnostic::Diagnostic;
-use crate::input::parse_json;
-use crate::input::read_bounded;
+use crate::input::{parse_json, read_bounded};
 
 use crate::assertion::{Decimal, UnitContext};
 use crate::pack::Frozen;

@@ -12,10 +12,8 @@ use tokio::sync::Semaphore;
 
 use crate::audit::{self, AuditError, AuditEvent};
 use crate::device::{Device, DeviceError};
-use crate::gate::CheckInput;
-use crate::gate::Verdict;
-use crate::output::PublishError;
-use crate::output::relative_to;
+use crate::gate::{CheckInput, Verdict};
+use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;

@@ -4,6 +4,7 @@
 //! run directory holds one lock).
 
 use crate::agent::AgentEnd;
+use crate::verify::VerifyReport;
 
 use super::ledger::{Entry, Input, Outcome, Stage};
 use super::reason::TerminalReason;
@@ -35,9 +36,14 @@ pub struct Resume {
 #[error("the run already ended `{0}`; start a new delivery instead")]
 pub struct Ended(pub TerminalReason);
 
-/// Decides where to resume from the ledger and the workspace's current fingerprint; `None`
-/// when no brief was written yet (the delivery starts over in the same run directory).
-pub fn decide(ledger: &[Entry], current: &str) -> Result<Option<Resume>, Ended> {
+/// Decides where to resume from the ledger, the workspace's current fingerprint and the
+/// verification report of a round (`verified(round)`, when it can be read); `None` when no
+/// brief was written yet (the delivery starts over in the same run directory).
+pub fn decide(
+    ledger: &[Entry],
+    current: &str,
+    verified: &dyn Fn(u32) -> Option<VerifyReport>,
+) -> Result<Option<Resume>, Ended> {
     // Only a delivery that was cut (or resumed, or failed for its environment) goes on.
     if let Some(ended) = ledger.iter().rev().find(|e| e.stage == Stage::Deliver)
         && let Outcome::Ended(reason) = ended.outcome
@@ -63,11 +69,10 @@ pub fn decide(ledger: &[Entry], current: &str) -> Result<Option<Resume>, Ended> 
         .filter_map(|e| e.input(Input::Failure).map(str::to_owned))
         .collect();
     let this_round = || ledger.iter().filter(|e| e.round == Some(round)).rev();
-    let verified_as_is = this_round().any(|e| {
-        e.stage == Stage::Verify
-            && e.outcome == Outcome::Pass
-            && e.input(Input::Workspace) == Some(current)
-    });
+    // A pass stands only for the workspace it was taken on: the report says which.
+    let verified_as_is = this_round()
+        .any(|e| e.stage == Stage::Verify && e.outcome == Outcome::Pass)
+        && verified(round).is_some_and(|report| report.is_fresh(current));
     let start = if verified_as_is {
         StartAt::Audit(current.to_owned())
     } else if this_round()
@@ -103,6 +108,24 @@ mod tests {
             .map(|(k, v)| (Input::parse(k).unwrap(), (*v).to_owned()))
             .collect();
         entry
+    }
+
+    /// A verification report of this outcome, taken on `workspace`.
+    fn report(outcome: Outcome, workspace: &str) -> VerifyReport {
+        let verdict = if outcome == Outcome::Pass {
+            crate::verify::CommandStatus::Pass
+        } else {
+            crate::verify::CommandStatus::Fail
+        };
+        VerifyReport {
+            format_version: crate::format::VERIFY,
+            round: 0,
+            fingerprint_before: workspace.to_owned(),
+            fingerprint_after: workspace.to_owned(),
+            rerun: false,
+            verdict,
+            commands: Vec::new(),
+        }
     }
 
     /// The resume point as `(round, start, failures)`, or the refusal.
@@ -206,7 +229,16 @@ mod tests {
             ),
         ];
         for (name, ledger, current, expected) in rows {
-            let got = decide(&ledger, current).map(|r| r.map(|r| (r.round, r.start, r.failures)));
+            // The verification reports the run directory holds: one per verify line.
+            let verified = |round: u32| {
+                ledger
+                    .iter()
+                    .rev()
+                    .find(|e| e.stage == Stage::Verify && e.round == Some(round))
+                    .map(|e| report(e.outcome, e.input(Input::Workspace).unwrap_or("")))
+            };
+            let got = decide(&ledger, current, &verified)
+                .map(|r| r.map(|r| (r.round, r.start, r.failures)));
             let expected = expected.map(|r| {
                 r.map(|(round, start, failures)| {
                     (
@@ -218,5 +250,13 @@ mod tests {
             });
             assert_eq!(got, expected, "{name}");
         }
+        // The ledger says verified, but the report is gone (or another workspace's): the pass
+        // proves nothing, so the round is verified again.
+        let verify_a = line("verify", 0, "pass", &[("workspace", "A")]);
+        let ledger = [review, brief0, agent0, verify_a];
+        let gone = decide(&ledger, "A", &|_| None).unwrap().unwrap();
+        assert_eq!(gone.start, StartAt::Verify("A".into()));
+        let other = decide(&ledger, "A", &|_| Some(report(Outcome::Pass, "B")));
+        assert_eq!(other.unwrap().unwrap().start, StartAt::Verify("A".into()));
     }
 }

@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use crate::brief::{goal, repair};
+use crate::input::read_bounded;
 use crate::process::Cancel;
 use crate::review::ReviewVerdict;
 use crate::target::Opened;
-use crate::verify::{StatCache, fingerprint};
+use crate::verify::{StatCache, VerifyReport, fingerprint};
 
 use super::guard::{Next, RepairGuard};
 use super::ledger::{Entry, Input, Outcome, Stage, append, read};
@@ -21,6 +22,9 @@ use super::run_dir::RunDir;
 use super::stages::{AuditVerdict, Failed};
 use super::summary::{DeliverReport, Summary};
 use super::{Delivery, DeliveryError, ResumeRefused};
+
+/// Largest verification report read back on resume.
+const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the Goal brief says when the pack's review did not complete.
 const REVIEW_INCOMPLETE: &str =
@@ -69,7 +73,13 @@ impl Delivery<'_> {
         let current = fingerprint(&self.config.workspace, &mut cache, cancel)
             .await
             .map_err(DeliveryError::Fingerprint)?;
-        let resume = decide(&ledger, &current).map_err(|e| refused(e.into()))?;
+        // A report that cannot be read back proves nothing: that round is verified again.
+        let verified = |round: u32| -> Option<VerifyReport> {
+            let path = self.run_dir.path().join(RunDir::verify_name(round));
+            let bytes = read_bounded(&path, MAX_REPORT_BYTES, "a verification report").ok()?;
+            serde_json::from_slice(&bytes).ok()
+        };
+        let resume = decide(&ledger, &current, &verified).map_err(|e| refused(e.into()))?;
         let from = match &resume {
             None => "the start".to_owned(),
             Some(r) => format!(

@@ -8,117 +8,23 @@
 //! The playbooks in `playbooks/` are embedded in the binary; `--playbooks DIR` overrides any
 //! of them by file name. Both are validated like a pack: unknown keys are errors.
 
+mod embedded;
+mod parse;
+mod values;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use crate::diagnostic::Diagnostic;
-use crate::input::parse_duration;
 use crate::input::parse_yaml;
 use crate::pack::CATALOG;
 use crate::probe::Extractor;
-use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
-/// The embedded playbooks, by file name.
-const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "perf.cold-start.yaml",
-        include_str!("../../playbooks/perf.cold-start.yaml"),
-    ),
-    (
-        "perf.frames.yaml",
-        include_str!("../../playbooks/perf.frames.yaml"),
-    ),
-    (
-        "perf.memory.yaml",
-        include_str!("../../playbooks/perf.memory.yaml"),
-    ),
-    (
-        "layout.gap.yaml",
-        include_str!("../../playbooks/layout.gap.yaml"),
-    ),
-    (
-        "layout.size.yaml",
-        include_str!("../../playbooks/layout.size.yaml"),
-    ),
-    (
-        "layout.align.yaml",
-        include_str!("../../playbooks/layout.align.yaml"),
-    ),
-    (
-        "a11y.touch-target.yaml",
-        include_str!("../../playbooks/a11y.touch-target.yaml"),
-    ),
-    (
-        "a11y.contrast.yaml",
-        include_str!("../../playbooks/a11y.contrast.yaml"),
-    ),
-    (
-        "a11y.labels.yaml",
-        include_str!("../../playbooks/a11y.labels.yaml"),
-    ),
-    (
-        "test.hypium.yaml",
-        include_str!("../../playbooks/test.hypium.yaml"),
-    ),
-    (
-        "sessions/cold-start.yaml",
-        include_str!("../../playbooks/sessions/cold-start.yaml"),
-    ),
-    (
-        "sessions/scroll.yaml",
-        include_str!("../../playbooks/sessions/scroll.yaml"),
-    ),
-    (
-        "sessions/memory.yaml",
-        include_str!("../../playbooks/sessions/memory.yaml"),
-    ),
-    (
-        "sessions/ui.yaml",
-        include_str!("../../playbooks/sessions/ui.yaml"),
-    ),
-    (
-        "sessions/hypium.yaml",
-        include_str!("../../playbooks/sessions/hypium.yaml"),
-    ),
-];
+use embedded::EMBEDDED;
+use parse::{ProbeDoc, SessionDoc, invalid, probe, session};
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ProbeDoc {
-    probe: String,
-    session: String,
-    extract: String,
-    runs: u32,
-    tolerance: String,
-    resolution: f64,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct SessionDoc {
-    session: String,
-    steps: Vec<StepDoc>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct StepDoc {
-    #[serde(default)]
-    shell: Option<String>,
-    #[serde(default)]
-    pull: Option<String>,
-    #[serde(default)]
-    sleep: Option<String>,
-    #[serde(default)]
-    screenshot: Option<String>,
-    #[serde(default)]
-    save: Option<String>,
-    #[serde(default)]
-    set: Option<String>,
-}
+pub use values::Values;
 
 /// How one probe is measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -184,43 +90,6 @@ pub struct Playbooks {
     pub sessions: BTreeMap<String, Session>,
 }
 
-/// The values a run substitutes into step templates.
-#[derive(Clone, Debug, Default)]
-pub struct Values(BTreeMap<String, ShellValue>);
-
-impl Values {
-    /// Sets a placeholder.
-    pub fn set(&mut self, name: &str, value: ShellValue) {
-        self.0.insert(name.to_owned(), value);
-    }
-
-    /// Fills a step template; every placeholder must have a validated value.
-    pub fn command(&self, template: &str) -> Result<ShellCommand, UnsafeValue> {
-        let values: Vec<(&str, &ShellValue)> =
-            self.0.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        ShellCommand::render(template, &values)
-    }
-
-    /// Fills a remote-path template and validates the result as a remote path.
-    pub fn remote_path(&self, template: &str) -> Result<ShellValue, UnsafeValue> {
-        ShellValue::remote_path(self.command(template)?.as_str())
-    }
-}
-
-fn is_file_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
-        && !name.starts_with('.')
-}
-
-fn invalid(file: &str, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::error("E_PLAYBOOK_INVALID", format!("{file}: {}", message.into()))
-        .fix("see the embedded playbooks in playbooks/ for the format")
-}
-
 impl Playbooks {
     /// The embedded playbooks, with files of `overrides` (if given) taking their place.
     pub fn load(overrides: Option<&Path>) -> Result<Playbooks, Diagnostic> {
@@ -274,128 +143,6 @@ impl Playbooks {
         }
         Ok(playbooks)
     }
-}
-
-fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnostic> {
-    if !CATALOG.iter().any(|k| k.id == doc.probe) {
-        return Err(invalid(file, format!("unknown probe `{}`", doc.probe)));
-    }
-    let extract = Extractor::parse(&doc.extract).ok_or_else(|| {
-        invalid(
-            file,
-            format!(
-                "unknown extractor `{}` (known: {})",
-                doc.extract,
-                Extractor::WORDS.join(", ")
-            ),
-        )
-    })?;
-    if doc.runs == 0 || doc.runs > 100 {
-        return Err(invalid(file, "runs must be between 1 and 100"));
-    }
-    let tolerance = doc
-        .tolerance
-        .strip_suffix('%')
-        .and_then(|t| t.trim().parse::<f64>().ok())
-        .filter(|t| t.is_finite() && *t >= 0.0)
-        .ok_or_else(|| {
-            invalid(
-                file,
-                format!("tolerance `{}` is not a percentage like 20%", doc.tolerance),
-            )
-        })?;
-    if !(doc.resolution.is_finite() && doc.resolution >= 0.0) {
-        return Err(invalid(file, "resolution must be a non-negative number"));
-    }
-    Ok(ProbePlaybook {
-        probe: doc.probe,
-        session: doc.session,
-        extract,
-        runs: doc.runs,
-        tolerance: tolerance / 100.0,
-        resolution: doc.resolution,
-    })
-}
-
-fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic> {
-    let mut steps = Vec::with_capacity(doc.steps.len());
-    let mut saved: Vec<String> = Vec::new();
-    for (i, step) in doc.steps.into_iter().enumerate() {
-        let at = |message: String| invalid(file, format!("step {}: {message}", i + 1));
-        if let Some(name) = step.save.as_ref().filter(|n| !is_file_name(n)) {
-            return Err(at(format!("`save: {name}` is not a plain file name")));
-        }
-        if let Some(name) = &step.save {
-            if saved.contains(name) {
-                return Err(at(format!("`save: {name}` is used twice")));
-            }
-            saved.push(name.clone());
-        }
-        // Templates are checked now with stand-in values, so a bad template fails at load.
-        let check = |template: &str| {
-            let placeholders = ["bundle", "ability", "module", "run", "pid"];
-            let sample = ShellValue::number("sample", "1").expect("digits");
-            let values: Vec<(&str, &ShellValue)> =
-                placeholders.iter().map(|p| (*p, &sample)).collect();
-            ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
-        };
-        if let Some(save) = step.screenshot {
-            if step.shell.is_some()
-                || step.pull.is_some()
-                || step.sleep.is_some()
-                || step.save.is_some()
-                || step.set.is_some()
-            {
-                return Err(at(
-                    "a step is exactly one of shell, pull, sleep or screenshot".to_owned(),
-                ));
-            }
-            if !is_file_name(&save) || saved.contains(&save) {
-                return Err(at(format!(
-                    "`screenshot: {save}` is not a new plain file name"
-                )));
-            }
-            saved.push(save.clone());
-            steps.push(Step::Screenshot { save });
-            continue;
-        }
-        let parsed = match (step.shell, step.pull, step.sleep) {
-            (Some(template), None, None) => {
-                check(&template)?;
-                if let Some(set) = step.set.as_ref().filter(|s| s.as_str() != "pid") {
-                    return Err(at(format!("`set: {set}`: only `pid` can be set")));
-                }
-                Step::Shell {
-                    template,
-                    save: step.save,
-                    set: step.set,
-                }
-            }
-            (None, Some(template), None) => {
-                check(&template)?;
-                let save = step
-                    .save
-                    .ok_or_else(|| at("a pull needs `save`".to_owned()))?;
-                if step.set.is_some() {
-                    return Err(at("`set` belongs to shell steps".to_owned()));
-                }
-                Step::Pull { template, save }
-            }
-            (None, None, Some(duration)) if step.save.is_none() && step.set.is_none() => {
-                Step::Sleep(parse_duration(&duration).map_err(at)?)
-            }
-            _ => {
-                return Err(at(
-                    "a step is exactly one of shell, pull or sleep".to_owned()
-                ));
-            }
-        };
-        steps.push(parsed);
-    }
-    Ok(Session {
-        name: doc.session,
-        steps,
-    })
 }
 
 #[cfg(test)]

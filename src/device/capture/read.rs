@@ -1,151 +1,16 @@
-//! The capture format: a recorded device, small and hand-editable.
-//!
-//! ```text
-//! <capture>/device.yaml       who the device is (DeviceInfo)
-//! <capture>/transcript.yaml   the ordered exchanges: command, reply, status, delay, fault
-//! <capture>/replies/…         long replies, when not inline
-//! <capture>/files/…           pulled files, each with its SHA-256 in the transcript
-//! ```
-//!
-//! Loading validates everything a replay will rely on: one operation per exchange, device
-//! commands that obey the same rules as live ones, and no path that leaves the folder.
+//! Loading a capture: everything a replay will rely on is validated first (one operation per
+//! exchange, device commands that obey the same rules as live ones, no path that leaves the
+//! folder), and every pulled file is checked against its recorded SHA-256 when served.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use crate::hash::sha256_hex;
 use crate::input::parse_yaml;
-
-use super::info::DeviceInfo;
 use crate::shell::ShellCommand;
 
-/// A capture that cannot serve a replay.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {}{}: {message}", file.display(), exchange.map(|n| format!(" (exchange {n})")).unwrap_or_default())]
-pub struct CaptureError {
-    /// Stable code (`E_CAPTURE_MISMATCH`, …).
-    pub code: &'static str,
-    /// The file at fault.
-    pub file: PathBuf,
-    /// The 1-based exchange, when one is at fault.
-    pub exchange: Option<usize>,
-    /// What is wrong.
-    pub message: String,
-}
-
-/// One exchange as written in `transcript.yaml`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ExchangeDoc {
-    /// A device shell command.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shell: Option<String>,
-    /// A remote path pulled with `file recv`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pull: Option<String>,
-    /// A remote path pushed with `file send`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub push: Option<String>,
-    /// A HAP file name installed with `install -r`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub install: Option<String>,
-    /// A bundle uninstalled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uninstall: Option<String>,
-    /// The reply text, inline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply: Option<String>,
-    /// The reply text, in a file of the capture.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_file: Option<String>,
-    /// The device exit status of a shell command (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<i32>,
-    /// The pulled file, in the capture.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    /// Its SHA-256.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
-    /// How long the call took (`40ms`, `1.5s`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay: Option<String>,
-    /// A scripted fault: `hang`, `vanish`, `hdc-reply`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault: Option<String>,
-    /// Extra bytes of output after the reply (a flood).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flood: Option<u64>,
-}
-
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct TranscriptDoc {
-    format_version: u32,
-    /// `exchanges:` with nothing under it is an empty list, as a hand editor would expect.
-    #[serde(default)]
-    exchanges: Option<Vec<ExchangeDoc>>,
-}
-
-/// What a call asks of the device.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Operation {
-    /// `shell <command>`.
-    Shell(ShellCommand),
-    /// `file recv <remote> …`.
-    Pull(String),
-    /// `file send … <remote>`.
-    Push(String),
-    /// `install -r <hap>` (the file name).
-    Install(String),
-    /// `uninstall <bundle>`.
-    Uninstall(String),
-}
-
-impl std::fmt::Display for Operation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Operation::Shell(c) => write!(f, "shell {c}"),
-            Operation::Pull(p) => write!(f, "file recv {p}"),
-            Operation::Push(p) => write!(f, "file send {p}"),
-            Operation::Install(h) => write!(f, "install -r {h}"),
-            Operation::Uninstall(b) => write!(f, "uninstall {b}"),
-        }
-    }
-}
-
-/// A scripted fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The call never answers.
-    Hang,
-    /// The device is gone from here on.
-    Vanish,
-    /// hdc itself answered (the reply is printed without a status line).
-    HdcReply,
-}
-
-/// A validated exchange.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exchange {
-    /// The operation; `None` only for a bare `fault: vanish`.
-    pub operation: Option<Operation>,
-    /// The reply text.
-    pub reply: String,
-    /// The device status of a shell command.
-    pub status: i32,
-    /// A pulled file inside the capture, with its expected SHA-256.
-    pub file: Option<(PathBuf, String)>,
-    /// How long the call took when recorded.
-    pub delay: Duration,
-    /// A scripted fault.
-    pub fault: Option<Fault>,
-    /// Extra output bytes.
-    pub flood: u64,
-}
+use super::super::info::DeviceInfo;
+use super::{CaptureError, Exchange, ExchangeDoc, Fault, Operation, TranscriptDoc};
 
 /// A loaded, validated capture.
 #[derive(Clone, Debug)]
@@ -216,7 +81,7 @@ impl Capture {
 
     /// The exchange at `index` (0-based) if it answers `operation`, else a mismatch naming
     /// both sides.
-    pub fn expect(&self, index: usize, operation: &Operation) -> Result<&Exchange, CaptureError> {
+    pub fn exchange(&self, index: usize, operation: &Operation) -> Result<&Exchange, CaptureError> {
         let mismatch = |message: String| CaptureError {
             code: "E_CAPTURE_MISMATCH",
             file: self.root.join("transcript.yaml"),
@@ -391,94 +256,4 @@ fn inside(root: &Path, written: &str) -> Result<PathBuf, (&'static str, String)>
         // Not there: reported as missing by the caller.
         Err(_) => Ok(path),
     }
-}
-
-/// Writes a capture as calls happen: replies inline when short, pulled files under `files/`
-/// with their SHA-256; `transcript.yaml` and `device.yaml` on [`CaptureWriter::finish`].
-#[derive(Debug)]
-pub struct CaptureWriter {
-    root: PathBuf,
-    exchanges: Vec<ExchangeDoc>,
-}
-
-/// Replies up to this size are written inline in the transcript.
-const INLINE_REPLY_BYTES: usize = 2048;
-
-impl CaptureWriter {
-    /// Starts a capture in `root` (created if needed).
-    pub fn create(root: &Path) -> std::io::Result<CaptureWriter> {
-        fs::create_dir_all(root.join("files"))?;
-        Ok(CaptureWriter {
-            root: root.to_owned(),
-            exchanges: Vec::new(),
-        })
-    }
-
-    /// Records a shell exchange.
-    pub fn shell(
-        &mut self,
-        command: &ShellCommand,
-        reply: &str,
-        status: i32,
-        delay: Duration,
-    ) -> std::io::Result<()> {
-        let n = self.exchanges.len() + 1;
-        let mut doc = ExchangeDoc {
-            shell: Some(command.as_str().to_owned()),
-            status: (status != 0).then_some(status),
-            delay: Some(format!("{}ms", delay.as_millis())),
-            ..ExchangeDoc::default()
-        };
-        if reply.len() <= INLINE_REPLY_BYTES {
-            doc.reply = Some(reply.to_owned());
-        } else {
-            let name = format!("replies/{n:03}.txt");
-            fs::create_dir_all(self.root.join("replies"))?;
-            crate::output::write_atomic(&self.root.join(&name), reply.as_bytes())
-                .map_err(|e| e.source)?;
-            doc.reply_file = Some(name);
-        }
-        self.exchanges.push(doc);
-        Ok(())
-    }
-
-    /// Records a pull: copies the pulled file into `files/` and notes its hash.
-    pub fn pull(&mut self, remote: &str, local: &Path, delay: Duration) -> std::io::Result<()> {
-        let n = self.exchanges.len() + 1;
-        let base = remote.rsplit('/').next().unwrap_or("file");
-        let name = format!("files/{n:03}-{base}");
-        let bytes = fs::read(local)?;
-        crate::output::write_atomic(&self.root.join(&name), &bytes).map_err(|e| e.source)?;
-        self.exchanges.push(ExchangeDoc {
-            pull: Some(remote.to_owned()),
-            file: Some(name),
-            sha256: Some(sha256_hex(&bytes)),
-            delay: Some(format!("{}ms", delay.as_millis())),
-            ..ExchangeDoc::default()
-        });
-        Ok(())
-    }
-
-    /// Records any other exchange as written.
-    pub fn other(&mut self, doc: ExchangeDoc) {
-        self.exchanges.push(doc);
-    }
-
-    /// Writes `device.yaml` and `transcript.yaml`.
-    pub fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
-        let transcript = TranscriptDoc {
-            format_version: crate::format::TRANSCRIPT,
-            exchanges: Some(self.exchanges.clone()),
-        };
-        let write = |name: &str, text: String| {
-            crate::output::write_atomic(&self.root.join(name), text.as_bytes())
-                .map_err(|e| e.source)
-        };
-        write("device.yaml", to_yaml(info)?)?;
-        write("transcript.yaml", to_yaml(&transcript)?)
-    }
-}
-
-fn to_yaml<T: Serialize>(value: &T) -> std::io::Result<String> {
-    serde_saphyr::to_string(value).map_err(std::io::Error::other)
 }

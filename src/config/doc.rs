@@ -1,0 +1,85 @@
+//! `dwpipe.yaml` as written: strict serde types (kebab-case keys, unknown keys are errors
+//! naming their path), before durations, argv and words are validated.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct ConfigDoc {
+    #[serde(default)]
+    pub(super) workspace: Option<PathBuf>,
+    pub(super) agent: Option<AgentDoc>,
+    #[serde(default)]
+    pub(super) verify: Vec<CommandDoc>,
+    #[serde(default)]
+    pub(super) review: Option<ReviewDoc>,
+    #[serde(default)]
+    pub(super) repair: Option<RepairDoc>,
+    #[serde(default)]
+    pub(super) device: Option<DeviceDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct AgentDoc {
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) argv: Vec<String>,
+    #[serde(default)]
+    pub(super) timeout: Option<String>,
+    #[serde(default)]
+    pub(super) env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct CommandDoc {
+    pub(super) name: String,
+    pub(super) argv: Vec<String>,
+    #[serde(default)]
+    pub(super) timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct ReviewDoc {
+    #[serde(default)]
+    pub(super) max_rounds: Option<u32>,
+    #[serde(default)]
+    pub(super) fail_mode: Option<String>,
+    #[serde(default)]
+    pub(super) reviewer: Option<ReviewerDoc>,
+    #[serde(default)]
+    pub(super) allow_waiver_when_closed: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct ReviewerDoc {
+    pub(super) argv: Vec<String>,
+    #[serde(default)]
+    pub(super) timeout: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct RepairDoc {
+    #[serde(default)]
+    pub(super) max_rounds: Option<u32>,
+    #[serde(default)]
+    pub(super) max_same_failure: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct DeviceDoc {
+    #[serde(default)]
+    pub(super) serial: Option<String>,
+    #[serde(default)]
+    pub(super) server: Option<String>,
+    #[serde(default)]
+    pub(super) replay: Option<PathBuf>,
+}

@@ -1,0 +1,149 @@
+//! The capture format: a recorded device, small and hand-editable.
+//!
+//! ```text
+//! <capture>/device.yaml       who the device is (DeviceInfo)
+//! <capture>/transcript.yaml   the ordered exchanges: command, reply, status, delay, fault
+//! <capture>/replies/…         long replies, when not inline
+//! <capture>/files/…           pulled files, each with its SHA-256 in the transcript
+//! ```
+//!
+//! Loading validates everything a replay will rely on: one operation per exchange, device
+//! commands that obey the same rules as live ones, and no path that leaves the folder.
+
+mod read;
+mod write;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::shell::ShellCommand;
+
+pub use read::Capture;
+pub use write::CaptureWriter;
+
+/// A capture that cannot serve a replay.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {}{}: {message}", file.display(), exchange.map(|n| format!(" (exchange {n})")).unwrap_or_default())]
+pub struct CaptureError {
+    /// Stable code (`E_CAPTURE_MISMATCH`, …).
+    pub code: &'static str,
+    /// The file at fault.
+    pub file: PathBuf,
+    /// The 1-based exchange, when one is at fault.
+    pub exchange: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// One exchange as written in `transcript.yaml`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ExchangeDoc {
+    /// A device shell command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
+    /// A remote path pulled with `file recv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull: Option<String>,
+    /// A remote path pushed with `file send`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<String>,
+    /// A HAP file name installed with `install -r`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
+    /// A bundle uninstalled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uninstall: Option<String>,
+    /// The reply text, inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+    /// The reply text, in a file of the capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_file: Option<String>,
+    /// The device exit status of a shell command (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i32>,
+    /// The pulled file, in the capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// How long the call took (`40ms`, `1.5s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<String>,
+    /// A scripted fault: `hang`, `vanish`, `hdc-reply`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// Extra bytes of output after the reply (a flood).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flood: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct TranscriptDoc {
+    pub(super) format_version: u32,
+    /// `exchanges:` with nothing under it is an empty list, as a hand editor would expect.
+    #[serde(default)]
+    pub(super) exchanges: Option<Vec<ExchangeDoc>>,
+}
+
+/// What a call asks of the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// `shell <command>`.
+    Shell(ShellCommand),
+    /// `file recv <remote> …`.
+    Pull(String),
+    /// `file send … <remote>`.
+    Push(String),
+    /// `install -r <hap>` (the file name).
+    Install(String),
+    /// `uninstall <bundle>`.
+    Uninstall(String),
+}
+
+impl std::fmt::Display for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Operation::Shell(c) => write!(f, "shell {c}"),
+            Operation::Pull(p) => write!(f, "file recv {p}"),
+            Operation::Push(p) => write!(f, "file send {p}"),
+            Operation::Install(h) => write!(f, "install -r {h}"),
+            Operation::Uninstall(b) => write!(f, "uninstall {b}"),
+        }
+    }
+}
+
+/// A scripted fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The call never answers.
+    Hang,
+    /// The device is gone from here on.
+    Vanish,
+    /// hdc itself answered (the reply is printed without a status line).
+    HdcReply,
+}
+
+/// A validated exchange.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    /// The operation; `None` only for a bare `fault: vanish`.
+    pub operation: Option<Operation>,
+    /// The reply text.
+    pub reply: String,
+    /// The device status of a shell command.
+    pub status: i32,
+    /// A pulled file inside the capture, with its expected SHA-256.
+    pub file: Option<(PathBuf, String)>,
+    /// How long the call took when recorded.
+    pub delay: Duration,
+    /// A scripted fault.
+    pub fault: Option<Fault>,
+    /// Extra output bytes.
+    pub flood: u64,
+}

@@ -1,0 +1,104 @@
+//! Writing a capture as calls happen: replies inline when short, pulled files under `files/`
+//! with their SHA-256; `transcript.yaml` and `device.yaml` when the recording finishes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::hash::sha256_hex;
+use crate::shell::ShellCommand;
+
+use super::super::info::DeviceInfo;
+use super::{ExchangeDoc, TranscriptDoc};
+
+/// Writes a capture as calls happen: replies inline when short, pulled files under `files/`
+/// with their SHA-256; `transcript.yaml` and `device.yaml` on [`CaptureWriter::finish`].
+#[derive(Debug)]
+pub struct CaptureWriter {
+    root: PathBuf,
+    exchanges: Vec<ExchangeDoc>,
+}
+
+/// Replies up to this size are written inline in the transcript.
+const INLINE_REPLY_BYTES: usize = 2048;
+
+impl CaptureWriter {
+    /// Starts a capture in `root` (created if needed).
+    pub fn create(root: &Path) -> std::io::Result<CaptureWriter> {
+        fs::create_dir_all(root.join("files"))?;
+        Ok(CaptureWriter {
+            root: root.to_owned(),
+            exchanges: Vec::new(),
+        })
+    }
+
+    /// Records a shell exchange.
+    pub fn shell(
+        &mut self,
+        command: &ShellCommand,
+        reply: &str,
+        status: i32,
+        delay: Duration,
+    ) -> std::io::Result<()> {
+        let n = self.exchanges.len() + 1;
+        let mut doc = ExchangeDoc {
+            shell: Some(command.as_str().to_owned()),
+            status: (status != 0).then_some(status),
+            delay: Some(format!("{}ms", delay.as_millis())),
+            ..ExchangeDoc::default()
+        };
+        if reply.len() <= INLINE_REPLY_BYTES {
+            doc.reply = Some(reply.to_owned());
+        } else {
+            let name = format!("replies/{n:03}.txt");
+            fs::create_dir_all(self.root.join("replies"))?;
+            crate::output::write_atomic(&self.root.join(&name), reply.as_bytes())
+                .map_err(|e| e.source)?;
+            doc.reply_file = Some(name);
+        }
+        self.exchanges.push(doc);
+        Ok(())
+    }
+
+    /// Records a pull: copies the pulled file into `files/` and notes its hash.
+    pub fn pull(&mut self, remote: &str, local: &Path, delay: Duration) -> std::io::Result<()> {
+        let n = self.exchanges.len() + 1;
+        let base = remote.rsplit('/').next().unwrap_or("file");
+        let name = format!("files/{n:03}-{base}");
+        let bytes = fs::read(local)?;
+        crate::output::write_atomic(&self.root.join(&name), &bytes).map_err(|e| e.source)?;
+        self.exchanges.push(ExchangeDoc {
+            pull: Some(remote.to_owned()),
+            file: Some(name),
+            sha256: Some(sha256_hex(&bytes)),
+            delay: Some(format!("{}ms", delay.as_millis())),
+            ..ExchangeDoc::default()
+        });
+        Ok(())
+    }
+
+    /// Records any other exchange as written.
+    pub fn other(&mut self, doc: ExchangeDoc) {
+        self.exchanges.push(doc);
+    }
+
+    /// Writes `device.yaml` and `transcript.yaml`.
+    pub fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
+        let transcript = TranscriptDoc {
+            format_version: crate::format::TRANSCRIPT,
+            exchanges: Some(self.exchanges.clone()),
+        };
+        let write = |name: &str, text: String| {
+            crate::output::write_atomic(&self.root.join(name), text.as_bytes())
+                .map_err(|e| e.source)
+        };
+        write("device.yaml", to_yaml(info)?)?;
+        write("transcript.yaml", to_yaml(&transcript)?)
+    }
+}
+
+fn to_yaml<T: Serialize>(value: &T) -> std::io::Result<String> {
+    serde_saphyr::to_string(value).map_err(std::io::Error::other)
+}

@@ -1,0 +1,66 @@
+//! The playbooks shipped in the binary, by file name (`--playbooks DIR` overrides any of them
+//! by the same name).
+
+/// The embedded playbooks, by file name.
+pub(super) const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "perf.cold-start.yaml",
+        include_str!("../../playbooks/perf.cold-start.yaml"),
+    ),
+    (
+        "perf.frames.yaml",
+        include_str!("../../playbooks/perf.frames.yaml"),
+    ),
+    (
+        "perf.memory.yaml",
+        include_str!("../../playbooks/perf.memory.yaml"),
+    ),
+    (
+        "layout.gap.yaml",
+        include_str!("../../playbooks/layout.gap.yaml"),
+    ),
+    (
+        "layout.size.yaml",
+        include_str!("../../playbooks/layout.size.yaml"),
+    ),
+    (
+        "layout.align.yaml",
+        include_str!("../../playbooks/layout.align.yaml"),
+    ),
+    (
+        "a11y.touch-target.yaml",
+        include_str!("../../playbooks/a11y.touch-target.yaml"),
+    ),
+    (
+        "a11y.contrast.yaml",
+        include_str!("../../playbooks/a11y.contrast.yaml"),
+    ),
+    (
+        "a11y.labels.yaml",
+        include_str!("../../playbooks/a11y.labels.yaml"),
+    ),
+    (
+        "test.hypium.yaml",
+        include_str!("../../playbooks/test.hypium.yaml"),
+    ),
+    (
+        "sessions/cold-start.yaml",
+        include_str!("../../playbooks/sessions/cold-start.yaml"),
+    ),
+    (
+        "sessions/scroll.yaml",
+        include_str!("../../playbooks/sessions/scroll.yaml"),
+    ),
+    (
+        "sessions/memory.yaml",
+        include_str!("../../playbooks/sessions/memory.yaml"),
+    ),
+    (
+        "sessions/ui.yaml",
+        include_str!("../../playbooks/sessions/ui.yaml"),
+    ),
+    (
+        "sessions/hypium.yaml",
+        include_str!("../../playbooks/sessions/hypium.yaml"),
+    ),
+];

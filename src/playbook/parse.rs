@@ -1,0 +1,184 @@
+//! A playbook file as written (strict: unknown keys are errors), and its validation into the
+//! typed form: probes against the catalog and the extractors, sessions step by step, every
+//! template checked with stand-in values at load time.
+
+use serde::Deserialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::input::parse_duration;
+use crate::pack::CATALOG;
+use crate::probe::Extractor;
+use crate::shell::{ShellCommand, ShellValue};
+
+use super::{ProbePlaybook, Session, Step};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct ProbeDoc {
+    probe: String,
+    session: String,
+    extract: String,
+    runs: u32,
+    tolerance: String,
+    resolution: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct SessionDoc {
+    session: String,
+    steps: Vec<StepDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct StepDoc {
+    #[serde(default)]
+    shell: Option<String>,
+    #[serde(default)]
+    pull: Option<String>,
+    #[serde(default)]
+    sleep: Option<String>,
+    #[serde(default)]
+    screenshot: Option<String>,
+    #[serde(default)]
+    save: Option<String>,
+    #[serde(default)]
+    set: Option<String>,
+}
+
+fn is_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+        && !name.starts_with('.')
+}
+
+pub(super) fn invalid(file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error("E_PLAYBOOK_INVALID", format!("{file}: {}", message.into()))
+        .fix("see the embedded playbooks in playbooks/ for the format")
+}
+
+pub(super) fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnostic> {
+    if !CATALOG.iter().any(|k| k.id == doc.probe) {
+        return Err(invalid(file, format!("unknown probe `{}`", doc.probe)));
+    }
+    let extract = Extractor::parse(&doc.extract).ok_or_else(|| {
+        invalid(
+            file,
+            format!(
+                "unknown extractor `{}` (known: {})",
+                doc.extract,
+                Extractor::WORDS.join(", ")
+            ),
+        )
+    })?;
+    if doc.runs == 0 || doc.runs > 100 {
+        return Err(invalid(file, "runs must be between 1 and 100"));
+    }
+    let tolerance = doc
+        .tolerance
+        .strip_suffix('%')
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .ok_or_else(|| {
+            invalid(
+                file,
+                format!("tolerance `{}` is not a percentage like 20%", doc.tolerance),
+            )
+        })?;
+    if !(doc.resolution.is_finite() && doc.resolution >= 0.0) {
+        return Err(invalid(file, "resolution must be a non-negative number"));
+    }
+    Ok(ProbePlaybook {
+        probe: doc.probe,
+        session: doc.session,
+        extract,
+        runs: doc.runs,
+        tolerance: tolerance / 100.0,
+        resolution: doc.resolution,
+    })
+}
+
+pub(super) fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic> {
+    let mut steps = Vec::with_capacity(doc.steps.len());
+    let mut saved: Vec<String> = Vec::new();
+    for (i, step) in doc.steps.into_iter().enumerate() {
+        let at = |message: String| invalid(file, format!("step {}: {message}", i + 1));
+        if let Some(name) = step.save.as_ref().filter(|n| !is_file_name(n)) {
+            return Err(at(format!("`save: {name}` is not a plain file name")));
+        }
+        if let Some(name) = &step.save {
+            if saved.contains(name) {
+                return Err(at(format!("`save: {name}` is used twice")));
+            }
+            saved.push(name.clone());
+        }
+        // Templates are checked now with stand-in values, so a bad template fails at load.
+        let check = |template: &str| {
+            let placeholders = ["bundle", "ability", "module", "run", "pid"];
+            let sample = ShellValue::number("sample", "1").expect("digits");
+            let values: Vec<(&str, &ShellValue)> =
+                placeholders.iter().map(|p| (*p, &sample)).collect();
+            ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
+        };
+        if let Some(save) = step.screenshot {
+            if step.shell.is_some()
+                || step.pull.is_some()
+                || step.sleep.is_some()
+                || step.save.is_some()
+                || step.set.is_some()
+            {
+                return Err(at(
+                    "a step is exactly one of shell, pull, sleep or screenshot".to_owned(),
+                ));
+            }
+            if !is_file_name(&save) || saved.contains(&save) {
+                return Err(at(format!(
+                    "`screenshot: {save}` is not a new plain file name"
+                )));
+            }
+            saved.push(save.clone());
+            steps.push(Step::Screenshot { save });
+            continue;
+        }
+        let parsed = match (step.shell, step.pull, step.sleep) {
+            (Some(template), None, None) => {
+                check(&template)?;
+                if let Some(set) = step.set.as_ref().filter(|s| s.as_str() != "pid") {
+                    return Err(at(format!("`set: {set}`: only `pid` can be set")));
+                }
+                Step::Shell {
+                    template,
+                    save: step.save,
+                    set: step.set,
+                }
+            }
+            (None, Some(template), None) => {
+                check(&template)?;
+                let save = step
+                    .save
+                    .ok_or_else(|| at("a pull needs `save`".to_owned()))?;
+                if step.set.is_some() {
+                    return Err(at("`set` belongs to shell steps".to_owned()));
+                }
+                Step::Pull { template, save }
+            }
+            (None, None, Some(duration)) if step.save.is_none() && step.set.is_none() => {
+                Step::Sleep(parse_duration(&duration).map_err(at)?)
+            }
+            _ => {
+                return Err(at(
+                    "a step is exactly one of shell, pull or sleep".to_owned()
+                ));
+            }
+        };
+        steps.push(parsed);
+    }
+    Ok(Session {
+        name: doc.session,
+        steps,
+    })
+}
