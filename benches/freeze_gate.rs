@@ -3,6 +3,7 @@
 //! `cargo bench --bench freeze_gate` prints the median and fastest time of each phase over
 //! repeated runs (in-memory: no file I/O, so the figures are dwpipe's own work).
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -36,9 +37,10 @@ fn generated_pack() -> String {
     for i in 0..CRITERIA {
         let (dimension, matcher, rest) = shapes[i % shapes.len()];
         let rest = rest.replace("{i}", &i.to_string());
-        yaml.push_str(&format!(
+        let _ = write!(
+            yaml,
             "  - id: C-{i:04}\n    dimension: {dimension}\n    statement: generated criterion {i}\n    weight: must\n    assertion:\n      matcher: {matcher}\n      {rest}\n"
-        ));
+        );
     }
     yaml
 }

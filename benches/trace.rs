@@ -13,9 +13,10 @@ const TARGET_BYTES: u64 = 256 * 1024 * 1024;
 const RUNS: usize = 3;
 
 fn main() {
-    let captures = std::env::var_os("DWPIPE_CAPTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/captures"));
+    let captures = std::env::var_os("DWPIPE_CAPTURES").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/captures"),
+        PathBuf::from,
+    );
     let source = captures.join("hitrace/codrax_donghu_first3MB.ftrace");
     let chunk = std::fs::read(&source)
         .unwrap_or_else(|e| panic!("{}: {e} (set DWPIPE_CAPTURES)", source.display()));
@@ -91,6 +92,7 @@ fn run(command: &mut Command) -> Duration {
 fn peak_child_rss_mb() -> f64 {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes a whole rusage into the pointer it is given, which is valid.
+    #[expect(unsafe_code, reason = "std does not read a child's peak memory")]
     let usage = unsafe {
         libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
         usage.assume_init()

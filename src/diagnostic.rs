@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     /// Refuses the stage.
     Error,
     /// Recorded and shown; the stage goes on.
@@ -21,18 +21,18 @@ pub enum Severity {
 
 /// A place in an input file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Location {
+pub(crate) struct Location {
     /// The file, as the user named it.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line.
-    pub line: u32,
+    pub(crate) line: u32,
     /// 1-based column.
-    pub column: u32,
+    pub(crate) column: u32,
 }
 
 impl Location {
     /// A location in `file`, or `None` when the parser did not know the line (JSON values).
-    pub fn at(file: &Path, line: u64, column: u64) -> Option<Location> {
+    pub(crate) fn at(file: &Path, line: u64, column: u64) -> Option<Location> {
         (line > 0).then(|| Location {
             file: file.display().to_string(),
             line: u32::try_from(line).unwrap_or(u32::MAX),
@@ -52,32 +52,32 @@ impl fmt::Display for Location {
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     /// Stable code (`E_PACK_UNKNOWN_KEY`); the prefix matches the severity.
-    pub code: String,
+    pub(crate) code: String,
     /// Error or warning.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// The criterion concerned, if any.
-    pub criterion_id: Option<String>,
+    pub(crate) criterion_id: Option<String>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// Where, when the input has positions (always present in JSON, `null` when unknown).
     #[serde(default)]
-    pub location: Option<Location>,
+    pub(crate) location: Option<Location>,
     /// How to fix it, in one line.
     #[serde(default)]
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
     /// The key path of a schema error (`criteria[3].assertion.matchr`).
     #[serde(default)]
-    pub key_path: Option<String>,
+    pub(crate) key_path: Option<String>,
 }
 
 impl Diagnostic {
     /// An error; the code must start with `E_`.
-    pub fn error(code: &str, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error(code: &str, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(code, Severity::Error, message)
     }
 
     /// A warning; the code must start with `W_`.
-    pub fn warning(code: &str, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn warning(code: &str, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(code, Severity::Warning, message)
     }
 
@@ -99,26 +99,26 @@ impl Diagnostic {
     }
 
     /// Names the criterion concerned.
-    pub fn criterion(mut self, id: impl Into<String>) -> Diagnostic {
+    pub(crate) fn criterion(mut self, id: impl Into<String>) -> Diagnostic {
         self.criterion_id = Some(id.into());
         self
     }
 
     /// Sets where it was found.
-    pub fn at(mut self, location: Option<Location>) -> Diagnostic {
+    pub(crate) fn at(mut self, location: Option<Location>) -> Diagnostic {
         self.location = location;
         self
     }
 
     /// Adds the one-line fix.
-    pub fn fix(mut self, fix: impl Into<String>) -> Diagnostic {
+    pub(crate) fn fix(mut self, fix: impl Into<String>) -> Diagnostic {
         self.fix = Some(fix.into());
         self
     }
 
     /// Files a parser's diagnostic under the caller's code and fix (a lock that does not parse
     /// is a lock error), keeping the parser's own code in the message.
-    pub fn recode(mut self, code: &str, fix: &str) -> Diagnostic {
+    pub(crate) fn recode(mut self, code: &str, fix: &str) -> Diagnostic {
         self.message = format!("{} ({})", self.message, self.code);
         self.code = code.to_owned();
         self.fix = Some(fix.to_owned());
@@ -126,7 +126,7 @@ impl Diagnostic {
     }
 
     /// Whether this refuses the stage.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 }
@@ -163,13 +163,13 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Whether any diagnostic is an error.
-pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+pub(crate) fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(Diagnostic::is_error)
 }
 
 /// An error and its causes in one line, `: `-separated, for files and messages that keep the
 /// whole story (error messages never repeat their cause, so each part is said once).
-pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(next) = cause {

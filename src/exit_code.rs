@@ -7,18 +7,18 @@ use crate::report::LabVerdict;
 use crate::review::ReviewVerdict;
 
 /// Success; the verdict is pass.
-pub const OK: i32 = 0;
+pub(crate) const OK: i32 = 0;
 /// The verdict is fail: a must criterion failed, the gate refused an audit.
-pub const VERDICT_FAILED: i32 = 1;
+pub(crate) const VERDICT_FAILED: i32 = 1;
 /// Invalid input: usage, config, pack, capture or report that does not validate.
-pub const INVALID_INPUT: i32 = 2;
+pub(crate) const INVALID_INPUT: i32 = 2;
 /// Environment: a tool is missing, a device is unreachable, a file cannot be written.
-pub const ENVIRONMENT: i32 = 3;
+pub(crate) const ENVIRONMENT: i32 = 3;
 /// Interrupted by SIGINT or SIGTERM.
-pub const INTERRUPTED: i32 = 130;
+pub(crate) const INTERRUPTED: i32 = 130;
 
 /// An audit's (or the gate's) verdict.
-pub fn of_verdict(verdict: Verdict) -> i32 {
+pub(crate) fn of_verdict(verdict: Verdict) -> i32 {
     match verdict {
         Verdict::Pass => OK,
         Verdict::Fail => VERDICT_FAILED,
@@ -27,7 +27,7 @@ pub fn of_verdict(verdict: Verdict) -> i32 {
 
 /// A lab's verdict: a failed device fails it; none failed but one could not be audited is
 /// the environment's fault.
-pub fn of_lab(verdict: LabVerdict) -> i32 {
+pub(crate) fn of_lab(verdict: LabVerdict) -> i32 {
     match verdict {
         LabVerdict::Pass => OK,
         LabVerdict::Fail => VERDICT_FAILED,
@@ -37,7 +37,7 @@ pub fn of_lab(verdict: LabVerdict) -> i32 {
 
 /// A delivery's terminal reason: anything but verified is a failed delivery, short of the
 /// environment and a signal.
-pub fn of_delivery(reason: TerminalReason) -> i32 {
+pub(crate) fn of_delivery(reason: TerminalReason) -> i32 {
     match reason {
         TerminalReason::Verified => OK,
         TerminalReason::Interrupted => INTERRUPTED,
@@ -52,7 +52,7 @@ pub fn of_delivery(reason: TerminalReason) -> i32 {
 }
 
 /// A review: 0 when delivery may go on, 1 when the pack must change or the review blocks.
-pub fn of_review(verdict: ReviewVerdict) -> i32 {
+pub(crate) fn of_review(verdict: ReviewVerdict) -> i32 {
     if verdict.allows_dispatch() {
         OK
     } else {
@@ -61,6 +61,6 @@ pub fn of_review(verdict: ReviewVerdict) -> i32 {
 }
 
 /// `verify-evidence`: 0 when everything checks out, 1 on any difference.
-pub fn of_differences(count: usize) -> i32 {
+pub(crate) fn of_differences(count: usize) -> i32 {
     if count == 0 { OK } else { VERDICT_FAILED }
 }

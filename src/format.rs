@@ -4,22 +4,22 @@
 //! with a fix. Adding an optional field does not change a shape.
 
 /// `pack.lock.json`.
-pub const LOCK: u32 = 1;
+pub(crate) const LOCK: u32 = 1;
 /// A capture's `transcript.yaml`.
-pub const TRANSCRIPT: u32 = 1;
+pub(crate) const TRANSCRIPT: u32 = 1;
 /// `audit-<n>.json`.
-pub const AUDIT: u32 = 1;
+pub(crate) const AUDIT: u32 = 1;
 /// `review-<n>.json`.
-pub const REVIEW: u32 = 1;
+pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json`.
-pub const VERIFY: u32 = 1;
+pub(crate) const VERIFY: u32 = 1;
 /// `lab.json`.
-pub const LAB: u32 = 1;
+pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.
-pub const DELIVER: u32 = 1;
+pub(crate) const DELIVER: u32 = 1;
 /// `dwpipe devices --json`.
-pub const DEVICES: u32 = 1;
+pub(crate) const DEVICES: u32 = 1;
 /// `dwpipe freeze --json`.
-pub const FREEZE: u32 = 1;
+pub(crate) const FREEZE: u32 = 1;
 /// The diagnostics of a refused command under `--json`.
-pub const DIAGNOSTICS: u32 = 1;
+pub(crate) const DIAGNOSTICS: u32 = 1;

@@ -10,32 +10,32 @@
     reason = "diagnostics are cold-path values; boxing them buys nothing"
 )]
 
-pub mod agent;
+mod agent;
 pub mod assertion;
 pub mod audit;
-pub mod brief;
+mod brief;
 mod cli;
-pub mod config;
+mod config;
 pub mod device;
 pub mod diagnostic;
-pub mod exit_code;
-pub mod format;
+mod exit_code;
+mod format;
 pub mod gate;
 pub mod hash;
 pub mod input;
-pub mod lab;
-pub mod output;
+mod lab;
+mod output;
 pub mod pack;
-pub mod pipeline;
+mod pipeline;
 pub mod playbook;
 pub mod probe;
 pub mod process;
 pub mod report;
-pub mod review;
+mod review;
 pub mod shell;
-pub mod target;
+mod target;
 pub mod template;
-pub mod verify;
+mod verify;
 mod words;
 
 pub use cli::run;

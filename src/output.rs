@@ -9,18 +9,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Failure to write an output file.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write `{}`", path.display())]
-pub struct WriteError {
+pub(crate) struct WriteError {
     /// The file being written.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The cause.
     #[source]
-    pub source: io::Error,
+    pub(crate) source: io::Error,
 }
 
 /// A rendered file that could not be written: the template failed (dwpipe's bug) or the
 /// machine did.
 #[derive(Debug, thiserror::Error)]
-pub enum PublishError {
+pub(crate) enum PublishError {
     /// A file could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
@@ -38,7 +38,7 @@ fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
 
 /// A folder as a path to join onto: `.` when it is absent or empty (the parent of a bare file
 /// name is the empty path).
-pub fn dir_or_dot(dir: Option<&Path>) -> &Path {
+pub(crate) fn dir_or_dot(dir: Option<&Path>) -> &Path {
     dir.filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
 }
@@ -69,7 +69,7 @@ fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, WriteError> {
 }
 
 /// Replaces `path` with `bytes` atomically (temp file + rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let temp = write_temp(path, bytes)?;
     fs::rename(&temp, path).map_err(|e| {
         let _ = fs::remove_file(&temp);
@@ -80,7 +80,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 /// Publishes a numbered set of files `<stem>-<n>.<ext>` in `dir`, with `n` the next number free
 /// for every extension, without ever overwriting: each file is hard-linked into place, which
 /// fails rather than clobbers if a concurrent run took the same number first.
-pub fn publish_numbered(
+pub(crate) fn publish_numbered(
     dir: &Path,
     stem: &str,
     files: &[(&str, &[u8])],
@@ -148,8 +148,8 @@ fn next_free(dir: &Path, stem: &str, files: &[(&str, &[u8])]) -> io::Result<u32>
 }
 
 /// `path` as a report in `dir` names it: relative to `dir` when both exist, else as given.
-pub fn relative_to(path: &Path, dir: &Path) -> String {
-    let (Ok(path), Ok(dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir)) else {
+pub(crate) fn relative_to(path: &Path, dir: &Path) -> String {
+    let (Ok(path), Ok(dir)) = (fs::canonicalize(path), fs::canonicalize(dir)) else {
         return path.display().to_string();
     };
     let mut base = dir.as_path();

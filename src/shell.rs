@@ -68,7 +68,7 @@ impl ShellValue {
     }
 
     /// An ability or module name: a plain identifier.
-    pub fn identifier(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
+    pub(crate) fn identifier(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::checked(
             kind,
             value,
@@ -88,7 +88,7 @@ impl ShellValue {
     }
 
     /// A non-negative integer (a run number, a pid), from text a device printed.
-    pub fn number(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
+    pub(crate) fn number(kind: &'static str, value: &str) -> Result<ShellValue, UnsafeValue> {
         let value = value.trim();
         if !value.is_empty() && value.len() <= 19 && value.bytes().all(|b| b.is_ascii_digit()) {
             Ok(ShellValue(value.to_owned()))
@@ -98,7 +98,7 @@ impl ShellValue {
     }
 
     /// A device serial (connect key): USB serial or `IP:port`.
-    pub fn serial(value: &str) -> Result<ShellValue, UnsafeValue> {
+    pub(crate) fn serial(value: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::checked(
             "serial",
             value,
@@ -108,7 +108,7 @@ impl ShellValue {
     }
 
     /// The validated text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

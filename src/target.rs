@@ -12,7 +12,7 @@ use crate::process::Cancel;
 
 /// Which devices a lab audits.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     /// Every connected device on the servers.
     All,
     /// These connect keys, wherever they are.
@@ -21,7 +21,7 @@ pub enum Pick {
 
 /// Where a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A live device behind hdc, recorded into a capture when `record` is given.
     Device {
         /// Its connect key.
@@ -46,33 +46,33 @@ pub enum Target {
 
 /// The hdc client live devices are driven through.
 #[derive(Clone, Debug)]
-pub struct HdcClient {
+pub(crate) struct HdcClient {
     /// The binary (`hdc` on PATH by default).
-    pub binary: PathBuf,
+    pub(crate) binary: PathBuf,
     /// Host-side limits of each call.
-    pub timeouts: CallTimeouts,
+    pub(crate) timeouts: CallTimeouts,
 }
 
 impl HdcClient {
     /// The client of one server.
-    pub fn server(&self, server: Option<Server>, cancel: &Cancel) -> Hdc {
+    pub(crate) fn server(&self, server: Option<Server>, cancel: &Cancel) -> Hdc {
         Hdc::new(self.binary.clone(), server, self.timeouts, cancel.clone())
     }
 }
 
 /// A device of a lab.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Member {
+pub(crate) struct Member {
     /// Its connect key.
-    pub serial: String,
+    pub(crate) serial: String,
     /// The hdc server it is on (`None`: the local one).
-    pub server: Option<Server>,
+    pub(crate) server: Option<Server>,
 }
 
 impl Member {
     /// Its folder under the lab's output: the serial with anything but `[A-Za-z0-9._-]` as `_`
     /// (`192.168.1.5:5555` → `192.168.1.5_5555`).
-    pub fn folder(&self) -> String {
+    pub(crate) fn folder(&self) -> String {
         self.serial
             .chars()
             .map(|c| {
@@ -86,7 +86,7 @@ impl Member {
     }
 
     /// Its server as reports name it: `local` or `HOST:PORT`.
-    pub fn server_name(&self) -> String {
+    pub(crate) fn server_name(&self) -> String {
         self.server
             .as_ref()
             .map_or_else(|| "local".to_owned(), ToString::to_string)
@@ -95,7 +95,7 @@ impl Member {
 
 /// Why a device asked for is not in the lab.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Absence {
+pub(crate) enum Absence {
     /// A server lists it, but not as connected.
     #[error("the device is {0}")]
     NotConnected(String),
@@ -106,15 +106,15 @@ pub enum Absence {
 
 /// A lab as found on its servers.
 #[derive(Debug)]
-pub struct Roster {
+pub(crate) struct Roster {
     /// The connected devices to audit, in the servers' order.
-    pub members: Vec<Member>,
+    pub(crate) members: Vec<Member>,
     /// Devices asked for by serial that cannot be audited, and why.
-    pub absent: Vec<(Member, Absence)>,
+    pub(crate) absent: Vec<(Member, Absence)>,
     /// Servers that did not answer (the others were enough to go on).
-    pub unreachable: Vec<(String, DeviceError)>,
+    pub(crate) unreachable: Vec<(String, DeviceError)>,
     /// At most this many devices at once.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
 }
 
 /// A target, opened. (One of them lives for the whole run: its size does not matter.)
@@ -123,7 +123,7 @@ pub struct Roster {
     clippy::large_enum_variant,
     reason = "one per run, never moved in a loop"
 )]
-pub enum Opened {
+pub(crate) enum Opened {
     /// One device (or a capture).
     One(AnyDevice),
     /// A lab.
@@ -132,13 +132,17 @@ pub enum Opened {
 
 impl Target {
     /// Whether this is a lab of devices.
-    pub fn is_lab(&self) -> bool {
+    pub(crate) fn is_lab(&self) -> bool {
         matches!(self, Target::Lab { .. })
     }
 
     /// Opens the device, or lists the lab's servers and picks its members. Only the hdc
     /// client missing, a signal, or no server answering at all is an error.
-    pub async fn open(&self, hdc: &HdcClient, cancel: &Cancel) -> Result<Opened, DeviceError> {
+    pub(crate) async fn open(
+        &self,
+        hdc: &HdcClient,
+        cancel: &Cancel,
+    ) -> Result<Opened, DeviceError> {
         Ok(match self {
             Target::Replay(capture) => Opened::One(AnyDevice::Replay(ReplayDevice::open(capture)?)),
             Target::Device {

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use handlebars::{Handlebars, handlebars_helper};
+use handlebars::Handlebars;
 use serde::Serialize;
 
 /// A template failed to render (a bug in dwpipe, never a user error).
@@ -17,10 +17,10 @@ pub struct RenderError {
 }
 
 /// The commented config `dwpipe init` writes.
-pub const INIT_CONFIG: &str = include_str!("../templates/init/dwpipe.yaml");
+pub(crate) const INIT_CONFIG: &str = include_str!("../templates/init/dwpipe.yaml");
 
 /// The example pack `dwpipe init` writes, the same file as `examples/notes/pack.yaml`.
-pub const INIT_PACK: &str = include_str!("../examples/notes/pack.yaml");
+pub(crate) const INIT_PACK: &str = include_str!("../examples/notes/pack.yaml");
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("spec.md", include_str!("../templates/spec.md.hbs")),
@@ -37,14 +37,19 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-// A Markdown table cell: a `|` would end the cell and a newline the row.
-handlebars_helper!(cell: |text: str| text.replace('|', "\\|").replace(['\r', '\n'], " "));
+/// Helpers the templates call.
+mod helpers {
+    use handlebars::handlebars_helper;
+
+    // A Markdown table cell: a `|` would end the cell and a newline the row.
+    handlebars_helper!(cell: |text: str| text.replace('|', "\\|").replace(['\r', '\n'], " "));
+}
 
 static REGISTRY: LazyLock<Handlebars<'static>> = LazyLock::new(|| {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
-    registry.register_helper("cell", Box::new(cell));
+    registry.register_helper("cell", Box::new(helpers::cell));
     for (name, text) in TEMPLATES {
         registry
             .register_template_string(name, *text)

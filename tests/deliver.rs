@@ -290,8 +290,7 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         .trim()
         .parse()
         .unwrap();
-    // SAFETY: plain kill(2) calls on pids this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::delivery::signal(&child, libc::SIGINT);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -376,8 +375,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: a plain kill(2) on the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::delivery::signal(&child, libc::SIGINT);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -11,6 +11,7 @@ use dwpipe::device::{
     CallTimeouts, Device, DeviceError, Hdc, HdcDevice, RecordingDevice, ReplayDevice, Server,
 };
 use dwpipe::hash::sha256_hex;
+use dwpipe::process::Cancel;
 use dwpipe::shell::{ShellCommand, ShellValue};
 
 mod common;
@@ -19,11 +20,10 @@ mod common;
 fn dwpipe(args: &[&str]) -> (i32, String, String) {
     common::dwpipe(Path::new("."), args)
 }
-use dwpipe::process::Cancel;
 
 const SERIAL: &str = "FMR0223C13000649";
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+fn block_on<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -544,7 +544,7 @@ mod real_captures {
             (verbose[0].serial.as_str(), verbose[0].transport.as_str()),
             ("127.0.0.1:5555", "TCP")
         );
-        assert!(verbose.iter().all(|t| t.is_connected()));
+        assert!(verbose.iter().all(dwpipe::device::Target::is_connected));
         let plain = parse_targets(&capture("hdc/awesomehdc_list_targets.txt"));
         assert_eq!(
             plain.iter().map(|t| t.serial.as_str()).collect::<Vec<_>>(),
@@ -598,10 +598,7 @@ fn ctrl_c_stops_the_hdc_children_and_exits_130() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
+    common::delivery::signal(&child, libc::SIGINT);
     let output = child.wait_with_output().unwrap();
     assert_eq!(
         output.status.code(),

@@ -4,7 +4,7 @@
 //! output). The event stream is stored in `agent-<n>.log`; the agent's `PASS`/`FAIL`/
 //! `INCOMPLETE` is extracted as a claim only: verification and the audit decide.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use crate::words::words;
 
 words! {
     /// What the agent said about its own work.
-    pub enum Claim {
+    pub(crate) enum Claim {
         /// It says it is done.
         Pass = "pass",
         /// It says it failed.
@@ -31,7 +31,7 @@ words! {
 
 /// How the agent's process ended (a signal from dwpipe itself is a cancellation, never this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AgentEnd {
+pub(crate) enum AgentEnd {
     /// It exited with this code.
     Exited(i32),
     /// A signal from elsewhere ended it.
@@ -42,7 +42,7 @@ pub enum AgentEnd {
 
 impl AgentEnd {
     /// Only an exit 0 within the time limit is a finished run, whatever the agent claims.
-    pub fn is_clean(self) -> bool {
+    pub(crate) fn is_clean(self) -> bool {
         self == AgentEnd::Exited(0)
     }
 }
@@ -77,28 +77,24 @@ impl std::str::FromStr for AgentEnd {
 
 /// One dispatch's record.
 #[derive(Clone, Debug)]
-pub struct AgentRun {
+pub(crate) struct AgentRun {
     /// The claim (never the verdict).
-    pub claim: Claim,
+    pub(crate) claim: Claim,
     /// How the process ended.
-    pub end: AgentEnd,
-    /// Wall-clock time.
-    pub duration_ms: u64,
-    /// The stored event stream.
-    pub log: PathBuf,
+    pub(crate) end: AgentEnd,
     /// JSON event lines read.
-    pub events: usize,
+    pub(crate) events: usize,
     /// Lines that looked like JSON events but did not parse.
-    pub unparsed_lines: usize,
+    pub(crate) unparsed_lines: usize,
     /// `error` events' messages.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
     /// Tools the agent used (`tool_use` events), in order.
-    pub tools: Vec<String>,
+    pub(crate) tools: Vec<String>,
 }
 
 /// The agent could not be run at all.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentError {
+pub(crate) enum AgentError {
     /// Its program is not installed.
     #[error("agent `{0}` not found")]
     NotFound(String),
@@ -121,7 +117,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The argv for one dispatch. `brief_file` holds the brief; `deveco` gets the text itself.
-pub fn argv(
+pub(crate) fn argv(
     agent: &Agent,
     workspace: &Path,
     brief_file: &Path,
@@ -203,7 +199,7 @@ fn read_events(stdout: &str, run_record: &mut AgentRun) {
 }
 
 /// Dispatches one round and stores the agent's output as `log`.
-pub async fn dispatch(
+pub(crate) async fn dispatch(
     agent: &Agent,
     workspace: &Path,
     brief_file: &Path,
@@ -240,12 +236,17 @@ pub async fn dispatch(
         log_text.push_str("\n--- stderr ---\n");
         log_text.push_str(&stderr);
     }
+    if outcome.leaked {
+        // It could still change the workspace under verification; whoever reads the log
+        // should know.
+        log_text.push_str(
+            "\n--- dwpipe: a process the agent started still held its output after it exited ---\n",
+        );
+    }
     crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
     let mut record = AgentRun {
         claim: Claim::None,
         end,
-        duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
-        log: log.to_owned(),
         events: 0,
         unparsed_lines: 0,
         errors: Vec::new(),

@@ -34,19 +34,14 @@ pub enum DecimalError {
 
 impl Decimal {
     /// Zero.
-    pub const ZERO: Decimal = Decimal {
+    pub(crate) const ZERO: Decimal = Decimal {
         mantissa: 0,
         exponent: 0,
     };
 
     /// Builds `mantissa × 10^exponent`.
-    pub fn new(mantissa: i128, exponent: i32) -> Decimal {
+    pub(crate) fn new(mantissa: i128, exponent: i32) -> Decimal {
         Decimal { mantissa, exponent }.normalized()
-    }
-
-    /// An integer.
-    pub fn from_int(value: i64) -> Decimal {
-        Decimal::new(i128::from(value), 0)
     }
 
     fn normalized(mut self) -> Decimal {
@@ -61,7 +56,7 @@ impl Decimal {
     }
 
     /// Parses `[+-]digits[.digits][e[+-]digits]`, the form JSON and YAML numbers print in.
-    pub fn parse(text: &str) -> Result<Decimal, DecimalError> {
+    pub(crate) fn parse(text: &str) -> Result<Decimal, DecimalError> {
         let syntax = || DecimalError::Syntax(text.to_owned());
         let range = || DecimalError::OutOfRange(text.to_owned());
         let (negative, rest) = match text.as_bytes().first() {
@@ -120,7 +115,7 @@ impl Decimal {
     }
 
     /// The exact product, or `None` when it does not fit.
-    pub fn checked_mul(self, other: Decimal) -> Option<Decimal> {
+    pub(crate) fn checked_mul(self, other: Decimal) -> Option<Decimal> {
         Some(Decimal::new(
             self.mantissa.checked_mul(other.mantissa)?,
             self.exponent.checked_add(other.exponent)?,
@@ -128,7 +123,7 @@ impl Decimal {
     }
 
     /// The exact difference, or `None` when it does not fit.
-    pub fn checked_sub(self, other: Decimal) -> Option<Decimal> {
+    pub(crate) fn checked_sub(self, other: Decimal) -> Option<Decimal> {
         let exponent = self.exponent.min(other.exponent);
         let scale = |d: Decimal| -> Option<i128> {
             let shift = u32::try_from(d.exponent - exponent).ok()?;
@@ -141,7 +136,7 @@ impl Decimal {
     }
 
     /// The absolute value.
-    pub fn abs(self) -> Decimal {
+    pub(crate) fn abs(self) -> Decimal {
         Decimal {
             mantissa: self.mantissa.abs(),
             exponent: self.exponent,

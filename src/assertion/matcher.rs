@@ -72,25 +72,25 @@ pub enum Expectation {
 #[derive(Clone, Debug)]
 pub struct Assertion {
     /// What the matcher expects.
-    pub expectation: Expectation,
+    pub(crate) expectation: Expectation,
     /// The unit the expected numbers are written in, if the author declared one.
-    pub unit: Option<Unit>,
+    pub(crate) unit: Option<Unit>,
 }
 
 /// Facts about the measurement that unit conversion may need.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnitContext {
     /// The device's virtual pixel ratio (px per vp), when one was recorded.
-    pub density: Option<Decimal>,
+    pub(crate) density: Option<Decimal>,
 }
 
 /// The recomputed outcome of one assertion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Evaluation {
     /// Whether `actual` satisfies the assertion.
-    pub passed: bool,
+    pub(crate) passed: bool,
     /// Why, in a few words (`720 ms ≤ 800 ms`).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// Why an assertion could not be evaluated against an `actual`.
@@ -112,7 +112,7 @@ pub enum AssertionError {
 
 impl AssertionError {
     /// The stable diagnostic code.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             AssertionError::NotNumeric { .. } => "E_ASSERTION_ACTUAL_NOT_NUMERIC",
             AssertionError::UnitMismatch(_) => "E_ASSERTION_UNIT_MISMATCH",
@@ -123,7 +123,7 @@ impl AssertionError {
 
 impl Assertion {
     /// Judges `actual` against this assertion.
-    pub fn evaluate(
+    pub(crate) fn evaluate(
         &self,
         actual: &str,
         context: UnitContext,

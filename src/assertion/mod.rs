@@ -13,5 +13,6 @@ pub use decimal::{Decimal, DecimalError};
 pub use matcher::{
     Assertion, AssertionError, Evaluation, Expectation, MATCHER_NAMES, Scalar, UnitContext,
 };
-pub use quantity::{Quantity, first_quantity};
-pub use unit::{Unit, UnitError, common_scale, known_spellings};
+pub(crate) use quantity::first_quantity;
+pub use unit::UnitError;
+pub(crate) use unit::{Unit, common_scale, known_spellings};

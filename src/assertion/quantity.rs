@@ -10,18 +10,18 @@ use super::unit::Unit;
 
 /// A number read out of a text, with the unit that followed it, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Quantity {
+pub(crate) struct Quantity {
     /// The number.
-    pub value: Decimal,
+    pub(crate) value: Decimal,
     /// The unit written right after it.
-    pub unit: Option<Unit>,
+    pub(crate) unit: Option<Unit>,
 }
 
 /// Finds the first number in `text` and the unit after it.
 ///
 /// Returns `Ok(None)` when the text holds no number at all, and an error when the number is
 /// too large to compare exactly.
-pub fn first_quantity(text: &str) -> Result<Option<Quantity>, DecimalError> {
+pub(crate) fn first_quantity(text: &str) -> Result<Option<Quantity>, DecimalError> {
     let bytes = text.as_bytes();
     let Some(start) = bytes.iter().position(u8::is_ascii_digit) else {
         return Ok(None);

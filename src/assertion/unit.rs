@@ -25,7 +25,7 @@ enum Family {
 
 /// A unit as written after a number or in an assertion's `unit`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// One of the units dwpipe knows and converts.
     Known(KnownUnit),
     /// A unit dwpipe does not convert (`dB`, `runs`); equal only to itself.
@@ -34,7 +34,7 @@ pub enum Unit {
 
 /// A unit from the table of known units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KnownUnit {
+pub(crate) struct KnownUnit {
     symbol: &'static str,
     family: Family,
     /// Exact factor to the family's base unit (ns, KB, px); `None` for `vp`, whose factor is
@@ -79,7 +79,7 @@ const fn unit(symbol: &'static str, family: Family, factor: Option<(i128, i32)>)
 }
 
 /// Every spelling an assertion's `unit` may use, for error messages.
-pub fn known_spellings() -> String {
+pub(crate) fn known_spellings() -> String {
     KNOWN
         .iter()
         .map(|(names, _)| names.join("|"))
@@ -89,7 +89,7 @@ pub fn known_spellings() -> String {
 
 impl Unit {
     /// Reads a unit symbol; unknown symbols become [`Unit::Other`].
-    pub fn parse(symbol: &str) -> Unit {
+    pub(crate) fn parse(symbol: &str) -> Unit {
         match KNOWN.iter().find(|(names, _)| names.contains(&symbol)) {
             Some((_, known)) => Unit::Known(*known),
             None => Unit::Other(symbol.to_owned()),
@@ -97,7 +97,7 @@ impl Unit {
     }
 
     /// Reads a unit an author declared in an assertion, which must be a known one.
-    pub fn parse_known(symbol: &str) -> Option<Unit> {
+    pub(crate) fn parse_known(symbol: &str) -> Option<Unit> {
         match Unit::parse(symbol) {
             Unit::Other(_) => None,
             known => Some(known),
@@ -151,7 +151,7 @@ pub enum UnitError {
 /// Returns `(actual, expected_factor)`: the actual value in the common unit, and the factor
 /// every expected number (written in `expected_unit`) must be multiplied by. When either side
 /// has no unit the numbers are compared as they are.
-pub fn common_scale(
+pub(crate) fn common_scale(
     actual: Decimal,
     actual_unit: Option<&Unit>,
     expected_unit: Option<&Unit>,

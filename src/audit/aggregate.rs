@@ -51,7 +51,7 @@ pub fn actual(value: &Value, unit: Option<&str>) -> String {
     match value {
         Value::Text(text) => text.clone(),
         Value::Number(n) => {
-            let number = format!("{:.3}", n);
+            let number = format!("{n:.3}");
             let number = number.trim_end_matches('0').trim_end_matches('.');
             match unit {
                 Some("ratio") => format!("{number}:1"),

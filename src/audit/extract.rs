@@ -30,7 +30,7 @@ pub enum Value {
 
 impl Value {
     /// The number, if the value is one.
-    pub fn as_number(&self) -> Option<f64> {
+    pub(crate) fn as_number(&self) -> Option<f64> {
         match self {
             Value::Number(n) => Some(*n),
             Value::Text(_) => None,
@@ -45,9 +45,9 @@ pub type Files = BTreeMap<String, PathBuf>;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reading {
     /// The value.
-    pub value: Value,
+    pub(crate) value: Value,
     /// What it was read from, in words.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// What an extractor may need besides the files.
@@ -110,18 +110,18 @@ pub enum ExtractError {
 #[derive(Debug)]
 pub struct Trace {
     /// What the analysis found.
-    pub report: TraceReport,
+    pub(crate) report: TraceReport,
     /// Every interval between consecutive presented frames, in ms.
-    pub intervals_ms: Vec<f64>,
+    pub(crate) intervals_ms: Vec<f64>,
 }
 
 /// A screenshot: its bytes (the report embeds them) and its pixels.
 #[derive(Debug)]
 pub struct Screenshot {
     /// The file as pulled.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// Decoded.
-    pub image: Image,
+    pub(crate) image: Image,
 }
 
 /// One session visit's evidence, each file decoded on first use and kept for the others.
@@ -165,7 +165,7 @@ impl<'a> Decoded<'a> {
     }
 
     /// The trace, streamed once through the analysis.
-    pub fn trace(&self) -> Result<&Trace, ExtractError> {
+    pub(crate) fn trace(&self) -> Result<&Trace, ExtractError> {
         self.trace
             .get_or_init(|| {
                 let path = self.path(Evidence::Trace)?;
@@ -186,7 +186,7 @@ impl<'a> Decoded<'a> {
     }
 
     /// The layout dump, parsed once.
-    pub fn layout(&self) -> Result<&Layout, ExtractError> {
+    pub(crate) fn layout(&self) -> Result<&Layout, ExtractError> {
         self.layout
             .get_or_init(|| Ok(Layout::parse(&self.bytes(Evidence::Layout)?)?))
             .as_ref()
@@ -194,7 +194,7 @@ impl<'a> Decoded<'a> {
     }
 
     /// The screenshot, decoded once.
-    pub fn screen(&self) -> Result<&Screenshot, ExtractError> {
+    pub(crate) fn screen(&self) -> Result<&Screenshot, ExtractError> {
         self.screen
             .get_or_init(|| {
                 let bytes = self.bytes(Evidence::Screen)?;

@@ -17,33 +17,33 @@ const DEFAULT_BUDGET_MS: f64 = 16.667;
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameSeries {
     /// Every interval between consecutive presented frames, in ms.
-    pub intervals_ms: Vec<f64>,
+    pub(crate) intervals_ms: Vec<f64>,
     /// The frame budget in force.
-    pub budget_ms: f64,
+    pub(crate) budget_ms: f64,
 }
 
 /// The first run's screen, as the layout and accessibility probes measured it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScreenFigure {
     /// The screenshot file, as pulled.
-    pub png: Vec<u8>,
+    pub(crate) png: Vec<u8>,
     /// Its width in px.
-    pub width: usize,
+    pub(crate) width: usize,
     /// Its height in px.
-    pub height: usize,
+    pub(crate) height: usize,
     /// The layout dump taken with it.
-    pub layout: Layout,
+    pub(crate) layout: Layout,
 }
 
 /// Everything the report draws.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
     /// Per cold-start criterion, each run's launch (runs without a whole launch left out).
-    pub cold_starts: BTreeMap<String, Vec<(u32, ColdStart)>>,
+    pub(crate) cold_starts: BTreeMap<String, Vec<(u32, ColdStart)>>,
     /// Per frames criterion, its first run's intervals.
-    pub frames: BTreeMap<String, FrameSeries>,
+    pub(crate) frames: BTreeMap<String, FrameSeries>,
     /// The screen of the first on-screen criterion's first run.
-    pub screen: Option<ScreenFigure>,
+    pub(crate) screen: Option<ScreenFigure>,
 }
 
 impl Figures {

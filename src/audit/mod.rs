@@ -23,4 +23,4 @@ pub use model::{
     AuditError, AuditEvent, AuditRun, Audited, EvidenceFile, MeasurementRecord, RunReading,
 };
 pub use run::run;
-pub use verify::{Verification, verify};
+pub(crate) use verify::verify;

@@ -18,18 +18,18 @@ pub struct EvidenceFile {
     /// Path relative to the audit's folder.
     pub path: String,
     /// SHA-256 (hex).
-    pub sha256: String,
+    pub(crate) sha256: String,
 }
 
 /// One run's reading of one criterion.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReading {
     /// 1-based run.
-    pub run: u32,
+    pub(crate) run: u32,
     /// The reading, or `null` when the probe found nothing.
-    pub value: Option<Value>,
+    pub(crate) value: Option<Value>,
     /// What it was read from, or why nothing was.
-    pub detail: String,
+    pub(crate) detail: String,
     /// The session's evidence files.
     pub files: Vec<EvidenceFile>,
 }
@@ -41,19 +41,19 @@ pub struct MeasurementRecord {
     /// The criterion.
     pub criterion_id: String,
     /// Probe id.
-    pub probe: String,
+    pub(crate) probe: String,
     /// Extractor used.
     pub extractor: Extractor,
     /// How runs were aggregated.
-    pub aggregate: Aggregate,
+    pub(crate) aggregate: Aggregate,
     /// The aggregate value.
-    pub value: Option<Value>,
+    pub(crate) value: Option<Value>,
     /// The probe's unit.
-    pub unit: Option<String>,
+    pub(crate) unit: Option<String>,
     /// Value and unit, as the check's `actual`.
-    pub actual: Option<String>,
+    pub(crate) actual: Option<String>,
     /// How far another reading may differ and still be this one (the probe's unit).
-    pub resolution: f64,
+    pub(crate) resolution: f64,
     /// Every run.
     pub runs: Vec<RunReading>,
 }
@@ -62,13 +62,13 @@ pub struct MeasurementRecord {
 #[derive(Debug)]
 pub struct AuditRun {
     /// Who the device is.
-    pub device: DeviceInfo,
+    pub(crate) device: DeviceInfo,
     /// One per criterion with a probe.
-    pub measurements: Vec<MeasurementRecord>,
+    pub(crate) measurements: Vec<MeasurementRecord>,
     /// `W_MEASUREMENT_UNSTABLE` and friends.
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
     /// What the report draws, decoded from the evidence once.
-    pub figures: Figures,
+    pub(crate) figures: Figures,
 }
 
 /// A gated audit: the measurements and the verdicts the gate recomputed from them.
@@ -79,7 +79,7 @@ pub struct Audited {
     /// One per criterion with a probe.
     pub measurements: Vec<MeasurementRecord>,
     /// The gate's verdicts and diagnostics (the audit's warnings among them).
-    pub gate: GateOutcome,
+    pub(crate) gate: GateOutcome,
     /// What the report draws.
     pub figures: Figures,
 }
@@ -118,7 +118,7 @@ pub enum AuditError {
 
 impl AuditError {
     /// Whether a signal stopped the audit (rather than the device or the machine).
-    pub fn is_interrupted(&self) -> bool {
+    pub(crate) fn is_interrupted(&self) -> bool {
         matches!(
             self,
             AuditError::Device {

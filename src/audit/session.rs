@@ -90,7 +90,7 @@ pub(super) async fn gather(
                 pull(device, values, &remote, save, dir, &mut files).await?;
             }
             Step::Pull { template, save } => {
-                pull(device, values, template, save, dir, &mut files).await?
+                pull(device, values, template, save, dir, &mut files).await?;
             }
         }
     }

@@ -35,17 +35,21 @@ struct CheckDoc {
 
 /// What verification found.
 #[derive(Debug, Default)]
-pub struct Verification {
+pub(crate) struct Verification {
     /// Files re-hashed.
-    pub files: usize,
+    pub(crate) files: usize,
     /// Measurements recomputed.
-    pub measurements: usize,
+    pub(crate) measurements: usize,
     /// Every difference, in words.
-    pub differences: Vec<String>,
+    pub(crate) differences: Vec<String>,
 }
 
 /// Verifies the audit report at `report_path` (its text already read) against `frozen`.
-pub fn verify(report_path: &Path, text: &str, frozen: &Frozen) -> Result<Verification, String> {
+pub(crate) fn verify(
+    report_path: &Path,
+    text: &str,
+    frozen: &Frozen,
+) -> Result<Verification, String> {
     let report: ReportDoc =
         serde_json::from_str(text).map_err(|e| format!("not a dwpipe audit report: {e}"))?;
     let base = report_path.parent().unwrap_or(Path::new("."));

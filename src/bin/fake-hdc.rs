@@ -56,7 +56,7 @@ fn main() {
                     out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
                 }
                 None => {
-                    out.push_str("[Fail]Not match target founded, check connect-key please\r\n")
+                    out.push_str("[Fail]Not match target founded, check connect-key please\r\n");
                 }
             }
         }

@@ -50,19 +50,19 @@ struct CommandView {
 
 /// A failure a repair brief reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Criterion id (or the verification command's name).
-    pub id: String,
+    pub(crate) id: String,
     /// must or should (or `command`).
-    pub weight: String,
+    pub(crate) weight: String,
     /// The criterion's statement (or the command line).
-    pub statement: String,
+    pub(crate) statement: String,
     /// What was measured.
-    pub actual: String,
+    pub(crate) actual: String,
     /// What is required.
-    pub expected: String,
+    pub(crate) expected: String,
     /// Why it failed.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 #[derive(Serialize)]
@@ -82,7 +82,7 @@ fn common(frozen: &Frozen, config: Option<&Config>) -> (String, String) {
 }
 
 /// The Goal brief. `review_note` says when the pack's review did not complete.
-pub fn goal(
+pub(crate) fn goal(
     frozen: &Frozen,
     config: Option<&Config>,
     review_note: Option<String>,
@@ -137,7 +137,7 @@ pub fn goal(
 }
 
 /// A repair brief for round `round`: the failures and, quoted as untrusted, the output.
-pub fn repair(
+pub(crate) fn repair(
     frozen: &Frozen,
     config: Option<&Config>,
     round: u32,
@@ -148,7 +148,7 @@ pub fn repair(
     let (source, output) = match output {
         Some((source, text)) => (
             source.to_owned(),
-            Some(fence_safe(tail(text, OUTPUT_TAIL_CHARS))),
+            Some(fence_safe(&tail(text, OUTPUT_TAIL_CHARS))),
         ),
         None => (String::new(), None),
     };
@@ -190,14 +190,14 @@ fn tail(text: &str, chars: usize) -> String {
 }
 
 /// Untrusted output must not be able to close its own block.
-fn fence_safe(text: String) -> String {
+fn fence_safe(text: &str) -> String {
     text.replace("</untrusted-tool-output", "<\\/untrusted-tool-output")
         .replace("<untrusted-tool-output", "<\\untrusted-tool-output")
 }
 
 impl Failure {
     /// A failed or unverified check of an audit report.
-    pub fn from_check(frozen: &Frozen, entry: &ReportCheck) -> Failure {
+    pub(crate) fn from_check(frozen: &Frozen, entry: &ReportCheck) -> Failure {
         let check = &entry.check;
         let shown = |text: &Option<String>| text.clone().unwrap_or_else(|| "—".to_owned());
         Failure {
@@ -219,7 +219,7 @@ impl Failure {
     }
 
     /// A verification command that did not pass.
-    pub fn from_command(command: &CommandOutcome) -> Failure {
+    pub(crate) fn from_command(command: &CommandOutcome) -> Failure {
         Failure {
             id: command.name.clone(),
             weight: "command".to_owned(),
@@ -236,7 +236,7 @@ impl Failure {
 
 /// The failures of an audit report: failed or unverified checks, and checks whose assertion
 /// recomputed to fail.
-pub fn failures_from_audit(frozen: &Frozen, report: &AuditReport) -> Vec<Failure> {
+pub(crate) fn failures_from_audit(frozen: &Frozen, report: &AuditReport) -> Vec<Failure> {
     report
         .checks
         .iter()
@@ -249,7 +249,7 @@ pub fn failures_from_audit(frozen: &Frozen, report: &AuditReport) -> Vec<Failure
 }
 
 /// The failures of a verification report and their output, for quoting.
-pub fn failures_from_verify(report: &VerifyReport) -> (Vec<Failure>, String) {
+pub(crate) fn failures_from_verify(report: &VerifyReport) -> (Vec<Failure>, String) {
     let failed: Vec<&CommandOutcome> = report
         .commands
         .iter()

@@ -21,7 +21,7 @@ use super::progress::AuditProgress;
 use super::runtime::block_on;
 
 /// Runs the audit of one device (or capture); `Ok(exit code)`.
-pub(super) fn run(hdc: HdcClient, target: Target, args: AuditArgs) -> Result<i32, Error> {
+pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<i32, Error> {
     let json = args.json;
     let frozen = load_lock(&args.lock)?;
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
@@ -45,7 +45,7 @@ pub(super) fn run(hdc: HdcClient, target: Target, args: AuditArgs) -> Result<i32
         auditor: &auditor,
     };
     let published = block_on(&cancel, async {
-        let Opened::One(device) = target.open(&hdc, &cancel).await? else {
+        let Opened::One(device) = target.open(hdc, &cancel).await? else {
             unreachable!("the lab audit is its own command");
         };
         let result = audit_device(&device, &job, &args.out, &|e| progress.event(e)).await;

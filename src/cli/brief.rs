@@ -21,7 +21,7 @@ use super::print;
 const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Renders a brief to stdout, or into `--out`.
-pub(super) fn run(args: BriefArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &BriefArgs) -> Result<i32, Error> {
     let frozen = load_lock(&args.lock)?;
     let config = args.config.as_deref().map(Config::load).transpose()?;
     let text = match &args.repair_from {

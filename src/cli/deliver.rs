@@ -12,6 +12,7 @@ use crate::pipeline::{
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::target::HdcClient;
+use std::fmt::Write;
 
 use super::args::DeliverArgs;
 use super::error::Error;
@@ -20,7 +21,7 @@ use super::progress::DeliverProgress;
 use super::runtime::block_on;
 
 /// Runs the delivery; `Ok(exit code)`.
-pub(super) fn run(hdc: HdcClient, args: DeliverArgs) -> Result<i32, Error> {
+pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
     let config = delivery_config(&args.config)?;
     let (frozen, run_dir) = match (&args.resume, &args.pack) {
@@ -45,6 +46,7 @@ pub(super) fn run(hdc: HdcClient, args: DeliverArgs) -> Result<i32, Error> {
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     let target = args
         .target
+        .clone()
         .target(None)
         .or_else(|| config.device.target())
         .ok_or_else(|| {
@@ -61,14 +63,14 @@ pub(super) fn run(hdc: HdcClient, args: DeliverArgs) -> Result<i32, Error> {
         config: &config,
         playbooks: &playbooks,
         run_dir: &run_dir,
-        hdc: &hdc,
+        hdc,
         resume: args.resume.is_some(),
         waive_review: args.no_review,
         events: &events,
     };
     let cancel = Cancel::new();
     let delivered = block_on(&cancel, async {
-        let opened = target.open(&hdc, &cancel).await?;
+        let opened = target.open(hdc, &cancel).await?;
         if let crate::target::Opened::Lab(roster) = &opened {
             progress.suspended(|| print::unreachable_servers(&roster.unreachable));
             // A delivery audits every device it was given, or none.
@@ -130,13 +132,13 @@ fn print_summary(summary: &Summary) {
         summary.terminal_reason, summary.repairs
     );
     if let Some(claim) = &summary.agent_claim {
-        line.push_str(&format!("; the agent claimed {claim}"));
+        let _ = write!(line, "; the agent claimed {claim}");
     }
     if !summary.unresolved.is_empty() {
-        line.push_str(&format!("; unresolved: {}", summary.unresolved.join(", ")));
+        let _ = write!(line, "; unresolved: {}", summary.unresolved.join(", "));
     }
     if let Some(detail) = &summary.detail {
-        line.push_str(&format!(" ({detail})"));
+        let _ = write!(line, " ({detail})");
     }
     print::out(&line);
     print::out(&format!("run directory: {}", summary.run_dir.display()));

@@ -1,6 +1,7 @@
 //! `dwpipe audit` over many devices (`--device` repeated or `--devices all`, on one or many
 //! hdc servers), and `dwpipe report merge`: the criterion × device matrix, printed.
 
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::device::DeviceError;
@@ -18,15 +19,14 @@ use super::error::Error;
 use super::print;
 use super::runtime::block_on;
 
-fn report_event(json: bool, event: LabEvent<'_>) {
+fn report_event(json: bool, event: &LabEvent<'_>) {
     if json {
         return;
     }
     match event {
         LabEvent::Started(serial) => eprintln!("dwpipe: {serial}: auditing…"),
         LabEvent::Finished(serial, Ok(verdict)) => eprintln!("dwpipe: {serial}: {verdict}"),
-        LabEvent::Finished(serial, Err(error)) => eprintln!("dwpipe: {serial}: {}", chain(error)),
-        LabEvent::Audit(..) => {}
+        LabEvent::Finished(serial, Err(error)) => eprintln!("dwpipe: {serial}: {}", chain(*error)),
     }
 }
 
@@ -61,7 +61,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         if roster.members.is_empty() && roster.absent.is_empty() {
             return Ok(Vec::new());
         }
-        let events = |event: LabEvent<'_>| report_event(json, event);
+        let events = |event: LabEvent<'_>| report_event(json, &event);
         Ok::<_, DeviceError>(audit_lab(&plan, &roster, out, &cancel, &events).await)
     })?;
     if seats.is_empty() {
@@ -115,32 +115,35 @@ fn matrix(report: &LabReport) -> String {
         .max(10);
     let mut text = format!("  {:<9} {:<13} {:<6}", "criterion", "dimension", "weight");
     for device in &report.devices {
-        text.push_str(&format!(" {:<width$}", device.serial));
+        let _ = write!(text, " {:<width$}", device.serial);
     }
     for row in &report.rows {
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "\n  {:<9} {:<13} {:<6}",
             row.criterion_id, row.dimension, row.weight
-        ));
+        );
         for result in &row.results {
-            text.push_str(&format!(" {:<width$}", result.as_str()));
+            let _ = write!(text, " {:<width$}", result.as_str());
         }
     }
-    text.push_str(&format!("\n  {:<30}", "device verdict"));
+    let _ = write!(text, "\n  {:<30}", "device verdict");
     for device in &report.devices {
-        text.push_str(&format!(" {:<width$}", device.verdict.as_str()));
+        let _ = write!(text, " {:<width$}", device.verdict.as_str());
     }
     for device in report.devices.iter().filter(|d| d.error.is_some()) {
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "\n  {}: {}",
             device.serial,
             device.error.as_deref().unwrap_or_default()
-        ));
+        );
     }
-    text.push_str(&format!(
+    let _ = write!(
+        text,
         "\nlab audit of {} device(s): {}",
         report.devices.len(),
         report.verdict.as_str().to_uppercase()
-    ));
+    );
     text
 }

@@ -88,9 +88,9 @@ impl Command {
             Command::Init(a) => init::run(&a.dir, a.force),
             Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.json),
             Command::Gate(a) => gate::run(&a.lock, &a.audit, &a.out, a.json),
-            Command::Brief(a) => brief::run(a),
+            Command::Brief(a) => brief::run(&a),
             Command::Fingerprint(a) => fingerprint::run(&a.workspace, a.cache.as_deref()),
-            Command::Review(a) => review::run(a),
+            Command::Review(a) => review::run(&a),
             Command::Devices(a) => devices::run(&client(a.call_timeout), &a.servers, a.json),
             Command::Capture(a) => {
                 capture::run(&client(a.call_timeout), &a.serial, a.server, &a.out)
@@ -104,10 +104,10 @@ impl Command {
                 if target.is_lab() {
                     lab::run(&client(a.call_timeout), &target, &a)
                 } else {
-                    audit::run(client(a.call_timeout), target, a)
+                    audit::run(&client(a.call_timeout), &target, &a)
                 }
             }
-            Command::Deliver(a) => deliver::run(client(a.call_timeout), a),
+            Command::Deliver(a) => deliver::run(&client(a.call_timeout), &a),
             Command::VerifyEvidence(a) => verify_evidence::run(&a.report),
             Command::Report(ReportCommand::Merge { runs, out, json }) => {
                 lab::merge(&runs, &out, json)

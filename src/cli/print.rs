@@ -60,7 +60,10 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             let mut message = format!("dwpipe: error: {other}");
             let mut source = std::error::Error::source(other);
             while let Some(cause) = source {
-                message.push_str(&format!("\n  caused by: {cause}"));
+                let _ = std::fmt::Write::write_fmt(
+                    &mut message,
+                    format_args!("\n  caused by: {cause}"),
+                );
                 source = cause.source();
             }
             eprintln!("{message}");

@@ -130,7 +130,6 @@ impl DeliverProgress {
                 };
                 self.line(&format!("dwpipe: audit: {serial}: {outcome}"));
             }
-            Event::Lab(LabEvent::Audit(..)) => {}
             Event::Done {
                 stage,
                 outcome,

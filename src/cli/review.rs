@@ -18,7 +18,7 @@ use super::runtime::block_on;
 
 /// Reviews a lock; exit 0 when delivery may go on, 1 when the pack must change or the review
 /// blocks, 2 for invalid input (a waiver refused under `closed` among them).
-pub(super) fn run(args: ReviewArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
     let started = Instant::now();
     let frozen = load_lock(&args.lock)?;
     let settings = match &args.config {

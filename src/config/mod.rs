@@ -21,7 +21,7 @@ const EXAMPLE_CONFIG: &str = include_str!("../../examples/notes/dwpipe.yaml");
 
 words! {
     /// Which agent adapter dispatches the brief.
-    pub enum AgentKind {
+    pub(crate) enum AgentKind {
         /// `deveco run --agent goal --format json --dir <workspace> "<brief>"` plus the
         /// configured flags.
         Deveco = "deveco",
@@ -32,31 +32,31 @@ words! {
 
 /// The agent to dispatch to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Agent {
+pub(crate) struct Agent {
     /// The adapter.
-    pub kind: AgentKind,
+    pub(crate) kind: AgentKind,
     /// For `command`: the argv; for `deveco`: extra flags.
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
     /// Wall-clock limit of one round.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Extra environment.
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
 }
 
 /// A declared verification command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VerifyCommand {
+pub(crate) struct VerifyCommand {
     /// Its name in reports.
-    pub name: String,
+    pub(crate) name: String,
     /// Its argv (never a shell string).
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
     /// Wall-clock limit.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 words! {
     /// What a failed or exhausted review does.
-    pub enum FailMode {
+    pub(crate) enum FailMode {
         /// Continue and record.
         Open = "open",
         /// Continue; the brief and the reports say the pack's verification did not complete.
@@ -68,40 +68,40 @@ words! {
 
 /// Review settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Review {
+pub(crate) struct Review {
     /// Revise rounds before the review is exhausted.
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
     /// What a failed or exhausted review does.
-    pub fail_mode: FailMode,
+    pub(crate) fail_mode: FailMode,
     /// The outside reviewer (argv) and its time limit.
-    pub reviewer: Option<(Vec<String>, Duration)>,
+    pub(crate) reviewer: Option<(Vec<String>, Duration)>,
     /// Whether `--no-review` is honoured under `closed`.
-    pub allow_waiver_when_closed: bool,
+    pub(crate) allow_waiver_when_closed: bool,
 }
 
 /// Repair-loop bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Repair {
+pub(crate) struct Repair {
     /// Repair rounds at most.
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
     /// The same failure at most this many times.
-    pub max_same_failure: u32,
+    pub(crate) max_same_failure: u32,
 }
 
 /// Device defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeviceDefaults {
+pub(crate) struct DeviceDefaults {
     /// A device's connect key.
-    pub serial: Option<String>,
+    pub(crate) serial: Option<String>,
     /// Its hdc server.
-    pub server: Option<Server>,
+    pub(crate) server: Option<Server>,
     /// A capture to replay instead.
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
 }
 
 impl DeviceDefaults {
     /// The target these defaults name: the capture, else the device, else none.
-    pub fn target(&self) -> Option<Target> {
+    pub(crate) fn target(&self) -> Option<Target> {
         if let Some(capture) = &self.replay {
             return Some(Target::Replay(capture.clone()));
         }
@@ -115,19 +115,19 @@ impl DeviceDefaults {
 
 /// A validated `dwpipe.yaml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// The app's source tree (relative paths resolve against the config's folder).
-    pub workspace: PathBuf,
+    pub(crate) workspace: PathBuf,
     /// The agent, if one is configured.
-    pub agent: Option<Agent>,
+    pub(crate) agent: Option<Agent>,
     /// Verification commands (at least one is required for `deliver`).
-    pub verify: Vec<VerifyCommand>,
+    pub(crate) verify: Vec<VerifyCommand>,
     /// Review settings.
-    pub review: Review,
+    pub(crate) review: Review,
     /// Repair bounds.
-    pub repair: Repair,
+    pub(crate) repair: Repair,
     /// Device defaults.
-    pub device: DeviceDefaults,
+    pub(crate) device: DeviceDefaults,
 }
 
 impl Default for Review {
@@ -173,7 +173,7 @@ fn argv(path: &Path, argv: Vec<String>, what: &str) -> Result<Vec<String>, Diagn
 
 impl Config {
     /// Reads and validates a config file.
-    pub fn load(path: &Path) -> Result<Config, Diagnostic> {
+    pub(crate) fn load(path: &Path) -> Result<Config, Diagnostic> {
         let bytes = read_bounded(path, 1024 * 1024, "a config")
             .map_err(|e| invalid(path, e.to_string()))?;
         let text = String::from_utf8(bytes).map_err(|_| invalid(path, "not UTF-8"))?;
@@ -181,7 +181,7 @@ impl Config {
     }
 
     /// Validates config text; `path` names it and anchors relative paths.
-    pub fn parse(path: &Path, text: &str) -> Result<Config, Diagnostic> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Config, Diagnostic> {
         let doc: ConfigDoc = parse_yaml(path, text).map_err(|d| {
             d.recode(
                 "E_CONFIG_INVALID",

@@ -35,7 +35,7 @@ macro_rules! each {
 
 impl AnyDevice {
     /// Finishes a recording (writes the capture); nothing for the other kinds.
-    pub async fn finish(&self) -> Result<(), DeviceError> {
+    pub(crate) async fn finish(&self) -> Result<(), DeviceError> {
         if let AnyDevice::Recording(recording) = self {
             recording.finish().await?;
         }
@@ -73,6 +73,6 @@ impl Device for AnyDevice {
     }
 
     async fn pause(&self, duration: Duration) {
-        each!(self, d => d.pause(duration).await)
+        each!(self, d => d.pause(duration).await);
     }
 }

@@ -94,7 +94,7 @@ pub enum DeviceError {
 
 impl DeviceError {
     /// Whether the input (a capture, a value) is at fault rather than the environment.
-    pub fn is_invalid_input(&self) -> bool {
+    pub(crate) fn is_invalid_input(&self) -> bool {
         matches!(self, DeviceError::Unsafe(_) | DeviceError::Capture(_))
     }
 }

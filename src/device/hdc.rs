@@ -127,7 +127,7 @@ impl Hdc {
     }
 
     /// `local` or `HOST:PORT`.
-    pub fn server_name(&self) -> String {
+    pub(crate) fn server_name(&self) -> String {
         self.server
             .as_ref()
             .map_or_else(|| "local".to_owned(), ToString::to_string)

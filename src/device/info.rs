@@ -5,6 +5,7 @@
 //! (px per vp), else `Density:` (anchored, so `DensityInCurResolution:` is not read), else the
 //! legacy `VPR` field. Values outside the platform's limits (0.5–6.25) are not densities.
 
+use std::fmt::Write;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -20,13 +21,13 @@ pub struct DeviceInfo {
     pub serial: String,
     /// Marketing name (`const.product.name`).
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Model (`const.product.model`).
     #[serde(default)]
     pub model: Option<String>,
     /// Software version (`const.product.software.version`).
     #[serde(default)]
-    pub software_version: Option<String>,
+    pub(crate) software_version: Option<String>,
     /// API level (`const.ohos.apiversion`).
     #[serde(default)]
     pub api_level: Option<u32>,
@@ -51,7 +52,7 @@ const MARKER: &str = "__DWPIPE_FIELD=";
 /// The one shell command that reads a device's identity.
 pub fn identity_command() -> ShellCommand {
     // Built once from constants: no value from outside enters it.
-    static COMMAND: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    static COMMAND: LazyLock<String> = LazyLock::new(|| {
         FIELDS
             .iter()
             .map(|(field, command)| format!("echo {MARKER}{field}; {command}"))
@@ -93,7 +94,7 @@ pub fn render_identity(info: &DeviceInfo) -> String {
     };
     let mut reply = String::new();
     for (field, _) in FIELDS {
-        reply.push_str(&format!("{MARKER}{field}\n"));
+        let _ = writeln!(reply, "{MARKER}{field}");
         let line = match field {
             "name" => value(&info.name),
             "model" => value(&info.model),

@@ -31,8 +31,10 @@ pub use info::{
 };
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
-pub use reply::{SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel};
-pub use survey::{DeviceReport, DevicesReport, ServerReport, survey};
+pub use reply::{
+    HdcFailure, SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel,
+};
+pub(crate) use survey::{ServerReport, survey};
 
 /// What a shell command answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +44,7 @@ pub struct ShellReply {
     /// Its exit status on the device, from dwpipe's sentinel.
     pub status: i32,
     /// How long the call took.
-    pub duration: Duration,
+    pub(crate) duration: Duration,
 }
 
 /// A device dwpipe can drive.

@@ -32,7 +32,7 @@ impl ReplayDevice {
     }
 
     /// Replays an already loaded capture.
-    pub fn new(capture: Capture) -> ReplayDevice {
+    pub(crate) fn new(capture: Capture) -> ReplayDevice {
         ReplayDevice {
             capture,
             state: Mutex::new(State::default()),
@@ -40,7 +40,8 @@ impl ReplayDevice {
     }
 
     /// How many exchanges have been served.
-    pub fn served(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn served(&self) -> usize {
         self.lock().next
     }
 
@@ -90,8 +91,8 @@ impl ReplayDevice {
         }
     }
 
-    fn app(&self, operation: Operation, name: &'static str) -> Result<(), DeviceError> {
-        let (_, exchange) = self.next(&operation)?;
+    fn app(&self, operation: &Operation, name: &'static str) -> Result<(), DeviceError> {
+        let (_, exchange) = self.next(operation)?;
         if exchange.reply.trim().is_empty() {
             return Ok(());
         }
@@ -142,17 +143,17 @@ impl Device for ReplayDevice {
         let name = hap
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        self.app(Operation::Install(name), "install")
+        self.app(&Operation::Install(name), "install")
     }
 
     async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
         self.app(
-            Operation::Uninstall(bundle.as_str().to_owned()),
+            &Operation::Uninstall(bundle.as_str().to_owned()),
             "uninstall",
         )
     }
 
-    async fn pause(&self, _duration: std::time::Duration) {
+    async fn pause(&self, _duration: Duration) {
         // The recording already waited; replaying the wait would only slow the replay.
     }
 }

@@ -82,7 +82,7 @@ pub struct Target {
     /// `Connected`, `Offline`, `Unauthorized`, `Ready`, `Unknown`.
     pub status: String,
     /// The device name column, when present.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 impl Target {
@@ -126,13 +126,13 @@ pub fn parse_targets(stdout: &str) -> Vec<Target> {
 }
 
 /// Whether a `file send`/`file recv` reply reports success, with the byte size.
-pub fn transfer_size(stdout: &str) -> Option<u64> {
+pub(crate) fn transfer_size(stdout: &str) -> Option<u64> {
     TRANSFER_OK.captures(stdout)?.get(1)?.as_str().parse().ok()
 }
 
 /// The outcome of `install`/`uninstall`: `Ok` on `… bundle successfully`, else the error
 /// code and text (`AppMod finish` is not a success marker).
-pub fn app_result(stdout: &str) -> Result<(), (Option<String>, String)> {
+pub(crate) fn app_result(stdout: &str) -> Result<(), (Option<String>, String)> {
     if stdout.contains("install bundle successfully")
         || stdout.contains("uninstall bundle successfully")
     {

@@ -16,53 +16,53 @@ use super::reply::Target;
 /// `dwpipe devices --json`: every server and its devices.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct DevicesReport {
+pub(crate) struct DevicesReport {
     /// Schema version.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// Every server asked, in order.
-    pub servers: Vec<ServerReport>,
+    pub(crate) servers: Vec<ServerReport>,
 }
 
 /// One server.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct ServerReport {
+pub(crate) struct ServerReport {
     /// `local` or `HOST:PORT`.
-    pub server: String,
+    pub(crate) server: String,
     /// Whether it answered.
-    pub reachable: bool,
+    pub(crate) reachable: bool,
     /// Why it did not.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Its devices, in its order.
-    pub devices: Vec<DeviceReport>,
+    pub(crate) devices: Vec<DeviceReport>,
 }
 
 /// One device of a server, identified when connected.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct DeviceReport {
+pub(crate) struct DeviceReport {
     /// Its connect key.
-    pub serial: String,
+    pub(crate) serial: String,
     /// `USB`, `TCP`, …
-    pub transport: String,
+    pub(crate) transport: String,
     /// `Connected`, `Offline`, …
-    pub status: String,
+    pub(crate) status: String,
     /// Marketing name.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Model.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Software version.
-    pub software_version: Option<String>,
+    pub(crate) software_version: Option<String>,
     /// API level.
-    pub api_level: Option<u32>,
+    pub(crate) api_level: Option<u32>,
     /// px per vp.
-    pub virtual_pixel_ratio: Option<f64>,
+    pub(crate) virtual_pixel_ratio: Option<f64>,
     /// Why it could not be identified.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// Lists every server, then identifies every connected device, all concurrently.
-pub async fn survey(hdcs: Vec<Hdc>) -> Result<DevicesReport, DeviceError> {
+pub(crate) async fn survey(hdcs: Vec<Hdc>) -> Result<DevicesReport, DeviceError> {
     let mut listings = JoinSet::new();
     for (index, hdc) in hdcs.iter().enumerate() {
         let hdc = hdc.clone();

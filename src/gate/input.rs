@@ -21,21 +21,21 @@ const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
 /// The report as an auditor writes it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct AuditorReport {
+pub(crate) struct AuditorReport {
     /// The pack hash the auditor audited against; when given it must match the lock.
     #[serde(default)]
-    pub pack_sha256: Option<String>,
+    pub(crate) pack_sha256: Option<String>,
     /// The device's virtual pixel ratio, which lets `px` actuals meet `vp` thresholds.
     #[serde(default)]
-    pub density: Option<Number>,
+    pub(crate) density: Option<Number>,
     /// One check per criterion.
-    pub checks: Vec<AuditorCheck>,
+    pub(crate) checks: Vec<AuditorCheck>,
 }
 
 /// One check as an auditor writes it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct AuditorCheck {
+pub(crate) struct AuditorCheck {
     criterion_id: String,
     result: CheckResult,
     #[serde(default)]
@@ -55,7 +55,7 @@ enum ActualDoc {
 impl AuditorReport {
     /// Gates the report against `frozen`: refused when it names another pack or an unusable
     /// density, else every verdict recomputed.
-    pub fn gate(&self, frozen: &Frozen) -> Result<GateOutcome, Diagnostic> {
+    pub(crate) fn gate(&self, frozen: &Frozen) -> Result<GateOutcome, Diagnostic> {
         if let Some(theirs) = self
             .pack_sha256
             .as_deref()
@@ -91,7 +91,7 @@ impl AuditorReport {
     }
 
     /// The checks in the gate's terms.
-    pub fn checks(&self) -> Vec<CheckInput> {
+    pub(crate) fn checks(&self) -> Vec<CheckInput> {
         self.checks
             .iter()
             .map(|c| CheckInput {
@@ -108,7 +108,7 @@ impl AuditorReport {
 }
 
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
-pub fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
+pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
     let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
     let bytes =
         read_bounded(path, MAX_REPORT_BYTES, "an audit").map_err(|e| invalid(e.to_string()))?;

@@ -7,7 +7,7 @@ mod recompute;
 #[cfg(test)]
 mod tests;
 
-pub use input::{AuditorReport, load_auditor_report};
+pub(crate) use input::load_auditor_report;
 pub use recompute::{
     AssertionVerdict, CheckInput, CheckOutcome, CheckResult, GateOutcome, Measurement, Verdict,
     recompute,

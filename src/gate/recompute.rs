@@ -73,11 +73,11 @@ pub struct CheckInput {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Measurement {
     /// The criterion measured.
-    pub criterion_id: String,
+    pub(crate) criterion_id: String,
     /// The measured value with its unit.
-    pub actual: String,
+    pub(crate) actual: String,
     /// How far an auditor's number may differ and still be the same reading.
-    pub resolution: Decimal,
+    pub(crate) resolution: Decimal,
 }
 
 /// The gate's verdict on one criterion.
@@ -85,34 +85,34 @@ pub struct Measurement {
 #[serde(rename_all = "camelCase")]
 pub struct CheckOutcome {
     /// The criterion.
-    pub criterion_id: String,
+    pub(crate) criterion_id: String,
     /// Its dimension.
-    pub dimension: Dimension,
+    pub(crate) dimension: Dimension,
     /// must or should.
-    pub weight: Weight,
+    pub(crate) weight: Weight,
     /// What the check claimed (`unverified` when there was no check).
-    pub result: CheckResult,
+    pub(crate) result: CheckResult,
     /// The actual the verdict was recomputed from.
-    pub actual: Option<String>,
+    pub(crate) actual: Option<String>,
     /// The assertion, in symbols (`≤ 800 ms`), when there is one.
-    pub expected: Option<String>,
+    pub(crate) expected: Option<String>,
     /// The recomputed verdict.
-    pub assertion_verdict: AssertionVerdict,
+    pub(crate) assertion_verdict: AssertionVerdict,
     /// Why the assertion passed or failed.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// The checker's evidence.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// Everything the gate decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateOutcome {
     /// Pass only with no error and no failed must criterion.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Every finding, in pack order.
     pub diagnostics: Vec<Diagnostic>,
     /// One outcome per criterion of the pack, in pack order.
-    pub checks: Vec<CheckOutcome>,
+    pub(crate) checks: Vec<CheckOutcome>,
 }
 
 /// Recomputes the verdicts of `checks` against `pack`, holding actuals against `measurements`.

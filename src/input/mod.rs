@@ -6,14 +6,14 @@ mod duration;
 mod parse;
 
 pub use duration::parse_duration;
-pub use parse::{parse_json, parse_yaml};
+pub(crate) use parse::{parse_json, parse_yaml};
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 /// Why an input file was not read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The OS refused.
     #[error("cannot read `{}`: {source}", path.display())]
     Io {
@@ -37,7 +37,11 @@ pub enum ReadError {
 }
 
 /// Reads `path` if it is at most `limit` bytes; `what` names the kind of input in messages.
-pub fn read_bounded(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bounded(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<Vec<u8>, ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_owned(),
         source,

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::diagnostic::{Diagnostic, Location};
 
 /// Deserializes YAML into `T`, naming the key path and position of any error.
-pub fn parse_yaml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
+pub(crate) fn parse_yaml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
     let mut key_path = None;
     let result = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -31,7 +31,7 @@ pub fn parse_yaml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Dia
 }
 
 /// Deserializes JSON into `T`, naming the key path and position of any error.
-pub fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
+pub(crate) fn parse_json<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
     let json_diagnostic = |inner: serde_json::Error, key_path: Option<&str>| {
         let code = match inner.classify() {
             serde_json::error::Category::Data => data_code(&inner.to_string()),

@@ -21,11 +21,11 @@ use crate::report::{AuditReport, Column, LabReport, junit_lab};
 use crate::target::{Absence, HdcClient, Member, Roster};
 
 /// The report file each device's folder holds (the matrix links to it).
-pub const DEVICE_REPORT: &str = "audit-1.json";
+pub(crate) const DEVICE_REPORT: &str = "audit-1.json";
 
 /// Why a device has no report.
 #[derive(Debug, thiserror::Error)]
-pub enum SeatError {
+pub(crate) enum SeatError {
     /// A signal stopped its audit.
     #[error("interrupted")]
     Interrupted,
@@ -54,41 +54,39 @@ pub enum SeatError {
 
 /// One device's audit.
 #[derive(Debug)]
-pub struct Seat {
+pub(crate) struct Seat {
     /// The device.
-    pub member: Member,
+    pub(crate) member: Member,
     /// Its report, or why it has none.
-    pub outcome: Result<AuditReport, SeatError>,
+    pub(crate) outcome: Result<AuditReport, SeatError>,
 }
 
 /// What the lab is doing, for reporters.
 #[derive(Debug)]
-pub enum LabEvent<'a> {
+pub(crate) enum LabEvent<'a> {
     /// A device's audit began.
     Started(&'a str),
-    /// A device's audit reported progress.
-    Audit(&'a str, AuditEvent),
     /// A device's audit ended: its verdict, or why it has none.
     Finished(&'a str, Result<Verdict, &'a SeatError>),
 }
 
 /// How a lab audit runs.
-pub struct LabPlan<'a> {
+pub(crate) struct LabPlan<'a> {
     /// The hdc client.
-    pub hdc: &'a HdcClient,
+    pub(crate) hdc: &'a HdcClient,
     /// The frozen pack.
-    pub frozen: &'a Frozen,
+    pub(crate) frozen: &'a Frozen,
     /// The lock's path, for the reports' back-references.
-    pub lock: &'a Path,
+    pub(crate) lock: &'a Path,
     /// The playbooks.
-    pub playbooks: &'a Playbooks,
+    pub(crate) playbooks: &'a Playbooks,
     /// Runs per probe (overrides the pack).
-    pub runs: Option<u32>,
+    pub(crate) runs: Option<u32>,
 }
 
 /// Audits every member of the roster into `<out>/<folder>/`, at most `roster.jobs` at once;
 /// seats come back in the members' order, then the absent devices.
-pub async fn audit_lab(
+pub(crate) async fn audit_lab(
     plan: &LabPlan<'_>,
     roster: &Roster,
     out: &Path,
@@ -101,7 +99,7 @@ pub async fn audit_lab(
         async move {
             let _permit = limit.acquire().await;
             events(LabEvent::Started(&member.serial));
-            let outcome = one(plan, member, &out.join(member.folder()), cancel, events).await;
+            let outcome = one(plan, member, &out.join(member.folder()), cancel).await;
             events(LabEvent::Finished(
                 &member.serial,
                 outcome.as_ref().map(|report| report.verdict),
@@ -146,22 +144,22 @@ async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
 }
 
 /// What one device's audit is held against and where it reports.
-pub struct AuditJob<'a> {
+pub(crate) struct AuditJob<'a> {
     /// The frozen pack.
-    pub frozen: &'a Frozen,
+    pub(crate) frozen: &'a Frozen,
     /// The lock's path, for the report's back-reference (made relative to the report).
-    pub lock: &'a Path,
+    pub(crate) lock: &'a Path,
     /// The playbooks.
-    pub playbooks: &'a Playbooks,
+    pub(crate) playbooks: &'a Playbooks,
     /// Runs per probe (overrides the pack).
-    pub runs: Option<u32>,
+    pub(crate) runs: Option<u32>,
     /// An outside auditor's checks for what no probe measures.
-    pub auditor: &'a [CheckInput],
+    pub(crate) auditor: &'a [CheckInput],
 }
 
 /// Why one device's audit has no report.
 #[derive(Debug, thiserror::Error)]
-pub enum AuditDeviceError {
+pub(crate) enum AuditDeviceError {
     /// The audit stopped (a signal, the device, the evidence folder).
     #[error(transparent)]
     Audit(#[from] AuditError),
@@ -172,7 +170,7 @@ pub enum AuditDeviceError {
 
 /// One device, audited into `out`: measured, gated, and published in every form; returns the
 /// report and the files written.
-pub async fn audit_device(
+pub(crate) async fn audit_device(
     device: &impl Device,
     job: &AuditJob<'_>,
     out: &Path,
@@ -193,7 +191,6 @@ async fn one(
     member: &Member,
     out: &Path,
     cancel: &Cancel,
-    events: &dyn Fn(LabEvent<'_>),
 ) -> Result<AuditReport, SeatError> {
     let device = plan
         .hdc
@@ -204,7 +201,8 @@ async fn one(
         path: out.to_owned(),
         source,
     })?;
-    let progress = |event| events(LabEvent::Audit(&member.serial, event));
+    // A lab shows devices starting and ending, not each device's sessions.
+    let progress = |_: AuditEvent| {};
     let job = AuditJob {
         frozen: plan.frozen,
         lock: plan.lock,
@@ -221,7 +219,7 @@ async fn one(
 }
 
 /// Whether a signal stopped any seat (the lab then ends interrupted).
-pub fn interrupted(seats: &[Seat]) -> bool {
+pub(crate) fn interrupted(seats: &[Seat]) -> bool {
     seats
         .iter()
         .any(|s| matches!(s.outcome, Err(SeatError::Interrupted)))
@@ -229,7 +227,7 @@ pub fn interrupted(seats: &[Seat]) -> bool {
 
 /// The matrix of the seats, its JUnit XML (one suite per seat), written into `out`; returns
 /// the matrix and the files written.
-pub fn publish(
+pub(crate) fn publish(
     frozen: &Frozen,
     seats: &[Seat],
     out: &Path,

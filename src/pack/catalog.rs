@@ -28,9 +28,9 @@ struct Arg {
 #[derive(Debug)]
 pub struct ProbeKind {
     /// Probe id, as written in a pack.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// How the probe measures, in words (for `spec.md` and the Goal brief).
-    pub method: &'static str,
+    pub(crate) method: &'static str,
     args: &'static [Arg],
     /// Unit produced, per `metric` value when the probe has several (`None` key: default).
     units: &'static [(Option<&'static str>, Option<&'static str>)],
@@ -147,9 +147,9 @@ pub const CATALOG: &[ProbeKind] = &[
 #[derive(Debug)]
 pub struct MeasuredBy {
     /// The catalog entry.
-    pub kind: &'static ProbeKind,
+    pub(crate) kind: &'static ProbeKind,
     /// The unit it produces (`None`: a count or a word).
-    pub unit: Option<&'static str>,
+    pub(crate) unit: Option<&'static str>,
     /// Its arguments.
     pub args: ProbeArgs,
 }

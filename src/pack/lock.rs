@@ -27,14 +27,14 @@ const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockFile {
     /// Lock format version.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// SHA-256 (hex) of the canonical JSON of `pack`.
     pub sha256: String,
     /// The pack, normalized.
-    pub pack: serde_json::Value,
+    pub(crate) pack: serde_json::Value,
     /// Warnings recorded when the pack was frozen (not part of the hash).
     #[serde(default)]
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// A frozen pack: the validated pack and its lock.
@@ -49,7 +49,7 @@ pub struct Frozen {
 impl Frozen {
     /// The pack at `path`: a lock (`*.lock.json`) as it is, anything else validated and
     /// frozen now.
-    pub fn open(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
+    pub(crate) fn open(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         let is_lock = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().ends_with(".lock.json"));

@@ -20,5 +20,5 @@ pub use lock::{Frozen, LOCK_FILE, LockFile, canonical_json, freeze, freeze_file,
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
-pub use selector::{Selector, SelectorError, SelectorKind};
-pub use validate::{REGEX_SIZE_LIMIT, validate};
+pub(crate) use selector::{Selector, SelectorKind};
+pub use validate::validate;

@@ -46,15 +46,15 @@ pub struct Criterion {
     /// Unique id.
     pub id: String,
     /// Which dimension.
-    pub dimension: Dimension,
+    pub(crate) dimension: Dimension,
     /// must or should.
-    pub weight: Weight,
+    pub(crate) weight: Weight,
     /// The criterion in words.
-    pub statement: String,
+    pub(crate) statement: String,
     /// How it is verified, in words.
-    pub verify: Option<String>,
+    pub(crate) verify: Option<String>,
     /// The house rule it comes from.
-    pub rule_id: Option<String>,
+    pub(crate) rule_id: Option<String>,
     /// The compiled assertion, if any.
     pub assertion: Option<CriterionAssertion>,
 }
@@ -63,11 +63,11 @@ pub struct Criterion {
 #[derive(Debug)]
 pub struct CriterionAssertion {
     /// What the gate evaluates.
-    pub assertion: Assertion,
+    pub(crate) assertion: Assertion,
     /// The matcher name as written.
-    pub matcher: String,
+    pub(crate) matcher: String,
     /// Where the actual value comes from, in words.
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// The probe that measures it on a device, if any.
     pub probe: Option<MeasuredBy>,
 }

@@ -111,25 +111,25 @@ pub enum ProbeArgError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProbeArgs {
     /// Runs asked for by the pack (the playbook's count otherwise).
-    pub runs: Option<u32>,
+    pub(crate) runs: Option<u32>,
     /// How the runs are aggregated.
-    pub aggregate: Aggregate,
+    pub(crate) aggregate: Aggregate,
     /// Which frame number (`perf.frames` only).
-    pub metric: FrameMetric,
+    pub(crate) metric: FrameMetric,
     /// The node measured.
-    pub target: Option<Selector>,
+    pub(crate) target: Option<Selector>,
     /// The first node of a pair.
-    pub from: Option<Selector>,
+    pub(crate) from: Option<Selector>,
     /// The second node of a pair.
-    pub to: Option<Selector>,
+    pub(crate) to: Option<Selector>,
     /// The direction of a gap.
-    pub axis: Axis,
+    pub(crate) axis: Axis,
     /// The edge of an alignment.
-    pub edge: Edge,
+    pub(crate) edge: Edge,
     /// The side of a size.
-    pub side: Side,
+    pub(crate) side: Side,
     /// A hypium suite or case.
-    pub suite: Option<String>,
+    pub(crate) suite: Option<String>,
 }
 
 impl ProbeArgs {

@@ -15,11 +15,11 @@ use serde_saphyr::Spanned;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PackDoc {
     /// Schema version; only 1 exists.
-    pub version: Spanned<u32>,
+    pub(crate) version: Spanned<u32>,
     /// The app under delivery.
     pub app: AppDoc,
     /// The acceptance criteria, in the author's order.
-    pub criteria: Vec<CriterionDoc>,
+    pub(crate) criteria: Vec<CriterionDoc>,
 }
 
 /// The app the pack is about.
@@ -30,10 +30,10 @@ pub struct AppDoc {
     pub bundle: Spanned<String>,
     /// The ability to start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ability: Option<Spanned<String>>,
+    pub(crate) ability: Option<Spanned<String>>,
     /// The HAP module.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub module: Option<Spanned<String>>,
+    pub(crate) module: Option<Spanned<String>>,
 }
 
 /// One acceptance criterion.
@@ -41,22 +41,22 @@ pub struct AppDoc {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CriterionDoc {
     /// Unique id (`P-01`).
-    pub id: Spanned<String>,
+    pub(crate) id: Spanned<String>,
     /// `function`, `aesthetic`, `performance` or `accessibility`.
-    pub dimension: Spanned<String>,
+    pub(crate) dimension: Spanned<String>,
     /// The criterion in words.
-    pub statement: Spanned<String>,
+    pub(crate) statement: Spanned<String>,
     /// How it is verified, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verify: Option<String>,
+    pub(crate) verify: Option<String>,
     /// `must` or `should`.
-    pub weight: Spanned<String>,
+    pub(crate) weight: Spanned<String>,
     /// The house rule the criterion comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule_id: Option<String>,
+    pub(crate) rule_id: Option<String>,
     /// The machine-checkable assertion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub assertion: Option<Spanned<AssertionDoc>>,
+    pub(crate) assertion: Option<Spanned<AssertionDoc>>,
 }
 
 /// An assertion as written.
@@ -64,25 +64,25 @@ pub struct CriterionDoc {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssertionDoc {
     /// One of the eight matchers.
-    pub matcher: Spanned<String>,
+    pub(crate) matcher: Spanned<String>,
     /// The expected value (`equals`, `contains`, `regex`, `gte`, `lte`) or list (`oneOf`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Spanned<ExpectedDoc>>,
+    pub(crate) expected: Option<Spanned<ExpectedDoc>>,
     /// Inclusive lower bound of `range`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min: Option<Spanned<Number>>,
+    pub(crate) min: Option<Spanned<Number>>,
     /// Inclusive upper bound of `range`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max: Option<Spanned<Number>>,
+    pub(crate) max: Option<Spanned<Number>>,
     /// The unit the expected numbers are written in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unit: Option<Spanned<String>>,
+    pub(crate) unit: Option<Spanned<String>>,
     /// Where the actual value comes from, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     /// How dwpipe measures it on a device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<Spanned<ProbeDoc>>,
+    pub(crate) probe: Option<Spanned<ProbeDoc>>,
 }
 
 /// `expected`: a scalar, or a list of scalars for `oneOf`.
@@ -116,38 +116,38 @@ pub enum ScalarDoc {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProbeDoc {
     /// Probe id (`perf.cold-start`).
-    pub id: String,
+    pub(crate) id: String,
     /// How many runs to measure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runs: Option<u32>,
+    pub(crate) runs: Option<u32>,
     /// How runs are aggregated: `median`, `min`, `max`, `mean`, `p90`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aggregate: Option<String>,
+    pub(crate) aggregate: Option<String>,
     /// Largest spread between runs before the measurement is called unstable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tolerance: Option<Number>,
+    pub(crate) tolerance: Option<Number>,
     /// Which number of a multi-metric probe (`fps`, `p95`, `jank`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric: Option<String>,
+    pub(crate) metric: Option<String>,
     /// A layout selector (`id:save_button`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
     /// First node of a pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// Second node of a pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
     /// `vertical` or `horizontal` (gap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub axis: Option<String>,
+    pub(crate) axis: Option<String>,
     /// `left` or `top` (alignment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edge: Option<String>,
+    pub(crate) edge: Option<String>,
     /// `width` or `height` (size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side: Option<String>,
+    pub(crate) side: Option<String>,
     /// A hypium test suite or case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suite: Option<String>,
+    pub(crate) suite: Option<String>,
 }

@@ -4,7 +4,7 @@ use std::fmt;
 
 /// Which attribute a selector matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SelectorKind {
+pub(crate) enum SelectorKind {
     /// The component id.
     Id,
     /// The inspector key.
@@ -17,23 +17,23 @@ pub enum SelectorKind {
 
 /// A parsed selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Selector {
+pub(crate) struct Selector {
     /// Which attribute.
-    pub kind: SelectorKind,
+    pub(crate) kind: SelectorKind,
     /// The value it must equal.
-    pub value: String,
+    pub(crate) value: String,
     /// Which match, 0-based, when the author wrote `[n]`.
-    pub index: Option<usize>,
+    pub(crate) index: Option<usize>,
 }
 
 /// Why a selector does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("selector `{0}` is not `id:…`, `key:…`, `text:…` or `type:…` (optionally ending in `[n]`)")]
-pub struct SelectorError(String);
+pub(crate) struct SelectorError(String);
 
 impl Selector {
     /// Parses `kind:value[n]`.
-    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
+    pub(crate) fn parse(text: &str) -> Result<Selector, SelectorError> {
         let error = || SelectorError(text.to_owned());
         let (kind, rest) = text.split_once(':').ok_or_else(error)?;
         let kind = match kind {

@@ -90,7 +90,7 @@ impl SpecView {
 impl Frozen {
     /// Writes `pack.lock.json` and `spec.md` into `dir`; returns their paths. The lock goes
     /// last: a lock on disk always has its spec beside it.
-    pub fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), PublishError> {
+    pub(crate) fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), PublishError> {
         let lock_path = dir.join(LOCK_FILE);
         let spec_path = dir.join("spec.md");
         let spec = render("spec.md", &SpecView::new(self))?;

@@ -1,6 +1,7 @@
 //! Freeze diagnostics, table-driven: every bad pack gets its stable code, its location and
 //! its criterion; good packs hash the same whatever their syntax or key order.
 
+use std::fmt::Write;
 use std::path::Path;
 
 use super::*;
@@ -335,10 +336,11 @@ fn alias_bombs_and_deep_nesting_are_refused_quickly() {
         .iter()
         .zip(["a", "b", "c", "d", "e", "f", "g", "h"])
     {
-        bomb.push_str(&format!(
-            "{name}: &{name} [{}]\n",
+        let _ = writeln!(
+            bomb,
+            "{name}: &{name} [{}]",
             vec![format!("*{prev}"); 10].join(", ")
-        ));
+        );
     }
     // The deserializer streams: it refuses at the first value the schema does not expect, so
     // the billion laughs are never expanded (saphyr's alias budget is the second line).

@@ -21,7 +21,7 @@ use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc}
 
 /// Compiled size limit for an author's regex: far above any sane pattern, far below what
 /// would let a pack make the audit slow.
-pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
+pub(crate) const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 
 static CRITERION_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$").expect("static regex"));

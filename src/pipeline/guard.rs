@@ -9,7 +9,7 @@ use super::reason::TerminalReason;
 
 /// What the loop does after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Send a repair brief for this round.
     Repair(u32),
     /// Stop with this reason.
@@ -18,7 +18,7 @@ pub enum Next {
 
 /// Counts rounds and failure fingerprints.
 #[derive(Debug)]
-pub struct RepairGuard {
+pub(crate) struct RepairGuard {
     limits: Repair,
     repairs: u32,
     seen: HashMap<String, u32>,
@@ -26,7 +26,7 @@ pub struct RepairGuard {
 
 impl RepairGuard {
     /// A guard with these limits.
-    pub fn new(limits: Repair) -> RepairGuard {
+    pub(crate) fn new(limits: Repair) -> RepairGuard {
         RepairGuard {
             limits,
             repairs: 0,
@@ -35,7 +35,7 @@ impl RepairGuard {
     }
 
     /// Records a failed round with its failure fingerprint and decides what comes next.
-    pub fn after_failure(&mut self, fingerprint: &str) -> Next {
+    pub(crate) fn after_failure(&mut self, fingerprint: &str) -> Next {
         let count = self.seen.entry(fingerprint.to_owned()).or_default();
         *count += 1;
         if *count > self.limits.max_same_failure {
@@ -49,7 +49,7 @@ impl RepairGuard {
     }
 
     /// Repair rounds sent so far.
-    pub fn repairs(&self) -> u32 {
+    pub(crate) fn repairs(&self) -> u32 {
         self.repairs
     }
 }

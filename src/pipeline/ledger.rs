@@ -25,7 +25,7 @@ const MAX_LEDGER_BYTES: u64 = 64 * 1024 * 1024;
 
 words! {
     /// Who decided.
-    pub enum Stage {
+    pub(crate) enum Stage {
         /// The pre-review of the pack.
         Review = "review",
         /// A brief written for the agent.
@@ -43,7 +43,7 @@ words! {
 
 words! {
     /// What a decision was made on (each a hash).
-    pub enum Input {
+    pub(crate) enum Input {
         /// The brief's text.
         Brief = "brief",
         /// The failure fingerprint (what "the same failure again" compares).
@@ -57,7 +57,7 @@ words! {
 
 /// What was decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The review's verdict on the lock.
     Review(ReviewVerdict),
     /// `--no-review` refused under fail-mode closed.
@@ -82,7 +82,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The word the ledger holds.
-    pub fn word(&self) -> String {
+    pub(crate) fn word(&self) -> String {
         match self {
             Outcome::Review(verdict) => verdict.as_str().to_owned(),
             Outcome::WaiverRefused => "waiver-refused".to_owned(),
@@ -98,7 +98,7 @@ impl Outcome {
     }
 
     /// Reads the word of a `stage` line; `None` for a word that stage never writes.
-    pub fn parse(stage: Stage, word: &str) -> Option<Outcome> {
+    pub(crate) fn parse(stage: Stage, word: &str) -> Option<Outcome> {
         let common = match word {
             "interrupted" => Some(Outcome::Interrupted),
             // The first release's stage lines spelled it with a hyphen.
@@ -134,21 +134,21 @@ impl Serialize for Outcome {
 /// One decision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", try_from = "EntryDoc")]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Milliseconds since the Unix epoch.
-    pub time_ms: u128,
+    pub(crate) time_ms: u128,
     /// Who decided.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// The repair round, when the stage has one.
-    pub round: Option<u32>,
+    pub(crate) round: Option<u32>,
     /// Hashes of what the decision was made on.
-    pub inputs: BTreeMap<Input, String>,
+    pub(crate) inputs: BTreeMap<Input, String>,
     /// What was decided.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Why, in a few words (never prompt or answer text).
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// How long the stage took.
-    pub duration_ms: u128,
+    pub(crate) duration_ms: u128,
 }
 
 /// A line as written, before its outcome is read against its stage.
@@ -194,7 +194,7 @@ impl TryFrom<EntryDoc> for Entry {
 
 impl Entry {
     /// An entry stamped now.
-    pub fn new(stage: Stage, outcome: Outcome, duration: Duration) -> Entry {
+    pub(crate) fn new(stage: Stage, outcome: Outcome, duration: Duration) -> Entry {
         Entry {
             time_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -209,7 +209,7 @@ impl Entry {
     }
 
     /// The hash an input was recorded with.
-    pub fn input(&self, input: Input) -> Option<&str> {
+    pub(crate) fn input(&self, input: Input) -> Option<&str> {
         self.inputs.get(&input).map(String::as_str)
     }
 }
@@ -217,16 +217,16 @@ impl Entry {
 /// The ledger could not be appended to.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot append to the ledger `{}`", path.display())]
-pub struct AppendError {
+pub(crate) struct AppendError {
     /// The ledger.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The cause.
     #[source]
-    pub source: std::io::Error,
+    pub(crate) source: std::io::Error,
 }
 
 /// Appends one entry to `dir/ledger.jsonl` (a single write of a whole line).
-pub fn append(dir: &Path, entry: &Entry) -> Result<(), AppendError> {
+pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), AppendError> {
     let path = dir.join("ledger.jsonl");
     let error = |source| AppendError {
         path: path.clone(),
@@ -245,7 +245,7 @@ pub fn append(dir: &Path, entry: &Entry) -> Result<(), AppendError> {
 
 /// Why a ledger cannot be read back.
 #[derive(Debug, thiserror::Error)]
-pub enum LedgerError {
+pub(crate) enum LedgerError {
     /// The file cannot be read.
     #[error(transparent)]
     Read(#[from] ReadError),
@@ -263,7 +263,7 @@ pub enum LedgerError {
 
 /// Reads `dir/ledger.jsonl` back, in order. A last line cut short by a crash mid-write is
 /// dropped (every complete line ends with a newline); any other bad line is an error.
-pub fn read(dir: &Path) -> Result<Vec<Entry>, LedgerError> {
+pub(crate) fn read(dir: &Path) -> Result<Vec<Entry>, LedgerError> {
     let path = dir.join("ledger.jsonl");
     let bytes = read_bounded(&path, MAX_LEDGER_BYTES, "a ledger")?;
     let text = String::from_utf8_lossy(&bytes);

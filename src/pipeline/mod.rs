@@ -4,7 +4,7 @@
 //! reporters print.
 
 mod guard;
-pub mod ledger;
+pub(crate) mod ledger;
 mod reason;
 mod record;
 mod resume;
@@ -24,16 +24,15 @@ use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::target::HdcClient;
 
-pub use guard::{Next, RepairGuard};
-pub use ledger::{Outcome, Stage};
-pub use reason::TerminalReason;
-pub use resume::{Ended, Resume, StartAt, decide};
-pub use run_dir::{RunDir, RunDirError};
-pub use summary::{DeliverReport, Summary};
+pub(crate) use ledger::{Outcome, Stage};
+pub(crate) use reason::TerminalReason;
+pub(crate) use resume::Ended;
+pub(crate) use run_dir::{RunDir, RunDirError};
+pub(crate) use summary::{DeliverReport, Summary};
 
 /// What a finished stage says besides its outcome, for reporters to show.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Note {
+pub(crate) enum Note {
     /// Nothing: the outcome says it.
     None,
     /// Why the stage ended the delivery.
@@ -48,7 +47,7 @@ pub enum Note {
 
 /// What the delivery is doing, for reporters.
 #[derive(Debug)]
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     /// A stage began.
     Stage {
         /// The stage.
@@ -77,28 +76,28 @@ pub enum Event<'a> {
 }
 
 /// Everything a delivery needs, already validated.
-pub struct Delivery<'a> {
+pub(crate) struct Delivery<'a> {
     /// The frozen pack (already written into the run directory).
-    pub frozen: &'a Frozen,
+    pub(crate) frozen: &'a Frozen,
     /// The project config.
-    pub config: &'a Config,
+    pub(crate) config: &'a Config,
     /// The playbooks.
-    pub playbooks: &'a Playbooks,
+    pub(crate) playbooks: &'a Playbooks,
     /// The run directory.
-    pub run_dir: &'a RunDir,
+    pub(crate) run_dir: &'a RunDir,
     /// The hdc client a lab's devices are driven through.
-    pub hdc: &'a HdcClient,
+    pub(crate) hdc: &'a HdcClient,
     /// Continue the run in `run_dir` from its ledger instead of starting one.
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Waive the outside reviewer.
-    pub waive_review: bool,
+    pub(crate) waive_review: bool,
     /// Where progress goes.
-    pub events: &'a dyn Fn(Event<'_>),
+    pub(crate) events: &'a dyn Fn(Event<'_>),
 }
 
 /// Why a delivery stopped without a terminal reason of its own.
 #[derive(Debug, thiserror::Error)]
-pub enum DeliveryError {
+pub(crate) enum DeliveryError {
     /// The run cannot be resumed.
     #[error("the run cannot be resumed")]
     Resume(#[source] ResumeRefused),
@@ -121,7 +120,7 @@ pub enum DeliveryError {
 
 /// Why a run directory cannot be picked up again.
 #[derive(Debug, thiserror::Error)]
-pub enum ResumeRefused {
+pub(crate) enum ResumeRefused {
     /// It already ended with a verdict of its own.
     #[error(transparent)]
     Ended(#[from] Ended),
@@ -142,7 +141,7 @@ pub enum ResumeRefused {
 /// The config of a delivery: loaded, refused when it cannot deliver (no verification command,
 /// no agent), and with its workspace made absolute (the agent and the verification commands
 /// run inside it).
-pub fn delivery_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
+pub(crate) fn delivery_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
     let mut config = Config::load(path).map_err(|d| vec![d])?;
     let missing = preflight(&config);
     if !missing.is_empty() {

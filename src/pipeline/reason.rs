@@ -5,7 +5,7 @@ use crate::words::words;
 
 words! {
     /// Why a delivery ended.
-    pub enum TerminalReason {
+    pub(crate) enum TerminalReason {
         /// Every verification command passed after a change, and the audit passed.
         Verified = "verified",
         /// The agent changed nothing.

@@ -11,7 +11,7 @@ use super::reason::TerminalReason;
 
 /// Where a resumed delivery starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StartAt {
+pub(crate) enum StartAt {
     /// Run the agent on the round's brief (already written).
     Agent,
     /// The agent finished: verify the workspace, whose fingerprint is now this.
@@ -22,24 +22,24 @@ pub enum StartAt {
 
 /// The resume point.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Resume {
+pub(crate) struct Resume {
     /// The round to continue.
-    pub round: u32,
+    pub(crate) round: u32,
     /// The stage to start at.
-    pub start: StartAt,
+    pub(crate) start: StartAt,
     /// Failure fingerprints of the earlier rounds, in order (the repair guard's memory).
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
 }
 
 /// A run that already ended with a verdict of its own: it is not resumed.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the run already ended `{0}`; start a new delivery instead")]
-pub struct Ended(pub TerminalReason);
+pub(crate) struct Ended(pub TerminalReason);
 
 /// Decides where to resume from the ledger, the workspace's current fingerprint and the
 /// verification report of a round (`verified(round)`, when it can be read); `None` when no
 /// brief was written yet (the delivery starts over in the same run directory).
-pub fn decide(
+pub(crate) fn decide(
     ledger: &[Entry],
     current: &str,
     verified: &dyn Fn(u32) -> Option<VerifyReport>,

@@ -33,7 +33,7 @@ const REVIEW_INCOMPLETE: &str =
 impl Delivery<'_> {
     /// Runs the delivery to a terminal reason (or resumes it), ends the ledger with it and
     /// writes `deliver.json`.
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         target: &Opened,
         cancel: &Cancel,

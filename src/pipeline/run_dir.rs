@@ -12,7 +12,7 @@ use crate::pack::{Frozen, LOCK_FILE, load_lock};
 
 /// A run directory.
 #[derive(Clone, Debug)]
-pub struct RunDir {
+pub(crate) struct RunDir {
     path: PathBuf,
     /// The folder holding `.dwpipe/`.
     base: PathBuf,
@@ -20,7 +20,7 @@ pub struct RunDir {
 
 /// Why a run directory could not be made or picked up.
 #[derive(Debug, thiserror::Error)]
-pub enum RunDirError {
+pub(crate) enum RunDirError {
     /// The folder could not be created.
     #[error("cannot create a run directory under `{}`", base.display())]
     Create {
@@ -41,7 +41,7 @@ pub enum RunDirError {
 impl RunDir {
     /// A fresh run for `frozen` under `base` (`-2`, `-3`, … for runs started in the same
     /// second: each run owns its folder), with its lock and spec written.
-    pub fn create(base: &Path, frozen: &Frozen) -> Result<RunDir, RunDirError> {
+    pub(crate) fn create(base: &Path, frozen: &Frozen) -> Result<RunDir, RunDirError> {
         let error = |source| RunDirError::Create {
             base: base.to_owned(),
             source,
@@ -73,7 +73,10 @@ impl RunDir {
 
     /// An existing run, with its own lock (evidence is never reused across packs). `base` is
     /// the folder holding `.dwpipe/`; by default the one the run directory sits in.
-    pub fn resume(path: &Path, base: Option<&Path>) -> Result<(RunDir, Frozen), RunDirError> {
+    pub(crate) fn resume(
+        path: &Path,
+        base: Option<&Path>,
+    ) -> Result<(RunDir, Frozen), RunDirError> {
         let frozen = load_lock(&path.join(LOCK_FILE)).map_err(RunDirError::Lock)?;
         let base = base.map_or_else(
             || dir_or_dot(path.ancestors().nth(3)).to_owned(),
@@ -89,22 +92,22 @@ impl RunDir {
     }
 
     /// The run directory itself.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Where review reports and their receipts live across runs.
-    pub fn reviews(&self) -> PathBuf {
+    pub(crate) fn reviews(&self) -> PathBuf {
         self.base.join(".dwpipe").join("reviews")
     }
 
     /// The run's lock.
-    pub fn lock(&self) -> PathBuf {
+    pub(crate) fn lock(&self) -> PathBuf {
         self.path.join(LOCK_FILE)
     }
 
     /// The brief of a round: the Goal brief first, then repair briefs.
-    pub fn brief_name(round: u32) -> String {
+    pub(crate) fn brief_name(round: u32) -> String {
         match round {
             0 => "goal-brief.md".to_owned(),
             n => format!("repair-brief-{n}.md"),
@@ -112,18 +115,18 @@ impl RunDir {
     }
 
     /// The agent's log of a round.
-    pub fn agent_log(&self, round: u32) -> PathBuf {
+    pub(crate) fn agent_log(&self, round: u32) -> PathBuf {
         self.path.join(format!("agent-{}.log", round + 1))
     }
 
     /// The verification report of a round.
-    pub fn verify_name(round: u32) -> String {
+    pub(crate) fn verify_name(round: u32) -> String {
         format!("verify-{}.json", round + 1)
     }
 
     /// A folder for a round's audit that no earlier attempt used (a resumed audit never
     /// writes into the evidence of the one it replaces).
-    pub fn audit_folder(&self, round: u32) -> PathBuf {
+    pub(crate) fn audit_folder(&self, round: u32) -> PathBuf {
         let stem = format!("audit-round-{}", round + 1);
         let mut n = 1u32;
         loop {
@@ -139,12 +142,12 @@ impl RunDir {
     }
 
     /// The workspace fingerprint's stat cache.
-    pub fn stat_cache(&self) -> PathBuf {
+    pub(crate) fn stat_cache(&self) -> PathBuf {
         self.path.join("stat-cache.json")
     }
 
     /// A path inside the run as reports name it: relative to the run directory.
-    pub fn relative(&self, path: &Path) -> String {
+    pub(crate) fn relative(&self, path: &Path) -> String {
         path.strip_prefix(&self.path)
             .unwrap_or(path)
             .display()

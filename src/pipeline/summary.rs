@@ -12,24 +12,24 @@ use super::reason::TerminalReason;
 /// How the delivery ended.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Why it ended.
-    pub terminal_reason: TerminalReason,
+    pub(crate) terminal_reason: TerminalReason,
     /// The run directory.
-    pub run_dir: PathBuf,
+    pub(crate) run_dir: PathBuf,
     /// Repair rounds sent.
-    pub repairs: u32,
+    pub(crate) repairs: u32,
     /// The last audit's result per criterion (`criterionId`, result in words), if an audit
     /// ran; over a lab, who did what (`fail on LAB02`).
-    pub criteria: Vec<(String, String)>,
+    pub(crate) criteria: Vec<(String, String)>,
     /// What is still failing when it stopped: criterion ids or verification command names.
-    pub unresolved: Vec<String>,
+    pub(crate) unresolved: Vec<String>,
     /// Reports written (relative to the run directory when inside it).
-    pub reports: Vec<String>,
+    pub(crate) reports: Vec<String>,
     /// What went wrong, when a tool or the machine failed.
-    pub detail: Option<String>,
+    pub(crate) detail: Option<String>,
     /// The agent's last claim (never the verdict).
-    pub agent_claim: Option<Claim>,
+    pub(crate) agent_claim: Option<Claim>,
 }
 
 impl Summary {
@@ -50,14 +50,14 @@ impl Summary {
 /// `deliver.json`: the summary plus what it was about.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct DeliverReport {
+pub(crate) struct DeliverReport {
     /// Schema version.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The lock delivered.
-    pub pack_sha256: String,
+    pub(crate) pack_sha256: String,
     /// How it ended.
     #[serde(flatten)]
-    pub summary: Summary,
+    pub(crate) summary: Summary,
 }
 
 impl DeliverReport {

@@ -24,28 +24,28 @@ use crate::probe::Extractor;
 use embedded::EMBEDDED;
 use parse::{ProbeDoc, SessionDoc, invalid, probe, session};
 
-pub use values::Values;
+pub(crate) use values::Values;
 
 /// How one probe is measured.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ProbePlaybook {
+pub(crate) struct ProbePlaybook {
     /// Probe id.
-    pub probe: String,
+    pub(crate) probe: String,
     /// The session gathering its evidence.
-    pub session: String,
+    pub(crate) session: String,
     /// The extractor reading it.
-    pub extract: Extractor,
+    pub(crate) extract: Extractor,
     /// Default number of runs.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// Largest tolerated spread between runs, as a fraction of the aggregate.
-    pub tolerance: f64,
+    pub(crate) tolerance: f64,
     /// How far two readings may differ and still be the same (in the probe's unit).
-    pub resolution: f64,
+    pub(crate) resolution: f64,
 }
 
 /// One device step. Templates keep their `{placeholders}` until a run fills them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Run a command; it must exit 0. Its reply is kept as evidence under `save`, or its
     /// trimmed output becomes the placeholder `set` (digits only).
     Shell {
@@ -74,20 +74,20 @@ pub enum Step {
 
 /// A session: the steps of one evidence-gathering visit to the device.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Session {
+pub(crate) struct Session {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its steps.
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
 }
 
 /// Every playbook, validated.
 #[derive(Clone, Debug)]
 pub struct Playbooks {
     /// Probe playbooks by probe id.
-    pub probes: BTreeMap<String, ProbePlaybook>,
+    pub(crate) probes: BTreeMap<String, ProbePlaybook>,
     /// Sessions by name.
-    pub sessions: BTreeMap<String, Session>,
+    pub(crate) sessions: BTreeMap<String, Session>,
 }
 
 impl Playbooks {

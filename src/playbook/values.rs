@@ -6,23 +6,23 @@ use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// The values a run substitutes into step templates.
 #[derive(Clone, Debug, Default)]
-pub struct Values(BTreeMap<String, ShellValue>);
+pub(crate) struct Values(BTreeMap<String, ShellValue>);
 
 impl Values {
     /// Sets a placeholder.
-    pub fn set(&mut self, name: &str, value: ShellValue) {
+    pub(crate) fn set(&mut self, name: &str, value: ShellValue) {
         self.0.insert(name.to_owned(), value);
     }
 
     /// Fills a step template; every placeholder must have a validated value.
-    pub fn command(&self, template: &str) -> Result<ShellCommand, UnsafeValue> {
+    pub(crate) fn command(&self, template: &str) -> Result<ShellCommand, UnsafeValue> {
         let values: Vec<(&str, &ShellValue)> =
             self.0.iter().map(|(k, v)| (k.as_str(), v)).collect();
         ShellCommand::render(template, &values)
     }
 
     /// Fills a remote-path template and validates the result as a remote path.
-    pub fn remote_path(&self, template: &str) -> Result<ShellValue, UnsafeValue> {
+    pub(crate) fn remote_path(&self, template: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::remote_path(self.command(template)?.as_str())
     }
 }

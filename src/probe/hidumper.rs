@@ -30,7 +30,7 @@ static SA_HEADER: LazyLock<Regex> =
 static HIDUMPER_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^hidumper: (.+)$"));
 
 /// Checks that the dump holds the block of system ability `name` (or hidumper's own error).
-pub fn require_block(dump: &str, name: &str) -> Result<(), DumpError> {
+pub(crate) fn require_block(dump: &str, name: &str) -> Result<(), DumpError> {
     if let Some(error) = HIDUMPER_ERROR.captures(dump) {
         return Err(DumpError::Hidumper(error[1].trim().to_owned()));
     }
@@ -47,22 +47,22 @@ pub struct FpsBlock {
     /// `screen [Id:0]`, `surface [UniRender]`, `window [note0]`.
     pub title: String,
     /// Present times, ns CLOCK_MONOTONIC, sorted, without duplicates or empty slots.
-    pub presents_ns: Vec<u64>,
+    pub(crate) presents_ns: Vec<u64>,
 }
 
 /// Frame rate over the window the records cover.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FpsSummary {
     /// The block measured.
-    pub title: String,
+    pub(crate) title: String,
     /// Frames recorded.
-    pub frames: usize,
+    pub(crate) frames: usize,
     /// First to last present.
-    pub window_ms: f64,
+    pub(crate) window_ms: f64,
     /// Frames per second over that window.
     pub fps: Option<f64>,
     /// Longest interval between presents.
-    pub max_interval_ms: Option<f64>,
+    pub(crate) max_interval_ms: Option<f64>,
 }
 
 static FPS_TITLE: LazyLock<Regex> = LazyLock::new(|| {
@@ -151,15 +151,15 @@ pub fn fps_count(dump: &str) -> Result<Vec<(u32, u64)>, DumpError> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Screen {
     /// Screen id.
-    pub id: String,
+    pub(crate) id: String,
     /// Power status (`POWER_STATUS_ON`, …).
-    pub power: Option<String>,
+    pub(crate) power: Option<String>,
     /// Render resolution in px (the space of layout bounds and screenshots).
     pub render: Option<(u32, u32)>,
     /// Physical resolution in px.
-    pub physical: Option<(u32, u32)>,
+    pub(crate) physical: Option<(u32, u32)>,
     /// A virtual screen.
-    pub is_virtual: bool,
+    pub(crate) is_virtual: bool,
     /// The active refresh rate in Hz.
     pub refresh_hz: Option<u32>,
 }
@@ -210,7 +210,7 @@ pub struct MemoryTotal {
     /// PSS total, in KB.
     pub pss_kb: u64,
     /// The row it was read from.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 static TOTAL_ROW: LazyLock<Regex> =
@@ -241,15 +241,15 @@ pub struct Window {
     /// Window name (WMS truncates it to 20 characters).
     pub name: String,
     /// Owning process.
-    pub pid: u32,
+    pub(crate) pid: u32,
     /// Window id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Z order (−1 for background windows).
-    pub z_order: i64,
+    pub(crate) z_order: i64,
     /// `[x, y, w, h]` in render px.
     pub rect: [i64; 4],
     /// Above the dashes line that separates foreground from background windows.
-    pub foreground: bool,
+    pub(crate) foreground: bool,
 }
 
 /// The window table and the focused window.

@@ -9,13 +9,13 @@ use serde::Serialize;
 
 /// The outcome of one test case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Case {
+pub(crate) struct Case {
     /// Test class (suite).
-    pub class: String,
+    pub(crate) class: String,
     /// Test name.
-    pub test: String,
+    pub(crate) test: String,
     /// `pass`, `error`, `failure`, `started` (never finished) or `code <n>`.
-    pub result: String,
+    pub(crate) result: String,
 }
 
 /// The summary line's counts.
@@ -24,13 +24,13 @@ pub struct Summary {
     /// Tests run.
     pub run: u32,
     /// Failed assertions.
-    pub failure: u32,
+    pub(crate) failure: u32,
     /// Errors.
     pub error: u32,
     /// Passed.
-    pub pass: u32,
+    pub(crate) pass: u32,
     /// Ignored.
-    pub ignore: u32,
+    pub(crate) ignore: u32,
 }
 
 /// A parsed `aa test` output.
@@ -41,9 +41,9 @@ pub struct HypiumReport {
     /// The summary.
     pub summary: Summary,
     /// Each case, in order of first appearance.
-    pub cases: Vec<Case>,
+    pub(crate) cases: Vec<Case>,
     /// The summary line, as evidence.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// Output that is not a usable test result.
@@ -132,6 +132,8 @@ pub fn parse(output: &str) -> Result<HypiumReport, HypiumError> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write;
+
     use super::*;
 
     const CASE: &str = "OHOS_REPORT_STATUS: class=NoteListTest\nOHOS_REPORT_STATUS: current=1\nOHOS_REPORT_STATUS: id=JS\nOHOS_REPORT_STATUS: numtests=2\nOHOS_REPORT_STATUS: stream=\nOHOS_REPORT_STATUS: test=";
@@ -139,7 +141,10 @@ mod tests {
     fn run(cases: &[(&str, &str)], summary: &str) -> String {
         let mut text = String::new();
         for (test, code) in cases {
-            text.push_str(&format!("{CASE}{test}\nOHOS_REPORT_STATUS_CODE: 1\n\n{CASE}{test}\nOHOS_REPORT_STATUS_CODE: {code}\nOHOS_REPORT_STATUS: consuming=4\n\n"));
+            let _ = write!(
+                text,
+                "{CASE}{test}\nOHOS_REPORT_STATUS_CODE: 1\n\n{CASE}{test}\nOHOS_REPORT_STATUS_CODE: {code}\nOHOS_REPORT_STATUS: consuming=4\n\n"
+            );
         }
         text + summary
     }

@@ -23,7 +23,7 @@ pub struct Image {
     /// `width × height` pixels, RGB.
     pub rgb: Vec<[u8; 3]>,
     /// Decoded from a JPEG (lossy: colours near edges are smeared).
-    pub lossy: bool,
+    pub(crate) lossy: bool,
 }
 
 /// Why a screenshot could not be measured.
@@ -116,23 +116,23 @@ impl Image {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Contrast {
     /// WCAG 2 contrast ratio, rounded to 2 decimals (`4.9` means 4.9:1).
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// The foreground colour, `#RRGGBB`.
-    pub foreground: String,
+    pub(crate) foreground: String,
     /// The background colour, `#RRGGBB`.
-    pub background: String,
+    pub(crate) background: String,
     /// The box measured, px, after clipping to the image.
-    pub bounds: Rect,
+    pub(crate) bounds: Rect,
     /// Pixels in the box.
-    pub pixels: usize,
+    pub(crate) pixels: usize,
     /// How foreground and background were told apart.
-    pub method: &'static str,
+    pub(crate) method: &'static str,
     /// What makes the number less certain.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// WCAG 2 relative luminance of an 8-bit sRGB colour.
-pub fn luminance([r, g, b]: [u8; 3]) -> f64 {
+pub(crate) fn luminance([r, g, b]: [u8; 3]) -> f64 {
     let linear = |c: u8| {
         let c = f64::from(c) / 255.0;
         if c <= 0.04045 {
@@ -145,7 +145,7 @@ pub fn luminance([r, g, b]: [u8; 3]) -> f64 {
 }
 
 /// `(L1 + 0.05) / (L2 + 0.05)` with L1 the lighter.
-pub fn contrast_ratio(a: [u8; 3], b: [u8; 3]) -> f64 {
+pub(crate) fn contrast_ratio(a: [u8; 3], b: [u8; 3]) -> f64 {
     let (la, lb) = (luminance(a), luminance(b));
     (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }

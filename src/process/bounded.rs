@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 /// A stream's bytes, bounded: head, tail, and the count of bytes dropped in between.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BoundedOutput {
+pub(crate) struct BoundedOutput {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     head_limit: usize,
@@ -16,7 +16,7 @@ pub struct BoundedOutput {
 
 impl BoundedOutput {
     /// Keeps at most `head_limit` leading and `tail_limit` trailing bytes.
-    pub fn new(head_limit: usize, tail_limit: usize) -> BoundedOutput {
+    pub(crate) fn new(head_limit: usize, tail_limit: usize) -> BoundedOutput {
         BoundedOutput {
             head_limit,
             tail_limit,
@@ -25,7 +25,7 @@ impl BoundedOutput {
     }
 
     /// Appends a chunk.
-    pub fn push(&mut self, mut chunk: &[u8]) {
+    pub(crate) fn push(&mut self, mut chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let room = self.head_limit - self.head.len();
         if room > 0 {
@@ -46,22 +46,24 @@ impl BoundedOutput {
     }
 
     /// Every byte seen, kept or not.
-    pub fn total(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> u64 {
         self.total
     }
 
     /// Bytes dropped between head and tail.
-    pub fn dropped(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }
 
     /// Whether nothing was dropped.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.dropped == 0
     }
 
     /// The kept bytes, with a marker line where bytes were dropped.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = self.head.clone();
         if self.dropped > 0 {
             bytes.extend_from_slice(format!("\n[… {} bytes dropped …]\n", self.dropped).as_bytes());
@@ -71,7 +73,7 @@ impl BoundedOutput {
     }
 
     /// The kept text, lossily decoded.
-    pub fn to_string_lossy(&self) -> String {
+    pub(crate) fn to_string_lossy(&self) -> String {
         String::from_utf8_lossy(&self.to_bytes()).into_owned()
     }
 }

@@ -46,13 +46,13 @@ impl Cancel {
     }
 
     /// Fires the signal: every child is stopped (SIGTERM, grace, SIGKILL).
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         self.inner.fired.send_replace(true);
     }
 
     /// Fires the signal and SIGKILLs every live child group now, without a grace period;
     /// children started later are killed as they start.
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         self.cancel();
         let mut groups = self.groups();
         groups.aborted = true;
@@ -62,17 +62,17 @@ impl Cancel {
     }
 
     /// Whether the signal fired.
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         *self.inner.fired.borrow()
     }
 
     /// Whether the run was aborted (a second signal).
-    pub fn is_aborted(&self) -> bool {
+    pub(crate) fn is_aborted(&self) -> bool {
         self.groups().aborted
     }
 
     /// Resolves once the signal fires.
-    pub async fn cancelled(&self) {
+    pub(crate) async fn cancelled(&self) {
         let mut receiver = self.inner.fired.subscribe();
         // `wait_for` checks the current value first, so a signal fired earlier is seen.
         let _ = receiver.wait_for(|fired| *fired).await;

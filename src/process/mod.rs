@@ -12,6 +12,5 @@ mod unix;
 #[cfg(test)]
 mod tests;
 
-pub use bounded::BoundedOutput;
 pub use cancel::Cancel;
 pub use runner::{Completion, ProcessOutcome, ProcessSpec, SpawnError, run};

@@ -19,26 +19,26 @@ use super::unix::{KILL, TERM, signal_group};
 #[derive(Clone, Debug)]
 pub struct ProcessSpec {
     /// The program (a path, or a name looked up on `PATH`).
-    pub program: PathBuf,
+    pub(crate) program: PathBuf,
     /// Its arguments, passed as argv: never through a shell.
-    pub args: Vec<OsString>,
+    pub(crate) args: Vec<OsString>,
     /// Bytes for stdin; `None` connects stdin to /dev/null.
-    pub stdin: Option<Vec<u8>>,
+    pub(crate) stdin: Option<Vec<u8>>,
     /// Working directory.
-    pub cwd: Option<PathBuf>,
+    pub(crate) cwd: Option<PathBuf>,
     /// Extra environment variables.
-    pub env: Vec<(OsString, OsString)>,
+    pub(crate) env: Vec<(OsString, OsString)>,
     /// Wall-clock limit; `None` waits for ever (only cancellation stops it).
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// Time between SIGTERM and SIGKILL.
-    pub grace: Duration,
+    pub(crate) grace: Duration,
     /// How long to wait, after the child exits, for its pipes to close before calling the
     /// processes still holding them leaked.
-    pub leak_wait: Duration,
+    pub(crate) leak_wait: Duration,
     /// Leading bytes kept of each stream.
-    pub head_limit: usize,
+    pub(crate) head_limit: usize,
     /// Trailing bytes kept of each stream.
-    pub tail_limit: usize,
+    pub(crate) tail_limit: usize,
 }
 
 impl ProcessSpec {
@@ -63,25 +63,25 @@ impl ProcessSpec {
     }
 
     /// Sets the wall-clock limit.
-    pub fn timeout(mut self, timeout: Duration) -> ProcessSpec {
+    pub(crate) fn timeout(mut self, timeout: Duration) -> ProcessSpec {
         self.timeout = Some(timeout);
         self
     }
 
     /// Sets the time between SIGTERM and SIGKILL.
-    pub fn grace(mut self, grace: Duration) -> ProcessSpec {
+    pub(crate) fn grace(mut self, grace: Duration) -> ProcessSpec {
         self.grace = grace;
         self
     }
 
     /// Feeds these bytes to stdin.
-    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> ProcessSpec {
+    pub(crate) fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> ProcessSpec {
         self.stdin = Some(bytes.into());
         self
     }
 
     /// The command line, for messages (not for running).
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         std::iter::once(self.program.as_os_str())
             .chain(self.args.iter().map(OsString::as_os_str))
             .map(|a| a.to_string_lossy().into_owned())
@@ -107,15 +107,15 @@ pub enum Completion {
 #[derive(Clone, Debug)]
 pub struct ProcessOutcome {
     /// How it ended.
-    pub completion: Completion,
+    pub(crate) completion: Completion,
     /// Its stdout, bounded.
-    pub stdout: BoundedOutput,
+    pub(crate) stdout: BoundedOutput,
     /// Its stderr, bounded.
-    pub stderr: BoundedOutput,
+    pub(crate) stderr: BoundedOutput,
     /// Wall-clock time from spawn to the end of output.
-    pub duration: Duration,
+    pub(crate) duration: Duration,
     /// A process it left behind still held its output pipes after the leak wait.
-    pub leaked: bool,
+    pub(crate) leaked: bool,
 }
 
 /// The child could not be started.
@@ -222,7 +222,7 @@ async fn wait(child: &mut Child, pgid: u32, spec: &ProcessSpec, cancel: &Cancel)
     };
     tokio::select! {
         status = child.wait() => {
-            return match from_status(status) {
+            return match from_status(&status) {
                 // An abort kills groups itself, before this select can choose cancellation.
                 Completion::Signalled(_) if cancel.is_aborted() => Completion::Cancelled,
                 completion => completion,
@@ -250,7 +250,7 @@ async fn stop_group(child: &mut Child, pgid: u32, grace: Duration, cancel: &Canc
     let _ = child.wait().await;
 }
 
-fn from_status(status: io::Result<ExitStatus>) -> Completion {
+fn from_status(status: &io::Result<ExitStatus>) -> Completion {
     match status {
         Ok(status) => match (status.code(), status.signal()) {
             (Some(code), _) => Completion::Exited(code),

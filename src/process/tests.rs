@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::*;
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+fn block_on<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -16,8 +16,8 @@ fn sh(script: &str) -> ProcessSpec {
     ProcessSpec::new("/bin/sh", ["-c", script])
 }
 
-fn run_sh(spec: ProcessSpec) -> ProcessOutcome {
-    block_on(run(&spec, &Cancel::new())).unwrap()
+fn run_sh(spec: &ProcessSpec) -> ProcessOutcome {
+    block_on(run(spec, &Cancel::new())).unwrap()
 }
 
 /// Whether a process is gone (or a zombie nobody has reaped yet).
@@ -40,7 +40,7 @@ fn eventually_gone(pid: &str) -> bool {
 
 #[test]
 fn records_exit_code_and_both_streams() {
-    let outcome = run_sh(sh("echo out; echo err >&2; exit 3"));
+    let outcome = run_sh(&sh("echo out; echo err >&2; exit 3"));
     assert_eq!(outcome.completion, Completion::Exited(3));
     assert_eq!(outcome.stdout.to_string_lossy(), "out\n");
     assert_eq!(outcome.stderr.to_string_lossy(), "err\n");
@@ -49,16 +49,16 @@ fn records_exit_code_and_both_streams() {
 
 #[test]
 fn stdin_is_null_unless_given() {
-    let outcome = run_sh(sh("cat"));
+    let outcome = run_sh(&sh("cat"));
     assert_eq!(outcome.stdout.to_string_lossy(), "");
-    let outcome = run_sh(sh("tr a-z A-Z").stdin("pack lock"));
+    let outcome = run_sh(&sh("tr a-z A-Z").stdin("pack lock"));
     assert_eq!(outcome.stdout.to_string_lossy(), "PACK LOCK");
 }
 
 #[test]
 fn a_timeout_terminates_the_whole_group() {
     let outcome = run_sh(
-        sh("sleep 30 & echo $!; wait")
+        &sh("sleep 30 & echo $!; wait")
             .timeout(Duration::from_millis(200))
             .grace(Duration::from_millis(500)),
     );
@@ -79,7 +79,7 @@ fn a_timeout_terminates_the_whole_group() {
 #[test]
 fn a_child_ignoring_sigterm_is_killed_after_the_grace_period() {
     let outcome = run_sh(
-        sh("trap '' TERM; sleep 30 & echo $!; while :; do wait; done")
+        &sh("trap '' TERM; sleep 30 & echo $!; while :; do wait; done")
             .timeout(Duration::from_millis(100))
             .grace(Duration::from_millis(300)),
     );
@@ -102,7 +102,7 @@ fn a_child_ignoring_sigterm_is_killed_after_the_grace_period() {
 
 #[test]
 fn a_grandchild_holding_the_pipes_is_reported_as_leaked() {
-    let outcome = run_sh(sh("sleep 3 & echo started"));
+    let outcome = run_sh(&sh("sleep 3 & echo started"));
     assert_eq!(outcome.completion, Completion::Exited(0));
     assert!(outcome.leaked);
     assert_eq!(outcome.stdout.to_string_lossy(), "started\n");
@@ -117,7 +117,7 @@ fn a_flood_of_output_stays_bounded() {
     let mut spec = sh("head -c 100000000 /dev/zero; echo tail-marker");
     spec.head_limit = 64 * 1024;
     spec.tail_limit = 64 * 1024;
-    let outcome = run_sh(spec);
+    let outcome = run_sh(&spec);
     assert_eq!(outcome.completion, Completion::Exited(0));
     assert_eq!(outcome.stdout.total(), 100_000_012);
     assert_eq!(outcome.stdout.dropped(), 100_000_012 - 128 * 1024);
@@ -142,7 +142,7 @@ fn cancellation_stops_the_group() {
 
 #[test]
 fn a_signal_from_elsewhere_is_recorded() {
-    let outcome = run_sh(sh("kill -9 $$"));
+    let outcome = run_sh(&sh("kill -9 $$"));
     assert_eq!(outcome.completion, Completion::Signalled(9));
 }
 
@@ -151,7 +151,7 @@ fn a_missing_program_is_not_found() {
     let spec = ProcessSpec::new("/nonexistent/hdc", ["list", "targets"]);
     match block_on(run(&spec, &Cancel::new())) {
         Err(SpawnError::NotFound { program }) => {
-            assert_eq!(program.to_str(), Some("/nonexistent/hdc"))
+            assert_eq!(program.to_str(), Some("/nonexistent/hdc"));
         }
         other => panic!("{other:?}"),
     }

@@ -14,6 +14,7 @@ pub(super) fn signal_group(pgid: u32, signal: libc::c_int) {
     }
     // SAFETY: killpg has no memory-safety preconditions; a stale or foreign group id yields
     // ESRCH/EPERM, which is ignored because the group is then already gone.
+    #[expect(unsafe_code, reason = "std can signal a child, not its process group")]
     unsafe {
         libc::killpg(pgid, signal);
     }

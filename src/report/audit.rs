@@ -19,23 +19,23 @@ use crate::template::render;
 #[serde(rename_all = "kebab-case")]
 pub struct AuditReport {
     /// Schema version.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The dwpipe that recomputed the verdicts.
-    pub dwpipe_version: String,
+    pub(crate) dwpipe_version: String,
     /// The hash of the lock the audit was held against.
-    pub pack_sha256: String,
+    pub(crate) pack_sha256: String,
     /// `pass` or `fail`.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Counts, for the summary line.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// The device measured (`null` for an outside auditor's report).
-    pub device: Option<DeviceInfo>,
+    pub(crate) device: Option<DeviceInfo>,
     /// The lock, relative to this report's folder, so the verdicts can be recomputed.
-    pub lock: Option<String>,
+    pub(crate) lock: Option<String>,
     /// Every finding.
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
     /// One entry per criterion, in pack order.
-    pub checks: Vec<ReportCheck>,
+    pub(crate) checks: Vec<ReportCheck>,
 }
 
 /// A check with dwpipe's own measurements behind it.
@@ -43,9 +43,9 @@ pub struct AuditReport {
 pub struct ReportCheck {
     /// The gate's verdict.
     #[serde(flatten)]
-    pub check: CheckOutcome,
+    pub(crate) check: CheckOutcome,
     /// dwpipe's measurements of the criterion: value, unit, runs, evidence files and hashes.
-    pub measurements: Vec<MeasurementRecord>,
+    pub(crate) measurements: Vec<MeasurementRecord>,
 }
 
 /// Counts over the checks and diagnostics.
@@ -53,19 +53,19 @@ pub struct ReportCheck {
 #[serde(rename_all = "kebab-case")]
 pub struct Summary {
     /// Criteria in the pack.
-    pub criteria: usize,
+    pub(crate) criteria: usize,
     /// Checks that say pass.
-    pub pass: usize,
+    pub(crate) pass: usize,
     /// Checks that say fail.
-    pub fail: usize,
+    pub(crate) fail: usize,
     /// Criteria unverified or without a check.
-    pub unverified: usize,
+    pub(crate) unverified: usize,
     /// Assertions that recomputed to fail.
-    pub assertion_failures: usize,
+    pub(crate) assertion_failures: usize,
     /// Error diagnostics.
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// Warning diagnostics.
-    pub warnings: usize,
+    pub(crate) warnings: usize,
 }
 
 impl AuditReport {
@@ -137,7 +137,7 @@ impl AuditReport {
 
     /// Writes `audit-<n>.json` and `audit-<n>.md` into `out` (n the next free number);
     /// returns their paths.
-    pub fn publish_numbered(&self, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
+    pub(crate) fn publish_numbered(&self, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
         let json = self.to_json();
         let markdown = render("audit.md", self)?;
         let (_, paths) = publish_numbered(
@@ -150,7 +150,7 @@ impl AuditReport {
 
     /// Writes every form of the report into `out`: `audit-<n>.json` and `audit-<n>.md`,
     /// `junit.xml` and `report.html` (drawn from the audit's `figures`); returns their paths.
-    pub fn publish(
+    pub(crate) fn publish(
         &self,
         pack: &Pack,
         figures: &Figures,

@@ -38,7 +38,7 @@ pub fn junit(report: &AuditReport) -> String {
 
 /// A lab's JUnit XML: one suite per device; a device that could not be audited is one suite
 /// with one error.
-pub fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> String {
+pub(crate) fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> String {
     let suites: Vec<Suite> = devices
         .iter()
         .map(|(serial, outcome)| match outcome {

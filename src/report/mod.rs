@@ -9,5 +9,6 @@ mod lab;
 
 pub use audit::{AuditReport, ReportCheck, Summary};
 pub use html::html;
-pub use junit::{junit, junit_lab};
-pub use lab::{Cell, Column, DeviceVerdict, LabDevice, LabReport, LabRow, LabVerdict, merge};
+pub use junit::junit;
+pub(crate) use junit::junit_lab;
+pub(crate) use lab::{Column, LabReport, LabVerdict, merge};

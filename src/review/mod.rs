@@ -17,12 +17,12 @@ use crate::process::Cancel;
 use crate::template::render;
 use crate::words::words;
 
-pub use reviewer::{ReviewerAnswer, ask, parse_answer};
-pub use rules::builtin;
+pub(crate) use reviewer::{ReviewerAnswer, ask};
+pub(crate) use rules::builtin;
 
 words! {
     /// The review's verdict on a lock.
-    pub enum ReviewVerdict {
+    pub(crate) enum ReviewVerdict {
         /// The rules and the reviewer found nothing.
         Pass = "pass",
         /// The pack must change before dispatch.
@@ -38,7 +38,7 @@ words! {
 
 words! {
     /// What the outside reviewer did.
-    pub enum ReviewerOutcome {
+    pub(crate) enum ReviewerOutcome {
         /// It answered pass.
         Pass = "pass",
         /// It answered revise, with findings.
@@ -56,7 +56,7 @@ words! {
 
 impl ReviewVerdict {
     /// Whether delivery may go on.
-    pub fn allows_dispatch(self) -> bool {
+    pub(crate) fn allows_dispatch(self) -> bool {
         matches!(
             self,
             ReviewVerdict::Pass | ReviewVerdict::Waived | ReviewVerdict::Incomplete
@@ -67,21 +67,21 @@ impl ReviewVerdict {
 /// `review-<n>.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct ReviewReport {
+pub(crate) struct ReviewReport {
     /// Report format.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The lock reviewed.
-    pub pack_sha256: String,
+    pub(crate) pack_sha256: String,
     /// The verdict.
-    pub verdict: ReviewVerdict,
+    pub(crate) verdict: ReviewVerdict,
     /// Which revise round this was (1-based).
-    pub round: u32,
+    pub(crate) round: u32,
     /// What the outside reviewer did.
-    pub reviewer: ReviewerOutcome,
+    pub(crate) reviewer: ReviewerOutcome,
     /// The reviewer's findings or failure reason.
-    pub reviewer_notes: Vec<String>,
+    pub(crate) reviewer_notes: Vec<String>,
     /// Built-in findings and the review's own diagnostics.
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// Finds an earlier review of the same lock in `out` (never review an unchanged lock twice),
@@ -117,18 +117,18 @@ fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
 /// A lock's review report in the reviews folder: reused when the lock was reviewed before,
 /// written now otherwise.
 #[derive(Debug)]
-pub struct Receipt {
+pub(crate) struct Receipt {
     /// The review report (`review-<n>.json`).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// What it says.
-    pub report: ReviewReport,
+    pub(crate) report: ReviewReport,
     /// The files written now (none for a reused receipt).
-    pub written: Vec<PathBuf>,
+    pub(crate) written: Vec<PathBuf>,
 }
 
 /// Why a review left no receipt.
 #[derive(Debug, thiserror::Error)]
-pub enum ReceiptError {
+pub(crate) enum ReceiptError {
     /// The waiver is not allowed.
     #[error(transparent)]
     Waiver(#[from] WaiverRefused),
@@ -142,7 +142,7 @@ pub enum ReceiptError {
 
 /// The receipt of `frozen` in `dir`: the earlier review of the same lock, or a review now
 /// (counting the revise rounds before it) published as `review-<n>.json` and `.md`.
-pub async fn receipt(
+pub(crate) async fn receipt(
     frozen: &Frozen,
     settings: &Review,
     dir: &Path,
@@ -175,10 +175,10 @@ pub async fn receipt(
 /// `--no-review` asked under fail-mode `closed`, which the config does not allow.
 #[derive(Debug, thiserror::Error)]
 #[error("--no-review is refused under fail-mode closed")]
-pub struct WaiverRefused;
+pub(crate) struct WaiverRefused;
 
 /// Reviews a frozen pack; `rounds_so_far` counts earlier revise rounds of this run.
-pub async fn review(
+pub(crate) async fn review(
     frozen: &Frozen,
     settings: &Review,
     rounds_so_far: u32,

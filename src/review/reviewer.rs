@@ -10,7 +10,7 @@ use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 
 /// What the reviewer answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReviewerAnswer {
+pub(crate) enum ReviewerAnswer {
     /// The pack holds up.
     Pass,
     /// The pack needs changes; the findings say which.
@@ -27,7 +27,7 @@ struct VerdictDoc {
 }
 
 /// Parses a reviewer's stdout: the whole text as JSON, else a fenced ```json block.
-pub fn parse_answer(stdout: &str) -> ReviewerAnswer {
+pub(crate) fn parse_answer(stdout: &str) -> ReviewerAnswer {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return ReviewerAnswer::Failure("the reviewer printed nothing".to_owned());
@@ -64,7 +64,7 @@ pub fn parse_answer(stdout: &str) -> ReviewerAnswer {
 }
 
 /// Runs the reviewer on the lock's JSON.
-pub async fn ask(
+pub(crate) async fn ask(
     argv: &[String],
     timeout: Duration,
     lock_json: &str,

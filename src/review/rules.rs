@@ -36,7 +36,7 @@ const SELF_REPORTED: &[&str] = &[
 ];
 
 /// Runs every rule over the pack.
-pub fn builtin(pack: &Pack) -> Vec<Diagnostic> {
+pub(crate) fn builtin(pack: &Pack) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     for &dimension in Dimension::ALL {
         if !pack
@@ -246,11 +246,11 @@ fn contradiction(
     let agrees = match side {
         Some(side) => limits
             .iter()
-            .any(|(s, v)| *s == side && against(*v).is_some_and(|o| o.is_eq())),
+            .any(|(s, v)| *s == side && against(*v).is_some_and(std::cmp::Ordering::is_eq)),
         // "List items are 12vp apart": the value must lie within the assertion.
         None => limits.iter().all(|(s, v)| match s {
-            Side::AtLeast => against(*v).is_some_and(|o| o.is_ge()),
-            Side::AtMost => against(*v).is_some_and(|o| o.is_le()),
+            Side::AtLeast => against(*v).is_some_and(std::cmp::Ordering::is_ge),
+            Side::AtMost => against(*v).is_some_and(std::cmp::Ordering::is_le),
         }),
     };
     (!agrees).then(|| {

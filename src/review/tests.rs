@@ -16,10 +16,7 @@ fn pack(criterion: &str) -> Pack {
     );
     let (doc, _) = parse_pack(Path::new("pack.yaml"), yaml.as_bytes()).unwrap();
     let (pack, diagnostics) = validate(doc, Path::new("pack.yaml"));
-    assert!(
-        !crate::diagnostic::has_errors(&diagnostics),
-        "{diagnostics:?}"
-    );
+    assert!(!has_errors(&diagnostics), "{diagnostics:?}");
     pack.unwrap()
 }
 

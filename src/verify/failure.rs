@@ -37,7 +37,7 @@ static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
 });
 
 /// The output with everything that changes between identical failures replaced.
-pub fn normalize(output: &str) -> String {
+pub(crate) fn normalize(output: &str) -> String {
     let count = output.chars().count();
     let tail: String = output
         .chars()
@@ -53,7 +53,7 @@ pub fn normalize(output: &str) -> String {
 }
 
 /// SHA-256 of the exit status and the normalized output.
-pub fn fingerprint(exit: &str, output: &str) -> String {
+pub(crate) fn fingerprint(exit: &str, output: &str) -> String {
     sha256_hex(format!("{exit}\n{}", normalize(output)).as_bytes())
 }
 

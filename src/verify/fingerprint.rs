@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 
 /// Folders a plain workspace fingerprint skips: build output, dependencies, dwpipe's own.
-pub const IGNORED: &[&str] = &[
+pub(crate) const IGNORED: &[&str] = &[
     "build",
     "oh_modules",
     ".hvigor",
@@ -37,7 +37,7 @@ struct Cached {
 
 /// The stat cache: path → (size, mtime) → content hash.
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub struct StatCache {
+pub(crate) struct StatCache {
     files: BTreeMap<PathBuf, Cached>,
     #[serde(skip)]
     hashed: usize,
@@ -45,7 +45,7 @@ pub struct StatCache {
 
 impl StatCache {
     /// Loads the cache from `path` (an absent or unreadable cache is an empty one).
-    pub fn load(path: &Path) -> StatCache {
+    pub(crate) fn load(path: &Path) -> StatCache {
         std::fs::read(path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -53,18 +53,19 @@ impl StatCache {
     }
 
     /// Saves the cache atomically.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
         let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
         crate::output::write_atomic(path, &bytes).map_err(|e| e.source)
     }
 
     /// How many files were actually read (not served from the cache) since loading.
-    pub fn hashed(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn hashed(&self) -> usize {
         self.hashed
     }
 
     /// The content hash of `path`, from the cache when size and mtime are unchanged.
-    pub fn hash(&mut self, path: &Path) -> std::io::Result<String> {
+    pub(crate) fn hash(&mut self, path: &Path) -> std::io::Result<String> {
         let meta = std::fs::metadata(path)?;
         let mtime_ns = meta
             .modified()
@@ -104,7 +105,7 @@ impl StatCache {
 
 /// Why a fingerprint could not be taken.
 #[derive(Debug, thiserror::Error)]
-pub enum FingerprintError {
+pub(crate) enum FingerprintError {
     /// The workspace is not there.
     #[error("workspace `{}` does not exist", .0.display())]
     Missing(PathBuf),
@@ -127,7 +128,7 @@ pub enum FingerprintError {
 }
 
 /// Fingerprints a workspace (git when it is a git work tree, else the plain tree).
-pub async fn fingerprint(
+pub(crate) async fn fingerprint(
     workspace: &Path,
     cache: &mut StatCache,
     cancel: &Cancel,
@@ -151,7 +152,7 @@ async fn git(
         "git",
         ["-C".as_ref(), workspace.as_os_str()]
             .into_iter()
-            .chain(args.iter().map(|a| a.as_ref())),
+            .chain(args.iter().map(AsRef::as_ref)),
     );
     spec.head_limit = 256 * 1024 * 1024;
     let error = |message: String| FingerprintError::Git {

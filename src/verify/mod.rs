@@ -15,15 +15,15 @@ use crate::hash::sha256_hex;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 use crate::words::words;
 
-pub use failure::{fingerprint as failure_fingerprint, normalize};
-pub use fingerprint::{FingerprintError, IGNORED, StatCache, fingerprint};
+pub(crate) use failure::fingerprint as failure_fingerprint;
+pub(crate) use fingerprint::{FingerprintError, StatCache, fingerprint};
 
 /// How much of a command's output a report keeps (its tail).
 const OUTPUT_TAIL_CHARS: usize = 8000;
 
 words! {
     /// How one command ended.
-    pub enum CommandStatus {
+    pub(crate) enum CommandStatus {
         /// Exit 0.
         Pass = "pass",
         /// Any other exit, or a signal.
@@ -36,53 +36,53 @@ words! {
 /// One verification command's record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct CommandOutcome {
+pub(crate) struct CommandOutcome {
     /// Its configured name.
-    pub name: String,
+    pub(crate) name: String,
     /// The argv, shown.
-    pub command: String,
+    pub(crate) command: String,
     /// How it ended.
-    pub status: CommandStatus,
+    pub(crate) status: CommandStatus,
     /// Its exit code, when it exited.
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// Wall-clock time.
-    pub duration_ms: u64,
+    pub(crate) duration_ms: u64,
     /// The end of its output (stdout, then stderr).
-    pub output_tail: String,
+    pub(crate) output_tail: String,
     /// SHA-256 of the output kept.
-    pub output_sha256: String,
+    pub(crate) output_sha256: String,
     /// The normalized failure fingerprint, for failures.
-    pub failure_fingerprint: Option<String>,
+    pub(crate) failure_fingerprint: Option<String>,
 }
 
 /// `verify-<n>.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct VerifyReport {
+pub(crate) struct VerifyReport {
     /// Report format.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The repair round (0 for the first dispatch).
-    pub round: u32,
+    pub(crate) round: u32,
     /// The workspace fingerprint before the commands ran.
-    pub fingerprint_before: String,
+    pub(crate) fingerprint_before: String,
     /// After them (equal to before, or the commands ran again).
-    pub fingerprint_after: String,
+    pub(crate) fingerprint_after: String,
     /// The workspace changed during the first verification, so it ran once more.
-    pub rerun: bool,
+    pub(crate) rerun: bool,
     /// `pass` only when every command passed.
-    pub verdict: CommandStatus,
+    pub(crate) verdict: CommandStatus,
     /// Every command.
-    pub commands: Vec<CommandOutcome>,
+    pub(crate) commands: Vec<CommandOutcome>,
 }
 
 impl VerifyReport {
     /// Whether this pass still stands for the workspace as it is now.
-    pub fn is_fresh(&self, current_fingerprint: &str) -> bool {
+    pub(crate) fn is_fresh(&self, current_fingerprint: &str) -> bool {
         self.verdict == CommandStatus::Pass && self.fingerprint_after == current_fingerprint
     }
 
     /// One fingerprint for the round's failures (`None` when it passed).
-    pub fn failure_fingerprint(&self) -> Option<String> {
+    pub(crate) fn failure_fingerprint(&self) -> Option<String> {
         let mut failed: Vec<&str> = self
             .commands
             .iter()
@@ -95,7 +95,7 @@ impl VerifyReport {
 
 /// Why verification could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
+pub(crate) enum VerifyError {
     /// A command's program does not exist.
     #[error("verification command `{name}`: `{program}` not found")]
     CommandNotFound {
@@ -122,7 +122,7 @@ pub enum VerifyError {
 
 impl VerifyError {
     /// The stable code.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             VerifyError::CommandNotFound { .. } => "E_VERIFY_COMMAND_NOT_FOUND",
             VerifyError::Fingerprint(_) => "E_VERIFY_FINGERPRINT",
@@ -204,7 +204,7 @@ async fn verify_once(
 }
 
 /// The verification gate for one round.
-pub async fn verify(
+pub(crate) async fn verify(
     workspace: &Path,
     commands: &[VerifyCommand],
     round: u32,

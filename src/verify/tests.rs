@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::*;
 use crate::config::VerifyCommand;
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+fn block_on<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

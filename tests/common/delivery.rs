@@ -11,22 +11,22 @@ use serde_json::Value;
 use super::dwpipe;
 
 /// A path in the repository.
-pub fn repo(path: &str) -> PathBuf {
+pub(crate) fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 /// The example app's page the agent edits.
-pub const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
+pub(crate) const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
 
 /// The example's scripted agent: sets the list spacing to 12vp and claims PASS.
-pub const FIXING_AGENT: &str = r#"[sh, ../agent.sh, "{workspace}", "{brief}"]"#;
+pub(crate) const FIXING_AGENT: &str = r#"[sh, ../agent.sh, "{workspace}", "{brief}"]"#;
 
 /// The example's verification: the spacing is 12.
-pub const SPACING: &str = "  - name: spacing\n    argv: [grep, -q, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
+pub(crate) const SPACING: &str = "  - name: spacing\n    argv: [grep, -q, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
 
 /// A temp copy of examples/notes with `agent`, `verify` and `extra` in its dwpipe.yaml, auditing
 /// the capture `replay` from device-fixtures.
-pub fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile::TempDir {
+pub(crate) fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join(PAGE);
     fs::create_dir_all(page.parent().unwrap()).unwrap();
@@ -46,7 +46,7 @@ pub fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> tempfile
 }
 
 /// `dwpipe deliver --pack pack.yaml --json` plus `extra`: (exit code, deliver.json, stderr).
-pub fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
+pub(crate) fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
     let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
     args.extend_from_slice(extra);
     let (code, stdout, stderr) = dwpipe(dir, &args);
@@ -56,7 +56,7 @@ pub fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
 }
 
 /// `dwpipe deliver --json` plus `args` (a `--resume RUN` among them).
-pub fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
     let mut all = vec!["deliver", "--json"];
     all.extend_from_slice(args);
     let (code, stdout, stderr) = dwpipe(dir, &all);
@@ -66,12 +66,12 @@ pub fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
 }
 
 /// The run directory a summary names.
-pub fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
+pub(crate) fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
     dir.join(summary["run-dir"].as_str().unwrap())
 }
 
 /// Every ledger line as `stage/round/outcome` (`stage/outcome` for the delivery's own lines).
-pub fn stages(run: &Path) -> Vec<String> {
+pub(crate) fn stages(run: &Path) -> Vec<String> {
     fs::read_to_string(run.join("ledger.jsonl"))
         .unwrap()
         .lines()
@@ -90,7 +90,7 @@ pub fn stages(run: &Path) -> Vec<String> {
 }
 
 /// Points dwpipe.yaml's agent at another argv.
-pub fn set_agent(dir: &Path, agent: &str) {
+pub(crate) fn set_agent(dir: &Path, agent: &str) {
     let config = fs::read_to_string(dir.join("dwpipe.yaml")).unwrap();
     let config: String = config
         .lines()
@@ -106,7 +106,7 @@ pub fn set_agent(dir: &Path, agent: &str) {
 }
 
 /// Starts `dwpipe` with `args` in `dir`, stdout piped (for `--json`), stderr dropped.
-pub fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
+pub(crate) fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_dwpipe"))
         .args(args)
         .current_dir(dir)
@@ -118,7 +118,7 @@ pub fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
 }
 
 /// Waits until `path` holds a pid (a process the test's scripts started), and returns it.
-pub fn wait_for_pid(path: &Path) -> i32 {
+pub(crate) fn wait_for_pid(path: &Path) -> i32 {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Some(pid) = fs::read_to_string(path)
@@ -137,7 +137,7 @@ pub fn wait_for_pid(path: &Path) -> i32 {
 }
 
 /// Whether a process is alive (a zombie waiting to be reaped counts as gone).
-pub fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit(')')
             .next()
@@ -146,7 +146,7 @@ pub fn alive(pid: i32) -> bool {
 }
 
 /// Whether a process is gone within a few seconds.
-pub fn gone_soon(pid: i32) -> bool {
+pub(crate) fn gone_soon(pid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     while alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
@@ -155,8 +155,9 @@ pub fn gone_soon(pid: i32) -> bool {
 }
 
 /// Sends `signal` to a child this test started.
-pub fn signal(child: &Child, signal: libc::c_int) {
+pub(crate) fn signal(child: &Child, signal: libc::c_int) {
     // SAFETY: kill(2) on a pid this test started has no memory-safety preconditions.
+    #[expect(unsafe_code, reason = "std cannot send SIGTERM or SIGINT to a child")]
     unsafe {
         libc::kill(child.id() as libc::pid_t, signal);
     }

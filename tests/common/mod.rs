@@ -3,14 +3,14 @@
 // Each test crate includes this module and uses only some of it.
 #![allow(dead_code)]
 
-pub mod delivery;
+pub(crate) mod delivery;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Writes an `hdc` shell wrapper in `dir` that runs `fake-hdc` serving `captures`
 /// (comma-joined, `HOST:PORT=folder` allowed), with `extra_env` assignments before it.
-pub fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) -> PathBuf {
+pub(crate) fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) -> PathBuf {
     let script = dir.join(name);
     fs::write(
         &script,
@@ -30,7 +30,7 @@ pub fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) ->
 
 /// Runs the real `dwpipe` in `dir` (without any `DWPIPE_HDC` of the caller's environment):
 /// `(exit code, stdout, stderr)`.
-pub fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_dwpipe"))
         .args(args)
         .current_dir(dir)
@@ -50,7 +50,7 @@ fn repo() -> PathBuf {
 
 /// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
 /// scroll session.
-pub fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
+pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
     let dir = root.join(serial);
     let source = repo().join("device-fixtures").join(from);
     fs::create_dir_all(dir.join("files")).unwrap();
@@ -83,7 +83,7 @@ pub fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
 
 /// The embedded sessions without their settling sleeps (a fake device has nothing to settle),
 /// passed as `--playbooks` overrides.
-pub fn no_sleeps(dir: &Path) -> String {
+pub(crate) fn no_sleeps(dir: &Path) -> String {
     let sessions = dir.join("playbooks/sessions");
     fs::create_dir_all(&sessions).unwrap();
     for entry in fs::read_dir(repo().join("playbooks/sessions")).unwrap() {

@@ -28,13 +28,13 @@ pub use write::CaptureWriter;
 #[error("{code}: {}{}: {message}", file.display(), exchange.map(|n| format!(" (exchange {n})")).unwrap_or_default())]
 pub struct CaptureError {
     /// Stable code (`E_CAPTURE_MISMATCH`, …).
-    pub code: &'static str,
+    pub(crate) code: &'static str,
     /// The file at fault.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The 1-based exchange, when one is at fault.
-    pub exchange: Option<usize>,
+    pub(crate) exchange: Option<usize>,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// One exchange as written in `transcript.yaml`.
@@ -43,43 +43,43 @@ pub struct CaptureError {
 pub struct ExchangeDoc {
     /// A device shell command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shell: Option<String>,
+    pub(crate) shell: Option<String>,
     /// A remote path pulled with `file recv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pull: Option<String>,
+    pub(crate) pull: Option<String>,
     /// A remote path pushed with `file send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub push: Option<String>,
+    pub(crate) push: Option<String>,
     /// A HAP file name installed with `install -r`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub install: Option<String>,
+    pub(crate) install: Option<String>,
     /// A bundle uninstalled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uninstall: Option<String>,
+    pub(crate) uninstall: Option<String>,
     /// The reply text, inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply: Option<String>,
+    pub(crate) reply: Option<String>,
     /// The reply text, in a file of the capture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_file: Option<String>,
+    pub(crate) reply_file: Option<String>,
     /// The device exit status of a shell command (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<i32>,
+    pub(crate) status: Option<i32>,
     /// The pulled file, in the capture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     /// Its SHA-256.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
+    pub(crate) sha256: Option<String>,
     /// How long the call took (`40ms`, `1.5s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay: Option<String>,
+    pub(crate) delay: Option<String>,
     /// A scripted fault: `hang`, `vanish`, `hdc-reply`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault: Option<String>,
+    pub(crate) fault: Option<String>,
     /// Extra bytes of output after the reply (a flood).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flood: Option<u64>,
+    pub(crate) flood: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -133,15 +133,15 @@ pub enum Fault {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exchange {
     /// The operation; `None` only for a bare `fault: vanish`.
-    pub operation: Option<Operation>,
+    pub(crate) operation: Option<Operation>,
     /// The reply text.
     pub reply: String,
     /// The device status of a shell command.
     pub status: i32,
     /// A pulled file inside the capture, with its expected SHA-256.
-    pub file: Option<(PathBuf, String)>,
+    pub(crate) file: Option<(PathBuf, String)>,
     /// How long the call took when recorded.
-    pub delay: Duration,
+    pub(crate) delay: Duration,
     /// A scripted fault.
     pub fault: Option<Fault>,
     /// Extra output bytes.

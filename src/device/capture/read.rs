@@ -16,11 +16,11 @@ use super::{CaptureError, Exchange, ExchangeDoc, Fault, Operation, TranscriptDoc
 #[derive(Clone, Debug)]
 pub struct Capture {
     /// The capture folder.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// `device.yaml`.
     pub info: DeviceInfo,
     /// `transcript.yaml`, in order.
-    pub exchanges: Vec<Exchange>,
+    pub(crate) exchanges: Vec<Exchange>,
 }
 
 impl Capture {

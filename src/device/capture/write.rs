@@ -26,7 +26,7 @@ const INLINE_REPLY_BYTES: usize = 2048;
 
 impl CaptureWriter {
     /// Starts a capture in `root` (created if needed).
-    pub fn create(root: &Path) -> std::io::Result<CaptureWriter> {
+    pub(crate) fn create(root: &Path) -> std::io::Result<CaptureWriter> {
         fs::create_dir_all(root.join("files"))?;
         Ok(CaptureWriter {
             root: root.to_owned(),
@@ -35,7 +35,7 @@ impl CaptureWriter {
     }
 
     /// Records a shell exchange.
-    pub fn shell(
+    pub(crate) fn shell(
         &mut self,
         command: &ShellCommand,
         reply: &str,
@@ -63,7 +63,12 @@ impl CaptureWriter {
     }
 
     /// Records a pull: copies the pulled file into `files/` and notes its hash.
-    pub fn pull(&mut self, remote: &str, local: &Path, delay: Duration) -> std::io::Result<()> {
+    pub(crate) fn pull(
+        &mut self,
+        remote: &str,
+        local: &Path,
+        delay: Duration,
+    ) -> std::io::Result<()> {
         let n = self.exchanges.len() + 1;
         let base = remote.rsplit('/').next().unwrap_or("file");
         let name = format!("files/{n:03}-{base}");
@@ -80,12 +85,12 @@ impl CaptureWriter {
     }
 
     /// Records any other exchange as written.
-    pub fn other(&mut self, doc: ExchangeDoc) {
+    pub(crate) fn other(&mut self, doc: ExchangeDoc) {
         self.exchanges.push(doc);
     }
 
     /// Writes `device.yaml` and `transcript.yaml`.
-    pub fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
+    pub(crate) fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
         let transcript = TranscriptDoc {
             format_version: crate::format::TRANSCRIPT,
             exchanges: Some(self.exchanges.clone()),

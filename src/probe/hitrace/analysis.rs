@@ -41,29 +41,29 @@ struct Open {
 #[derive(Debug, Default)]
 pub struct Analysis {
     /// Lines read.
-    pub lines: u64,
+    pub(crate) lines: u64,
     /// Lines that parsed as events.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Non-blank lines that are neither events nor `#` comments.
-    pub unparsed_lines: u64,
+    pub(crate) unparsed_lines: u64,
     /// Marker counts.
-    pub markers: MarkerCounts,
+    pub(crate) markers: MarkerCounts,
     /// Matched B/E pairs.
-    pub slices: u64,
+    pub(crate) slices: u64,
     /// `E` with no open `B` on its thread.
-    pub orphan_ends: u64,
+    pub(crate) orphan_ends: u64,
     /// Deepest nesting seen.
-    pub max_depth: usize,
+    pub(crate) max_depth: usize,
     stacks: HashMap<u32, Vec<Open>>,
     /// Frame facts.
-    pub frames: FrameTracker,
+    pub(crate) frames: FrameTracker,
     /// Launch facts.
-    pub cold_start: ColdStartTracker,
+    pub(crate) cold_start: ColdStartTracker,
 }
 
 impl Analysis {
     /// An analysis looking for the launch of `bundle` (any bundle when `None`).
-    pub fn new(bundle: Option<String>) -> Analysis {
+    pub(crate) fn new(bundle: Option<String>) -> Analysis {
         Analysis {
             cold_start: ColdStartTracker::new(bundle),
             ..Analysis::default()
@@ -71,7 +71,7 @@ impl Analysis {
     }
 
     /// Feeds one line.
-    pub fn line(&mut self, line: Line<'_>) {
+    pub(crate) fn line(&mut self, line: Line<'_>) {
         self.lines += 1;
         let text = match line {
             Line::Text(text) => text,
@@ -133,7 +133,7 @@ impl Analysis {
     }
 
     /// `B`s still open at the end of the trace.
-    pub fn open_begins(&self) -> u64 {
+    pub(crate) fn open_begins(&self) -> u64 {
         self.stacks.values().map(|s| s.len() as u64).sum()
     }
 }

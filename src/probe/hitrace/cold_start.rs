@@ -23,35 +23,35 @@ const TOUCH_WINDOW_NS: u64 = 3_000_000_000;
 
 /// A launch phase found in the trace.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Phase {
+pub(crate) struct Phase {
     /// DevEco Launch phase name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The marker that opened it.
-    pub marker: String,
+    pub(crate) marker: String,
     /// When it began, ms after the start.
-    pub start_ms: f64,
+    pub(crate) start_ms: f64,
     /// How long it lasted (until the next phase, or the end).
-    pub duration_ms: f64,
+    pub(crate) duration_ms: f64,
 }
 
 /// A measured cold start.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ColdStart {
+pub(crate) struct ColdStart {
     /// Start to first frame on screen.
-    pub ms: f64,
+    pub(crate) ms: f64,
     /// The marker used as the start.
-    pub start_marker: String,
+    pub(crate) start_marker: String,
     /// The marker whose end was the first frame on screen.
-    pub end_marker: String,
+    pub(crate) end_marker: String,
     /// The app process the launch was attributed to.
-    pub app_pid: Option<u32>,
+    pub(crate) app_pid: Option<u32>,
     /// The phases, in order.
-    pub phases: Vec<Phase>,
+    pub(crate) phases: Vec<Phase>,
 }
 
 /// Launch facts collected in one pass.
 #[derive(Debug, Default)]
-pub struct ColdStartTracker {
+pub(crate) struct ColdStartTracker {
     bundle: Option<String>,
     last_touch_up: Option<(u64, String)>,
     start: Option<(u64, String)>,
@@ -66,7 +66,7 @@ pub struct ColdStartTracker {
 
 impl ColdStartTracker {
     /// Tracks the launch of `bundle` (the first launched bundle when `None`).
-    pub fn new(bundle: Option<String>) -> ColdStartTracker {
+    pub(crate) fn new(bundle: Option<String>) -> ColdStartTracker {
         ColdStartTracker {
             bundle,
             ..ColdStartTracker::default()
@@ -110,7 +110,7 @@ impl ColdStartTracker {
     }
 
     /// A `B` slice began.
-    pub fn begin(
+    pub(crate) fn begin(
         &mut self,
         name: &[u8],
         kind: SliceKind,
@@ -189,7 +189,7 @@ impl ColdStartTracker {
     }
 
     /// A present fence ended.
-    pub fn present(&mut self, fence_begin: u64, fence_end: u64) {
+    pub(crate) fn present(&mut self, fence_begin: u64, fence_end: u64) {
         if self.end.is_some() {
             return;
         }
@@ -201,7 +201,7 @@ impl ColdStartTracker {
     }
 
     /// The measured cold start, when the trace holds a whole one.
-    pub fn result(&self) -> Option<ColdStart> {
+    pub(crate) fn result(&self) -> Option<ColdStart> {
         let (start, start_marker) = self.start.clone()?;
         let end = self.end?;
         let ms = |ns: u64| round3(ns as f64 / 1e6);

@@ -13,7 +13,7 @@ const MAX_OFFSET_SAMPLES: usize = 100_000;
 
 /// Frame facts collected in one pass.
 #[derive(Debug, Default)]
-pub struct FrameTracker {
+pub(crate) struct FrameTracker {
     /// (present time, budget in force or 0) per frame.
     presents: Vec<(u64, u64)>,
     rate_budget: Option<u64>,
@@ -28,28 +28,28 @@ pub struct FrameStats {
     /// Frames presented.
     pub count: u64,
     /// Frames per second over the window (first to last present).
-    pub fps: Option<f64>,
+    pub(crate) fps: Option<f64>,
     /// Median frame interval.
-    pub p50_ms: Option<f64>,
+    pub(crate) p50_ms: Option<f64>,
     /// 95th percentile frame interval.
-    pub p95_ms: Option<f64>,
+    pub(crate) p95_ms: Option<f64>,
     /// Longest frame interval.
-    pub max_ms: Option<f64>,
+    pub(crate) max_ms: Option<f64>,
     /// The frame budget (median of the budgets in force).
     pub budget_ms: Option<f64>,
     /// Dropped milliseconds per second (frames past 1.5× budget).
-    pub jank_ms_per_s: Option<f64>,
+    pub(crate) jank_ms_per_s: Option<f64>,
     /// Frames past 1.5× their budget.
-    pub dropped_frames: u64,
+    pub(crate) dropped_frames: u64,
     /// Where the budget came from.
-    pub budget_source: Option<&'static str>,
+    pub(crate) budget_source: Option<&'static str>,
     /// The marker whose end is a frame on screen (as found, without its fence id).
     pub present_marker: Option<String>,
 }
 
 impl FrameTracker {
     /// A `B` slice began.
-    pub fn begin(&mut self, name: &[u8], ts_ns: u64) {
+    pub(crate) fn begin(&mut self, name: &[u8], ts_ns: u64) {
         if self.present_marker.is_none() && name.starts_with(b"Waiting for Present") {
             let without_id = name
                 .iter()
@@ -72,13 +72,13 @@ impl FrameTracker {
     }
 
     /// A present fence ended: a frame is on screen.
-    pub fn present(&mut self, ts_ns: u64) {
+    pub(crate) fn present(&mut self, ts_ns: u64) {
         let budget = self.rate_budget.or(self.period_budget).unwrap_or(0);
         self.presents.push((ts_ns, budget));
     }
 
     /// The trace clock minus CLOCK_MONOTONIC (`now:` fields), in ms: the median offset.
-    pub fn vsync_clock_offset_ms(&self) -> Option<f64> {
+    pub(crate) fn vsync_clock_offset_ms(&self) -> Option<f64> {
         let mut offsets = self.offsets.clone();
         offsets.sort_unstable();
         offsets
@@ -87,7 +87,7 @@ impl FrameTracker {
     }
 
     /// Every interval between consecutive presents, in ms, in present order (for charts).
-    pub fn intervals_ms(&self) -> Vec<f64> {
+    pub(crate) fn intervals_ms(&self) -> Vec<f64> {
         let mut presents: Vec<u64> = self.presents.iter().map(|p| p.0).collect();
         presents.sort_unstable();
         presents
@@ -97,7 +97,7 @@ impl FrameTracker {
     }
 
     /// The statistics.
-    pub fn stats(&self) -> FrameStats {
+    pub(crate) fn stats(&self) -> FrameStats {
         let mut presents = self.presents.clone();
         presents.sort_unstable();
         let mut stats = FrameStats {

@@ -10,23 +10,23 @@
 
 /// A parsed event line; every field borrows from the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EventLine<'a> {
+pub(crate) struct EventLine<'a> {
     /// The task (thread) name, trimmed.
-    pub task: &'a [u8],
+    pub(crate) task: &'a [u8],
     /// The thread id from the line prefix.
-    pub tid: u32,
+    pub(crate) tid: u32,
     /// The TGID column, when known.
-    pub tgid: Option<u32>,
+    pub(crate) tgid: Option<u32>,
     /// Timestamp in nanoseconds.
-    pub ts_ns: u64,
+    pub(crate) ts_ns: u64,
     /// The event name (`tracing_mark_write`, `print`, `sched_switch`, …).
-    pub event: &'a [u8],
+    pub(crate) event: &'a [u8],
     /// Everything after `event: `.
-    pub args: &'a [u8],
+    pub(crate) args: &'a [u8],
 }
 
 /// Parses one line (its `\n` already removed); `None` for anything that is not an event.
-pub fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
+pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let cpu_open = find_cpu(line)?;
     let cpu_close = cpu_open + 1 + memchr::memchr(b']', &line[cpu_open + 1..])?;
@@ -103,7 +103,7 @@ fn find_cpu(line: &[u8]) -> Option<usize> {
 }
 
 /// `secs.frac` → ns, exactly (the fraction is padded or cut to 9 digits).
-pub fn parse_timestamp(text: &[u8]) -> Option<u64> {
+pub(crate) fn parse_timestamp(text: &[u8]) -> Option<u64> {
     let dot = text.iter().position(|b| *b == b'.')?;
     let (secs, frac) = (&text[..dot], &text[dot + 1..]);
     if secs.is_empty() || frac.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit)
@@ -128,7 +128,7 @@ fn parse_u64(digits: &[u8]) -> Option<u64> {
 }
 
 /// Parses ASCII digits as a `u32`.
-pub fn parse_u32(digits: &[u8]) -> Option<u32> {
+pub(crate) fn parse_u32(digits: &[u8]) -> Option<u32> {
     parse_u64(digits).and_then(|n| u32::try_from(n).ok())
 }
 
@@ -153,7 +153,7 @@ fn trim_end(bytes: &[u8]) -> &[u8] {
 }
 
 /// Trims spaces and TABs on both sides.
-pub fn trim(bytes: &[u8]) -> &[u8] {
+pub(crate) fn trim(bytes: &[u8]) -> &[u8] {
     trim_start(trim_end(bytes))
 }
 

@@ -18,10 +18,8 @@ use std::io::Read;
 use serde::Serialize;
 
 pub use analysis::{Analysis, MarkerCounts};
-pub use cold_start::{ColdStart, Phase};
+pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
-pub use line::{EventLine, parse_line};
-pub use payload::{Marker, parse_marker};
 pub use reader::{Line, MAX_LINE, for_each_line};
 
 /// What `dwpipe inspect trace --json` prints; the field names are a contract.
@@ -46,7 +44,7 @@ pub struct TraceReport {
     /// Frame statistics.
     pub frames: FrameStats,
     /// The cold start, or `null` when the trace holds no whole launch.
-    pub cold_start: Option<ColdStart>,
+    pub(crate) cold_start: Option<ColdStart>,
     /// Trace clock minus CLOCK_MONOTONIC (the `now:` fields), when vsync markers carry it.
     pub vsync_clock_offset_ms: Option<f64>,
 }
@@ -59,7 +57,7 @@ pub fn analyze<R: Read>(reader: R, bundle: Option<String>) -> std::io::Result<Tr
 }
 
 /// The report of a finished analysis.
-pub fn report(analysis: &Analysis) -> TraceReport {
+pub(crate) fn report(analysis: &Analysis) -> TraceReport {
     TraceReport {
         lines: analysis.lines,
         events: analysis.events,

@@ -12,7 +12,7 @@
 
 /// What a marker says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Marker<'a> {
+pub(crate) enum Marker<'a> {
     /// `B`: a slice begins on this thread.
     Begin {
         /// The writer's pid.
@@ -48,7 +48,7 @@ pub enum Marker<'a> {
 }
 
 /// Parses a marker payload; `print` events may carry a `0x<ip>: ` prefix first.
-pub fn parse_marker(args: &[u8]) -> Marker<'_> {
+pub(crate) fn parse_marker(args: &[u8]) -> Marker<'_> {
     let args = strip_ip(args);
     let args = args.strip_suffix(b"\r").unwrap_or(args);
     let Some((&phase, rest)) = args.split_first() else {

@@ -41,7 +41,7 @@ pub(super) fn round3(value: f64) -> f64 {
 
 /// What kind of slice a `B` opened, decided once from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SliceKind {
+pub(crate) enum SliceKind {
     /// `Waiting for Present Fence <n>`: its end is a frame on screen.
     PresentFence,
     /// `RSMainThread::ProcessCommandUni…`: the render service taking apps' transactions.
@@ -51,7 +51,7 @@ pub enum SliceKind {
 }
 
 /// The kind of slice a `B` with this name opens.
-pub fn classify(name: &[u8]) -> SliceKind {
+pub(crate) fn classify(name: &[u8]) -> SliceKind {
     // `Waiting for Present Fence 695279` on one screen; `Waiting for PresentFence_0 350342`
     // where the render service names fences per screen.
     if name.starts_with(b"Waiting for Present Fence")
@@ -66,17 +66,17 @@ pub fn classify(name: &[u8]) -> SliceKind {
 }
 
 /// Whether `needle` occurs in `haystack`.
-pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     find(haystack, needle).is_some()
 }
 
 /// Where `needle` first occurs in `haystack`.
-pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
 }
 
 /// The unsigned integer right after `key` in `text` (`rate:60` → 60).
-pub fn number_after(text: &[u8], key: &[u8]) -> Option<u64> {
+pub(crate) fn number_after(text: &[u8], key: &[u8]) -> Option<u64> {
     let at = find(text, key)? + key.len();
     let digits = &text[at..];
     let digits = &digits[digits.iter().take_while(|b| **b == b' ').count()..];

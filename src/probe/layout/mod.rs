@@ -19,44 +19,44 @@ pub use report::{LayoutReport, TouchTarget};
 
 /// A node of one dump: its position in the flattened tree (parents before children).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(usize);
+pub(crate) struct NodeId(usize);
 
 /// One node of the dump.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Node {
+pub(crate) struct Node {
     /// `id` (the inspector key).
-    pub id: String,
+    pub(crate) id: String,
     /// `key`.
-    pub key: String,
+    pub(crate) key: String,
     /// `text`.
-    pub text: String,
+    pub(crate) text: String,
     /// `description`.
-    pub description: String,
+    pub(crate) description: String,
     /// `type`.
-    pub kind: String,
+    pub(crate) kind: String,
     /// The geometry rect: `origBounds`, else `bounds`.
-    pub rect: Option<Rect>,
+    pub(crate) rect: Option<Rect>,
     /// `clickable == "true"`.
-    pub clickable: bool,
+    pub(crate) clickable: bool,
     /// `enabled != "false"`.
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Scrolls or clips its children.
-    pub clips: bool,
+    pub(crate) clips: bool,
     /// `bundleName` on a window root.
-    pub bundle: Option<String>,
+    pub(crate) bundle: Option<String>,
     /// Its parent.
-    pub parent: Option<NodeId>,
+    pub(crate) parent: Option<NodeId>,
     /// The window root it is under.
-    pub window: Option<NodeId>,
+    pub(crate) window: Option<NodeId>,
 }
 
 /// A parsed dump.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Every node, parents before children.
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// The display rect (the merged root's bounds), when known.
-    pub display: Option<Rect>,
+    pub(crate) display: Option<Rect>,
 }
 
 /// Why a dump or a query failed.
@@ -167,7 +167,7 @@ impl Layout {
     }
 
     /// A node.
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0]
     }
 
@@ -177,14 +177,14 @@ impl Layout {
     }
 
     /// Window roots (nodes with a `bundleName`).
-    pub fn windows(&self) -> Vec<NodeId> {
+    pub(crate) fn windows(&self) -> Vec<NodeId> {
         self.ids()
             .filter(|i| self.node(*i).bundle.is_some())
             .collect()
     }
 
     /// The window of `bundle`, or the first window with a bundle name when `None`.
-    pub fn app_window(&self, bundle: Option<&str>) -> Result<NodeId, LayoutError> {
+    pub(crate) fn app_window(&self, bundle: Option<&str>) -> Result<NodeId, LayoutError> {
         let windows = self.windows();
         windows
             .iter()
@@ -202,7 +202,7 @@ impl Layout {
 
     /// The on-screen part of a node: its rect clipped by the display, its window and every
     /// ancestor that scrolls or clips.
-    pub fn visible_rect(&self, id: NodeId) -> Option<Rect> {
+    pub(crate) fn visible_rect(&self, id: NodeId) -> Option<Rect> {
         let mut rect = self.node(id).rect?;
         if let Some(display) = self.display {
             rect = rect.intersect(&display);
@@ -227,7 +227,11 @@ impl Layout {
     }
 
     /// Resolves a selector inside `window`.
-    pub fn select(&self, window: NodeId, selector: &Selector) -> Result<NodeId, LayoutError> {
+    pub(crate) fn select(
+        &self,
+        window: NodeId,
+        selector: &Selector,
+    ) -> Result<NodeId, LayoutError> {
         let value_of = |node: &Node| -> String {
             match selector.kind {
                 SelectorKind::Id => node.id.clone(),
@@ -274,7 +278,7 @@ impl Layout {
     }
 
     /// A selector that names this node (`id:`, else `key:`, else `text:`, else `type:…[n]`).
-    pub fn selector_of(&self, id: NodeId) -> String {
+    pub(crate) fn selector_of(&self, id: NodeId) -> String {
         let node = self.node(id);
         let window = node.window;
         let nth = |same: &dyn Fn(&Node) -> bool| {
@@ -319,7 +323,7 @@ impl Layout {
 
     /// The gap from `from` to `to` in px: vertical (`to.top − from.bottom`) or horizontal
     /// (`to.left − from.right`).
-    pub fn gap_px(&self, from: NodeId, to: NodeId, axis: Axis) -> Result<i64, LayoutError> {
+    pub(crate) fn gap_px(&self, from: NodeId, to: NodeId, axis: Axis) -> Result<i64, LayoutError> {
         let (a, b) = (self.rect_of(from)?, self.rect_of(to)?);
         Ok(match axis {
             Axis::Horizontal => b.l - a.r,
@@ -328,7 +332,7 @@ impl Layout {
     }
 
     /// Width or height in px.
-    pub fn size_px(&self, node: NodeId, side: Side) -> Result<i64, LayoutError> {
+    pub(crate) fn size_px(&self, node: NodeId, side: Side) -> Result<i64, LayoutError> {
         let rect = self.rect_of(node)?;
         Ok(match side {
             Side::Height => rect.height(),
@@ -337,7 +341,7 @@ impl Layout {
     }
 
     /// How far `to`'s left (or top) edge is from `from`'s, in px (absolute).
-    pub fn misalignment_px(
+    pub(crate) fn misalignment_px(
         &self,
         from: NodeId,
         to: NodeId,
@@ -351,7 +355,7 @@ impl Layout {
     }
 
     /// Clickable, enabled nodes of `window` that are on screen.
-    pub fn clickables(&self, window: NodeId) -> Vec<NodeId> {
+    pub(crate) fn clickables(&self, window: NodeId) -> Vec<NodeId> {
         self.in_window(window)
             .filter(|i| self.node(*i).clickable && self.node(*i).enabled)
             .filter(|i| self.visible_rect(*i).is_some_and(|r| !r.is_empty()))
@@ -359,7 +363,7 @@ impl Layout {
     }
 
     /// Clickable nodes with neither text nor description.
-    pub fn unlabeled(&self, window: NodeId) -> Vec<NodeId> {
+    pub(crate) fn unlabeled(&self, window: NodeId) -> Vec<NodeId> {
         self.clickables(window)
             .into_iter()
             .filter(|i| {
@@ -393,7 +397,7 @@ fn list(items: impl Iterator<Item = String>) -> String {
 }
 
 /// px → vp, rounded to 3 decimals for reports.
-pub fn to_vp(px: i64, vpr: f64) -> f64 {
+pub(crate) fn to_vp(px: i64, vpr: f64) -> f64 {
     (px as f64 / vpr * 1000.0).round() / 1000.0
 }
 

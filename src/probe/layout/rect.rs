@@ -18,7 +18,7 @@ pub struct Rect {
 
 impl Rect {
     /// Parses `[l,t][r,b]`; inverted rects are kept (they have no area).
-    pub fn parse(text: &str) -> Option<Rect> {
+    pub(crate) fn parse(text: &str) -> Option<Rect> {
         let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
         let (first, second) = inner.split_once("][")?;
         let pair = |s: &str| -> Option<(i64, i64)> {
@@ -30,22 +30,22 @@ impl Rect {
     }
 
     /// Width (0 when inverted).
-    pub fn width(&self) -> i64 {
+    pub(crate) fn width(&self) -> i64 {
         (self.r - self.l).max(0)
     }
 
     /// Height (0 when inverted).
-    pub fn height(&self) -> i64 {
+    pub(crate) fn height(&self) -> i64 {
         (self.b - self.t).max(0)
     }
 
     /// Whether the rect has no area.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.width() == 0 || self.height() == 0
     }
 
     /// The overlap of two rects (possibly empty).
-    pub fn intersect(&self, other: &Rect) -> Rect {
+    pub(crate) fn intersect(&self, other: &Rect) -> Rect {
         Rect {
             l: self.l.max(other.l),
             t: self.t.max(other.t),

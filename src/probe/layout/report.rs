@@ -9,11 +9,11 @@ use super::{Layout, to_vp};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TouchTarget {
     /// A selector naming the node.
-    pub selector: String,
+    pub(crate) selector: String,
     /// Width in vp.
-    pub width_vp: f64,
+    pub(crate) width_vp: f64,
     /// Height in vp.
-    pub height_vp: f64,
+    pub(crate) height_vp: f64,
 }
 
 /// What `dwpipe inspect layout --json` prints; the field names are a contract.
@@ -22,17 +22,17 @@ pub struct LayoutReport {
     /// Nodes in the dump.
     pub nodes: usize,
     /// Window roots (bundle names).
-    pub windows: Vec<String>,
+    pub(crate) windows: Vec<String>,
     /// The window measured.
-    pub app_window: Option<String>,
+    pub(crate) app_window: Option<String>,
     /// The density used (px per vp).
-    pub vpr: f64,
+    pub(crate) vpr: f64,
     /// Clickable, enabled, on-screen nodes in the app window.
     pub clickable: usize,
     /// Every such node with its size, smallest side first.
-    pub touch_targets: Vec<TouchTarget>,
+    pub(crate) touch_targets: Vec<TouchTarget>,
     /// Clickable nodes with neither text nor description.
-    pub unlabeled_clickables: Vec<String>,
+    pub(crate) unlabeled_clickables: Vec<String>,
 }
 
 impl Layout {

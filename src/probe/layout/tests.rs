@@ -62,7 +62,7 @@ fn selectors_resolve_or_name_the_candidates() {
     }
     match select(&layout, app, "id:note_item_9") {
         Err(LayoutError::NotFound { candidates, .. }) => {
-            assert!(candidates.contains("note_item_0"), "{candidates}")
+            assert!(candidates.contains("note_item_0"), "{candidates}");
         }
         other => panic!("{other:?}"),
     }

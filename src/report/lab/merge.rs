@@ -67,7 +67,7 @@ static ROOT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The merged matrix and its JUnit XML; `out` is the existing folder they will be written to
 /// (device report links are rewritten relative to it).
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String), Diagnostic> {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String), Diagnostic> {
     let shards = dirs
         .iter()
         .map(|d| load(d))

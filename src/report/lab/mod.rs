@@ -18,11 +18,11 @@ use crate::words::words;
 
 use super::AuditReport;
 
-pub use merge::merge;
+pub(crate) use merge::merge;
 
 words! {
     /// The lab's verdict.
-    pub enum LabVerdict {
+    pub(crate) enum LabVerdict {
         /// Every device passed.
         Pass = "pass",
         /// A device failed.
@@ -34,7 +34,7 @@ words! {
 
 words! {
     /// A device's verdict in the matrix.
-    pub enum DeviceVerdict {
+    pub(crate) enum DeviceVerdict {
         /// Its audit passed.
         Pass = "pass",
         /// Its audit failed.
@@ -46,7 +46,7 @@ words! {
 
 words! {
     /// One cell: a criterion's result on a device.
-    pub enum Cell {
+    pub(crate) enum Cell {
         /// The check passed.
         Pass = "pass",
         /// The check failed.
@@ -71,64 +71,64 @@ impl Cell {
 /// `lab.json`: the criterion × device matrix.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct LabReport {
+pub(crate) struct LabReport {
     /// Schema version.
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The lock every device was held against.
-    pub pack_sha256: String,
+    pub(crate) pack_sha256: String,
     /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
     /// failed but one could not be audited.
-    pub verdict: LabVerdict,
+    pub(crate) verdict: LabVerdict,
     /// The devices, in the lab's order.
-    pub devices: Vec<LabDevice>,
+    pub(crate) devices: Vec<LabDevice>,
     /// One row per criterion, its results in the devices' order.
-    pub rows: Vec<LabRow>,
+    pub(crate) rows: Vec<LabRow>,
 }
 
 /// A device's column.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct LabDevice {
+pub(crate) struct LabDevice {
     /// Its connect key.
-    pub serial: String,
+    pub(crate) serial: String,
     /// Its hdc server (`local` for the local one).
-    pub server: String,
+    pub(crate) server: String,
     /// Its verdict.
-    pub verdict: DeviceVerdict,
+    pub(crate) verdict: DeviceVerdict,
     /// Why it has no report.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Its report, relative to the lab's folder.
-    pub report: Option<String>,
+    pub(crate) report: Option<String>,
 }
 
 /// A criterion's row.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct LabRow {
+pub(crate) struct LabRow {
     /// The criterion.
-    pub criterion_id: String,
+    pub(crate) criterion_id: String,
     /// Its dimension.
-    pub dimension: String,
+    pub(crate) dimension: String,
     /// must or should.
-    pub weight: String,
+    pub(crate) weight: String,
     /// Its result on each device, in the devices' order.
-    pub results: Vec<Cell>,
+    pub(crate) results: Vec<Cell>,
 }
 
 /// One device of the matrix as the lab audited it.
 #[derive(Debug)]
-pub struct Column<'a> {
+pub(crate) struct Column<'a> {
     /// Its connect key.
-    pub serial: &'a str,
+    pub(crate) serial: &'a str,
     /// Its server, `local` or `HOST:PORT`.
-    pub server: String,
+    pub(crate) server: String,
     /// Its report and where it is (relative to the lab's folder), or why it has none.
-    pub outcome: Result<(&'a AuditReport, String), String>,
+    pub(crate) outcome: Result<(&'a AuditReport, String), String>,
 }
 
 impl LabReport {
     /// The matrix of these columns.
-    pub fn new(frozen: &Frozen, columns: &[Column<'_>]) -> LabReport {
+    pub(crate) fn new(frozen: &Frozen, columns: &[Column<'_>]) -> LabReport {
         let devices: Vec<LabDevice> = columns
             .iter()
             .map(|column| LabDevice {
@@ -175,7 +175,7 @@ impl LabReport {
 
     /// A criterion's results across the lab in a few words: `pass` when every device passed,
     /// else who did what (`fail on LAB02; unverified on LAB05`).
-    pub fn across(&self, row: &LabRow) -> String {
+    pub(crate) fn across(&self, row: &LabRow) -> String {
         if row.results.iter().all(|r| *r == Cell::Pass) {
             return Cell::Pass.as_str().to_owned();
         }
@@ -200,7 +200,7 @@ impl LabReport {
 
     /// Writes the lab's files into `out`: `lab.md`, `lab-junit.xml`, `lab.html`, then
     /// `lab.json` (last, so a `lab.json` on disk always has its siblings).
-    pub fn publish(&self, junit: &str, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
+    pub(crate) fn publish(&self, junit: &str, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
         let json = serde_json::to_string_pretty(self).expect("a lab report serializes") + "\n";
         let markdown = render("lab.md", self)?;
         let page = page::html(self);

@@ -1,17 +1,19 @@
 //! `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 
 use crate::report::html::{escape, head};
+use std::fmt::Write;
 
 use super::{Cell, LabReport};
 
 /// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 pub(super) fn html(report: &LabReport) -> String {
     let mut page = head("lab", "Lab audit", report.verdict.as_str());
-    page.push_str(&format!(
+    let _ = write!(
+        page,
         "<p><small>pack sha256:{} · {} device(s)</small></p><table><tr><th>criterion</th><th>dimension</th><th>weight</th>",
         escape(&report.pack_sha256),
         report.devices.len(),
-    ));
+    );
     for device in &report.devices {
         let name = escape(&device.serial);
         match &device.report {
@@ -19,32 +21,33 @@ pub(super) fn html(report: &LabReport) -> String {
                 let html = json
                     .strip_suffix("audit-1.json")
                     .map_or_else(|| json.clone(), |dir| format!("{dir}report.html"));
-                page.push_str(&format!(
-                    "<th><a href=\"{}\">{name}</a></th>",
-                    escape(&html)
-                ));
+                let _ = write!(page, "<th><a href=\"{}\">{name}</a></th>", escape(&html));
             }
-            None => page.push_str(&format!("<th>{name}</th>")),
+            None => {
+                let _ = write!(page, "<th>{name}</th>");
+            }
         }
     }
     page.push_str("</tr>");
     for row in &report.rows {
-        page.push_str(&format!(
+        let _ = write!(
+            page,
             "<tr><td>{}</td><td>{}</td><td>{}</td>",
             escape(&row.criterion_id),
             escape(&row.dimension),
             escape(&row.weight)
-        ));
+        );
         for result in &row.results {
             let class = match result {
                 Cell::NoReport => "error",
                 other => other.as_str(),
             };
-            page.push_str(&format!(
+            let _ = write!(
+                page,
                 "<td class=\"{}\">{}</td>",
                 escape(class),
                 escape(result.as_str())
-            ));
+            );
         }
         page.push_str("</tr>");
     }
@@ -55,17 +58,16 @@ pub(super) fn html(report: &LabReport) -> String {
             .error
             .as_deref()
             .map_or_else(String::new, |e| format!(" title=\"{}\"", escape(e)));
-        page.push_str(&format!(
-            "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>"
-        ));
+        let _ = write!(page, "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>");
     }
     page.push_str("</tr></table>");
     for device in report.devices.iter().filter(|d| d.error.is_some()) {
-        page.push_str(&format!(
+        let _ = write!(
+            page,
             "<p><b>{}</b>: {}</p>",
             escape(&device.serial),
             escape(device.error.as_deref().unwrap_or_default())
-        ));
+        );
     }
     page.push_str("</body></html>\n");
     page
