@@ -21,7 +21,7 @@ pub struct Decimal {
 
 /// Why a text could not become a [`Decimal`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecimalError {
+pub(crate) enum DecimalError {
     /// The text is not a plain decimal number.
     #[error("`{0}` is not a decimal number")]
     Syntax(String),

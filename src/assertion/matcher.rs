@@ -20,13 +20,13 @@ use super::quantity::{Quantity, first_quantity};
 use super::unit::{Unit, UnitError, common_scale};
 
 /// The names of the matchers, as written in a pack.
-pub const MATCHER_NAMES: [&str; 8] = [
+pub(crate) const MATCHER_NAMES: [&str; 8] = [
     "equals", "contains", "regex", "range", "gte", "lte", "oneOf", "present",
 ];
 
 /// One expected value of `equals` or `oneOf`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Scalar {
+pub(crate) enum Scalar {
     /// A number: compared numerically when `actual` holds a number.
     Number(Decimal),
     /// Text: compared exactly.
@@ -44,7 +44,7 @@ impl fmt::Display for Scalar {
 
 /// What a matcher expects, already validated and compiled.
 #[derive(Clone, Debug)]
-pub enum Expectation {
+pub(crate) enum Expectation {
     /// `equals`.
     Equals(Scalar),
     /// `contains` (stored lowercased).
@@ -86,7 +86,7 @@ pub struct UnitContext {
 
 /// The recomputed outcome of one assertion.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Evaluation {
+pub(crate) struct Evaluation {
     /// Whether `actual` satisfies the assertion.
     pub(crate) passed: bool,
     /// Why, in a few words (`720 ms ≤ 800 ms`).
@@ -95,7 +95,7 @@ pub struct Evaluation {
 
 /// Why an assertion could not be evaluated against an `actual`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum AssertionError {
+pub(crate) enum AssertionError {
     /// A numeric matcher got an `actual` without any number in it.
     #[error("actual {actual:?} holds no number for a numeric matcher")]
     NotNumeric {

@@ -9,10 +9,8 @@ mod unit;
 #[cfg(test)]
 mod matcher_tests;
 
-pub use decimal::{Decimal, DecimalError};
-pub use matcher::{
-    Assertion, AssertionError, Evaluation, Expectation, MATCHER_NAMES, Scalar, UnitContext,
-};
+pub use decimal::Decimal;
+pub use matcher::{Assertion, UnitContext};
+pub(crate) use matcher::{Expectation, MATCHER_NAMES, Scalar};
 pub(crate) use quantity::first_quantity;
-pub use unit::UnitError;
 pub(crate) use unit::{Unit, common_scale, known_spellings};

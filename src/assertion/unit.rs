@@ -117,7 +117,7 @@ impl fmt::Display for Unit {
 
 /// Why two quantities cannot be compared.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum UnitError {
+pub(crate) enum UnitError {
     /// The units measure different things.
     #[error("`{actual}` cannot be compared with `{expected}`")]
     Incompatible {

@@ -35,7 +35,7 @@ pub fn aggregate(values: &[Value], how: Aggregate) -> Option<Value> {
 }
 
 /// `(max − min) / |aggregate|`, or `None` for words or a zero aggregate.
-pub fn spread(values: &[Value], aggregate: &Value) -> Option<f64> {
+pub(crate) fn spread(values: &[Value], aggregate: &Value) -> Option<f64> {
     let Value::Number(center) = aggregate else {
         return None;
     };

@@ -15,7 +15,7 @@ const DEFAULT_BUDGET_MS: f64 = 16.667;
 
 /// A criterion's frame intervals (its first run).
 #[derive(Clone, Debug, PartialEq)]
-pub struct FrameSeries {
+pub(crate) struct FrameSeries {
     /// Every interval between consecutive presented frames, in ms.
     pub(crate) intervals_ms: Vec<f64>,
     /// The frame budget in force.
@@ -24,7 +24,7 @@ pub struct FrameSeries {
 
 /// The first run's screen, as the layout and accessibility probes measured it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScreenFigure {
+pub(crate) struct ScreenFigure {
     /// The screenshot file, as pulled.
     pub(crate) png: Vec<u8>,
     /// Its width in px.

@@ -14,13 +14,12 @@ mod run;
 mod session;
 mod verify;
 
-pub use aggregate::{actual, aggregate, spread};
-pub use extract::{
-    Context, Decoded, ExtractError, Files, Reading, Screenshot, Trace, Value, extract,
-};
-pub use figures::{Figures, FrameSeries, ScreenFigure};
-pub use model::{
-    AuditError, AuditEvent, AuditRun, Audited, EvidenceFile, MeasurementRecord, RunReading,
-};
+pub use aggregate::{actual, aggregate};
+pub use extract::{Context, Decoded, Files, Value, extract};
+pub use extract::{ExtractError, Reading, Screenshot, Trace};
+pub use figures::Figures;
+pub(crate) use figures::FrameSeries;
+pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
+pub use model::{EvidenceFile, RunReading};
 pub use run::run;
 pub(crate) use verify::verify;

@@ -14,7 +14,7 @@ use crate::shell::{ShellCommand, ShellValue};
 
 /// A device of any kind.
 #[derive(Debug)]
-pub enum AnyDevice {
+pub(crate) enum AnyDevice {
     /// A live device behind hdc.
     Hdc(HdcDevice),
     /// A recorded capture.

@@ -63,7 +63,7 @@ pub fn identity_command() -> ShellCommand {
 }
 
 /// Reads the reply of [`identity_command`].
-pub fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
+pub(crate) fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
     let mut info = DeviceInfo {
         serial: serial.to_owned(),
         ..DeviceInfo::default()

@@ -22,18 +22,15 @@ use std::time::Duration;
 
 use crate::shell::{ShellCommand, ShellValue};
 
-pub use any::AnyDevice;
-pub use capture::{Capture, CaptureError, CaptureWriter, Exchange, ExchangeDoc, Fault, Operation};
+pub(crate) use any::AnyDevice;
+pub use capture::{Capture, Fault, Operation};
+pub use capture::{CaptureError, CaptureWriter, Exchange, ExchangeDoc};
 pub use error::DeviceError;
 pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server};
-pub use info::{
-    DeviceInfo, identity_command, parse_identity, render_identity, virtual_pixel_ratio,
-};
+pub use info::{DeviceInfo, identity_command, render_identity, virtual_pixel_ratio};
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
-pub use reply::{
-    HdcFailure, SENTINEL, Target, hdc_failure, normalize, parse_targets, split_sentinel,
-};
+pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_sentinel};
 pub(crate) use survey::{ServerReport, survey};
 
 /// What a shell command answered.

@@ -35,7 +35,7 @@ pub enum HdcFailure {
 }
 
 /// Removes carriage returns: hdc ends its own messages with `\r\n`.
-pub fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     text.replace('\r', "")
 }
 

@@ -8,7 +8,5 @@ mod recompute;
 mod tests;
 
 pub(crate) use input::load_auditor_report;
-pub use recompute::{
-    AssertionVerdict, CheckInput, CheckOutcome, CheckResult, GateOutcome, Measurement, Verdict,
-    recompute,
-};
+pub use recompute::{AssertionVerdict, CheckOutcome, Measurement};
+pub use recompute::{CheckInput, CheckResult, GateOutcome, Verdict, recompute};

@@ -15,10 +15,13 @@ mod validate;
 mod tests;
 
 pub use catalog::{CATALOG, MeasuredBy, ProbeKind, check_probe};
-pub use load::{MAX_PACK_BYTES, Syntax, load_pack, parse_pack};
-pub use lock::{Frozen, LOCK_FILE, LockFile, canonical_json, freeze, freeze_file, load_lock};
+pub use load::parse_pack;
+pub use load::{MAX_PACK_BYTES, Syntax, load_pack};
+pub use lock::{Frozen, freeze, load_lock};
+pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
-pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
+pub use probe::ProbeArgError;
+pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub(crate) use selector::{Selector, SelectorKind};
 pub use validate::validate;

@@ -13,4 +13,5 @@ mod unix;
 mod tests;
 
 pub use cancel::Cancel;
-pub use runner::{Completion, ProcessOutcome, ProcessSpec, SpawnError, run};
+pub use runner::{Completion, ProcessOutcome, SpawnError};
+pub use runner::{ProcessSpec, run};

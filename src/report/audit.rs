@@ -40,7 +40,7 @@ pub struct AuditReport {
 
 /// A check with dwpipe's own measurements behind it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ReportCheck {
+pub(crate) struct ReportCheck {
     /// The gate's verdict.
     #[serde(flatten)]
     pub(crate) check: CheckOutcome,

@@ -7,7 +7,8 @@ pub(crate) mod html;
 mod junit;
 mod lab;
 
-pub use audit::{AuditReport, ReportCheck, Summary};
+pub(crate) use audit::ReportCheck;
+pub use audit::{AuditReport, Summary};
 pub use html::html;
 pub use junit::junit;
 pub(crate) use junit::junit_lab;

@@ -5,7 +5,7 @@
 use std::io::{self, Read};
 
 /// Buffer size: the longest line kept whole.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// One line of input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
