@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// A template failed to render (a bug in dwpipe, never a user error).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot render template `{template}`: {source}")]
+#[error("cannot render template `{template}`")]
 pub struct RenderError {
     template: &'static str,
     #[source]

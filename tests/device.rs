@@ -382,6 +382,48 @@ fn a_recording_replays_to_the_same_answers() {
     assert!(fs::read_dir(recorded.join("replies")).unwrap().count() == 1);
 }
 
+#[test]
+fn push_install_and_uninstall_through_hdc_and_back_from_a_recording() {
+    let lab = Lab::new();
+    let downgrade = "[Info]App install path:old.hap, queuesize:0, msg:error: failed to install bundle. code:9568263 error: install version downgrade.\\nAppMod finish\\n";
+    let transcript = format!(
+        "  - push: /data/local/tmp/entry.hap\n  - install: entry-default-signed.hap\n  - uninstall: com.example.notes\n  - install: old.hap\n    reply: \"{downgrade}\"\n"
+    );
+    let phone = lab.phone(&transcript, &[], CallTimeouts::default());
+    let hap = lab.path("entry-default-signed.hap");
+    fs::write(&hap, b"a signed hap").unwrap();
+    let remote = ShellValue::remote_path("/data/local/tmp/entry.hap").unwrap();
+    let bundle = ShellValue::bundle("com.example.notes").unwrap();
+    let recorded = lab.path("recorded");
+    block_on(async {
+        let device = RecordingDevice::new(phone, &recorded).unwrap();
+        device.push(&hap, &remote).await.unwrap();
+        device.install(&hap).await.unwrap();
+        device.uninstall(&bundle).await.unwrap();
+        // The bundle manager's refusal arrives as text with exit 0: read from the text.
+        let refused = device.install(&lab.path("old.hap")).await;
+        assert!(
+            matches!(
+                &refused,
+                Err(DeviceError::App { operation: "install", code: Some(code), .. }) if code == "9568263"
+            ),
+            "{refused:?}"
+        );
+        device.finish().await.unwrap();
+    });
+    // The recording replays what succeeded, in order, and nothing past it.
+    let replay = ReplayDevice::open(&recorded).unwrap();
+    block_on(async {
+        replay.push(&hap, &remote).await.unwrap();
+        replay.install(&hap).await.unwrap();
+        replay.uninstall(&bundle).await.unwrap();
+        assert!(
+            matches!(replay.install(&hap).await, Err(DeviceError::Capture(_))),
+            "past the end of the recording"
+        );
+    });
+}
+
 /// The same sequence of calls against any device: what a recording must reproduce.
 async fn same_calls(
     device: &impl Device,

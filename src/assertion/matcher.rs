@@ -102,12 +102,25 @@ pub(crate) enum AssertionError {
         /// The offending actual.
         actual: String,
     },
-    /// The units of `actual` and the assertion do not agree or convert.
+    /// The units of `actual` and the assertion do not agree or convert (what disagrees is the
+    /// message itself: an evaluation's reason, not an error chain).
     #[error("unit mismatch: {0}")]
-    UnitMismatch(#[from] UnitError),
+    UnitMismatch(UnitError),
     /// A number too large to compare exactly.
     #[error("{0}")]
-    OutOfRange(#[from] DecimalError),
+    OutOfRange(DecimalError),
+}
+
+impl From<UnitError> for AssertionError {
+    fn from(error: UnitError) -> AssertionError {
+        AssertionError::UnitMismatch(error)
+    }
+}
+
+impl From<DecimalError> for AssertionError {
+    fn from(error: DecimalError) -> AssertionError {
+        AssertionError::OutOfRange(error)
+    }
 }
 
 impl AssertionError {

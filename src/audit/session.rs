@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::device::{Device, DeviceError};
+use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
 use crate::playbook::{Step, Values};
 use crate::shell::ShellValue;
@@ -55,7 +56,7 @@ pub(super) async fn gather(
                 if let Some(name) = save {
                     let path = dir.join(name);
                     crate::output::write_atomic(&path, reply.output.as_bytes())
-                        .map_err(|e| fail(&files, e.to_string()))?;
+                        .map_err(|e| fail(&files, chain(&e)))?;
                     files.insert(name.clone(), path);
                 }
                 if reply.status != 0 {
@@ -139,7 +140,7 @@ fn device_or_step(error: DeviceError, files: &Files) -> StepFailure {
         | DeviceError::App { .. }
         | DeviceError::Capture(_) => StepFailure::Step {
             files: files.clone(),
-            reason: error.to_string(),
+            reason: chain(&error),
         },
         other => StepFailure::Device(other),
     }

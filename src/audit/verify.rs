@@ -44,14 +44,18 @@ pub(crate) struct Verification {
     pub(crate) differences: Vec<String>,
 }
 
+/// The report is not an audit report dwpipe can read.
+#[derive(Debug, thiserror::Error)]
+#[error("not a dwpipe audit report")]
+pub(crate) struct NotAnAuditReport(#[source] serde_json::Error);
+
 /// Verifies the audit report at `report_path` (its text already read) against `frozen`.
 pub(crate) fn verify(
     report_path: &Path,
     text: &str,
     frozen: &Frozen,
-) -> Result<Verification, String> {
-    let report: ReportDoc =
-        serde_json::from_str(text).map_err(|e| format!("not a dwpipe audit report: {e}"))?;
+) -> Result<Verification, NotAnAuditReport> {
+    let report: ReportDoc = serde_json::from_str(text).map_err(NotAnAuditReport)?;
     let base = report_path.parent().unwrap_or(Path::new("."));
     let mut found = Verification::default();
     if report.pack_sha256 != frozen.lock.sha256 {

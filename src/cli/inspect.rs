@@ -108,7 +108,10 @@ const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
 fn read(file: &Path, what: &'static str) -> Result<Vec<u8>, Error> {
     read_bounded(file, MAX_INPUT_BYTES, what).map_err(|e| {
-        Error::from(Diagnostic::error("E_INSPECT_UNREADABLE", e.to_string()).fix("check the path"))
+        Error::from(
+            Diagnostic::error("E_INSPECT_UNREADABLE", crate::diagnostic::chain(&e))
+                .fix("check the path"),
+        )
     })
 }
 

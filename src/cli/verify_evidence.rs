@@ -34,7 +34,8 @@ pub(super) fn run(report: &Path) -> Result<i32, Error> {
         })?;
     let lock_path = report.parent().unwrap_or(Path::new(".")).join(lock);
     let frozen = load_lock(&lock_path)?;
-    let found = verify(report, &text, &frozen).map_err(invalid)?;
+    let found =
+        verify(report, &text, &frozen).map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
     for difference in &found.differences {
         print::out(&format!("DIFFERENT  {difference}"));
     }

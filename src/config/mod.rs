@@ -175,7 +175,7 @@ impl Config {
     /// Reads and validates a config file.
     pub(crate) fn load(path: &Path) -> Result<Config, Diagnostic> {
         let bytes = read_bounded(path, 1024 * 1024, "a config")
-            .map_err(|e| invalid(path, e.to_string()))?;
+            .map_err(|e| invalid(path, crate::diagnostic::chain(&e)))?;
         let text = String::from_utf8(bytes).map_err(|_| invalid(path, "not UTF-8"))?;
         Config::parse(path, &text)
     }

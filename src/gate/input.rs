@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Number;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, chain};
 use crate::input::{parse_json, read_bounded};
 
 use crate::assertion::{Decimal, UnitContext};
@@ -110,8 +110,7 @@ impl AuditorReport {
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
 pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
     let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
-    let bytes =
-        read_bounded(path, MAX_REPORT_BYTES, "an audit").map_err(|e| invalid(e.to_string()))?;
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "an audit").map_err(|e| invalid(chain(&e)))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", path.display())))?;
     if text.trim().is_empty() {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ReadError {
     /// The OS refused.
-    #[error("cannot read `{}`: {source}", path.display())]
+    #[error("cannot read `{}`", path.display())]
     Io {
         /// The file.
         path: PathBuf,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::{Diagnostic, Location, chain};
 use crate::input::{ReadError, parse_json, parse_yaml, read_bounded};
 
 use super::schema::PackDoc;
@@ -37,9 +37,9 @@ impl Syntax {
 /// stops the parser where it stands.
 pub fn load_pack(path: &Path) -> Result<(PackDoc, Syntax), Diagnostic> {
     let bytes = read_bounded(path, MAX_PACK_BYTES, "a pack").map_err(|e| match e {
-        ReadError::Io { .. } => Diagnostic::error("E_PACK_UNREADABLE", e.to_string())
+        ReadError::Io { .. } => Diagnostic::error("E_PACK_UNREADABLE", chain(&e))
             .fix("check the path and its permissions"),
-        ReadError::TooLarge { .. } => Diagnostic::error("E_PACK_TOO_LARGE", e.to_string())
+        ReadError::TooLarge { .. } => Diagnostic::error("E_PACK_TOO_LARGE", chain(&e))
             .fix("split generated criteria into a smaller pack"),
     })?;
     parse_pack(path, &bytes)

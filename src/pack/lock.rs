@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::{Diagnostic, has_errors};
+use crate::diagnostic::{Diagnostic, chain, has_errors};
 use crate::hash::sha256_hex;
 use crate::input::{ReadError, read_bounded};
 
@@ -105,7 +105,7 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
             ReadError::Io { .. } => "E_LOCK_UNREADABLE",
             ReadError::TooLarge { .. } => "E_LOCK_INVALID",
         };
-        one(Diagnostic::error(code, e.to_string()).fix(LOCK_FIX))
+        one(Diagnostic::error(code, chain(&e)).fix(LOCK_FIX))
     })?;
     let text = std::str::from_utf8(&bytes).map_err(|_| {
         one(Diagnostic::error(

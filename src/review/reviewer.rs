@@ -80,7 +80,7 @@ pub(crate) async fn ask(
         Err(SpawnError::NotFound { program }) => {
             ReviewerAnswer::Failure(format!("reviewer `{}` not found", program.display()))
         }
-        Err(e) => ReviewerAnswer::Failure(e.to_string()),
+        Err(e) => ReviewerAnswer::Failure(crate::diagnostic::chain(&e)),
         Ok(outcome) => match outcome.completion {
             Completion::Exited(0) => parse_answer(&outcome.stdout.to_string_lossy()),
             Completion::Exited(code) => {

@@ -118,7 +118,7 @@ pub(crate) enum FingerprintError {
         message: String,
     },
     /// A file could not be read.
-    #[error("cannot read `{}`: {source}", path.display())]
+    #[error("cannot read `{}`", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -163,7 +163,7 @@ async fn git(
         .await
         .map_err(|e| match e {
             SpawnError::NotFound { .. } => error("git is not installed".to_owned()),
-            other => error(other.to_string()),
+            other => error(crate::diagnostic::chain(&other)),
         })?;
     match outcome.completion {
         Completion::Exited(code) if outcome.stdout.is_complete() => {

@@ -108,12 +108,13 @@ pub(crate) enum VerifyError {
     #[error(transparent)]
     Fingerprint(#[from] FingerprintError),
     /// Another spawn failure.
-    #[error("verification command `{name}` could not start: {message}")]
+    #[error("verification command `{name}` could not start")]
     Spawn {
         /// The command's name.
         name: String,
         /// Why.
-        message: String,
+        #[source]
+        source: SpawnError,
     },
     /// Ctrl-C.
     #[error("cancelled")]
@@ -155,9 +156,9 @@ async fn run_command(
             name: command.name.clone(),
             program: program.clone(),
         },
-        other => VerifyError::Spawn {
+        source => VerifyError::Spawn {
             name: command.name.clone(),
-            message: other.to_string(),
+            source,
         },
     })?;
     let output = format!(

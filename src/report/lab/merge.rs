@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, chain};
 use crate::input::read_bounded;
 use crate::output::relative_to;
 
@@ -30,8 +30,8 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> Diagnostic {
 
 fn load(dir: &Path) -> Result<Shard, Diagnostic> {
     let json = dir.join("lab.json");
-    let bytes =
-        read_bounded(&json, MAX_SHARD_BYTES, "a lab report").map_err(|e| invalid(&json, e))?;
+    let bytes = read_bounded(&json, MAX_SHARD_BYTES, "a lab report")
+        .map_err(|e| invalid(&json, chain(&e)))?;
     let report: LabReport = serde_json::from_slice(&bytes).map_err(|e| invalid(&json, e))?;
     if report.format_version != crate::format::LAB
         || report
@@ -45,8 +45,8 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
         ));
     }
     let xml = dir.join("lab-junit.xml");
-    let bytes =
-        read_bounded(&xml, MAX_SHARD_BYTES, "a JUnit report").map_err(|e| invalid(&xml, e))?;
+    let bytes = read_bounded(&xml, MAX_SHARD_BYTES, "a JUnit report")
+        .map_err(|e| invalid(&xml, chain(&e)))?;
     let junit = String::from_utf8(bytes).map_err(|_| invalid(&xml, "not UTF-8"))?;
     Ok(Shard {
         dir: dir.to_owned(),
