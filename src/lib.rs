@@ -35,6 +35,8 @@ mod review;
 pub mod shell;
 mod target;
 pub mod template;
+#[cfg(test)]
+mod test_support;
 mod verify;
 mod words;
 

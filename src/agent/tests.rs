@@ -7,15 +7,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::test_support::block_on;
 use crate::verify::{StatCache, fingerprint};
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
 
 fn agent(script: &str, timeout: Duration) -> Agent {
     Agent {

@@ -7,7 +7,7 @@ use crate::brief::{failures_from_audit, failures_from_verify, goal, repair};
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::read_bounded;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::write_atomic;
 use crate::pack::{Frozen, load_lock};
 use crate::report::AuditReport;
@@ -16,9 +16,6 @@ use crate::verify::VerifyReport;
 use super::args::BriefArgs;
 use super::error::Error;
 use super::print;
-
-/// Largest report a repair brief is written from.
-const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Renders a brief to stdout, or into `--out`.
 pub(super) fn run(args: &BriefArgs) -> Result<i32, Error> {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::read_bounded;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::probe::layout::{Layout, Rect};
 use crate::probe::screenshot::{self, Image};
 use crate::probe::{hidumper, hitrace, hypium};
@@ -103,11 +103,8 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
     Ok(exit_code::OK)
 }
 
-/// Inputs other than traces are read whole, within this bound.
-const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
-
 fn read(file: &Path, what: &'static str) -> Result<Vec<u8>, Error> {
-    read_bounded(file, MAX_INPUT_BYTES, what).map_err(|e| {
+    read_bounded(file, MAX_REPORT_BYTES, what).map_err(|e| {
         Error::from(
             Diagnostic::error("E_INSPECT_UNREADABLE", crate::diagnostic::chain(&e))
                 .fix("check the path"),

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::audit::verify;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::read_bounded;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::pack::load_lock;
 
 use super::error::Error;
@@ -19,7 +19,7 @@ pub(super) fn run(report: &Path) -> Result<i32, Error> {
                 .fix("pass an audit-<n>.json written by `dwpipe audit`"),
         )
     };
-    let bytes = read_bounded(report, 64 * 1024 * 1024, "an audit report")
+    let bytes = read_bounded(report, MAX_REPORT_BYTES, "an audit report")
         .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", report.display())))?;

@@ -3,13 +3,7 @@
 use std::path::Path;
 
 use super::*;
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
+use crate::test_support::block_on;
 
 #[test]
 fn the_shipped_fixture_replays_in_order_then_vanishes() {

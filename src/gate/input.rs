@@ -16,7 +16,7 @@ use super::recompute::{CheckInput, CheckResult, GateOutcome, recompute};
 const AUDIT_FIX: &str = "write the audit as JSON: {\"checks\": [{\"criterionId\", \"result\", \"evidence\", \"actual\"}]}";
 
 /// Largest auditor report dwpipe reads.
-const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
+const MAX_AUDITOR_REPORT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The report as an auditor writes it.
 #[derive(Debug, Deserialize)]
@@ -110,7 +110,8 @@ impl AuditorReport {
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
 pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
     let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
-    let bytes = read_bounded(path, MAX_REPORT_BYTES, "an audit").map_err(|e| invalid(chain(&e)))?;
+    let bytes =
+        read_bounded(path, MAX_AUDITOR_REPORT_BYTES, "an audit").map_err(|e| invalid(chain(&e)))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", path.display())))?;
     if text.trim().is_empty() {

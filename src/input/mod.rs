@@ -11,6 +11,10 @@ pub(crate) use parse::{parse_json, parse_yaml};
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// Largest report, ledger or evidence text dwpipe reads whole (what dwpipe writes is
+/// kilobytes to a few megabytes; a lab of hundreds of devices stays far below this).
+pub(crate) const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Why an input file was not read.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ReadError {

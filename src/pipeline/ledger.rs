@@ -14,14 +14,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::agent::AgentEnd;
-use crate::input::{ReadError, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, ReadError, read_bounded};
 use crate::review::ReviewVerdict;
 use crate::words::words;
 
 use super::reason::TerminalReason;
-
-/// Largest ledger dwpipe reads back (a run writes a few kilobytes).
-const MAX_LEDGER_BYTES: u64 = 64 * 1024 * 1024;
 
 words! {
     /// Who decided.
@@ -265,7 +262,7 @@ pub(crate) enum LedgerError {
 /// dropped (every complete line ends with a newline); any other bad line is an error.
 pub(crate) fn read(dir: &Path) -> Result<Vec<Entry>, LedgerError> {
     let path = dir.join("ledger.jsonl");
-    let bytes = read_bounded(&path, MAX_LEDGER_BYTES, "a ledger")?;
+    let bytes = read_bounded(&path, MAX_REPORT_BYTES, "a ledger")?;
     let text = String::from_utf8_lossy(&bytes);
     let complete = match text.rfind('\n') {
         Some(end) => &text[..end],

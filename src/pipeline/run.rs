@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::brief::{goal, repair};
-use crate::input::read_bounded;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::process::Cancel;
 use crate::review::ReviewVerdict;
 use crate::target::Opened;
@@ -22,9 +22,6 @@ use super::run_dir::RunDir;
 use super::stages::{AuditVerdict, Failed};
 use super::summary::{DeliverReport, Summary};
 use super::{Delivery, DeliveryError, ResumeRefused};
-
-/// Largest verification report read back on resume.
-const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the Goal brief says when the pack's review did not complete.
 const REVIEW_INCOMPLETE: &str =

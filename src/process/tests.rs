@@ -3,14 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
+use crate::test_support::block_on;
 
 fn sh(script: &str) -> ProcessSpec {
     ProcessSpec::new("/bin/sh", ["-c", script])

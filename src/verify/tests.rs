@@ -6,14 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::config::VerifyCommand;
-
-fn block_on<F: Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
-}
+use crate::test_support::block_on;
 
 fn print(dir: &Path) -> String {
     block_on(fingerprint(dir, &mut StatCache::default(), &Cancel::new())).unwrap()

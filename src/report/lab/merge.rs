@@ -8,13 +8,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::diagnostic::{Diagnostic, chain};
-use crate::input::read_bounded;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::relative_to;
 
 use super::{LabDevice, LabReport, LabVerdict, verdict_of};
-
-/// Largest `lab.json` or `lab-junit.xml` read (a lab of hundreds of devices is megabytes).
-const MAX_SHARD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A shard: its folder, its `lab.json`, its `lab-junit.xml`.
 struct Shard {
@@ -30,7 +27,7 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> Diagnostic {
 
 fn load(dir: &Path) -> Result<Shard, Diagnostic> {
     let json = dir.join("lab.json");
-    let bytes = read_bounded(&json, MAX_SHARD_BYTES, "a lab report")
+    let bytes = read_bounded(&json, MAX_REPORT_BYTES, "a lab report")
         .map_err(|e| invalid(&json, chain(&e)))?;
     let report: LabReport = serde_json::from_slice(&bytes).map_err(|e| invalid(&json, e))?;
     if report.format_version != crate::format::LAB
@@ -45,7 +42,7 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
         ));
     }
     let xml = dir.join("lab-junit.xml");
-    let bytes = read_bounded(&xml, MAX_SHARD_BYTES, "a JUnit report")
+    let bytes = read_bounded(&xml, MAX_REPORT_BYTES, "a JUnit report")
         .map_err(|e| invalid(&xml, chain(&e)))?;
     let junit = String::from_utf8(bytes).map_err(|_| invalid(&xml, "not UTF-8"))?;
     Ok(Shard {
