@@ -141,18 +141,14 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
     );
     // Every hdc call notes its pid first (the fake then execs in the same process).
     let hdc = dir.path().join("hdc");
-    fs::write(
+    common::executable(
         &hdc,
-        format!(
+        &format!(
             "#!/bin/sh\necho $$ >> '{}'\nexec '{}' \"$@\"\n",
             dir.path().join("hdc.pids").display(),
             fake.display()
         ),
-    )
-    .unwrap();
-    let mut permissions = fs::metadata(&hdc).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(&hdc, permissions).unwrap();
+    );
     let hdc_arg = hdc.display().to_string();
     let child = spawn_dwpipe(
         dir.path(),
@@ -280,11 +276,10 @@ fn an_environment_error_resumes_once_the_tool_is_installed() {
 
     let bin = dir.path().join("bin");
     fs::create_dir_all(&bin).unwrap();
-    let tool = bin.join("dwpipe-test-build-tool");
-    fs::write(&tool, "#!/bin/sh\nexec grep -q \"$@\"\n").unwrap();
-    let mut permissions = fs::metadata(&tool).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(&tool, permissions).unwrap();
+    common::executable(
+        &bin.join("dwpipe-test-build-tool"),
+        "#!/bin/sh\nexec grep -q \"$@\"\n",
+    );
     let (code, resumed) = deliver_with_path(dir.path(), &["--resume", &run.display().to_string()]);
     assert_eq!(code, 0, "{resumed}");
     assert_eq!(

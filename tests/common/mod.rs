@@ -8,23 +8,27 @@ pub(crate) mod delivery;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Writes an executable script.
+pub(crate) fn executable(path: &Path, script: &str) {
+    fs::write(path, script).unwrap();
+    let mut permissions = fs::metadata(path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(path, permissions).unwrap();
+}
+
 /// Writes an `hdc` shell wrapper in `dir` that runs `fake-hdc` serving `captures`
 /// (comma-joined, `HOST:PORT=folder` allowed), with `extra_env` assignments before it.
 pub(crate) fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) -> PathBuf {
     let script = dir.join(name);
-    fs::write(
+    executable(
         &script,
-        format!(
+        &format!(
             "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' {extra_env} exec '{}' \"$@\"\n",
             captures.join(","),
             dir.join("state").display(),
             env!("CARGO_BIN_EXE_fake-hdc"),
         ),
-    )
-    .unwrap();
-    let mut permissions = fs::metadata(&script).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(&script, permissions).unwrap();
+    );
     script
 }
 
