@@ -1,7 +1,21 @@
 //! dwpipe: delivers HarmonyOS app changes through hard gates. An acceptance pack is frozen and
 //! hashed; every verdict is recomputed from recorded evidence.
 //!
-//! The binary is a thin shell over [`run`]; everything else lives in the modules below.
+//! The binary is a thin shell over [`run`]; everything else lives in the modules below, in
+//! layers that import one way only (down this list, never up):
+//!
+//! - **leaves**: the vocabulary every room shares (words, diagnostics, bounded input and
+//!   parsing, hashes, atomic output, templates, device shell values, format versions);
+//! - **the pack** and the pure rules over it (assertions, the gate);
+//! - **the outside world**, each behind one door: child processes, devices, the project
+//!   config, where a run measures;
+//! - **evidence**: extractors, playbooks, the audit, the reports rendered from its outcome,
+//!   the lab of many devices;
+//! - **the delivery**: review, brief, agent, verification and the pipeline that runs them;
+//! - **the edge**: exit codes and the command line, whose reporters (`cli/print`,
+//!   `cli/progress`) are the only code that writes to the terminal.
+//!
+//! What the binary, the tests and the benches use is `pub`; everything else is `pub(crate)`.
 
 // A `Diagnostic` carries its code, criterion, message, location, key path and fix; it only
 // travels on error paths, where its size costs nothing worth a box at every call site.
@@ -10,34 +24,46 @@
     reason = "diagnostics are cold-path values; boxing them buys nothing"
 )]
 
-mod agent;
-pub mod assertion;
-pub mod audit;
-mod brief;
-mod cli;
-mod config;
-pub mod device;
-pub mod diagnostic;
-mod exit_code;
-mod format;
-pub mod gate;
-pub mod hash;
-pub mod input;
-mod lab;
-mod output;
-pub mod pack;
-mod pipeline;
-pub mod playbook;
-pub mod probe;
-pub mod process;
-pub mod report;
-mod review;
-pub mod shell;
-mod target;
-pub mod template;
+// Leaves.
+pub mod diagnostic; // stable-coded findings, and an error's causes in one line
+mod format; // the format-version of every document dwpipe writes
+pub mod hash; // SHA-256, lowercase hex
+pub mod input; // bounded reads; YAML/JSON with key paths and positions; durations
+mod output; // atomic writes and numbered publishing
+pub mod shell; // values validated for the device's shell
+pub mod template; // embedded Handlebars templates and init files
+mod words; // enums that are words in files and on screens
+
+// The pack and the rules over it.
+pub mod assertion; // exact decimals, units, matchers
+pub mod gate; // verdict recomputation (pure)
+pub mod pack; // schema, validation, the probe catalog, freezing
+
+// The outside world, each behind one door.
+mod config; // dwpipe.yaml
+pub mod device; // the Device trait: hdc, replay, recording; the capture format
+pub mod process; // children in their own process groups, cancellation
+mod target; // a device, a capture or a lab, opened
+
+// Evidence.
+pub mod audit; // sessions on the device, readings, aggregates, the gate over them
+mod lab; // an audit that publishes, and many of them in parallel
+pub mod playbook; // how each probe is measured
+pub mod probe; // extractors: pure functions over evidence bytes
+pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome
+
+// The delivery.
+mod agent; // DevEco Code and command agents; claims, never verdicts
+mod brief; // the Goal brief and repair briefs
+mod pipeline; // deliver: stages, ledger, run directory, resume
+mod review; // the adversarial pre-review and its receipts
+mod verify; // verification commands and workspace fingerprints
+
+// The edge.
+mod cli; // arguments → plans → the library → reporters
+mod exit_code; // the one place verdicts become exit codes
+
 #[cfg(test)]
 mod test_support;
-mod verify;
-mod words;
 
 pub use cli::run;

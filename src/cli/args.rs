@@ -120,7 +120,7 @@ repair.max-same-failure times). Every artifact and ledger.jsonl land in \
 
 Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
 repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environment \
-(a tool, the agent or the device failed), 130 interrupted (a second Ctrl-C exits at once).")]
+(a tool, the agent or the device failed), 130 interrupted (Ctrl-C or SIGTERM; a second signal kills what still runs and exits at once).")]
 #[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
 pub(super) struct DeliverArgs {
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.

@@ -56,10 +56,10 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     let (report, written) = match published? {
         Ok(published) => published,
         Err(AuditDeviceError::Audit(AuditError::Device { run, source })) => {
-            eprintln!(
-                "dwpipe: the device failed during run {run}; the evidence gathered so far is in {}",
+            print::note(&format!(
+                "the device failed during run {run}; the evidence gathered so far is in {}",
                 args.out.join("evidence").display()
-            );
+            ));
             return Err(Error::Device(source));
         }
         Err(AuditDeviceError::Audit(error)) => {

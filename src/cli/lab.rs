@@ -24,9 +24,11 @@ fn report_event(json: bool, event: &LabEvent<'_>) {
         return;
     }
     match event {
-        LabEvent::Started(serial) => eprintln!("dwpipe: {serial}: auditing…"),
-        LabEvent::Finished(serial, Ok(verdict)) => eprintln!("dwpipe: {serial}: {verdict}"),
-        LabEvent::Finished(serial, Err(error)) => eprintln!("dwpipe: {serial}: {}", chain(*error)),
+        LabEvent::Started(serial) => print::note(&format!("{serial}: auditing…")),
+        LabEvent::Finished(serial, Ok(verdict)) => print::note(&format!("{serial}: {verdict}")),
+        LabEvent::Finished(serial, Err(error)) => {
+            print::note(&format!("{serial}: {}", chain(*error)));
+        }
     }
 }
 
@@ -73,10 +75,10 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         .into());
     }
     if interrupted(&seats) {
-        eprintln!(
-            "dwpipe: interrupted; the devices' evidence so far is under {}",
+        print::note(&format!(
+            "interrupted; the devices' evidence so far is under {}",
             out.display()
-        );
+        ));
         return Err(Error::Device(DeviceError::Cancelled));
     }
     let (report, written) = publish(&frozen, &seats, out)?;

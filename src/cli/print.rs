@@ -28,15 +28,18 @@ pub(super) fn diagnostics(diagnostics: &[Diagnostic]) {
     }
 }
 
+/// A line of progress or context on stderr, `dwpipe: …`.
+pub(super) fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "dwpipe: {text}");
+}
+
 /// The hdc servers that did not answer (the others were enough to go on).
 pub(super) fn unreachable_servers(servers: &[(String, crate::device::DeviceError)]) {
-    let mut stderr = io::stderr().lock();
     for (server, error) in servers {
-        let _ = writeln!(
-            stderr,
-            "dwpipe: hdc server {server}: {}",
+        note(&format!(
+            "hdc server {server}: {}",
             crate::diagnostic::chain(error)
-        );
+        ));
     }
 }
 
