@@ -3,8 +3,8 @@
 //! changes gets its number bumped here, and its reader takes the previous number or refuses it
 //! with a fix. Adding an optional field does not change a shape.
 
-/// `pack.lock.json`.
-pub(crate) const LOCK: u32 = 1;
+/// `pack.lock.json` (2: the warnings are sealed with the pack; 1 is still read).
+pub(crate) const LOCK: u32 = 2;
 /// A capture's `transcript.yaml`.
 pub(crate) const TRANSCRIPT: u32 = 1;
 /// `audit-<n>.json`.

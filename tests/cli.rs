@@ -67,7 +67,7 @@ fn freeze_writes_the_lock_and_the_spec() {
     let run = dwpipe(&path, &["freeze", "pack.yaml", "--out", "out"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lock: serde_json::Value = read_json(&path.join("out/pack.lock.json"));
-    assert_eq!(lock["format-version"], 1);
+    assert_eq!(lock["format-version"], 2);
     assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
     assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 7);
     insta::assert_snapshot!(
@@ -287,4 +287,97 @@ fn usage_errors_exit_2_and_help_exits_0() {
         "{}",
         missing.stderr
     );
+}
+
+/// The example pack frozen from `warn.yaml`, whose X-02 states a number without an assertion.
+fn frozen_with_a_warning() -> (tempfile::TempDir, PathBuf) {
+    let (dir, path) = workspace();
+    let pack = fs::read_to_string(path.join("pack.yaml")).unwrap();
+    let start = pack
+        .find("    assertion:\n      matcher: gte\n      expected: 4.5")
+        .unwrap();
+    fs::write(path.join("warn.yaml"), &pack[..start]).unwrap();
+    assert_eq!(dwpipe(&path, &["freeze", "warn.yaml"]).code, 0);
+    (dir, path)
+}
+
+#[test]
+fn a_lock_seals_its_warnings() {
+    let (_dir, path) = frozen_with_a_warning();
+    let text = fs::read_to_string(path.join("pack.lock.json")).unwrap();
+    let lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        lock["diagnostics"][0]["location"].is_null(),
+        "where it was frozen from is not sealed: {}",
+        lock["diagnostics"][0]
+    );
+    let message = lock["diagnostics"][0]["message"].as_str().unwrap();
+    let injected = text.replace(
+        &serde_json::to_string(message).unwrap(),
+        "\"<script>alert(1)</script>\"",
+    );
+    assert_ne!(injected, text);
+    fs::write(path.join("pack.lock.json"), injected).unwrap();
+    let run = gate(&path, "auditor-report.json");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/device-fixtures/notes-pass");
+    let run = dwpipe(
+        &path,
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            fixtures,
+            "--out",
+            "a",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
+}
+
+#[test]
+fn a_clean_pack_keeps_its_hash_across_lock_formats() {
+    let (_dir, path) = frozen_workspace();
+    let now: serde_json::Value = read_json(&path.join("pack.lock.json"));
+    let first_release: serde_json::Value = read_json(
+        &Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
+    );
+    assert_eq!(
+        (
+            first_release["format-version"].as_u64(),
+            now["format-version"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    assert_eq!(now["sha256"], first_release["sha256"]);
+}
+
+#[test]
+fn a_format_1_lock_is_read_with_a_note_and_without_its_unsealed_warnings() {
+    let (_dir, path) = workspace();
+    let mut lock: serde_json::Value = read_json(
+        &Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
+    );
+    // Format 1 never sealed its warnings, so this still hashes right.
+    lock["diagnostics"] = serde_json::json!([{
+        "severity": "warning",
+        "code": "W_INJECTED",
+        "message": "<script>alert(1)</script>"
+    }]);
+    fs::write(path.join("pack.lock.json"), lock.to_string()).unwrap();
+    let run = gate(&path, "auditor-report.json");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("W_LOCK_FORMAT_1"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("freeze the pack again"),
+        "{}",
+        run.stderr
+    );
+    for name in ["audit-1.json", "audit-1.md"] {
+        let written = fs::read_to_string(path.join(name)).unwrap();
+        assert!(!written.contains("<script>"), "{name}");
+    }
 }

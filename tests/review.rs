@@ -343,3 +343,33 @@ fn briefs_through_the_binary() {
     assert_eq!(code, 2);
     assert!(stderr.contains("E_BRIEF_INVALID"), "{stderr}");
 }
+
+#[test]
+fn a_failed_review_does_not_stand_once_the_reviewer_is_fixed() {
+    let dir = frozen();
+    let broken = config(
+        dir.path(),
+        "broken.yaml",
+        Some("cat > /dev/null; exit 9"),
+        "closed",
+        "",
+    );
+    let (code, report, _) = review(dir.path(), &broken, "out", &[]);
+    assert_eq!((code, report["verdict"].as_str()), (1, Some("blocked")));
+    let fixed = config(dir.path(), "fixed.yaml", Some(PASS), "closed", "");
+    let (code, report, stderr) = review(dir.path(), &fixed, "out", &[]);
+    assert_eq!(
+        (
+            code,
+            report["verdict"].as_str(),
+            report["reviewer"].as_str()
+        ),
+        (0, Some("pass"), Some("pass")),
+        "{stderr}"
+    );
+    assert!(dir.path().join("out/review-2.json").exists());
+    // The completed review now stands: a third run asks nobody.
+    let (code, report, _) = review(dir.path(), &broken, "out", &[]);
+    assert_eq!((code, report["verdict"].as_str()), (0, Some("pass")));
+    assert!(!dir.path().join("out/review-3.json").exists());
+}

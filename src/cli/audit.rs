@@ -8,7 +8,6 @@ use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
 use crate::lab::{AuditDeviceError, AuditJob, audit_device};
-use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::report::AuditReport;
@@ -16,6 +15,7 @@ use crate::target::{HdcClient, Opened, Target};
 
 use super::args::AuditArgs;
 use super::error::Error;
+use super::load_lock;
 use super::print;
 use super::progress::AuditProgress;
 use super::runtime::block_on;

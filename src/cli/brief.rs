@@ -9,7 +9,9 @@ use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::write_atomic;
-use crate::pack::{Frozen, load_lock};
+use crate::pack::Frozen;
+
+use super::load_lock;
 use crate::report::AuditReport;
 use crate::verify::VerifyReport;
 

@@ -43,6 +43,7 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
                 .into());
         }
     };
+    print::diagnostics(&frozen.found);
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     let target = args
         .target

@@ -27,7 +27,7 @@ struct FreezeOutput<'a> {
 pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error> {
     let frozen = freeze_file(pack_path)?;
     let (lock_path, spec_path) = frozen.write(out)?;
-    let warnings = &frozen.lock.diagnostics;
+    let warnings = &frozen.found;
     if json {
         print::json(&FreezeOutput {
             format_version: crate::format::FREEZE,

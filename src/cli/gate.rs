@@ -4,10 +4,10 @@ use std::path::Path;
 
 use crate::exit_code;
 use crate::gate::load_auditor_report;
-use crate::pack::load_lock;
 use crate::report::AuditReport;
 
 use super::error::Error;
+use super::load_lock;
 use super::print;
 
 /// Gates an auditor's report; returns `Ok(exit code)`: 0 pass, 1 fail.

@@ -8,7 +8,6 @@ use crate::device::DeviceError;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
 use crate::lab::{LabEvent, LabPlan, audit_lab, interrupted, publish};
-use crate::pack::load_lock;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::report::{LabReport, merge as merge_shards};
@@ -16,6 +15,7 @@ use crate::target::{HdcClient, Opened, Target};
 
 use super::args::AuditArgs;
 use super::error::Error;
+use super::load_lock;
 use super::print;
 use super::runtime::block_on;
 

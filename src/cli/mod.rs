@@ -26,6 +26,7 @@ use std::path::Path;
 use clap::Parser;
 
 use crate::device::CallTimeouts;
+use crate::pack::Frozen;
 use crate::target::HdcClient;
 
 use args::{Cli, Command, InspectCommand, ReportCommand};
@@ -51,6 +52,13 @@ where
             error.exit_code()
         }
     }
+}
+
+/// Loads a lock, showing on stderr what loading it noticed (a format-1 lock to freeze again).
+fn load_lock(path: &Path) -> Result<Frozen, Error> {
+    let frozen = crate::pack::load_lock(path)?;
+    print::diagnostics(&frozen.found);
+    Ok(frozen)
 }
 
 impl Command {

@@ -6,13 +6,13 @@ use std::time::Instant;
 use crate::config::{Config, Review};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::pack::load_lock;
 use crate::pipeline::ledger::{Entry, Input, Outcome, Stage, append};
 use crate::process::Cancel;
 use crate::review::{ReceiptError, ReviewerOutcome, receipt};
 
 use super::args::ReviewArgs;
 use super::error::Error;
+use super::load_lock;
 use super::print;
 use super::runtime::block_on;
 

@@ -6,9 +6,9 @@ use crate::audit::verify;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
-use crate::pack::load_lock;
 
 use super::error::Error;
+use super::load_lock;
 use super::print;
 
 /// Exit 0 when every file and number checks out, 1 on any difference.

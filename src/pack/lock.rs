@@ -4,6 +4,12 @@
 //! The canonical form is the pack's schema value serialized as compact JSON with object keys
 //! sorted (serde_json's default map is ordered). Every later artifact names this hash, so an
 //! edited lock is refused rather than audited.
+//!
+//! A lock seals everything it holds (format 2): the hash covers the pack and the warnings
+//! recorded when it was frozen, so text slipped into a lock's diagnostics is a tampered lock.
+//! A lock without warnings hashes as the pack alone, as format 1 did, so a clean pack keeps its
+//! hash across versions. A format-1 lock is still read, hashed the old way; its warnings were
+//! never sealed, so they are left out, with a note to freeze the pack again.
 
 use std::path::Path;
 
@@ -28,13 +34,25 @@ const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 pub struct LockFile {
     /// Lock format version.
     pub(crate) format_version: u32,
-    /// SHA-256 (hex) of the canonical JSON of `pack`.
+    /// SHA-256 (hex) of the canonical JSON of `pack` and `diagnostics` (see [`seal`]).
     pub sha256: String,
     /// The pack, normalized.
     pub(crate) pack: serde_json::Value,
-    /// Warnings recorded when the pack was frozen (not part of the hash).
+    /// Warnings recorded when the pack was frozen (sealed with it since format 2), without
+    /// their positions in the pack file, so neither where it was frozen from nor how it is
+    /// laid out changes its hash.
     #[serde(default)]
     pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// The hash of a lock of format `format`: the pack alone (format 1, or no warnings), else the
+/// pack and its warnings together.
+pub(crate) fn seal(format: u32, pack: &serde_json::Value, diagnostics: &[Diagnostic]) -> String {
+    if format < 2 || diagnostics.is_empty() {
+        return sha256_hex(canonical_json(pack).as_bytes());
+    }
+    let sealed = serde_json::json!({ "diagnostics": diagnostics, "pack": pack });
+    sha256_hex(canonical_json(&sealed).as_bytes())
 }
 
 /// A frozen pack: the validated pack and its lock.
@@ -44,6 +62,9 @@ pub struct Frozen {
     pub pack: Pack,
     /// The lock as written to disk.
     pub lock: LockFile,
+    /// What freezing or loading found, for the user to read (not part of the lock): the
+    /// warnings with their positions, or the note that a format-1 lock should be frozen again.
+    pub(crate) found: Vec<Diagnostic>,
 }
 
 impl Frozen {
@@ -80,18 +101,28 @@ pub fn canonical_json(pack: &serde_json::Value) -> String {
     serde_json::to_string(pack).expect("a JSON value always serializes")
 }
 
-/// Freezes a validated pack: canonical JSON → SHA-256 → lock (with the warnings recorded).
+/// Freezes a validated pack: canonical JSON → SHA-256 → lock, with the warnings recorded and
+/// sealed (without their positions in the pack file).
 pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
+    let recorded: Vec<Diagnostic> = warnings
+        .iter()
+        .cloned()
+        .map(|mut d| {
+            d.location = None;
+            d
+        })
+        .collect();
     let value = serde_json::to_value(&pack.doc).expect("the pack schema always serializes");
-    let sha256 = sha256_hex(canonical_json(&value).as_bytes());
+    let sha256 = seal(crate::format::LOCK, &value, &recorded);
     Frozen {
         pack,
         lock: LockFile {
             format_version: crate::format::LOCK,
             sha256,
             pack: value,
-            diagnostics: warnings,
+            diagnostics: recorded,
         },
+        found: warnings,
     }
 }
 
@@ -114,9 +145,9 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         )
         .fix(LOCK_FIX))
     })?;
-    let lock: LockFile =
+    let mut lock: LockFile =
         parse_json(path, text).map_err(|d| one(d.recode("E_LOCK_INVALID", LOCK_FIX)))?;
-    if lock.format_version != crate::format::LOCK {
+    if !(1..=crate::format::LOCK).contains(&lock.format_version) {
         return Err(one(Diagnostic::error(
             "E_LOCK_UNSUPPORTED",
             format!(
@@ -126,12 +157,12 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         )
         .fix("freeze the pack again with this dwpipe")));
     }
-    let actual = sha256_hex(canonical_json(&lock.pack).as_bytes());
+    let actual = seal(lock.format_version, &lock.pack, &lock.diagnostics);
     if actual != lock.sha256 {
         return Err(one(Diagnostic::error(
             "E_LOCK_TAMPERED",
             format!(
-                "`{}` says sha256 {} but its pack hashes to {actual}",
+                "`{}` says sha256 {} but what it holds hashes to {actual}",
                 path.display(),
                 lock.sha256
             ),
@@ -147,9 +178,23 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         )
         .fix("freeze the pack again with this dwpipe"))
     })?;
+    let mut found = Vec::new();
+    if lock.format_version < crate::format::LOCK {
+        found.push(
+            Diagnostic::warning(
+                "W_LOCK_FORMAT_1",
+                format!(
+                    "`{}` is a format-1 lock: its warnings were never sealed and are left out",
+                    path.display()
+                ),
+            )
+            .fix("freeze the pack again with this dwpipe"),
+        );
+        lock.diagnostics.clear();
+    }
     let (pack, diagnostics) = validate(doc, path);
     match pack {
-        Some(pack) => Ok(Frozen { pack, lock }),
+        Some(pack) => Ok(Frozen { pack, lock, found }),
         None => Err(diagnostics
             .into_iter()
             .filter(Diagnostic::is_error)

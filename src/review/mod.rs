@@ -55,6 +55,12 @@ words! {
 }
 
 impl ReviewVerdict {
+    /// Whether the review ran to its end (the built-in rules and the reviewer, if any, gave
+    /// their answer): only such a review stands for later runs.
+    pub(crate) fn is_complete(self) -> bool {
+        matches!(self, ReviewVerdict::Pass | ReviewVerdict::Revise)
+    }
+
     /// Whether delivery may go on.
     pub(crate) fn allows_dispatch(self) -> bool {
         matches!(
@@ -84,20 +90,29 @@ pub(crate) struct ReviewReport {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
-/// Finds an earlier review of the same lock in `out` (never review an unchanged lock twice),
-/// and counts the revise rounds so far.
+/// Finds the latest completed review of the same lock in `out` (never review an unchanged lock
+/// twice; but a review that failed, ran out or was waived proves nothing about the next run,
+/// so the lock is reviewed again), and counts the revise rounds so far.
 fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
     let mut same = None;
     let mut revises = 0;
     let Ok(entries) = std::fs::read_dir(out) else {
         return (None, 0);
     };
-    let mut names: Vec<String> = entries
+    // In the order they were written: review-2 before review-10.
+    let mut numbered: Vec<(u32, String)> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with("review-") && n.ends_with(".json"))
+        .filter_map(|n| {
+            let number = n
+                .strip_prefix("review-")?
+                .strip_suffix(".json")?
+                .parse()
+                .ok()?;
+            Some((number, n))
+        })
         .collect();
-    names.sort();
-    for name in names {
+    numbered.sort();
+    for (_, name) in numbered {
         let Some(report) = std::fs::read_to_string(out.join(&name))
             .ok()
             .and_then(|t| serde_json::from_str::<ReviewReport>(&t).ok())
@@ -107,7 +122,7 @@ fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
         if report.verdict == ReviewVerdict::Revise {
             revises += 1;
         }
-        if report.pack_sha256 == sha256 {
+        if report.pack_sha256 == sha256 && report.verdict.is_complete() {
             same = Some((name, report));
         }
     }
