@@ -1,6 +1,7 @@
 //! `dwpipe audit --replay` of the passing notes-app capture, end to end (freeze excluded), and
 //! the share of parsing (the extractors over the stored evidence), hashing (SHA-256 of the
-//! evidence) and report rendering (JSON, Markdown, JUnit, HTML) in it.
+//! evidence) and report rendering (JSON, Markdown, JUnit, HTML) in it; and `verify-evidence`
+//! rebuilding that audit from its folder.
 //!
 //! `cargo bench --bench audit`
 
@@ -8,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use dwpipe::audit::{self, Context, Decoded, Files};
+use dwpipe::audit::{self, AuditSpec, Context, Decoded, Files};
 use dwpipe::device::ReplayDevice;
 use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
@@ -70,6 +71,20 @@ fn main() {
             .status;
         assert!(status.success());
     });
+    // The same audit rebuilt from its folder and compared, field by field.
+    let rebuild = timed(|| {
+        let output = Command::new(bin)
+            .args([
+                "verify-evidence",
+                "process-1/audit-1.json",
+                "--pack",
+                "pack.lock.json",
+            ])
+            .current_dir(work.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+    });
 
     let frozen = load_lock(&work.path().join("pack.lock.json")).unwrap();
     let playbooks = Playbooks::load(None).unwrap();
@@ -81,14 +96,12 @@ fn main() {
     let run = runtime
         .block_on(audit::run(
             &ReplayDevice::open(&capture).unwrap(),
-            &frozen.pack,
-            &playbooks,
-            None,
+            &AuditSpec::new(&frozen.pack, &playbooks),
             &out,
             &|_| {},
         ))
         .unwrap();
-    let audited = run.gate(&frozen.pack, &[]);
+    let audited = run.gate(&frozen.pack);
     let report = AuditReport::of_audit(
         &frozen.lock.sha256,
         &audited,
@@ -149,14 +162,12 @@ fn main() {
         let run = runtime
             .block_on(audit::run(
                 &ReplayDevice::open(&capture).unwrap(),
-                &frozen.pack,
-                &playbooks,
-                None,
+                &AuditSpec::new(&frozen.pack, &playbooks),
                 &out,
                 &|_| {},
             ))
             .unwrap();
-        let audited = run.gate(&frozen.pack, &[]);
+        let audited = run.gate(&frozen.pack);
         let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
@@ -175,6 +186,10 @@ fn main() {
     println!(
         "dwpipe audit --replay as a process      {:>8.2} ms",
         ms(process)
+    );
+    println!(
+        "dwpipe verify-evidence as a process     {:>8.2} ms",
+        ms(rebuild)
     );
     println!(
         "in process, replay + reports            {:>8.2} ms",

@@ -47,7 +47,9 @@ pub(crate) fn of_delivery(reason: TerminalReason) -> i32 {
         | TerminalReason::AuditFailed
         | TerminalReason::RepeatedFailure
         | TerminalReason::BudgetExhausted
-        | TerminalReason::ReviewBlocked => VERDICT_FAILED,
+        | TerminalReason::ReviewBlocked
+        // Not the machine's fault: a run whose records changed is simply not verified.
+        | TerminalReason::RecordsTampered => VERDICT_FAILED,
     }
 }
 

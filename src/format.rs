@@ -7,8 +7,9 @@
 pub(crate) const LOCK: u32 = 2;
 /// A capture's `transcript.yaml`.
 pub(crate) const TRANSCRIPT: u32 = 1;
-/// `audit-<n>.json`.
-pub(crate) const AUDIT: u32 = 1;
+/// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
+/// extractor revision; 1 is still read).
+pub(crate) const AUDIT: u32 = 2;
 /// `review-<n>.json`.
 pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json`.
@@ -17,6 +18,8 @@ pub(crate) const VERIFY: u32 = 1;
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.
 pub(crate) const DELIVER: u32 = 1;
+/// A run directory's `run.json`.
+pub(crate) const RUN: u32 = 1;
 /// `dwpipe devices --json`.
 pub(crate) const DEVICES: u32 = 1;
 /// `dwpipe freeze --json`.

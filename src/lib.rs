@@ -50,7 +50,8 @@ pub mod audit; // sessions on the device, readings, aggregates, the gate over th
 mod lab; // an audit that publishes, and many of them in parallel
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
-pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome
+mod recheck;
+pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome // an audit report held against its rebuild from the evidence
 
 // The delivery.
 mod agent; // DevEco Code and command agents; claims, never verdicts

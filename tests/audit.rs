@@ -44,23 +44,8 @@ fn verdicts(report: &serde_json::Value) -> BTreeMap<String, (String, String, Str
 }
 
 fn audit(dir: &Path, capture: &str, out: &str) -> (i32, serde_json::Value, String) {
-    let (code, stdout, stderr) = dwpipe(
-        dir,
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            repo(&format!("device-fixtures/{capture}"))
-                .to_str()
-                .unwrap(),
-            "--out",
-            out,
-            "--json",
-        ],
-    );
-    let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
-    (code, report, stderr)
+    let capture = repo(&format!("device-fixtures/{capture}"));
+    audit_capture(dir, &capture, out, &[])
 }
 
 fn row(result: &str, verdict: &str, actual: &str) -> (String, String, String) {
@@ -188,37 +173,6 @@ fn probes_that_find_nothing_are_unverified_with_the_reason() {
     // What the screenshot does not feed is still measured.
     let (_, report, _) = audit(dir.path(), "notes-no-screenshot", "again");
     assert_eq!(verdicts(&report)["A-01"], row("pass", "pass", "12vp"));
-}
-
-#[test]
-fn verify_evidence_recomputes_and_catches_tampering() {
-    let dir = frozen();
-    let (code, _, _) = audit(dir.path(), "notes-pass", "out");
-    assert_eq!(code, 0);
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(
-        stdout.contains(
-            "11 evidence file(s) re-hashed, 6 measurement(s) recomputed, 0 difference(s)"
-        ),
-        "{stdout}"
-    );
-    let layout = dir
-        .path()
-        .join("out/evidence/FMR0223C13000649/1/ui/layout.json");
-    let edited = fs::read_to_string(&layout).unwrap().replacen(
-        "[48,400][1212,595]",
-        "[48,400][1212,605]",
-        2,
-    );
-    fs::write(&layout, edited).unwrap();
-    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.contains("layout.json` hashes to"), "{stdout}");
-    assert!(
-        stdout.contains("A-01 run 1: the files give"),
-        "the number changes too: {stdout}"
-    );
 }
 
 #[test]
@@ -360,9 +314,7 @@ fn the_engine_reports_progress_as_events() {
     runtime
         .block_on(dwpipe::audit::run(
             &device,
-            &frozen.pack,
-            &playbooks,
-            None,
+            &dwpipe::audit::AuditSpec::new(&frozen.pack, &playbooks),
             &dir.path().join("out"),
             &|e| events.borrow_mut().push(e),
         ))
@@ -469,4 +421,115 @@ fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() 
         .find(|d| d["code"] == "E_AUDIT_ACTUAL_MISMATCH")
         .expect("the auditor's 600ms against the measured 720ms");
     assert_eq!(mismatch["criterionId"], "P-01");
+}
+
+/// `dwpipe audit` of the capture at `capture` (any folder) into `out`, with `extra` flags.
+fn audit_capture(
+    dir: &Path,
+    capture: &Path,
+    out: &str,
+    extra: &[&str],
+) -> (i32, serde_json::Value, String) {
+    let mut args = vec![
+        "audit",
+        "--pack",
+        "pack.lock.json",
+        "--replay",
+        capture.to_str().unwrap(),
+        "--out",
+        out,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = dwpipe(dir, &args);
+    let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    (code, report, stderr)
+}
+
+#[test]
+fn a_capture_whose_own_files_leave_its_folder_is_refused() {
+    let dir = frozen();
+    for name in ["device.yaml", "transcript.yaml"] {
+        let capture = dir.path().join(format!("linked-{name}"));
+        copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+        let outside = dir.path().join(format!("outside-{name}"));
+        fs::rename(capture.join(name), &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, capture.join(name)).unwrap();
+        let out = format!("out-{name}");
+        let (code, _, stderr) = audit_capture(dir.path(), &capture, &out, &[]);
+        assert_ne!(code, 0, "{name}: {stderr}");
+        assert!(stderr.contains("E_CAPTURE_PATH_ESCAPE"), "{name}: {stderr}");
+        assert!(
+            !dir.path().join(&out).join("audit-1.json").exists(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
+    let dir = frozen();
+    let capture = dir.path().join("longer");
+    copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+    let mut transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    for _ in 0..3 {
+        transcript.push_str("  - shell: aa force-stop com.example.notes\n    reply: \"force stop process successfully.\\n\"\n");
+    }
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    let unserved = |report: &serde_json::Value| -> Option<(String, String, String)> {
+        report["diagnostics"].as_array()?.iter().find_map(|d| {
+            let code = d["code"].as_str()?;
+            code.ends_with("_CAPTURE_UNSERVED").then(|| {
+                (
+                    code.to_owned(),
+                    d["severity"].as_str().unwrap().to_owned(),
+                    d["message"].as_str().unwrap().to_owned(),
+                )
+            })
+        })
+    };
+    let (code, report, stderr) = audit_capture(dir.path(), &capture, "lenient", &[]);
+    assert_eq!(code, 0, "still a pass, with a warning: {stderr}");
+    let (code_word, severity, message) = unserved(&report).expect("a warning");
+    assert_eq!(
+        (code_word.as_str(), severity.as_str()),
+        ("W_CAPTURE_UNSERVED", "warning")
+    );
+    assert!(
+        message.contains("3 recorded exchange(s) unserved")
+            && message.contains("exchange 28: shell aa force-stop com.example.notes"),
+        "{message}"
+    );
+    assert_eq!(report["source"]["unserved"], 3);
+    let (code, report, _) = audit_capture(dir.path(), &capture, "strict", &["--strict"]);
+    assert_eq!(code, 1);
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(unserved(&report).unwrap().0, "E_CAPTURE_UNSERVED");
+    // Both are what their evidence and recorded source give.
+    for out in ["lenient", "strict"] {
+        let report = format!("{out}/audit-1.json");
+        let (code, stdout, _) = dwpipe(
+            dir.path(),
+            &["verify-evidence", &report, "--pack", "pack.lock.json"],
+        );
+        assert_eq!(code, 0, "{out}: {stdout}");
+    }
+}
+
+#[test]
+fn every_audit_records_its_source() {
+    let dir = frozen();
+    let capture = repo("device-fixtures/notes-pass");
+    let (_, report, _) = audit_capture(dir.path(), &capture, "out", &[]);
+    let transcript = fs::read(capture.join("transcript.yaml")).unwrap();
+    assert_eq!(report["source"]["kind"], "replay");
+    assert_eq!(
+        report["source"]["capture"],
+        fs::canonicalize(&capture).unwrap().to_str().unwrap()
+    );
+    assert_eq!(
+        report["source"]["transcript-sha256"],
+        dwpipe::hash::sha256_hex(&transcript)
+    );
+    assert_eq!(report["source"]["unserved"], 0);
 }

@@ -389,11 +389,10 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
         ]
     );
 
-    // Nothing changed since the verification passed: only the audit runs again, on a replay,
-    // into a folder of its own beside the cut one's evidence.
-    let run_arg = run.display().to_string();
-    let replay = repo("device-fixtures/notes-pass").display().to_string();
-    let (code, resumed, _) = resume(dir.path(), &["--resume", &run_arg, "--replay", &replay]);
+    // Nothing changed since the verification passed: only the audit runs again, on the same
+    // device (its recorded replies from the start, without the latency), into a folder of its
+    // own beside the cut one's evidence.
+    let (code, resumed) = common::delivery::resume_on_the_device(dir.path(), &run);
     assert_eq!(code, 0, "{resumed}");
     assert_eq!(
         stages(&run)[6..],

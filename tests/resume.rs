@@ -179,11 +179,7 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
     assert!(gone_soon(hdc_call), "the hdc call survived");
     no_leftovers(&run);
 
-    let replay = repo("device-fixtures/notes-pass").display().to_string();
-    let (code, resumed, _) = resume(
-        dir.path(),
-        &["--resume", &run.display().to_string(), "--replay", &replay],
-    );
+    let (code, resumed) = common::delivery::resume_on_the_device(dir.path(), &run);
     assert_eq!(code, 0, "{resumed}");
     assert_eq!(
         stages(&run)[6..],

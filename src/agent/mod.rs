@@ -90,6 +90,8 @@ pub(crate) struct AgentRun {
     pub(crate) errors: Vec<String>,
     /// Tools the agent used (`tool_use` events), in order.
     pub(crate) tools: Vec<String>,
+    /// It left processes running when it exited (they were stopped).
+    pub(crate) leaked: bool,
 }
 
 /// The agent could not be run at all.
@@ -117,6 +119,7 @@ static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The argv for one dispatch. `brief_file` holds the brief; `deveco` gets the text itself.
+/// Paths are made absolute: the agent runs inside the workspace, not where dwpipe was started.
 pub(crate) fn argv(
     agent: &Agent,
     workspace: &Path,
@@ -124,6 +127,8 @@ pub(crate) fn argv(
     brief: &str,
     round: u32,
 ) -> Vec<String> {
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let (workspace, brief_file) = (absolute(workspace), absolute(brief_file));
     match agent.kind {
         AgentKind::Deveco => {
             let mut argv: Vec<String> = [
@@ -237,10 +242,10 @@ pub(crate) async fn dispatch(
         log_text.push_str(&stderr);
     }
     if outcome.leaked {
-        // It could still change the workspace under verification; whoever reads the log
-        // should know.
+        // Stopped with its group (or, if it left the group, still running): whoever reads the
+        // log should know.
         log_text.push_str(
-            "\n--- dwpipe: a process the agent started still held its output after it exited ---\n",
+            "\n--- dwpipe: the agent left processes running when it exited; they were stopped ---\n",
         );
     }
     crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
@@ -251,6 +256,7 @@ pub(crate) async fn dispatch(
         unparsed_lines: 0,
         errors: Vec::new(),
         tools: Vec::new(),
+        leaked: outcome.leaked,
     };
     read_events(&stdout, &mut record);
     Ok(record)

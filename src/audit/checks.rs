@@ -3,28 +3,65 @@
 //! the verdicts recomputed from them. A report is built from what this returns.
 
 use crate::assertion::{Decimal, UnitContext};
-use crate::gate::{CheckInput, CheckResult, Measurement, recompute};
+use crate::device::Source;
+use crate::diagnostic::Diagnostic;
+use crate::gate::{CheckInput, CheckResult, Measurement, Verdict, recompute};
 use crate::pack::{Criterion, Pack};
 
 use super::model::{AuditRun, Audited, MeasurementRecord};
 
 impl AuditRun {
-    /// Gates the run: its checks (and `auditor`'s), recomputed against `pack`.
-    pub fn gate(self, pack: &Pack, auditor: &[CheckInput]) -> Audited {
-        let (checks, measurements) = checks(pack, &self.measurements, auditor);
+    /// Gates the run: its checks (and the outside auditor's), recomputed against `pack`.
+    pub fn gate(self, pack: &Pack) -> Audited {
+        let (checks, measurements) = checks(pack, &self.measurements, &self.auditor);
         let density = self
             .device
             .virtual_pixel_ratio
             .and_then(|v| Decimal::parse(&v.to_string()).ok());
         let mut gate = recompute(pack, &checks, &measurements, UnitContext { density });
         gate.diagnostics.extend(self.warnings);
+        let strict = self.inputs.as_ref().is_some_and(|i| i.strict);
+        if let Some(unserved) = unserved(&self.source, strict) {
+            if unserved.is_error() {
+                gate.verdict = Verdict::Fail;
+            }
+            gate.diagnostics.push(unserved);
+        }
         Audited {
             device: self.device,
+            source: self.source,
+            inputs: self.inputs,
             measurements: self.measurements,
             gate,
             figures: self.figures,
         }
     }
+}
+
+/// A replay that left recorded exchanges unserved measured something other than what was
+/// recorded: the capture and the audit disagree on what happens on the device.
+fn unserved(source: &Source, strict: bool) -> Option<Diagnostic> {
+    let Source::Replay {
+        unserved,
+        first_unserved,
+        ..
+    } = source
+    else {
+        return None;
+    };
+    if *unserved == 0 {
+        return None;
+    }
+    let message = format!(
+        "the replay left {unserved} recorded exchange(s) unserved, the first {}",
+        first_unserved.as_deref().unwrap_or("unknown")
+    );
+    let fix = "replay a capture recorded with this pack and these playbooks, or record it again";
+    Some(if strict {
+        Diagnostic::error("E_CAPTURE_UNSERVED", message).fix(fix)
+    } else {
+        Diagnostic::warning("W_CAPTURE_UNSERVED", message).fix(fix)
+    })
 }
 
 /// dwpipe's checks for the gate: its own measurements, and an outside auditor's checks for

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::{DeviceError, DeviceInfo};
+use crate::device::{DeviceError, DeviceInfo, Source};
 use crate::diagnostic::Diagnostic;
-use crate::gate::GateOutcome;
+use crate::gate::{CheckInput, GateOutcome};
 use crate::pack::Aggregate;
 use crate::probe::Extractor;
 
@@ -44,6 +44,13 @@ pub struct MeasurementRecord {
     pub(crate) probe: String,
     /// Extractor used.
     pub extractor: Extractor,
+    /// Which behaviour of the extractor read the runs (see [`Extractor::revision`]); audits
+    /// of the first format were all read by revision 1.
+    #[serde(default = "first_revision")]
+    pub(crate) extractor_revision: u32,
+    /// The dwpipe whose extractor read the runs (absent in audits of the first format).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) extracted_by: Option<String>,
     /// How runs were aggregated.
     pub(crate) aggregate: Aggregate,
     /// The aggregate value.
@@ -58,11 +65,47 @@ pub struct MeasurementRecord {
     pub runs: Vec<RunReading>,
 }
 
+fn first_revision() -> u32 {
+    1
+}
+
+/// What an audit was measured with besides the lock, kept as evidence beside the readings
+/// (under `evidence/<device>/`), so `verify-evidence` rebuilds the report from files alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Inputs {
+    /// `device.yaml`: who the device said it was.
+    pub(crate) device: EvidenceFile,
+    /// The playbooks the audit ran, one file each.
+    pub(crate) playbooks: Vec<EvidenceFile>,
+    /// An outside auditor's report held against the measurements.
+    pub(crate) auditor_report: Option<EvidenceFile>,
+    /// `--runs`, when it overrode the pack and the playbooks (a recorded fact).
+    pub(crate) runs: Option<u32>,
+    /// `--strict`: a source that does not hold up is an error, not a warning (a recorded fact).
+    pub(crate) strict: bool,
+}
+
+impl Inputs {
+    /// Every file kept.
+    pub(crate) fn files(&self) -> impl Iterator<Item = &EvidenceFile> {
+        std::iter::once(&self.device)
+            .chain(&self.playbooks)
+            .chain(&self.auditor_report)
+    }
+}
+
 /// What an audit gathered on a device, before the gate.
 #[derive(Debug)]
 pub struct AuditRun {
     /// Who the device is.
     pub(crate) device: DeviceInfo,
+    /// Where the readings came from.
+    pub(crate) source: Source,
+    /// What it was measured with, as evidence (absent when rebuilt from a first-format audit).
+    pub(crate) inputs: Option<Inputs>,
+    /// An outside auditor's checks, for what no probe measures.
+    pub(crate) auditor: Vec<CheckInput>,
     /// One per criterion with a probe.
     pub(crate) measurements: Vec<MeasurementRecord>,
     /// `W_MEASUREMENT_UNSTABLE` and friends.
@@ -76,6 +119,10 @@ pub struct AuditRun {
 pub struct Audited {
     /// Who the device is.
     pub device: DeviceInfo,
+    /// Where the readings came from.
+    pub(crate) source: Source,
+    /// What it was measured with, as evidence.
+    pub(crate) inputs: Option<Inputs>,
     /// One per criterion with a probe.
     pub measurements: Vec<MeasurementRecord>,
     /// The gate's verdicts and diagnostics (the audit's warnings among them).
@@ -108,6 +155,15 @@ pub enum AuditError {
     /// An evidence file could not be read back to be hashed.
     #[error("cannot read evidence `{}`", path.display())]
     Evidence {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// What the audit is measured with could not be kept as evidence.
+    #[error("cannot keep `{}` as evidence", path.display())]
+    Keep {
         /// The file.
         path: std::path::PathBuf,
         /// The cause.

@@ -2,12 +2,47 @@
 //! by which session and extractor, how many runs, and the validated values every session's
 //! commands are filled with.
 
+use std::path::{Path, PathBuf};
+
+use crate::gate::AuditorFile;
 use crate::pack::{Aggregate, Criterion, MeasuredBy, Pack, ProbeArgs};
 use crate::playbook::{Playbooks, Values};
 use crate::probe::Extractor;
 use crate::shell::ShellValue;
 
 use super::model::AuditError;
+
+/// What an audit measures and how: everything but the device and where it reports.
+pub struct AuditSpec<'a> {
+    /// The pack.
+    pub(crate) pack: &'a Pack,
+    /// The playbooks.
+    pub(crate) playbooks: &'a Playbooks,
+    /// Runs per probe, overriding the pack and the playbooks.
+    pub(crate) runs: Option<u32>,
+    /// An outside auditor's report for what no probe measures.
+    pub(crate) auditor: Option<&'a AuditorFile>,
+    /// A source that does not hold up (a replay that left exchanges unserved) is an error.
+    pub(crate) strict: bool,
+}
+
+impl<'a> AuditSpec<'a> {
+    /// The audit of `pack` by `playbooks`, with their own run counts and nothing else.
+    pub fn new(pack: &'a Pack, playbooks: &'a Playbooks) -> AuditSpec<'a> {
+        AuditSpec {
+            pack,
+            playbooks,
+            runs: None,
+            auditor: None,
+            strict: false,
+        }
+    }
+}
+
+/// The folder of a device's evidence inside an audit's folder.
+pub(super) fn evidence_root(out: &Path, serial: &str) -> PathBuf {
+    out.join("evidence").join(serial.replace([':', '/'], "_"))
+}
 
 /// A criterion to measure.
 pub(super) struct Planned<'a> {

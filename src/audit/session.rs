@@ -163,7 +163,8 @@ pub(super) fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>,
         .collect()
 }
 
-fn relative(path: &Path, base: &Path) -> String {
+/// `path` relative to `base` (as is when it is not under it).
+pub(super) fn relative(path: &Path, base: &Path) -> String {
     path.strip_prefix(base)
         .unwrap_or(path)
         .to_string_lossy()

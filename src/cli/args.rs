@@ -102,6 +102,9 @@ pub(super) struct AuditArgs {
     /// A folder of playbooks overriding the embedded ones by file name.
     #[arg(long, value_name = "DIR")]
     pub(super) playbooks: Option<PathBuf>,
+    /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
+    #[arg(long)]
+    pub(super) strict: bool,
     /// Host-side limit for each hdc call.
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     pub(super) call_timeout: Duration,
@@ -118,9 +121,15 @@ failure, a repair brief goes back to the agent (repair.max-rounds, the same fail
 repair.max-same-failure times). Every artifact and ledger.jsonl land in \
 .dwpipe/runs/<time>-<pack8>/ beside dwpipe.yaml (or under --out); deliver.json ends it.
 
+After the agent and after the verification commands, the run's records (the lock, spec.md, \
+run.json, the ledger) must be as dwpipe left them, else the run ends records_tampered; whatever \
+they left running in their process group is stopped. One delivery per workspace at a time.
+
 Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
-repeated_failure, budget_exhausted, review_blocked), 2 invalid input, 3 environment \
-(a tool, the agent or the device failed), 130 interrupted (Ctrl-C or SIGTERM; a second signal kills what still runs and exits at once).")]
+repeated_failure, budget_exhausted, review_blocked, records_tampered), 2 invalid input (a run \
+that cannot be resumed as it began among them), 3 environment (a tool, the agent or the device \
+failed; the workspace is being delivered), 130 interrupted (Ctrl-C or SIGTERM; a second signal \
+kills what still runs and exits at once).")]
 #[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
 pub(super) struct DeliverArgs {
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
@@ -145,6 +154,9 @@ pub(super) struct DeliverArgs {
     /// A folder of playbooks overriding the embedded ones by file name.
     #[arg(long, value_name = "DIR")]
     pub(super) playbooks: Option<PathBuf>,
+    /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
+    #[arg(long)]
+    pub(super) strict: bool,
     /// Host-side limit for each hdc call.
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     pub(super) call_timeout: Duration,
@@ -342,6 +354,10 @@ pub(super) struct FreezeArgs {
     /// Folder for pack.lock.json and spec.md.
     #[arg(long, default_value = ".")]
     pub(super) out: PathBuf,
+    /// Replace a lock of another pack even though audits under --out were made against it
+    /// (they stop verifying).
+    #[arg(long)]
+    pub(super) force: bool,
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub(super) json: bool,
@@ -420,9 +436,34 @@ pub(super) struct ReviewArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Rebuilds the whole report from the lock and the audit's folder alone, then compares it field by \
+field with what the report says; any difference is named by its path and exits 1.
+
+Recomputed from the lock and the evidence: pack-sha256; device (from the kept device.yaml); \
+inputs (device.yaml, the playbooks and an outside auditor's report, re-hashed); every criterion's \
+check (result, actual, assertion verdict, reason, evidence text); every measurement (probe, \
+extractor, aggregate, unit, resolution, each run's reading from its session's files, which are \
+re-hashed, and the aggregate); the diagnostics; the summary; the verdict.
+
+Recorded facts, taken as the report says: format-version, dwpipe-version, lock, source (the device \
+or the capture replayed), inputs.runs (--runs), inputs.strict (--strict), and each measurement's \
+extracted-by (the dwpipe version that read it). A reading made by an older revision of its \
+extractor is taken as recorded, so everything built on it is still checked, and the difference \
+from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart from tampering.
+
+Evidence is read only from inside the report's folder: a symlink or a path that leaves it is \
+refused. Without --pack the check is unanchored: the report is held to the lock it names itself, \
+whose hash is printed; pass --pack with the lock you trust.
+
+Exit 0 when the report is exactly its rebuild, 1 on any difference, 2 when the report or the lock \
+cannot be read.")]
 pub(super) struct VerifyEvidenceArgs {
     /// The audit report (audit-<n>.json written by `dwpipe audit`).
     pub(super) report: PathBuf,
+    /// The lock to hold the report to (default: the lock the report names, unanchored).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: Option<PathBuf>,
 }
 
 /// What `inspect hidumper --kind` reads.

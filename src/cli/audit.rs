@@ -25,10 +25,11 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     let json = args.json;
     let frozen = load_lock(&args.lock)?;
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
-    let auditor = match &args.auditor_report {
-        Some(path) => load_auditor_report(path)?.checks(),
-        None => Vec::new(),
-    };
+    let auditor = args
+        .auditor_report
+        .as_deref()
+        .map(load_auditor_report)
+        .transpose()?;
     std::fs::create_dir_all(&args.out).map_err(|e| {
         Error::from(Diagnostic::error(
             "E_AUDIT_OUT",
@@ -42,7 +43,8 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         lock: &args.lock,
         playbooks: &playbooks,
         runs: args.runs,
-        auditor: &auditor,
+        auditor: auditor.as_ref(),
+        strict: args.strict,
     };
     let published = block_on(&cancel, async {
         let Opened::One(device) = target.open(hdc, &cancel).await? else {

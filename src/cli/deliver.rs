@@ -7,7 +7,8 @@ use crate::exit_code;
 use crate::output::dir_or_dot;
 use crate::pack::Frozen;
 use crate::pipeline::{
-    DeliverReport, Delivery, DeliveryError, Event, RunDir, RunDirError, Summary, delivery_config,
+    DeliverReport, Delivery, DeliveryError, Event, RunDir, RunDirError, RunTarget, Summary,
+    TerminalReason, claim, delivery_config,
 };
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -24,27 +25,6 @@ use super::runtime::block_on;
 pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
     let config = delivery_config(&args.config)?;
-    let (frozen, run_dir) = match (&args.resume, &args.pack) {
-        (Some(run), _) => RunDir::resume(run, args.out.as_deref())
-            .map(|(dir, frozen)| (frozen, dir))
-            .map_err(run_dir_error)?,
-        (None, Some(pack)) => {
-            let frozen = Frozen::open(pack)?;
-            let base = args
-                .out
-                .clone()
-                .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
-            let dir = RunDir::create(&base, &frozen).map_err(run_dir_error)?;
-            (frozen, dir)
-        }
-        (None, None) => {
-            return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
-                .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
-                .into());
-        }
-    };
-    print::diagnostics(&frozen.found);
-    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     let target = args
         .target
         .clone()
@@ -57,6 +37,32 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
             )
             .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE")
         })?;
+    let run_target = RunTarget::of(&target);
+    // Held until the delivery ends: a second one on this workspace is refused meanwhile.
+    let mut claim = claim(&config.workspace)?;
+    let (frozen, run_dir) = match (&args.resume, &args.pack) {
+        (Some(run), _) => RunDir::resume(run, args.out.as_deref(), &run_target)
+            .map(|(dir, frozen)| (frozen, dir))
+            .map_err(run_dir_error)?,
+        (None, Some(pack)) => {
+            let frozen = Frozen::open(pack)?;
+            let base = args
+                .out
+                .clone()
+                .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
+            let dir = RunDir::create(&base, &frozen, run_target, &config.workspace)
+                .map_err(run_dir_error)?;
+            (frozen, dir)
+        }
+        (None, None) => {
+            return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
+                .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
+                .into());
+        }
+    };
+    claim.name(&run_dir.id());
+    print::diagnostics(&frozen.found);
+    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     let progress = DeliverProgress::new(args.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
     let delivery = Delivery {
@@ -67,6 +73,7 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
         hdc,
         resume: args.resume.is_some(),
         waive_review: args.no_review,
+        strict: args.strict,
         events: &events,
     };
     let cancel = Cancel::new();
@@ -105,8 +112,17 @@ fn run_dir_error(error: RunDirError) -> Error {
     match error {
         RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
         RunDirError::Write(error) => Error::Publish(error),
+        RunDirError::Record(error) => Error::Write(error),
         create @ RunDirError::Create { .. } => {
             Diagnostic::error("E_DELIVER_OUT", crate::diagnostic::chain(&create)).into()
+        }
+        refused @ (RunDirError::RunRecord(_)
+        | RunDirError::PackChanged { .. }
+        | RunDirError::OtherTarget { .. }
+        | RunDirError::Ledger(_)) => {
+            Diagnostic::error("E_RESUME_REFUSED", crate::diagnostic::chain(&refused))
+                .fix("start a new delivery with --pack; a run is only continued as it was begun")
+                .into()
         }
     }
 }
@@ -128,8 +144,14 @@ fn print_summary(summary: &Summary) {
     for (criterion, result) in &summary.criteria {
         print::out(&format!("  {criterion:<8} {result}"));
     }
+    // A replay shows the pipeline works, not that the change works on a device.
+    let against = if summary.terminal_reason == TerminalReason::Verified && summary.replayed() {
+        " against a recorded capture"
+    } else {
+        ""
+    };
     let mut line = format!(
-        "deliver: {} after {} repair round(s)",
+        "deliver: {}{against} after {} repair round(s)",
         summary.terminal_reason, summary.repairs
     );
     if let Some(claim) = &summary.agent_claim {

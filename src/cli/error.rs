@@ -38,6 +38,9 @@ pub(super) enum Error {
     /// A ledger could not be appended to.
     #[error(transparent)]
     Ledger(#[from] AppendError),
+    /// The workspace is being delivered by another run, or cannot be locked.
+    #[error(transparent)]
+    Claim(#[from] crate::pipeline::ClaimError),
     /// A device a delivery was given is not there.
     #[error("device {serial}")]
     Absent {
@@ -74,6 +77,7 @@ impl Error {
             | Error::Write(_)
             | Error::Delivery(_)
             | Error::Ledger(_)
+            | Error::Claim(_)
             | Error::Absent { .. }
             | Error::NoDevices
             | Error::Folder { .. } => exit_code::ENVIRONMENT,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::pack::freeze_file;
+use crate::pack::{LOCK_FILE, freeze_file};
 
 use super::error::Error;
 use super::print;
@@ -24,8 +24,11 @@ struct FreezeOutput<'a> {
 }
 
 /// Validates and freezes a pack; returns `Ok(exit code)`.
-pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error> {
+pub(super) fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Result<i32, Error> {
     let frozen = freeze_file(pack_path)?;
+    if !force {
+        refuse_orphaning(&out.join(LOCK_FILE), &frozen.lock.sha256, out)?;
+    }
     let (lock_path, spec_path) = frozen.write(out)?;
     let warnings = &frozen.found;
     if json {
@@ -53,4 +56,67 @@ pub(super) fn run(pack_path: &Path, out: &Path, json: bool) -> Result<i32, Error
         ));
     }
     Ok(exit_code::OK)
+}
+
+/// How deep under `--out` audits are looked for (`<out>/lab/<device>/audit-1.json` is 3).
+const AUDIT_DEPTH: usize = 4;
+
+/// Refuses to replace the lock at `lock` by one of another pack (`sha256`) when audits under
+/// `out` were made against it: they name it by path and would stop verifying. Re-freezing the
+/// same pack, or one nobody audited yet, is never refused.
+fn refuse_orphaning(lock: &Path, sha256: &str, out: &Path) -> Result<(), Error> {
+    let Ok(old) = crate::pack::load_lock(lock) else {
+        return Ok(());
+    };
+    let old = old.lock.sha256;
+    if old == sha256 {
+        return Ok(());
+    }
+    let Ok(lock) = std::fs::canonicalize(lock) else {
+        return Ok(());
+    };
+    let audits: Vec<_> = walkdir::WalkDir::new(out)
+        .max_depth(AUDIT_DEPTH)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".dwpipe")
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            name.starts_with("audit-") && name.ends_with(".json")
+        })
+        .filter(|e| made_against(e.path(), &lock, &old))
+        .map(|e| e.path().to_owned())
+        .collect();
+    let Some(first) = audits.first() else {
+        return Ok(());
+    };
+    Err(Diagnostic::error(
+        "E_FREEZE_REPLACES_AUDITED",
+        format!(
+            "`{}` is the lock (pack {}) of {} audit(s) under `{}`, `{}` the first: freezing another pack over it would leave them unverifiable",
+            lock.display(),
+            &old[..12],
+            audits.len(),
+            out.display(),
+            first.display()
+        ),
+    )
+    .fix("freeze into another --out folder, or pass --force to replace it anyway")
+    .into())
+}
+
+/// Whether the audit report at `path` names the lock `lock` and was made against pack `sha`.
+fn made_against(path: &Path, lock: &Path, sha: &str) -> bool {
+    let Ok(bytes) = crate::input::read_bounded(path, crate::input::MAX_REPORT_BYTES, "an audit")
+    else {
+        return false;
+    };
+    let Ok(report) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return false;
+    };
+    let named = report["lock"]
+        .as_str()
+        .map(|l| crate::output::dir_or_dot(path.parent()).join(l))
+        .and_then(|l| std::fs::canonicalize(l).ok());
+    named.as_deref() == Some(lock) && report["pack-sha256"] == sha
 }

@@ -18,7 +18,7 @@ pub(super) fn run(
     json: bool,
 ) -> Result<i32, Error> {
     let frozen = load_lock(lock_path)?;
-    let outcome = load_auditor_report(audit_path)?.gate(&frozen)?;
+    let outcome = load_auditor_report(audit_path)?.report.gate(&frozen)?;
     let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
     let paths = report.publish_numbered(out)?;
     if json {

@@ -94,7 +94,7 @@ impl Command {
         };
         match self {
             Command::Init(a) => init::run(&a.dir, a.force),
-            Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.json),
+            Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.force, a.json),
             Command::Gate(a) => gate::run(&a.lock, &a.audit, &a.out, a.json),
             Command::Brief(a) => brief::run(&a),
             Command::Fingerprint(a) => fingerprint::run(&a.workspace, a.cache.as_deref()),
@@ -116,7 +116,7 @@ impl Command {
                 }
             }
             Command::Deliver(a) => deliver::run(&client(a.call_timeout), &a),
-            Command::VerifyEvidence(a) => verify_evidence::run(&a.report),
+            Command::VerifyEvidence(a) => verify_evidence::run(&a.report, a.lock.as_deref()),
             Command::Report(ReportCommand::Merge { runs, out, json }) => {
                 lab::merge(&runs, &out, json)
             }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::config::{Config, Review};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::pipeline::ledger::{Entry, Input, Outcome, Stage, append};
+use crate::pipeline::ledger::{Entry, Input, Ledger, Outcome, Stage};
 use crate::process::Cancel;
 use crate::review::{ReceiptError, ReviewerOutcome, receipt};
 
@@ -36,7 +36,7 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
         Err(ReceiptError::Waiver(refused)) => {
             let mut entry = Entry::new(Stage::Review, Outcome::WaiverRefused, started.elapsed());
             entry.inputs.insert(Input::Pack, sha);
-            append(&args.out, &entry)?;
+            record(&args.out, &entry)?;
             return Err(
                 Diagnostic::error("E_REVIEW_WAIVER_REFUSED", refused.to_string())
                     .fix("set review.allow-waiver-when-closed: true in dwpipe.yaml to allow it")
@@ -75,7 +75,7 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
     entry.inputs.insert(Input::Pack, sha);
     entry.reason = (report.reviewer != ReviewerOutcome::NotConfigured)
         .then(|| format!("reviewer: {}", report.reviewer));
-    append(&args.out, &entry)?;
+    record(&args.out, &entry)?;
     if args.json {
         print::json(report);
     } else {
@@ -94,4 +94,14 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
         ));
     }
     Ok(exit_code::of_review(report.verdict))
+}
+
+/// Appends `entry` to the ledger in `out`, chained to its last line.
+fn record(out: &std::path::Path, entry: &Entry) -> Result<(), Error> {
+    let (ledger, _) = Ledger::open(out, None).map_err(|e| {
+        Diagnostic::error("E_LEDGER_INVALID", crate::diagnostic::chain(&e))
+            .fix("move the damaged ledger.jsonl aside; dwpipe starts a new one")
+    })?;
+    ledger.append(entry)?;
+    Ok(())
 }

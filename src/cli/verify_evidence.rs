@@ -1,50 +1,80 @@
-//! `dwpipe verify-evidence AUDIT.json`: recompute an audit from its evidence, offline.
+//! `dwpipe verify-evidence AUDIT.json [--pack LOCK]`: rebuild an audit from its folder,
+//! offline, and name every field where the report says otherwise.
 
 use std::path::Path;
 
-use crate::audit::verify;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, parse_json, read_bounded};
+use crate::recheck::{Cause, recheck};
+use crate::report::AuditReport;
 
 use super::error::Error;
 use super::load_lock;
 use super::print;
 
-/// Exit 0 when every file and number checks out, 1 on any difference.
-pub(super) fn run(report: &Path) -> Result<i32, Error> {
+/// Exit 0 when the report is exactly its rebuild, 1 on any difference.
+pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
     let invalid = |message: String| {
         Error::from(
             Diagnostic::error("E_EVIDENCE_INVALID", message)
                 .fix("pass an audit-<n>.json written by `dwpipe audit`"),
         )
     };
-    let bytes = read_bounded(report, MAX_REPORT_BYTES, "an audit report")
+    let bytes = read_bounded(report_path, MAX_REPORT_BYTES, "an audit report")
         .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| invalid(format!("`{}` is not UTF-8", report.display())))?;
-    let lock = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("lock")?.as_str().map(str::to_owned))
-        .ok_or_else(|| {
-            invalid(format!(
-                "`{}` names no lock (only dwpipe's own audits can be verified)",
-                report.display()
-            ))
-        })?;
-    let lock_path = report.parent().unwrap_or(Path::new(".")).join(lock);
-    let frozen = load_lock(&lock_path)?;
-    let found =
-        verify(report, &text, &frozen).map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
+        .map_err(|_| invalid(format!("`{}` is not UTF-8", report_path.display())))?;
+    let report: AuditReport = parse_json(report_path, &text).map_err(|d| {
+        d.recode(
+            "E_EVIDENCE_INVALID",
+            "pass an audit-<n>.json written by `dwpipe audit`",
+        )
+    })?;
+    let frozen = match pack {
+        Some(lock) => load_lock(lock)?,
+        None => {
+            let named = report.lock.as_deref().ok_or_else(|| {
+                invalid(format!(
+                    "`{}` names no lock; pass the lock it was audited against with --pack",
+                    report_path.display()
+                ))
+            })?;
+            let lock = crate::output::dir_or_dot(report_path.parent()).join(named);
+            let frozen = load_lock(&lock)?;
+            print::out(&format!(
+                "UNANCHORED  held to the lock the report names itself, `{}` (sha256 {}); pass --pack with the lock you trust",
+                lock.display(),
+                frozen.lock.sha256
+            ));
+            frozen
+        }
+    };
+    let found = recheck(report_path, &report, &frozen)?;
     for difference in &found.differences {
-        print::out(&format!("DIFFERENT  {difference}"));
+        let label = match difference.cause {
+            Cause::Tampered => "DIFFERENT",
+            Cause::ExtractorChanged => "EXTRACTOR CHANGED",
+        };
+        print::out(&format!("{label}  {difference}"));
     }
+    let changed = found
+        .differences
+        .iter()
+        .filter(|d| d.cause == Cause::ExtractorChanged)
+        .count();
     print::out(&format!(
-        "{}: {} evidence file(s) re-hashed, {} measurement(s) recomputed, {} difference(s)",
-        report.display(),
+        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt against lock {}: {} difference(s){}",
+        report_path.display(),
         found.files,
         found.measurements,
-        found.differences.len()
+        &frozen.lock.sha256[..12],
+        found.differences.len(),
+        if changed > 0 {
+            format!(" ({changed} from a changed extractor)")
+        } else {
+            String::new()
+        }
     ));
     Ok(exit_code::of_differences(found.differences.len()))
 }

@@ -9,6 +9,7 @@ use super::hdc::HdcDevice;
 use super::info::DeviceInfo;
 use super::recording::RecordingDevice;
 use super::replay::ReplayDevice;
+use super::source::Source;
 use super::{Device, ShellReply};
 use crate::shell::{ShellCommand, ShellValue};
 
@@ -70,6 +71,10 @@ impl Device for AnyDevice {
 
     async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
         each!(self, d => d.uninstall(bundle).await)
+    }
+
+    fn source(&self, info: &DeviceInfo) -> Source {
+        each!(self, d => d.source(info))
     }
 
     async fn pause(&self, duration: Duration) {

@@ -11,6 +11,7 @@ mod info;
 mod recording;
 mod replay;
 mod reply;
+mod source;
 mod survey;
 
 #[cfg(test)]
@@ -31,6 +32,7 @@ pub use info::{DeviceInfo, identity_command, render_identity, virtual_pixel_rati
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
 pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_sentinel};
+pub use source::Source;
 pub(crate) use survey::{ServerReport, survey};
 
 /// What a shell command answered.
@@ -80,6 +82,12 @@ pub trait Device: Send + Sync {
         &self,
         bundle: &ShellValue,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Where the readings come from, `info` being the device's identity: the device itself,
+    /// unless it is a replay.
+    fn source(&self, info: &DeviceInfo) -> Source {
+        Source::live(info)
+    }
 
     /// Lets time pass on the device (a live device waits; a replay has nothing to wait for).
     fn pause(&self, duration: Duration) -> impl Future<Output = ()> + Send {

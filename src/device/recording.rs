@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use super::capture::{CaptureWriter, ExchangeDoc};
 use super::error::DeviceError;
 use super::info::DeviceInfo;
+use super::source::Source;
 use super::{Device, ShellReply};
 use crate::shell::{ShellCommand, ShellValue};
 
@@ -89,6 +90,10 @@ fn io(source: std::io::Error) -> DeviceError {
 impl<D: Device> Device for RecordingDevice<D> {
     fn serial(&self) -> &str {
         self.inner.serial()
+    }
+
+    fn source(&self, info: &DeviceInfo) -> Source {
+        self.inner.source(info)
     }
 
     async fn pause(&self, duration: std::time::Duration) {

@@ -8,6 +8,7 @@ use super::capture::{Capture, Exchange, Fault, Operation};
 use super::error::DeviceError;
 use super::info::DeviceInfo;
 use super::reply::{app_result, hdc_failure};
+use super::source::Source;
 use super::{Device, ShellReply};
 use crate::shell::{ShellCommand, ShellValue};
 
@@ -151,6 +152,20 @@ impl Device for ReplayDevice {
             &Operation::Uninstall(bundle.as_str().to_owned()),
             "uninstall",
         )
+    }
+
+    fn source(&self, _info: &DeviceInfo) -> Source {
+        let next = self.lock().next;
+        let capture = &self.capture;
+        Source::Replay {
+            capture: capture.root.to_string_lossy().into_owned(),
+            transcript_sha256: capture.transcript_sha256.clone(),
+            unserved: capture.exchanges.len().saturating_sub(next),
+            first_unserved: capture.exchanges.get(next).map(|e| match &e.operation {
+                Some(operation) => format!("exchange {}: {operation}", next + 1),
+                None => format!("exchange {}", next + 1),
+            }),
+        }
     }
 
     async fn pause(&self, _duration: Duration) {

@@ -107,15 +107,30 @@ impl AuditorReport {
     }
 }
 
+/// An auditor's report as read: the bytes (an audit keeps them as evidence) and what they say.
+#[derive(Debug)]
+pub(crate) struct AuditorFile {
+    /// The file's bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// The report.
+    pub(crate) report: AuditorReport,
+}
+
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
-pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorReport, Diagnostic> {
+pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorFile, Diagnostic> {
+    let bytes = read_bounded(path, MAX_AUDITOR_REPORT_BYTES, "an audit")
+        .map_err(|e| Diagnostic::error("E_AUDIT_INVALID", chain(&e)).fix(AUDIT_FIX))?;
+    parse_auditor_report(path, bytes)
+}
+
+/// Parses the bytes of an auditor's report read from `path`.
+pub(crate) fn parse_auditor_report(path: &Path, bytes: Vec<u8>) -> Result<AuditorFile, Diagnostic> {
     let invalid = |message: String| Diagnostic::error("E_AUDIT_INVALID", message).fix(AUDIT_FIX);
-    let bytes =
-        read_bounded(path, MAX_AUDITOR_REPORT_BYTES, "an audit").map_err(|e| invalid(chain(&e)))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", path.display())))?;
     if text.trim().is_empty() {
         return Err(invalid(format!("`{}` is empty", path.display())));
     }
-    parse_json(path, text).map_err(|d| d.recode("E_AUDIT_INVALID", AUDIT_FIX))
+    let report = parse_json(path, text).map_err(|d| d.recode("E_AUDIT_INVALID", AUDIT_FIX))?;
+    Ok(AuditorFile { bytes, report })
 }

@@ -7,6 +7,6 @@ mod recompute;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use input::load_auditor_report;
+pub(crate) use input::{AuditorFile, load_auditor_report, parse_auditor_report};
 pub use recompute::{AssertionVerdict, CheckOutcome, Measurement};
 pub use recompute::{CheckInput, CheckResult, GateOutcome, Verdict, recompute};

@@ -10,9 +10,9 @@ use std::task::Poll;
 
 use tokio::sync::Semaphore;
 
-use crate::audit::{self, AuditError, AuditEvent};
+use crate::audit::{self, AuditError, AuditEvent, AuditSpec};
 use crate::device::{Device, DeviceError};
-use crate::gate::{CheckInput, Verdict};
+use crate::gate::{AuditorFile, Verdict};
 use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
@@ -153,8 +153,10 @@ pub(crate) struct AuditJob<'a> {
     pub(crate) playbooks: &'a Playbooks,
     /// Runs per probe (overrides the pack).
     pub(crate) runs: Option<u32>,
-    /// An outside auditor's checks for what no probe measures.
-    pub(crate) auditor: &'a [CheckInput],
+    /// An outside auditor's report for what no probe measures.
+    pub(crate) auditor: Option<&'a AuditorFile>,
+    /// A source that does not hold up (unserved replay exchanges) fails the audit.
+    pub(crate) strict: bool,
 }
 
 /// Why one device's audit has no report.
@@ -177,8 +179,14 @@ pub(crate) async fn audit_device(
     progress: &dyn Fn(AuditEvent),
 ) -> Result<(AuditReport, Vec<PathBuf>), AuditDeviceError> {
     let pack = &job.frozen.pack;
-    let run = audit::run(device, pack, job.playbooks, job.runs, out, progress).await?;
-    let audited = run.gate(pack, job.auditor);
+    let spec = AuditSpec {
+        runs: job.runs,
+        auditor: job.auditor,
+        strict: job.strict,
+        ..AuditSpec::new(pack, job.playbooks)
+    };
+    let run = audit::run(device, &spec, out, progress).await?;
+    let audited = run.gate(pack);
     let lock = Some(relative_to(job.lock, out));
     let report = AuditReport::of_audit(&job.frozen.lock.sha256, &audited, lock);
     let written = report.publish(pack, &audited.figures, out)?;
@@ -208,7 +216,8 @@ async fn one(
         lock: plan.lock,
         playbooks: plan.playbooks,
         runs: plan.runs,
-        auditor: &[],
+        auditor: None,
+        strict: false,
     };
     match audit_device(&device, &job, out, &progress).await {
         Ok((report, _)) => Ok(report),

@@ -179,7 +179,7 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         .fix("freeze the pack again with this dwpipe"))
     })?;
     let mut found = Vec::new();
-    if lock.format_version < crate::format::LOCK {
+    if lock.format_version < crate::format::LOCK && !lock.diagnostics.is_empty() {
         found.push(
             Diagnostic::warning(
                 "W_LOCK_FORMAT_1",

@@ -24,4 +24,5 @@ pub use probe::ProbeArgError;
 pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub(crate) use selector::{Selector, SelectorKind};
+pub use spec::SPEC_FILE;
 pub use validate::validate;

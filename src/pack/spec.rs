@@ -87,12 +87,15 @@ impl SpecView {
     }
 }
 
+/// The spec's file name beside its lock.
+pub const SPEC_FILE: &str = "spec.md";
+
 impl Frozen {
     /// Writes `pack.lock.json` and `spec.md` into `dir`; returns their paths. The lock goes
     /// last: a lock on disk always has its spec beside it.
     pub(crate) fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), PublishError> {
         let lock_path = dir.join(LOCK_FILE);
-        let spec_path = dir.join("spec.md");
+        let spec_path = dir.join(SPEC_FILE);
         let spec = render("spec.md", &SpecView::new(self))?;
         let lock_json =
             serde_json::to_string_pretty(&self.lock).expect("a lock always serializes") + "\n";

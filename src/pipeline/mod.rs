@@ -3,10 +3,12 @@
 //! every artifact, `ledger.jsonl` and `deliver.json`. The engine emits [`Event`]s; only
 //! reporters print.
 
+mod claim;
 mod guard;
 pub(crate) mod ledger;
 mod reason;
 mod record;
+mod records;
 mod resume;
 mod run;
 mod run_dir;
@@ -24,8 +26,10 @@ use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::target::HdcClient;
 
+pub(crate) use claim::{ClaimError, claim};
 pub(crate) use ledger::{Outcome, Stage};
 pub(crate) use reason::TerminalReason;
+pub(crate) use records::RunTarget;
 pub(crate) use resume::Ended;
 pub(crate) use run_dir::{RunDir, RunDirError};
 pub(crate) use summary::{DeliverReport, Summary};
@@ -91,6 +95,8 @@ pub(crate) struct Delivery<'a> {
     pub(crate) resume: bool,
     /// Waive the outside reviewer.
     pub(crate) waive_review: bool,
+    /// A replay that leaves recorded exchanges unserved fails the audit.
+    pub(crate) strict: bool,
     /// Where progress goes.
     pub(crate) events: &'a dyn Fn(Event<'_>),
 }
@@ -116,6 +122,22 @@ pub(crate) enum DeliveryError {
     /// The workspace could not be fingerprinted.
     #[error("the workspace cannot be fingerprinted")]
     Fingerprint(#[source] crate::verify::FingerprintError),
+    /// The run ended, but its last ledger line or `deliver.json` could not be written.
+    #[error(
+        "run {run} ended {reason}{} but its record could not be written: {}; fix the cause and resume it with --resume",
+        detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
+        unwritten.join("; ")
+    )]
+    Unrecorded {
+        /// The run's id.
+        run: String,
+        /// How it ended.
+        reason: TerminalReason,
+        /// Why, when the machine failed.
+        detail: Option<String>,
+        /// What could not be written, and why.
+        unwritten: Vec<String>,
+    },
 }
 
 /// Why a run directory cannot be picked up again.
@@ -124,9 +146,6 @@ pub(crate) enum ResumeRefused {
     /// It already ended with a verdict of its own.
     #[error(transparent)]
     Ended(#[from] Ended),
-    /// Its ledger cannot be read.
-    #[error(transparent)]
-    Ledger(#[from] ledger::LedgerError),
     /// The brief of the round to continue is gone.
     #[error("the brief of round {round} cannot be read")]
     Brief {

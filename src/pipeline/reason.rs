@@ -24,6 +24,9 @@ words! {
         Interrupted = "interrupted",
         /// A tool, a device or the machine failed.
         EnvironmentError = "environment_error",
+        /// The run's own records (its lock, spec, `run.json`, ledger) changed under it while
+        /// the agent or a verification command ran: nothing it would say can be trusted.
+        RecordsTampered = "records_tampered",
     }
 }
 
@@ -48,7 +51,8 @@ mod tests {
                 "budget_exhausted",
                 "review_blocked",
                 "interrupted",
-                "environment_error"
+                "environment_error",
+                "records_tampered"
             ]
         );
     }

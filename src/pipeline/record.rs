@@ -1,11 +1,12 @@
 //! How a stage records what it decided: one ledger line (decision metadata only), one event;
 //! and how it stops the delivery (`Halt`), so stages end early with `?`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::process::Cancel;
 
-use super::ledger::{Entry, Input, Outcome, Stage, append};
+use super::ledger::{Entry, Input, Outcome, Stage};
 use super::reason::TerminalReason;
 use super::{Delivery, DeliveryError, Event, Note};
 
@@ -36,6 +37,15 @@ pub(super) struct Clock {
     pub(super) stage: Stage,
     pub(super) round: u32,
     started: Instant,
+    /// The stage's tool left processes running (they were stopped): its line says so.
+    leaked: AtomicBool,
+}
+
+impl Clock {
+    /// Notes that the stage's tool left processes running.
+    pub(super) fn leaked(&self) {
+        self.leaked.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Delivery<'_> {
@@ -46,6 +56,7 @@ impl Delivery<'_> {
             stage,
             round,
             started: Instant::now(),
+            leaked: AtomicBool::new(false),
         }
     }
 
@@ -79,7 +90,8 @@ impl Delivery<'_> {
             entry.inputs.insert(*input, (*value).to_owned());
         }
         entry.reason = reason;
-        append(self.run_dir.path(), &entry)?;
+        entry.leaked = clock.leaked.load(Ordering::Relaxed);
+        self.run_dir.ledger().append(&entry)?;
         (self.events)(Event::Done {
             stage: clock.stage,
             outcome,

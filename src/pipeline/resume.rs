@@ -80,6 +80,15 @@ pub(crate) fn decide(
     {
         // The agent's work is done; whatever the workspace holds now is what gets verified.
         StartAt::Verify(current.to_owned())
+    } else if this_round()
+        .find(|e| e.stage == Stage::Agent)
+        .is_some_and(|cut| {
+            cut.outcome == Outcome::Interrupted && cut.input(Input::Workspace) != Some(current)
+        })
+    {
+        // Cut after it edited the workspace (its line holds the fingerprint from before it
+        // started): that work is verified, not handed to the agent again as if undone.
+        StartAt::Verify(current.to_owned())
     } else {
         StartAt::Agent
     };
@@ -161,6 +170,17 @@ mod tests {
                 ],
                 "Z",
                 Ok(Some((0, StartAt::Agent, vec![]))),
+            ),
+            (
+                "cut during the agent after it edited the workspace",
+                vec![
+                    review.clone(),
+                    brief0.clone(),
+                    agent0_cut.clone(),
+                    ended("interrupted"),
+                ],
+                "Z2",
+                Ok(Some((0, StartAt::Verify("Z2".into()), vec![]))),
             ),
             (
                 "agent done, workspace untouched since",

@@ -14,7 +14,7 @@ use crate::target::Opened;
 use crate::verify::{StatCache, VerifyReport, fingerprint};
 
 use super::guard::{Next, RepairGuard};
-use super::ledger::{Entry, Input, Outcome, Stage, append, read};
+use super::ledger::{Entry, Input, Outcome, Stage};
 use super::reason::TerminalReason;
 use super::record::{Halt, Staged};
 use super::resume::{Resume, StartAt, decide};
@@ -44,7 +44,12 @@ impl Delivery<'_> {
         let (reason, detail) = match self.deliver(target, cancel, &mut summary, resume).await {
             Ok(()) => (TerminalReason::Verified, None),
             Err(Halt::Stop { reason, detail }) => (reason, detail),
-            Err(Halt::Failed(error)) => return Err(error),
+            // The run's own files failed (a full disk, a folder gone): it still ends with its
+            // record where one can be written, and stays resumable.
+            Err(Halt::Failed(error)) => (
+                TerminalReason::EnvironmentError,
+                Some(crate::diagnostic::chain(&error)),
+            ),
         };
         summary.terminal_reason = reason;
         summary.detail = detail;
@@ -52,20 +57,35 @@ impl Delivery<'_> {
         entry
             .inputs
             .insert(Input::Pack, self.frozen.lock.sha256.clone());
-        append(self.run_dir.path(), &entry)?;
+        entry.reason.clone_from(&summary.detail);
         let report = DeliverReport {
             format_version: crate::format::DELIVER,
             pack_sha256: self.frozen.lock.sha256.clone(),
             summary,
         };
-        report.write(self.run_dir.path())?;
-        Ok(report)
+        let mut unwritten = Vec::new();
+        if let Err(e) = self.run_dir.ledger().append(&entry) {
+            unwritten.push(crate::diagnostic::chain(&e));
+        }
+        if let Err(e) = report.write(self.run_dir.path()) {
+            unwritten.push(crate::diagnostic::chain(&e));
+        }
+        if unwritten.is_empty() {
+            Ok(report)
+        } else {
+            Err(DeliveryError::Unrecorded {
+                run: self.run_dir.id(),
+                reason,
+                detail: report.summary.detail.clone(),
+                unwritten,
+            })
+        }
     }
 
     /// Reads the run's ledger and decides where to pick up; records that it did.
     async fn resume_point(&self, cancel: &Cancel) -> Result<Option<Resume>, DeliveryError> {
         let refused = |e: ResumeRefused| DeliveryError::Resume(e);
-        let ledger = read(self.run_dir.path()).map_err(|e| refused(e.into()))?;
+        let ledger = self.run_dir.resumed_from();
         let mut cache = StatCache::load(&self.run_dir.stat_cache());
         let current = fingerprint(&self.config.workspace, &mut cache, cancel)
             .await
@@ -76,7 +96,7 @@ impl Delivery<'_> {
             let bytes = read_bounded(&path, MAX_REPORT_BYTES, "a verification report").ok()?;
             serde_json::from_slice(&bytes).ok()
         };
-        let resume = decide(&ledger, &current, &verified).map_err(|e| refused(e.into()))?;
+        let resume = decide(ledger, &current, &verified).map_err(|e| refused(e.into()))?;
         let from = match &resume {
             None => "the start".to_owned(),
             Some(r) => format!(
@@ -92,7 +112,7 @@ impl Delivery<'_> {
         let mut entry = Entry::new(Stage::Deliver, Outcome::Resumed, Duration::ZERO);
         entry.inputs.insert(Input::Workspace, current);
         entry.reason = Some(format!("from {from}"));
-        append(self.run_dir.path(), &entry)?;
+        self.run_dir.ledger().append(&entry)?;
         Ok(resume)
     }
 
@@ -146,7 +166,9 @@ impl Delivery<'_> {
                     };
                     let dispatched = self
                         .agent(round, &brief_path, &brief, &mut cache, cancel)
-                        .await?;
+                        .await;
+                    self.records_intact()?;
+                    let dispatched = dispatched?;
                     summary.agent_claim = Some(dispatched.claim);
                     dispatched.changed.ok_or_else(|| Halt::Stop {
                         reason: TerminalReason::NoChanges,
@@ -158,7 +180,9 @@ impl Delivery<'_> {
             let _ = cache.save(&cache_path);
             let mut failed = None;
             if !verified_already {
-                let verified = self.verify(round, &after, &mut cache, cancel).await?;
+                let verified = self.verify(round, &after, &mut cache, cancel).await;
+                self.records_intact()?;
+                let verified = verified?;
                 summary.reports.push(verified.report);
                 failed = verified.failed;
             }
@@ -166,6 +190,7 @@ impl Delivery<'_> {
                 let audited = self.audit(round, target, &after, cancel).await?;
                 summary.reports.extend(audited.reports);
                 summary.criteria = audited.criteria;
+                summary.sources = audited.sources;
                 failed = match audited.verdict {
                     AuditVerdict::Pass => None,
                     AuditVerdict::Failed(failed) => Some(failed),
@@ -193,6 +218,19 @@ impl Delivery<'_> {
                 output,
             )?;
         }
+    }
+
+    /// After a stage that ran someone else's code: the run's records must be as it left
+    /// them, else the delivery ends `records_tampered`, naming what changed.
+    fn records_intact(&self) -> Staged<()> {
+        let changed = self.run_dir.records_changed();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        Err(Halt::Stop {
+            reason: TerminalReason::RecordsTampered,
+            detail: Some(changed.join("; ")),
+        })
     }
 
     /// After a failed round: the next round's number, or why the loop stops.

@@ -1,21 +1,36 @@
 //! A delivery's run directory, `.dwpipe/runs/<unix-seconds>-<pack8>/`, and what lives in it:
-//! the lock and spec, the briefs, the agent's logs, the verification reports, one folder per
-//! audit, the stat cache, `ledger.jsonl` and `deliver.json`. Review receipts live beside the
-//! runs, in `.dwpipe/reviews/`, because a lock is reviewed once across runs.
+//! `run.json`, the lock and spec, the briefs, the agent's logs, the verification reports, one
+//! folder per audit, the stat cache, `ledger.jsonl` and `deliver.json`. Review receipts live
+//! beside the runs, in `.dwpipe/reviews/`, because a lock is reviewed once across runs.
+//!
+//! A run directory holds its records ([`super::records`]): it is created with them, and
+//! picked up again only when they still say the same run (the lock hashes to the pack the run
+//! was made for, the ledger's lines follow from one another, the target is the same).
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::diagnostic::Diagnostic;
-use crate::output::{PublishError, dir_or_dot};
-use crate::pack::{Frozen, LOCK_FILE, load_lock};
+use crate::hash::sha256_hex;
+use crate::input::parse_json;
+use crate::output::{PublishError, WriteError, dir_or_dot, write_atomic};
+use crate::pack::{Frozen, LOCK_FILE, SPEC_FILE, load_lock};
+
+use super::ledger::{Entry, Input, Ledger, LedgerError};
+use super::records::{Held, RUN_FILE, RunRecord, RunTarget};
 
 /// A run directory.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct RunDir {
     path: PathBuf,
     /// The folder holding `.dwpipe/`.
     base: PathBuf,
+    /// Its ledger.
+    ledger: Ledger,
+    /// The records held by their hashes.
+    held: Vec<Held>,
+    /// The ledger's lines when the run was picked up again.
+    resumed_from: Vec<Entry>,
 }
 
 /// Why a run directory could not be made or picked up.
@@ -33,15 +48,47 @@ pub(crate) enum RunDirError {
     /// The lock and spec could not be written into it.
     #[error(transparent)]
     Write(#[from] PublishError),
+    /// `run.json` could not be written into it.
+    #[error(transparent)]
+    Record(#[from] WriteError),
     /// The run's own lock does not load.
     #[error("the run's lock is refused")]
     Lock(Vec<Diagnostic>),
+    /// `run.json` cannot be read back.
+    #[error("the run's `run.json` is refused: {0}")]
+    RunRecord(String),
+    /// The lock is not the pack the run was made for.
+    #[error(
+        "the run's lock hashes to {lock}, but the run was made for pack {recorded}: its lock was replaced"
+    )]
+    PackChanged {
+        /// The pack the run's records name.
+        recorded: String,
+        /// What the lock hashes to now.
+        lock: String,
+    },
+    /// The run is asked to measure somewhere else than it did.
+    #[error("the run measures on {recorded}, not on {now}")]
+    OtherTarget {
+        /// Where it measured.
+        recorded: Box<RunTarget>,
+        /// Where it was asked to go on.
+        now: Box<RunTarget>,
+    },
+    /// Its ledger cannot be read back.
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
 }
 
 impl RunDir {
     /// A fresh run for `frozen` under `base` (`-2`, `-3`, … for runs started in the same
-    /// second: each run owns its folder), with its lock and spec written.
-    pub(crate) fn create(base: &Path, frozen: &Frozen) -> Result<RunDir, RunDirError> {
+    /// second: each run owns its folder), with its lock, spec and `run.json` written.
+    pub(crate) fn create(
+        base: &Path,
+        frozen: &Frozen,
+        target: RunTarget,
+        workspace: &Path,
+    ) -> Result<RunDir, RunDirError> {
         let error = |source| RunDirError::Create {
             base: base.to_owned(),
             source,
@@ -65,30 +112,124 @@ impl RunDir {
             }
         };
         frozen.write(&path)?;
+        let record = RunRecord {
+            format_version: crate::format::RUN,
+            pack_sha256: frozen.lock.sha256.clone(),
+            target,
+            workspace: workspace.to_owned(),
+        };
+        let text = record.to_text();
+        write_atomic(&path.join(RUN_FILE), text.as_bytes())?;
+        let held = [LOCK_FILE, SPEC_FILE, RUN_FILE]
+            .into_iter()
+            .filter_map(|name| Held::now(&path, name))
+            .collect();
         Ok(RunDir {
+            ledger: Ledger::start(&path, Some(sha256_hex(text.as_bytes()))),
             path,
             base: base.to_owned(),
+            held,
+            resumed_from: Vec::new(),
         })
     }
 
-    /// An existing run, with its own lock (evidence is never reused across packs). `base` is
-    /// the folder holding `.dwpipe/`; by default the one the run directory sits in.
+    /// An existing run, with its own lock (evidence is never reused across packs), to go on
+    /// measuring on `target`. `base` is the folder holding `.dwpipe/`; by default the one the
+    /// run directory sits in. Refused when its records no longer say the same run: a lock of
+    /// another pack than `run.json` and the ledger name, a ledger whose lines do not follow
+    /// from one another, another target. (A run of the first release has no `run.json`: its
+    /// lock is held to its ledger.)
     pub(crate) fn resume(
         path: &Path,
         base: Option<&Path>,
+        target: &RunTarget,
     ) -> Result<(RunDir, Frozen), RunDirError> {
         let frozen = load_lock(&path.join(LOCK_FILE)).map_err(RunDirError::Lock)?;
+        let lock = frozen.lock.sha256.clone();
+        let record_path = path.join(RUN_FILE);
+        let record = match std::fs::read_to_string(&record_path) {
+            Ok(text) => {
+                let record: RunRecord = parse_json(&record_path, &text)
+                    .map_err(|d| RunDirError::RunRecord(d.to_string()))?;
+                Some((record, sha256_hex(text.as_bytes())))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(RunDirError::RunRecord(e.to_string())),
+        };
+        let (ledger, entries) = Ledger::open(path, record.as_ref().map(|(_, sha)| sha.clone()))?;
+        let recorded_packs = record
+            .iter()
+            .map(|(r, _)| r.pack_sha256.as_str())
+            .chain(entries.iter().filter_map(|e| e.input(Input::Pack)));
+        for recorded in recorded_packs {
+            if recorded != lock {
+                return Err(RunDirError::PackChanged {
+                    recorded: recorded.to_owned(),
+                    lock,
+                });
+            }
+        }
+        if let Some((record, _)) = &record
+            && record.target != *target
+        {
+            return Err(RunDirError::OtherTarget {
+                recorded: Box::new(record.target.clone()),
+                now: Box::new(target.clone()),
+            });
+        }
         let base = base.map_or_else(
             || dir_or_dot(path.ancestors().nth(3)).to_owned(),
             Path::to_owned,
         );
+        let held = [LOCK_FILE, SPEC_FILE, RUN_FILE]
+            .into_iter()
+            .filter_map(|name| Held::now(path, name))
+            .collect();
         Ok((
             RunDir {
                 path: path.to_owned(),
                 base,
+                ledger,
+                held,
+                resumed_from: entries,
             },
             frozen,
         ))
+    }
+
+    /// The run's id: its folder's name.
+    pub(crate) fn id(&self) -> String {
+        self.path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    }
+
+    /// The run's ledger.
+    pub(crate) fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The ledger's lines when the run was picked up again (none for a fresh run).
+    pub(crate) fn resumed_from(&self) -> &[Entry] {
+        &self.resumed_from
+    }
+
+    /// What changed among the run's records since it wrote or read them: nothing, or each
+    /// change in words.
+    pub(crate) fn records_changed(&self) -> Vec<String> {
+        let mut changed: Vec<String> = self
+            .held
+            .iter()
+            .filter_map(|held| held.changed(&self.path))
+            .collect();
+        changed.extend(self.ledger.check());
+        if !self.path.is_dir() {
+            changed.insert(
+                0,
+                format!("the run directory `{}` is gone", self.path.display()),
+            );
+        }
+        changed
     }
 
     /// The run directory itself.

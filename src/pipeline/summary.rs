@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::agent::Claim;
+use crate::device::Source;
 use crate::output::{WriteError, write_atomic};
 
 use super::reason::TerminalReason;
@@ -30,6 +31,8 @@ pub(crate) struct Summary {
     pub(crate) detail: Option<String>,
     /// The agent's last claim (never the verdict).
     pub(crate) agent_claim: Option<Claim>,
+    /// What the last audit measured on: each device, or the capture replayed.
+    pub(crate) sources: Vec<Source>,
 }
 
 impl Summary {
@@ -43,7 +46,13 @@ impl Summary {
             reports: Vec::new(),
             detail: None,
             agent_claim: None,
+            sources: Vec::new(),
         }
+    }
+
+    /// Whether the last audit measured a recorded capture, not a device.
+    pub(crate) fn replayed(&self) -> bool {
+        !self.sources.is_empty() && self.sources.iter().all(Source::is_replay)
     }
 }
 

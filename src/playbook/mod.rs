@@ -24,6 +24,8 @@ use crate::probe::Extractor;
 use embedded::EMBEDDED;
 use parse::{ProbeDoc, SessionDoc, invalid, probe, session};
 
+pub(crate) use parse::FAILED_STEP;
+
 pub(crate) use values::Values;
 
 /// How one probe is measured.
@@ -88,6 +90,9 @@ pub struct Playbooks {
     pub(crate) probes: BTreeMap<String, ProbePlaybook>,
     /// Sessions by name.
     pub(crate) sessions: BTreeMap<String, Session>,
+    /// Every file's text by file name (`perf.frames.yaml`, `sessions/ui.yaml`), as loaded: an
+    /// audit keeps them as evidence of how it measured.
+    pub(crate) files: Vec<(String, String)>,
 }
 
 impl Playbooks {
@@ -114,20 +119,42 @@ impl Playbooks {
                 }
             }
         }
+        Playbooks::from_texts(texts)
+    }
+
+    /// The playbooks an audit kept in `dir` (every file the embedded set has, and only
+    /// those), as `verify-evidence` reads them back.
+    pub(crate) fn load_kept(dir: &Path) -> Result<Playbooks, Diagnostic> {
+        let texts = EMBEDDED
+            .iter()
+            .map(|(name, _)| {
+                let path = dir.join(name);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| invalid(name, format!("cannot read `{}`: {e}", path.display())))?;
+                Ok(((*name).to_owned(), path, text))
+            })
+            .collect::<Result<_, Diagnostic>>()?;
+        Playbooks::from_texts(texts)
+    }
+
+    /// Validates playbook files given as (file name, path for messages, text).
+    fn from_texts(texts: Vec<(String, PathBuf, String)>) -> Result<Playbooks, Diagnostic> {
         let mut playbooks = Playbooks {
             probes: BTreeMap::new(),
             sessions: BTreeMap::new(),
+            files: Vec::new(),
         };
-        for (name, path, text) in &texts {
+        for (name, path, text) in texts {
             if name.starts_with("sessions/") {
-                let doc: SessionDoc = parse_yaml(path, text)?;
-                let session = session(name, doc)?;
+                let doc: SessionDoc = parse_yaml(&path, &text)?;
+                let session = session(&name, doc)?;
                 playbooks.sessions.insert(session.name.clone(), session);
             } else {
-                let doc: ProbeDoc = parse_yaml(path, text)?;
-                let probe = probe(name, doc)?;
+                let doc: ProbeDoc = parse_yaml(&path, &text)?;
+                let probe = probe(&name, doc)?;
                 playbooks.probes.insert(probe.probe.clone(), probe);
             }
+            playbooks.files.push((name, text));
         }
         for kind in CATALOG {
             let probe = playbooks

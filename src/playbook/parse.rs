@@ -47,6 +47,28 @@ pub(super) struct StepDoc {
     set: Option<String>,
 }
 
+/// The file an audit writes beside a session's evidence when one of its steps failed; no
+/// step may save under its name.
+pub(crate) const FAILED_STEP: &str = "failed-step.txt";
+
+/// Which extractor reads each probe of the catalog: a playbook chooses how evidence is
+/// gathered, never how it is read, so an audit cannot be read with another probe's rules.
+fn extractor_of(probe: &str) -> Option<Extractor> {
+    Some(match probe {
+        "perf.cold-start" => Extractor::ColdStart,
+        "perf.frames" => Extractor::Frames,
+        "perf.memory" => Extractor::Memory,
+        "layout.gap" => Extractor::LayoutGap,
+        "layout.size" => Extractor::LayoutSize,
+        "layout.align" => Extractor::LayoutAlign,
+        "a11y.touch-target" => Extractor::TouchTarget,
+        "a11y.contrast" => Extractor::Contrast,
+        "a11y.labels" => Extractor::Labels,
+        "test.hypium" => Extractor::Hypium,
+        _ => return None,
+    })
+}
+
 fn is_file_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
@@ -54,6 +76,7 @@ fn is_file_name(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
         && !name.starts_with('.')
+        && name != FAILED_STEP
 }
 
 pub(super) fn invalid(file: &str, message: impl Into<String>) -> Diagnostic {
@@ -62,9 +85,11 @@ pub(super) fn invalid(file: &str, message: impl Into<String>) -> Diagnostic {
 }
 
 pub(super) fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnostic> {
-    if !CATALOG.iter().any(|k| k.id == doc.probe) {
+    let Some(expected) =
+        extractor_of(&doc.probe).filter(|_| CATALOG.iter().any(|k| k.id == doc.probe))
+    else {
         return Err(invalid(file, format!("unknown probe `{}`", doc.probe)));
-    }
+    };
     let extract = Extractor::parse(&doc.extract).ok_or_else(|| {
         invalid(
             file,
@@ -75,6 +100,15 @@ pub(super) fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnost
             ),
         )
     })?;
+    if extract != expected {
+        return Err(invalid(
+            file,
+            format!(
+                "`{}` is read by the `{expected}` extractor, not `{extract}`",
+                doc.probe
+            ),
+        ));
+    }
     if doc.runs == 0 || doc.runs > 100 {
         return Err(invalid(file, "runs must be between 1 and 100"));
     }

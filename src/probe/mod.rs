@@ -36,6 +36,16 @@ words! {
     }
 }
 
+impl Extractor {
+    /// The revision of the extractor's behaviour: bumped whenever the same evidence would
+    /// read differently (a parser fix, a new clipping rule), so `verify-evidence` can tell an
+    /// audit read by an older extractor from a tampered one. Every extractor is still as the
+    /// first release shipped it.
+    pub(crate) fn revision(self) -> u32 {
+        1
+    }
+}
+
 words! {
     /// The evidence files extractors read, by the name a session saves them under
     /// (`save: trace.ftrace` in a playbook).

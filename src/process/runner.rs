@@ -13,7 +13,7 @@ use tokio::sync::{Notify, watch};
 
 use super::bounded::BoundedOutput;
 use super::cancel::Cancel;
-use super::unix::{KILL, TERM, signal_group};
+use super::unix::{KILL, TERM, group_alive, signal_group};
 
 /// What to run and under which limits.
 #[derive(Clone, Debug)]
@@ -114,7 +114,8 @@ pub struct ProcessOutcome {
     pub(crate) stderr: BoundedOutput,
     /// Wall-clock time from spawn to the end of output.
     pub(crate) duration: Duration,
-    /// A process it left behind still held its output pipes after the leak wait.
+    /// It left something running: in its group (stopped, like a timeout), or outside it
+    /// holding its output pipes after the leak wait (never waited for).
     pub(crate) leaked: bool,
 }
 
@@ -192,15 +193,21 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
     };
     let waiting = async {
         let completion = wait(&mut child, pgid, spec, cancel).await;
-        // The child is gone; its pipes close when every holder is gone. A grandchild that
-        // keeps them open is reported, never waited for.
-        let leaked = tokio::time::timeout(spec.leak_wait, drained.notified())
+        // Nothing outlives its stage: whatever the child left running in its group is
+        // stopped now, as a timeout would stop it.
+        let left_running = group_alive(pgid);
+        if left_running {
+            stop_members(pgid, spec.grace).await;
+        }
+        // Its pipes close when every holder is gone. A process that left the group (setsid)
+        // and keeps them open is reported, never waited for.
+        let holds_pipes = tokio::time::timeout(spec.leak_wait, drained.notified())
             .await
             .is_err();
-        if leaked {
+        if holds_pipes {
             let _ = stop_reading.send(true);
         }
-        (completion, leaked)
+        (completion, left_running || holds_pipes)
     };
     let ((completion, leaked), (stdout, stderr)) = tokio::join!(waiting, draining);
     Ok(ProcessOutcome {
@@ -248,6 +255,17 @@ async fn stop_group(child: &mut Child, pgid: u32, grace: Duration, cancel: &Canc
     }
     signal_group(pgid, KILL);
     let _ = child.wait().await;
+}
+
+/// The members a reaped leader left in its group: SIGTERM, up to `grace` for them to go, then
+/// SIGKILL.
+async fn stop_members(pgid: u32, grace: Duration) {
+    signal_group(pgid, TERM);
+    let deadline = Instant::now() + grace;
+    while group_alive(pgid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal_group(pgid, KILL);
 }
 
 fn from_status(status: &io::Result<ExitStatus>) -> Completion {

@@ -193,3 +193,17 @@ fn a_child_started_after_an_abort_is_killed_at_once_and_forgotten_when_reaped() 
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(cancel.live().is_empty(), "a reaped group is forgotten");
 }
+
+#[test]
+fn what_a_child_leaves_running_in_its_group_is_stopped_when_it_exits() {
+    let outcome = run_sh(&sh("sleep 301 & echo $!"));
+    assert_eq!(outcome.completion, Completion::Exited(0));
+    assert!(outcome.leaked);
+    let pid: i32 = outcome.stdout.to_string_lossy().trim().parse().unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+    assert!(
+        stat.is_empty() || state.starts_with('Z'),
+        "sleep {pid} still runs: {stat}"
+    );
+}

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{Audited, Figures, MeasurementRecord};
-use crate::device::DeviceInfo;
+use crate::audit::{Audited, Figures, Inputs, MeasurementRecord};
+use crate::device::{DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
 use crate::output::{PublishError, publish_numbered, write_atomic};
@@ -30,6 +30,12 @@ pub struct AuditReport {
     pub(crate) summary: Summary,
     /// The device measured (`null` for an outside auditor's report).
     pub(crate) device: Option<DeviceInfo>,
+    /// Where the readings came from: the device, or the capture replayed (since format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<Source>,
+    /// What the audit was measured with, kept as evidence (since format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) inputs: Option<Inputs>,
     /// The lock, relative to this report's folder, so the verdicts can be recomputed.
     pub(crate) lock: Option<String>,
     /// Every finding.
@@ -77,13 +83,16 @@ impl AuditReport {
     /// The report of an audit dwpipe measured and gated; `lock` names the lock (relative to
     /// the report's folder) for `verify-evidence`.
     pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {
-        AuditReport::measured(
+        let mut report = AuditReport::measured(
             pack_sha256,
             audited.gate.clone(),
             Some(audited.device.clone()),
             lock,
             &audited.measurements,
-        )
+        );
+        report.source = Some(audited.source.clone());
+        report.inputs = audited.inputs.clone();
+        report
     }
 
     fn measured(
@@ -118,6 +127,8 @@ impl AuditReport {
             verdict: outcome.verdict,
             summary,
             device,
+            source: None,
+            inputs: None,
             lock,
             diagnostics: outcome.diagnostics,
             checks: outcome

@@ -1,7 +1,7 @@
 //! The workspace fingerprint: what "the same code" means for evidence freshness.
 //!
 //! - A git workspace: SHA-256 over HEAD, `git status --porcelain=v1 -z --untracked-files=all`
-//!   and the content hash of every changed or untracked file.
+//!   and the content hash of every changed or untracked file, `.dwpipe/` folders left out.
 //! - A plain folder: SHA-256 over every file's path and content hash, minus `build/`,
 //!   `oh_modules/`, `.hvigor/`, `.dwpipe/` and `.git/`.
 //!
@@ -187,7 +187,17 @@ async fn git_fingerprint(
     };
     let (code, status) = git(
         workspace,
-        &["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+        // dwpipe's own files (a run directory inside the tree, as `workspace: .` puts it) are
+        // never the agent's work.
+        &[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+            ":(exclude,glob)**/.dwpipe/**",
+        ],
         cancel,
     )
     .await?;

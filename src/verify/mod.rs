@@ -53,6 +53,9 @@ pub(crate) struct CommandOutcome {
     pub(crate) output_sha256: String,
     /// The normalized failure fingerprint, for failures.
     pub(crate) failure_fingerprint: Option<String>,
+    /// It left processes running when it exited (they were stopped).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) leaked: bool,
 }
 
 /// `verify-<n>.json`.
@@ -185,6 +188,7 @@ async fn run_command(
             .then(|| failure_fingerprint(&exit_text, &output)),
         output_sha256: sha256_hex(output.as_bytes()),
         output_tail: tail(&output),
+        leaked: outcome.leaked,
     })
 }
 

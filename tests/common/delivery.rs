@@ -65,6 +65,32 @@ pub(crate) fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
     (code, summary, stderr)
 }
 
+/// `--resume RUN` on the fake device `FMR0223C13000649` serving notes-pass again from its first
+/// recorded reply and without latency (a run continues on the device it began on):
+/// `(exit code, stdout)`.
+pub(crate) fn resume_on_the_device(dir: &Path, run: &Path) -> (i32, String) {
+    let fast = super::fake_hdc(
+        dir,
+        "hdc-fast",
+        &[repo("device-fixtures/notes-pass").display().to_string()],
+        "",
+    );
+    let _ = fs::remove_dir_all(dir.join("state"));
+    let (fast, run) = (fast.display().to_string(), run.display().to_string());
+    let args = [
+        "--hdc",
+        &fast,
+        "deliver",
+        "--json",
+        "--resume",
+        &run,
+        "--device",
+        "FMR0223C13000649",
+    ];
+    let (code, stdout, _) = dwpipe(dir, &args);
+    (code, stdout)
+}
+
 /// The run directory a summary names.
 pub(crate) fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
     dir.join(summary["run-dir"].as_str().unwrap())

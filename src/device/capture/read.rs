@@ -21,6 +21,8 @@ pub struct Capture {
     pub info: DeviceInfo,
     /// `transcript.yaml`, in order.
     pub(crate) exchanges: Vec<Exchange>,
+    /// SHA-256 of `transcript.yaml`, naming the capture in the reports made from it.
+    pub(crate) transcript_sha256: String,
 }
 
 impl Capture {
@@ -39,8 +41,11 @@ impl Capture {
                 format!("cannot open the capture folder: {e}"),
             )
         })?;
+        // The capture's own files obey the rules of the files it names: a symlinked
+        // `device.yaml` pointing elsewhere is refused like a pulled file that leaves the folder.
         let read = |name: &str| -> Result<(PathBuf, String), CaptureError> {
-            let path = root.join(name);
+            let path = inside(&root, name)
+                .map_err(|(code, message)| error(code, &root.join(name), message))?;
             fs::read_to_string(&path)
                 .map(|text| (path.clone(), text))
                 .map_err(|e| error("E_CAPTURE_UNREADABLE", &path, format!("cannot read: {e}")))
@@ -76,6 +81,7 @@ impl Capture {
             root,
             info,
             exchanges,
+            transcript_sha256: sha256_hex(transcript_text.as_bytes()),
         })
     }
 

@@ -52,6 +52,9 @@ impl Delivery<'_> {
                 return Err(self.environment(&clock, &inputs, detail));
             }
         };
+        if run.leaked {
+            clock.leaked();
+        }
         if !run.end.is_clean() {
             let detail = format!("the agent {} (its output is in {})", run.end, log.display());
             return Err(self.environment(&clock, &inputs, detail));

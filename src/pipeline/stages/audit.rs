@@ -25,6 +25,8 @@ pub(in crate::pipeline) struct AuditDone {
     pub(in crate::pipeline) criteria: Vec<(String, String)>,
     /// Its verdict for the loop.
     pub(in crate::pipeline) verdict: AuditVerdict,
+    /// What each report measured on.
+    pub(in crate::pipeline) sources: Vec<crate::device::Source>,
 }
 
 /// How a round's audit ended.
@@ -63,7 +65,8 @@ impl Delivery<'_> {
                     lock: &lock,
                     playbooks: self.playbooks,
                     runs: None,
-                    auditor: &[],
+                    auditor: None,
+                    strict: self.strict,
                 };
                 let (report, written) = match audit_device(device, &job, &out, &progress).await {
                     Ok(published) => published,
@@ -123,10 +126,15 @@ impl Delivery<'_> {
         };
         let written = written.iter().map(|p| self.run_dir.relative(p)).collect();
         let failures = failures_across(self.frozen, &reports);
+        let sources = reports
+            .iter()
+            .filter_map(|(_, report)| report.source.clone())
+            .collect();
         let done = |verdict| AuditDone {
             reports: written,
             criteria,
             verdict,
+            sources,
         };
         if failures.is_empty() {
             if !unaudited.is_empty() {

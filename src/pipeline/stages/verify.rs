@@ -41,6 +41,9 @@ impl Delivery<'_> {
                 return Err(self.environment(&clock, &inputs, detail));
             }
         };
+        if verified.commands.iter().any(|c| c.leaked) {
+            clock.leaked();
+        }
         let name = RunDir::verify_name(round);
         let path = self.run_dir.path().join(&name);
         let text = serde_json::to_string_pretty(&verified).expect("a report serializes") + "\n";

@@ -6,19 +6,20 @@
 //! release wrote, one spelling per outcome; the one it spelled two ways (`environment-error`
 //! on stage lines) is still read.
 
+mod file;
+
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::agent::AgentEnd;
-use crate::input::{MAX_REPORT_BYTES, ReadError, read_bounded};
 use crate::review::ReviewVerdict;
 use crate::words::words;
 
 use super::reason::TerminalReason;
+
+pub(crate) use file::{AppendError, Ledger, LedgerError};
 
 words! {
     /// Who decided.
@@ -146,6 +147,13 @@ pub(crate) struct Entry {
     pub(crate) reason: Option<String>,
     /// How long the stage took.
     pub(crate) duration_ms: u128,
+    /// Its tool left processes running when it exited (they were stopped).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) leaked: bool,
+    /// SHA-256 of the line before (of `run.json` for a run's first line): the chain a resumed
+    /// run checks. Absent in ledgers of the first release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prev: Option<String>,
 }
 
 /// A line as written, before its outcome is read against its stage.
@@ -164,6 +172,10 @@ struct EntryDoc {
     reason: Option<String>,
     #[serde(default)]
     duration_ms: u128,
+    #[serde(default)]
+    leaked: bool,
+    #[serde(default)]
+    prev: Option<String>,
 }
 
 impl TryFrom<EntryDoc> for Entry {
@@ -185,6 +197,8 @@ impl TryFrom<EntryDoc> for Entry {
             outcome,
             reason: doc.reason,
             duration_ms: doc.duration_ms,
+            leaked: doc.leaked,
+            prev: doc.prev,
         })
     }
 }
@@ -202,6 +216,8 @@ impl Entry {
             outcome,
             reason: None,
             duration_ms: duration.as_millis(),
+            leaked: false,
+            prev: None,
         }
     }
 
@@ -211,123 +227,9 @@ impl Entry {
     }
 }
 
-/// The ledger could not be appended to.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot append to the ledger `{}`", path.display())]
-pub(crate) struct AppendError {
-    /// The ledger.
-    pub(crate) path: PathBuf,
-    /// The cause.
-    #[source]
-    pub(crate) source: std::io::Error,
-}
-
-/// Appends one entry to `dir/ledger.jsonl` (a single write of a whole line).
-pub(crate) fn append(dir: &Path, entry: &Entry) -> Result<(), AppendError> {
-    let path = dir.join("ledger.jsonl");
-    let error = |source| AppendError {
-        path: path.clone(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(error)?;
-    let mut line = serde_json::to_string(entry).expect("a ledger entry serializes");
-    line.push('\n');
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut file| file.write_all(line.as_bytes()))
-        .map_err(error)
-}
-
-/// Why a ledger cannot be read back.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum LedgerError {
-    /// The file cannot be read.
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    /// A line is not a ledger entry.
-    #[error("{}:{line}: not a ledger entry: {message}", path.display())]
-    Malformed {
-        /// The ledger.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// What the parser said.
-        message: String,
-    },
-}
-
-/// Reads `dir/ledger.jsonl` back, in order. A last line cut short by a crash mid-write is
-/// dropped (every complete line ends with a newline); any other bad line is an error.
-pub(crate) fn read(dir: &Path) -> Result<Vec<Entry>, LedgerError> {
-    let path = dir.join("ledger.jsonl");
-    let bytes = read_bounded(&path, MAX_REPORT_BYTES, "a ledger")?;
-    let text = String::from_utf8_lossy(&bytes);
-    let complete = match text.rfind('\n') {
-        Some(end) => &text[..end],
-        None => "",
-    };
-    complete
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(index, line)| {
-            serde_json::from_str(line).map_err(|e| LedgerError::Malformed {
-                path: path.clone(),
-                line: index + 1,
-                message: e.to_string(),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entries_read_back_in_order_and_a_torn_last_line_is_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut entry = Entry::new(Stage::Verify, Outcome::Fail, Duration::from_millis(5));
-        entry.round = Some(1);
-        entry.inputs.insert(Input::Failure, "ab".repeat(32));
-        append(dir.path(), &entry).unwrap();
-        append(
-            dir.path(),
-            &Entry::new(
-                Stage::Agent,
-                Outcome::Agent(AgentEnd::Exited(0)),
-                Duration::ZERO,
-            ),
-        )
-        .unwrap();
-        let ledger = dir.path().join("ledger.jsonl");
-        let mut text = std::fs::read_to_string(&ledger).unwrap();
-        text.push_str("{\"stage\":\"aud");
-        std::fs::write(&ledger, &text).unwrap();
-        let back = read(dir.path()).unwrap();
-        assert_eq!(back.len(), 2);
-        assert_eq!(
-            (
-                back[0].stage.as_str(),
-                back[0].round,
-                back[0].outcome.word()
-            ),
-            ("verify", Some(1), "fail".to_owned())
-        );
-        assert_eq!(back[0].inputs[&Input::Failure], "ab".repeat(32));
-        assert_eq!(back[1].round, None);
-
-        std::fs::write(&ledger, "{\"stage\":\"agent\"}\nnot json\n").unwrap();
-        let error = read(dir.path()).unwrap_err().to_string();
-        assert!(
-            error.ends_with(
-                "ledger.jsonl:1: not a ledger entry: missing field `outcome` at line 1 column 17"
-            ),
-            "{error}"
-        );
-    }
 
     #[test]
     fn every_outcome_reads_back_from_its_word_on_its_stage() {

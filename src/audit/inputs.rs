@@ -1,0 +1,150 @@
+//! What an audit is measured with besides the lock, kept as evidence under
+//! `evidence/<device>/` beside the readings: who the device said it was (`device.yaml`), the
+//! playbooks it ran (`playbooks/`), an outside auditor's report (`auditor-report.json`). The
+//! audit writes them before the first session; `verify-evidence` reads them back, so the
+//! report is rebuilt from files alone.
+
+use std::path::Path;
+
+use crate::device::DeviceInfo;
+use crate::diagnostic::{Diagnostic, chain};
+use crate::gate::{CheckInput, parse_auditor_report};
+use crate::hash::sha256_hex;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::output::write_atomic;
+use crate::playbook::Playbooks;
+
+use super::model::{AuditError, EvidenceFile, Inputs};
+use super::plan::AuditSpec;
+use super::session::relative;
+
+const DEVICE: &str = "device.yaml";
+const PLAYBOOKS: &str = "playbooks";
+const AUDITOR: &str = "auditor-report.json";
+
+/// Writes the inputs of an audit into its device's evidence folder `root` (paths recorded
+/// relative to `out`, the audit's folder).
+pub(super) fn keep(
+    root: &Path,
+    out: &Path,
+    info: &DeviceInfo,
+    spec: &AuditSpec<'_>,
+) -> Result<Inputs, AuditError> {
+    let write = |name: &str, bytes: &[u8]| -> Result<EvidenceFile, AuditError> {
+        let path = root.join(name);
+        write_atomic(&path, bytes).map_err(|e| AuditError::Keep {
+            path: e.path,
+            source: e.source,
+        })?;
+        Ok(EvidenceFile {
+            path: relative(&path, out),
+            sha256: sha256_hex(bytes),
+        })
+    };
+    let identity = serde_saphyr::to_string(info).map_err(|e| AuditError::Keep {
+        path: root.join(DEVICE),
+        source: std::io::Error::other(e),
+    })?;
+    let device = write(DEVICE, identity.as_bytes())?;
+    let mut files: Vec<&(String, String)> = spec.playbooks.files.iter().collect();
+    files.sort();
+    let playbooks = files
+        .into_iter()
+        .map(|(name, text)| write(&format!("{PLAYBOOKS}/{name}"), text.as_bytes()))
+        .collect::<Result<_, _>>()?;
+    let auditor_report = spec
+        .auditor
+        .map(|auditor| write(AUDITOR, &auditor.bytes))
+        .transpose()?;
+    Ok(Inputs {
+        device,
+        playbooks,
+        auditor_report,
+        runs: spec.runs,
+        strict: spec.strict,
+    })
+}
+
+/// The inputs an audit kept, read back.
+pub(super) struct Kept {
+    /// Who the device said it was.
+    pub(super) info: DeviceInfo,
+    /// The playbooks it ran.
+    pub(super) playbooks: Playbooks,
+    /// The outside auditor's checks.
+    pub(super) auditor: Vec<CheckInput>,
+    /// The files, hashed now, with the recorded facts of `recorded`.
+    pub(super) inputs: Inputs,
+}
+
+/// Reads back the inputs kept in `root` (paths relative to `out`); `recorded` gives the
+/// facts no file holds (`--runs`, `--strict`).
+pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Kept, Diagnostic> {
+    let unreadable = |path: &Path, why: String| {
+        Diagnostic::error(
+            "E_EVIDENCE_MISSING",
+            format!("`{}` cannot be read: {why}", path.display()),
+        )
+        .fix("verify the audit folder as `dwpipe audit` wrote it")
+    };
+    let read = |path: &Path| -> Result<(EvidenceFile, Vec<u8>), Diagnostic> {
+        inside(path, out)?;
+        let bytes = read_bounded(path, MAX_REPORT_BYTES, "evidence")
+            .map_err(|e| unreadable(path, chain(&e)))?;
+        let file = EvidenceFile {
+            path: relative(path, out),
+            sha256: sha256_hex(&bytes),
+        };
+        Ok((file, bytes))
+    };
+    let device_path = root.join(DEVICE);
+    let (device, bytes) = read(&device_path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| unreadable(&device_path, "it is not UTF-8".to_owned()))?;
+    let info: DeviceInfo = crate::input::parse_yaml(&device_path, &text)?;
+    let dir = root.join(PLAYBOOKS);
+    let mut playbooks = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| unreadable(&dir, e.to_string()))?;
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        playbooks.push(read(entry.path())?.0);
+    }
+    playbooks.sort_by(|a, b| a.path.cmp(&b.path));
+    let auditor_path = root.join(AUDITOR);
+    let (auditor_report, auditor) = if auditor_path.exists() || recorded.auditor_report.is_some() {
+        let (file, bytes) = read(&auditor_path)?;
+        let checks = parse_auditor_report(&auditor_path, bytes)?.report.checks();
+        (Some(file), checks)
+    } else {
+        (None, Vec::new())
+    };
+    Ok(Kept {
+        info,
+        playbooks: Playbooks::load_kept(&dir)?,
+        auditor,
+        inputs: Inputs {
+            device,
+            playbooks,
+            auditor_report,
+            runs: recorded.runs,
+            strict: recorded.strict,
+        },
+    })
+}
+
+/// Refuses a file that is a symlink or resolves outside the audit folder `out`.
+pub(super) fn inside(path: &Path, out: &Path) -> Result<(), Diagnostic> {
+    let escapes = Diagnostic::error(
+        "E_EVIDENCE_PATH_ESCAPE",
+        format!("`{}` leaves the audit folder", path.display()),
+    )
+    .fix("evidence is read only from inside the audit's folder, as `dwpipe audit` wrote it");
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match (std::fs::canonicalize(path), std::fs::canonicalize(out)) {
+        _ if is_link => Err(escapes),
+        (Ok(real), Ok(base)) if !real.starts_with(&base) => Err(escapes),
+        _ => Ok(()),
+    }
+}

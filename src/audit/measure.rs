@@ -1,0 +1,221 @@
+//! From session visits to measurements, one way whether the files were just gathered on the
+//! device or are read back from the evidence folder by `verify-evidence`: the visits in their
+//! order, one reading per criterion and visit, then the aggregate of the runs with a warning
+//! when they spread beyond the playbook's tolerance.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::diagnostic::{Diagnostic, chain};
+
+use super::aggregate::{actual, aggregate, spread};
+use super::extract::{Context, Decoded, Files, Value, extract};
+use super::figures::Figures;
+use super::model::{AuditError, MeasurementRecord, RunReading};
+use super::plan::Planned;
+use super::session::hash_files;
+
+/// One visit of a session: `run` and the session's name.
+pub(super) type Visit<'a> = (u32, &'a str);
+
+/// Every visit the planned criteria need, in the order an audit makes them: run by run, each
+/// session once per run, shared by every probe of that session.
+pub(super) fn visits<'a>(planned: &[Planned<'a>]) -> Vec<Visit<'a>> {
+    let max_runs = planned.iter().map(|p| p.runs).max().unwrap_or(0);
+    (1..=max_runs)
+        .flat_map(|run| {
+            let sessions: BTreeSet<&str> = planned
+                .iter()
+                .filter(|p| p.runs >= run)
+                .map(|p| p.session)
+                .collect();
+            sessions.into_iter().map(move |session| (run, session))
+        })
+        .collect()
+}
+
+/// What a visit left: its files (by the name the playbook saved them under) and, when one of
+/// its steps failed, why.
+pub(super) struct Gathered {
+    /// The files.
+    pub(super) files: Files,
+    /// The failed step's reason.
+    pub(super) failure: Option<String>,
+}
+
+/// A criterion read by an extractor whose behaviour has changed since: its runs' readings are
+/// taken as recorded, with the revision that read them.
+pub(crate) struct AsRecorded {
+    /// The readings, by run.
+    pub(super) runs: BTreeMap<u32, RunReading>,
+    /// The extractor revision that read them.
+    pub(super) revision: u32,
+    /// The dwpipe that read them.
+    pub(super) extracted_by: Option<String>,
+}
+
+impl AsRecorded {
+    /// The readings of `measurement`, as its report records them.
+    pub(crate) fn of(measurement: &MeasurementRecord) -> AsRecorded {
+        AsRecorded {
+            runs: measurement
+                .runs
+                .iter()
+                .map(|r| (r.run, r.clone()))
+                .collect(),
+            revision: measurement.extractor_revision,
+            extracted_by: measurement.extracted_by.clone(),
+        }
+    }
+}
+
+/// The readings of an audit as its visits come in.
+pub(super) struct Measuring<'p, 'a> {
+    planned: &'p [Planned<'a>],
+    context: Context<'a>,
+    /// The report shows the screen of the first criterion (in pack order) measured on it.
+    screen_of: Option<&'a str>,
+    as_recorded: BTreeMap<String, AsRecorded>,
+    readings: BTreeMap<&'a str, Vec<RunReading>>,
+    figures: Figures,
+}
+
+impl<'p, 'a> Measuring<'p, 'a> {
+    /// Starts measuring `planned`; the criteria of `as_recorded` keep their recorded readings.
+    pub(super) fn new(
+        planned: &'p [Planned<'a>],
+        context: Context<'a>,
+        as_recorded: BTreeMap<String, AsRecorded>,
+    ) -> Self {
+        Measuring {
+            planned,
+            context,
+            screen_of: planned
+                .iter()
+                .find(|p| p.is_on_screen())
+                .map(|p| p.criterion.id.as_str()),
+            as_recorded,
+            readings: BTreeMap::new(),
+            figures: Figures::default(),
+        }
+    }
+
+    /// Reads one visit's files for every criterion of its session measured in that run;
+    /// the files are hashed relative to `out`, the audit's folder.
+    pub(super) fn read(
+        &mut self,
+        (run, session): Visit<'_>,
+        gathered: &Gathered,
+        out: &Path,
+    ) -> Result<(), AuditError> {
+        let evidence = hash_files(&gathered.files, out)?;
+        let decoded = Decoded::new(&gathered.files, self.context);
+        for plan in self
+            .planned
+            .iter()
+            .filter(|p| p.session == session && p.runs >= run)
+        {
+            let id = plan.criterion.id.as_str();
+            // A failed step leaves the files gathered before it; probes that do not need what
+            // is missing are still measured.
+            let (value, detail) = match self.as_recorded.get(id) {
+                Some(recorded) => match recorded.runs.get(&run) {
+                    Some(reading) => (reading.value.clone(), reading.detail.clone()),
+                    None => (None, "no reading was recorded for this run".to_owned()),
+                },
+                None => match (
+                    extract(plan.extractor, &decoded, plan.args()),
+                    &gathered.failure,
+                ) {
+                    (Ok(reading), _) => (Some(reading.value), reading.detail),
+                    (Err(reason), None) => (None, chain(&reason)),
+                    (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(&reason))),
+                },
+            };
+            self.figures.record(
+                id,
+                plan.extractor,
+                run,
+                &decoded,
+                self.screen_of == Some(id),
+            );
+            self.readings.entry(id).or_default().push(RunReading {
+                run,
+                value,
+                detail,
+                files: evidence.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Every criterion's runs aggregated, with the instability warnings, and the figures.
+    pub(super) fn finish(mut self) -> (Vec<MeasurementRecord>, Vec<Diagnostic>, Figures) {
+        let mut warnings = Vec::new();
+        let measurements = self
+            .planned
+            .iter()
+            .map(|plan| {
+                let runs = self
+                    .readings
+                    .remove(plan.criterion.id.as_str())
+                    .unwrap_or_default();
+                let mut record = measurement(plan, runs, &mut warnings);
+                if let Some(recorded) = self.as_recorded.remove(&plan.criterion.id) {
+                    record.extractor_revision = recorded.revision;
+                    record.extracted_by = recorded.extracted_by;
+                }
+                record
+            })
+            .collect();
+        (measurements, warnings, self.figures)
+    }
+}
+
+/// A criterion's runs aggregated, flagged when they spread beyond the tolerance.
+fn measurement(
+    plan: &Planned<'_>,
+    runs: Vec<RunReading>,
+    warnings: &mut Vec<Diagnostic>,
+) -> MeasurementRecord {
+    let values: Vec<Value> = runs.iter().filter_map(|r| r.value.clone()).collect();
+    // A run that found nothing makes the whole measurement unverified, never a pass.
+    let value = if values.len() == runs.len() {
+        aggregate(&values, plan.aggregate())
+    } else {
+        None
+    };
+    let unit = plan.probe.unit.map(str::to_owned);
+    if let Some(spread) = value
+        .as_ref()
+        .and_then(|v| spread(&values, v))
+        .filter(|s| *s > plan.tolerance)
+    {
+        warnings.push(
+            Diagnostic::warning(
+                "W_MEASUREMENT_UNSTABLE",
+                format!(
+                    "runs spread {:.0}% around the {}, beyond the {:.0}% tolerance",
+                    spread * 100.0,
+                    plan.aggregate(),
+                    plan.tolerance * 100.0
+                ),
+            )
+            .criterion(&plan.criterion.id)
+            .fix("measure again with more runs, on a quiet device"),
+        );
+    }
+    MeasurementRecord {
+        criterion_id: plan.criterion.id.clone(),
+        probe: plan.probe.kind.id.to_owned(),
+        extractor: plan.extractor,
+        extractor_revision: plan.extractor.revision(),
+        extracted_by: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        aggregate: plan.aggregate(),
+        actual: value.as_ref().map(|v| actual(v, unit.as_deref())),
+        value,
+        unit,
+        resolution: plan.resolution,
+        runs,
+    }
+}

@@ -1,0 +1,312 @@
+//! The ledger's file: lines appended whole, each chained to the one before; read back with
+//! the chain checked; and every line written or read held in memory, so a run can tell when
+//! its ledger changed under it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::hash::sha256_hex;
+use crate::input::{MAX_REPORT_BYTES, ReadError, read_bounded};
+
+use super::Entry;
+
+/// The ledger could not be appended to.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot append to the ledger `{}`", path.display())]
+pub(crate) struct AppendError {
+    /// The ledger.
+    pub(crate) path: PathBuf,
+    /// The cause.
+    #[source]
+    pub(crate) source: std::io::Error,
+}
+
+/// Why a ledger cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LedgerError {
+    /// The file cannot be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A line is not a ledger entry.
+    #[error("{}:{line}: not a ledger entry: {message}", path.display())]
+    Malformed {
+        /// The ledger.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// A line does not follow from the one before (or, the first, from `run.json`): lines
+    /// were removed, reordered or edited.
+    #[error("{}:{line}: the chain of lines is broken here: {message}", path.display())]
+    Chain {
+        /// The ledger.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// How.
+        message: String,
+    },
+}
+
+/// The ledger's file in a folder.
+fn ledger_path(dir: &Path) -> PathBuf {
+    dir.join("ledger.jsonl")
+}
+
+/// A ledger being written. Every line it wrote or read back is held in memory, so the file
+/// can be checked for lines lost or changed under the run ([`Ledger::check`]), and each new
+/// line carries the hash of the one before.
+#[derive(Debug)]
+pub(crate) struct Ledger {
+    path: PathBuf,
+    held: Mutex<Held>,
+}
+
+#[derive(Debug)]
+struct Held {
+    /// The file's bytes as this ledger knows them.
+    bytes: Vec<u8>,
+    /// The hash the next line chains to.
+    last: Option<String>,
+}
+
+impl Ledger {
+    /// A new ledger in `dir`, its first line chained to `anchor` (the hash of `run.json`).
+    pub(crate) fn start(dir: &Path, anchor: Option<String>) -> Ledger {
+        Ledger {
+            path: ledger_path(dir),
+            held: Mutex::new(Held {
+                bytes: Vec::new(),
+                last: anchor,
+            }),
+        }
+    }
+
+    /// The ledger in `dir` as it is (none yet is an empty one), its chain checked from
+    /// `anchor`, with its entries. A last line cut short by a crash mid-write is dropped
+    /// (every complete line ends with a newline), and cut from the file so the next line
+    /// starts clean; any other bad line is an error.
+    pub(crate) fn open(
+        dir: &Path,
+        anchor: Option<String>,
+    ) -> Result<(Ledger, Vec<Entry>), LedgerError> {
+        let path = ledger_path(dir);
+        if !path.exists() {
+            return Ok((Ledger::start(dir, anchor), Vec::new()));
+        }
+        let bytes = read_bounded(&path, MAX_REPORT_BYTES, "a ledger")?;
+        let complete = bytes
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |end| end + 1);
+        if complete < bytes.len() {
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_len(complete as u64));
+        }
+        let bytes = bytes[..complete].to_vec();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let mut entries = Vec::new();
+        let mut last = anchor;
+        let mut chained = false;
+        for (index, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = index + 1;
+            let entry: Entry = serde_json::from_str(line).map_err(|e| LedgerError::Malformed {
+                path: path.clone(),
+                line: at,
+                message: e.to_string(),
+            })?;
+            let broken = |message: String| LedgerError::Chain {
+                path: path.clone(),
+                line: at,
+                message,
+            };
+            match (&entry.prev, chained) {
+                (Some(prev), _) if Some(prev) != last.as_ref() => {
+                    return Err(broken(match &last {
+                        Some(_) if index == 0 => "it does not follow from run.json".to_owned(),
+                        Some(_) => "it does not follow from the line before".to_owned(),
+                        None => "it follows from a run.json that is not there".to_owned(),
+                    }));
+                }
+                (Some(_), _) => chained = true,
+                (None, true) => {
+                    return Err(broken(
+                        "a line without its link after linked ones".to_owned(),
+                    ));
+                }
+                (None, false) => {}
+            }
+            last = Some(sha256_hex(line.as_bytes()));
+            entries.push(entry);
+        }
+        let ledger = Ledger {
+            path,
+            held: Mutex::new(Held { bytes, last }),
+        };
+        Ok((ledger, entries))
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        // A panic elsewhere cannot leave it half-updated: both fields change together below.
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Appends one entry, chained to the line before (a single write of a whole line).
+    pub(crate) fn append(&self, entry: &Entry) -> Result<(), AppendError> {
+        let error = |source| AppendError {
+            path: self.path.clone(),
+            source,
+        };
+        let mut held = self.held();
+        let mut entry = entry.clone();
+        entry.prev.clone_from(&held.last);
+        let line = serde_json::to_string(&entry).expect("a ledger entry serializes");
+        std::fs::create_dir_all(crate::output::dir_or_dot(self.path.parent())).map_err(error)?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .and_then(|mut file| file.write_all(format!("{line}\n").as_bytes()))
+            .map_err(error)?;
+        held.last = Some(sha256_hex(line.as_bytes()));
+        held.bytes.extend_from_slice(line.as_bytes());
+        held.bytes.push(b'\n');
+        Ok(())
+    }
+
+    /// What happened to the file under the run, if anything: gone, or no longer holding
+    /// every line written and read (more lines after them are fine: a tool may append).
+    pub(crate) fn check(&self) -> Option<String> {
+        let held = self.held();
+        match std::fs::read(&self.path) {
+            Err(_) if held.bytes.is_empty() => None,
+            Err(_) => Some("ledger.jsonl is gone".to_owned()),
+            Ok(bytes) if bytes.starts_with(&held.bytes) => None,
+            Ok(_) => Some("ledger.jsonl lost or changed lines it held".to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::agent::AgentEnd;
+    use crate::review::ReviewVerdict;
+
+    use super::super::{Input, Outcome, Stage};
+
+    #[test]
+    fn entries_read_back_in_order_and_a_torn_last_line_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::start(dir.path(), None);
+        let mut entry = Entry::new(Stage::Verify, Outcome::Fail, Duration::from_millis(5));
+        entry.round = Some(1);
+        entry.inputs.insert(Input::Failure, "ab".repeat(32));
+        ledger.append(&entry).unwrap();
+        ledger
+            .append(&Entry::new(
+                Stage::Agent,
+                Outcome::Agent(AgentEnd::Exited(0)),
+                Duration::ZERO,
+            ))
+            .unwrap();
+        let path = ledger_path(dir.path());
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"stage\":\"aud");
+        std::fs::write(&path, &text).unwrap();
+        let (again, back) = Ledger::open(dir.path(), None).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(
+            (
+                back[0].stage.as_str(),
+                back[0].round,
+                back[0].outcome.word()
+            ),
+            ("verify", Some(1), "fail".to_owned())
+        );
+        assert_eq!(back[0].inputs[&Input::Failure], "ab".repeat(32));
+        assert_eq!(back[1].round, None);
+        // The torn line is cut, so the next one starts clean.
+        again
+            .append(&Entry::new(
+                Stage::Deliver,
+                Outcome::Resumed,
+                Duration::ZERO,
+            ))
+            .unwrap();
+        assert_eq!(Ledger::open(dir.path(), None).unwrap().1.len(), 3);
+        assert_eq!(again.check(), None);
+
+        std::fs::write(&path, "{\"stage\":\"agent\"}\nnot json\n").unwrap();
+        let error = Ledger::open(dir.path(), None).unwrap_err().to_string();
+        assert!(
+            error.ends_with(
+                "ledger.jsonl:1: not a ledger entry: missing field `outcome` at line 1 column 17"
+            ),
+            "{error}"
+        );
+        assert_eq!(
+            again.check().as_deref(),
+            Some("ledger.jsonl lost or changed lines it held")
+        );
+    }
+
+    #[test]
+    fn each_line_follows_from_the_one_before_and_the_first_from_its_anchor() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor = Some("a".repeat(64));
+        let ledger = Ledger::start(dir.path(), anchor.clone());
+        for stage in [Stage::Review, Stage::Brief, Stage::Agent] {
+            let outcome = match stage {
+                Stage::Review => Outcome::Review(ReviewVerdict::Pass),
+                Stage::Brief => Outcome::Written,
+                _ => Outcome::Interrupted,
+            };
+            ledger
+                .append(&Entry::new(stage, outcome, Duration::ZERO))
+                .unwrap();
+        }
+        assert_eq!(Ledger::open(dir.path(), anchor.clone()).unwrap().1.len(), 3);
+        let path = ledger_path(dir.path());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let rows = [
+            (
+                "a line removed",
+                format!("{}\n{}\n", lines[0], lines[2]),
+                anchor.clone(),
+                2,
+            ),
+            (
+                "lines swapped",
+                format!("{}\n{}\n{}\n", lines[1], lines[0], lines[2]),
+                anchor.clone(),
+                1,
+            ),
+            ("another anchor", text.clone(), Some("b".repeat(64)), 1),
+            ("no anchor", text.clone(), None, 1),
+        ];
+        for (name, text, anchor, line) in rows {
+            std::fs::write(&path, text).unwrap();
+            match Ledger::open(dir.path(), anchor) {
+                Err(LedgerError::Chain { line: at, .. }) => assert_eq!(at, line, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        // The first release's lines have no links: read as they are.
+        std::fs::write(&path, "{\"stage\":\"review\",\"outcome\":\"pass\"}\n").unwrap();
+        assert_eq!(Ledger::open(dir.path(), anchor).unwrap().1.len(), 1);
+    }
+}

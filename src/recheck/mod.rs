@@ -1,0 +1,215 @@
+//! `verify-evidence`: an audit report held against the report rebuilt from its folder. The
+//! rebuild takes the lock and the evidence alone (the kept inputs, every session's files, each
+//! read by the same code the audit ran), gates it, and compares the whole report field by
+//! field. Only what no file can hold is taken from the report, the recorded facts (the
+//! format and dwpipe versions, the lock's name, the source, `--runs`, `--strict`, which dwpipe
+//! read each measurement). A reading that differs because its extractor changed since is named as
+//! such, apart from tampering.
+
+mod diff;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::audit::{AsRecorded, Recorded, rebuild};
+use crate::diagnostic::Diagnostic;
+use crate::pack::Frozen;
+use crate::report::AuditReport;
+
+use diff::{FieldDifference, differences};
+
+/// Why a field differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// The report says something its evidence does not give.
+    Tampered,
+    /// The reading was made by an older revision of its extractor, which reads the same
+    /// evidence differently.
+    ExtractorChanged,
+}
+
+/// One difference between the report and its rebuild.
+#[derive(Debug)]
+pub(crate) struct Difference {
+    /// Why.
+    pub(crate) cause: Cause,
+    /// The field.
+    pub(crate) path: String,
+    /// What the report says.
+    pub(crate) report: Option<Value>,
+    /// What the rebuild gives.
+    pub(crate) rebuilt: Option<Value>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: &Option<Value>| match v {
+            None => "nothing".to_owned(),
+            Some(value) => {
+                let text = value.to_string();
+                match text.char_indices().nth(80) {
+                    Some((cut, _)) => format!("{}…", &text[..cut]),
+                    None => text,
+                }
+            }
+        };
+        let (report, rebuilt) = (show(&self.report), show(&self.rebuilt));
+        match self.cause {
+            Cause::Tampered => write!(
+                f,
+                "{}: the report says {report}, its evidence gives {rebuilt}",
+                self.path
+            ),
+            Cause::ExtractorChanged => write!(
+                f,
+                "{}: read {report} by the audit's extractor, {rebuilt} by this dwpipe's",
+                self.path
+            ),
+        }
+    }
+}
+
+/// What the recheck found.
+#[derive(Debug)]
+pub(crate) struct Recheck {
+    /// Evidence files hashed.
+    pub(crate) files: usize,
+    /// Measurements rebuilt.
+    pub(crate) measurements: usize,
+    /// Every difference.
+    pub(crate) differences: Vec<Difference>,
+}
+
+/// Rebuilds the report at `path` (read as `report`) against `frozen`, and compares.
+pub(crate) fn recheck(
+    path: &Path,
+    report: &AuditReport,
+    frozen: &Frozen,
+) -> Result<Recheck, Diagnostic> {
+    let out = crate::output::dir_or_dot(path.parent());
+    let device = report.device.as_ref().ok_or_else(|| {
+        Diagnostic::error(
+            "E_EVIDENCE_INVALID",
+            format!(
+                "`{}` holds an outside auditor's checks gated by `dwpipe gate`: no evidence of \
+                 dwpipe's own to rebuild it from",
+                path.display()
+            ),
+        )
+        .fix("verify an audit-<n>.json written by `dwpipe audit`")
+    })?;
+    // Criteria read by an extractor revision this dwpipe no longer has: their readings are
+    // taken as recorded, so everything built on them is still checked.
+    let older: BTreeMap<String, AsRecorded> = report
+        .checks
+        .iter()
+        .flat_map(|c| &c.measurements)
+        .filter(|m| m.extractor_revision != m.extractor.revision())
+        .map(|m| (m.criterion_id.clone(), AsRecorded::of(m)))
+        .collect();
+    let changed: Vec<String> = older.keys().cloned().collect();
+    let rebuilt = rebuilt(out, report, frozen, device, older)?;
+    let mut found: Vec<Difference> = differences(&to_value(report), &to_value(&rebuilt))
+        .into_iter()
+        .map(|d| difference(Cause::Tampered, d))
+        .collect();
+    if !changed.is_empty() {
+        let fresh = self::rebuilt(out, report, frozen, device, BTreeMap::new())?;
+        let measured_by_older = |path: &str| {
+            changed
+                .iter()
+                .any(|id| path.starts_with(&format!("checks[{id}].measurements[{id}]")))
+        };
+        found.extend(
+            differences(&to_value(&rebuilt), &to_value(&fresh))
+                .into_iter()
+                .filter(|d| measured_by_older(&d.path) && !d.path.ends_with(".extractor-revision"))
+                .map(|d| difference(Cause::ExtractorChanged, d)),
+        );
+    }
+    let measurements: Vec<_> = rebuilt
+        .checks
+        .iter()
+        .flat_map(|c| &c.measurements)
+        .collect();
+    let mut files: Vec<&str> = measurements
+        .iter()
+        .flat_map(|m| &m.runs)
+        .flat_map(|r| &r.files)
+        .map(|f| f.path.as_str())
+        .collect();
+    if let Some(inputs) = &rebuilt.inputs {
+        files.extend(inputs.files().map(|f| f.path.as_str()));
+    }
+    files.sort_unstable();
+    files.dedup();
+    Ok(Recheck {
+        files: files.len(),
+        measurements: measurements.len(),
+        differences: found,
+    })
+}
+
+/// The report rebuilt from the folder `out`, with the report's recorded facts.
+fn rebuilt(
+    out: &Path,
+    report: &AuditReport,
+    frozen: &Frozen,
+    device: &crate::device::DeviceInfo,
+    as_recorded: BTreeMap<String, AsRecorded>,
+) -> Result<AuditReport, Diagnostic> {
+    let run = rebuild(
+        out,
+        &frozen.pack,
+        Recorded {
+            device,
+            source: report.source.as_ref(),
+            inputs: report.inputs.as_ref(),
+            as_recorded,
+            readings: report
+                .checks
+                .iter()
+                .flat_map(|c| &c.measurements)
+                .map(|m| {
+                    let runs = m.runs.iter().map(|r| (r.run, r.clone())).collect();
+                    (m.criterion_id.clone(), runs)
+                })
+                .collect(),
+        },
+    )?;
+    let audited = run.gate(&frozen.pack);
+    let mut rebuilt = AuditReport::of_audit(&frozen.lock.sha256, &audited, report.lock.clone());
+    rebuilt.format_version = report.format_version;
+    rebuilt.dwpipe_version.clone_from(&report.dwpipe_version);
+    rebuilt.source.clone_from(&report.source);
+    if report.inputs.is_none() {
+        rebuilt.inputs = None;
+    }
+    let versions: BTreeMap<&str, &Option<String>> = report
+        .checks
+        .iter()
+        .flat_map(|c| &c.measurements)
+        .map(|m| (m.criterion_id.as_str(), &m.extracted_by))
+        .collect();
+    for measurement in rebuilt.checks.iter_mut().flat_map(|c| &mut c.measurements) {
+        if let Some(version) = versions.get(measurement.criterion_id.as_str()) {
+            measurement.extracted_by.clone_from(version);
+        }
+    }
+    Ok(rebuilt)
+}
+
+fn to_value(report: &AuditReport) -> Value {
+    serde_json::to_value(report).expect("a report always serializes")
+}
+
+fn difference(cause: Cause, d: FieldDifference) -> Difference {
+    Difference {
+        cause,
+        path: d.path,
+        report: d.left,
+        rebuilt: d.right,
+    }
+}

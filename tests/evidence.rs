@@ -1,0 +1,341 @@
+//! `dwpipe verify-evidence` through the real binary against doctored reports: every edit an
+//! auditor could make to a failing audit without touching an evidence byte is named and fails;
+//! evidence outside the folder is refused; an older extractor is told apart from tampering;
+//! an outside auditor's report is evidence too; a first-format audit still verifies.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::dwpipe;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The example pack frozen in a fresh folder, and `capture` audited into `out/`.
+fn audited(capture: &str, extra: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = repo("examples/notes/pack.yaml");
+    assert_eq!(dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0, 0);
+    let capture = repo(&format!("device-fixtures/{capture}"));
+    let mut args = vec![
+        "audit",
+        "--pack",
+        "pack.lock.json",
+        "--replay",
+        capture.to_str().unwrap(),
+        "--out",
+        "out",
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = dwpipe(dir.path(), &args);
+    assert!(code <= 1, "{stdout}{stderr}");
+    dir
+}
+
+fn report(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(dir.join("out/audit-1.json")).unwrap()).unwrap()
+}
+
+fn write(dir: &Path, name: &str, doc: &serde_json::Value) {
+    fs::write(
+        dir.join("out").join(name),
+        serde_json::to_string_pretty(doc).unwrap(),
+    )
+    .unwrap();
+}
+
+/// `verify-evidence out/<name> --pack pack.lock.json`.
+fn verify(dir: &Path, name: &str) -> (i32, String, String) {
+    let report = format!("out/{name}");
+    dwpipe(
+        dir,
+        &["verify-evidence", &report, "--pack", "pack.lock.json"],
+    )
+}
+
+fn each_measurement(doc: &mut serde_json::Value, mut f: impl FnMut(&mut serde_json::Value)) {
+    for check in doc["checks"].as_array_mut().unwrap() {
+        for measurement in check["measurements"].as_array_mut().unwrap() {
+            f(measurement);
+        }
+    }
+}
+
+#[test]
+fn a_report_as_written_is_exactly_its_rebuild() {
+    for capture in [
+        "notes-pass",
+        "notes-fail",
+        "notes-no-screenshot",
+        "notes-unstable",
+    ] {
+        let dir = audited(capture, &[]);
+        let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
+        assert_eq!(code, 0, "{capture}: {stdout}{stderr}");
+        assert!(stdout.contains(": 0 difference(s)"), "{capture}: {stdout}");
+        assert!(!stdout.contains("UNANCHORED"), "{capture}: {stdout}");
+    }
+}
+
+#[test]
+fn every_doctored_report_is_named_and_fails() {
+    let dir = audited("notes-fail", &[]);
+    let original = report(dir.path());
+    assert_eq!(original["verdict"], "fail");
+    // A looser pack, frozen for real, for the report to point at.
+    let loose = fs::read_to_string(repo("examples/notes/pack.yaml"))
+        .unwrap()
+        .replace("expected: 800", "expected: 8000");
+    fs::write(dir.path().join("loose.yaml"), loose).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "loose.yaml", "--out", "loose"]);
+    assert_eq!(code, 0, "{stderr}");
+    let loose: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("loose/pack.lock.json")).unwrap())
+            .unwrap();
+    type Edit = fn(&mut serde_json::Value, &serde_json::Value);
+    let edits: [(&str, Edit, &str); 5] = [
+        (
+            "flipped",
+            |doc, _| {
+                doc["verdict"] = "pass".into();
+                for check in doc["checks"].as_array_mut().unwrap() {
+                    check["result"] = "pass".into();
+                    check["assertionVerdict"] = "pass".into();
+                }
+            },
+            "verdict: the report says \"pass\", its evidence gives \"fail\"",
+        ),
+        (
+            "emptied",
+            |doc, _| {
+                for check in doc["checks"].as_array_mut().unwrap() {
+                    check["measurements"] = serde_json::json!([]);
+                }
+            },
+            "checks[P-01].measurements",
+        ),
+        (
+            "deleted",
+            |doc, _| {
+                doc["checks"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|c| c["result"] != "fail");
+            },
+            "checks[P-01]: the report says nothing",
+        ),
+        (
+            "resealed",
+            |doc, loose| {
+                doc["lock"] = "../loose/pack.lock.json".into();
+                doc["pack-sha256"] = loose["sha256"].clone();
+            },
+            "pack-sha256: the report says",
+        ),
+        (
+            "elsewhere",
+            |doc, _| {
+                each_measurement(doc, |m| {
+                    for run in m["runs"].as_array_mut().unwrap() {
+                        for file in run["files"].as_array_mut().unwrap() {
+                            let path = format!("/tmp/copy/{}", file["path"].as_str().unwrap());
+                            file["path"] = path.into();
+                        }
+                    }
+                });
+            },
+            "files[0].path: the report says \"/tmp/copy/evidence/",
+        ),
+    ];
+    for (name, edit, named) in edits {
+        let mut doc = original.clone();
+        edit(&mut doc, &loose);
+        write(dir.path(), &format!("{name}.json"), &doc);
+        let (code, stdout, stderr) = verify(dir.path(), &format!("{name}.json"));
+        assert_eq!(code, 1, "{name}: {stdout}{stderr}");
+        assert!(stdout.contains(named), "{name}: {stdout}");
+        assert!(stdout.contains("DIFFERENT  "), "{name}: {stdout}");
+    }
+    // Without --pack the report's own lock is used, and the output says so.
+    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "out/resealed.json"]);
+    let sha = loose["sha256"].as_str().unwrap();
+    assert!(
+        stdout.contains("UNANCHORED") && stdout.contains(sha),
+        "{stdout}"
+    );
+    assert_eq!(
+        code, 1,
+        "the looser lock still rebuilds other verdicts: {stdout}"
+    );
+}
+
+#[test]
+fn evidence_outside_the_audit_folder_is_refused() {
+    let dir = audited("notes-pass", &[]);
+    let layout = dir
+        .path()
+        .join("out/evidence/FMR0223C13000649/1/ui/layout.json");
+    let outside = dir.path().join("layout-copy.json");
+    fs::copy(&layout, &outside).unwrap();
+    fs::remove_file(&layout).unwrap();
+    std::os::unix::fs::symlink(&outside, &layout).unwrap();
+    let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("E_EVIDENCE_PATH_ESCAPE"), "{stderr}");
+}
+
+#[test]
+fn an_edited_evidence_file_changes_its_hash_and_its_number() {
+    let dir = audited("notes-pass", &[]);
+    let layout = dir
+        .path()
+        .join("out/evidence/FMR0223C13000649/1/ui/layout.json");
+    let edited = fs::read_to_string(&layout).unwrap().replacen(
+        "[48,400][1212,595]",
+        "[48,400][1212,605]",
+        2,
+    );
+    fs::write(&layout, edited).unwrap();
+    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("checks[A-01].measurements[A-01].runs[1].files[0].sha256"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("checks[A-01].measurements[A-01].runs[1].value"),
+        "the number changes too: {stdout}"
+    );
+}
+
+#[test]
+fn a_reading_of_an_older_extractor_is_told_apart_from_tampering() {
+    let dir = audited("notes-pass", &[]);
+    let mut doc = report(dir.path());
+    each_measurement(&mut doc, |m| {
+        if m["criterion-id"] == "P-01" {
+            // Read by a revision this dwpipe does not have; the median of the runs still holds.
+            m["extractor-revision"] = 0.into();
+            m["runs"][0]["value"] = 701.into();
+        }
+    });
+    write(dir.path(), "older.json", &doc);
+    let (code, stdout, _) = verify(dir.path(), "older.json");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout
+            .contains("EXTRACTOR CHANGED  checks[P-01].measurements[P-01].runs[1].value: read 701"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("DIFFERENT"), "{stdout}");
+    assert!(stdout.contains("(1 from a changed extractor)"), "{stdout}");
+    // The same edit without the older revision is tampering.
+    each_measurement(&mut doc, |m| {
+        if m["criterion-id"] == "P-01" {
+            m["extractor-revision"] = 1.into();
+        }
+    });
+    write(dir.path(), "edited.json", &doc);
+    let (code, stdout, _) = verify(dir.path(), "edited.json");
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("DIFFERENT  checks[P-01].measurements[P-01].runs[1].value"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_outside_auditors_report_is_kept_and_rebuilt_as_evidence() {
+    let auditor = repo("examples/notes/auditor-report.json");
+    let dir = audited(
+        "notes-pass",
+        &["--auditor-report", auditor.to_str().unwrap()],
+    );
+    let doc = report(dir.path());
+    let kept = doc["inputs"]["auditor-report"]["path"].as_str().unwrap();
+    assert_eq!(kept, "evidence/FMR0223C13000649/auditor-report.json");
+    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 0, "{stdout}");
+    // The auditor's word on F-02 (which no probe measures) is read from the kept file.
+    let path = dir.path().join("out").join(kept);
+    let text = fs::read_to_string(&path).unwrap();
+    let at = text.find("\"F-02\"").unwrap();
+    let edited = format!(
+        "{}{}",
+        &text[..at],
+        text[at..].replacen("\"pass\"", "\"fail\"", 1)
+    );
+    fs::write(&path, edited).unwrap();
+    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("inputs.auditor-report.sha256"), "{stdout}");
+    assert!(stdout.contains("checks[F-02].result"), "{stdout}");
+}
+
+#[test]
+fn a_first_format_audit_still_verifies() {
+    let fixture = repo("tests/fixtures/audits/first-format");
+    let (code, stdout, stderr) = dwpipe(
+        &fixture,
+        &[
+            "verify-evidence",
+            "no-screenshot/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
+}
+
+#[test]
+fn verify_evidence_help_names_what_is_recomputed_and_what_is_recorded() {
+    let (code, stdout, _) = dwpipe(Path::new("."), &["verify-evidence", "--help"]);
+    assert_eq!(code, 0);
+    for word in [
+        "Recomputed from the lock",
+        "Recorded facts",
+        "UNANCHORED",
+        "EXTRACTOR CHANGED",
+    ] {
+        assert!(
+            stdout.contains(word) || stdout.contains(&word.to_lowercase()),
+            "{word}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn freeze_refuses_to_orphan_the_audits_made_against_its_lock() {
+    let dir = audited("notes-fail", &[]);
+    let loose = fs::read_to_string(repo("examples/notes/pack.yaml"))
+        .unwrap()
+        .replace("expected: 800", "expected: 8000");
+    fs::write(dir.path().join("loose.yaml"), loose).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "loose.yaml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("E_FREEZE_REPLACES_AUDITED") && stderr.contains("out/audit-1.json"),
+        "{stderr}"
+    );
+    // The audit still verifies against the lock it was made with.
+    assert_eq!(verify(dir.path(), "audit-1.json").0, 0);
+    // The same pack again is the everyday loop: free.
+    let pack = repo("examples/notes/pack.yaml");
+    assert_eq!(dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0, 0);
+    // Another folder is free; --force replaces it anyway.
+    assert_eq!(
+        dwpipe(dir.path(), &["freeze", "loose.yaml", "--out", "elsewhere"]).0,
+        0
+    );
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "loose.yaml", "--force"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        verify(dir.path(), "audit-1.json").0,
+        1,
+        "now held to the looser lock"
+    );
+}
