@@ -179,16 +179,21 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         .fix("freeze the pack again with this dwpipe"))
     })?;
     let mut found = Vec::new();
-    if lock.format_version < crate::format::LOCK && !lock.diagnostics.is_empty() {
-        found.push(
-            Diagnostic::warning(
-                "W_LOCK_FORMAT_1",
-                format!(
-                    "`{}` is a format-1 lock: its warnings were never sealed and are left out",
-                    path.display()
-                ),
+    if lock.format_version < crate::format::LOCK {
+        let message = if lock.diagnostics.is_empty() {
+            format!(
+                "`{}` is a format-1 lock; freezing the pack again gives a format-2 lock with the same hash",
+                path.display()
             )
-            .fix("freeze the pack again with this dwpipe"),
+        } else {
+            format!(
+                "`{}` is a format-1 lock: its warnings were never sealed and are left out",
+                path.display()
+            )
+        };
+        found.push(
+            Diagnostic::warning("W_LOCK_FORMAT_1", message)
+                .fix("freeze the pack again with this dwpipe"),
         );
         lock.diagnostics.clear();
     }
