@@ -63,7 +63,11 @@ fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, WriteError> {
     })();
     if let Err(source) = result {
         let _ = fs::remove_file(&temp);
-        return Err(WriteError { path: temp, source });
+        // The file the user asked for, not the temporary name it was being written under.
+        return Err(WriteError {
+            path: path.to_owned(),
+            source,
+        });
     }
     Ok(temp)
 }

@@ -102,6 +102,9 @@ pub(crate) enum Absence {
     /// No server lists it.
     #[error("the device is on no hdc server")]
     Unlisted,
+    /// Its serial, as a server listed it, cannot be addressed safely.
+    #[error("its serial is refused: {0}")]
+    Unaddressable(String),
 }
 
 /// A lab as found on its servers.
@@ -144,7 +147,9 @@ impl Target {
         cancel: &Cancel,
     ) -> Result<Opened, DeviceError> {
         Ok(match self {
-            Target::Replay(capture) => Opened::One(AnyDevice::Replay(ReplayDevice::open(capture)?)),
+            Target::Replay(capture) => Opened::One(AnyDevice::Replay(
+                ReplayDevice::open(capture)?.cancellable(cancel.clone()),
+            )),
             Target::Device {
                 serial,
                 server,
@@ -197,12 +202,21 @@ async fn roster(
     let mut members = Vec::new();
     let mut absent = Vec::new();
     match pick {
-        Pick::All => members.extend(listed.into_iter().filter(|(_, t)| t.is_connected()).map(
-            |(server, t)| Member {
-                serial: t.serial,
-                server,
-            },
-        )),
+        Pick::All => {
+            for (server, target) in listed.into_iter().filter(|(_, t)| t.is_connected()) {
+                let member = Member {
+                    serial: target.serial,
+                    server,
+                };
+                // A serial that cannot be addressed safely never names a folder or a command.
+                match crate::shell::ShellValue::serial(&member.serial) {
+                    Ok(_) => members.push(member),
+                    Err(unsafe_serial) => {
+                        absent.push((member, Absence::Unaddressable(unsafe_serial.to_string())));
+                    }
+                }
+            }
+        }
         Pick::Serials(serials) => {
             for serial in serials {
                 match listed.iter().find(|(_, t)| &t.serial == serial) {

@@ -252,7 +252,10 @@ fn an_agent_that_crashes_or_deletes_git_is_not_verified() {
     git(&["commit", "-q", "-m", "start"]);
     let (code, summary, _) = deliver(dir.path(), &[]);
     assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["detail"], "the agent deleted the workspace's .git");
+    assert_eq!(
+        summary["detail"],
+        "E_AGENT_DELETED_GIT: the agent deleted the workspace's .git"
+    );
 }
 
 #[test]

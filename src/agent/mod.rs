@@ -41,6 +41,15 @@ pub(crate) enum AgentEnd {
 }
 
 impl AgentEnd {
+    /// The stable code of an end that is not a finished run.
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            AgentEnd::Exited(_) => "E_AGENT_EXIT",
+            AgentEnd::Signalled(_) => "E_AGENT_SIGNALLED",
+            AgentEnd::TimedOut(_) => "E_AGENT_TIMEOUT",
+        }
+    }
+
     /// Only an exit 0 within the time limit is a finished run, whatever the agent claims.
     pub(crate) fn is_clean(self) -> bool {
         self == AgentEnd::Exited(0)
@@ -110,8 +119,21 @@ pub(crate) enum AgentError {
     #[error("cannot store the agent's output")]
     Log(#[source] WriteError),
     /// A signal stopped it.
-    #[error("cancelled")]
+    #[error("interrupted")]
     Cancelled,
+}
+
+impl AgentError {
+    /// The stable code of the failure.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            AgentError::NotFound(_) => "E_AGENT_NOT_FOUND",
+            AgentError::NoArgv => "E_AGENT_NO_ARGV",
+            AgentError::Spawn(_) => "E_AGENT_SPAWN",
+            AgentError::Log(_) => "E_AGENT_LOG",
+            AgentError::Cancelled => "E_INTERRUPTED",
+        }
+    }
 }
 
 static CLAIM: LazyLock<Regex> = LazyLock::new(|| {

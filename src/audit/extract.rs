@@ -10,7 +10,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
 use crate::pack::{FrameMetric, ProbeArgs, Selector};
+
+/// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
+const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
 use crate::probe::hitrace::{self, Analysis, TraceReport, for_each_line};
 use crate::probe::hypium::{self, HypiumError};
@@ -72,7 +76,7 @@ pub enum ExtractError {
         path: PathBuf,
         /// The cause (shared: a decoded file's error is reported by every probe that needs it).
         #[source]
-        source: Arc<std::io::Error>,
+        source: Arc<ReadError>,
     },
     /// The trace holds no whole launch of the app.
     #[error("no whole launch of the app in the trace")]
@@ -154,9 +158,11 @@ impl<'a> Decoded<'a> {
 
     fn bytes(&self, evidence: Evidence) -> Result<Vec<u8>, ExtractError> {
         let path = self.path(evidence)?;
-        std::fs::read(path).map_err(|source| ExtractError::Unreadable {
-            path: path.clone(),
-            source: Arc::new(source),
+        read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
+            ExtractError::Unreadable {
+                path: path.clone(),
+                source: Arc::new(source),
+            }
         })
     }
 
@@ -173,9 +179,14 @@ impl<'a> Decoded<'a> {
                     path: path.clone(),
                     source: Arc::new(source),
                 };
-                let file = std::fs::File::open(path).map_err(unreadable)?;
+                let file = open_input(path, "a trace").map_err(unreadable)?;
                 let mut analysis = Analysis::new(Some(self.context.bundle.to_owned()));
-                for_each_line(file, |line| analysis.line(line)).map_err(unreadable)?;
+                for_each_line(file, |line| analysis.line(line)).map_err(|source| {
+                    unreadable(ReadError::Io {
+                        path: path.clone(),
+                        source,
+                    })
+                })?;
                 Ok(Trace {
                     report: hitrace::report(&analysis),
                     intervals_ms: analysis.frames.intervals_ms(),
@@ -325,21 +336,28 @@ fn on_screen(
                 Some(target) => vec![layout.select(window, target)?],
                 None => layout.clickables(window),
             };
-            let smallest = candidates
+            // A target passes or fails on its own size; what is hidden of it is only said.
+            let (side, node) = candidates
                 .iter()
                 .filter_map(|i| {
-                    layout
-                        .visible_rect(*i)
-                        .map(|r| (r.width().min(r.height()), *i))
+                    let own = layout.node(*i).rect?;
+                    Some((own.width().min(own.height()), *i))
                 })
                 .min()
                 .ok_or(ExtractError::NoClickable)?;
+            let hidden = match layout.visible_rect(node) {
+                Some(visible) if layout.partly_hidden(node) => format!(
+                    ", partly hidden: {}×{} px visible",
+                    visible.width(),
+                    visible.height()
+                ),
+                _ => String::new(),
+            };
             number(
-                vp(smallest.0),
+                vp(side),
                 format!(
-                    "smallest side of {} ({} px)",
-                    layout.selector_of(smallest.1),
-                    smallest.0
+                    "smallest side of {} ({side} px{hidden})",
+                    layout.selector_of(node)
                 ),
             )
         }

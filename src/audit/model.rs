@@ -159,7 +159,7 @@ pub enum AuditError {
         path: std::path::PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: crate::input::ReadError,
     },
     /// What the audit is measured with could not be kept as evidence.
     #[error("cannot keep `{}` as evidence", path.display())]
@@ -173,6 +173,17 @@ pub enum AuditError {
 }
 
 impl AuditError {
+    /// The stable code of the failure.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            AuditError::Device { source, .. } => source.code(),
+            AuditError::EvidenceExists(_) => "E_AUDIT_EVIDENCE_EXISTS",
+            AuditError::Unsafe(_) => "E_UNSAFE_VALUE",
+            AuditError::Evidence { .. } => "E_AUDIT_EVIDENCE",
+            AuditError::Keep { .. } => "E_AUDIT_KEEP",
+        }
+    }
+
     /// Whether a signal stopped the audit (rather than the device or the machine).
     pub(crate) fn is_interrupted(&self) -> bool {
         matches!(

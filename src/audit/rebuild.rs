@@ -151,7 +151,7 @@ fn stored(dir: &Path, out: &Path) -> Result<Gathered, Diagnostic> {
         }
         inside(&path, out)?;
         if name == FAILED_STEP {
-            failure = std::fs::read_to_string(&path).ok();
+            failure = crate::input::read_text(&path, 64 * 1024, "a failed step's reason").ok();
         }
         files.insert(name, path);
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::chain;
-use crate::hash::sha256_hex;
+use crate::input::hash_file;
 use crate::playbook::{Step, Values};
 use crate::shell::ShellValue;
 
@@ -151,13 +151,14 @@ pub(super) fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>,
     files
         .values()
         .map(|path| {
-            let bytes = std::fs::read(path).map_err(|source| AuditError::Evidence {
-                path: path.clone(),
-                source,
-            })?;
+            let sha256 =
+                hash_file(path, "an evidence file").map_err(|source| AuditError::Evidence {
+                    path: path.clone(),
+                    source,
+                })?;
             Ok(EvidenceFile {
                 path: relative(path, out),
-                sha256: sha256_hex(&bytes),
+                sha256,
             })
         })
         .collect()

@@ -245,16 +245,14 @@ fn device_command(device: &Served, command: &[String]) -> String {
             }
             format!("{reply}{SENTINEL}{}\n", exchange.status)
         }
-        Operation::Pull(_) => match (capture.verified_file(index, exchange), local) {
-            (Ok(bytes), Some(local)) => match std::fs::write(local, &bytes) {
-                Ok(()) => format!(
-                    "FileTransfer finish, Size:{}, File count = 1, time:1ms rate:1000.00kB/s\r\n",
-                    bytes.len()
+        Operation::Pull(_) => match local {
+            Some(local) => match capture.copy_verified(index, exchange, Path::new(local)) {
+                Ok(size) => format!(
+                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\r\n"
                 ),
-                Err(e) => format!("[Fail]Error opening file: {e}, path:{local}\r\n"),
+                Err(e) => format!("[Fail]fake-hdc: {e}\r\n"),
             },
-            (Err(e), _) => format!("[Fail]fake-hdc: {e}\r\n"),
-            (Ok(_), None) => "[Fail]Unknown file option\r\n".to_owned(),
+            None => "[Fail]Unknown file option\r\n".to_owned(),
         },
         Operation::Push(_) => "FileTransfer finish, Size:1, File count = 1, time:1ms rate:1.00kB/s\r\n".to_owned(),
         Operation::Install(_) | Operation::Uninstall(_) if !exchange.reply.is_empty() => exchange.reply.clone(),

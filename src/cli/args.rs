@@ -172,7 +172,7 @@ pub(super) struct DeliverArgs {
 #[derive(Clone, Debug, clap::Args)]
 pub(super) struct DeviceArgs {
     /// A live device's connect key; repeat it for a lab of devices, audited in parallel.
-    #[arg(long = "device", value_name = "SERIAL")]
+    #[arg(long = "device", value_name = "SERIAL", value_parser = parse_serial)]
     pub(super) serials: Vec<String>,
     /// `all`: every connected device on the hdc servers, audited in parallel.
     #[arg(long, value_name = "all", value_parser = ["all"], conflicts_with = "serials")]
@@ -317,7 +317,7 @@ pub(super) struct DevicesArgs {
 #[derive(Debug, clap::Args)]
 pub(super) struct CaptureArgs {
     /// The device's connect key (see `dwpipe devices`).
-    #[arg(long = "device", value_name = "SERIAL")]
+    #[arg(long = "device", value_name = "SERIAL", value_parser = parse_serial)]
     pub(super) serial: String,
     /// The folder to write the capture into (must not hold one already).
     #[arg(long, value_name = "DIR")]
@@ -332,6 +332,14 @@ pub(super) struct CaptureArgs {
 
 pub(super) fn parse_server(text: &str) -> Result<Server, String> {
     Server::parse(text).map_err(|e| e.to_string())
+}
+
+/// A connect key, refused before anything runs when it could not safely name a device (in a
+/// shell string, as a folder).
+pub(super) fn parse_serial(text: &str) -> Result<String, String> {
+    crate::shell::ShellValue::serial(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::audit::AuditError;
-use crate::diagnostic::{Diagnostic, chain};
+use crate::device::DeviceError;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
 use crate::lab::{AuditDeviceError, AuditJob, audit_device};
@@ -30,12 +30,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         .as_deref()
         .map(load_auditor_report)
         .transpose()?;
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        Error::from(Diagnostic::error(
-            "E_AUDIT_OUT",
-            format!("cannot create `{}`: {e}", args.out.display()),
-        ))
-    })?;
+    std::fs::create_dir_all(&args.out).map_err(Error::folder(&args.out))?;
     let cancel = Cancel::new();
     let progress = AuditProgress::new(json);
     let job = AuditJob {
@@ -57,6 +52,10 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     progress.finish();
     let (report, written) = match published? {
         Ok(published) => published,
+        Err(AuditDeviceError::Audit(AuditError::Device {
+            source: DeviceError::Cancelled,
+            ..
+        })) => return Err(Error::Device(DeviceError::Cancelled)),
         Err(AuditDeviceError::Audit(AuditError::Device { run, source })) => {
             print::note(&format!(
                 "the device failed during run {run}; the evidence gathered so far is in {}",
@@ -64,9 +63,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
             ));
             return Err(Error::Device(source));
         }
-        Err(AuditDeviceError::Audit(error)) => {
-            return Err(Diagnostic::error("E_AUDIT_LOCAL", chain(&error)).into());
-        }
+        Err(AuditDeviceError::Audit(error)) => return Err(Error::Audit(error)),
         Err(AuditDeviceError::Publish(error)) => return Err(error.into()),
     };
     if json {

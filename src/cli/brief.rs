@@ -47,8 +47,12 @@ fn repair_brief(
                 .fix("pass an audit-<n>.json or verify-<n>.json dwpipe wrote"),
         )
     };
-    let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report")
-        .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report").map_err(|e| {
+        Error::from(e.diagnostic(
+            "E_BRIEF_INVALID",
+            "pass a failed audit-<n>.json or verify-<n>.json",
+        ))
+    })?;
     let not_a = |what: &str, e: serde_json::Error| {
         invalid(format!("`{}` is not {what}: {e}", path.display()))
     };

@@ -113,9 +113,7 @@ fn run_dir_error(error: RunDirError) -> Error {
         RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
         RunDirError::Write(error) => Error::Publish(error),
         RunDirError::Record(error) => Error::Write(error),
-        create @ RunDirError::Create { .. } => {
-            Diagnostic::error("E_DELIVER_OUT", crate::diagnostic::chain(&create)).into()
-        }
+        RunDirError::Create { base, source } => Error::Folder { path: base, source },
         refused @ (RunDirError::RunRecord(_)
         | RunDirError::PackChanged { .. }
         | RunDirError::OtherTarget { .. }

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::audit::AuditError;
 use crate::device::DeviceError;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
@@ -32,6 +33,9 @@ pub(super) enum Error {
     /// A device call failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// An audit stopped short of its report (its folder, its evidence).
+    #[error(transparent)]
+    Audit(AuditError),
     /// A delivery's own files failed.
     #[error(transparent)]
     Delivery(#[from] DeliveryError),
@@ -72,6 +76,10 @@ impl Error {
             Error::Usage(e) if !e.use_stderr() => exit_code::OK,
             Error::Usage(_) => exit_code::INVALID_INPUT,
             Error::Device(DeviceError::Cancelled) => exit_code::INTERRUPTED,
+            Error::Audit(AuditError::EvidenceExists(_) | AuditError::Unsafe(_)) => {
+                exit_code::INVALID_INPUT
+            }
+            Error::Audit(_) => exit_code::ENVIRONMENT,
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_)
             | Error::Write(_)
@@ -83,6 +91,34 @@ impl Error {
             | Error::Folder { .. } => exit_code::ENVIRONMENT,
             // A template that does not render is dwpipe's bug; nothing was decided.
             Error::Render(_) | Error::Publish(_) => exit_code::ENVIRONMENT,
+        }
+    }
+
+    /// The stable code every error is printed with.
+    pub(super) fn code(&self) -> &'static str {
+        use crate::pipeline::DeliveryError as D;
+        match self {
+            // Each diagnostic prints its own code.
+            Error::Invalid(_) => "E_INVALID",
+            Error::Usage(_) => "E_USAGE",
+            Error::Write(_) | Error::Publish(PublishError::Write(_)) => "E_WRITE",
+            Error::Render(_) | Error::Publish(PublishError::Render(_)) => "E_RENDER",
+            Error::Device(e) => e.code(),
+            Error::Audit(e) => e.code(),
+            Error::Delivery(e) => match e {
+                D::Resume(_) => "E_RESUME_REFUSED",
+                D::Ledger(_) => "E_LEDGER_APPEND",
+                D::Write(_) | D::Publish(PublishError::Write(_)) => "E_WRITE",
+                D::Render(_) | D::Publish(PublishError::Render(_)) => "E_RENDER",
+                D::Fingerprint(_) => "E_FINGERPRINT",
+                D::Unrecorded { .. } => "E_DELIVER_UNRECORDED",
+            },
+            Error::Ledger(_) => "E_LEDGER_APPEND",
+            Error::Claim(crate::pipeline::ClaimError::Busy { .. }) => "E_DELIVER_BUSY",
+            Error::Claim(_) => "E_DELIVER_LOCK",
+            Error::Absent { .. } => "E_DEVICE_ABSENT",
+            Error::NoDevices => "E_NO_DEVICES",
+            Error::Folder { .. } => "E_OUT_FOLDER",
         }
     }
 

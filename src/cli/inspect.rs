@@ -1,11 +1,10 @@
 //! `dwpipe inspect …`: what one extractor sees in one file.
 
-use std::fs::File;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, open_input, read_bounded};
 use crate::probe::layout::{Layout, Rect};
 use crate::probe::screenshot::{self, Image};
 use crate::probe::{hidumper, hitrace, hypium};
@@ -32,15 +31,30 @@ pub(super) fn run(command: InspectCommand) -> Result<i32, Error> {
 
 /// `inspect trace FILE [--bundle B]`.
 fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> {
-    let unreadable = |e: std::io::Error| {
+    const FIX: &str =
+        "pass a hitrace text file (hitrace … -o /data/local/tmp/x.ftrace, then hdc file recv)";
+    let reader =
+        open_input(file, "a trace").map_err(|e| e.diagnostic("E_INSPECT_UNREADABLE", FIX))?;
+    let report = hitrace::analyze(reader, bundle).map_err(|e| {
         Diagnostic::error(
-            "E_INSPECT_UNREADABLE",
-            format!("cannot read `{}`: {e}", file.display()),
+            "E_INSPECT_NOT_A_TRACE",
+            format!("`{}`: {e}", file.display()),
         )
-        .fix("pass a hitrace text file (hitrace … -o /data/local/tmp/x.ftrace, then hdc file recv)")
-    };
-    let reader = File::open(file).map_err(unreadable)?;
-    let report = hitrace::analyze(reader, bundle).map_err(unreadable)?;
+        .fix(FIX)
+    })?;
+    if report.events == 0 {
+        // An empty, binary or unrelated file is not a trace with nothing in it.
+        let what = match report.lines {
+            0 => "is empty".to_owned(),
+            n => format!("holds no trace event in its {n} line(s)"),
+        };
+        return Err(Diagnostic::error(
+            "E_INSPECT_NOT_A_TRACE",
+            format!("`{}` {what}: not a hitrace text trace", file.display()),
+        )
+        .fix(FIX)
+        .into());
+    }
     if json {
         print::json(&report);
         return Ok(exit_code::OK);
@@ -104,12 +118,8 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
 }
 
 fn read(file: &Path, what: &'static str) -> Result<Vec<u8>, Error> {
-    read_bounded(file, MAX_REPORT_BYTES, what).map_err(|e| {
-        Error::from(
-            Diagnostic::error("E_INSPECT_UNREADABLE", crate::diagnostic::chain(&e))
-                .fix("check the path"),
-        )
-    })
+    read_bounded(file, MAX_REPORT_BYTES, what)
+        .map_err(|e| Error::from(e.diagnostic("E_INSPECT_UNREADABLE", "check the path")))
 }
 
 fn invalid(file: &Path, message: impl std::fmt::Display, fix: &str) -> Error {
@@ -151,8 +161,12 @@ fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32
         },
     ));
     for target in &report.touch_targets {
+        let hidden = match target.visible_vp {
+            Some((w, h)) => format!("  (partly hidden: {w:.3} × {h:.3} vp visible)"),
+            None => String::new(),
+        };
         print::out(&format!(
-            "  {:>8.3} × {:<8.3} vp  {}",
+            "  {:>8.3} × {:<8.3} vp  {}{hidden}",
             target.width_vp, target.height_vp, target.selector
         ));
     }
@@ -216,8 +230,13 @@ fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, Error> {
             "give the box in px, like 48,200,600,300",
         ));
     };
-    let image = Image::decode(&read(file, "a screenshot")?)
-        .map_err(|e| invalid(file, e, "pass a PNG or JPEG screenshot"))?;
+    let image = Image::decode(&read(file, "a screenshot")?).map_err(|e| match e {
+        screenshot::ScreenshotError::TooLarge { .. } => Error::from(
+            Diagnostic::error("E_IMAGE_TOO_LARGE", format!("{}: {e}", file.display()))
+                .fix("pass a screenshot the device took (uitest screenCap)"),
+        ),
+        e => invalid(file, e, "pass a PNG or JPEG screenshot"),
+    })?;
     let measured = screenshot::contrast(&image, Rect { l, t, r, b }).map_err(|e| {
         invalid(
             file,

@@ -41,16 +41,28 @@ where
     let (result, json) = match Cli::try_parse_from(args) {
         Ok(cli) => {
             let json = cli.command.json();
-            (cli.command.execute(&cli.hdc), json)
+            let result = if cli.command.drives_children() {
+                cli.command.execute(&cli.hdc)
+            } else {
+                let Cli { command, hdc } = cli;
+                runtime::interruptible(move || command.execute(&hdc))
+            };
+            (result, json)
         }
         Err(e) => (Err(Error::Usage(e)), false),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(error) => {
             print::error(&error, json);
             error.exit_code()
         }
+    };
+    // What could not be written to the terminal is lost to the user: never a success.
+    if print::finish() {
+        code
+    } else {
+        crate::exit_code::ENVIRONMENT
     }
 }
 
@@ -62,6 +74,20 @@ fn load_lock(path: &Path) -> Result<Frozen, Error> {
 }
 
 impl Command {
+    /// Whether the command drives children (devices, agents, commands) on its own runtime,
+    /// where a signal stops them first; the others are simply interruptible.
+    fn drives_children(&self) -> bool {
+        matches!(
+            self,
+            Command::Audit(_)
+                | Command::Deliver(_)
+                | Command::Devices(_)
+                | Command::Capture(_)
+                | Command::Fingerprint(_)
+                | Command::Review(_)
+        )
+    }
+
     /// Whether the command was asked for JSON (errors then print as JSON too).
     fn json(&self) -> bool {
         match self {

@@ -1,7 +1,9 @@
 //! Writing to the terminal: results on stdout, diagnostics on stderr, JSON when asked. A
-//! closed stdout (`dwpipe … | head`) is not an error.
+//! closed stdout (`dwpipe … | head`) ends output quietly; any other write failure makes the
+//! command exit 3 ([`finish`]). Control characters never reach the terminal raw.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -9,10 +11,72 @@ use crate::diagnostic::Diagnostic;
 
 use super::error::Error;
 
-/// Writes a line to stdout, ignoring a reader that went away.
+/// Where a line goes.
+#[derive(Clone, Copy)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// stdout's reader went away (`dwpipe … | head`): nothing more is written there, quietly.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+/// A write to the terminal failed for another reason (a full disk, a closed descriptor).
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes one line, made safe for a terminal. A broken pipe ends that stream's output
+/// quietly; any other failure is remembered for the exit code ([`finish`]).
+fn emit(stream: Stream, text: &str) {
+    let text = terminal_safe(text);
+    let written = match stream {
+        Stream::Out if STDOUT_CLOSED.load(Ordering::Relaxed) => return,
+        Stream::Out => writeln!(io::stdout().lock(), "{text}"),
+        Stream::Err => writeln!(io::stderr().lock(), "{text}"),
+    };
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            if matches!(stream, Stream::Out) {
+                STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            }
+        }
+        Err(_) => FAILED.store(true, Ordering::Relaxed),
+    }
+}
+
+/// Flushes stdout; whether every write reached its stream (a reader that went away counts as
+/// reached: that is how `| head` ends).
+pub(super) fn finish() -> bool {
+    if let Err(e) = io::stdout().lock().flush()
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        FAILED.store(true, Ordering::Relaxed);
+    }
+    !FAILED.load(Ordering::Relaxed)
+}
+
+/// `text` with every control character but newline and tab escaped (`\u{1b}`): device names,
+/// serials, replies and capture fields reach the terminal as text, never as escape sequences.
+pub(super) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if unsafe_char(c) {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Writes a line to stdout.
 pub(super) fn out(text: &str) {
-    let mut stdout = io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
+    emit(Stream::Out, text);
 }
 
 /// Prints a value as pretty JSON on stdout.
@@ -22,15 +86,19 @@ pub(super) fn json(value: &impl Serialize) {
 
 /// Prints diagnostics on stderr, one block each.
 pub(super) fn diagnostics(diagnostics: &[Diagnostic]) {
-    let mut stderr = io::stderr().lock();
     for diagnostic in diagnostics {
-        let _ = writeln!(stderr, "{diagnostic}");
+        emit(Stream::Err, &diagnostic.to_string());
     }
 }
 
 /// A line of progress or context on stderr, `dwpipe: …`.
 pub(super) fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "dwpipe: {text}");
+    emit(Stream::Err, &format!("dwpipe: {text}"));
+}
+
+/// A line on stderr as it is (a reporter's own line).
+pub(super) fn line(text: &str) {
+    emit(Stream::Err, text);
 }
 
 /// The hdc servers that did not answer (the others were enough to go on).
@@ -56,11 +124,11 @@ pub(super) fn error(error: &Error, json_mode: bool) {
         Error::Invalid(found) => {
             diagnostics(found);
             let errors = found.iter().filter(|d| d.is_error()).count();
-            eprintln!("dwpipe: refused: {errors} error(s)");
+            note(&format!("refused: {errors} error(s)"));
         }
         other => {
             // Messages never repeat their cause: each link of the chain is said once.
-            let mut message = format!("dwpipe: error: {other}");
+            let mut message = format!("dwpipe: error[{}]: {other}", other.code());
             let mut source = std::error::Error::source(other);
             while let Some(cause) = source {
                 let _ = std::fmt::Write::write_fmt(
@@ -69,7 +137,7 @@ pub(super) fn error(error: &Error, json_mode: bool) {
                 );
                 source = cause.source();
             }
-            eprintln!("{message}");
+            line(&message);
         }
     }
 }

@@ -82,7 +82,7 @@ impl DeliverProgress {
         if self.quiet {
             return;
         }
-        self.suspended(|| eprintln!("{text}"));
+        self.suspended(|| super::print::line(text));
     }
 
     /// Runs `print` with the bar out of the way.
@@ -183,7 +183,9 @@ fn stage_style() -> ProgressStyle {
 /// A stage's output for `--verbose`: the agent's log as it is, each verification command's
 /// kept output under its name; indented under the stage's line.
 fn unfold(path: &std::path::Path) -> String {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) =
+        crate::input::read_text(path, crate::input::MAX_REPORT_BYTES, "a stage's output")
+    else {
         return format!("    (cannot read {})", path.display());
     };
     let text = match serde_json::from_str::<VerifyReport>(&text) {

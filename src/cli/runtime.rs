@@ -54,3 +54,32 @@ async fn stop_on_signals(cancel: Cancel, mut interrupt: Signal, mut terminate: S
     tokio::time::sleep(ABORT_DEADLINE).await;
     std::process::exit(exit_code::INTERRUPTED);
 }
+
+/// Runs synchronous `work` (reading, parsing, writing reports: no children) on a thread of its
+/// own, so that the first SIGINT or SIGTERM ends dwpipe at once with exit 130: there is nothing
+/// to stop or record, and what such a command writes is written atomically.
+pub(super) fn interruptible<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts");
+    runtime.block_on(async move {
+        let worker = tokio::task::spawn_blocking(work);
+        let (Ok(mut interrupt), Ok(mut terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return finished(worker.await);
+        };
+        tokio::select! {
+            done = worker => finished(done),
+            _ = interrupt.recv() => std::process::exit(exit_code::INTERRUPTED),
+            _ = terminate.recv() => std::process::exit(exit_code::INTERRUPTED),
+        }
+    })
+}
+
+/// The worker's result; its panic, carried on.
+fn finished<T>(done: Result<T, tokio::task::JoinError>) -> T {
+    done.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}

@@ -21,8 +21,12 @@ pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error>
                 .fix("pass an audit-<n>.json written by `dwpipe audit`"),
         )
     };
-    let bytes = read_bounded(report_path, MAX_REPORT_BYTES, "an audit report")
-        .map_err(|e| invalid(crate::diagnostic::chain(&e)))?;
+    let bytes = read_bounded(report_path, MAX_REPORT_BYTES, "an audit report").map_err(|e| {
+        e.diagnostic(
+            "E_EVIDENCE_INVALID",
+            "pass an audit-<n>.json written by `dwpipe audit`",
+        )
+    })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", report_path.display())))?;
     let report: AuditReport = parse_json(report_path, &text).map_err(|d| {

@@ -174,8 +174,12 @@ fn argv(path: &Path, argv: Vec<String>, what: &str) -> Result<Vec<String>, Diagn
 impl Config {
     /// Reads and validates a config file.
     pub(crate) fn load(path: &Path) -> Result<Config, Diagnostic> {
-        let bytes = read_bounded(path, 1024 * 1024, "a config")
-            .map_err(|e| invalid(path, crate::diagnostic::chain(&e)))?;
+        let bytes = read_bounded(path, 1024 * 1024, "a config").map_err(|e| {
+            e.diagnostic(
+                "E_CONFIG_INVALID",
+                "see the commented dwpipe.yaml that `dwpipe init` writes",
+            )
+        })?;
         let text = String::from_utf8(bytes).map_err(|_| invalid(path, "not UTF-8"))?;
         Config::parse(path, &text)
     }

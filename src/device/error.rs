@@ -78,8 +78,8 @@ pub enum DeviceError {
     /// A capture could not serve the call.
     #[error(transparent)]
     Capture(#[from] CaptureError),
-    /// Ctrl-C.
-    #[error("cancelled")]
+    /// A signal (SIGINT, SIGTERM) stopped the call.
+    #[error("interrupted")]
     Cancelled,
     /// A local file operation failed.
     #[error("{context}")]
@@ -93,6 +93,24 @@ pub enum DeviceError {
 }
 
 impl DeviceError {
+    /// The stable code of the failure.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            DeviceError::HdcNotFound { .. } => "E_HDC_NOT_FOUND",
+            DeviceError::ServerUnreachable { .. } => "E_HDC_SERVER_UNREACHABLE",
+            DeviceError::DeviceNotFound { .. } => "E_DEVICE_NOT_FOUND",
+            DeviceError::HdcFailed { .. } => "E_HDC_FAILED",
+            DeviceError::Timeout { .. } => "E_DEVICE_TIMEOUT",
+            DeviceError::NoStatus { .. } => "E_DEVICE_NO_STATUS",
+            DeviceError::Transfer { .. } => "E_DEVICE_TRANSFER",
+            DeviceError::App { .. } => "E_DEVICE_APP",
+            DeviceError::Unsafe(_) => "E_UNSAFE_VALUE",
+            DeviceError::Capture(e) => e.code,
+            DeviceError::Cancelled => "E_INTERRUPTED",
+            DeviceError::Io { .. } => "E_DEVICE_IO",
+        }
+    }
+
     /// Whether the input (a capture, a value) is at fault rather than the environment.
     pub(crate) fn is_invalid_input(&self) -> bool {
         matches!(self, DeviceError::Unsafe(_) | DeviceError::Capture(_))

@@ -10,6 +10,7 @@ use super::info::DeviceInfo;
 use super::reply::{app_result, hdc_failure};
 use super::source::Source;
 use super::{Device, ShellReply};
+use crate::process::Cancel;
 use crate::shell::{ShellCommand, ShellValue};
 
 /// Replays a capture. Calls must come in the recorded order; anything else is a mismatch
@@ -18,6 +19,8 @@ use crate::shell::{ShellCommand, ShellValue};
 pub struct ReplayDevice {
     capture: Capture,
     state: Mutex<State>,
+    /// A replay has no child to see a signal: every call looks here first.
+    cancel: Cancel,
 }
 
 #[derive(Debug, Default)]
@@ -37,7 +40,14 @@ impl ReplayDevice {
         ReplayDevice {
             capture,
             state: Mutex::new(State::default()),
+            cancel: Cancel::new(),
         }
+    }
+
+    /// The replay, stopping at its next call once `cancel` fires, as a live device would.
+    pub(crate) fn cancellable(mut self, cancel: Cancel) -> ReplayDevice {
+        self.cancel = cancel;
+        self
     }
 
     /// How many exchanges have been served.
@@ -62,6 +72,9 @@ impl ReplayDevice {
 
     /// Takes the next exchange for `operation`, applying its scripted fault.
     fn next(&self, operation: &Operation) -> Result<(usize, Exchange), DeviceError> {
+        if self.cancel.is_cancelled() {
+            return Err(DeviceError::Cancelled);
+        }
         let mut state = self.lock();
         if state.vanished {
             return Err(self.gone());
@@ -128,11 +141,8 @@ impl Device for ReplayDevice {
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
         let (index, exchange) = self.next(&Operation::Pull(remote.as_str().to_owned()))?;
-        let bytes = self.capture.verified_file(index, &exchange)?;
-        crate::output::write_atomic(local, &bytes).map_err(|e| DeviceError::Io {
-            context: e.to_string(),
-            source: e.source,
-        })
+        self.capture.copy_verified(index, &exchange, local)?;
+        Ok(())
     }
 
     async fn push(&self, _local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {

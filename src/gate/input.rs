@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Number;
 
-use crate::diagnostic::{Diagnostic, chain};
+use crate::diagnostic::Diagnostic;
 use crate::input::{parse_json, read_bounded};
 
 use crate::assertion::{Decimal, UnitContext};
@@ -119,7 +119,7 @@ pub(crate) struct AuditorFile {
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
 pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorFile, Diagnostic> {
     let bytes = read_bounded(path, MAX_AUDITOR_REPORT_BYTES, "an audit")
-        .map_err(|e| Diagnostic::error("E_AUDIT_INVALID", chain(&e)).fix(AUDIT_FIX))?;
+        .map_err(|e| e.diagnostic("E_AUDIT_INVALID", AUDIT_FIX))?;
     parse_auditor_report(path, bytes)
 }
 

@@ -41,6 +41,8 @@ pub fn load_pack(path: &Path) -> Result<(PackDoc, Syntax), Diagnostic> {
             .fix("check the path and its permissions"),
         ReadError::TooLarge { .. } => Diagnostic::error("E_PACK_TOO_LARGE", chain(&e))
             .fix("split generated criteria into a smaller pack"),
+        ReadError::NotAFile { .. } => Diagnostic::error("E_PACK_NOT_A_FILE", chain(&e))
+            .fix("save the pack to a file and freeze that file"),
     })?;
     parse_pack(path, &bytes)
 }

@@ -134,7 +134,8 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
     let bytes = read_bounded(path, 2 * MAX_PACK_BYTES, "a lock").map_err(|e| {
         let code = match e {
             ReadError::Io { .. } => "E_LOCK_UNREADABLE",
-            ReadError::TooLarge { .. } => "E_LOCK_INVALID",
+            ReadError::TooLarge { .. } => "E_LOCK_TOO_LARGE",
+            ReadError::NotAFile { .. } => "E_LOCK_NOT_A_FILE",
         };
         one(Diagnostic::error(code, chain(&e)).fix(LOCK_FIX))
     })?;

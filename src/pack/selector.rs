@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Which attribute a selector matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum SelectorKind {
     /// The component id.
     Id,
@@ -60,15 +60,20 @@ impl Selector {
     }
 }
 
-impl fmt::Display for Selector {
+impl fmt::Display for SelectorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.kind {
+        f.write_str(match self {
             SelectorKind::Id => "id",
             SelectorKind::Key => "key",
             SelectorKind::Text => "text",
             SelectorKind::Type => "type",
-        };
-        write!(f, "{kind}:{}", self.value)?;
+        })
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.kind, self.value)?;
         if let Some(n) = self.index {
             write!(f, "[{n}]")?;
         }

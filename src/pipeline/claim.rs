@@ -18,7 +18,7 @@ pub(crate) struct Claim {
 pub(crate) enum ClaimError {
     /// Another delivery holds it.
     #[error(
-        "E_DELIVER_BUSY: the workspace `{}` is being delivered by run {run}; wait for it to end or stop it",
+        "the workspace `{}` is being delivered by run {run}; wait for it to end or stop it",
         workspace.display()
     )]
     Busy {

@@ -153,7 +153,7 @@ pub(crate) enum ResumeRefused {
         round: u32,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: crate::input::ReadError,
     },
 }
 

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::brief::{goal, repair};
-use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, read_bounded, read_text};
 use crate::process::Cancel;
 use crate::review::ReviewVerdict;
 use crate::target::Opened;
@@ -145,7 +145,7 @@ impl Delivery<'_> {
                 }
                 summary.repairs = guard.repairs();
                 let path = self.run_dir.path().join(RunDir::brief_name(resume.round));
-                let brief = std::fs::read_to_string(path).map_err(|source| {
+                let brief = read_text(&path, MAX_REPORT_BYTES, "a brief").map_err(|source| {
                     DeliveryError::Resume(ResumeRefused::Brief {
                         round: resume.round,
                         source,

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::diagnostic::Diagnostic;
 use crate::hash::sha256_hex;
-use crate::input::parse_json;
+use crate::input::{MAX_REPORT_BYTES, parse_json, read_text};
 use crate::output::{PublishError, WriteError, dir_or_dot, write_atomic};
 use crate::pack::{Frozen, LOCK_FILE, SPEC_FILE, load_lock};
 
@@ -147,14 +147,14 @@ impl RunDir {
         let frozen = load_lock(&path.join(LOCK_FILE)).map_err(RunDirError::Lock)?;
         let lock = frozen.lock.sha256.clone();
         let record_path = path.join(RUN_FILE);
-        let record = match std::fs::read_to_string(&record_path) {
-            Ok(text) => {
-                let record: RunRecord = parse_json(&record_path, &text)
-                    .map_err(|d| RunDirError::RunRecord(d.to_string()))?;
-                Some((record, sha256_hex(text.as_bytes())))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(RunDirError::RunRecord(e.to_string())),
+        let record = if record_path.exists() {
+            let text = read_text(&record_path, MAX_REPORT_BYTES, "a run record")
+                .map_err(|e| RunDirError::RunRecord(crate::diagnostic::chain(&e)))?;
+            let record: RunRecord = parse_json(&record_path, &text)
+                .map_err(|d| RunDirError::RunRecord(d.to_string()))?;
+            Some((record, sha256_hex(text.as_bytes())))
+        } else {
+            None
         };
         let (ledger, entries) = Ledger::open(path, record.as_ref().map(|(_, sha)| sha.clone()))?;
         let recorded_packs = record

@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::diagnostic::Diagnostic;
-use crate::input::parse_yaml;
+use crate::input::{parse_yaml, read_text};
+
+/// Largest playbook file (the shipped ones are a few hundred bytes).
+const MAX_PLAYBOOK_BYTES: u64 = 1024 * 1024;
 use crate::pack::CATALOG;
 use crate::probe::Extractor;
 
@@ -112,9 +115,8 @@ impl Playbooks {
             for (name, path, text) in &mut texts {
                 let candidate = dir.join(name.as_str());
                 if candidate.is_file() {
-                    *text = std::fs::read_to_string(&candidate).map_err(|e| {
-                        invalid(name, format!("cannot read `{}`: {e}", candidate.display()))
-                    })?;
+                    *text = read_text(&candidate, MAX_PLAYBOOK_BYTES, "a playbook")
+                        .map_err(|e| invalid(name, crate::diagnostic::chain(&e)))?;
                     *path = candidate;
                 }
             }
@@ -129,8 +131,8 @@ impl Playbooks {
             .iter()
             .map(|(name, _)| {
                 let path = dir.join(name);
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| invalid(name, format!("cannot read `{}`: {e}", path.display())))?;
+                let text = read_text(&path, MAX_PLAYBOOK_BYTES, "a playbook")
+                    .map_err(|e| invalid(name, crate::diagnostic::chain(&e)))?;
                 Ok(((*name).to_owned(), path, text))
             })
             .collect::<Result<_, Diagnostic>>()?;

@@ -10,8 +10,13 @@ use serde::Serialize;
 
 use super::layout::Rect;
 
-/// Largest decoded image: far above any phone screen (1260×2720×4 ≈ 14 MB).
-const MAX_DECODED_BYTES: usize = 256 * 1024 * 1024;
+/// The most pixels a screenshot may declare: a phone screen is a few megapixels (1260×2720 is
+/// 3.4 MP; a large foldable or tablet stays under 10 MP), so 40 MP is generous. An image is held
+/// to it by its header, before anything is allocated or decoded.
+pub const MAX_PIXELS: u64 = 40_000_000;
+
+/// What decoding may allocate at most: the limit in 4-byte pixels.
+const MAX_DECODED_BYTES: usize = (MAX_PIXELS * 4) as usize;
 
 /// A decoded image, 8-bit RGB.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +37,18 @@ pub enum ScreenshotError {
     /// Not PNG or JPEG, or corrupt.
     #[error("cannot decode the screenshot: {0}")]
     Decode(String),
+    /// The header declares more pixels than a screenshot has ([`MAX_PIXELS`]).
+    #[error(
+        "the screenshot declares {width}×{height} px ({} MP), more than the {} MP a screenshot may have",
+        width * height / 1_000_000,
+        MAX_PIXELS / 1_000_000
+    )]
+    TooLarge {
+        /// Declared width.
+        width: u64,
+        /// Declared height.
+        height: u64,
+    },
     /// The box is empty or outside the image.
     #[error("{0}")]
     Box(String),
@@ -53,6 +70,8 @@ impl Image {
             );
             decoder.set_transformations(png::Transformations::normalize_to_color8());
             let mut reader = decoder.read_info().map_err(|e| error(&e))?;
+            let info = reader.info();
+            within_limit(u64::from(info.width), u64::from(info.height))?;
             let size = reader
                 .output_buffer_size()
                 .ok_or_else(|| ScreenshotError::Decode("image too large".to_owned()))?;
@@ -71,6 +90,10 @@ impl Image {
         if bytes.starts_with(b"\xff\xd8") {
             let mut decoder = jpeg_decoder::Decoder::new(Cursor::new(bytes));
             decoder.set_max_decoding_buffer_size(MAX_DECODED_BYTES);
+            decoder.read_info().map_err(|e| error(&e))?;
+            if let Some(header) = decoder.info() {
+                within_limit(u64::from(header.width), u64::from(header.height))?;
+            }
             let pixels = decoder.decode().map_err(|e| error(&e))?;
             let info = decoder
                 .info()
@@ -110,6 +133,14 @@ impl Image {
             lossy,
         })
     }
+}
+
+/// Refuses a declared size above [`MAX_PIXELS`].
+fn within_limit(width: u64, height: u64) -> Result<(), ScreenshotError> {
+    if width.saturating_mul(height) > MAX_PIXELS {
+        return Err(ScreenshotError::TooLarge { width, height });
+    }
+    Ok(())
 }
 
 /// A measured contrast, with what it was measured from.

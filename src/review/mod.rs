@@ -113,10 +113,13 @@ fn earlier(out: &Path, sha256: &str) -> (Option<(String, ReviewReport)>, u32) {
         .collect();
     numbered.sort();
     for (_, name) in numbered {
-        let Some(report) = std::fs::read_to_string(out.join(&name))
-            .ok()
-            .and_then(|t| serde_json::from_str::<ReviewReport>(&t).ok())
-        else {
+        let Some(report) = crate::input::read_bounded(
+            &out.join(&name),
+            crate::input::MAX_REPORT_BYTES,
+            "a review report",
+        )
+        .ok()
+        .and_then(|t| serde_json::from_slice::<ReviewReport>(&t).ok()) else {
             continue;
         };
         if report.verdict == ReviewVerdict::Revise {

@@ -46,7 +46,7 @@ pub(crate) struct StatCache {
 impl StatCache {
     /// Loads the cache from `path` (an absent or unreadable cache is an empty one).
     pub(crate) fn load(path: &Path) -> StatCache {
-        std::fs::read(path)
+        crate::input::read_bounded(path, crate::input::MAX_REPORT_BYTES, "a stat cache")
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default()
@@ -79,17 +79,9 @@ impl StatCache {
         {
             return Ok(cached.sha256.clone());
         }
-        let mut hasher = Sha256::new();
-        let mut file = std::fs::File::open(path)?;
-        let mut buffer = vec![0u8; 64 * 1024];
-        loop {
-            let n = std::io::Read::read(&mut file, &mut buffer)?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buffer[..n]);
-        }
-        let sha256 = hex(hasher);
+        // A FIFO or a device in the workspace is never read (it would never end).
+        let sha256 = crate::input::hash_file(path, "a workspace file")
+            .map_err(|e| std::io::Error::other(crate::diagnostic::chain(&e)))?;
         self.hashed += 1;
         self.files.insert(
             path.to_owned(),

@@ -5,8 +5,9 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use crate::hash::sha256_hex;
-use crate::input::parse_yaml;
+use crate::diagnostic::chain;
+use crate::hash::{Hasher, sha256_hex};
+use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, parse_yaml, read_text};
 use crate::shell::ShellCommand;
 
 use super::super::info::DeviceInfo;
@@ -46,13 +47,17 @@ impl Capture {
         let read = |name: &str| -> Result<(PathBuf, String), CaptureError> {
             let path = inside(&root, name)
                 .map_err(|(code, message)| error(code, &root.join(name), message))?;
-            fs::read_to_string(&path)
+            read_text(&path, MAX_REPORT_BYTES, "a capture file")
                 .map(|text| (path.clone(), text))
-                .map_err(|e| error("E_CAPTURE_UNREADABLE", &path, format!("cannot read: {e}")))
+                .map_err(|e| error(read_code(&e), &path, chain(&e)))
         };
         let (info_path, info_text) = read("device.yaml")?;
         let info: DeviceInfo = parse_yaml(&info_path, &info_text)
             .map_err(|d| error("E_CAPTURE_INVALID", &info_path, d.to_string()))?;
+        // The serial names the evidence folder and reaches the terminal: held to the rules of
+        // a live device's.
+        crate::shell::ShellValue::serial(&info.serial)
+            .map_err(|e| error("E_CAPTURE_INVALID", &info_path, e.to_string()))?;
         let (transcript_path, transcript_text) = read("transcript.yaml")?;
         let doc: TranscriptDoc = parse_yaml(&transcript_path, &transcript_text)
             .map_err(|d| error("E_CAPTURE_INVALID", &transcript_path, d.to_string()))?;
@@ -109,34 +114,77 @@ impl Capture {
         }
     }
 
-    /// Reads a pulled file and checks it against its recorded SHA-256.
-    pub fn verified_file(
+    /// Copies a pulled file into `local`, streamed, checking it against its recorded SHA-256
+    /// (a file that does not match is removed again); returns its size.
+    pub fn copy_verified(
         &self,
         index: usize,
         exchange: &Exchange,
-    ) -> Result<Vec<u8>, CaptureError> {
-        let (path, expected) = exchange.file.as_ref().ok_or_else(|| CaptureError {
-            code: "E_CAPTURE_INVALID",
-            file: self.root.join("transcript.yaml"),
+        local: &Path,
+    ) -> Result<u64, CaptureError> {
+        use std::io::{Read, Write};
+        let error = |code, file: &Path, message: String| CaptureError {
+            code,
+            file: file.to_owned(),
             exchange: Some(index + 1),
-            message: "a pull without a file".to_owned(),
+            message,
+        };
+        let (path, expected) = exchange.file.as_ref().ok_or_else(|| {
+            let transcript = self.root.join("transcript.yaml");
+            error(
+                "E_CAPTURE_INVALID",
+                &transcript,
+                "a pull without a file".to_owned(),
+            )
         })?;
-        let bytes = fs::read(path).map_err(|e| CaptureError {
-            code: "E_CAPTURE_MISSING_FILE",
-            file: path.clone(),
-            exchange: Some(index + 1),
-            message: format!("cannot read: {e}"),
+        let mut source = open_input(path, "a pulled file").map_err(|e| {
+            let code = match e {
+                ReadError::Io { .. } => "E_CAPTURE_MISSING_FILE",
+                _ => read_code(&e),
+            };
+            error(code, path, chain(&e))
         })?;
-        let actual = sha256_hex(&bytes);
+        let mut copy = || -> std::io::Result<(String, u64)> {
+            let mut target = fs::File::create(local)?;
+            let mut hasher = Hasher::new();
+            let mut buffer = vec![0u8; 64 * 1024];
+            let mut size = 0u64;
+            loop {
+                let n = match source.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                hasher.update(&buffer[..n]);
+                target.write_all(&buffer[..n])?;
+                size += n as u64;
+            }
+            target.sync_all()?;
+            Ok((hasher.finish(), size))
+        };
+        let (actual, size) = copy().map_err(|e| {
+            let _ = fs::remove_file(local);
+            error("E_CAPTURE_UNREADABLE", path, format!("cannot copy: {e}"))
+        })?;
         if &actual != expected {
-            return Err(CaptureError {
-                code: "E_CAPTURE_TAMPERED",
-                file: path.clone(),
-                exchange: Some(index + 1),
-                message: format!("sha256 is {actual}, the transcript says {expected}"),
-            });
+            let _ = fs::remove_file(local);
+            return Err(error(
+                "E_CAPTURE_TAMPERED",
+                path,
+                format!("sha256 is {actual}, the transcript says {expected}"),
+            ));
         }
-        Ok(bytes)
+        Ok(size)
+    }
+}
+
+/// The capture code of a refused read.
+fn read_code(error: &ReadError) -> &'static str {
+    match error {
+        ReadError::Io { .. } => "E_CAPTURE_UNREADABLE",
+        ReadError::TooLarge { .. } => "E_CAPTURE_TOO_LARGE",
+        ReadError::NotAFile { .. } => "E_CAPTURE_NOT_A_FILE",
     }
 }
 
@@ -190,11 +238,12 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         (Some(text), None) => text.clone(),
         (None, Some(file)) => {
             let path = inside(root, file)?;
-            fs::read_to_string(&path).map_err(|e| {
-                (
-                    "E_CAPTURE_MISSING_FILE",
-                    format!("reply file `{file}`: {e}"),
-                )
+            read_text(&path, MAX_REPORT_BYTES, "a reply file").map_err(|e| {
+                let code = match e {
+                    ReadError::Io { .. } => "E_CAPTURE_MISSING_FILE",
+                    _ => read_code(&e),
+                };
+                (code, format!("reply file `{file}`: {}", chain(&e)))
             })?
         }
         (None, None) => String::new(),

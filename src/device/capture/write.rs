@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::hash::sha256_hex;
 use crate::shell::ShellCommand;
 
 use super::super::info::DeviceInfo;
@@ -72,12 +71,18 @@ impl CaptureWriter {
         let n = self.exchanges.len() + 1;
         let base = remote.rsplit('/').next().unwrap_or("file");
         let name = format!("files/{n:03}-{base}");
-        let bytes = fs::read(local)?;
-        crate::output::write_atomic(&self.root.join(&name), &bytes).map_err(|e| e.source)?;
+        // Streamed: a pulled trace may be large.
+        let sha256 = crate::input::hash_file(local, "a pulled file")
+            .map_err(|e| std::io::Error::other(crate::diagnostic::chain(&e)))?;
+        let kept = self.root.join(&name);
+        if let Some(dir) = kept.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        fs::copy(local, &kept)?;
         self.exchanges.push(ExchangeDoc {
             pull: Some(remote.to_owned()),
             file: Some(name),
-            sha256: Some(sha256_hex(&bytes)),
+            sha256: Some(sha256),
             delay: Some(format!("{}ms", delay.as_millis())),
             ..ExchangeDoc::default()
         });

@@ -188,9 +188,12 @@ impl Ledger {
     /// every line written and read (more lines after them are fine: a tool may append).
     pub(crate) fn check(&self) -> Option<String> {
         let held = self.held();
-        match std::fs::read(&self.path) {
+        match read_bounded(&self.path, MAX_REPORT_BYTES, "a ledger") {
             Err(_) if held.bytes.is_empty() => None,
-            Err(_) => Some("ledger.jsonl is gone".to_owned()),
+            Err(ReadError::Io { .. }) => Some("ledger.jsonl is gone".to_owned()),
+            Err(_) => {
+                Some("ledger.jsonl was replaced by something that is not a ledger".to_owned())
+            }
             Ok(bytes) if bytes.starts_with(&held.bytes) => None,
             Ok(_) => Some("ledger.jsonl lost or changed lines it held".to_owned()),
         }

@@ -48,7 +48,7 @@ impl Delivery<'_> {
             Ok(run) => run,
             Err(AgentError::Cancelled) => return Err(self.interrupted(&clock, &inputs)),
             Err(e) => {
-                let detail = format!("the agent failed: {}", chain(&e));
+                let detail = format!("{}: the agent failed: {}", e.code(), chain(&e));
                 return Err(self.environment(&clock, &inputs, detail));
             }
         };
@@ -56,13 +56,18 @@ impl Delivery<'_> {
             clock.leaked();
         }
         if !run.end.is_clean() {
-            let detail = format!("the agent {} (its output is in {})", run.end, log.display());
+            let detail = format!(
+                "{}: the agent {} (its output is in {})",
+                run.end.code(),
+                run.end,
+                log.display()
+            );
             return Err(self.environment(&clock, &inputs, detail));
         }
         if was_git && !workspace.join(".git").exists() {
             // Without its history the workspace's fingerprint means something else: no verdict
             // about this change can be trusted.
-            let detail = "the agent deleted the workspace's .git".to_owned();
+            let detail = "E_AGENT_DELETED_GIT: the agent deleted the workspace's .git".to_owned();
             return Err(self.environment(&clock, &inputs, detail));
         }
         let after = fingerprint(workspace, cache, cancel)

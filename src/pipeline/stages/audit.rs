@@ -74,7 +74,7 @@ impl Delivery<'_> {
                         return Err(self.interrupted(&clock, &inputs));
                     }
                     Err(AuditDeviceError::Audit(e)) => {
-                        let detail = format!("the audit failed: {}", chain(&e));
+                        let detail = format!("{}: the audit failed: {}", e.code(), chain(&e));
                         return Err(self.environment(&clock, &inputs, detail));
                     }
                     Err(AuditDeviceError::Publish(e)) => return Err(e.into()),

@@ -11,7 +11,6 @@ use super::cold_start::ColdStartTracker;
 use super::frames::FrameTracker;
 use super::line::{EventLine, parse_line};
 use super::payload::{Marker, parse_marker};
-use super::reader::Line;
 use super::scan::{SliceKind, classify};
 
 /// Marker counts by phase.
@@ -71,15 +70,8 @@ impl Analysis {
     }
 
     /// Feeds one line.
-    pub(crate) fn line(&mut self, line: Line<'_>) {
+    pub(crate) fn line(&mut self, text: &[u8]) {
         self.lines += 1;
-        let text = match line {
-            Line::Text(text) => text,
-            Line::Oversized => {
-                self.unparsed_lines += 1;
-                return;
-            }
-        };
         match parse_line(text) {
             Some(event) => self.event(&event),
             None => {

@@ -20,7 +20,7 @@ use serde::Serialize;
 pub use analysis::{Analysis, MarkerCounts};
 pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
-pub use reader::{Line, for_each_line};
+pub use reader::for_each_line;
 
 /// What `dwpipe inspect trace --json` prints; the field names are a contract.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1,26 +1,19 @@
 //! Streaming lines out of any reader in bounded memory: one fixed buffer, lines handed out as
-//! slices of it, and a line longer than the buffer reported as oversized instead of growing
-//! memory without end.
+//! slices of it, and a line longer than the buffer refused instead of growing memory without
+//! end.
 
 use std::io::{self, Read};
 
 /// Buffer size: the longest line kept whole.
 pub(crate) const MAX_LINE: usize = 1 << 20;
 
-/// One line of input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Line<'a> {
-    /// A line without its `\n`.
-    Text(&'a [u8]),
-    /// A line longer than [`MAX_LINE`], skipped.
-    Oversized,
-}
-
-/// Calls `each` for every line of `reader`, including a last line without a newline.
-pub fn for_each_line<R: Read>(mut reader: R, mut each: impl FnMut(Line<'_>)) -> io::Result<()> {
+/// Calls `each` for every line of `reader` (without its `\n`), including a last line without
+/// a newline. A line longer than [`MAX_LINE`] is an error (`InvalidData`): no text trace has
+/// one, and a file that is one endless line (`/dev/zero`) must not be read for ever.
+pub fn for_each_line<R: Read>(mut reader: R, mut each: impl FnMut(&[u8])) -> io::Result<()> {
     let mut buffer = vec![0u8; MAX_LINE];
     let mut filled = 0;
-    let mut skipping = false;
+    let mut line = 0u64;
     loop {
         let read = match reader.read(&mut buffer[filled..]) {
             Ok(n) => n,
@@ -30,28 +23,24 @@ pub fn for_each_line<R: Read>(mut reader: R, mut each: impl FnMut(Line<'_>)) -> 
         let end = filled + read;
         let mut start = 0;
         while let Some(offset) = memchr::memchr(b'\n', &buffer[start..end]) {
-            let line = &buffer[start..start + offset];
-            if skipping {
-                skipping = false;
-            } else {
-                each(Line::Text(line));
-            }
+            line += 1;
+            each(&buffer[start..start + offset]);
             start += offset + 1;
         }
         if read == 0 {
-            if start < end && !skipping {
-                each(Line::Text(&buffer[start..end]));
+            if start < end {
+                each(&buffer[start..end]);
             }
             return Ok(());
         }
         if start == 0 && end == buffer.len() {
-            // A whole buffer without a newline: drop it and the rest of that line.
-            if !skipping {
-                each(Line::Oversized);
-            }
-            skipping = true;
-            filled = 0;
-            continue;
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "line {} is longer than {MAX_LINE} bytes: not a text trace",
+                    line + 1
+                ),
+            ));
         }
         buffer.copy_within(start..end, 0);
         filled = end - start;
@@ -77,15 +66,9 @@ mod tests {
         }
     }
 
-    fn lines(data: &[u8], step: usize) -> Vec<Option<Vec<u8>>> {
+    fn lines(data: &[u8], step: usize) -> Vec<Vec<u8>> {
         let mut seen = Vec::new();
-        for_each_line(Trickle { data, step }, |line| {
-            seen.push(match line {
-                Line::Text(t) => Some(t.to_vec()),
-                Line::Oversized => None,
-            });
-        })
-        .unwrap();
+        for_each_line(Trickle { data, step }, |line| seen.push(line.to_vec())).unwrap();
         seen
     }
 
@@ -94,21 +77,30 @@ mod tests {
         for step in [1, 3, 1000] {
             assert_eq!(
                 lines(b"a\nbc\n\nd", step),
-                vec![
-                    Some(b"a".to_vec()),
-                    Some(b"bc".to_vec()),
-                    Some(Vec::new()),
-                    Some(b"d".to_vec())
-                ]
+                vec![b"a".to_vec(), b"bc".to_vec(), Vec::new(), b"d".to_vec()]
             );
         }
         assert!(lines(b"", 10).is_empty());
     }
 
     #[test]
-    fn an_endless_line_is_skipped_in_bounded_memory() {
-        let mut data = vec![b'x'; 3 * MAX_LINE + 5];
-        data.extend_from_slice(b"\nok\n");
-        assert_eq!(lines(&data, 64 * 1024), vec![None, Some(b"ok".to_vec())]);
+    fn an_endless_line_is_refused_in_bounded_memory() {
+        let mut data = b"ok\n".to_vec();
+        data.extend(vec![b'x'; 3 * MAX_LINE + 5]);
+        let mut seen = 0;
+        let error = for_each_line(
+            Trickle {
+                data: &data,
+                step: 64 * 1024,
+            },
+            |_| seen += 1,
+        )
+        .unwrap_err();
+        assert_eq!(seen, 1);
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert!(
+            error.to_string().starts_with("line 2 is longer than"),
+            "{error}"
+        );
     }
 }

@@ -2,15 +2,18 @@
 //! window found by `bundleName`, selectors, geometry in vp, touch targets and unlabeled
 //! clickables.
 //!
-//! The root is an object (merged mode) or an array of windows (`-i`). Every attribute is an
-//! optional string. Geometry uses `origBounds` (the unclipped rect; `bounds` as a fallback);
-//! what is on screen is that rect clipped by the display, the app window and every ancestor
-//! that scrolls or clips.
+//! Geometry uses a node's own rect, `origBounds` (`bounds` as a fallback). What the user can
+//! see of it is the visibility rule of [`visibility`]; what a screen reader reads is the label
+//! rule of [`Layout::unlabeled`]. Every query is linear in the nodes: a 200,000-node dump is a
+//! fraction of a second.
 
+mod parse;
 mod rect;
 mod report;
+mod visibility;
 
-use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::pack::{Axis, Edge, Selector, SelectorKind, Side};
 
@@ -32,16 +35,24 @@ pub(crate) struct Node {
     pub(crate) text: String,
     /// `description`.
     pub(crate) description: String,
+    /// `hint` (a text input's placeholder).
+    pub(crate) hint: String,
     /// `type`.
     pub(crate) kind: String,
     /// The geometry rect: `origBounds`, else `bounds`.
     pub(crate) rect: Option<Rect>,
+    /// `bounds`: what uitest computed to be on screen of it (clipped, and below higher
+    /// windows), when the dump has it.
+    pub(crate) shown: Option<Rect>,
     /// `clickable == "true"`.
     pub(crate) clickable: bool,
     /// `enabled != "false"`.
     pub(crate) enabled: bool,
     /// Scrolls or clips its children.
     pub(crate) clips: bool,
+    /// `visible == "false"`: uitest marks a node it keeps only for a visible descendant (and
+    /// the accessibility layer's invisible ones, which a screen reader does not read either).
+    pub(crate) hidden: bool,
     /// `bundleName` on a window root.
     pub(crate) bundle: Option<String>,
     /// Its parent.
@@ -57,7 +68,25 @@ pub struct Layout {
     pub(crate) nodes: Vec<Node>,
     /// The display rect (the merged root's bounds), when known.
     pub(crate) display: Option<Rect>,
+    /// Nodes by what names them, built on first use (selectors in linear time).
+    names: Names,
 }
+
+/// What names a node: its window, and one attribute's value.
+type Name = (Option<NodeId>, SelectorKind, String);
+
+/// Every node of a window by the value of each naming attribute, in tree order.
+#[derive(Clone, Debug, Default)]
+struct Names(OnceLock<HashMap<Name, Vec<NodeId>>>);
+
+impl PartialEq for Names {
+    fn eq(&self, _: &Names) -> bool {
+        // A cache of the nodes: equal dumps have equal caches.
+        true
+    }
+}
+
+impl Eq for Names {}
 
 /// Why a dump or a query failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -94,76 +123,18 @@ pub enum LayoutError {
     /// A matched node has no usable rect.
     #[error("`{0}` has no bounds")]
     NoBounds(String),
+    /// A matched node is wholly hidden (scrolled away, clipped, under another window).
+    #[error("`{0}` is not visible: nothing of it is on screen")]
+    NotVisible(String),
 }
 
 impl Layout {
-    /// Parses dump bytes.
-    pub fn parse(bytes: &[u8]) -> Result<Layout, LayoutError> {
-        // serde_json's recursion limit (128) bounds the nesting, and so the walk below.
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| LayoutError::Invalid(e.to_string()))?;
-        let mut layout = Layout {
+    fn empty() -> Layout {
+        Layout {
             nodes: Vec::new(),
             display: None,
-        };
-        match &value {
-            Value::Object(root)
-                if root.contains_key("attributes") || root.contains_key("children") =>
-            {
-                layout.display = attribute(&value, "bounds").and_then(|b| Rect::parse(&b));
-                for child in children(&value) {
-                    layout.walk(child, None, None)?;
-                }
-            }
-            Value::Array(windows) => {
-                for window in windows {
-                    layout.walk(window, None, None)?;
-                }
-            }
-            _ => {
-                return Err(LayoutError::Invalid(
-                    "the root is neither a node nor a list of windows".to_owned(),
-                ));
-            }
+            names: Names::default(),
         }
-        Ok(layout)
-    }
-
-    fn walk(
-        &mut self,
-        value: &Value,
-        parent: Option<NodeId>,
-        window: Option<NodeId>,
-    ) -> Result<(), LayoutError> {
-        if !value.is_object() {
-            return Err(LayoutError::Invalid("a node is not an object".to_owned()));
-        }
-        let get = |name: &str| attribute(value, name).unwrap_or_default();
-        let index = NodeId(self.nodes.len());
-        let bundle = attribute(value, "bundleName");
-        let window = if bundle.is_some() {
-            Some(index)
-        } else {
-            window
-        };
-        self.nodes.push(Node {
-            id: get("id"),
-            key: get("key"),
-            text: get("text"),
-            description: get("description"),
-            kind: get("type"),
-            rect: Rect::parse(&get("origBounds")).or_else(|| Rect::parse(&get("bounds"))),
-            clickable: get("clickable") == "true",
-            enabled: get("enabled") != "false",
-            clips: get("scrollable") == "true" || get("clip") == "true",
-            bundle,
-            parent,
-            window,
-        });
-        for child in children(value) {
-            self.walk(child, Some(index), window)?;
-        }
-        Ok(())
     }
 
     /// A node.
@@ -200,118 +171,105 @@ impl Layout {
             })
     }
 
-    /// The on-screen part of a node: its rect clipped by the display, its window and every
-    /// ancestor that scrolls or clips.
-    pub(crate) fn visible_rect(&self, id: NodeId) -> Option<Rect> {
-        let mut rect = self.node(id).rect?;
-        if let Some(display) = self.display {
-            rect = rect.intersect(&display);
-        }
-        let mut ancestor = self.node(id).parent;
-        while let Some(a) = ancestor {
-            let node = self.node(a);
-            if (node.clips || node.bundle.is_some())
-                && let Some(clip) = node.rect
-            {
-                rect = rect.intersect(&clip);
-            }
-            ancestor = node.parent;
-        }
-        Some(rect)
-    }
-
     /// Nodes of `window` (its subtree, root included).
     fn in_window(&self, window: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         self.ids()
             .filter(move |i| self.node(*i).window == Some(window))
     }
 
-    /// Resolves a selector inside `window`.
+    /// The nodes of `window` whose `kind` attribute is `value`, in tree order.
+    fn named(&self, window: Option<NodeId>, kind: SelectorKind, value: &str) -> &[NodeId] {
+        let names = self.names.0.get_or_init(|| {
+            let mut names: HashMap<_, Vec<NodeId>> = HashMap::new();
+            for id in self.ids() {
+                let node = self.node(id);
+                for kind in [
+                    SelectorKind::Id,
+                    SelectorKind::Key,
+                    SelectorKind::Text,
+                    SelectorKind::Type,
+                ] {
+                    let value = node.value(kind);
+                    if !value.is_empty() {
+                        names
+                            .entry((node.window, kind, value.to_owned()))
+                            .or_default()
+                            .push(id);
+                    }
+                }
+            }
+            names
+        });
+        names
+            .get(&(window, kind, value.to_owned()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Resolves a selector inside `window`; a wholly hidden match is not visible.
     pub(crate) fn select(
         &self,
         window: NodeId,
         selector: &Selector,
     ) -> Result<NodeId, LayoutError> {
-        let value_of = |node: &Node| -> String {
-            match selector.kind {
-                SelectorKind::Id => node.id.clone(),
-                SelectorKind::Key => node.key.clone(),
-                SelectorKind::Text => node.text.clone(),
-                SelectorKind::Type => node.kind.clone(),
+        let matches = self.named(Some(window), selector.kind, &selector.value);
+        let chosen = match (matches.len(), selector.index) {
+            (0, _) => {
+                return Err(LayoutError::NotFound {
+                    selector: selector.to_string(),
+                    candidates: {
+                        let mut values: Vec<&str> = self
+                            .in_window(window)
+                            .map(|i| self.node(i).value(selector.kind))
+                            .filter(|v| !v.is_empty())
+                            .collect();
+                        values.sort_unstable();
+                        values.dedup();
+                        list(values.into_iter().map(str::to_owned))
+                    },
+                });
             }
-        };
-        let matches: Vec<NodeId> = self
-            .in_window(window)
-            .filter(|i| value_of(self.node(*i)) == selector.value)
-            .collect();
-        match (matches.len(), selector.index) {
-            (0, _) => Err(LayoutError::NotFound {
-                selector: selector.to_string(),
-                candidates: {
-                    let mut values: Vec<String> = self
-                        .in_window(window)
-                        .map(|i| value_of(self.node(i)))
-                        .filter(|v| !v.is_empty())
-                        .collect();
-                    values.sort();
-                    values.dedup();
-                    list(values.into_iter())
-                },
-            }),
             (_, Some(n)) => matches
                 .get(n)
                 .copied()
                 .ok_or_else(|| LayoutError::NotFound {
                     selector: selector.to_string(),
                     candidates: format!("only {} match(es)", matches.len()),
-                }),
-            (1, None) => Ok(matches[0]),
-            (count, None) => Err(LayoutError::Ambiguous {
-                selector: selector.to_string(),
-                count,
-                candidates: list(matches.iter().enumerate().map(|(n, i)| {
-                    let rect = self.node(*i).rect.unwrap_or_default();
-                    format!("[{n}] at [{},{}][{},{}]", rect.l, rect.t, rect.r, rect.b)
-                })),
-            }),
-        }
-    }
-
-    /// A selector that names this node (`id:`, else `key:`, else `text:`, else `type:…[n]`).
-    pub(crate) fn selector_of(&self, id: NodeId) -> String {
-        let node = self.node(id);
-        let window = node.window;
-        let nth = |same: &dyn Fn(&Node) -> bool| {
-            self.nodes[..id.0]
-                .iter()
-                .filter(|n| n.window == window && same(n))
-                .count()
-        };
-        // The first attribute that names the node, with `[n]` when it is not unique.
-        let named = |kind: &str, value: &str, same: &dyn Fn(&Node) -> bool| {
-            let total = self
-                .nodes
-                .iter()
-                .filter(|n| n.window == window && same(n))
-                .count();
-            if total > 1 {
-                format!("{kind}:{value}[{}]", nth(same))
-            } else {
-                format!("{kind}:{value}")
+                })?,
+            (1, None) => matches[0],
+            (count, None) => {
+                return Err(LayoutError::Ambiguous {
+                    selector: selector.to_string(),
+                    count,
+                    candidates: list(matches.iter().enumerate().map(|(n, i)| {
+                        let rect = self.node(*i).rect.unwrap_or_default();
+                        format!("[{n}] at [{},{}][{},{}]", rect.l, rect.t, rect.r, rect.b)
+                    })),
+                });
             }
         };
-        if !node.id.is_empty() {
-            named("id", &node.id, &|n: &Node| n.id == node.id)
-        } else if !node.key.is_empty() {
-            named("key", &node.key, &|n: &Node| n.key == node.key)
-        } else if !node.text.is_empty() {
-            named("text", &node.text, &|n: &Node| n.text == node.text)
+        if self.visible_rect(chosen).is_none_or(|r| r.is_empty())
+            && self.node(chosen).rect.is_some()
+        {
+            return Err(LayoutError::NotVisible(self.selector_of(chosen)));
+        }
+        Ok(chosen)
+    }
+
+    /// A selector that names this node (`id:`, else `key:`, else `text:`, else `type:…[n]`),
+    /// with `[n]` when the value is not unique in its window.
+    pub(crate) fn selector_of(&self, id: NodeId) -> String {
+        let node = self.node(id);
+        let kind = [SelectorKind::Id, SelectorKind::Key, SelectorKind::Text]
+            .into_iter()
+            .find(|k| !node.value(*k).is_empty())
+            .unwrap_or(SelectorKind::Type);
+        let value = node.value(kind);
+        let same = self.named(node.window, kind, value);
+        let nth = same.binary_search(&id).unwrap_or(0);
+        if same.len() > 1 || kind == SelectorKind::Type {
+            format!("{kind}:{value}[{nth}]")
         } else {
-            format!(
-                "type:{}[{}]",
-                node.kind,
-                nth(&|n: &Node| n.kind == node.kind)
-            )
+            format!("{kind}:{value}")
         }
     }
 
@@ -354,7 +312,7 @@ impl Layout {
         })
     }
 
-    /// Clickable, enabled nodes of `window` that are on screen.
+    /// Clickable, enabled nodes of `window` of which something is visible.
     pub(crate) fn clickables(&self, window: NodeId) -> Vec<NodeId> {
         self.in_window(window)
             .filter(|i| self.node(*i).clickable && self.node(*i).enabled)
@@ -362,29 +320,54 @@ impl Layout {
             .collect()
     }
 
-    /// Clickable nodes with neither text nor description.
+    /// Visible clickables a screen reader has no name for. A clickable is labelled when it,
+    /// or a descendant that is not hidden (`visible: "false"`: dumpLayout carries no
+    /// accessibility level, and uitest keeps such a node only for a visible descendant or as
+    /// invisible to the accessibility layer), carries `text` or `description`; a text input
+    /// (`TextInput`, `TextArea`, `Search`, `RichEditor`) is labelled by its `hint` too.
     pub(crate) fn unlabeled(&self, window: NodeId) -> Vec<NodeId> {
+        // Bottom up, once: whether each node or a readable descendant carries a name.
+        let mut named = vec![false; self.nodes.len()];
+        for index in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[index];
+            if node.hidden {
+                continue;
+            }
+            named[index] |= node.has_name();
+            if let Some(parent) = node.parent
+                && named[index]
+            {
+                named[parent.0] = true;
+            }
+        }
         self.clickables(window)
             .into_iter()
-            .filter(|i| {
-                self.node(*i).text.trim().is_empty() && self.node(*i).description.trim().is_empty()
-            })
+            .filter(|i| !named[i.0])
             .collect()
     }
 }
 
-fn attribute(node: &Value, name: &str) -> Option<String> {
-    node.get("attributes")?
-        .get(name)?
-        .as_str()
-        .map(str::to_owned)
-}
+impl Node {
+    /// The value of a naming attribute.
+    fn value(&self, kind: SelectorKind) -> &str {
+        match kind {
+            SelectorKind::Id => &self.id,
+            SelectorKind::Key => &self.key,
+            SelectorKind::Text => &self.text,
+            SelectorKind::Type => &self.kind,
+        }
+    }
 
-fn children(node: &Value) -> impl Iterator<Item = &Value> {
-    node.get("children")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    /// Whether a screen reader reads a name from this node itself.
+    fn has_name(&self) -> bool {
+        let text_input = matches!(
+            self.kind.as_str(),
+            "TextInput" | "TextArea" | "Search" | "RichEditor"
+        );
+        !self.text.trim().is_empty()
+            || !self.description.trim().is_empty()
+            || (text_input && !self.hint.trim().is_empty())
+    }
 }
 
 fn list(items: impl Iterator<Item = String>) -> String {

@@ -1,5 +1,6 @@
 //! What `dwpipe inspect layout` reports of a dump: its windows, the app window's touch targets
-//! in vp (smallest side first) and its unlabeled clickables.
+//! in vp (smallest side first; each by its own size, a partly hidden one flagged with what is
+//! visible of it) and its unlabeled clickables.
 
 use serde::Serialize;
 
@@ -14,6 +15,12 @@ pub struct TouchTarget {
     pub(crate) width_vp: f64,
     /// Height in vp.
     pub(crate) height_vp: f64,
+    /// Part of it is scrolled away, clipped or under another window.
+    #[serde(rename = "partly-hidden", skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) partly_hidden: bool,
+    /// What is visible of it (width, height in vp), when it is partly hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) visible_vp: Option<(f64, f64)>,
 }
 
 /// What `dwpipe inspect layout --json` prints; the field names are a contract.
@@ -43,11 +50,17 @@ impl Layout {
         let mut touch_targets: Vec<TouchTarget> = clickables
             .iter()
             .filter_map(|i| {
-                let rect = self.visible_rect(*i)?;
+                let own = self.node(*i).rect?;
+                let partly_hidden = self.partly_hidden(*i);
                 Some(TouchTarget {
                     selector: self.selector_of(*i),
-                    width_vp: to_vp(rect.width(), vpr),
-                    height_vp: to_vp(rect.height(), vpr),
+                    width_vp: to_vp(own.width(), vpr),
+                    height_vp: to_vp(own.height(), vpr),
+                    partly_hidden,
+                    visible_vp: partly_hidden
+                        .then(|| self.visible_rect(*i))
+                        .flatten()
+                        .map(|r| (to_vp(r.width(), vpr), to_vp(r.height(), vpr))),
                 })
             })
             .collect();

@@ -141,8 +141,109 @@ fn odd_and_broken_dumps() {
             report.touch_targets[0].width_vp,
             report.touch_targets[0].height_vp
         ),
-        (20.0, 20.0),
-        "clipped to the window"
+        (30.0, 30.0),
+        "a target is measured by its own size"
+    );
+    assert!(report.touch_targets[0].partly_hidden);
+    assert_eq!(
+        report.touch_targets[0].visible_vp,
+        Some((20.0, 20.0)),
+        "what the window leaves visible of it"
     );
     assert_eq!(Rect::parse("[1,2][3]"), None);
+}
+
+fn fixture(name: &str) -> Layout {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/layout")
+        .join(name);
+    Layout::parse(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The soft keyboard is up (tests/fixtures/layout/keyboard-form.json): the app window's
+/// `bounds` end at y = 1700 while its `origBounds` stay full-screen; the login button below
+/// kept unclipped `bounds`. Density 3.25.
+#[test]
+fn the_keyboard_hides_what_is_under_it() {
+    let layout = fixture("keyboard-form.json");
+    let report = layout.report(Some("com.example.shop"), 3.25);
+    assert_eq!(
+        report.clickable, 3,
+        "account, password, forgot; the login button is under the keyboard"
+    );
+    let forgot = &report.touch_targets[0];
+    assert_eq!(forgot.selector, "id:forgot");
+    // Own size 540 × 100 px; the keyboard leaves 1700 − 1650 = 50 px of it.
+    assert_eq!((forgot.width_vp, forgot.height_vp), (166.154, 30.769));
+    assert!(forgot.partly_hidden);
+    assert_eq!(forgot.visible_vp, Some((166.154, 15.385)));
+    let account = report
+        .touch_targets
+        .iter()
+        .find(|t| t.selector == "id:account")
+        .unwrap();
+    assert_eq!((account.height_vp, account.partly_hidden), (48.0, false));
+    assert!(
+        report.unlabeled_clickables.is_empty(),
+        "text inputs are labelled by their hints (账号, 密码): {:?}",
+        report.unlabeled_clickables
+    );
+    let app = layout.app_window(Some("com.example.shop")).unwrap();
+    assert_eq!(
+        select(&layout, app, "id:login"),
+        Err(LayoutError::NotVisible("id:login".to_owned()))
+    );
+}
+
+/// A list scrolled half an item (tests/fixtures/layout/scrolled-list.json): the List shows
+/// y 300..2300, items are 390 px (120 vp) from y = 200, so item 0 shows 290 px, item 5 shows
+/// 150 px and item 6 none, though the dump left every item's `bounds` unclipped.
+#[test]
+fn a_scrolled_list_clips_its_items() {
+    let layout = fixture("scrolled-list.json");
+    let report = layout.report(Some("com.example.shop"), 3.25);
+    assert_eq!(report.clickable, 8, "cart, menu, items 0 to 5");
+    let small: Vec<&str> = report
+        .touch_targets
+        .iter()
+        .filter(|t| t.width_vp.min(t.height_vp) < 48.0)
+        .map(|t| t.selector.as_str())
+        .collect();
+    assert_eq!(
+        small,
+        ["id:cart", "id:menu"],
+        "130 px = 40 vp; item 5 is 120 vp tall, only 46.154 vp of it is showing"
+    );
+    let partly: Vec<(&str, Option<(f64, f64)>)> = report
+        .touch_targets
+        .iter()
+        .filter(|t| t.partly_hidden)
+        .map(|t| (t.selector.as_str(), t.visible_vp))
+        .collect();
+    assert_eq!(
+        partly,
+        [
+            ("id:item_0", Some((387.692, 89.231))),
+            ("id:item_5", Some((387.692, 46.154)))
+        ]
+    );
+    let app = layout.app_window(None).unwrap();
+    assert!(matches!(
+        select(&layout, app, "id:item_6"),
+        Err(LayoutError::NotVisible(_))
+    ));
+}
+
+/// A clickable is labelled by itself or a readable descendant; a hint labels only a text
+/// input; a descendant marked `visible: "false"` is not read.
+#[test]
+fn labels_as_a_screen_reader_reads_them() {
+    let layout = fixture("scrolled-list.json");
+    let report = layout.report(Some("com.example.shop"), 3.25);
+    assert_eq!(
+        report.unlabeled_clickables,
+        ["id:menu", "id:item_3"],
+        "a Button's hint is no label; item 3's only text is hidden; the other items are \
+         labelled by their child Text, the cart by its description"
+    );
 }

@@ -187,10 +187,11 @@ fn screen<'a>(report: &AuditReport, figures: &'a Figures, pack: &Pack) -> Option
         .unwrap_or(1.0);
     let mut shapes = Vec::new();
     for node in layout.clickables(window) {
-        let Some(rect) = layout.visible_rect(node) else {
+        // Drawn where it is visible, coloured by its own size (the touch-target rule).
+        let (Some(own), Some(rect)) = (layout.node(node).rect, layout.visible_rect(node)) else {
             continue;
         };
-        let side = to_vp(rect.width().min(rect.height()), vpr);
+        let side = to_vp(own.width().min(own.height()), vpr);
         shapes.push(Shape::Node {
             rect,
             colour: if side < TOUCH_BASELINE_VP {
