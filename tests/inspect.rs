@@ -174,8 +174,14 @@ mod real_captures {
                 assert!(report.events > 0, "{}", path.display());
                 assert_eq!(report.unparsed_lines, 0, "{}", path.display());
             }
-            let (code, _, stderr) = inspect(&["trace", path.to_str().unwrap(), "--json"]);
-            assert_eq!(code, 0, "{}: {stderr}", path.display());
+            let (code, stdout, stderr) = inspect(&["trace", path.to_str().unwrap(), "--json"]);
+            if report.events > 0 {
+                assert_eq!(code, 0, "{}: {stderr}", path.display());
+            } else {
+                // Help texts and notes beside the traces: not a trace, said so.
+                assert_eq!(code, 2, "{}: {stderr}", path.display());
+                assert!(stdout.contains("E_INSPECT_NOT_A_TRACE"), "{stdout}");
+            }
         }
     }
 
@@ -263,6 +269,11 @@ mod real_captures {
         );
         let table = hidumper::windows(&read("hidumper/docs_en_wms_a_rk_like.txt")).unwrap();
         assert_eq!(table.focus, Some(13));
+        assert_eq!(
+            (table.windows.len(), table.warnings.len()),
+            (12, 0),
+            "every row, as `total window num: 12` says"
+        );
         assert!(
             table
                 .windows
@@ -406,7 +417,7 @@ fn inspect_screenshot_hidumper_and_hypium() {
         "pass"
     );
     let mem = dir.path().join("mem.txt");
-    std::fs::write(&mem, "-------------------------------[memory]-------------------------------\n        Total          4275          1564           856          1688            72          2216          2216             0             0             0\n").unwrap();
+    std::fs::write(&mem, "-------------------------------[memory]-------------------------------\n                        Pss        Shared        Shared       Private       Private          Swap       SwapPss          Heap          Heap          Heap\n                    Total         Clean         Dirty         Clean         Dirty         Total         Total          Size         Alloc          Free\n        Total          4275          1564           856          1688            72          2216          2216             0             0             0\n").unwrap();
     let (code, stdout, _) =
         inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "mem", "--json"]);
     assert_eq!(code, 0);

@@ -78,9 +78,9 @@ pub enum ExtractError {
         #[source]
         source: Arc<ReadError>,
     },
-    /// The trace holds no whole launch of the app.
-    #[error("no whole launch of the app in the trace")]
-    NoLaunch,
+    /// The trace holds no whole launch of the app: why.
+    #[error("no whole launch of the app in the trace: {0}")]
+    NoLaunch(String),
     /// Fewer than two frames were presented.
     #[error("fewer than two frames presented in the trace")]
     TooFewFrames,
@@ -239,12 +239,10 @@ pub fn extract(
 ) -> Result<Reading, ExtractError> {
     match extractor {
         Extractor::ColdStart => {
-            let cold = evidence
-                .trace()?
-                .report
-                .cold_start
-                .as_ref()
-                .ok_or(ExtractError::NoLaunch)?;
+            let report = &evidence.trace()?.report;
+            let cold = report.cold_start.as_ref().ok_or_else(|| {
+                ExtractError::NoLaunch(report.cold_start_missing.clone().unwrap_or_default())
+            })?;
             number(
                 cold.ms,
                 format!(

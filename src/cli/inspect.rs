@@ -95,7 +95,10 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
         f.dropped_frames,
     ));
     match &report.cold_start {
-        None => print::out("cold start: no whole launch in this trace"),
+        None => print::out(&format!(
+            "cold start: no whole launch in this trace: {}",
+            report.cold_start_missing.as_deref().unwrap_or("unknown")
+        )),
         Some(cold) => {
             print::out(&format!(
                 "cold start: {} ms, from `{}` to the end of the first present fence",
@@ -173,48 +176,116 @@ fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32
     Ok(exit_code::OK)
 }
 
-/// `inspect hidumper FILE --kind K`.
+/// `inspect hidumper FILE --kind K`: what the dump says, for people (or as JSON with `--json`).
 fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> {
     let bytes = read(file, "a hidumper output")?;
     let text = String::from_utf8_lossy(&bytes).replace('\r', "");
     let fix = "pass the output of the hidumper command that --kind names";
-    let value: serde_json::Value = match kind {
+    let bad = |e: hidumper::DumpError| invalid(file, e, fix);
+    let (value, human): (serde_json::Value, Vec<String>) = match kind {
         DumpKind::Fps => {
-            let blocks = hidumper::fps_blocks(&text).map_err(|e| invalid(file, e, fix))?;
-            serde_json::json!(blocks.iter().map(|b| b.summary(None)).collect::<Vec<_>>())
+            let summaries: Vec<_> = hidumper::fps_blocks(&text)
+                .map_err(bad)?
+                .iter()
+                .map(|b| b.summary(None))
+                .collect();
+            let human = summaries
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}: {} frames over {} ms, {} fps, longest interval {} ms",
+                        s.title,
+                        s.frames,
+                        s.window_ms,
+                        shown(s.fps),
+                        shown(s.max_interval_ms)
+                    )
+                })
+                .collect();
+            (serde_json::json!(summaries), human)
         }
         DumpKind::FpsCount => {
-            let counts = hidumper::fps_count(&text).map_err(|e| invalid(file, e, fix))?;
-            serde_json::json!(
-                counts
-                    .iter()
-                    .map(|(hz, n)| serde_json::json!({"refresh_hz": hz, "frames": n}))
-                    .collect::<Vec<_>>()
-            )
+            let counts = hidumper::fps_count(&text).map_err(bad)?;
+            let human = counts
+                .iter()
+                .map(|(hz, n)| format!("{hz} Hz: {n} frames"))
+                .collect();
+            let value = counts
+                .iter()
+                .map(|(hz, n)| serde_json::json!({"refresh_hz": hz, "frames": n}))
+                .collect::<Vec<_>>();
+            (serde_json::json!(value), human)
         }
         DumpKind::Screen => {
-            serde_json::json!(hidumper::screens(&text).map_err(|e| invalid(file, e, fix))?)
+            let screens = hidumper::screens(&text).map_err(bad)?;
+            let size =
+                |s: Option<(u32, u32)>| s.map_or("unknown".to_owned(), |(w, h)| format!("{w}×{h}"));
+            let human = screens
+                .iter()
+                .map(|s| {
+                    format!(
+                        "screen {}: render {} px, physical {} px, {} Hz, {}{}",
+                        s.id,
+                        size(s.render),
+                        size(s.physical),
+                        shown(s.refresh_hz),
+                        s.power.as_deref().unwrap_or("power unknown"),
+                        if s.is_virtual { ", virtual" } else { "" }
+                    )
+                })
+                .collect();
+            (serde_json::json!(screens), human)
         }
         DumpKind::Density => {
-            hidumper::require_block(&text, "DisplayManagerService")
-                .map_err(|e| invalid(file, e, fix))?;
+            hidumper::require_block(&text, "DisplayManagerService").map_err(bad)?;
             let vpr = crate::device::virtual_pixel_ratio(&text)
                 .ok_or_else(|| invalid(file, "no VirtualPixelRatio, Density or VPR field", fix))?;
-            serde_json::json!({"virtual_pixel_ratio": vpr, "unit": "px/vp"})
+            (
+                serde_json::json!({"virtual_pixel_ratio": vpr, "unit": "px/vp"}),
+                vec![format!("density: {vpr} px/vp")],
+            )
         }
         DumpKind::Mem => {
-            serde_json::json!(hidumper::memory_total(&text).map_err(|e| invalid(file, e, fix))?)
+            let total = hidumper::memory_total(&text).map_err(bad)?;
+            let human = vec![format!("PSS total: {} kB", total.pss_kb)];
+            (serde_json::json!(total), human)
         }
         DumpKind::Windows => {
-            serde_json::json!(hidumper::windows(&text).map_err(|e| invalid(file, e, fix))?)
+            let table = hidumper::windows(&text).map_err(bad)?;
+            let mut human = vec![format!(
+                "{} windows, focus: {}",
+                table.windows.len(),
+                shown(table.focus)
+            )];
+            human.extend(table.windows.iter().map(|w| {
+                let [x, y, width, height] = w.rect;
+                format!(
+                    "  {:<20} win {:<6} pid {:<7} z {:<3} [{x}, {y}, {width}×{height}]{}",
+                    w.name,
+                    w.id,
+                    w.pid,
+                    w.z_order,
+                    if w.foreground { "" } else { "  background" }
+                )
+            }));
+            human.extend(table.warnings.iter().map(|w| format!("warning: {w}")));
+            (serde_json::json!(table), human)
         }
     };
     if json {
         print::json(&value);
     } else {
-        print::out(&serde_json::to_string_pretty(&value).expect("values serialize"));
+        print::out(&format!("{}:", file.display()));
+        for line in human {
+            print::out(&line);
+        }
     }
     Ok(exit_code::OK)
+}
+
+/// A value that may be unknown, for people.
+fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
 }
 
 /// `inspect screenshot FILE --box l,t,r,b`.

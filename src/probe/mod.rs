@@ -39,10 +39,24 @@ words! {
 impl Extractor {
     /// The revision of the extractor's behaviour: bumped whenever the same evidence would
     /// read differently (a parser fix, a new clipping rule), so `verify-evidence` can tell an
-    /// audit read by an older extractor from a tampered one. Every extractor is still as the
-    /// first release shipped it.
+    /// audit read by an older extractor from a tampered one.
+    ///
+    /// Revision 2 (dwpipe 0.3): the layout extractors see only what is visible (a wholly
+    /// hidden node is "not visible"); touch targets are measured by their own size; labels
+    /// are read as a screen reader reads them; contrast is measured in the visible rect; the
+    /// memory table is read by its header; a missing launch names the missing markers.
     pub(crate) fn revision(self) -> u32 {
-        1
+        match self {
+            Extractor::Frames | Extractor::Hypium => 1,
+            Extractor::ColdStart
+            | Extractor::Memory
+            | Extractor::LayoutGap
+            | Extractor::LayoutSize
+            | Extractor::LayoutAlign
+            | Extractor::TouchTarget
+            | Extractor::Contrast
+            | Extractor::Labels => 2,
+        }
     }
 }
 

@@ -200,6 +200,36 @@ impl ColdStartTracker {
         }
     }
 
+    /// Why the trace holds no whole launch: the first marker of the chain that is missing, and
+    /// the hitrace tag that records it. `None` when it holds one.
+    pub(crate) fn missing(&self) -> Option<String> {
+        let app = self.bundle.as_deref().unwrap_or("the app");
+        let reason = if self.start.is_none() {
+            "no launch marker (`StartUIAbilityBySCB`, `AbilityManagerService::StartAbility`, \
+             `AppMgrServiceInner::StartProcess` or `LoadAbility`): launch the app while tracing, \
+             with the hitrace tags `ability` and `app`"
+                .to_owned()
+        } else if self.app_pid.is_none() {
+            format!(
+                "a launch began, but no `MainThread::HandleLaunchAbility` of {app} followed: \
+                 trace with the `ability` tag, and check the bundle name"
+            )
+        } else if self.rendered.is_none() {
+            format!(
+                "{app} launched, but no first frame followed: no `MarshRSTransactionData` of the \
+                 app and no `RSMainThread::ProcessCommands` carrying it (trace with the `graphic` \
+                 tag)"
+            )
+        } else if self.end.is_none() {
+            "the first frame was rendered, but no present fence (`Waiting for Present Fence`) \
+             ended after it: trace with the `graphic` tag, until the first frame is on screen"
+                .to_owned()
+        } else {
+            return None;
+        };
+        Some(reason)
+    }
+
     /// The measured cold start, when the trace holds a whole one.
     pub(crate) fn result(&self) -> Option<ColdStart> {
         let (start, start_marker) = self.start.clone()?;

@@ -45,6 +45,9 @@ pub struct TraceReport {
     pub frames: FrameStats,
     /// The cold start, or `null` when the trace holds no whole launch.
     pub(crate) cold_start: Option<ColdStart>,
+    /// Why `cold_start` is `null`: the markers missing, and the hitrace tag that records them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cold_start_missing: Option<String>,
     /// Trace clock minus CLOCK_MONOTONIC (the `now:` fields), when vsync markers carry it.
     pub vsync_clock_offset_ms: Option<f64>,
 }
@@ -69,6 +72,7 @@ pub(crate) fn report(analysis: &Analysis) -> TraceReport {
         max_depth: analysis.max_depth,
         frames: analysis.frames.stats(),
         cold_start: analysis.cold_start.result(),
+        cold_start_missing: analysis.cold_start.missing(),
         vsync_clock_offset_ms: analysis.frames.vsync_clock_offset_ms(),
     }
 }

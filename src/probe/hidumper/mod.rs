@@ -7,6 +7,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+mod memory;
+mod windows;
+
+pub use memory::{MemoryTotal, memory_total};
+pub use windows::{Window, WindowTable, windows};
+
 /// Why a dump could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DumpError {
@@ -21,13 +27,13 @@ pub enum DumpError {
     Empty(String),
 }
 
-fn re(pattern: &str) -> Regex {
+pub(crate) fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static regex")
 }
 
 static SA_HEADER: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^-{10,}\s*([A-Za-z0-9_]+)\s*-{10,}\s*$"));
-static HIDUMPER_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^hidumper: (.+)$"));
+pub(crate) static HIDUMPER_ERROR: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^hidumper: (.+)$"));
 
 /// Checks that the dump holds the block of system ability `name` (or hidumper's own error).
 pub(crate) fn require_block(dump: &str, name: &str) -> Result<(), DumpError> {
@@ -204,104 +210,6 @@ pub fn screens(dump: &str) -> Result<Vec<Screen>, DumpError> {
     Ok(screens)
 }
 
-/// The `Total` row of `hidumper --mem <pid>`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MemoryTotal {
-    /// PSS total, in KB.
-    pub pss_kb: u64,
-    /// The row it was read from.
-    pub(crate) evidence: String,
-}
-
-static TOTAL_ROW: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)^\s*Total\s+(\d+)((?:\s+(?:\d+|-)){9})\s*$"));
-
-/// Parses `hidumper --mem <pid>`.
-pub fn memory_total(dump: &str) -> Result<MemoryTotal, DumpError> {
-    if let Some(error) = HIDUMPER_ERROR.captures(dump) {
-        return Err(DumpError::Hidumper(error[1].trim().to_owned()));
-    }
-    if !dump.contains("[memory]") {
-        return Err(DumpError::MissingBlock("[memory]".to_owned()));
-    }
-    let row = TOTAL_ROW
-        .captures(dump)
-        .ok_or_else(|| DumpError::Empty("no `Total` row with ten columns".to_owned()))?;
-    Ok(MemoryTotal {
-        pss_kb: row[1]
-            .parse()
-            .map_err(|_| DumpError::Empty("the Total PSS is not a number".to_owned()))?,
-        evidence: row[0].trim().to_owned(),
-    })
-}
-
-/// A row of the WindowManagerService window table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Window {
-    /// Window name (WMS truncates it to 20 characters).
-    pub name: String,
-    /// Owning process.
-    pub(crate) pid: u32,
-    /// Window id.
-    pub(crate) id: u64,
-    /// Z order (−1 for background windows).
-    pub(crate) z_order: i64,
-    /// `[x, y, w, h]` in render px.
-    pub rect: [i64; 4],
-    /// Above the dashes line that separates foreground from background windows.
-    pub(crate) foreground: bool,
-}
-
-/// The window table and the focused window.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WindowTable {
-    /// Every window row.
-    pub windows: Vec<Window>,
-    /// `Focus window: <id>`.
-    pub focus: Option<u64>,
-}
-
-static WINDOW_ROW: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"^(.{1,21}?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\d+)\s*\[\s*(-?\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*\]",
-    )
-});
-static FOCUS: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^Focus window:\s*(\d+)"));
-
-/// Parses `hidumper -s WindowManagerService -a '-a'` (legacy and SceneBoard layouts).
-pub fn windows(dump: &str) -> Result<WindowTable, DumpError> {
-    require_block(dump, "WindowManagerService")?;
-    let mut table = WindowTable {
-        windows: Vec::new(),
-        focus: FOCUS.captures(dump).and_then(|c| c[1].parse().ok()),
-    };
-    let mut foreground = true;
-    let mut in_table = false;
-    for line in dump.lines() {
-        if line.starts_with("WindowName") {
-            in_table = true;
-            foreground = true;
-            continue;
-        }
-        if in_table && line.trim_start().starts_with("-----") && !line.contains("ScreenGroup") {
-            foreground = false;
-            continue;
-        }
-        if let Some(c) = WINDOW_ROW.captures(line) {
-            let number = |i: usize| c[i].parse::<i64>().unwrap_or_default();
-            table.windows.push(Window {
-                name: c[1].trim().to_owned(),
-                pid: c[3].parse().unwrap_or_default(),
-                id: c[4].parse().unwrap_or_default(),
-                z_order: number(8),
-                rect: [number(10), number(11), number(12), number(13)],
-                foreground,
-            });
-        }
-    }
-    Ok(table)
-}
-
 fn round3(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
 }
@@ -367,23 +275,5 @@ mod tests {
             (Some((1152, 2520)), Some((1280, 2800)), Some(120))
         );
         assert_eq!(screen.power.as_deref(), Some("POWER_STATUS_ON"));
-        assert_eq!(
-            memory_total("hidumper: No such process: 99999\n"),
-            Err(DumpError::Hidumper("No such process: 99999".into()))
-        );
-        let wms = "----------------------------------WindowManagerService----------------------------------\n-------------------------------------ScreenGroup 1-------------------------------------\nWindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_NavigationB 0         1572    2     2112 102  0    4    0           [ 0    1208 720  72   ]\nnote0                0         18299   13    1    1    0    1    0           [ 0    0    720  1280 ]\n---------------------------------------------------------------------------------------\nmms0                 0         18119   11    1    1    1    -1   0           [ 0    0    720  1208 ]\nFocus window: 13\ntotal window num: 12\n";
-        let table = windows(wms).unwrap();
-        assert_eq!(table.focus, Some(13));
-        assert_eq!(table.windows.len(), 3);
-        assert_eq!(
-            (
-                table.windows[1].name.as_str(),
-                table.windows[1].pid,
-                table.windows[1].rect
-            ),
-            ("note0", 18299, [0, 0, 720, 1280])
-        );
-        assert!(table.windows[1].foreground && !table.windows[2].foreground);
-        assert_eq!(table.windows[2].z_order, -1);
     }
 }

@@ -1,0 +1,136 @@
+//! The classes of real-device variance, each reproduced by a fixture written for it and read
+//! through the real binary, with the numbers worked out by hand in the fixture or below.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+fn inspect(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .arg("inspect")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, stdout, stderr) = inspect(args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn a_fixed_width_window_table_with_touching_fields() {
+    let file = fixture("hidumper/wms_touching_fields.txt");
+    let file = file.to_str().unwrap();
+    let table = json(&["hidumper", file, "--kind", "windows", "--json"]);
+    assert_eq!(
+        table["windows"][1]["rect"],
+        serde_json::json!([-1340, 0, 1344, 2772])
+    );
+    assert_eq!(table["windows"].as_array().unwrap().len(), 3);
+    assert_eq!(table["warnings"].as_array().unwrap().len(), 2, "{table}");
+    let (code, human, _) = inspect(&["hidumper", file, "--kind", "windows"]);
+    assert_eq!(code, 0);
+    assert!(human.contains("3 windows, focus: 4"), "{human}");
+    assert!(
+        human.contains("warning: line 7: a row of the window table that is not a window"),
+        "{human}"
+    );
+    assert!(
+        human.contains("warning: the table says 5 windows"),
+        "{human}"
+    );
+}
+
+#[test]
+fn a_seven_column_memory_table() {
+    let file = fixture("hidumper/mem_seven_columns.txt");
+    let total = json(&[
+        "hidumper",
+        file.to_str().unwrap(),
+        "--kind",
+        "mem",
+        "--json",
+    ]);
+    assert_eq!(total["pss_kb"], 3492, "2312 (native heap) + 1180 (.so)");
+    let (_, human, _) = inspect(&["hidumper", file.to_str().unwrap(), "--kind", "mem"]);
+    assert!(human.ends_with("PSS total: 3492 kB\n"), "{human}");
+}
+
+#[test]
+fn a_window_shrunk_by_the_keyboard() {
+    let file = fixture("layout/keyboard-form.json");
+    let report = json(&[
+        "layout",
+        file.to_str().unwrap(),
+        "--bundle",
+        "com.example.shop",
+        "--vpr",
+        "3.25",
+        "--json",
+    ]);
+    assert_eq!(
+        report["clickable"], 3,
+        "the login button is under the keyboard"
+    );
+    let forgot = &report["touch_targets"][0];
+    assert_eq!(forgot["selector"], "id:forgot");
+    assert_eq!(forgot["height_vp"], 30.769, "its own 100 px");
+    assert_eq!(forgot["partly-hidden"], true);
+    assert_eq!(
+        forgot["visible_vp"],
+        serde_json::json!([166.154, 15.385]),
+        "the keyboard leaves 50 px of it"
+    );
+    assert_eq!(report["unlabeled_clickables"], serde_json::json!([]));
+}
+
+#[test]
+fn a_scrolled_list_with_half_visible_items_and_labels_in_children() {
+    let file = fixture("layout/scrolled-list.json");
+    let (code, human, stderr) = inspect(&[
+        "layout",
+        file.to_str().unwrap(),
+        "--bundle",
+        "com.example.shop",
+        "--vpr",
+        "3.25",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        human.contains("clickable: 8, unlabeled: id:menu, id:item_3"),
+        "{human}"
+    );
+    assert!(
+        human.contains("id:item_5  (partly hidden: 387.692 × 46.154 vp visible)"),
+        "{human}"
+    );
+}
+
+#[test]
+fn a_launch_without_graphic_markers_says_what_is_missing() {
+    let file = fixture("hitrace/launch_without_graphic.ftrace");
+    let report = json(&["trace", file.to_str().unwrap(), "--json"]);
+    assert_eq!(report["cold_start"], serde_json::Value::Null);
+    let missing = report["cold_start_missing"].as_str().unwrap();
+    assert!(
+        missing.contains("no first frame") && missing.contains("`graphic`"),
+        "{missing}"
+    );
+    let (_, human, _) = inspect(&["trace", file.to_str().unwrap()]);
+    assert!(
+        human.contains("cold start: no whole launch in this trace: com.example.notes launched"),
+        "{human}"
+    );
+}
