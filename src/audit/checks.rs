@@ -2,6 +2,8 @@
 //! checks for what no probe measured, held against the measurements where both exist), and
 //! the verdicts recomputed from them. A report is built from what this returns.
 
+use std::collections::HashMap;
+
 use crate::assertion::{Decimal, UnitContext};
 use crate::device::Source;
 use crate::diagnostic::Diagnostic;
@@ -73,9 +75,22 @@ fn checks(
 ) -> (Vec<CheckInput>, Vec<Measurement>) {
     let mut checks = Vec::new();
     let mut held = Vec::new();
+    // By criterion id, the first of each (as the reports are read everywhere else).
+    let mut their_checks: HashMap<&str, &CheckInput> = HashMap::new();
+    for check in auditor {
+        their_checks
+            .entry(check.criterion_id.as_str())
+            .or_insert(check);
+    }
+    let mut our_measurements: HashMap<&str, &MeasurementRecord> = HashMap::new();
+    for measurement in measurements {
+        our_measurements
+            .entry(measurement.criterion_id.as_str())
+            .or_insert(measurement);
+    }
     for criterion in &pack.criteria {
-        let theirs = auditor.iter().find(|c| c.criterion_id == criterion.id);
-        let ours = measurements.iter().find(|m| m.criterion_id == criterion.id);
+        let theirs = their_checks.get(criterion.id.as_str()).copied();
+        let ours = our_measurements.get(criterion.id.as_str()).copied();
         match (ours, theirs) {
             (Some(m), theirs) => {
                 let own = own_check(criterion, m);

@@ -3,17 +3,19 @@
 //! order, one reading per criterion and visit, then the aggregate of the runs with a warning
 //! when they spread beyond the playbook's tolerance.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, chain};
 
 use super::aggregate::{actual, aggregate, spread};
-use super::extract::{Context, Decoded, Files, Value, extract};
+use super::extract::{Context, Decoded, ExtractError, Files, Reading, Value, extract};
 use super::figures::Figures;
 use super::model::{AuditError, MeasurementRecord, RunReading};
 use super::plan::Planned;
 use super::session::hash_files;
+use crate::pack::ProbeArgs;
+use crate::probe::Extractor;
 
 /// One visit of a session: `run` and the session's name.
 pub(super) type Visit<'a> = (u32, &'a str);
@@ -110,6 +112,9 @@ impl<'p, 'a> Measuring<'p, 'a> {
     ) -> Result<(), AuditError> {
         let evidence = hash_files(&gathered.files, out)?;
         let decoded = Decoded::new(&gathered.files, self.context);
+        // Criteria that ask the same probe the same question share one reading of the visit.
+        let mut read: HashMap<(Extractor, &ProbeArgs), Result<Reading, ExtractError>> =
+            HashMap::new();
         for plan in self
             .planned
             .iter()
@@ -124,12 +129,13 @@ impl<'p, 'a> Measuring<'p, 'a> {
                     None => (None, "no reading was recorded for this run".to_owned()),
                 },
                 None => match (
-                    extract(plan.extractor, &decoded, plan.args()),
+                    read.entry((plan.extractor, plan.args()))
+                        .or_insert_with(|| extract(plan.extractor, &decoded, plan.args())),
                     &gathered.failure,
                 ) {
-                    (Ok(reading), _) => (Some(reading.value), reading.detail),
-                    (Err(reason), None) => (None, chain(&reason)),
-                    (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(&reason))),
+                    (Ok(reading), _) => (Some(reading.value.clone()), reading.detail.clone()),
+                    (Err(reason), None) => (None, chain(reason)),
+                    (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(reason))),
                 },
             };
             self.figures.record(

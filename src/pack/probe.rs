@@ -108,7 +108,7 @@ pub enum ProbeArgError {
 }
 
 /// The validated arguments of a criterion's probe.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProbeArgs {
     /// Runs asked for by the pack (the playbook's count otherwise).
     pub(crate) runs: Option<u32>,

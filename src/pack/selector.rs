@@ -16,7 +16,7 @@ pub(crate) enum SelectorKind {
 }
 
 /// A parsed selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Selector {
     /// Which attribute.
     pub(crate) kind: SelectorKind,

@@ -2,6 +2,7 @@
 //! `verdict`, `diagnostics[]`, `checks[]`; CI fails a build on `"verdict": "fail"` without
 //! parsing Markdown.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -131,18 +132,25 @@ impl AuditReport {
             inputs: None,
             lock,
             diagnostics: outcome.diagnostics,
-            checks: outcome
-                .checks
-                .into_iter()
-                .map(|check| ReportCheck {
-                    measurements: measurements
-                        .iter()
-                        .filter(|m| m.criterion_id == check.criterion_id)
-                        .cloned()
-                        .collect(),
-                    check,
-                })
-                .collect(),
+            checks: {
+                let mut by_criterion: HashMap<&str, Vec<MeasurementRecord>> = HashMap::new();
+                for m in measurements {
+                    by_criterion
+                        .entry(m.criterion_id.as_str())
+                        .or_default()
+                        .push(m.clone());
+                }
+                outcome
+                    .checks
+                    .into_iter()
+                    .map(|check| ReportCheck {
+                        measurements: by_criterion
+                            .remove(check.criterion_id.as_str())
+                            .unwrap_or_default(),
+                        check,
+                    })
+                    .collect()
+            },
         }
     }
 

@@ -2,8 +2,10 @@
 //! decoded and the pack: the rows of the verdict table, the charts' data and the shapes drawn
 //! over the screenshot. The markup in the sibling modules only lays these out.
 
+use std::collections::HashMap;
+
 use crate::audit::{Figures, FrameSeries, MeasurementRecord};
-use crate::pack::{Aggregate, Pack};
+use crate::pack::{Aggregate, Criterion, Pack};
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::{Rect, to_vp};
 
@@ -207,11 +209,11 @@ fn screen<'a>(report: &AuditReport, figures: &'a Figures, pack: &Pack) -> Option
         .iter()
         .flat_map(|c| &c.measurements)
         .filter(|m| m.probe.starts_with("layout.") || m.probe.starts_with("a11y."));
+    let criteria: HashMap<&str, &Criterion> =
+        pack.criteria.iter().map(|c| (c.id.as_str(), c)).collect();
     for measurement in on_screen {
-        let Some(args) = pack
-            .criteria
-            .iter()
-            .find(|c| c.id == measurement.criterion_id)
+        let Some(args) = criteria
+            .get(measurement.criterion_id.as_str())
             .and_then(|c| c.assertion.as_ref()?.probe.as_ref())
             .map(|p| &p.args)
         else {
