@@ -40,7 +40,7 @@ pub mod gate; // verdict recomputation (pure)
 pub mod pack; // schema, validation, the probe catalog, freezing
 
 // The outside world, each behind one door.
-mod config; // dwpipe.yaml
+pub mod config; // dwpipe.yaml
 pub mod device; // the Device trait: hdc, replay, recording; the capture format
 pub mod process; // children in their own process groups, cancellation
 mod target; // a device, a capture or a lab, opened

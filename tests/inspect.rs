@@ -119,23 +119,6 @@ proptest! {
         let report = hitrace::analyze(&bytes[..], None).unwrap();
         prop_assert!(report.events <= report.lines);
     }
-
-    #[test]
-    fn the_trace_parser_never_panics_on_mutated_fixtures(
-        which in 0usize..3,
-        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..64),
-        cut in any::<usize>(),
-    ) {
-        let names = ["hitrace/cold_start.ftrace", "hitrace/smooth_scroll.ftrace", "hitrace/janky_scroll.ftrace"];
-        let mut bytes = std::fs::read(fixture(names[which])).unwrap();
-        for (at, byte) in edits {
-            let len = bytes.len();
-            bytes[at % len] = byte;
-        }
-        bytes.truncate(cut % (bytes.len() + 1));
-        let report = hitrace::analyze(&bytes[..], None).unwrap();
-        prop_assert!(report.slices <= report.markers.begin);
-    }
 }
 
 #[cfg(feature = "real-captures")]
@@ -445,20 +428,5 @@ proptest! {
         let _ = dwpipe::device::virtual_pixel_ratio(&text);
         let _ = hypium::parse(&text);
         let _ = screenshot::Image::decode(&bytes).map(|i| screenshot::contrast(&i, Rect { l: 0, t: 0, r: 10, b: 10 }));
-    }
-
-    #[test]
-    fn mutated_layouts_and_images_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..32), cut in any::<usize>()) {
-        use dwpipe::probe::{layout::{Layout, Rect}, screenshot};
-        for name in ["layout/notes.json", "screenshot/screenshot_black_on_white.jpg", "screenshot/gray.jpg"] {
-            let mut bytes = std::fs::read(fixture(name)).unwrap();
-            for (at, byte) in &edits {
-                let len = bytes.len();
-                bytes[at % len] = *byte;
-            }
-            bytes.truncate(cut % (bytes.len() + 1));
-            let _ = Layout::parse(&bytes).map(|l| l.report(Some("com.example.notes"), 3.25));
-            let _ = screenshot::Image::decode(&bytes).map(|i| screenshot::contrast(&i, Rect { l: 0, t: 0, r: 40, b: 30 }));
-        }
     }
 }

@@ -115,7 +115,7 @@ impl DeviceDefaults {
 
 /// A validated `dwpipe.yaml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Config {
+pub struct Config {
     /// The app's source tree (relative paths resolve against the config's folder).
     pub(crate) workspace: PathBuf,
     /// The agent, if one is configured.
@@ -173,7 +173,7 @@ fn argv(path: &Path, argv: Vec<String>, what: &str) -> Result<Vec<String>, Diagn
 
 impl Config {
     /// Reads and validates a config file.
-    pub(crate) fn load(path: &Path) -> Result<Config, Diagnostic> {
+    pub fn load(path: &Path) -> Result<Config, Diagnostic> {
         let bytes = read_bounded(path, 1024 * 1024, "a config").map_err(|e| {
             e.diagnostic(
                 "E_CONFIG_INVALID",

@@ -109,7 +109,7 @@ impl AuditorReport {
 
 /// An auditor's report as read: the bytes (an audit keeps them as evidence) and what they say.
 #[derive(Debug)]
-pub(crate) struct AuditorFile {
+pub struct AuditorFile {
     /// The file's bytes.
     pub(crate) bytes: Vec<u8>,
     /// The report.
@@ -117,7 +117,7 @@ pub(crate) struct AuditorFile {
 }
 
 /// Reads an auditor's report; any failure is one `E_AUDIT_INVALID` diagnostic.
-pub(crate) fn load_auditor_report(path: &Path) -> Result<AuditorFile, Diagnostic> {
+pub fn load_auditor_report(path: &Path) -> Result<AuditorFile, Diagnostic> {
     let bytes = read_bounded(path, MAX_AUDITOR_REPORT_BYTES, "an audit")
         .map_err(|e| e.diagnostic("E_AUDIT_INVALID", AUDIT_FIX))?;
     parse_auditor_report(path, bytes)
