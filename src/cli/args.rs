@@ -242,7 +242,8 @@ pub(super) enum InspectCommand {
     /// A hitrace text trace: events, markers, slices, frames and the cold start.
     #[command(after_help = "Streams the file: memory stays flat whatever its size.")]
     Trace {
-        /// The trace (hitrace text output).
+        /// The trace (hitrace text output), or `-` to read it from standard input (the one
+        /// way to pass a pipe: `hdc shell cat /data/local/tmp/x.ftrace | dwpipe inspect trace -`).
         file: PathBuf,
         /// The app whose cold start to measure (default: the first one launched in the trace).
         #[arg(long)]

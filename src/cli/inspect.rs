@@ -33,9 +33,16 @@ pub(super) fn run(command: InspectCommand) -> Result<i32, Error> {
 fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> {
     const FIX: &str =
         "pass a hitrace text file (hitrace … -o /data/local/tmp/x.ftrace, then hdc file recv)";
-    let reader =
-        open_input(file, "a trace").map_err(|e| e.diagnostic("E_INSPECT_UNREADABLE", FIX))?;
-    let report = hitrace::analyze(reader, bundle).map_err(|e| {
+    // `-` is standard input, the one way to pass a pipe: it streams like a file, bounded by
+    // the longest line a trace may have.
+    let analyzed = if file == Path::new("-") {
+        hitrace::analyze(std::io::stdin().lock(), bundle)
+    } else {
+        let reader =
+            open_input(file, "a trace").map_err(|e| e.diagnostic("E_INSPECT_UNREADABLE", FIX))?;
+        hitrace::analyze(reader, bundle)
+    };
+    let report = analyzed.map_err(|e| {
         Diagnostic::error(
             "E_INSPECT_NOT_A_TRACE",
             format!("`{}`: {e}", file.display()),

@@ -10,6 +10,18 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 use crate::exit_code;
 use crate::process::Cancel;
 
+/// After the first signal, how long the command may take to stop its children (grace
+/// included), record `interrupted` and write what it has, before dwpipe exits regardless.
+const STOP_DEADLINE: Duration = Duration::from_secs(30);
+
+/// After the first signal, how long a command with no child left may take to notice and end
+/// on its own (recording and writing are quick; parsing a large trace is not, and nothing of
+/// it needs keeping: reports are written atomically).
+const IDLE_DEADLINE: Duration = Duration::from_secs(1);
+
+/// How often the watcher looks at what is still running.
+const TICK: Duration = Duration::from_millis(50);
+
 /// After a second signal killed every child group, how long the command may take to record
 /// `interrupted` and write what it has before dwpipe exits regardless.
 const ABORT_DEADLINE: Duration = Duration::from_secs(3);
@@ -19,27 +31,39 @@ const ABORT_DEADLINE: Duration = Duration::from_secs(3);
 /// group (SIGTERM, grace, SIGKILL) and lets the command record and write what it has; a
 /// second one of either kind SIGKILLs every live group at once, so the command ends without
 /// waiting out any grace period.
+///
+/// The signals are watched on a thread of their own, so CPU work between device calls (a
+/// large trace parsed during a replay) cannot keep them from being seen, and a command that
+/// does not stop by the deadline still ends with exit 130.
 pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime starts");
-    let on_signal = cancel.clone();
-    runtime.block_on(async move {
-        // Installed before any child starts, so no signal is lost to the default action (which,
-        // without handlers, stays: dwpipe exits and nothing is left waiting on it).
-        if let (Ok(interrupt), Ok(terminate)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            tokio::spawn(stop_on_signals(on_signal, interrupt, terminate));
-        }
-        work.await
-    })
+    let watcher = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts");
+    // Installed before any child starts, so no signal is lost to the default action (which,
+    // without handlers, stays: dwpipe exits and nothing is left waiting on it).
+    let signals = watcher.block_on(async {
+        Some((
+            signal(SignalKind::interrupt()).ok()?,
+            signal(SignalKind::terminate()).ok()?,
+        ))
+    });
+    if let Some((interrupt, terminate)) = signals {
+        let on_signal = cancel.clone();
+        std::thread::spawn(move || {
+            watcher.block_on(stop_on_signals(on_signal, interrupt, terminate));
+        });
+    }
+    runtime.block_on(work)
 }
 
-/// Cancels on the first signal; aborts on the second, and exits if the command has not
-/// finished by the deadline (its children are gone by then: an abort SIGKILLs their groups).
+/// Cancels on the first signal; aborts on the second (or when the command has not stopped by
+/// the deadline), and exits if it has not finished soon after (its children are gone by then:
+/// an abort SIGKILLs their groups).
 async fn stop_on_signals(cancel: Cancel, mut interrupt: Signal, mut terminate: Signal) {
     let mut next = async || {
         tokio::select! {
@@ -49,9 +73,31 @@ async fn stop_on_signals(cancel: Cancel, mut interrupt: Signal, mut terminate: S
     };
     next().await;
     cancel.cancel();
-    next().await;
+    let stop_by = tokio::time::Instant::now() + STOP_DEADLINE;
+    let mut idle_since = None;
+    loop {
+        tokio::select! {
+            () = next() => break,
+            () = tokio::time::sleep(TICK) => {}
+        }
+        let now = tokio::time::Instant::now();
+        if cancel.has_live_children() {
+            idle_since = None;
+        } else if now - *idle_since.get_or_insert(now) >= IDLE_DEADLINE {
+            exit_interrupted();
+        }
+        if now >= stop_by {
+            break;
+        }
+    }
     cancel.abort();
     tokio::time::sleep(ABORT_DEADLINE).await;
+    exit_interrupted();
+}
+
+/// Ends dwpipe now, saying so, with exit 130.
+fn exit_interrupted() -> ! {
+    super::print::line("dwpipe: error[E_INTERRUPTED]: interrupted");
     std::process::exit(exit_code::INTERRUPTED);
 }
 
@@ -73,8 +119,8 @@ pub(super) fn interruptible<T: Send + 'static>(work: impl FnOnce() -> T + Send +
         };
         tokio::select! {
             done = worker => finished(done),
-            _ = interrupt.recv() => std::process::exit(exit_code::INTERRUPTED),
-            _ = terminate.recv() => std::process::exit(exit_code::INTERRUPTED),
+            _ = interrupt.recv() => exit_interrupted(),
+            _ = terminate.recv() => exit_interrupted(),
         }
     })
 }

@@ -66,6 +66,11 @@ impl Cancel {
         *self.inner.fired.borrow()
     }
 
+    /// Whether a child's process group is still alive.
+    pub(crate) fn has_live_children(&self) -> bool {
+        !self.groups().live.is_empty()
+    }
+
     /// Whether the run was aborted (a second signal).
     pub(crate) fn is_aborted(&self) -> bool {
         self.groups().aborted

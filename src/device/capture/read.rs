@@ -251,11 +251,21 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
     let file = match (&operation, &doc.file, &doc.sha256) {
         (Some(Operation::Pull(_)), Some(file), Some(sha)) => {
             let path = inside(root, file)?;
-            if !path.is_file() {
-                return Err((
-                    "E_CAPTURE_MISSING_FILE",
-                    format!("pulled file `{file}` is missing"),
-                ));
+            match fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => {}
+                // A FIFO would block the replay forever, a device would never end.
+                Ok(_) => {
+                    return Err((
+                        "E_CAPTURE_NOT_A_FILE",
+                        format!("pulled file `{file}` is not a regular file"),
+                    ));
+                }
+                Err(_) => {
+                    return Err((
+                        "E_CAPTURE_MISSING_FILE",
+                        format!("pulled file `{file}` is missing"),
+                    ));
+                }
             }
             if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(invalid(format!("`sha256: {sha}` is not a SHA-256")));
