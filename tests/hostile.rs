@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{dwpipe, executable};
+use common::{capture_with, dwpipe, executable};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -124,25 +124,6 @@ fn image_bombs_are_refused_before_decoding() {
         assert!(stderr.contains("E_IMAGE_TOO_LARGE"), "{stderr}");
         assert!(stderr.contains(dimensions), "{stderr}");
     }
-}
-
-/// A copy of the passing notes capture with one recorded file replaced (its hash updated).
-fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
-    let capture = root.join("capture");
-    let source = repo("device-fixtures/notes-pass");
-    fs::create_dir_all(capture.join("files")).unwrap();
-    for entry in fs::read_dir(source.join("files")).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, capture.join("files").join(path.file_name().unwrap())).unwrap();
-    }
-    fs::copy(source.join("device.yaml"), capture.join("device.yaml")).unwrap();
-    let old = dwpipe::hash::sha256_hex(&fs::read(source.join("files").join(file)).unwrap());
-    let transcript = fs::read_to_string(source.join("transcript.yaml"))
-        .unwrap()
-        .replace(&old, &dwpipe::hash::sha256_hex(bytes));
-    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
-    fs::write(capture.join("files").join(file), bytes).unwrap();
-    capture
 }
 
 fn frozen(dir: &Path) {

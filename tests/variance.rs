@@ -1,8 +1,12 @@
 //! The classes of real-device variance, each reproduced by a fixture written for it and read
 //! through the real binary, with the numbers worked out by hand in the fixture or below.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::{capture_with, dwpipe};
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -132,5 +136,64 @@ fn a_launch_without_graphic_markers_says_what_is_missing() {
     assert!(
         human.contains("cold start: no whole launch in this trace: com.example.notes launched"),
         "{human}"
+    );
+}
+
+/// The notes capture with its second list item scrolled away (uitest's `[0,0][0,0]`,
+/// `visible: "false"`): the gap criterion that names it is unverified, "not visible", rather
+/// than measured against a node nobody can see.
+#[test]
+fn a_probe_naming_a_hidden_node_is_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes/pack.yaml");
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let layout = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("device-fixtures/notes-pass/files/layout-1.json");
+    let mut dump: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(layout).unwrap()).unwrap();
+    fn hide(node: &mut serde_json::Value, id: &str) -> bool {
+        if node["attributes"]["id"] == id {
+            node["attributes"]["bounds"] = "[0,0][0,0]".into();
+            node["attributes"]["visible"] = "false".into();
+            return true;
+        }
+        node["children"]
+            .as_array_mut()
+            .is_some_and(|children| children.iter_mut().any(|c| hide(c, id)))
+    }
+    assert!(hide(&mut dump, "note_item_1"));
+    let capture = capture_with(
+        dir.path(),
+        "layout-1.json",
+        &serde_json::to_vec(&dump).unwrap(),
+    );
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(code, 1, "a must criterion is unverified: {stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/audit-1.json")).unwrap())
+            .unwrap();
+    let gap = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterionId"] == "A-01")
+        .unwrap();
+    assert_eq!(gap["result"], "unverified");
+    let evidence = gap["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains("`id:note_item_1` is not visible"),
+        "{evidence}"
     );
 }

@@ -102,3 +102,22 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
     }
     dir.join("playbooks").display().to_string()
 }
+
+/// A copy of the passing notes capture with one recorded file replaced (its hash updated).
+pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
+    let capture = root.join("capture");
+    let source = repo().join("device-fixtures/notes-pass");
+    fs::create_dir_all(capture.join("files")).unwrap();
+    for entry in fs::read_dir(source.join("files")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, capture.join("files").join(path.file_name().unwrap())).unwrap();
+    }
+    fs::copy(source.join("device.yaml"), capture.join("device.yaml")).unwrap();
+    let old = dwpipe::hash::sha256_hex(&fs::read(source.join("files").join(file)).unwrap());
+    let transcript = fs::read_to_string(source.join("transcript.yaml"))
+        .unwrap()
+        .replace(&old, &dwpipe::hash::sha256_hex(bytes));
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    fs::write(capture.join("files").join(file), bytes).unwrap();
+    capture
+}
