@@ -57,6 +57,7 @@ pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome // an aud
 mod agent; // DevEco Code and command agents; claims, never verdicts
 mod brief; // the Goal brief and repair briefs
 mod pipeline; // deliver: stages, ledger, run directory, resume
+mod preflight; // what a run needs, resolved before anything is dispatched
 mod review; // the adversarial pre-review and its receipts
 mod verify; // verification commands and workspace fingerprints
 

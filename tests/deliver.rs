@@ -204,17 +204,21 @@ fn a_closed_review_refuses_the_waiver_before_any_dispatch() {
 }
 
 #[test]
-fn a_missing_verification_command_is_an_environment_error() {
+fn a_missing_verification_command_is_refused_before_anything_runs() {
     let verify = "  - name: build\n    argv: [hvigorw-not-installed, assembleHap]\n";
     let dir = project(FIXING_AGENT, verify, "notes-pass", "");
-    let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["terminal-reason"], "environment_error");
+    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
+    assert_eq!(code, 3, "{stdout}");
+    let refused: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        refused["diagnostics"][0]["code"], "E_PREFLIGHT_VERIFY",
+        "{refused}"
+    );
     assert!(
-        summary["detail"]
-            .as_str()
+        !fs::read_to_string(dir.path().join(PAGE))
             .unwrap()
-            .starts_with("E_VERIFY_COMMAND_NOT_FOUND")
+            .contains("space: 12"),
+        "the agent never ran"
     );
 }
 

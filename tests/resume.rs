@@ -139,14 +139,23 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
         &[repo("device-fixtures/notes-pass").display().to_string()],
         "DWPIPE_FAKE_HDC_LATENCY=30s",
     );
-    // Every hdc call notes its pid first (the fake then execs in the same process).
+    let quick = common::fake_hdc(
+        dir.path(),
+        "quick-hdc",
+        &[repo("device-fixtures/notes-pass").display().to_string()],
+        "",
+    );
+    // The first call (preflight asking the device who it is) answers at once; every later one
+    // notes its pid first (the fake then execs in the same process) and takes 30 s.
     let hdc = dir.path().join("hdc");
     common::executable(
         &hdc,
         &format!(
-            "#!/bin/sh\necho $$ >> '{}'\nexec '{}' \"$@\"\n",
-            dir.path().join("hdc.pids").display(),
-            fake.display()
+            "#!/bin/sh\nif [ ! -e '{calls}' ]; then touch '{calls}'; exec '{quick}' \"$@\"; fi\necho $$ >> '{pids}'\nexec '{slow}' \"$@\"\n",
+            calls = dir.path().join("hdc.first").display(),
+            quick = quick.display(),
+            pids = dir.path().join("hdc.pids").display(),
+            slow = fake.display()
         ),
     );
     let hdc_arg = hdc.display().to_string();
@@ -256,6 +265,13 @@ fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, Value) {
 fn an_environment_error_resumes_once_the_tool_is_installed() {
     let verify = "  - name: spacing\n    argv: [dwpipe-test-build-tool, \"List({ space: 12 })\", entry/src/main/ets/pages/Index.ets]\n";
     let dir = project(FIXING_AGENT, verify, "notes-pass", "");
+    // Installed, so preflight finds it, but its interpreter is not: it cannot start.
+    let bin = dir.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    common::executable(
+        &bin.join("dwpipe-test-build-tool"),
+        "#!/nonexistent/interpreter\n",
+    );
     let (code, summary) = deliver_with_path(dir.path(), &["--pack", "pack.yaml"]);
     assert_eq!(code, 3, "{summary}");
     assert_eq!(summary["terminal-reason"], "environment_error");
@@ -270,8 +286,6 @@ fn an_environment_error_resumes_once_the_tool_is_installed() {
         ]
     );
 
-    let bin = dir.path().join("bin");
-    fs::create_dir_all(&bin).unwrap();
     common::executable(
         &bin.join("dwpipe-test-build-tool"),
         "#!/bin/sh\nexec grep -q \"$@\"\n",

@@ -36,6 +36,8 @@ pub(super) struct Cli {
 pub(super) enum Command {
     /// Write a commented example acceptance pack and dwpipe.yaml to start from.
     Init(InitArgs),
+    /// Check that everything a delivery needs is installed and reachable (run this first).
+    Doctor(DoctorArgs),
     /// Validate an acceptance pack, then write pack.lock.json (canonical, SHA-256) and spec.md.
     Freeze(FreezeArgs),
     /// Recompute the verdicts of an outside auditor's report against a frozen pack.
@@ -62,6 +64,29 @@ pub(super) enum Command {
     /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
     #[command(subcommand)]
     Inspect(InspectCommand),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Runs the checks `deliver` and `audit` make before anything is dispatched: the agent's program, \
+every verification command's program, the outside reviewer's, the hdc client, the device named \
+in dwpipe.yaml (reachable, identified, density known) or its replay capture, and with --pack a \
+playbook for every probe. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
+--version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
+is there, 3 when something is missing (each with how to install or configure it).")]
+pub(super) struct DoctorArgs {
+    /// The project config (default: ./dwpipe.yaml when there is one).
+    #[arg(long, value_name = "FILE")]
+    pub(super) config: Option<PathBuf>,
+    /// A pack (pack.yaml or pack.lock.json) whose probes need playbooks.
+    #[arg(long, value_name = "PACK")]
+    pub(super) pack: Option<PathBuf>,
+    /// Print the checks as JSON on stdout.
+    #[arg(long)]
+    pub(super) json: bool,
+    /// Host-side limit for each hdc call.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub(super) call_timeout: Duration,
 }
 
 #[derive(Debug, clap::Args)]

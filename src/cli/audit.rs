@@ -42,7 +42,11 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         strict: args.strict,
     };
     let published = block_on(&cancel, async {
-        let Opened::One(device) = target.open(hdc, &cancel).await? else {
+        let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
+        let Opened::One(device) = crate::preflight::open(checks, target, hdc, &cancel)
+            .await
+            .1?
+        else {
             unreachable!("the lab audit is its own command");
         };
         let result = audit_device(&device, &job, &args.out, &|e| progress.event(e)).await;

@@ -11,6 +11,7 @@ use crate::pipeline::{
     TerminalReason, claim, delivery_config,
 };
 use crate::playbook::Playbooks;
+use crate::preflight;
 use crate::process::Cancel;
 use crate::target::HdcClient;
 use std::fmt::Write;
@@ -40,19 +41,19 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     let run_target = RunTarget::of(&target);
     // Held until the delivery ends: a second one on this workspace is refused meanwhile.
     let mut claim = claim(&config.workspace)?;
-    let (frozen, run_dir) = match (&args.resume, &args.pack) {
-        (Some(run), _) => RunDir::resume(run, args.out.as_deref(), &run_target)
-            .map(|(dir, frozen)| (frozen, dir))
-            .map_err(run_dir_error)?,
+    // A new run's folder is created only once preflight passed; a resumed one exists.
+    let (frozen, resumed, base) = match (&args.resume, &args.pack) {
+        (Some(run), _) => {
+            let (dir, frozen) =
+                RunDir::resume(run, args.out.as_deref(), &run_target).map_err(run_dir_error)?;
+            (frozen, Some(dir), None)
+        }
         (None, Some(pack)) => {
-            let frozen = Frozen::open(pack)?;
             let base = args
                 .out
                 .clone()
                 .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
-            let dir = RunDir::create(&base, &frozen, run_target, &config.workspace)
-                .map_err(run_dir_error)?;
-            (frozen, dir)
+            (Frozen::open(pack)?, None, Some(base))
         }
         (None, None) => {
             return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
@@ -60,25 +61,30 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
                 .into());
         }
     };
-    claim.name(&run_dir.id());
     print::diagnostics(&frozen.found);
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
+    let mut checks = preflight::programs(&config);
+    checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
+    if let Some(base) = &base {
+        checks.push(preflight::writable("run folder", base));
+    }
     let progress = DeliverProgress::new(args.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
-    let delivery = Delivery {
-        frozen: &frozen,
-        config: &config,
-        playbooks: &playbooks,
-        run_dir: &run_dir,
-        hdc,
-        resume: args.resume.is_some(),
-        waive_review: args.no_review,
-        strict: args.strict,
-        events: &events,
-    };
     let cancel = Cancel::new();
     let delivered = block_on(&cancel, async {
-        let opened = target.open(hdc, &cancel).await?;
+        let (_, opened) = preflight::open(checks, &target, hdc, &cancel).await;
+        let opened = opened?;
+        let run_dir = match resumed {
+            Some(dir) => dir,
+            None => RunDir::create(
+                base.as_deref().expect("a new run has a base"),
+                &frozen,
+                run_target,
+                &config.workspace,
+            )
+            .map_err(run_dir_error)?,
+        };
+        claim.name(&run_dir.id());
         if let crate::target::Opened::Lab(roster) = &opened {
             progress.suspended(|| print::unreachable_servers(&roster.unreachable));
             // A delivery audits every device it was given, or none.
@@ -92,6 +98,17 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
                 return Err(Error::NoDevices);
             }
         }
+        let delivery = Delivery {
+            frozen: &frozen,
+            config: &config,
+            playbooks: &playbooks,
+            run_dir: &run_dir,
+            hdc,
+            resume: args.resume.is_some(),
+            waive_review: args.no_review,
+            strict: args.strict,
+            events: &events,
+        };
         let delivered = delivery.run(&opened, &cancel).await;
         if let crate::target::Opened::One(device) = &opened {
             device.finish().await?;

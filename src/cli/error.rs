@@ -18,6 +18,9 @@ pub(super) enum Error {
     /// The input does not validate; the diagnostics say where and why.
     #[error("invalid input ({} error(s))", .0.iter().filter(|d| d.is_error()).count())]
     Invalid(Vec<Diagnostic>),
+    /// What the run needs is missing (preflight): nothing was started.
+    #[error("{} missing; nothing was started", .0.len())]
+    Missing(Vec<Diagnostic>),
     /// The command line is wrong (clap has the message).
     #[error(transparent)]
     Usage(#[from] clap::Error),
@@ -82,6 +85,7 @@ impl Error {
             Error::Audit(_) => exit_code::ENVIRONMENT,
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_)
+            | Error::Missing(_)
             | Error::Write(_)
             | Error::Delivery(_)
             | Error::Ledger(_)
@@ -100,6 +104,7 @@ impl Error {
         match self {
             // Each diagnostic prints its own code.
             Error::Invalid(_) => "E_INVALID",
+            Error::Missing(_) => "E_PREFLIGHT",
             Error::Usage(_) => "E_USAGE",
             Error::Write(_) | Error::Publish(PublishError::Write(_)) => "E_WRITE",
             Error::Render(_) | Error::Publish(PublishError::Render(_)) => "E_RENDER",
@@ -140,5 +145,14 @@ impl From<Diagnostic> for Error {
 impl From<Vec<Diagnostic>> for Error {
     fn from(diagnostics: Vec<Diagnostic>) -> Error {
         Error::Invalid(diagnostics)
+    }
+}
+
+impl From<crate::preflight::Refusal> for Error {
+    fn from(refusal: crate::preflight::Refusal) -> Error {
+        match refusal {
+            crate::preflight::Refusal::Missing(problems) => Error::Missing(problems),
+            crate::preflight::Refusal::Device(e) => Error::Device(e),
+        }
     }
 }

@@ -56,7 +56,9 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         runs: args.runs,
     };
     let seats = block_on(&cancel, async {
-        let Opened::Lab(roster) = target.open(hdc, &cancel).await? else {
+        let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
+        let opened = crate::preflight::open(checks, target, hdc, &cancel).await.1;
+        let Opened::Lab(roster) = opened.map_err(Error::from)? else {
             unreachable!("a lab target opens a roster");
         };
         print::unreachable_servers(&roster.unreachable);
@@ -64,7 +66,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
             return Ok(Vec::new());
         }
         let events = |event: LabEvent<'_>| report_event(json, &event);
-        Ok::<_, DeviceError>(audit_lab(&plan, &roster, out, &cancel, &events).await)
+        Ok::<_, Error>(audit_lab(&plan, &roster, out, &cancel, &events).await)
     })?;
     if seats.is_empty() {
         return Err(Diagnostic::error(

@@ -7,6 +7,7 @@ mod brief;
 mod capture;
 mod deliver;
 mod devices;
+mod doctor;
 mod error;
 mod fingerprint;
 mod freeze;
@@ -81,6 +82,7 @@ impl Command {
             self,
             Command::Audit(_)
                 | Command::Deliver(_)
+                | Command::Doctor(_)
                 | Command::Devices(_)
                 | Command::Capture(_)
                 | Command::Fingerprint(_)
@@ -95,6 +97,7 @@ impl Command {
             Command::Gate(a) => a.json,
             Command::Review(a) => a.json,
             Command::Devices(a) => a.json,
+            Command::Doctor(a) => a.json,
             Command::Audit(a) => a.json,
             Command::Deliver(a) => a.json,
             Command::Report(ReportCommand::Merge { json, .. }) => *json,
@@ -120,6 +123,7 @@ impl Command {
         };
         match self {
             Command::Init(a) => init::run(&a.dir, a.force),
+            Command::Doctor(a) => doctor::run(&client(a.call_timeout), &a),
             Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.force, a.json),
             Command::Gate(a) => gate::run(&a.lock, &a.audit, &a.out, a.json),
             Command::Brief(a) => brief::run(&a),

@@ -117,7 +117,7 @@ pub(super) fn error(error: &Error, json_mode: bool) {
         Error::Usage(e) => {
             let _ = e.print();
         }
-        Error::Invalid(found) if json_mode => json(&serde_json::json!({
+        Error::Invalid(found) | Error::Missing(found) if json_mode => json(&serde_json::json!({
             "format-version": crate::format::DIAGNOSTICS,
             "diagnostics": found,
         })),
@@ -125,6 +125,13 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             diagnostics(found);
             let errors = found.iter().filter(|d| d.is_error()).count();
             note(&format!("refused: {errors} error(s)"));
+        }
+        Error::Missing(found) => {
+            diagnostics(found);
+            note(&format!(
+                "preflight: {} missing; nothing was started (`dwpipe doctor` checks it all)",
+                found.len()
+            ));
         }
         other => {
             // Messages never repeat their cause: each link of the chain is said once.

@@ -1,0 +1,100 @@
+//! `dwpipe doctor`: the preflight of `deliver` and `audit` on its own, as a table — what a new
+//! user runs first.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::exit_code;
+use crate::pack::Frozen;
+use crate::playbook::Playbooks;
+use crate::preflight::{self, Check};
+use crate::process::Cancel;
+use crate::target::HdcClient;
+
+use super::args::DoctorArgs;
+use super::error::Error;
+use super::print;
+use super::runtime::block_on;
+
+/// Runs every check; `Ok(0)` when everything is there, `Ok(3)` when something is missing.
+pub(super) fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
+    let config_path: Option<PathBuf> = args.config.clone().or_else(|| {
+        Path::new("dwpipe.yaml")
+            .is_file()
+            .then(|| "dwpipe.yaml".into())
+    });
+    let config = config_path.as_deref().map(Config::load).transpose()?;
+    let mut checks = config.as_ref().map(preflight::programs).unwrap_or_default();
+    if let Some(pack) = &args.pack {
+        let frozen = Frozen::open(pack)?;
+        checks.extend(preflight::playbooks(&frozen.pack, &Playbooks::load(None)?));
+    }
+    let target = config.as_ref().and_then(|c| c.device.target());
+    let cancel = Cancel::new();
+    let checks = block_on(&cancel, async {
+        let mut checks = match &target {
+            Some(target) => preflight::open(checks, target, hdc, &cancel).await.0,
+            None => {
+                checks.push(preflight::hdc(&hdc.binary));
+                checks
+            }
+        };
+        preflight::versions(&mut checks, &cancel).await;
+        checks
+    });
+    let ok = checks.iter().all(|c| c.problem.is_none());
+    if args.json {
+        print::json(&serde_json::json!({
+            "format-version": 1,
+            "config": config_path,
+            "ok": ok,
+            "checks": checks,
+        }));
+    } else {
+        print_table(&checks, config_path.as_deref(), target.is_some());
+    }
+    Ok(if ok {
+        exit_code::OK
+    } else {
+        exit_code::ENVIRONMENT
+    })
+}
+
+fn print_table(checks: &[Check], config: Option<&Path>, has_target: bool) {
+    let width =
+        |f: &dyn Fn(&Check) -> usize, min: usize| checks.iter().map(f).max().unwrap_or(0).max(min);
+    let what = width(&|c| c.what.chars().count(), 4);
+    let found = width(&|c| c.found.as_deref().unwrap_or("-").chars().count(), 8);
+    print::out(&format!(
+        "{:<what$}  {:<found$}  {:<30}  STATUS",
+        "TOOL", "FOUND AT", "VERSION"
+    ));
+    for check in checks {
+        print::out(&format!(
+            "{:<what$}  {:<found$}  {:<30}  {}",
+            check.what,
+            check.found.as_deref().unwrap_or("-"),
+            check.version.as_deref().unwrap_or("-"),
+            if check.problem.is_some() {
+                "missing"
+            } else {
+                "ok"
+            }
+        ));
+    }
+    for check in checks {
+        if let Some(diagnostic) = check.diagnostic() {
+            print::diagnostics(&[diagnostic]);
+        }
+    }
+    match config {
+        None => print::note(
+            "no dwpipe.yaml here (--config FILE): only hdc was checked; `dwpipe init` writes one",
+        ),
+        Some(config) if !has_target => print::note(&format!(
+            "{} names no device (`device:`): the device was not checked",
+            config.display()
+        )),
+        Some(_) => {}
+    }
+}
