@@ -157,7 +157,7 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
     if cut_trace:
         trace1 = trace1[: trace1.index("Waiting for Present Fence 101") - 60]
     cold_session(c, 1, trace1)
-    c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s timeout 60000", hypium(failing_test))
+    c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000", hypium(failing_test))
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
     c.shell("hitrace -b 65536 graphic ace app --trace_begin")
     c.shell("uitest uiInput swipe 600 2000 600 600 600")

@@ -77,6 +77,26 @@ impl ShellValue {
         )
     }
 
+    /// The `aa test` filter of hypium suites and cases: ` -s class Suite#case,Other` (each
+    /// name an identifier), or nothing for the whole run.
+    pub(crate) fn hypium_classes(
+        filters: &[(&str, Option<&str>)],
+    ) -> Result<ShellValue, UnsafeValue> {
+        let mut classes = Vec::with_capacity(filters.len());
+        for (suite, case) in filters {
+            let suite = ShellValue::identifier("suite", suite)?;
+            classes.push(match case {
+                Some(case) => format!("{}#{}", suite.0, ShellValue::identifier("case", case)?.0),
+                None => suite.0,
+            });
+        }
+        Ok(ShellValue(if classes.is_empty() {
+            String::new()
+        } else {
+            format!(" -s class {}", classes.join(","))
+        }))
+    }
+
     /// A path on the device, under /data/local/tmp, without `..`.
     pub fn remote_path(value: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::checked(

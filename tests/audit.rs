@@ -533,3 +533,80 @@ fn every_audit_records_its_source() {
     );
     assert_eq!(report["source"]["unserved"], 0);
 }
+
+/// The notes pack with F-01's probe replaced, frozen in `dir`, and the passing capture whose
+/// `aa test` ran `classes` (the suites that probe names): what F-01's check says.
+fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fs::read_to_string(repo("examples/notes/pack.yaml"))
+        .unwrap()
+        .replace("{ id: test.hypium, suite: NoteListTest }", probe);
+    fs::write(dir.path().join("pack.yaml"), pack).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    let capture = dir.path().join("capture");
+    common::copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml"))
+        .unwrap()
+        .replace("-s class NoteListTest", classes);
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    let (_, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "out",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(
+        &fs::read(dir.path().join("out/audit-1.json")).unwrap_or_else(|e| panic!("{e}: {stderr}")),
+    )
+    .unwrap();
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterionId"] == "F-01")
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_hypium_criterion_is_judged_by_its_own_suite_and_cases() {
+    // The suite reaches `aa test` as `-s class`; a suite that reports nothing is no pass.
+    let missing = hypium_check(
+        "{ id: test.hypium, suite: NoSuchSuite }",
+        "-s class NoSuchSuite",
+    );
+    assert_eq!(missing["result"], "unverified", "{missing}");
+    assert!(
+        missing["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("suite `NoSuchSuite` reported no case"),
+        "{missing}"
+    );
+    // One case, as `Suite#case`.
+    let one = hypium_check(
+        "{ id: test.hypium, suite: NoteListTest, case: saves }",
+        "-s class NoteListTest#saves",
+    );
+    assert_eq!(one["result"], "pass", "{one}");
+    // An expected case that never reported is blocked, and fails the criterion.
+    let blocked = hypium_check(
+        "{ id: test.hypium, suite: NoteListTest, expect: [saves, archives] }",
+        "-s class NoteListTest",
+    );
+    assert_eq!(blocked["result"], "fail", "{blocked}");
+    assert!(
+        blocked["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("blocked (expected, never reported): archives"),
+        "{blocked}"
+    );
+}

@@ -52,6 +52,8 @@ pub struct Reading {
     pub(crate) value: Value,
     /// What it was read from, in words.
     pub(crate) detail: String,
+    /// Something about the evidence the criterion should carry as a warning.
+    pub(crate) warning: Option<String>,
 }
 
 /// What an extractor may need besides the files.
@@ -228,6 +230,7 @@ fn number(value: f64, detail: String) -> Result<Reading, ExtractError> {
     Ok(Reading {
         value: Value::Number(value),
         detail,
+        warning: None,
     })
 }
 
@@ -277,9 +280,12 @@ pub fn extract(
         }
         Extractor::Hypium => {
             let report = hypium::parse(&evidence.text(Evidence::TestOutput)?)?;
+            let judged =
+                report.judge(probe.suite.as_deref(), probe.case.as_deref(), &probe.expect)?;
             Ok(Reading {
-                value: Value::Text(report.verdict.to_owned()),
-                detail: report.evidence,
+                value: Value::Text(judged.verdict.to_owned()),
+                detail: judged.detail,
+                warning: judged.warning,
             })
         }
         Extractor::LayoutGap

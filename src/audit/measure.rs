@@ -79,6 +79,8 @@ pub(super) struct Measuring<'p, 'a> {
     screen_of: Option<&'a str>,
     as_recorded: BTreeMap<String, AsRecorded>,
     readings: BTreeMap<&'a str, Vec<RunReading>>,
+    /// What the evidence itself disagrees on (a case count against its summary), per criterion.
+    noticed: Vec<Diagnostic>,
     figures: Figures,
 }
 
@@ -98,6 +100,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
                 .map(|p| p.criterion.id.as_str()),
             as_recorded,
             readings: BTreeMap::new(),
+            noticed: Vec::new(),
             figures: Figures::default(),
         }
     }
@@ -128,15 +131,27 @@ impl<'p, 'a> Measuring<'p, 'a> {
                     Some(reading) => (reading.value.clone(), reading.detail.clone()),
                     None => (None, "no reading was recorded for this run".to_owned()),
                 },
-                None => match (
-                    read.entry((plan.extractor, plan.args()))
-                        .or_insert_with(|| extract(plan.extractor, &decoded, plan.args())),
-                    &gathered.failure,
-                ) {
-                    (Ok(reading), _) => (Some(reading.value.clone()), reading.detail.clone()),
-                    (Err(reason), None) => (None, chain(reason)),
-                    (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(reason))),
-                },
+                None => {
+                    match (
+                        read.entry((plan.extractor, plan.args()))
+                            .or_insert_with(|| extract(plan.extractor, &decoded, plan.args())),
+                        &gathered.failure,
+                    ) {
+                        (Ok(reading), _) => {
+                            if let Some(warning) = &reading.warning {
+                                let noticed = Diagnostic::warning("W_EVIDENCE_DISAGREES", warning)
+                                .criterion(id)
+                                .fix("look at the kept evidence: a case may have crashed unreported");
+                                if !self.noticed.contains(&noticed) {
+                                    self.noticed.push(noticed);
+                                }
+                            }
+                            (Some(reading.value.clone()), reading.detail.clone())
+                        }
+                        (Err(reason), None) => (None, chain(reason)),
+                        (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(reason))),
+                    }
+                }
             };
             self.figures.record(
                 id,
@@ -157,7 +172,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
 
     /// Every criterion's runs aggregated, with the instability warnings, and the figures.
     pub(super) fn finish(mut self) -> (Vec<MeasurementRecord>, Vec<Diagnostic>, Figures) {
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.noticed);
         let measurements = self
             .planned
             .iter()

@@ -115,5 +115,32 @@ pub(super) fn base_values(pack: &Pack) -> Result<Values, AuditError> {
             ShellValue::identifier("module", &module.value).map_err(AuditError::Unsafe)?,
         );
     }
+    // The suites (and cases) the pack's hypium criteria name, run together; one criterion
+    // without a suite runs them all.
+    let hypium: Vec<&ProbeArgs> = pack
+        .criteria
+        .iter()
+        .filter_map(|c| c.assertion.as_ref()?.probe.as_ref())
+        .filter(|p| p.kind.id == "test.hypium")
+        .map(|p| &p.args)
+        .collect();
+    let mut filters: Vec<(&str, Option<&str>)> = Vec::new();
+    if hypium.iter().all(|a| a.suite.is_some()) {
+        for args in &hypium {
+            let filter = (
+                args.suite.as_deref().unwrap_or_default(),
+                args.case.as_deref(),
+            );
+            // A whole suite covers its cases.
+            if !filters.contains(&filter) && !filters.contains(&(filter.0, None)) {
+                filters.retain(|(suite, _)| filter.1.is_some() || *suite != filter.0);
+                filters.push(filter);
+            }
+        }
+    }
+    values.set(
+        "classes",
+        ShellValue::hypium_classes(&filters).map_err(AuditError::Unsafe)?,
+    );
     Ok(values)
 }

@@ -12,8 +12,10 @@ enum ArgKind {
     Selector,
     /// One of a fixed list of words.
     Word(&'static [&'static str]),
-    /// Any value of the argument's type (runs, tolerance, suite names).
+    /// Any value of the argument's type (runs, tolerance).
     Free,
+    /// Names that reach a device command: letters, digits and `_` (a list: each of them).
+    Identifier,
 }
 
 /// One argument a probe takes.
@@ -138,7 +140,11 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "test.hypium",
         method: "`aa test … OpenHarmonyTestRunner`: OHOS_REPORT results",
-        args: &[arg("suite", false, ArgKind::Free)],
+        args: &[
+            arg("suite", false, ArgKind::Identifier),
+            arg("case", false, ArgKind::Identifier),
+            arg("expect", false, ArgKind::Identifier),
+        ],
         units: &[(None, None)],
     },
 ];
@@ -170,7 +176,7 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         .iter()
         .find(|k| k.id == probe.id)
         .ok_or_else(|| ProbeArgError::UnknownProbe(probe.id.clone()))?;
-    let given: [(&'static str, Option<String>); 11] = [
+    let given: [(&'static str, Option<String>); 13] = [
         ("runs", probe.runs.map(|r| r.to_string())),
         ("aggregate", probe.aggregate.clone()),
         (
@@ -185,6 +191,8 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         ("edge", probe.edge.clone()),
         ("side", probe.side.clone()),
         ("suite", probe.suite.clone()),
+        ("case", probe.case.clone()),
+        ("expect", probe.expect.as_ref().map(|cases| cases.join(","))),
     ];
     for (name, value) in &given {
         let Some(value) = value else { continue };
@@ -213,6 +221,13 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
             ArgKind::Word(words) if !words.contains(&value.as_str()) => {
                 return Err(bad(format!("one of {}", words.join(", "))));
             }
+            ArgKind::Identifier => {
+                for name in value.split(',') {
+                    crate::shell::ShellValue::identifier(arg.name, name).map_err(|_| {
+                        bad("letters, digits and `_`, starting with a letter".to_owned())
+                    })?;
+                }
+            }
             ArgKind::Word(_) | ArgKind::Free => {}
         }
     }
@@ -233,6 +248,12 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         return Err(ProbeArgError::MissingArg {
             probe: kind.id,
             arg: missing.name,
+        });
+    }
+    if probe.case.is_some() && probe.suite.is_none() {
+        return Err(ProbeArgError::MissingArg {
+            probe: kind.id,
+            arg: "suite",
         });
     }
     let args = ProbeArgs::of(kind.id, probe)?;

@@ -128,8 +128,12 @@ pub struct ProbeArgs {
     pub(crate) edge: Edge,
     /// The side of a size.
     pub(crate) side: Side,
-    /// A hypium suite or case.
+    /// A hypium suite (`describe` name).
     pub(crate) suite: Option<String>,
+    /// One case of it.
+    pub(crate) case: Option<String>,
+    /// The cases the run must report.
+    pub(crate) expect: Vec<String>,
 }
 
 impl ProbeArgs {
@@ -155,6 +159,8 @@ impl ProbeArgs {
             edge: word(probe, "edge", &doc.edge, Edge::parse)?.unwrap_or(Edge::Left),
             side: word(probe, "side", &doc.side, Side::parse)?.unwrap_or(Side::Width),
             suite: doc.suite.clone(),
+            case: doc.case.clone(),
+            expect: doc.expect.clone().unwrap_or_default(),
         })
     }
 }

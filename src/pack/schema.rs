@@ -147,7 +147,13 @@ pub struct ProbeDoc {
     /// `width` or `height` (size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) side: Option<String>,
-    /// A hypium test suite or case.
+    /// A hypium test suite (its `describe` name, which `aa test` calls the class).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) suite: Option<String>,
+    /// One case of the suite (its `it` name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) case: Option<String>,
+    /// The cases the run must report: one that does not is blocked, and fails the criterion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) expect: Option<Vec<String>>,
 }

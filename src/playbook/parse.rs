@@ -152,7 +152,7 @@ pub(super) fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic
         }
         // Templates are checked now with stand-in values, so a bad template fails at load.
         let check = |template: &str| {
-            let placeholders = ["bundle", "ability", "module", "run", "pid"];
+            let placeholders = ["bundle", "ability", "module", "run", "pid", "classes"];
             let sample = ShellValue::number("sample", "1").expect("digits");
             let values: Vec<(&str, &ShellValue)> =
                 placeholders.iter().map(|p| (*p, &sample)).collect();

@@ -1,6 +1,10 @@
 //! hypium test results from `aa test … OpenHarmonyTestRunner`: per-case results from the
 //! `OHOS_REPORT_STATUS` blocks (status code 1 started, 0 pass, -1 error, -2 failure) and the
-//! one summary line `Tests run: N, Failure: F, Error: E, Pass: P, Ignore: I`.
+//! one summary line `Tests run: N, Failure: F, Error: E, Pass: P, Ignore: I`
+//! (research/field-2026-12.md §1.4, §3.5). An abnormal run (`TestFinished-ResultCode: -1`,
+//! `App died`, no summary) is an error, never a pass; a criterion about one suite or case is
+//! judged by that suite's cases alone, and an expected case that did not report is blocked
+//! (xdevice's rule).
 
 use std::sync::LazyLock;
 
@@ -55,6 +59,94 @@ pub enum HypiumError {
     /// hdc or the runner failed.
     #[error("the test run failed to start: {0}")]
     Failed(String),
+    /// The run ended abnormally: the app died, or the runner said so.
+    #[error("the test run ended abnormally: {0}")]
+    Abnormal(String),
+    /// The suite (or case) a criterion names reported nothing.
+    #[error("{0} reported no case (is it the `describe` name, and is the test HAP installed?)")]
+    NotReported(String),
+}
+
+/// A criterion's judgement of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judged {
+    /// `pass` or `fail`.
+    pub verdict: &'static str,
+    /// What it was judged on.
+    pub detail: String,
+    /// A case count that disagrees with the summary line.
+    pub warning: Option<String>,
+}
+
+impl HypiumReport {
+    /// Judges the cases a criterion is about: the whole run (no suite), one suite, or one
+    /// case; every `expect`ed case must have reported.
+    pub fn judge(
+        &self,
+        suite: Option<&str>,
+        case: Option<&str>,
+        expect: &[String],
+    ) -> Result<Judged, HypiumError> {
+        let selected: Vec<&Case> = self
+            .cases
+            .iter()
+            .filter(|c| suite.is_none_or(|s| c.class == s) && case.is_none_or(|t| c.test == t))
+            .collect();
+        let named = match (suite, case) {
+            (Some(suite), Some(case)) => format!("`{suite}#{case}`"),
+            (Some(suite), None) => format!("suite `{suite}`"),
+            _ => "the run".to_owned(),
+        };
+        let blocked: Vec<&str> = expect
+            .iter()
+            .filter(|name| !selected.iter().any(|c| &c.test == *name))
+            .map(String::as_str)
+            .collect();
+        if suite.is_some() && selected.is_empty() && expect.is_empty() {
+            return Err(HypiumError::NotReported(named));
+        }
+        let failed: Vec<String> = selected
+            .iter()
+            .filter(|c| c.result != "pass")
+            .map(|c| format!("{} {}", c.test, c.result))
+            .collect();
+        let passed = blocked.is_empty()
+            && failed.is_empty()
+            && if suite.is_some() {
+                !selected.is_empty()
+            } else {
+                self.verdict == "pass"
+            };
+        let mut detail = if suite.is_some() {
+            format!(
+                "{named}: {} of {} case(s) passed",
+                selected.len() - failed.len(),
+                selected.len()
+            )
+        } else {
+            self.evidence.clone()
+        };
+        if !failed.is_empty() {
+            detail.push_str("; ");
+            detail.push_str(&failed.join(", "));
+        }
+        if !blocked.is_empty() {
+            detail.push_str("; blocked (expected, never reported): ");
+            detail.push_str(&blocked.join(", "));
+        }
+        let finished = self.cases.iter().filter(|c| c.result != "started").count();
+        let warning = (finished != self.summary.run as usize).then(|| {
+            format!(
+                "{finished} case(s) reported a result, the summary line says {} run",
+                self.summary.run
+            )
+        });
+        Ok(Judged {
+            verdict: if passed { "pass" } else { "fail" },
+            detail,
+            warning,
+        })
+    }
 }
 
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
@@ -69,6 +161,13 @@ pub fn parse(output: &str) -> Result<HypiumReport, HypiumError> {
         .find(|l| l.starts_with("[Fail]") || l.starts_with("error: failed to start user test"))
     {
         return Err(HypiumError::Failed(fail.trim().to_owned()));
+    }
+    if let Some(abnormal) = output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("TestFinished-ResultCode: -1") || l.contains("App died"))
+    {
+        return Err(HypiumError::Abnormal(abnormal.to_owned()));
     }
     let summaries: Vec<_> = SUMMARY.captures_iter(&output).collect();
     if summaries.len() != 1 {
@@ -199,5 +298,65 @@ mod tests {
             Err(HypiumError::Failed(_))
         ));
         assert_eq!(parse(""), Err(HypiumError::Summary(0)));
+        for abnormal in ["TestFinished-ResultCode: -1\n", "App died\n"] {
+            let output = run(&[("saves", "0")], abnormal);
+            assert!(
+                matches!(parse(&output), Err(HypiumError::Abnormal(_))),
+                "{abnormal}"
+            );
+        }
+    }
+
+    /// Two suites; the criterion about one is judged by its cases, a suite that does not exist
+    /// is not a pass, and an expected case that never reported is blocked.
+    #[test]
+    fn suites_cases_and_expected_cases() {
+        let other = "OHOS_REPORT_STATUS: class=EditorTest\nOHOS_REPORT_STATUS: test=types\nOHOS_REPORT_STATUS_CODE: 1\n\nOHOS_REPORT_STATUS: class=EditorTest\nOHOS_REPORT_STATUS: test=types\nOHOS_REPORT_STATUS_CODE: -2\n";
+        let output = run(&[("saves", "0"), ("deletes", "0")], other)
+            + "OHOS_REPORT_RESULT: stream=Tests run: 3, Failure: 1, Error: 0, Pass: 2, Ignore: 0\n";
+        let report = parse(&output).unwrap();
+        let notes = report.judge(Some("NoteListTest"), None, &[]).unwrap();
+        assert_eq!(notes.verdict, "pass", "{}", notes.detail);
+        assert_eq!(notes.detail, "suite `NoteListTest`: 2 of 2 case(s) passed");
+        assert_eq!(notes.warning, None);
+        let editor = report.judge(Some("EditorTest"), None, &[]).unwrap();
+        assert_eq!(editor.verdict, "fail");
+        assert!(
+            editor.detail.ends_with("types failure"),
+            "{}",
+            editor.detail
+        );
+        assert_eq!(report.judge(None, None, &[]).unwrap().verdict, "fail");
+        assert!(matches!(
+            report.judge(Some("NoSuchSuite"), None, &[]),
+            Err(HypiumError::NotReported(_))
+        ));
+        let one = report
+            .judge(Some("NoteListTest"), Some("saves"), &[])
+            .unwrap();
+        assert_eq!(
+            (one.verdict, one.detail.as_str()),
+            ("pass", "`NoteListTest#saves`: 1 of 1 case(s) passed")
+        );
+        let blocked = report
+            .judge(
+                Some("NoteListTest"),
+                None,
+                &["saves".into(), "archives".into()],
+            )
+            .unwrap();
+        assert_eq!(blocked.verdict, "fail");
+        assert!(
+            blocked
+                .detail
+                .ends_with("blocked (expected, never reported): archives"),
+            "{}",
+            blocked.detail
+        );
+        let short = parse(&(run(&[("saves", "0")], "") + "OHOS_REPORT_RESULT: stream=Tests run: 2, Failure: 0, Error: 0, Pass: 2, Ignore: 0\n")).unwrap();
+        assert_eq!(
+            short.judge(None, None, &[]).unwrap().warning.as_deref(),
+            Some("1 case(s) reported a result, the summary line says 2 run")
+        );
     }
 }

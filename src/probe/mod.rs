@@ -44,11 +44,13 @@ impl Extractor {
     /// Revision 2 (dwpipe 0.3): the layout extractors see only what is visible (a wholly
     /// hidden node is "not visible"); touch targets are measured by their own size; labels
     /// are read as a screen reader reads them; contrast is measured in the visible rect; the
-    /// memory table is read by its header; a missing launch names the missing markers.
+    /// memory table is read by its header; a missing launch names the missing markers; hypium
+    /// criteria are judged by their suite's cases, and an abnormal run is no result.
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames | Extractor::Hypium => 1,
-            Extractor::ColdStart
+            Extractor::Frames => 1,
+            Extractor::Hypium
+            | Extractor::ColdStart
             | Extractor::Memory
             | Extractor::LayoutGap
             | Extractor::LayoutSize

@@ -107,12 +107,7 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
 pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
     let capture = root.join("capture");
     let source = repo().join("device-fixtures/notes-pass");
-    fs::create_dir_all(capture.join("files")).unwrap();
-    for entry in fs::read_dir(source.join("files")).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, capture.join("files").join(path.file_name().unwrap())).unwrap();
-    }
-    fs::copy(source.join("device.yaml"), capture.join("device.yaml")).unwrap();
+    copy_tree(&source, &capture);
     let old = dwpipe::hash::sha256_hex(&fs::read(source.join("files").join(file)).unwrap());
     let transcript = fs::read_to_string(source.join("transcript.yaml"))
         .unwrap()
@@ -120,4 +115,18 @@ pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
     fs::write(capture.join("transcript.yaml"), transcript).unwrap();
     fs::write(capture.join("files").join(file), bytes).unwrap();
     capture
+}
+
+/// Copies a folder and everything under it.
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
 }
