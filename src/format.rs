@@ -12,8 +12,9 @@ pub(crate) const TRANSCRIPT: u32 = 1;
 pub(crate) const AUDIT: u32 = 2;
 /// `review-<n>.json`.
 pub(crate) const REVIEW: u32 = 1;
-/// `verify-<n>.json`.
-pub(crate) const VERIFY: u32 = 1;
+/// `verify-<n>.json` (2: a command may be `inconclusive`, with its reason and the compiler
+/// errors hvigor printed; 1 is still read).
+pub(crate) const VERIFY: u32 = 2;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

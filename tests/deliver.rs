@@ -136,6 +136,46 @@ fn the_same_verification_failure_twice_stops_the_loop() {
 }
 
 #[test]
+fn an_hvigor_build_that_exits_0_after_a_failed_compile_is_not_verified() {
+    // hvigor's real shape: the compile error on stdout, part of the conclusion on stderr, and
+    // exit 0. The error is far from the tail (8,000 lines of noise after it), so only reading
+    // while streaming keeps it.
+    let agent = r#"[sh, -c, "echo x >> notes.txt", agent]"#;
+    let verify = "  - name: build\n    kind: hvigor\n    argv: [sh, ../hvigorw.sh]\n";
+    let dir = project(agent, verify, "notes-pass", "");
+    common::executable(
+        &dir.path().join("hvigorw.sh"),
+        "#!/bin/sh\necho '1 ERROR: 10505001 ArkTS Compiler Error'\necho 'Error Message: Cannot find name Foo. At File: entry/src/main/ets/pages/Index.ets:12:5'\necho\ni=0; while [ $i -lt 8000 ]; do echo \"> hvigor noise line $i\"; i=$((i+1)); done\necho 'COMPILE RESULT:FAIL {ERROR:1 WARN:0}' >&2\necho '> hvigor ERROR: BUILD FAILED in 3 s' >&2\nexit 0\n",
+    );
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "repeated_failure");
+    let run = run_dir(&summary, dir.path());
+    let verified: Value =
+        serde_json::from_slice(&fs::read(run.join("verify-1.json")).unwrap()).unwrap();
+    assert_eq!(verified["format-version"], 2);
+    let build = &verified["commands"][0];
+    assert_eq!(
+        (build["status"].as_str(), build["exit-code"].as_i64()),
+        (Some("fail"), Some(0))
+    );
+    assert_eq!(build["errors"][0]["code"], "10505001");
+    assert_eq!(build["errors"][0]["line"], 12);
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
+    assert!(
+        brief.contains(
+            "error: entry/src/main/ets/pages/Index.ets:12:5: [10505001] Cannot find name Foo."
+        ),
+        "{brief}"
+    );
+    assert!(
+        stages(&run).contains(&"verify/0/fail".to_owned()),
+        "{:?}",
+        stages(&run)
+    );
+}
+
+#[test]
 fn different_failures_run_out_the_repair_budget() {
     // Each round's failure differs (the file grows), so only the budget stops the loop.
     let agent = r#"[sh, -c, "echo x >> notes.txt", agent]"#;

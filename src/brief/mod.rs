@@ -226,10 +226,11 @@ impl Failure {
             statement: command.command.clone(),
             actual: command.status.as_str().to_owned(),
             expected: "exit 0".to_owned(),
-            reason: command.exit_code.map_or_else(
-                || command.status.as_str().to_owned(),
-                |code| format!("exited {code}"),
-            ),
+            reason: match (&command.reason, command.exit_code) {
+                (Some(reason), _) => reason.clone(),
+                (None, Some(code)) => format!("exited {code}"),
+                (None, None) => command.status.as_str().to_owned(),
+            },
         }
     }
 }
@@ -255,9 +256,40 @@ pub(crate) fn failures_from_verify(report: &VerifyReport) -> (Vec<Failure>, Stri
         .iter()
         .filter(|c| c.status != CommandStatus::Pass)
         .collect();
+    // The compiler's own errors last, where the quoted tail keeps them: a long build's tail
+    // has lost them by its end.
     let output = failed
         .iter()
-        .map(|c| format!("$ {}\n{}\n", c.command, c.output_tail))
+        .map(|c| {
+            let errors: String = c
+                .errors
+                .iter()
+                .map(|e| {
+                    let at = match (&e.file, e.line, e.column) {
+                        (Some(file), Some(line), Some(column)) => {
+                            format!("{file}:{line}:{column}: ")
+                        }
+                        (Some(file), Some(line), None) => format!("{file}:{line}: "),
+                        (Some(file), None, _) => format!("{file}: "),
+                        _ => String::new(),
+                    };
+                    let code = e
+                        .code
+                        .as_deref()
+                        .map(|c| format!("[{c}] "))
+                        .unwrap_or_default();
+                    format!("error: {at}{code}{}\n", e.message)
+                })
+                .collect();
+            if errors.is_empty() {
+                format!("$ {}\n{}\n", c.command, c.output_tail)
+            } else {
+                format!(
+                    "$ {}\n{}\nThe errors it reported (read as its output streamed):\n{errors}",
+                    c.command, c.output_tail
+                )
+            }
+        })
         .collect();
     (
         failed.into_iter().map(Failure::from_command).collect(),

@@ -41,6 +41,27 @@ pub(super) struct CommandDoc {
     pub(super) argv: Vec<String>,
     #[serde(default)]
     pub(super) timeout: Option<String>,
+    #[serde(default)]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) hap: Option<OneOrMany>,
+}
+
+/// A path, or a list of them.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(super) fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(one) => vec![one],
+            OneOrMany::Many(many) => many,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -43,6 +43,16 @@ pub(crate) struct Agent {
     pub(crate) env: BTreeMap<String, String>,
 }
 
+words! {
+    /// How a verification command's outcome is read.
+    pub(crate) enum VerifyKind {
+        /// By its exit code.
+        Command = "command",
+        /// By hvigor's own conclusion lines, on both streams (never its exit code).
+        Hvigor = "hvigor",
+    }
+}
+
 /// A declared verification command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct VerifyCommand {
@@ -52,6 +62,10 @@ pub(crate) struct VerifyCommand {
     pub(crate) argv: Vec<String>,
     /// Wall-clock limit.
     pub(crate) timeout: Duration,
+    /// How its outcome is read.
+    pub(crate) kind: VerifyKind,
+    /// The HAPs it builds, relative to the workspace.
+    pub(crate) haps: Vec<PathBuf>,
 }
 
 words! {
@@ -231,6 +245,41 @@ impl Config {
                     ));
                 }
                 names.push(c.name.clone());
+                let kind = match c.kind.as_deref() {
+                    None => VerifyKind::Command,
+                    Some(kind) => VerifyKind::parse(kind).ok_or_else(|| {
+                        invalid(
+                            path,
+                            format!(
+                                "verify `{}`: kind `{kind}` is not `command` or `hvigor`",
+                                c.name
+                            ),
+                        )
+                    })?,
+                };
+                let haps: Vec<PathBuf> = c
+                    .hap
+                    .map(doc::OneOrMany::into_vec)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(PathBuf::from)
+                    .collect();
+                if let Some(bad) = haps.iter().find(|h| {
+                    h.as_os_str().is_empty()
+                        || h.is_absolute()
+                        || h.components()
+                            .any(|c| matches!(c, std::path::Component::ParentDir))
+                        || h.extension().is_none_or(|e| e != "hap")
+                }) {
+                    return Err(invalid(
+                        path,
+                        format!(
+                            "verify `{}`: hap `{}` is not a `.hap` path inside the workspace",
+                            c.name,
+                            bad.display()
+                        ),
+                    ));
+                }
                 Ok(VerifyCommand {
                     timeout: duration(
                         path,
@@ -240,6 +289,8 @@ impl Config {
                     )?,
                     argv: argv(path, c.argv, &format!("verify `{}`", c.name))?,
                     name: c.name,
+                    kind,
+                    haps,
                 })
             })
             .collect::<Result<_, _>>()?;

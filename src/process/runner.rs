@@ -5,6 +5,7 @@ use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -15,8 +16,15 @@ use super::bounded::BoundedOutput;
 use super::cancel::Cancel;
 use super::unix::{KILL, TERM, group_alive, signal_group};
 
+/// Sees every line of stdout and stderr as it arrives (both streams, merged), before the
+/// bounded head and tail drop the middle of a long output.
+pub(crate) type LineObserver = Arc<Mutex<dyn FnMut(&str) + Send>>;
+
+/// A line longer than this is cut before the observer sees it.
+const MAX_OBSERVED_LINE: usize = 64 * 1024;
+
 /// What to run and under which limits.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ProcessSpec {
     /// The program (a path, or a name looked up on `PATH`).
     pub(crate) program: PathBuf,
@@ -39,6 +47,20 @@ pub struct ProcessSpec {
     pub(crate) head_limit: usize,
     /// Trailing bytes kept of each stream.
     pub(crate) tail_limit: usize,
+    /// Who reads the output line by line as it streams, if anyone.
+    pub(crate) lines: Option<LineObserver>,
+}
+
+impl std::fmt::Debug for ProcessSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessSpec")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field("timeout", &self.timeout)
+            .field("observed", &self.lines.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ProcessSpec {
@@ -59,6 +81,7 @@ impl ProcessSpec {
             leak_wait: Duration::from_millis(500),
             head_limit: 4 * 1024 * 1024,
             tail_limit: 1024 * 1024,
+            lines: None,
         }
     }
 
@@ -185,8 +208,8 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
     // block the child for ever).
     let draining = async {
         let streams = tokio::join!(
-            drain(stdout_pipe, limits, stop.clone()),
-            drain(stderr_pipe, limits, stop)
+            drain(stdout_pipe, limits, stop.clone(), spec.lines.clone()),
+            drain(stderr_pipe, limits, stop, spec.lines.clone())
         );
         drained.notify_one();
         streams
@@ -284,20 +307,44 @@ async fn drain(
     pipe: Option<impl AsyncRead + Unpin>,
     (head, tail): (usize, usize),
     mut stop: watch::Receiver<bool>,
+    observer: Option<LineObserver>,
 ) -> BoundedOutput {
     let mut output = BoundedOutput::new(head, tail);
     let Some(mut pipe) = pipe else {
         return output;
     };
     let mut buffer = vec![0u8; 64 * 1024];
+    let mut partial: Vec<u8> = Vec::new();
+    let observe = |line: &[u8]| {
+        if let Some(observer) = &observer {
+            let text = String::from_utf8_lossy(&line[..line.len().min(MAX_OBSERVED_LINE)]);
+            (observer.lock().unwrap_or_else(PoisonError::into_inner))(&text);
+        }
+    };
     loop {
         tokio::select! {
             read = pipe.read(&mut buffer) => match read {
                 Ok(0) | Err(_) => break,
-                Ok(n) => output.push(&buffer[..n]),
+                Ok(n) => {
+                    output.push(&buffer[..n]);
+                    if observer.is_some() {
+                        for piece in buffer[..n].split_inclusive(|b| *b == b'\n') {
+                            if partial.len() < MAX_OBSERVED_LINE {
+                                partial.extend_from_slice(piece);
+                            }
+                            if piece.ends_with(b"\n") {
+                                observe(partial.strip_suffix(b"\n").unwrap_or(&partial));
+                                partial.clear();
+                            }
+                        }
+                    }
+                }
             },
             _ = stop.changed() => break,
         }
+    }
+    if !partial.is_empty() {
+        observe(&partial);
     }
     output
 }

@@ -5,18 +5,23 @@
 
 mod failure;
 mod fingerprint;
+mod hvigor;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::VerifyCommand;
+use crate::config::{VerifyCommand, VerifyKind};
 use crate::hash::sha256_hex;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 use crate::words::words;
 
 pub(crate) use failure::fingerprint as failure_fingerprint;
 pub(crate) use fingerprint::{FingerprintError, StatCache, fingerprint};
+pub(crate) use hvigor::CompileError;
+use hvigor::{HvigorLog, HvigorOutcome};
 
 /// How much of a command's output a report keeps (its tail).
 const OUTPUT_TAIL_CHARS: usize = 8000;
@@ -30,6 +35,8 @@ words! {
         Fail = "fail",
         /// Stopped at its time limit.
         Timeout = "timeout",
+        /// Its output shows neither a pass nor a failure (`kind: hvigor`): never a pass.
+        Inconclusive = "inconclusive",
     }
 }
 
@@ -56,6 +63,12 @@ pub(crate) struct CommandOutcome {
     /// It left processes running when it exited (they were stopped).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) leaked: bool,
+    /// Why it is inconclusive (or why a `kind: hvigor` command failed despite its exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// The compiler errors its output named (`kind: hvigor`), as structured items.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) errors: Vec<CompileError>,
 }
 
 /// `verify-<n>.json`.
@@ -154,6 +167,16 @@ async fn run_command(
         .expect("validated: argv is never empty");
     let mut spec = ProcessSpec::new(program, args).timeout(command.timeout);
     spec.cwd = Some(workspace.to_owned());
+    let hvigor =
+        (command.kind == VerifyKind::Hvigor).then(|| Arc::new(Mutex::new(HvigorLog::default())));
+    if let Some(log) = &hvigor {
+        let log = Arc::clone(log);
+        spec.lines = Some(Arc::new(Mutex::new(move |line: &str| {
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .line(line);
+        })));
+    }
     let outcome = run(&spec, cancel).await.map_err(|e| match e {
         SpawnError::NotFound { .. } => VerifyError::CommandNotFound {
             name: command.name.clone(),
@@ -169,13 +192,35 @@ async fn run_command(
         outcome.stdout.to_string_lossy(),
         outcome.stderr.to_string_lossy()
     );
-    let (status, exit_code) = match outcome.completion {
+    let (mut status, exit_code) = match outcome.completion {
         Completion::Exited(0) => (CommandStatus::Pass, Some(0)),
         Completion::Exited(code) => (CommandStatus::Fail, Some(code)),
         Completion::Signalled(_) => (CommandStatus::Fail, None),
         Completion::TimedOut => (CommandStatus::Timeout, None),
         Completion::Cancelled => return Err(VerifyError::Cancelled),
     };
+    let (mut reason, mut errors) = (None, Vec::new());
+    if let Some(log) = hvigor
+        && status != CommandStatus::Timeout
+    {
+        // hvigor's exit code says nothing either way: its conclusion lines do.
+        let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
+        let is_test = command
+            .argv
+            .iter()
+            .any(|a| a == "test" || a == "onDeviceTest");
+        let fresh = (!command.haps.is_empty()).then(|| haps_fresh(workspace, &command.haps));
+        (status, reason) = match log.outcome(is_test, fresh) {
+            HvigorOutcome::Pass => (CommandStatus::Pass, None),
+            HvigorOutcome::Fail => (
+                CommandStatus::Fail,
+                (exit_code == Some(0))
+                    .then(|| "hvigor exited 0, but its output shows a failure".to_owned()),
+            ),
+            HvigorOutcome::Inconclusive(why) => (CommandStatus::Inconclusive, Some(why)),
+        };
+        errors = log.errors().to_vec();
+    }
     // The first release hashed the status's Debug name; kept, so fingerprints stay comparable.
     let exit_text = exit_code.map_or_else(|| format!("{status:?}"), |c| c.to_string());
     Ok(CommandOutcome {
@@ -189,7 +234,54 @@ async fn run_command(
         output_sha256: sha256_hex(output.as_bytes()),
         output_tail: tail(&output),
         leaked: outcome.leaked,
+        reason,
+        errors,
     })
+}
+
+/// Whether every declared HAP exists and is not older than the workspace's newest source
+/// file (an up-to-date build does not rewrite it, so an old HAP is not this code's).
+fn haps_fresh(workspace: &Path, haps: &[std::path::PathBuf]) -> Result<(), String> {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let newest_source = walkdir::WalkDir::new(workspace)
+        .into_iter()
+        .filter_entry(|e| {
+            !matches!(
+                e.file_name().to_str(),
+                Some(
+                    "build"
+                        | ".hvigor"
+                        | "oh_modules"
+                        | "node_modules"
+                        | ".git"
+                        | ".dwpipe"
+                        | ".preview"
+                )
+            )
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| modified(e.path()))
+        .max()
+        .unwrap_or(SystemTime::UNIX_EPOCH);
+    for hap in haps {
+        match modified(&workspace.join(hap)) {
+            None => {
+                return Err(format!(
+                    "the declared HAP `{}` was not built",
+                    hap.display()
+                ));
+            }
+            Some(built) if built < newest_source => {
+                return Err(format!(
+                    "the declared HAP `{}` is older than the newest source file: it is not this code's build",
+                    hap.display()
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs every command once, fingerprinting the workspace before and after.

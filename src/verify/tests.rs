@@ -17,7 +17,108 @@ fn command(name: &str, argv: &[&str]) -> VerifyCommand {
         name: name.into(),
         argv: argv.iter().map(|a| (*a).to_owned()).collect(),
         timeout: Duration::from_secs(10),
+        kind: VerifyKind::Command,
+        haps: Vec::new(),
     }
+}
+
+/// A `kind: hvigor` command: a script that prints `stdout` and `stderr` and exits `code`.
+fn hvigor(dir: &Path, stdout: &str, stderr: &str, code: i32, haps: &[&str]) -> VerifyCommand {
+    let script = dir.join("hvigorw");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s' '{stdout}'\nprintf '%s' '{stderr}' >&2\nexit {code}\n"),
+    )
+    .unwrap();
+    let mut permissions = fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(&script, permissions).unwrap();
+    VerifyCommand {
+        kind: VerifyKind::Hvigor,
+        haps: haps.iter().map(Into::into).collect(),
+        ..command("build", &["./hvigorw", "assembleHap"])
+    }
+}
+
+#[test]
+fn hvigor_is_read_by_its_output_never_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("entry/src")).unwrap();
+    fs::write(dir.path().join("entry/src/Index.ets"), "x").unwrap();
+    let run = |command: VerifyCommand| {
+        block_on(verify(
+            dir.path(),
+            &[command],
+            0,
+            &mut StatCache::default(),
+            &Cancel::new(),
+        ))
+        .unwrap()
+        .commands
+        .remove(0)
+    };
+    // Exit 0 after a failed compile, the conclusion on stderr.
+    let failed = run(hvigor(
+        dir.path(),
+        "> hvigor ERROR: Failed :entry:default@CompileArkTS...\n1 ERROR: 10505001 ArkTS Compiler Error\nError Message: Cannot find name x. At File: entry/src/Index.ets:3:7\n\n",
+        "COMPILE RESULT:FAIL {ERROR:1 WARN:0}\n> hvigor ERROR: BUILD FAILED in 2 s\n",
+        0,
+        &[],
+    ));
+    assert_eq!(failed.status, CommandStatus::Fail);
+    assert_eq!(
+        failed.reason.as_deref(),
+        Some("hvigor exited 0, but its output shows a failure")
+    );
+    assert_eq!(
+        (
+            failed.errors[0].file.as_deref(),
+            failed.errors[0].line,
+            failed.errors[0].message.as_str()
+        ),
+        (Some("entry/src/Index.ets"), Some(3), "Cannot find name x.")
+    );
+    // BUILD SUCCESSFUL without the compile task: inconclusive, never a pass.
+    let vague = run(hvigor(
+        dir.path(),
+        "> hvigor BUILD SUCCESSFUL in 1 s\n",
+        "",
+        0,
+        &[],
+    ));
+    assert_eq!(vague.status, CommandStatus::Inconclusive);
+    // A build that compiled; its declared HAP missing, then older than the source, then fresh.
+    let built = "> hvigor Finished :entry:default@CompileArkTS... after 2 s\n> hvigor BUILD SUCCESSFUL in 4 s\n";
+    let hap = "entry/build/default/outputs/default/entry-default-signed.hap";
+    let missing = run(hvigor(dir.path(), built, "", 0, &[hap]));
+    assert_eq!(missing.status, CommandStatus::Inconclusive);
+    assert!(
+        missing.reason.as_deref().unwrap().contains("was not built"),
+        "{missing:?}"
+    );
+    fs::create_dir_all(dir.path().join(hap).parent().unwrap()).unwrap();
+    fs::write(dir.path().join(hap), "hap").unwrap();
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    fs::File::options()
+        .write(true)
+        .open(dir.path().join(hap))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let stale = run(hvigor(dir.path(), built, "", 0, &[hap]));
+    assert_eq!(stale.status, CommandStatus::Inconclusive, "{stale:?}");
+    fs::File::options()
+        .write(true)
+        .open(dir.path().join(hap))
+        .unwrap()
+        .set_modified(SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    let fresh = run(hvigor(dir.path(), built, "", 0, &[hap]));
+    assert_eq!(fresh.status, CommandStatus::Pass, "{fresh:?}");
+    // Its exit code does not make a pass a failure either way: a non-zero exit with BUILD
+    // SUCCESSFUL and the compile task is what its output says.
+    let odd = run(hvigor(dir.path(), built, "", 1, &[]));
+    assert_eq!(odd.status, CommandStatus::Pass);
 }
 
 #[test]

@@ -1,0 +1,306 @@
+//! hvigor as it really reports (research/field-2026-12.md §3.3): its exit code can be 0 after
+//! `COMPILE RESULT:FAIL`, and part of its conclusion goes to stderr. The outcome is read from
+//! both streams line by line as they arrive (the kept head and tail can lose the middle),
+//! never from the exit code:
+//!
+//! - `fail` on `BUILD FAILED`, `COMPILE RESULT:FAIL` or any `N ERROR:` item;
+//! - a build passes only on `BUILD SUCCESSFUL` with a `Finished` or `UP-TO-DATE` line for the
+//!   ArkTS compile task (and, when the command declares its HAPs, each exists and is not older
+//!   than the workspace's newest source file: an up-to-date build does not rewrite it);
+//! - `hvigorw test` / `onDeviceTest` (no compile line) pass on `BUILD SUCCESSFUL` with a test
+//!   result line and no failure in it;
+//! - anything else is inconclusive, which is never a pass.
+//!
+//! Every compiler error is kept as a structured item, in the older style (`1 ERROR:
+//! ArkTS:ERROR File: <path>:<line>:<col>` then the message) and the newer one (`1 ERROR:
+//! 10505001 ArkTS Compiler Error` then `Error Message: … At File: <path>:<line>:<col>`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// At most this many errors are kept (a broken import can print thousands).
+const MAX_ERRORS: usize = 100;
+
+/// One compiler error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct CompileError {
+    /// The error code (`10505001`, `00305015`), when printed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) code: Option<String>,
+    /// The source file.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) file: Option<String>,
+    /// 1-based line.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) line: Option<u32>,
+    /// 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) column: Option<u32>,
+    /// What the compiler said.
+    pub(crate) message: String,
+}
+
+/// What the log said, as far as it has streamed.
+#[derive(Debug, Default)]
+pub(crate) struct HvigorLog {
+    successful: bool,
+    failed: bool,
+    compile_fail: bool,
+    compiled: bool,
+    /// Counts of a `Tests run:` line (run, failures + errors).
+    tests: Option<(u64, u64)>,
+    errors: Vec<CompileError>,
+    /// An error item whose message is on the next line(s).
+    open: Option<CompileError>,
+}
+
+/// How a build or test run came out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum HvigorOutcome {
+    /// Shown to pass.
+    Pass,
+    /// Shown to fail.
+    Fail,
+    /// Neither: why.
+    Inconclusive(String),
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("static regex")
+}
+
+static COMPILE_TASK: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:Finished|UP-TO-DATE) :\S*@CompileArkTS\b"));
+static ERROR_ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*\d+ ERROR:\s*(.*)$"));
+static HVIGOR_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^> hvigor ERROR:\s*(?:Error Code:\s*)?(\d{8})\b\s*(.*)$"));
+static OLD_FILE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"ArkTS:ERROR File:\s*(.+?):(\d+):(\d+)\s*$"));
+static CODE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\d{8})\b\s*(.*)$"));
+static AT_FILE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(.*?)\s*At [Ff]ile:\s*(.+?):(\d+)(?::(\d+))?\s*$"));
+static TESTS_RUN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"Tests run:\s*(\d+),\s*Failure:\s*(\d+),\s*Error:\s*(\d+)"));
+
+impl HvigorLog {
+    /// Reads one line of stdout or stderr.
+    pub(crate) fn line(&mut self, line: &str) {
+        let line = line.trim_end_matches('\r');
+        if line.contains("BUILD SUCCESSFUL") {
+            self.successful = true;
+        }
+        if line.contains("BUILD FAILED") {
+            self.failed = true;
+        }
+        if line.contains("COMPILE RESULT:FAIL") {
+            self.compile_fail = true;
+        }
+        if COMPILE_TASK.is_match(line) {
+            self.compiled = true;
+        }
+        if let Some(c) = TESTS_RUN.captures(line) {
+            let n = |i: usize| c[i].parse::<u64>().unwrap_or(u64::MAX);
+            self.tests = Some((n(1), n(2).saturating_add(n(3))));
+        }
+        if let Some(open) = &mut self.open {
+            let text = line.trim();
+            if let Some(message) = text.strip_prefix("Error Message:") {
+                let message = message.trim();
+                match AT_FILE.captures(message) {
+                    Some(c) => {
+                        open.message = c[1].trim().to_owned();
+                        open.file = Some(c[2].to_owned());
+                        open.line = c[3].parse().ok();
+                        open.column = c.get(4).and_then(|m| m.as_str().parse().ok());
+                    }
+                    None => open.message = message.to_owned(),
+                }
+                self.close();
+                return;
+            }
+            if open.file.is_some() && open.message.is_empty() && !text.is_empty() {
+                // The older style: the message is the line after `File:`.
+                open.message = text.to_owned();
+                self.close();
+                return;
+            }
+            if text.is_empty() || ERROR_ITEM.is_match(line) || line.starts_with('>') {
+                self.close();
+            } else {
+                return;
+            }
+        }
+        if let Some(c) = ERROR_ITEM.captures(line) {
+            let rest = c[1].trim();
+            let mut item = CompileError {
+                code: None,
+                file: None,
+                line: None,
+                column: None,
+                message: String::new(),
+            };
+            if let Some(f) = OLD_FILE.captures(rest) {
+                item.file = Some(f[1].to_owned());
+                item.line = f[2].parse().ok();
+                item.column = f[3].parse().ok();
+            } else if let Some(code) = CODE.captures(rest) {
+                item.code = Some(code[1].to_owned());
+                item.message = code[2].trim().to_owned();
+            } else {
+                item.message = rest.to_owned();
+            }
+            self.open = Some(item);
+        } else if let Some(c) = HVIGOR_ERROR.captures(line) {
+            self.open = Some(CompileError {
+                code: Some(c[1].to_owned()),
+                file: None,
+                line: None,
+                column: None,
+                message: c[2].trim().to_owned(),
+            });
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(item) = self.open.take()
+            && self.errors.len() < MAX_ERRORS
+        {
+            self.errors.push(item);
+        }
+    }
+
+    /// The outcome once both streams ended; `fresh` says whether the declared HAPs are there
+    /// and newer than the sources (`None`: none declared).
+    pub(crate) fn outcome(
+        &mut self,
+        is_test: bool,
+        fresh: Option<Result<(), String>>,
+    ) -> HvigorOutcome {
+        self.close();
+        if self.failed || self.compile_fail || !self.errors.is_empty() {
+            return HvigorOutcome::Fail;
+        }
+        if is_test {
+            return match (self.successful, self.tests) {
+                (true, Some((run, 0))) if run > 0 => HvigorOutcome::Pass,
+                (_, Some((_, failed))) if failed > 0 => HvigorOutcome::Fail,
+                (true, _) => HvigorOutcome::Inconclusive(
+                    "BUILD SUCCESSFUL, but no test result line (`Tests run: …`)".to_owned(),
+                ),
+                (false, _) => HvigorOutcome::Inconclusive(
+                    "neither BUILD SUCCESSFUL nor BUILD FAILED".to_owned(),
+                ),
+            };
+        }
+        match (self.successful, self.compiled, fresh) {
+            (true, true, None | Some(Ok(()))) => HvigorOutcome::Pass,
+            (true, true, Some(Err(why))) => HvigorOutcome::Inconclusive(why),
+            (true, false, _) => HvigorOutcome::Inconclusive(
+                "BUILD SUCCESSFUL, but no `Finished` or `UP-TO-DATE` line for the ArkTS compile \
+                 task: nothing shows the code was compiled"
+                    .to_owned(),
+            ),
+            (false, _, _) => HvigorOutcome::Inconclusive(
+                "neither BUILD SUCCESSFUL nor BUILD FAILED: the build did not conclude".to_owned(),
+            ),
+        }
+    }
+
+    /// The compiler errors found.
+    pub(crate) fn errors(&self) -> &[CompileError] {
+        &self.errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(log: &str) -> HvigorLog {
+        let mut hvigor = HvigorLog::default();
+        for line in log.lines() {
+            hvigor.line(line);
+        }
+        hvigor
+    }
+
+    #[test]
+    fn a_successful_build_compiled_its_code() {
+        let log = "> hvigor UP-TO-DATE :entry:default@ProcessResource...\n> hvigor Finished :entry:default@CompileArkTS... after 22 s 340 ms\n> hvigor BUILD SUCCESSFUL in 44 s\n";
+        assert_eq!(read(log).outcome(false, None), HvigorOutcome::Pass);
+        let cached = "> hvigor UP-TO-DATE :entry:default@CompileArkTS...\n> hvigor BUILD SUCCESSFUL in 3 s\n";
+        assert_eq!(
+            read(cached).outcome(false, Some(Ok(()))),
+            HvigorOutcome::Pass
+        );
+        assert!(matches!(
+            read(cached).outcome(false, Some(Err("stale".into()))),
+            HvigorOutcome::Inconclusive(_)
+        ));
+        assert!(matches!(
+            read("> hvigor BUILD SUCCESSFUL in 1 s\n").outcome(false, None),
+            HvigorOutcome::Inconclusive(_)
+        ));
+        assert!(matches!(
+            read("> hvigor Finished :entry:default@CompileArkTS...\n").outcome(false, None),
+            HvigorOutcome::Inconclusive(_)
+        ));
+    }
+
+    /// The older (≤ API 11) style, with the exit code 0 hvigor can give after it.
+    #[test]
+    fn older_style_errors_are_items() {
+        let log = "> hvigor ERROR: Failed :entry:default@CompileArkTS...\n> hvigor ERROR: ArkTS Compiler Error\n1 ERROR: ArkTS:ERROR File: E:/app/entry/src/main/ets/pages/VideoPlayer.ets:15:1\n Cannot find name 'Videoo'.\n\n2 WARN: ArkTS:WARN File: E:/app/entry/src/main/ets/pages/Index.ets:3:1\n unused\nCOMPILE RESULT:FAIL {ERROR:2 WARN:27}\n";
+        let mut hvigor = read(log);
+        assert_eq!(hvigor.outcome(false, None), HvigorOutcome::Fail);
+        assert_eq!(
+            hvigor.errors()[0],
+            CompileError {
+                code: None,
+                file: Some("E:/app/entry/src/main/ets/pages/VideoPlayer.ets".into()),
+                line: Some(15),
+                column: Some(1),
+                message: "Cannot find name 'Videoo'.".into(),
+            }
+        );
+    }
+
+    #[test]
+    fn newer_style_errors_are_items() {
+        let log = "1 ERROR: 10505001 ArkTS Compiler Error\nError Message: Property 'x' does not exist on type 'Y'. At File: C:/app/entry/src/main/ets/pages/Index.ets:177:21\n\n> hvigor ERROR: 00305015 Rollup Error\nError Message: Failed to resolve OhmUrl. At file: /app/entry/src/main/ets/Foo.ets:12\n\n> hvigor ERROR: BUILD FAILED in 26 s 363 ms\n";
+        let mut hvigor = read(log);
+        assert_eq!(hvigor.outcome(false, None), HvigorOutcome::Fail);
+        let errors = hvigor.errors();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0].code.as_deref(), Some("10505001"));
+        assert_eq!(
+            errors[0].message,
+            "Property 'x' does not exist on type 'Y'."
+        );
+        assert_eq!(
+            (errors[0].file.as_deref(), errors[0].line, errors[0].column),
+            (
+                Some("C:/app/entry/src/main/ets/pages/Index.ets"),
+                Some(177),
+                Some(21)
+            )
+        );
+        assert_eq!(errors[1].code.as_deref(), Some("00305015"));
+        assert_eq!((errors[1].line, errors[1].column), (Some(12), None));
+    }
+
+    #[test]
+    fn test_runs_need_their_result_lines() {
+        let pass = "> hvigor BUILD SUCCESSFUL in 9 s\nTests run: 4, Failure: 0, Error: 0, Pass: 4, Ignore: 0\n";
+        assert_eq!(read(pass).outcome(true, None), HvigorOutcome::Pass);
+        let fail = "Tests run: 4, Failure: 1, Error: 0, Pass: 3, Ignore: 0\n> hvigor BUILD SUCCESSFUL in 9 s\n";
+        assert_eq!(read(fail).outcome(true, None), HvigorOutcome::Fail);
+        assert!(matches!(
+            read("> hvigor BUILD SUCCESSFUL in 9 s\n").outcome(true, None),
+            HvigorOutcome::Inconclusive(_)
+        ));
+    }
+}
