@@ -567,3 +567,29 @@ fn a_delivery_audited_on_a_lab_repairs_what_one_device_fails() {
     assert!(brief.contains("LAB02: "), "{brief}");
     assert!(!brief.contains("LAB01: "), "{brief}");
 }
+
+#[test]
+fn review_findings_are_shown_under_the_review_line() {
+    let reviewer = r#"review:
+  max-rounds: 1
+  fail-mode: closed
+  reviewer: { argv: [sh, -c, "cat > /dev/null; echo '{\"verdict\": \"revise\", \"findings\": [\"F-02 has no probe\"]}'"], timeout: 1m }
+"#;
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", reviewer);
+    let (code, _, stderr) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let review = lines
+        .iter()
+        .position(|l| l.starts_with("dwpipe: review: blocked"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(
+        lines[review + 1],
+        "  W_REVIEW_FINDING: F-02 has no probe",
+        "{stderr}"
+    );
+    assert!(
+        lines[review + 2].starts_with("  E_REVIEW_BLOCKED: "),
+        "{stderr}"
+    );
+}

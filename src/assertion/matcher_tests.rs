@@ -69,6 +69,8 @@ fn every_matcher_row() {
     let rows: Vec<(&Assertion, &str, Result<bool, &str>)> = vec![
         // lte / gte, inclusive, with units
         (&lte_800ms, "720ms", Ok(true)),
+        (&lte_800ms, "720毫秒", Ok(true)),
+        (&lte_800ms, "冷启动耗时0.9秒以内", Ok(false)),
         (&lte_800ms, "800 ms", Ok(true)),
         (&lte_800ms, "800.001ms", Ok(false)),
         (&lte_800ms, "0.8s", Ok(true)),

@@ -104,6 +104,14 @@ fn unit_after(rest: &str) -> Option<Unit> {
     if let Some(after) = trimmed.strip_prefix('%') {
         return (!after.starts_with(char::is_alphanumeric)).then(|| Unit::parse("%"));
     }
+    // Chinese writes the unit straight after the number and the next word straight after the
+    // unit (`800毫秒以内`): these are read by their spelling, whatever follows.
+    if let Some((_, symbol)) = [("帧/秒", "fps"), ("毫秒", "ms"), ("秒", "s")]
+        .iter()
+        .find(|(spelling, _)| trimmed.starts_with(spelling))
+    {
+        return Some(Unit::parse(symbol));
+    }
     let word_len = |s: &str| {
         s.char_indices()
             .find(|(_, c)| !is_unit_char(*c))

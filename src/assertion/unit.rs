@@ -46,8 +46,8 @@ pub(crate) struct KnownUnit {
 const KNOWN: &[(&[&str], KnownUnit)] = &[
     (&["ns"], unit("ns", Family::Time, Some((1, 0)))),
     (&["us", "µs", "μs"], unit("us", Family::Time, Some((1, 3)))),
-    (&["ms"], unit("ms", Family::Time, Some((1, 6)))),
-    (&["s"], unit("s", Family::Time, Some((1, 9)))),
+    (&["ms", "毫秒"], unit("ms", Family::Time, Some((1, 6)))),
+    (&["s", "秒"], unit("s", Family::Time, Some((1, 9)))),
     // hidumper's "kB" are kibibytes; MB and GB follow the same binary steps.
     (
         &["KB", "kB", "KiB"],
@@ -59,7 +59,10 @@ const KNOWN: &[(&[&str], KnownUnit)] = &[
         unit("GB", Family::Memory, Some((1_048_576, 0))),
     ),
     (&["%"], unit("%", Family::Percent, Some((1, 0)))),
-    (&["fps"], unit("fps", Family::FrameRate, Some((1, 0)))),
+    (
+        &["fps", "帧/秒"],
+        unit("fps", Family::FrameRate, Some((1, 0))),
+    ),
     (&["ms/s"], unit("ms/s", Family::JankRate, Some((1, 0)))),
     (&["px"], unit("px", Family::Length, Some((1, 0)))),
     (&["vp"], unit("vp", Family::Length, None)),

@@ -137,10 +137,15 @@ impl DeliverProgress {
                 millis,
                 output,
             } => {
+                let mut findings = Vec::new();
                 let shown = match note {
                     Note::None => outcome.word(),
                     Note::Detail(detail) => detail,
                     Note::Report(report) => format!("{} ({report})", outcome.word()),
+                    Note::Findings(report, found) => {
+                        findings = found;
+                        format!("{} ({report})", outcome.word())
+                    }
                     Note::File(file) => file,
                     Note::Claim(end, claim) => format!("{end} (claims {claim})"),
                 };
@@ -148,6 +153,9 @@ impl DeliverProgress {
                     "dwpipe: {stage}: {shown} [{:.1}s]",
                     millis as f64 / 1000.0
                 ));
+                for finding in findings {
+                    self.line(&format!("  {finding}"));
+                }
                 if self.verbose
                     && let Some(path) = output
                 {

@@ -1,6 +1,8 @@
 //! The probe catalog (DESIGN §8): every probe id a pack may name, the arguments it takes and
 //! the unit of the number it produces.
 
+use crate::assertion::{Assertion, Decimal, Expectation, common_scale};
+
 use super::probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
 use super::schema::ProbeDoc;
 use super::selector::Selector;
@@ -167,6 +169,41 @@ impl ProbeKind {
             .iter()
             .find(|(m, _)| *m == metric || m.is_none())
             .and_then(|(_, unit)| *unit)
+    }
+}
+
+impl MeasuredBy {
+    /// Why `assertion` cannot hold what this probe produces: its unit does not convert to the
+    /// probe's, it gives a unit to a bare count, or it bounds a pass/fail result by a number.
+    pub(crate) fn mismatch(&self, assertion: &Assertion) -> Option<String> {
+        let numeric = matches!(
+            assertion.expectation,
+            Expectation::Range { .. } | Expectation::Gte(_) | Expectation::Lte(_)
+        );
+        if self.kind.id == "test.hypium" {
+            return numeric.then(|| format!("`{}` produces pass/fail, not a number", self.kind.id));
+        }
+        let probe_unit = self.unit.map(crate::assertion::Unit::parse);
+        match (probe_unit.as_ref(), assertion.unit.as_ref()) {
+            (Some(p), Some(d)) => common_scale(
+                Decimal::new(1, 0),
+                Some(p),
+                Some(d),
+                Some(Decimal::new(1, 0)),
+            )
+            .err()
+            .map(|_| {
+                format!(
+                    "`{}` measures in {p}, the assertion is in {d}",
+                    self.kind.id
+                )
+            }),
+            (None, Some(d)) => Some(format!(
+                "`{}` produces a bare count, the assertion is in {d}",
+                self.kind.id
+            )),
+            _ => None,
+        }
     }
 }
 

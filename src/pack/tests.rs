@@ -141,6 +141,22 @@ fn semantic_errors_name_the_criterion_and_its_line() {
             "min 13 greater than max 11",
         ),
         (
+            criterion_with_assertion(
+                "{ matcher: lte, expected: 60, unit: fps, probe: { id: perf.cold-start } }",
+            ),
+            "E_CRITERION_ASSERTION_INVALID",
+            Some("P-01"),
+            9,
+            "`perf.cold-start` measures in ms, the assertion is in fps",
+        ),
+        (
+            criterion_with_assertion("{ matcher: gte, expected: 1, probe: { id: test.hypium } }"),
+            "E_CRITERION_ASSERTION_INVALID",
+            Some("P-01"),
+            9,
+            "`test.hypium` produces pass/fail, not a number",
+        ),
+        (
             criterion_with_assertion("{ matcher: regex, expected: '(unclosed' }"),
             "E_CRITERION_ASSERTION_INVALID",
             Some("P-01"),

@@ -372,8 +372,17 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                 format!("see the probe catalog: {}", ids.join(", ")),
             )
         })?;
+    let assertion = Assertion { expectation, unit };
+    // The probe's unit is known now: an assertion it cannot satisfy is refused at freeze,
+    // not left for the review.
+    if let Some(message) = probe.as_ref().and_then(|p| p.mismatch(&assertion)) {
+        return Err(invalid(
+            message,
+            "use the unit the probe produces (see the probe catalog)",
+        ));
+    }
     Ok(CriterionAssertion {
-        assertion: Assertion { expectation, unit },
+        assertion,
         matcher: matcher.to_owned(),
         source: doc.source.clone(),
         probe,

@@ -43,6 +43,9 @@ pub(crate) enum Note {
     Detail(String),
     /// The report it wrote or reused (a review receipt).
     Report(String),
+    /// A review that asks for changes or blocks: its report, and each finding in one line
+    /// (code, criterion, message), for people to read where they look.
+    Findings(String, Vec<String>),
     /// The file it wrote (a brief).
     File(String),
     /// How the agent ended and what it claimed.

@@ -113,41 +113,8 @@ fn rules(criterion: &Criterion) -> Vec<Diagnostic> {
             }
         }
         Some(measured) => {
-            let probe_unit = measured.unit.map(Unit::parse);
+            // A unit the probe cannot produce is refused at freeze (and at every lock load).
             let declared = assertion.assertion.unit.as_ref();
-            let text_probe = measured.kind.id == "test.hypium";
-            let mismatch = if text_probe {
-                (!numeric_bounds.is_empty())
-                    .then(|| format!("`{}` produces pass/fail, not a number", measured.kind.id))
-            } else {
-                match (probe_unit.as_ref(), declared) {
-                    (Some(p), Some(d)) => common_scale(
-                        Decimal::new(1, 0),
-                        Some(p),
-                        Some(d),
-                        Some(Decimal::new(1, 0)),
-                    )
-                    .err()
-                    .map(|_| {
-                        format!(
-                            "`{}` measures in {p}, the assertion is in {d}",
-                            measured.kind.id
-                        )
-                    }),
-                    (None, Some(d)) => Some(format!(
-                        "`{}` produces a bare count, the assertion is in {d}",
-                        measured.kind.id
-                    )),
-                    _ => None,
-                }
-            };
-            if let Some(message) = mismatch {
-                found.push(
-                    Diagnostic::error("E_REVIEW_UNIT_MISMATCH", message)
-                        .criterion(id)
-                        .fix("use the unit the probe produces"),
-                );
-            }
             for (probe, side, bound, unit) in BASELINES {
                 let probe_reading = measured.unit.map(Unit::parse);
                 let same_reading = probe_reading
@@ -218,6 +185,8 @@ fn contradiction(
     unit: Option<&Unit>,
 ) -> Option<String> {
     let lower = statement.to_lowercase();
+    // Negated forms before the words they contain (`不大于` before `大于`); `以内` follows its
+    // number (`800毫秒以内`), so the number is looked for in the whole statement.
     let (side, rest) = [
         ("≤", Side::AtMost),
         ("<=", Side::AtMost),
@@ -225,13 +194,32 @@ fn contradiction(
         ("no more than", Side::AtMost),
         ("under", Side::AtMost),
         ("within", Side::AtMost),
+        ("不超过", Side::AtMost),
+        ("不大于", Side::AtMost),
+        ("不高于", Side::AtMost),
+        ("不低于", Side::AtLeast),
+        ("不小于", Side::AtLeast),
+        ("小于", Side::AtMost),
+        ("低于", Side::AtMost),
+        ("以内", Side::AtMost),
         ("≥", Side::AtLeast),
         (">=", Side::AtLeast),
         ("at least", Side::AtLeast),
         ("no less than", Side::AtLeast),
+        ("至少", Side::AtLeast),
+        ("大于", Side::AtLeast),
+        ("高于", Side::AtLeast),
     ]
     .iter()
-    .find_map(|(word, side)| lower.find(word).map(|at| (Some(*side), &statement[at..])))
+    .find_map(|(word, side)| {
+        lower.find(word).map(|at| {
+            let rest = match *word {
+                "以内" => statement,
+                _ => statement.get(at..).unwrap_or(statement),
+            };
+            (Some(*side), rest)
+        })
+    })
     .unwrap_or((None, statement));
     let said = first_quantity(rest).ok()??;
     // Only a number with a unit that converts to the assertion's speaks to the threshold.

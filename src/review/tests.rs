@@ -31,6 +31,17 @@ fn codes(criterion: &str) -> Vec<String> {
 fn each_rule_fires_on_its_hole_and_not_elsewhere() {
     let clean = "- { id: P-01, dimension: performance, statement: Cold start ≤ 800ms, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }";
     assert!(codes(clean).is_empty(), "{:?}", codes(clean));
+    for agreeing in [
+        "- { id: P-01, dimension: performance, statement: 冷启动不超过800毫秒, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }",
+        "- { id: P-01, dimension: performance, statement: 冷启动在0.8秒以内, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }",
+        "- { id: P-01, dimension: performance, statement: 冷启动不大于800毫秒, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }",
+    ] {
+        assert!(
+            codes(agreeing).is_empty(),
+            "{agreeing}: {:?}",
+            codes(agreeing)
+        );
+    }
     let rows = [
         (
             "- { id: P-01, dimension: performance, statement: Cold start ≤ 800ms, weight: must, assertion: { matcher: lte, expected: 1000, unit: ms, probe: { id: perf.cold-start } } }",
@@ -73,12 +84,16 @@ fn each_rule_fires_on_its_hole_and_not_elsewhere() {
             "W_REVIEW_UNMEASURABLE",
         ),
         (
-            "- { id: P-01, dimension: performance, statement: Start is quick, weight: must, assertion: { matcher: lte, expected: 60, unit: fps, probe: { id: perf.cold-start } } }",
-            "E_REVIEW_UNIT_MISMATCH",
+            "- { id: P-01, dimension: performance, statement: 冷启动不超过800毫秒, weight: must, assertion: { matcher: lte, expected: 1000, unit: ms, probe: { id: perf.cold-start } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
         ),
         (
-            "- { id: P-01, dimension: performance, statement: Tests pass, weight: must, assertion: { matcher: gte, expected: 1, probe: { id: test.hypium } } }",
-            "E_REVIEW_UNIT_MISMATCH",
+            "- { id: P-01, dimension: performance, statement: 冷启动在0.9秒以内, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
+        ),
+        (
+            "- { id: P-01, dimension: performance, statement: 滑动帧率至少60帧/秒, weight: must, assertion: { matcher: gte, expected: 50, unit: fps, probe: { id: perf.frames, metric: fps } } }",
+            "E_REVIEW_STATEMENT_CONTRADICTS",
         ),
         (
             "- { id: P-01, dimension: performance, statement: It feels fast, weight: must }",

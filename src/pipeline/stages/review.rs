@@ -39,12 +39,31 @@ impl Delivery<'_> {
         let name = receipt.path.display().to_string();
         let verdict = receipt.report.verdict;
         let reason = format!("{name}; reviewer: {}", receipt.report.reviewer);
+        let note = match verdict {
+            ReviewVerdict::Revise | ReviewVerdict::Blocked | ReviewVerdict::Incomplete => {
+                let report = &receipt.report;
+                let findings = report
+                    .diagnostics
+                    .iter()
+                    .map(|d| {
+                        let criterion = d
+                            .criterion_id
+                            .as_deref()
+                            .map(|c| format!(" {c}"))
+                            .unwrap_or_default();
+                        format!("{}{criterion}: {}", d.code, d.message)
+                    })
+                    .collect();
+                Note::Findings(name.clone(), findings)
+            }
+            ReviewVerdict::Pass | ReviewVerdict::Waived => Note::Report(name.clone()),
+        };
         self.end(
             &clock,
             Outcome::Review(verdict),
             &inputs,
             Some(reason),
-            Note::Report(name.clone()),
+            note,
             None,
         )?;
         Ok(Reviewed {
