@@ -48,6 +48,7 @@ pub(crate) fn of_delivery(reason: TerminalReason) -> i32 {
         | TerminalReason::RepeatedFailure
         | TerminalReason::BudgetExhausted
         | TerminalReason::ReviewBlocked
+        | TerminalReason::AgentIncomplete
         // Not the machine's fault: a run whose records changed is simply not verified.
         | TerminalReason::RecordsTampered => VERDICT_FAILED,
     }

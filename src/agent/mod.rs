@@ -2,11 +2,19 @@
 //! --format json --dir <workspace> "<brief>"`) or to any command (`{brief}`, `{workspace}`,
 //! `{round}` placeholders), through the process runner (own process group, timeout, bounded
 //! output). The event stream is stored in `agent-<n>.log`; the agent's `PASS`/`FAIL`/
-//! `INCOMPLETE` is extracted as a claim only: verification and the audit decide.
+//! `INCOMPLETE` is extracted as a claim only: verification and the audit decide. For DevEco
+//! Code dwpipe also derives how the run ended ([`deveco`]), stops it when it stalls (no event
+//! and no change in the workspace for `agent.idle-timeout`), and keeps `deveco export` of its
+//! session as evidence of what it did.
 
+mod deveco;
+pub(crate) mod permissions;
+
+use std::fmt::Write;
 use std::path::Path;
-use std::sync::LazyLock;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 use regex::Regex;
 
@@ -14,6 +22,12 @@ use crate::config::{Agent, AgentKind};
 use crate::output::WriteError;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 use crate::words::words;
+
+pub(crate) use deveco::Ending;
+use deveco::Stream;
+
+/// How long `deveco export` may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(120);
 
 words! {
     /// What the agent said about its own work.
@@ -101,6 +115,10 @@ pub(crate) struct AgentRun {
     pub(crate) tools: Vec<String>,
     /// It left processes running when it exited (they were stopped).
     pub(crate) leaked: bool,
+    /// For DevEco Code: how the run ended, by its stream (`None` for a command agent).
+    pub(crate) ending: Option<Ending>,
+    /// For DevEco Code: what became of `deveco export <session>`.
+    pub(crate) export: Option<Result<(), String>>,
 }
 
 /// The agent could not be run at all.
@@ -177,7 +195,7 @@ pub(crate) fn argv(
 
 /// Reads the event stream: JSON lines of `{type, part: {...}}` (DevEco Code / OpenCode), or
 /// plain text from a command agent. The last `Result: …` line found in text wins.
-fn read_events(stdout: &str, run_record: &mut AgentRun) {
+fn read_events(stdout: &str, run_record: &mut AgentRun, stream: &mut Stream) {
     for line in stdout.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -187,18 +205,11 @@ fn read_events(stdout: &str, run_record: &mut AgentRun) {
             match serde_json::from_str::<serde_json::Value>(trimmed) {
                 Ok(event) => {
                     run_record.events += 1;
-                    match event["type"].as_str() {
-                        Some("error") => run_record.errors.push(
-                            event["error"]["data"]["message"]
-                                .as_str()
-                                .or(event["error"]["name"].as_str())
-                                .unwrap_or("error")
-                                .to_owned(),
-                        ),
-                        Some("tool_use") => run_record
+                    stream.event(&event);
+                    if event["type"] == "tool_use" {
+                        run_record
                             .tools
-                            .push(event["part"]["tool"].as_str().unwrap_or("?").to_owned()),
-                        _ => {}
+                            .push(event["part"]["tool"].as_str().unwrap_or("?").to_owned());
                     }
                     // Text parts, and the output of a tool (the spec-verify report arrives there).
                     event["part"]["text"]
@@ -223,9 +234,96 @@ fn read_events(stdout: &str, run_record: &mut AgentRun) {
             };
         }
     }
+    run_record.errors = stream.errors().to_vec();
 }
 
-/// Dispatches one round and stores the agent's output as `log`.
+/// The newest modification time of the workspace's own files (build output and dependencies
+/// aside): the agent's subagents work off the stream, their edits are their activity.
+fn newest_change(workspace: &Path) -> Option<SystemTime> {
+    walkdir::WalkDir::new(workspace)
+        .into_iter()
+        .filter_entry(|e| {
+            !matches!(
+                e.file_name().to_str(),
+                Some("build" | ".hvigor" | "oh_modules" | "node_modules" | ".git" | ".dwpipe")
+            )
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max()
+}
+
+/// Watches a DevEco Code run until `done`: it is idle when for `idle` neither a line of
+/// output arrived nor a file of the workspace changed; then `stop` fires and `stalled` is set.
+async fn watchdog(
+    workspace: &Path,
+    idle: Duration,
+    last_line: &Mutex<Instant>,
+    done: &AtomicBool,
+    stop: &Cancel,
+    stalled: &AtomicBool,
+) {
+    let tick = (idle / 10).clamp(Duration::from_millis(50), Duration::from_secs(5));
+    let started = SystemTime::now();
+    let mut seen_change = newest_change(workspace).unwrap_or(started);
+    let mut last_change = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        tokio::time::sleep(tick).await;
+        let silent = last_line
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .elapsed();
+        if silent < idle || last_change.elapsed() < idle {
+            continue;
+        }
+        // Silent that long: has the workspace changed meanwhile?
+        match newest_change(workspace) {
+            Some(newest) if newest > seen_change => {
+                seen_change = newest;
+                last_change = Instant::now();
+            }
+            _ => {
+                stalled.store(true, Ordering::Relaxed);
+                stop.cancel();
+                return;
+            }
+        }
+    }
+}
+
+/// `deveco export <session>` into `path`: the session as DevEco Code stored it, child
+/// sessions included.
+async fn export(session: &str, path: &Path, cancel: &Cancel) -> Result<(), String> {
+    let valid = !session.is_empty()
+        && session.len() <= 128
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !valid {
+        return Err(format!(
+            "the stream's session id {session:?} is not a plain id"
+        ));
+    }
+    let mut spec = ProcessSpec::new("deveco", ["export", session]).timeout(EXPORT_TIMEOUT);
+    // The session is kept whole or not at all: a cut JSON document is no evidence.
+    spec.head_limit = crate::input::MAX_REPORT_BYTES as usize;
+    let outcome = run(&spec, cancel).await.map_err(|e| e.to_string())?;
+    let bytes = outcome.stdout.to_bytes();
+    match outcome.completion {
+        Completion::Exited(0) if outcome.stdout.is_complete() && !bytes.trim_ascii().is_empty() => {
+            crate::output::write_atomic(path, &bytes).map_err(|e| e.to_string())
+        }
+        Completion::Exited(0) => Err("`deveco export` printed nothing whole".to_owned()),
+        other => Err(format!(
+            "`deveco export` ended {other:?}: {}",
+            outcome.stderr.to_string_lossy().trim()
+        )),
+    }
+}
+
+/// Dispatches one round and stores the agent's output as `log` (and, for DevEco Code, its
+/// exported session beside it).
 pub(crate) async fn dispatch(
     agent: &Agent,
     workspace: &Path,
@@ -246,14 +344,48 @@ pub(crate) async fn dispatch(
         .iter()
         .map(|(k, v)| (k.into(), v.into()))
         .collect();
-    let outcome = run(&spec, cancel).await.map_err(|e| match e {
+    let deveco = agent.kind == AgentKind::Deveco;
+    let last_line = Arc::new(Mutex::new(Instant::now()));
+    if deveco {
+        let last_line = Arc::clone(&last_line);
+        spec.lines = Some(Arc::new(Mutex::new(move |_: &str| {
+            *last_line.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        })));
+    }
+    let (stop, done, stalled) = (
+        cancel.child(),
+        AtomicBool::new(false),
+        AtomicBool::new(false),
+    );
+    let running = async {
+        let outcome = run(&spec, &stop).await;
+        done.store(true, Ordering::Relaxed);
+        outcome
+    };
+    let watching = async {
+        if deveco {
+            watchdog(
+                workspace,
+                agent.idle_timeout,
+                &last_line,
+                &done,
+                &stop,
+                &stalled,
+            )
+            .await;
+        }
+    };
+    let (outcome, ()) = tokio::join!(running, watching);
+    let outcome = outcome.map_err(|e| match e {
         SpawnError::NotFound { program } => AgentError::NotFound(program.display().to_string()),
         other => AgentError::Spawn(other),
     })?;
+    let stalled = stalled.load(Ordering::Relaxed);
     let end = match outcome.completion {
         Completion::Exited(code) => AgentEnd::Exited(code),
         Completion::Signalled(signal) => AgentEnd::Signalled(signal),
         Completion::TimedOut => AgentEnd::TimedOut(agent.timeout),
+        Completion::Cancelled if stalled && !cancel.is_cancelled() => AgentEnd::Signalled(15),
         Completion::Cancelled => return Err(AgentError::Cancelled),
     };
     let stdout = outcome.stdout.to_string_lossy();
@@ -270,6 +402,13 @@ pub(crate) async fn dispatch(
             "\n--- dwpipe: the agent left processes running when it exited; they were stopped ---\n",
         );
     }
+    if stalled {
+        let _ = write!(
+            log_text,
+            "\n--- dwpipe: no event and no change in the workspace for {:?}: the run was stopped ---\n",
+            agent.idle_timeout
+        );
+    }
     crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
     let mut record = AgentRun {
         claim: Claim::None,
@@ -279,8 +418,25 @@ pub(crate) async fn dispatch(
         errors: Vec::new(),
         tools: Vec::new(),
         leaked: outcome.leaked,
+        ending: None,
+        export: None,
     };
-    read_events(&stdout, &mut record);
+    let mut stream = Stream::default();
+    read_events(&stdout, &mut record, &mut stream);
+    if deveco {
+        record.ending = Some(if stalled {
+            Ending::Incomplete(format!(
+                "stalled: no event and no change in the workspace for {:?}",
+                agent.idle_timeout
+            ))
+        } else {
+            stream.ending(end)
+        });
+        if let Some(session) = &stream.session {
+            record.export =
+                Some(export(session, &log.with_extension("session.json"), cancel).await);
+        }
+    }
     Ok(record)
 }
 

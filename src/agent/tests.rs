@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::*;
 use crate::test_support::block_on;
@@ -23,6 +23,7 @@ fn agent(script: &str, timeout: Duration) -> Agent {
             "{round}".into(),
         ],
         timeout,
+        idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
     }
 }
@@ -113,7 +114,7 @@ fn an_agent_that_changes_nothing_leaves_the_fingerprint_alone() {
 #[test]
 fn an_agent_that_hangs_is_stopped() {
     let dir = workspace();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let run = go(&agent("sleep 30", Duration::from_millis(300)), dir.path());
     assert!(run.end.to_string().starts_with("timed out"), "{}", run.end);
     assert_eq!(run.claim, Claim::None);
@@ -156,6 +157,7 @@ fn argv_for_deveco_and_for_commands() {
         kind: AgentKind::Deveco,
         argv: vec!["-m".into(), "deepseek/v4".into()],
         timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
     };
     assert_eq!(
@@ -195,6 +197,7 @@ fn argv_for_deveco_and_for_commands() {
         kind: AgentKind::Deveco,
         argv: vec![],
         timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
     };
     let dir = workspace();

@@ -74,6 +74,7 @@ struct RepairView {
     failures: Vec<Failure>,
     output: Option<String>,
     source: String,
+    incomplete: Option<String>,
 }
 
 fn common(frozen: &Frozen, config: Option<&Config>) -> (String, String) {
@@ -143,6 +144,7 @@ pub(crate) fn repair(
     round: u32,
     failures: Vec<Failure>,
     output: Option<(&str, &str)>,
+    incomplete: Option<&str>,
 ) -> Result<String, RenderError> {
     let (bundle, workspace) = common(frozen, config);
     let (source, output) = match output {
@@ -162,6 +164,7 @@ pub(crate) fn repair(
             failures,
             output,
             source,
+            incomplete: incomplete.map(str::to_owned),
         },
     )
 }

@@ -64,6 +64,7 @@ fn the_repair_brief_quotes_output_as_untrusted() {
         2,
         failures,
         Some(("verify-1.json", hostile)),
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -80,7 +81,9 @@ fn the_repair_brief_quotes_output_as_untrusted() {
         3,
         vec![],
         Some(("verify-2.json", &long)),
+        Some("the last step ended on `tool-calls`, not `stop`"),
     )
     .unwrap();
+    assert!(cut.contains("Your last run ended incomplete (the last step ended on `tool-calls`"));
     assert!(cut.contains("4000 earlier characters cut"));
 }

@@ -72,6 +72,7 @@ fn repair_brief(
             round,
             failures_from_audit(frozen, &report),
             None,
+            None,
         )?)
     } else if value.get("commands").is_some() {
         let report: VerifyReport =
@@ -83,6 +84,7 @@ fn repair_brief(
             round,
             failures,
             Some((&source, &output)),
+            None,
         )?)
     } else {
         Err(invalid(format!(

@@ -3,8 +3,10 @@
 
 use std::path::Path;
 
+use crate::agent::permissions;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
+use crate::input::read_text;
 use crate::output::write_atomic;
 use crate::template::{INIT_CONFIG, INIT_PACK};
 
@@ -25,14 +27,44 @@ pub(super) fn run(dir: &Path, force: bool) -> Result<i32, Error> {
             .into());
         }
     }
+    // DevEco Code's permissions for a non-interactive Goal run, merged into its project file.
+    let permissions = dir.join(permissions::FILE);
+    let existing = match permissions.exists() {
+        true => Some(
+            read_text(&permissions, 1024 * 1024, "DevEco Code's config").map_err(|e| {
+                Error::from(e.diagnostic(
+                    "E_INIT_DEVECO_CONFIG",
+                    "fix or remove the file, then run init again",
+                ))
+            })?,
+        ),
+        false => None,
+    };
+    let (merged, dropped) = permissions::merge(existing.as_deref()).map_err(|why| {
+        Error::from(
+            Diagnostic::error(
+                "E_INIT_DEVECO_CONFIG",
+                format!("`{}`: {why}", permissions.display()),
+            )
+            .fix("fix the file (or remove it), then run init again"),
+        )
+    })?;
     for (name, text) in files {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }
+    write_atomic(&permissions, merged.as_bytes())?;
+    if dropped {
+        print::note(&format!(
+            "merged the permissions into {}; its comments could not be kept",
+            permissions.display()
+        ));
+    }
     let pack = dir.join("pack.yaml");
     print::out(&format!(
-        "wrote {} and {}; next: dwpipe freeze {} --out {}",
+        "wrote {}, {} and {}; next: dwpipe freeze {} --out {}",
         pack.display(),
         dir.join("dwpipe.yaml").display(),
+        permissions.display(),
         pack.display(),
         dir.display()
     ));

@@ -31,6 +31,8 @@ pub(super) struct AgentDoc {
     #[serde(default)]
     pub(super) timeout: Option<String>,
     #[serde(default)]
+    pub(super) idle_timeout: Option<String>,
+    #[serde(default)]
     pub(super) env: BTreeMap<String, String>,
 }
 

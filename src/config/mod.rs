@@ -39,6 +39,9 @@ pub(crate) struct Agent {
     pub(crate) argv: Vec<String>,
     /// Wall-clock limit of one round.
     pub(crate) timeout: Duration,
+    /// For `deveco`: how long neither an event nor a change in the workspace may come before
+    /// the run is called stalled and stopped.
+    pub(crate) idle_timeout: Duration,
     /// Extra environment.
     pub(crate) env: BTreeMap<String, String>,
 }
@@ -228,6 +231,12 @@ impl Config {
                         a.timeout.as_deref(),
                         Duration::from_secs(30 * 60),
                         "agent.timeout",
+                    )?,
+                    idle_timeout: duration(
+                        path,
+                        a.idle_timeout.as_deref(),
+                        Duration::from_secs(20 * 60),
+                        "agent.idle-timeout",
                     )?,
                     env: a.env,
                 })

@@ -27,6 +27,9 @@ words! {
         /// The run's own records (its lock, spec, `run.json`, ledger) changed under it while
         /// the agent or a verification command ran: nothing it would say can be trusted.
         RecordsTampered = "records_tampered",
+        /// DevEco Code's run did not finish (killed, stalled, ended on `tool-calls`, a
+        /// permission rejected, a session error) and it changed nothing.
+        AgentIncomplete = "agent_incomplete",
     }
 }
 
@@ -52,7 +55,8 @@ mod tests {
                 "review_blocked",
                 "interrupted",
                 "environment_error",
-                "records_tampered"
+                "records_tampered",
+                "agent_incomplete"
             ]
         );
     }

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use crate::agent::Ending;
 use crate::brief::{goal, repair};
 use crate::input::{MAX_REPORT_BYTES, read_bounded, read_text};
 use crate::process::Cancel;
@@ -154,6 +155,7 @@ impl Delivery<'_> {
                 (resume.round, Some(resume.start), brief)
             }
         };
+        let mut agent_incomplete: Option<String> = None;
         loop {
             let resumed_at = start.take();
             let verified_already = matches!(resumed_at, Some(StartAt::Audit(_)));
@@ -170,10 +172,31 @@ impl Delivery<'_> {
                     self.records_intact()?;
                     let dispatched = dispatched?;
                     summary.agent_claim = Some(dispatched.claim);
-                    dispatched.changed.ok_or_else(|| Halt::Stop {
-                        reason: TerminalReason::NoChanges,
-                        detail: Some("the agent changed nothing in the workspace".to_owned()),
-                    })?
+                    summary.agent_ending = dispatched.ending.as_ref().map(ToString::to_string);
+                    agent_incomplete = match &dispatched.ending {
+                        Some(Ending::Incomplete(why)) => Some(why.clone()),
+                        _ => None,
+                    };
+                    // An incomplete run that changed files goes on: the evidence decides.
+                    match (dispatched.changed, &agent_incomplete) {
+                        (Some(after), _) => after,
+                        (None, Some(why)) => {
+                            return Err(Halt::Stop {
+                                reason: TerminalReason::AgentIncomplete,
+                                detail: Some(format!(
+                                    "the agent's run ended incomplete ({why}) and changed nothing"
+                                )),
+                            });
+                        }
+                        (None, None) => {
+                            return Err(Halt::Stop {
+                                reason: TerminalReason::NoChanges,
+                                detail: Some(
+                                    "the agent changed nothing in the workspace".to_owned(),
+                                ),
+                            });
+                        }
+                    }
                 }
             };
             // A stat cache that cannot be saved only costs the next fingerprint some reading.
@@ -216,6 +239,7 @@ impl Delivery<'_> {
                 round,
                 failed.failures,
                 output,
+                agent_incomplete.as_deref(),
             )?;
         }
     }

@@ -31,6 +31,10 @@ pub(crate) struct Summary {
     pub(crate) detail: Option<String>,
     /// The agent's last claim (never the verdict).
     pub(crate) agent_claim: Option<Claim>,
+    /// How DevEco Code's last run ended, by dwpipe's reading of its stream
+    /// (`finished`, or `incomplete (why)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) agent_ending: Option<String>,
     /// What the last audit measured on: each device, or the capture replayed.
     pub(crate) sources: Vec<Source>,
 }
@@ -46,6 +50,7 @@ impl Summary {
             reports: Vec::new(),
             detail: None,
             agent_claim: None,
+            agent_ending: None,
             sources: Vec::new(),
         }
     }

@@ -12,14 +12,16 @@ use super::unix::{KILL, signal_group};
 #[derive(Clone, Debug)]
 pub struct Cancel {
     inner: Arc<Inner>,
+    /// The signal of the run a [`Cancel::child`] belongs to: it fires this one too.
+    parent: Option<Arc<Inner>>,
 }
 
 #[derive(Debug)]
 struct Inner {
     fired: watch::Sender<bool>,
     /// Process groups of children that have not been reaped yet, and whether the run was
-    /// aborted (no more grace for anyone).
-    groups: Mutex<Groups>,
+    /// aborted (no more grace for anyone); shared by a run's children.
+    groups: Arc<Mutex<Groups>>,
 }
 
 #[derive(Debug, Default)]
@@ -40,8 +42,21 @@ impl Cancel {
         Cancel {
             inner: Arc::new(Inner {
                 fired: watch::channel(false).0,
-                groups: Mutex::new(Groups::default()),
+                groups: Arc::new(Mutex::new(Groups::default())),
             }),
+            parent: None,
+        }
+    }
+
+    /// A signal that fires with this one, or on its own (an agent stopped by its idle
+    /// watchdog), sharing this one's registry of live groups and its abort.
+    pub(crate) fn child(&self) -> Cancel {
+        Cancel {
+            inner: Arc::new(Inner {
+                fired: watch::channel(false).0,
+                groups: Arc::clone(&self.inner.groups),
+            }),
+            parent: Some(Arc::clone(&self.inner)),
         }
     }
 
@@ -63,7 +78,7 @@ impl Cancel {
 
     /// Whether the signal fired.
     pub(crate) fn is_cancelled(&self) -> bool {
-        *self.inner.fired.borrow()
+        *self.inner.fired.borrow() || self.parent.as_ref().is_some_and(|p| *p.fired.borrow())
     }
 
     /// Whether a child's process group is still alive.
@@ -78,9 +93,21 @@ impl Cancel {
 
     /// Resolves once the signal fires.
     pub(crate) async fn cancelled(&self) {
-        let mut receiver = self.inner.fired.subscribe();
+        let mut own = self.inner.fired.subscribe();
         // `wait_for` checks the current value first, so a signal fired earlier is seen.
-        let _ = receiver.wait_for(|fired| *fired).await;
+        let own = async move {
+            let _ = own.wait_for(|fired| *fired).await;
+        };
+        match &self.parent {
+            None => own.await,
+            Some(parent) => {
+                let mut theirs = parent.fired.subscribe();
+                tokio::select! {
+                    () = own => {}
+                    _ = theirs.wait_for(|fired| *fired) => {}
+                }
+            }
+        }
     }
 
     /// Registers a child's process group until the returned guard is dropped (after the child

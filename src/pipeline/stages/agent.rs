@@ -1,9 +1,10 @@
 //! The agent stage: dispatch the brief, and tell whether the agent changed the workspace.
 //! Its claim is recorded as a claim, never as a verdict.
 
+use std::fmt::Write;
 use std::path::Path;
 
-use crate::agent::{AgentError, Claim, dispatch};
+use crate::agent::{AgentError, Claim, Ending, dispatch};
 use crate::diagnostic::chain;
 use crate::process::Cancel;
 use crate::verify::{StatCache, fingerprint};
@@ -18,6 +19,8 @@ pub(in crate::pipeline) struct Dispatched {
     pub(in crate::pipeline) claim: Claim,
     /// The workspace's fingerprint after it, when it changed anything.
     pub(in crate::pipeline) changed: Option<String>,
+    /// For DevEco Code: how its run ended.
+    pub(in crate::pipeline) ending: Option<Ending>,
 }
 
 impl Delivery<'_> {
@@ -55,7 +58,9 @@ impl Delivery<'_> {
         if run.leaked {
             clock.leaked();
         }
-        if !run.end.is_clean() {
+        // DevEco Code's ending is its own fact (an incomplete run is not the machine failing);
+        // a command agent that does not exit 0 is an environment error.
+        if run.ending.is_none() && !run.end.is_clean() {
             let detail = format!(
                 "{}: the agent {} (its output is in {})",
                 run.end.code(),
@@ -73,17 +78,29 @@ impl Delivery<'_> {
         let after = fingerprint(workspace, cache, cancel)
             .await
             .map_err(DeliveryError::Fingerprint)?;
+        let mut reason = format!("claim: {}", run.claim);
+        if let Some(ending) = &run.ending {
+            let _ = write!(reason, "; ending: {ending}");
+        }
+        match &run.export {
+            Some(Ok(())) => reason.push_str("; session exported beside the log"),
+            Some(Err(why)) => {
+                let _ = write!(reason, "; session not exported: {why}");
+            }
+            None => {}
+        }
         self.end(
             &clock,
             Outcome::Agent(run.end),
             &[(Input::Workspace, &after)],
-            Some(format!("claim: {}", run.claim)),
+            Some(reason),
             Note::Claim(run.end, run.claim),
             Some(log),
         )?;
         Ok(Dispatched {
             claim: run.claim,
             changed: (before != after).then_some(after),
+            ending: run.ending,
         })
     }
 }

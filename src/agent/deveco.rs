@@ -1,0 +1,193 @@
+//! DevEco Code as it really behaves (research/field-2026-12.md §3.1–3.2): its JSON stream has
+//! no terminal event, Goal-mode subagents can hang on a permission nobody answers, and an
+//! auto-rejected tool still exits 0. So dwpipe derives the run's **ending** itself: `finished`
+//! only when the process exited 0, the last step finished with reason `stop`, no `error`
+//! event was seen and no tool ended in a permission rejection; `incomplete` otherwise, with
+//! the reason.
+
+use serde_json::Value;
+
+use super::AgentEnd;
+
+/// How a DevEco Code run ended, by dwpipe's reading of its stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// Shown to have finished.
+    Finished,
+    /// Not shown to have finished: why.
+    Incomplete(String),
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Finished => f.write_str("finished"),
+            Ending::Incomplete(why) => write!(f, "incomplete ({why})"),
+        }
+    }
+}
+
+/// What the stream said about how the run went, gathered event by event.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Stream {
+    /// The root session's id (`sessionID` of the envelope).
+    pub(crate) session: Option<String>,
+    /// The last `step_finish` reason (`stop`, `tool-calls`, …).
+    last_finish: Option<String>,
+    /// Whether an event came after the last `step_finish`.
+    after_finish: bool,
+    /// `error` events' messages.
+    errors: Vec<String>,
+    /// Tools whose call was rejected for want of a permission.
+    rejected: Vec<String>,
+}
+
+impl Stream {
+    /// Reads one parsed event.
+    pub(crate) fn event(&mut self, event: &Value) {
+        if self.session.is_none()
+            && let Some(id) = event["sessionID"].as_str()
+        {
+            self.session = Some(id.to_owned());
+        }
+        match event["type"].as_str() {
+            Some("step_finish") => {
+                self.last_finish = event["part"]["reason"].as_str().map(str::to_owned);
+                self.after_finish = false;
+                return;
+            }
+            Some("error") => self.errors.push(
+                event["error"]["data"]["message"]
+                    .as_str()
+                    .or(event["error"]["name"].as_str())
+                    .unwrap_or("error")
+                    .to_owned(),
+            ),
+            Some("tool_use") if event["part"]["state"]["status"] == "error" => {
+                let error = event["part"]["state"]["error"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_lowercase();
+                if ["permission", "rejected", "denied"]
+                    .iter()
+                    .any(|w| error.contains(w))
+                {
+                    let tool = event["part"]["tool"].as_str().unwrap_or("a tool");
+                    self.rejected.push(tool.to_owned());
+                }
+            }
+            _ => {}
+        }
+        self.after_finish = true;
+    }
+
+    /// The `error` events' messages.
+    pub(crate) fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// The run's ending, from its stream and how the process ended.
+    pub(crate) fn ending(&self, end: AgentEnd) -> Ending {
+        let incomplete = |why: String| Ending::Incomplete(why);
+        match end {
+            AgentEnd::Exited(0) => {}
+            AgentEnd::Exited(code) => return incomplete(format!("deveco exited {code}")),
+            AgentEnd::Signalled(signal) => {
+                return incomplete(format!("killed mid-stream by signal {signal}"));
+            }
+            AgentEnd::TimedOut(after) => {
+                return incomplete(format!("stopped at its time limit ({after:?})"));
+            }
+        }
+        if let Some(error) = self.errors.first() {
+            return incomplete(format!("session error: {error}"));
+        }
+        if !self.rejected.is_empty() {
+            return incomplete(format!(
+                "permission rejected for {} (the run went on without it)",
+                self.rejected.join(", ")
+            ));
+        }
+        match (self.last_finish.as_deref(), self.after_finish) {
+            (Some("stop"), false) => Ending::Finished,
+            (Some("stop"), true) => {
+                incomplete("the stream went on after its last step finished".to_owned())
+            }
+            (Some(reason), _) => {
+                incomplete(format!("the last step ended on `{reason}`, not `stop`"))
+            }
+            (None, _) => incomplete("no step finished: the stream ended mid-run".to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(lines: &[&str]) -> Stream {
+        let mut stream = Stream::default();
+        for line in lines {
+            stream.event(&serde_json::from_str(line).unwrap());
+        }
+        stream
+    }
+
+    const START: &str =
+        r#"{"type":"step_start","timestamp":1,"sessionID":"ses_1","part":{"type":"step-start"}}"#;
+    const TEXT: &str = r#"{"type":"text","timestamp":2,"sessionID":"ses_1","part":{"type":"text","text":"Result: PASS"}}"#;
+    const STOP: &str = r#"{"type":"step_finish","timestamp":3,"sessionID":"ses_1","part":{"type":"step-finish","reason":"stop"}}"#;
+    const TOOL_CALLS: &str = r#"{"type":"step_finish","timestamp":3,"sessionID":"ses_1","part":{"type":"step-finish","reason":"tool-calls"}}"#;
+    const REJECTED: &str = r#"{"type":"tool_use","timestamp":2,"sessionID":"ses_1","part":{"type":"tool","tool":"external_directory","state":{"status":"error","error":"The user rejected permission to use this specific tool call."}}}"#;
+    const ERROR: &str = r#"{"type":"error","timestamp":2,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"rate limited"}}}"#;
+
+    #[test]
+    fn only_a_clean_stop_is_finished() {
+        let clean = stream(&[START, TEXT, STOP]);
+        assert_eq!(clean.ending(AgentEnd::Exited(0)), Ending::Finished);
+        assert_eq!(clean.session.as_deref(), Some("ses_1"));
+        let cases = [
+            (
+                stream(&[START, TEXT]),
+                AgentEnd::Signalled(9),
+                "killed mid-stream",
+            ),
+            (
+                stream(&[START, TEXT]),
+                AgentEnd::Exited(0),
+                "no step finished",
+            ),
+            (
+                stream(&[START, TOOL_CALLS]),
+                AgentEnd::Exited(0),
+                "ended on `tool-calls`",
+            ),
+            (
+                stream(&[START, REJECTED, TEXT, STOP]),
+                AgentEnd::Exited(0),
+                "permission rejected for external_directory",
+            ),
+            (
+                stream(&[START, ERROR, STOP]),
+                AgentEnd::Exited(0),
+                "session error: rate limited",
+            ),
+            (
+                stream(&[START, STOP, TEXT]),
+                AgentEnd::Exited(0),
+                "went on after",
+            ),
+            (
+                stream(&[START, TEXT, STOP]),
+                AgentEnd::Exited(1),
+                "deveco exited 1",
+            ),
+        ];
+        for (stream, end, why) in cases {
+            match stream.ending(end) {
+                Ending::Incomplete(reason) => assert!(reason.contains(why), "{reason} / {why}"),
+                Ending::Finished => panic!("{why}: finished"),
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The permissions a non-interactive Goal run needs, written into the project's
+//! `deveco.jsonc` (DevEco Code's project config, OpenCode's schema; research/seeds-and-peers.md
+//! §3.1, field-2026-12.md §3.1): in `deveco run` every permission that resolves to `ask` is
+//! auto-rejected for the root session and never answered for a Goal subagent, which then
+//! waits for ever. So `doom_loop` (a repeated tool call) and edits are allowed, and
+//! `external_directory` is denied outright: the agent is not invited outside the workspace.
+
+use serde_json::{Map, Value};
+
+/// The file DevEco Code reads in the project root.
+pub(crate) const FILE: &str = "deveco.jsonc";
+
+/// What dwpipe needs, key by key.
+const NEEDED: [(&str, &str); 3] = [
+    ("edit", "allow"),
+    ("doom_loop", "allow"),
+    ("external_directory", "deny"),
+];
+
+/// The merged file: the user's settings kept, dwpipe's added where absent or `ask`. The second
+/// value says whether comments of the old file were dropped (JSON keeps none).
+pub(crate) fn merge(existing: Option<&str>) -> Result<(String, bool), String> {
+    let (mut doc, had_comments) = match existing {
+        None => (Map::new(), false),
+        Some(text) => {
+            let (plain, comments) = strip(text);
+            match serde_json::from_str::<Value>(&plain) {
+                Ok(Value::Object(map)) => (map, comments),
+                Ok(_) => return Err("it is not a JSON object".to_owned()),
+                Err(e) => return Err(format!("it is not JSONC: {e}")),
+            }
+        }
+    };
+    let permission = doc
+        .entry("permission")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(permission) = permission else {
+        return Err("its `permission` is not an object".to_owned());
+    };
+    for (key, value) in NEEDED {
+        let unset = permission.get(key).is_none_or(|v| v == "ask");
+        if unset {
+            permission.insert(key.to_owned(), Value::String(value.to_owned()));
+        }
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("JSON serializes");
+    Ok((
+        format!(
+            "// Permissions for non-interactive Goal runs (written by `dwpipe init`): a permission\n\
+             // that resolves to `ask` is never answered in `deveco run`, so a subagent would wait.\n{text}\n"
+        ),
+        had_comments,
+    ))
+}
+
+/// JSONC without its comments and trailing commas; whether it had comments.
+fn strip(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut escaped, mut comments) = (false, false, false);
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                comments = true;
+                for skipped in chars.by_ref() {
+                    if skipped == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                comments = true;
+                chars.next();
+                let mut previous = ' ';
+                for skipped in chars.by_ref() {
+                    if previous == '*' && skipped == '/' {
+                        break;
+                    }
+                    previous = skipped;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    // A comma before a closing bracket (JSONC allows it, JSON does not).
+    let mut cleaned = String::with_capacity(out.len());
+    let bytes: Vec<char> = out.chars().collect();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if *c == '"' {
+            in_string = true;
+        } else if *c == ','
+            && bytes[i + 1..]
+                .iter()
+                .find(|n| !n.is_whitespace())
+                .is_some_and(|n| *n == '}' || *n == ']')
+        {
+            continue;
+        }
+        cleaned.push(*c);
+    }
+    (cleaned, comments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn permission(text: &str) -> Value {
+        let (plain, _) = strip(text);
+        serde_json::from_str::<Value>(&plain).unwrap()["permission"].clone()
+    }
+
+    #[test]
+    fn a_new_file_and_a_merged_one() {
+        let (fresh, dropped) = merge(None).unwrap();
+        assert!(!dropped);
+        assert_eq!(
+            permission(&fresh),
+            serde_json::json!({"edit": "allow", "doom_loop": "allow", "external_directory": "deny"})
+        );
+        let existing = "{\n  // the model\n  \"model\": \"deveco/glm-5\", /* keep */\n  \"permission\": { \"edit\": \"deny\", \"doom_loop\": \"ask\", \"bash\": \"allow\", },\n}\n";
+        let (merged, dropped) = merge(Some(existing)).unwrap();
+        assert!(dropped, "the user's comments could not be kept");
+        let doc: Value = serde_json::from_str(&strip(&merged).0).unwrap();
+        assert_eq!(doc["model"], "deveco/glm-5");
+        assert_eq!(
+            doc["permission"],
+            serde_json::json!({"edit": "deny", "doom_loop": "allow", "bash": "allow", "external_directory": "deny"}),
+            "an explicit choice stays; `ask` would hang"
+        );
+        assert!(merge(Some("[1]")).is_err());
+        assert!(merge(Some("{\"permission\": 3}")).is_err());
+        assert!(merge(Some("{ not json")).is_err());
+        assert_eq!(
+            strip("{\"url\": \"http://x//y\"}").0,
+            "{\"url\": \"http://x//y\"}"
+        );
+    }
+}
