@@ -62,6 +62,7 @@ pub(super) fn keep(
         auditor_report,
         runs: spec.runs,
         strict: spec.strict,
+        installed: spec.installed.to_vec(),
     })
 }
 
@@ -130,6 +131,7 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
             auditor_report,
             runs: recorded.runs,
             strict: recorded.strict,
+            installed: recorded.installed.clone(),
         },
     })
 }

@@ -22,6 +22,7 @@ pub use extract::{ExtractError, Reading, Screenshot, Trace};
 pub use figures::Figures;
 pub(crate) use figures::FrameSeries;
 pub(crate) use measure::AsRecorded;
+pub(crate) use model::InstalledHap;
 pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
 pub use model::{EvidenceFile, Inputs, RunReading};
 pub use plan::AuditSpec;

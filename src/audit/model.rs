@@ -84,6 +84,19 @@ pub struct Inputs {
     pub(crate) runs: Option<u32>,
     /// `--strict`: a source that does not hold up is an error, not a warning (a recorded fact).
     pub(crate) strict: bool,
+    /// The HAPs a delivery installed before this audit (recorded facts: the HAPs are not kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) installed: Vec<InstalledHap>,
+}
+
+/// A HAP installed on the device before it was audited.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct InstalledHap {
+    /// Its path in the workspace, as the verification command declared it.
+    pub(crate) path: String,
+    /// SHA-256 of the file installed.
+    pub(crate) sha256: String,
 }
 
 impl Inputs {

@@ -10,7 +10,7 @@ use crate::playbook::{Playbooks, Values};
 use crate::probe::Extractor;
 use crate::shell::ShellValue;
 
-use super::model::AuditError;
+use super::model::{AuditError, InstalledHap};
 
 /// What an audit measures and how: everything but the device and where it reports.
 pub struct AuditSpec<'a> {
@@ -24,6 +24,8 @@ pub struct AuditSpec<'a> {
     pub(crate) auditor: Option<&'a AuditorFile>,
     /// A source that does not hold up (a replay that left exchanges unserved) is an error.
     pub(crate) strict: bool,
+    /// The HAPs installed before the audit, to record.
+    pub(crate) installed: &'a [InstalledHap],
 }
 
 impl<'a> AuditSpec<'a> {
@@ -35,6 +37,7 @@ impl<'a> AuditSpec<'a> {
             runs: None,
             auditor: None,
             strict: false,
+            installed: &[],
         }
     }
 }

@@ -40,6 +40,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         runs: args.runs,
         auditor: auditor.as_ref(),
         strict: args.strict,
+        installed: &[],
     };
     let published = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);

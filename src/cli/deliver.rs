@@ -179,5 +179,17 @@ fn print_summary(summary: &Summary) {
         let _ = write!(line, " ({detail})");
     }
     print::out(&line);
+    for hap in &summary.installed {
+        print::out(&format!(
+            "installed {} (sha256 {})",
+            hap.path,
+            &hap.sha256[..12]
+        ));
+    }
+    if let Some(why) = &summary.not_installed
+        && !summary.replayed()
+    {
+        print::out(&format!("note: {why}"));
+    }
     print::out(&format!("run directory: {}", summary.run_dir.display()));
 }

@@ -54,6 +54,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         lock,
         playbooks: &playbooks,
         runs: args.runs,
+        haps: &[],
     };
     let seats = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);

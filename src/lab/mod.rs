@@ -10,7 +10,7 @@ use std::task::Poll;
 
 use tokio::sync::Semaphore;
 
-use crate::audit::{self, AuditError, AuditEvent, AuditSpec};
+use crate::audit::{self, AuditError, AuditEvent, AuditSpec, InstalledHap};
 use crate::device::{Device, DeviceError};
 use crate::gate::{AuditorFile, Verdict};
 use crate::output::{PublishError, relative_to};
@@ -82,6 +82,20 @@ pub(crate) struct LabPlan<'a> {
     pub(crate) playbooks: &'a Playbooks,
     /// Runs per probe (overrides the pack).
     pub(crate) runs: Option<u32>,
+    /// The verified HAPs to install on each device before it is audited (path, record).
+    pub(crate) haps: &'a [(PathBuf, InstalledHap)],
+}
+
+/// Installs the verified HAPs on a device (`install -r`, judged by hdc's text), so that the
+/// audit measures the build that was verified.
+pub(crate) async fn install_haps(
+    device: &impl Device,
+    haps: &[(PathBuf, InstalledHap)],
+) -> Result<(), DeviceError> {
+    for (path, _) in haps {
+        device.install(path).await?;
+    }
+    Ok(())
 }
 
 /// Audits every member of the roster into `<out>/<folder>/`, at most `roster.jobs` at once;
@@ -157,6 +171,8 @@ pub(crate) struct AuditJob<'a> {
     pub(crate) auditor: Option<&'a AuditorFile>,
     /// A source that does not hold up (unserved replay exchanges) fails the audit.
     pub(crate) strict: bool,
+    /// The HAPs installed before the audit, to record in it.
+    pub(crate) installed: &'a [InstalledHap],
 }
 
 /// Why one device's audit has no report.
@@ -183,6 +199,7 @@ pub(crate) async fn audit_device(
         runs: job.runs,
         auditor: job.auditor,
         strict: job.strict,
+        installed: job.installed,
         ..AuditSpec::new(pack, job.playbooks)
     };
     let run = audit::run(device, &spec, out, progress).await?;
@@ -209,6 +226,9 @@ async fn one(
         path: out.to_owned(),
         source,
     })?;
+    install_haps(&device, plan.haps)
+        .await
+        .map_err(SeatError::Device)?;
     // A lab shows devices starting and ending, not each device's sessions.
     let progress = |_: AuditEvent| {};
     let job = AuditJob {
@@ -218,6 +238,11 @@ async fn one(
         runs: plan.runs,
         auditor: None,
         strict: false,
+        installed: &plan
+            .haps
+            .iter()
+            .map(|(_, hap)| hap.clone())
+            .collect::<Vec<_>>(),
     };
     match audit_device(&device, &job, out, &progress).await {
         Ok((report, _)) => Ok(report),

@@ -214,6 +214,10 @@ impl Delivery<'_> {
                 summary.reports.extend(audited.reports);
                 summary.criteria = audited.criteria;
                 summary.sources = audited.sources;
+                (summary.installed, summary.not_installed) = match audited.installed {
+                    Ok(installed) => (installed, None),
+                    Err(why) => (Vec::new(), Some(why)),
+                };
                 failed = match audited.verdict {
                     AuditVerdict::Pass => None,
                     AuditVerdict::Failed(failed) => Some(failed),

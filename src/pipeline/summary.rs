@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::audit::InstalledHap;
+
 use crate::agent::Claim;
 use crate::device::Source;
 use crate::output::{WriteError, write_atomic};
@@ -37,6 +39,12 @@ pub(crate) struct Summary {
     pub(crate) agent_ending: Option<String>,
     /// What the last audit measured on: each device, or the capture replayed.
     pub(crate) sources: Vec<Source>,
+    /// The verified HAPs installed before the last audit, with their SHA-256.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) installed: Vec<InstalledHap>,
+    /// Why nothing was installed before the last audit (the app measured is not this run's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_installed: Option<String>,
 }
 
 impl Summary {
@@ -52,6 +60,8 @@ impl Summary {
             agent_claim: None,
             agent_ending: None,
             sources: Vec::new(),
+            installed: Vec::new(),
+            not_installed: None,
         }
     }
 

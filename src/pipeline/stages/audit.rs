@@ -1,11 +1,14 @@
 //! The audit stage: on the device, or on every device of the lab, into `audit-round-<n>/`;
 //! what failed goes back to the agent with the measured values (and the device, in a lab).
 
+use crate::audit::InstalledHap;
 use crate::brief::{Failure, failures_from_audit};
+use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
 use crate::lab::{
-    AuditDeviceError, AuditJob, LabPlan, audit_device, audit_lab, interrupted, publish,
+    AuditDeviceError, AuditJob, LabPlan, audit_device, audit_lab, install_haps, interrupted,
+    publish,
 };
 use crate::process::Cancel;
 use crate::report::AuditReport;
@@ -27,6 +30,8 @@ pub(in crate::pipeline) struct AuditDone {
     pub(in crate::pipeline) verdict: AuditVerdict,
     /// What each report measured on.
     pub(in crate::pipeline) sources: Vec<crate::device::Source>,
+    /// The HAPs installed before the audit; `Err(why)` when nothing was installed.
+    pub(in crate::pipeline) installed: Result<Vec<InstalledHap>, String>,
 }
 
 /// How a round's audit ended.
@@ -55,9 +60,41 @@ impl Delivery<'_> {
         // A replay has no child to see a signal: it is looked for here.
         self.unless_cancelled(&clock, cancel, &inputs)?;
         let out = self.run_dir.audit_folder(round);
+        // The build that was verified is what gets measured: its HAPs go on the device first.
+        let haps = match self.verified_haps() {
+            Ok(haps) => haps,
+            Err(detail) => return Err(self.environment(&clock, &inputs, detail)),
+        };
+        let replay = matches!(target, Opened::One(AnyDevice::Replay(_)));
+        let installed = match (haps.is_empty(), replay) {
+            (true, _) => Err(
+                "no verification command declares a `hap`: the app on the device \
+                              was not installed by this run"
+                    .to_owned(),
+            ),
+            (false, true) => {
+                Err("a replay: the capture's app was measured, nothing installed".to_owned())
+            }
+            (false, false) => Ok(haps.iter().map(|(_, hap)| hap.clone()).collect::<Vec<_>>()),
+        };
+        let to_install: &[(std::path::PathBuf, InstalledHap)] =
+            if installed.is_ok() { &haps } else { &[] };
+        let recorded = installed.clone().unwrap_or_default();
         // Each device's report (the serial only in a lab), and the devices left unaudited.
         let (reports, unaudited, written, criteria) = match target {
             Opened::One(device) => {
+                if let Err(e) = install_haps(device, to_install).await {
+                    if matches!(e, DeviceError::Cancelled) {
+                        return Err(self.interrupted(&clock, &inputs));
+                    }
+                    let detail = format!(
+                        "{}: the verified build could not be installed: {}{}",
+                        e.code(),
+                        chain(&e),
+                        install_fix(&e)
+                    );
+                    return Err(self.environment(&clock, &inputs, detail));
+                }
                 let progress = |event| (self.events)(Event::Audit(event));
                 let lock = self.run_dir.lock();
                 let job = AuditJob {
@@ -67,6 +104,7 @@ impl Delivery<'_> {
                     runs: None,
                     auditor: None,
                     strict: self.strict,
+                    installed: &recorded,
                 };
                 let (report, written) = match audit_device(device, &job, &out, &progress).await {
                     Ok(published) => published,
@@ -99,6 +137,7 @@ impl Delivery<'_> {
                     lock: &lock,
                     playbooks: self.playbooks,
                     runs: None,
+                    haps: to_install,
                 };
                 let progress = |event: crate::lab::LabEvent<'_>| (self.events)(Event::Lab(event));
                 let seats = audit_lab(&plan, roster, &out, cancel, &progress).await;
@@ -135,6 +174,7 @@ impl Delivery<'_> {
             criteria,
             verdict,
             sources,
+            installed,
         };
         if failures.is_empty() {
             if !unaudited.is_empty() {
@@ -168,6 +208,52 @@ impl Delivery<'_> {
             output: None,
             kind: TerminalReason::AuditFailed,
         })))
+    }
+}
+
+impl Delivery<'_> {
+    /// Every HAP the verification commands declare, with its SHA-256.
+    fn verified_haps(&self) -> Result<Vec<(std::path::PathBuf, InstalledHap)>, String> {
+        let workspace = &self.config.workspace;
+        self.config
+            .verify
+            .iter()
+            .flat_map(|c| &c.haps)
+            .map(|hap| {
+                let path = workspace.join(hap);
+                let sha256 = crate::input::hash_file(&path, "a HAP").map_err(|e| {
+                    format!(
+                        "E_DELIVER_NO_HAP: the declared HAP `{}` is not there: {}",
+                        hap.display(),
+                        chain(&e)
+                    )
+                })?;
+                Ok((
+                    path,
+                    InstalledHap {
+                        path: hap.display().to_string(),
+                        sha256,
+                    },
+                ))
+            })
+            .collect()
+    }
+}
+
+/// What to do about an install the bundle manager refused.
+fn install_fix(error: &DeviceError) -> &'static str {
+    let DeviceError::App { message, .. } = error else {
+        return "";
+    };
+    let message = message.to_lowercase();
+    if message.contains("sign") {
+        " (the device has the app signed by another certificate: `hdc uninstall <bundle>` first, \
+         or sign with the same profile)"
+    } else if message.contains("version") {
+        " (the device has a newer version of the app: `hdc uninstall <bundle>` first, or raise \
+         versionCode)"
+    } else {
+        ""
     }
 }
 
