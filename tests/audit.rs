@@ -550,29 +550,9 @@ fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
         .unwrap()
         .replace("-s class NoteListTest", classes);
     fs::write(capture.join("transcript.yaml"), transcript).unwrap();
-    let (_, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "out",
-        ],
-    );
-    let report: serde_json::Value = serde_json::from_slice(
-        &fs::read(dir.path().join("out/audit-1.json")).unwrap_or_else(|e| panic!("{e}: {stderr}")),
-    )
-    .unwrap();
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == "F-01")
-        .unwrap()
-        .clone()
+    let (_, _, stderr) = common::replay_audit(dir.path(), &capture);
+    assert!(dir.path().join("out/audit-1.json").exists(), "{stderr}");
+    common::check(&common::first_audit(dir.path()), "F-01").clone()
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{capture_with, dwpipe, executable};
+use common::{capture_with, check, dwpipe, executable, first_audit, frozen_example, replay_audit};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -126,52 +126,21 @@ fn image_bombs_are_refused_before_decoding() {
     }
 }
 
-fn frozen(dir: &Path) {
-    let (code, _, stderr) = dwpipe(
-        dir,
-        &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()],
-    );
-    assert_eq!(code, 0, "{stderr}");
-}
-
 #[test]
 fn an_audit_with_an_image_bomb_reports_contrast_unverified() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     let capture = capture_with(dir.path(), "screen-1.png", &png_bomb(1260, 16_777_216));
-    let (code, _, stderr) = guarded(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "out",
-        ],
-    );
+    let (code, _, stderr) = replay_audit(dir.path(), &capture);
     assert_eq!(
         code, 1,
         "the must contrast criterion is unverified: {stderr}"
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("out/audit-1.json")).unwrap()).unwrap();
-    let contrast = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == "X-02")
-        .unwrap();
+    let report = first_audit(dir.path());
+    let contrast = check(&report, "X-02");
     assert_eq!(contrast["result"], "unverified", "{contrast}");
     let evidence = contrast["evidence"].as_str().unwrap();
     assert!(evidence.contains("1260×16777216"), "{evidence}");
-    let gap = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == "A-01")
-        .unwrap();
+    let gap = check(&report, "A-01");
     assert_eq!(gap["result"], "pass", "the layout dump is still read");
 }
 
@@ -182,8 +151,7 @@ fn fifo(path: &Path) {
 
 #[test]
 fn devices_and_fifos_are_refused_by_type() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     let pipe = dir.path().join("pipe");
     fifo(&pipe);
     let pipe = pipe.to_str().unwrap();
@@ -225,8 +193,7 @@ fn devices_and_fifos_are_refused_by_type() {
 
 #[test]
 fn a_capture_pointing_at_a_device_or_a_fifo_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     let layout = fs::read(repo("device-fixtures/notes-pass/files/layout-1.json")).unwrap();
     let capture = capture_with(dir.path(), "layout-1.json", &layout);
     let replay = |capture: &Path| {
@@ -290,8 +257,7 @@ fn a_trace_on_standard_input_is_bounded_by_its_line_length() {
 
 #[test]
 fn unwritable_outputs_are_exit_3() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     fs::write(dir.path().join("a-file"), "").unwrap();
     let replay = repo("device-fixtures/notes-pass");
     for args in [
@@ -324,7 +290,7 @@ fn unwritable_outputs_are_exit_3() {
 
 #[test]
 fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = frozen_example();
     let full = || {
         fs::OpenOptions::new()
             .write(true)
@@ -346,7 +312,6 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
         .unwrap();
     assert_eq!(status.code(), Some(3), "a result that cannot be written");
     // `dwpipe audit --json | head -c1`: the reader goes away; the verdict is still the exit.
-    frozen(dir.path());
     let replay = repo("device-fixtures/notes-pass");
     let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
         .args([
@@ -373,8 +338,7 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
 
 #[test]
 fn signals_stop_a_replayed_audit_and_a_trace_read() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     // A cold-start trace of 40 MB: long enough to parse that the signal lands mid-audit.
     let trace = fs::read(repo("device-fixtures/notes-pass/files/cold-1.ftrace")).unwrap();
     let big = trace.repeat(40_000_000 / trace.len());

@@ -1,30 +1,13 @@
 //! `dwpipe inspect` through the real binary, the extractors against every real capture, and
 //! property tests: no input, however mangled, makes a parser panic.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{fixture, inspect};
 use dwpipe::probe::hitrace;
 use proptest::prelude::*;
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path)
-}
-
-fn inspect(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .arg("inspect")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
 
 #[test]
 fn inspect_trace_json_keeps_its_contract() {

@@ -3,29 +3,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use common::{capture_with, dwpipe};
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path)
-}
-
-fn inspect(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .arg("inspect")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
+use common::{capture_with, check, first_audit, fixture, frozen_example, inspect, replay_audit};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let (code, stdout, stderr) = inspect(args);
@@ -144,10 +124,7 @@ fn a_launch_without_graphic_markers_says_what_is_missing() {
 /// than measured against a node nobody can see.
 #[test]
 fn a_probe_naming_a_hidden_node_is_unverified() {
-    let dir = tempfile::tempdir().unwrap();
-    let pack = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes/pack.yaml");
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let dir = frozen_example();
     let layout = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("device-fixtures/notes-pass/files/layout-1.json");
     let mut dump: serde_json::Value =
@@ -168,28 +145,10 @@ fn a_probe_naming_a_hidden_node_is_unverified() {
         "layout-1.json",
         &serde_json::to_vec(&dump).unwrap(),
     );
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "out",
-        ],
-    );
+    let (code, _, stderr) = replay_audit(dir.path(), &capture);
     assert_eq!(code, 1, "a must criterion is unverified: {stderr}");
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("out/audit-1.json")).unwrap())
-            .unwrap();
-    let gap = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == "A-01")
-        .unwrap();
+    let report = first_audit(dir.path());
+    let gap = check(&report, "A-01");
     assert_eq!(gap["result"], "unverified");
     let evidence = gap["evidence"].as_str().unwrap();
     assert!(

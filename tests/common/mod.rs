@@ -130,3 +130,57 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A temp folder with the example pack frozen in it.
+pub(crate) fn frozen_example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = repo().join("examples/notes/pack.yaml");
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`:
+/// `(exit code, stdout, stderr)`.
+pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> (i32, String, String) {
+    let capture = capture.display().to_string();
+    dwpipe(
+        dir,
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            &capture,
+            "--out",
+            "out",
+        ],
+    )
+}
+
+/// The check of `criterion` in a report.
+pub(crate) fn check<'a>(report: &'a serde_json::Value, criterion: &str) -> &'a serde_json::Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterionId"] == criterion)
+        .unwrap_or_else(|| panic!("no check of {criterion}"))
+}
+
+/// `out/audit-1.json` in `dir`.
+pub(crate) fn first_audit(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(dir.join("out/audit-1.json")).unwrap()).unwrap()
+}
+
+/// A file of `tests/fixtures`.
+pub(crate) fn fixture(path: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(path)
+}
+
+/// `dwpipe inspect ARGS`: `(exit code, stdout, stderr)`.
+pub(crate) fn inspect(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["inspect"];
+    all.extend_from_slice(args);
+    dwpipe(Path::new("."), &all)
+}
