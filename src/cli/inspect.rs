@@ -35,7 +35,13 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
         "pass a hitrace text file (hitrace … -o /data/local/tmp/x.ftrace, then hdc file recv)";
     // `-` is standard input, the one way to pass a pipe: it streams like a file, bounded by
     // the longest line a trace may have.
-    let analyzed = if file == Path::new("-") {
+    let stdin = file == Path::new("-");
+    let shown = if stdin {
+        "standard input".to_owned()
+    } else {
+        format!("`{}`", file.display())
+    };
+    let analyzed = if stdin {
         hitrace::analyze(std::io::stdin().lock(), bundle)
     } else {
         let reader =
@@ -43,11 +49,7 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
         hitrace::analyze(reader, bundle)
     };
     let report = analyzed.map_err(|e| {
-        Diagnostic::error(
-            "E_INSPECT_NOT_A_TRACE",
-            format!("`{}`: {e}", file.display()),
-        )
-        .fix(FIX)
+        Diagnostic::error("E_INSPECT_NOT_A_TRACE", format!("{shown}: {e}")).fix(FIX)
     })?;
     if report.events == 0 {
         // An empty, binary or unrelated file is not a trace with nothing in it.
@@ -57,7 +59,7 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
         };
         return Err(Diagnostic::error(
             "E_INSPECT_NOT_A_TRACE",
-            format!("`{}` {what}: not a hitrace text trace", file.display()),
+            format!("{shown} {what}: not a hitrace text trace"),
         )
         .fix(FIX)
         .into());
@@ -69,7 +71,11 @@ fn trace(file: &Path, bundle: Option<String>, json: bool) -> Result<i32, Error> 
     let m = &report.markers;
     print::out(&format!(
         "{}: {} events in {} lines ({} unparsed)\nmarkers: {} begin, {} end, {} async begin, {} async end, {} counter, {} other\nslices: {} matched, {} orphan ends, {} still open, max depth {}",
-        file.display(),
+        if stdin {
+            "standard input".into()
+        } else {
+            file.display().to_string()
+        },
         report.events,
         report.lines,
         report.unparsed_lines,
