@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
 use common::{fixture, inspect};
 use dwpipe::probe::hitrace;
 use proptest::prelude::*;
@@ -108,6 +106,8 @@ proptest! {
 mod real_captures {
     //! Every real capture must parse; the counts below were measured independently
     //! (research/hitrace.md §4).
+
+    use std::path::{Path, PathBuf};
 
     use super::*;
 

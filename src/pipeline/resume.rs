@@ -3,7 +3,6 @@
 //! verification only under the same workspace fingerprint, never across a changed pack (the
 //! run directory holds one lock).
 
-use crate::agent::AgentEnd;
 use crate::verify::VerifyReport;
 
 use super::ledger::{Entry, Input, Outcome, Stage};
@@ -76,9 +75,10 @@ pub(crate) fn decide(
     let start = if verified_as_is {
         StartAt::Audit(current.to_owned())
     } else if this_round()
-        .any(|e| e.stage == Stage::Agent && e.outcome == Outcome::Agent(AgentEnd::Exited(0)))
+        .any(|e| e.stage == Stage::Agent && matches!(e.outcome, Outcome::Agent(_)))
     {
-        // The agent's work is done; whatever the workspace holds now is what gets verified.
+        // The agent's work is done (a DevEco Code run that ended incomplete is recorded with
+        // its end too); whatever the workspace holds now is what gets verified.
         StartAt::Verify(current.to_owned())
     } else if this_round()
         .find(|e| e.stage == Stage::Agent)
