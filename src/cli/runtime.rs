@@ -17,7 +17,7 @@ const STOP_DEADLINE: Duration = Duration::from_secs(30);
 /// After the first signal, how long a command with no child left may take to notice and end
 /// on its own (recording and writing are quick; parsing a large trace is not, and nothing of
 /// it needs keeping: reports are written atomically).
-const IDLE_DEADLINE: Duration = Duration::from_secs(1);
+const IDLE_DEADLINE: Duration = Duration::from_secs(2);
 
 /// How often the watcher looks at what is still running.
 const TICK: Duration = Duration::from_millis(50);
