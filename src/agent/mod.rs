@@ -14,7 +14,7 @@ use std::fmt::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use regex::Regex;
 
@@ -24,10 +24,7 @@ use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 use crate::words::words;
 
 pub(crate) use deveco::Ending;
-use deveco::Stream;
-
-/// How long `deveco export` may take.
-const EXPORT_TIMEOUT: Duration = Duration::from_secs(120);
+use deveco::{Stream, export, watchdog};
 
 words! {
     /// What the agent said about its own work.
@@ -235,91 +232,6 @@ fn read_events(stdout: &str, run_record: &mut AgentRun, stream: &mut Stream) {
         }
     }
     run_record.errors = stream.errors().to_vec();
-}
-
-/// The newest modification time of the workspace's own files (build output and dependencies
-/// aside): the agent's subagents work off the stream, their edits are their activity.
-fn newest_change(workspace: &Path) -> Option<SystemTime> {
-    walkdir::WalkDir::new(workspace)
-        .into_iter()
-        .filter_entry(|e| {
-            !matches!(
-                e.file_name().to_str(),
-                Some("build" | ".hvigor" | "oh_modules" | "node_modules" | ".git" | ".dwpipe")
-            )
-        })
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
-}
-
-/// Watches a DevEco Code run until `done`: it is idle when for `idle` neither a line of
-/// output arrived nor a file of the workspace changed; then `stop` fires and `stalled` is set.
-async fn watchdog(
-    workspace: &Path,
-    idle: Duration,
-    last_line: &Mutex<Instant>,
-    done: &AtomicBool,
-    stop: &Cancel,
-    stalled: &AtomicBool,
-) {
-    let tick = (idle / 10).clamp(Duration::from_millis(50), Duration::from_secs(5));
-    let started = SystemTime::now();
-    let mut seen_change = newest_change(workspace).unwrap_or(started);
-    let mut last_change = Instant::now();
-    while !done.load(Ordering::Relaxed) {
-        tokio::time::sleep(tick).await;
-        let silent = last_line
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .elapsed();
-        if silent < idle || last_change.elapsed() < idle {
-            continue;
-        }
-        // Silent that long: has the workspace changed meanwhile?
-        match newest_change(workspace) {
-            Some(newest) if newest > seen_change => {
-                seen_change = newest;
-                last_change = Instant::now();
-            }
-            _ => {
-                stalled.store(true, Ordering::Relaxed);
-                stop.cancel();
-                return;
-            }
-        }
-    }
-}
-
-/// `deveco export <session>` into `path`: the session as DevEco Code stored it, child
-/// sessions included.
-async fn export(session: &str, path: &Path, cancel: &Cancel) -> Result<(), String> {
-    let valid = !session.is_empty()
-        && session.len() <= 128
-        && session
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if !valid {
-        return Err(format!(
-            "the stream's session id {session:?} is not a plain id"
-        ));
-    }
-    let mut spec = ProcessSpec::new("deveco", ["export", session]).timeout(EXPORT_TIMEOUT);
-    // The session is kept whole or not at all: a cut JSON document is no evidence.
-    spec.head_limit = crate::input::MAX_REPORT_BYTES as usize;
-    let outcome = run(&spec, cancel).await.map_err(|e| e.to_string())?;
-    let bytes = outcome.stdout.to_bytes();
-    match outcome.completion {
-        Completion::Exited(0) if outcome.stdout.is_complete() && !bytes.trim_ascii().is_empty() => {
-            crate::output::write_atomic(path, &bytes).map_err(|e| e.to_string())
-        }
-        Completion::Exited(0) => Err("`deveco export` printed nothing whole".to_owned()),
-        other => Err(format!(
-            "`deveco export` ended {other:?}: {}",
-            outcome.stderr.to_string_lossy().trim()
-        )),
-    }
 }
 
 /// Dispatches one round and stores the agent's output as `log` (and, for DevEco Code, its
