@@ -352,3 +352,28 @@ fn freeze_refuses_to_orphan_the_audits_made_against_its_lock() {
         "now held to the looser lock"
     );
 }
+
+/// An audit written before a playbook was added (it kept one file fewer) still verifies: the
+/// embedded file stands in for the probe it never had. A kept file that went missing is
+/// still a difference.
+#[test]
+fn an_audit_that_predates_a_playbook_verifies_and_a_missing_kept_one_does_not() {
+    let dir = audited("notes-pass", &[]);
+    let kept = dir
+        .path()
+        .join("out/evidence/FMR0223C13000649/playbooks/a11y.labels.yaml");
+    fs::remove_file(&kept).unwrap();
+    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("DIFFERENT  inputs.playbooks"), "{stdout}");
+    // As an older dwpipe would have written it: the file never kept, never listed.
+    let mut doc = report(dir.path());
+    doc["inputs"]["playbooks"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|p| !p["path"].as_str().unwrap().ends_with("a11y.labels.yaml"));
+    write(dir.path(), "older.json", &doc);
+    let (code, stdout, stderr) = verify(dir.path(), "older.json");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
+}

@@ -124,13 +124,23 @@ impl Playbooks {
         Playbooks::from_texts(texts)
     }
 
-    /// The playbooks an audit kept in `dir` (every file the embedded set has, and only
-    /// those), as `verify-evidence` reads them back.
+    /// The playbooks an audit kept in `dir` (the files the embedded set has, and only those),
+    /// as `verify-evidence` reads them back. A file the audit never kept is a probe added
+    /// after it: its embedded text stands in (no criterion of the audit's lock can use it,
+    /// and a kept file that went missing still shows, as the audit's own list of kept files
+    /// is held against the folder).
     pub(crate) fn load_kept(dir: &Path) -> Result<Playbooks, Diagnostic> {
         let texts = EMBEDDED
             .iter()
-            .map(|(name, _)| {
+            .map(|(name, embedded)| {
                 let path = dir.join(name);
+                if !path.exists() {
+                    return Ok((
+                        (*name).to_owned(),
+                        PathBuf::from("playbooks").join(name),
+                        (*embedded).to_owned(),
+                    ));
+                }
                 let text = read_text(&path, MAX_PLAYBOOK_BYTES, "a playbook")
                     .map_err(|e| invalid(name, crate::diagnostic::chain(&e)))?;
                 Ok(((*name).to_owned(), path, text))
