@@ -143,9 +143,9 @@ pub(crate) fn programs(config: &Config) -> Vec<Check> {
                 "deveco",
                 workspace,
                 "E_PREFLIGHT_AGENT",
-                "install DevEco Code and put `deveco` on PATH (macOS: the CLI that comes with \
-                 it), or configure `agent: { kind: command, argv: [...] }` in dwpipe.yaml",
-            ),
+                "install DevEco Code's CLI (`npm install -g @deveco/deveco-code`; it runs on Windows \
+                 and macOS, not Linux) and put `deveco` on PATH, or configure `agent: { kind: \
+                 command, argv: [...] }` in dwpipe.yaml"),
             AgentKind::Command => program(
                 "agent",
                 &agent.argv[0],
@@ -162,9 +162,9 @@ pub(crate) fn programs(config: &Config) -> Vec<Check> {
             &command.argv[0],
             workspace,
             "E_PREFLIGHT_VERIFY",
-            "install the tool (hvigorw comes with the project's hvigor wrapper: run \
-             `ohpm install` in the workspace), or fix its `argv` in dwpipe.yaml (relative \
-             paths are relative to the workspace)",
+            "install the tool, or fix its `argv` in dwpipe.yaml (relative paths are relative to \
+             the workspace: a project's own wrapper is `./hvigorw`; the command-line tools put \
+             `hvigorw` in their `bin/`)",
         ));
     }
     if let Some((argv, _)) = &config.review.reviewer {
