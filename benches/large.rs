@@ -31,6 +31,26 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
+/// Runs `work` `runs` times; prints the median ms, the peak heap over them in MB (beyond what
+/// was live before) and `third`, for the parent to read.
+fn report_runs(runs: u32, third: f64, mut work: impl FnMut(u32)) {
+    HEAP.reset_peak_usage();
+    let base = HEAP.current_usage();
+    let times: Vec<Duration> = (0..runs)
+        .map(|n| {
+            let started = Instant::now();
+            work(n);
+            started.elapsed()
+        })
+        .collect();
+    let peak = HEAP.peak_usage() - base;
+    println!(
+        "{} {} {third}",
+        median(times).as_secs_f64() * 1e3,
+        peak as f64 / 1e6
+    );
+}
+
 /// A merged dump: one app window, a scrolled List of `CLICKABLES` clickable items 120 px tall
 /// (most of them below the List's viewport), every second one labelled by a Text child.
 fn dump() -> Vec<u8> {
@@ -56,32 +76,19 @@ fn dump() -> Vec<u8> {
     .into_bytes()
 }
 
-/// In a child: parse and report the dump `RUNS` times; prints the median ms and peak MB.
+/// In a child: parse and report the dump 5 times.
 fn layout_phase() {
     let bytes = dump();
-    HEAP.reset_peak_usage();
-    let base = HEAP.current_usage();
-    let times: Vec<Duration> = (0..5)
-        .map(|_| {
-            let started = Instant::now();
-            let layout = Layout::parse(&bytes).unwrap();
-            let report = layout.report(Some("com.example.notes"), 3.25);
-            assert_eq!(
-                report.nodes,
-                2 + CLICKABLES + CLICKABLES / 2,
-                "window, List, items, labels"
-            );
-            std::hint::black_box(report);
-            started.elapsed()
-        })
-        .collect();
-    let peak = HEAP.peak_usage() - base;
-    println!(
-        "{} {} {}",
-        median(times).as_secs_f64() * 1e3,
-        peak as f64 / 1e6,
-        bytes.len() as f64 / 1e6
-    );
+    report_runs(5, bytes.len() as f64 / 1e6, |_| {
+        let layout = Layout::parse(&bytes).unwrap();
+        let report = layout.report(Some("com.example.notes"), 3.25);
+        assert_eq!(
+            report.nodes,
+            2 + CLICKABLES + CLICKABLES / 2,
+            "window, List, items, labels"
+        );
+        std::hint::black_box(report);
+    });
 }
 
 /// In a child: the replayed audit of the pack in `dir` with its reports, 3 times.
@@ -93,38 +100,25 @@ fn audit_phase(dir: &Path) {
         .enable_all()
         .build()
         .unwrap();
-    HEAP.reset_peak_usage();
-    let base = HEAP.current_usage();
-    let times: Vec<Duration> = (0..3)
-        .map(|n| {
-            let started = Instant::now();
-            let out = dir.join(format!("out-{n}"));
-            let run = runtime
-                .block_on(audit::run(
-                    &ReplayDevice::open(&repo.join("device-fixtures/notes-pass")).unwrap(),
-                    &AuditSpec::new(&frozen.pack, &playbooks),
-                    &out,
-                    &|_| {},
-                ))
-                .unwrap();
-            let audited = run.gate(&frozen.pack);
-            let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
-            std::hint::black_box((
-                report.to_json(),
-                render("audit.md", &report).unwrap(),
-                junit(&report),
-                html(&report, &audited.figures, &frozen.pack),
-            ));
-            started.elapsed()
-        })
-        .collect();
-    let peak = HEAP.peak_usage() - base;
-    println!(
-        "{} {} {}",
-        median(times).as_secs_f64() * 1e3,
-        peak as f64 / 1e6,
-        frozen.pack.criteria.len()
-    );
+    report_runs(3, frozen.pack.criteria.len() as f64, |n| {
+        let out = dir.join(format!("out-{n}"));
+        let run = runtime
+            .block_on(audit::run(
+                &ReplayDevice::open(&repo.join("device-fixtures/notes-pass")).unwrap(),
+                &AuditSpec::new(&frozen.pack, &playbooks),
+                &out,
+                &|_| {},
+            ))
+            .unwrap();
+        let audited = run.gate(&frozen.pack);
+        let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
+        std::hint::black_box((
+            report.to_json(),
+            render("audit.md", &report).unwrap(),
+            junit(&report),
+            html(&report, &audited.figures, &frozen.pack),
+        ));
+    });
 }
 
 /// The notes pack's criteria repeated to `count`, frozen into `dir` (as JSON: a generated

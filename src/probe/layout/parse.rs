@@ -125,7 +125,11 @@ impl Layout {
                 parent: None,
             }
             .deserialize(&mut reader),
-            Some(b'{') => Root(&mut layout).deserialize(&mut reader),
+            Some(b'{') => NodeSeed {
+                layout: &mut layout,
+                place: Place::Root,
+            }
+            .deserialize(&mut reader),
             _ => {
                 return Err(LayoutError::Invalid(
                     "the root is neither a node nor a list of windows".to_owned(),
@@ -172,47 +176,19 @@ impl Layout {
     }
 }
 
-/// The merged root: its `bounds` are the display; its children are the windows.
-struct Root<'l>(&'l mut Layout);
-
-impl<'de> DeserializeSeed<'de> for Root<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(self)
-    }
+/// Where an object of the dump sits: the merged root (its `bounds` are the display, its
+/// children the windows) or a node under `parent`.
+#[derive(Clone, Copy)]
+enum Place {
+    Root,
+    Under(Option<NodeId>),
 }
 
-impl<'de> Visitor<'de> for Root<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a dump's root node")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let layout = self.0;
-        while let Some(key) = map.next_key::<Key>()? {
-            match key {
-                Key::Attributes => {
-                    let a: RawAttributes<'de> = map.next_value()?;
-                    layout.display = a.bounds.as_deref().and_then(Rect::parse);
-                }
-                Key::Children => map.next_value_seed(Children {
-                    layout: &mut *layout,
-                    parent: None,
-                })?,
-                Key::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One node: appended before its children (whichever key comes first), so parents precede
-/// children in the list.
+/// One object of the dump. A node is appended before its children (whichever key comes
+/// first), so parents precede children in the list.
 struct NodeSeed<'l> {
     layout: &'l mut Layout,
-    parent: Option<NodeId>,
+    place: Place,
 }
 
 impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
@@ -229,21 +205,29 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let layout = self.layout;
-        let index = NodeId(layout.nodes.len());
-        layout.nodes.push(Node {
-            enabled: true,
-            parent: self.parent,
-            ..Node::default()
-        });
+        let index = match self.place {
+            Place::Root => None,
+            Place::Under(parent) => {
+                layout.nodes.push(Node {
+                    enabled: true,
+                    parent,
+                    ..Node::default()
+                });
+                Some(NodeId(layout.nodes.len() - 1))
+            }
+        };
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Attributes => {
                     let a: RawAttributes<'de> = map.next_value()?;
-                    layout.apply(index, a);
+                    match index {
+                        Some(index) => layout.apply(index, a),
+                        None => layout.display = a.bounds.as_deref().and_then(Rect::parse),
+                    }
                 }
                 Key::Children => map.next_value_seed(Children {
                     layout: &mut *layout,
-                    parent: Some(index),
+                    parent: index,
                 })?,
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
@@ -277,7 +261,7 @@ impl<'de> Visitor<'de> for Children<'_> {
         while seq
             .next_element_seed(NodeSeed {
                 layout: &mut *layout,
-                parent: self.parent,
+                place: Place::Under(self.parent),
             })?
             .is_some()
         {}
