@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::Value;
 
 use crate::process::{Cancel, Completion, ProcessSpec, run};
+use crate::verify::newest_change;
 
 use super::AgentEnd;
 
@@ -133,23 +134,6 @@ impl Stream {
     }
 }
 
-/// The newest modification time of the workspace's own files (build output and dependencies
-/// aside): the agent's subagents work off the stream, their edits are their activity.
-fn newest_change(workspace: &Path) -> Option<SystemTime> {
-    walkdir::WalkDir::new(workspace)
-        .into_iter()
-        .filter_entry(|e| {
-            !matches!(
-                e.file_name().to_str(),
-                Some("build" | ".hvigor" | "oh_modules" | "node_modules" | ".git" | ".dwpipe")
-            )
-        })
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
-}
-
 /// Watches a DevEco Code run until `done`: it is idle when for `idle` neither a line of
 /// output arrived nor a file of the workspace changed; then `stop` fires and `stalled` is set.
 pub(super) async fn watchdog(
@@ -162,7 +146,7 @@ pub(super) async fn watchdog(
 ) {
     let tick = (idle / 10).clamp(Duration::from_millis(50), Duration::from_secs(5));
     let started = SystemTime::now();
-    let mut seen_change = newest_change(workspace).unwrap_or(started);
+    let mut seen_change = newest_change(workspace, &[]).unwrap_or(started);
     let mut last_change = Instant::now();
     while !done.load(Ordering::Relaxed) {
         tokio::time::sleep(tick).await;
@@ -174,7 +158,7 @@ pub(super) async fn watchdog(
             continue;
         }
         // Silent that long: has the workspace changed meanwhile?
-        match newest_change(workspace) {
+        match newest_change(workspace, &[]) {
             Some(newest) if newest > seen_change => {
                 seen_change = newest;
                 last_change = Instant::now();

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -237,6 +237,23 @@ async fn git_fingerprint(
         hasher.update(b"\n");
     }
     Ok(hex(hasher))
+}
+
+/// The newest modification time of the workspace's own files: everything the fingerprint
+/// reads, without `also` (generated folders the fingerprint keeps, but that are not sources).
+pub(crate) fn newest_change(workspace: &Path, also: &[&str]) -> Option<SystemTime> {
+    walkdir::WalkDir::new(workspace)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && IGNORED.iter().chain(also).any(|i| e.file_name() == *i))
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max()
 }
 
 fn plain_fingerprint(workspace: &Path, cache: &mut StatCache) -> Result<String, FingerprintError> {

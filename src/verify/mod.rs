@@ -19,7 +19,7 @@ use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 use crate::words::words;
 
 pub(crate) use failure::fingerprint as failure_fingerprint;
-pub(crate) use fingerprint::{FingerprintError, StatCache, fingerprint};
+pub(crate) use fingerprint::{FingerprintError, StatCache, fingerprint, newest_change};
 pub(crate) use hvigor::CompileError;
 use hvigor::{HvigorLog, HvigorOutcome};
 
@@ -243,27 +243,8 @@ async fn run_command(
 /// file (an up-to-date build does not rewrite it, so an old HAP is not this code's).
 fn haps_fresh(workspace: &Path, haps: &[std::path::PathBuf]) -> Result<(), String> {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let newest_source = walkdir::WalkDir::new(workspace)
-        .into_iter()
-        .filter_entry(|e| {
-            !matches!(
-                e.file_name().to_str(),
-                Some(
-                    "build"
-                        | ".hvigor"
-                        | "oh_modules"
-                        | "node_modules"
-                        | ".git"
-                        | ".dwpipe"
-                        | ".preview"
-                )
-            )
-        })
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| modified(e.path()))
-        .max()
-        .unwrap_or(SystemTime::UNIX_EPOCH);
+    // The previewer's output is not source either.
+    let newest_source = newest_change(workspace, &[".preview"]).unwrap_or(SystemTime::UNIX_EPOCH);
     for hap in haps {
         match modified(&workspace.join(hap)) {
             None => {
