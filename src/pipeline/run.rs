@@ -214,10 +214,8 @@ impl Delivery<'_> {
                 summary.reports.extend(audited.reports);
                 summary.criteria = audited.criteria;
                 summary.sources = audited.sources;
-                (summary.installed, summary.not_installed) = match audited.installed {
-                    Ok(installed) => (installed, None),
-                    Err(why) => (Vec::new(), Some(why)),
-                };
+                summary.installed = audited.installed;
+                summary.not_installed = audited.not_installed;
                 failed = match audited.verdict {
                     AuditVerdict::Pass => None,
                     AuditVerdict::Failed(failed) => Some(failed),

@@ -30,8 +30,10 @@ pub(in crate::pipeline) struct AuditDone {
     pub(in crate::pipeline) verdict: AuditVerdict,
     /// What each report measured on.
     pub(in crate::pipeline) sources: Vec<crate::device::Source>,
-    /// The HAPs installed before the audit; `Err(why)` when nothing was installed.
-    pub(in crate::pipeline) installed: Result<Vec<InstalledHap>, String>,
+    /// The HAPs installed before the audit.
+    pub(in crate::pipeline) installed: Vec<InstalledHap>,
+    /// Why nothing was installed, when nothing was.
+    pub(in crate::pipeline) not_installed: Option<String>,
 }
 
 /// How a round's audit ended.
@@ -66,24 +68,27 @@ impl Delivery<'_> {
             Err(detail) => return Err(self.environment(&clock, &inputs, detail)),
         };
         let replay = matches!(target, Opened::One(AnyDevice::Replay(_)));
-        let installed = match (haps.is_empty(), replay) {
-            (true, _) => Err(
-                "no verification command declares a `hap`: the app on the device \
-                              was not installed by this run"
+        let not_installed = if haps.is_empty() {
+            Some(
+                "no verification command declares a `hap`: the app on the device was not \
+                 installed by this run"
                     .to_owned(),
-            ),
-            (false, true) => {
-                Err("a replay: the capture's app was measured, nothing installed".to_owned())
-            }
-            (false, false) => Ok(haps.iter().map(|(_, hap)| hap.clone()).collect::<Vec<_>>()),
+            )
+        } else if replay {
+            Some("a replay: the capture's app was measured, nothing installed".to_owned())
+        } else {
+            None
         };
-        let to_install: &[(std::path::PathBuf, InstalledHap)] =
-            if installed.is_ok() { &haps } else { &[] };
-        let recorded = installed.clone().unwrap_or_default();
+        let to_install = if not_installed.is_none() {
+            haps
+        } else {
+            Vec::new()
+        };
+        let installed: Vec<InstalledHap> = to_install.iter().map(|(_, hap)| hap.clone()).collect();
         // Each device's report (the serial only in a lab), and the devices left unaudited.
         let (reports, unaudited, written, criteria) = match target {
             Opened::One(device) => {
-                if let Err(e) = install_haps(device, to_install).await {
+                if let Err(e) = install_haps(device, &to_install).await {
                     if matches!(e, DeviceError::Cancelled) {
                         return Err(self.interrupted(&clock, &inputs));
                     }
@@ -104,7 +109,7 @@ impl Delivery<'_> {
                     runs: None,
                     auditor: None,
                     strict: self.strict,
-                    installed: &recorded,
+                    installed: &installed,
                 };
                 let (report, written) = match audit_device(device, &job, &out, &progress).await {
                     Ok(published) => published,
@@ -137,7 +142,7 @@ impl Delivery<'_> {
                     lock: &lock,
                     playbooks: self.playbooks,
                     runs: None,
-                    haps: to_install,
+                    haps: &to_install,
                 };
                 let progress = |event: crate::lab::LabEvent<'_>| (self.events)(Event::Lab(event));
                 let seats = audit_lab(&plan, roster, &out, cancel, &progress).await;
@@ -175,6 +180,7 @@ impl Delivery<'_> {
             verdict,
             sources,
             installed,
+            not_installed,
         };
         if failures.is_empty() {
             if !unaudited.is_empty() {
