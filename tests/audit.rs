@@ -8,23 +8,12 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::dwpipe;
+use common::{copy_tree, dwpipe, frozen_example};
 
 const SERIAL: &str = "FMR0223C13000649";
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// A folder with the example pack frozen in it.
-fn frozen() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    dir
 }
 
 /// criterion → (result, assertionVerdict, actual).
@@ -54,7 +43,7 @@ fn row(result: &str, verdict: &str, actual: &str) -> (String, String, String) {
 
 #[test]
 fn the_passing_capture_passes_every_measured_criterion() {
-    let dir = frozen();
+    let dir = frozen_example();
     let (code, report, stderr) = audit(dir.path(), "notes-pass", "pass");
     assert_eq!(code, 0, "{stderr}");
     let v = verdicts(&report);
@@ -113,7 +102,7 @@ fn the_passing_capture_passes_every_measured_criterion() {
 
 #[test]
 fn the_failing_capture_fails_each_planted_defect() {
-    let dir = frozen();
+    let dir = frozen_example();
     let (code, report, _) = audit(dir.path(), "notes-fail", "fail");
     assert_eq!(code, 1);
     let v = verdicts(&report);
@@ -136,7 +125,7 @@ fn the_failing_capture_fails_each_planted_defect() {
 
 #[test]
 fn probes_that_find_nothing_are_unverified_with_the_reason() {
-    let dir = frozen();
+    let dir = frozen_example();
     let rows = [
         ("notes-trace-cut", "P-01", "no whole launch"),
         (
@@ -177,7 +166,7 @@ fn probes_that_find_nothing_are_unverified_with_the_reason() {
 
 #[test]
 fn verify_evidence_refuses_an_aggregate_it_does_not_know() {
-    let dir = frozen();
+    let dir = frozen_example();
     let (code, _, _) = audit(dir.path(), "notes-pass", "out");
     assert_eq!(code, 0);
     let report = dir.path().join("out/audit-1.json");
@@ -199,9 +188,9 @@ fn verify_evidence_refuses_an_aggregate_it_does_not_know() {
 
 #[test]
 fn a_device_that_vanishes_mid_audit_exits_3_and_keeps_the_evidence() {
-    let dir = frozen();
+    let dir = frozen_example();
     let capture = dir.path().join("vanishing");
-    copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
     let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
     let at = transcript.find("  - shell: aa test").unwrap();
     fs::write(
@@ -240,7 +229,7 @@ fn a_device_that_vanishes_mid_audit_exits_3_and_keeps_the_evidence() {
 
 #[test]
 fn a_live_recording_replays_to_the_same_numbers() {
-    let dir = frozen();
+    let dir = frozen_example();
     let captures = [repo("device-fixtures/notes-pass").display().to_string()];
     let hdc = common::fake_hdc(dir.path(), "hdc", &captures, "");
     // The session's `sleep` steps really wait on a live device: this test takes a few seconds.
@@ -286,23 +275,10 @@ fn a_live_recording_replays_to_the_same_numbers() {
     );
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_engine_reports_progress_as_events() {
     use dwpipe::audit::AuditEvent;
-    let dir = frozen();
+    let dir = frozen_example();
     let frozen = dwpipe::pack::load_lock(&dir.path().join("pack.lock.json")).unwrap();
     let playbooks = dwpipe::playbook::Playbooks::load(None).unwrap();
     let device = dwpipe::device::ReplayDevice::open(&repo("device-fixtures/notes-pass")).unwrap();
@@ -357,7 +333,7 @@ fn the_engine_reports_progress_as_events() {
 
 #[test]
 fn runs_that_disagree_are_flagged_unstable() {
-    let dir = frozen();
+    let dir = frozen_example();
     let (code, report, stderr) = audit(dir.path(), "notes-unstable", "out");
     assert_eq!(code, 0, "the median still passes: {stderr}");
     assert_eq!(verdicts(&report)["P-01"], row("pass", "pass", "720ms"));
@@ -378,7 +354,7 @@ fn runs_that_disagree_are_flagged_unstable() {
 
 #[test]
 fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() {
-    let dir = frozen();
+    let dir = frozen_example();
     fs::write(
         dir.path().join("auditor.json"),
         r#"{"checks": [
@@ -448,10 +424,10 @@ fn audit_capture(
 
 #[test]
 fn a_capture_whose_own_files_leave_its_folder_is_refused() {
-    let dir = frozen();
+    let dir = frozen_example();
     for name in ["device.yaml", "transcript.yaml"] {
         let capture = dir.path().join(format!("linked-{name}"));
-        copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+        copy_tree(&repo("device-fixtures/notes-pass"), &capture);
         let outside = dir.path().join(format!("outside-{name}"));
         fs::rename(capture.join(name), &outside).unwrap();
         std::os::unix::fs::symlink(&outside, capture.join(name)).unwrap();
@@ -468,9 +444,9 @@ fn a_capture_whose_own_files_leave_its_folder_is_refused() {
 
 #[test]
 fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
-    let dir = frozen();
+    let dir = frozen_example();
     let capture = dir.path().join("longer");
-    copy_dir(&repo("device-fixtures/notes-pass"), &capture);
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
     let mut transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
     for _ in 0..3 {
         transcript.push_str("  - shell: aa force-stop com.example.notes\n    reply: \"force stop process successfully.\\n\"\n");
@@ -518,7 +494,7 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
 
 #[test]
 fn every_audit_records_its_source() {
-    let dir = frozen();
+    let dir = frozen_example();
     let capture = repo("device-fixtures/notes-pass");
     let (_, report, _) = audit_capture(dir.path(), &capture, "out", &[]);
     let transcript = fs::read(capture.join("transcript.yaml")).unwrap();
@@ -545,7 +521,7 @@ fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
     let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
     assert_eq!(code, 0, "{stderr}");
     let capture = dir.path().join("capture");
-    common::copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
     let transcript = fs::read_to_string(capture.join("transcript.yaml"))
         .unwrap()
         .replace("-s class NoteListTest", classes);

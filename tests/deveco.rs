@@ -8,9 +8,8 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use common::delivery::{PAGE, SPACING, project, run_dir};
+use common::delivery::{PAGE, SPACING, deliver_with_path, project, run_dir};
 use serde_json::Value;
 
 const START: &str =
@@ -46,28 +45,9 @@ fn deveco_project(work: &str, events: &[&str], export: &str) -> tempfile::TempDi
     dir
 }
 
-/// `dwpipe deliver --json` with the project's `bin/` first on PATH.
+/// `dwpipe deliver --pack pack.yaml --json` with the scripted `deveco` on PATH.
 fn deliver(dir: &Path) -> (i32, Value) {
-    let path = format!(
-        "{}:{}",
-        dir.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .args(["deliver", "--pack", "pack.yaml", "--json"])
-        .current_dir(dir)
-        .env("PATH", path)
-        .env_remove("DWPIPE_HDC")
-        .output()
-        .unwrap();
-    let summary = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().unwrap(), summary)
+    deliver_with_path(dir, &["--pack", "pack.yaml"])
 }
 
 /// The agent stage's ledger line.

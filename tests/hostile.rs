@@ -8,15 +8,12 @@ mod common;
 
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::delivery::repo;
 use common::{capture_with, check, dwpipe, executable, first_audit, frozen_example, replay_audit};
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
 
 /// Waits for a child, failing (and killing it) if it has not ended in a minute: a hang.
 fn finish(mut child: Child) -> (i32, String, String) {

@@ -4,27 +4,13 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use common::{device, dwpipe, fake_hdc, no_sleeps};
+use common::{device, dwpipe, fake_hdc, frozen_example, no_sleeps};
 use serde_json::Value;
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn frozen(dir: &Path) {
-    let (code, _, stderr) = dwpipe(
-        dir,
-        &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()],
-    );
-    assert_eq!(code, 0, "{stderr}");
-}
 
 #[test]
 fn a_lab_of_eight_where_one_device_vanishes() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     // Eight devices over two hdc servers; LAB05 vanishes during its audit.
     let captures: Vec<String> = (1..=8)
         .map(|n| {
@@ -140,8 +126,7 @@ fn a_lab_of_eight_where_one_device_vanishes() {
 
 #[test]
 fn named_devices_a_failing_one_and_one_on_no_server() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     let captures = [
         device(dir.path(), "notes-pass", "GOOD1", false),
         device(dir.path(), "notes-fail", "BAD1", false),
@@ -209,8 +194,7 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
 
 #[test]
 fn shards_from_two_hosts_merge_into_one_matrix() {
-    let dir = tempfile::tempdir().unwrap();
-    frozen(dir.path());
+    let dir = frozen_example();
     let playbooks = no_sleeps(dir.path());
     let shard = |name: &str, captures: &[String], serials: &[&str]| {
         let hdc = fake_hdc(dir.path(), &format!("hdc-{name}"), captures, "");

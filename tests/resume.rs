@@ -7,12 +7,11 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::delivery::{
-    FIXING_AGENT, PAGE, SPACING, alive, gone_soon, project, repo, resume, run_dir, signal,
-    spawn_dwpipe, stages, wait_for_pid,
+    FIXING_AGENT, PAGE, SPACING, alive, deliver_with_path, gone_soon, project, repo, resume,
+    run_dir, signal, spawn_dwpipe, stages, wait_for_pid,
 };
 use serde_json::Value;
 
@@ -239,26 +238,6 @@ fn a_second_signal_kills_a_child_that_ignores_sigterm_and_exits_at_once() {
         );
         no_leftovers(&run);
     }
-}
-
-/// `dwpipe deliver --json` with `bin/` of the project first on PATH.
-fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let path = format!(
-        "{}:{}",
-        dir.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .args(["deliver", "--json"])
-        .args(args)
-        .current_dir(dir)
-        .env("PATH", path)
-        .env_remove("DWPIPE_HDC")
-        .stderr(Stdio::null())
-        .output()
-        .unwrap();
-    let summary = serde_json::from_slice(&output.stdout).unwrap();
-    (output.status.code().unwrap(), summary)
 }
 
 #[test]

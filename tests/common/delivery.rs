@@ -188,3 +188,29 @@ pub(crate) fn signal(child: &Child, signal: libc::c_int) {
         libc::kill(child.id() as libc::pid_t, signal);
     }
 }
+
+/// `dwpipe deliver --json` plus `args`, with the project's `bin/` first on PATH (the tools a
+/// test installs there, a scripted `deveco` among them): (exit code, deliver.json).
+pub(crate) fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["deliver", "--json"])
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("DWPIPE_HDC")
+        .output()
+        .unwrap();
+    let summary = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code().unwrap(), summary)
+}
