@@ -566,3 +566,35 @@ fn a_hypium_criterion_is_judged_by_its_own_suite_and_cases() {
         "{blocked}"
     );
 }
+
+#[test]
+fn a_case_count_against_the_summary_is_one_warning_on_the_criterion() {
+    let dir = frozen_example();
+    let capture = dir.path().join("capture");
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml"))
+        .unwrap()
+        .replace(
+            "Tests run: 2, Failure: 0, Error: 0, Pass: 2",
+            "Tests run: 3, Failure: 0, Error: 0, Pass: 3",
+        );
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    let (_, _, stderr) = common::replay_audit(dir.path(), &capture);
+    let report = common::first_audit(dir.path());
+    let warnings: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "W_EVIDENCE_DISAGREES")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert_eq!(warnings[0]["criterionId"], "F-01");
+    assert!(
+        warnings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 case(s) reported a result, the summary line says 3 run"),
+        "{}",
+        warnings[0]
+    );
+}

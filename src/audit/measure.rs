@@ -3,7 +3,7 @@
 //! order, one reading per criterion and visit, then the aggregate of the runs with a warning
 //! when they spread beyond the playbook's tolerance.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, chain};
@@ -81,6 +81,9 @@ pub(super) struct Measuring<'p, 'a> {
     readings: BTreeMap<&'a str, Vec<RunReading>>,
     /// What the evidence itself disagrees on (a case count against its summary), per criterion.
     noticed: Vec<Diagnostic>,
+    /// Which (criterion, message) pairs `noticed` holds: one warning per criterion, whatever
+    /// the runs, found without scanning the list.
+    noticed_keys: HashSet<(&'a str, String)>,
     figures: Figures,
 }
 
@@ -101,6 +104,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
             as_recorded,
             readings: BTreeMap::new(),
             noticed: Vec::new(),
+            noticed_keys: HashSet::new(),
             figures: Figures::default(),
         }
     }
@@ -138,13 +142,14 @@ impl<'p, 'a> Measuring<'p, 'a> {
                         &gathered.failure,
                     ) {
                         (Ok(reading), _) => {
-                            if let Some(warning) = &reading.warning {
-                                let noticed = Diagnostic::warning("W_EVIDENCE_DISAGREES", warning)
-                                .criterion(id)
-                                .fix("look at the kept evidence: a case may have crashed unreported");
-                                if !self.noticed.contains(&noticed) {
-                                    self.noticed.push(noticed);
-                                }
+                            if let Some(warning) = &reading.warning
+                                && self.noticed_keys.insert((id, warning.clone()))
+                            {
+                                self.noticed.push(
+                                    Diagnostic::warning("W_EVIDENCE_DISAGREES", warning)
+                                        .criterion(id)
+                                        .fix("look at the kept evidence: a case may have crashed unreported"),
+                                );
                             }
                             (Some(reading.value.clone()), reading.detail.clone())
                         }
