@@ -53,11 +53,14 @@ pub(crate) fn merge(existing: Option<&str>) -> Result<(String, bool), String> {
     ))
 }
 
-/// JSONC without its comments and trailing commas; whether it had comments.
+/// JSONC without its comments and trailing commas; whether it had comments. One pass: a
+/// comma outside a string is written and remembered until something other than space or a
+/// comment follows it; a closing bracket takes it back (JSONC allows it, JSON does not).
 fn strip(text: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let (mut in_string, mut escaped, mut comments) = (false, false, false);
+    let mut comma: Option<usize> = None;
     while let Some(c) = chars.next() {
         if in_string {
             out.push(c);
@@ -70,10 +73,6 @@ fn strip(text: &str) -> (String, bool) {
             continue;
         }
         match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
             ('/', Some('/')) => {
                 comments = true;
                 for skipped in chars.by_ref() {
@@ -94,35 +93,25 @@ fn strip(text: &str) -> (String, bool) {
                     previous = skipped;
                 }
             }
-            _ => out.push(c),
-        }
-    }
-    // A comma before a closing bracket (JSONC allows it, JSON does not).
-    let mut cleaned = String::with_capacity(out.len());
-    let bytes: Vec<char> = out.chars().collect();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in bytes.iter().enumerate() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
+            (c, _) if c.is_whitespace() => out.push(c),
+            ('}' | ']', _) => {
+                if let Some(at) = comma.take() {
+                    out.remove(at);
+                }
+                out.push(c);
             }
-        } else if *c == '"' {
-            in_string = true;
-        } else if *c == ','
-            && bytes[i + 1..]
-                .iter()
-                .find(|n| !n.is_whitespace())
-                .is_some_and(|n| *n == '}' || *n == ']')
-        {
-            continue;
+            (',', _) => {
+                comma = Some(out.len());
+                out.push(c);
+            }
+            _ => {
+                comma = None;
+                in_string = c == '"';
+                out.push(c);
+            }
         }
-        cleaned.push(*c);
     }
-    (cleaned, comments)
+    (out, comments)
 }
 
 #[cfg(test)]
@@ -158,6 +147,11 @@ mod tests {
         assert_eq!(
             strip("{\"url\": \"http://x//y\"}").0,
             "{\"url\": \"http://x//y\"}"
+        );
+        assert_eq!(
+            strip("{\"a\": \"x,]\\\"y\", /* c */ }").0,
+            "{\"a\": \"x,]\\\"y\"  }",
+            "a comma inside a string stays; the one before the bracket goes"
         );
     }
 }
