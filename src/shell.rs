@@ -117,6 +117,20 @@ impl ShellValue {
         }
     }
 
+    /// Text a flow types: letters and digits of any script, space and `. , _ @ + -`, at most
+    /// `max` characters, single-quoted for the device shell (nothing it may hold can end the
+    /// quotes or start a substitution).
+    pub(crate) fn input_text(value: &str, max: usize) -> Result<ShellValue, UnsafeValue> {
+        match input_text_refusal(value, max) {
+            None => Ok(ShellValue(format!("'{value}'"))),
+            Some(_) => Err(UnsafeValue::new(
+                "input text",
+                value,
+                "letters, digits, space and . , _ @ + -, at most 200 characters",
+            )),
+        }
+    }
+
     /// A device serial (connect key): USB serial or `IP:port`.
     pub(crate) fn serial(value: &str) -> Result<ShellValue, UnsafeValue> {
         ShellValue::checked(
@@ -131,6 +145,26 @@ impl ShellValue {
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Why `text` cannot be typed by a flow: the first character outside the allowed set, or its
+/// length; `None` when it can.
+pub(crate) fn input_text_refusal(text: &str, max: usize) -> Option<String> {
+    if text.is_empty() {
+        return Some("the text is empty".to_owned());
+    }
+    if text.chars().count() > max {
+        return Some(format!("the text is longer than {max} characters"));
+    }
+    text.chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, ' ' | '.' | ',' | '_' | '@' | '+' | '-')))
+        .map(|c| {
+            if c.is_control() || c.is_whitespace() {
+                format!("U+{:04X} cannot be typed", u32::from(c))
+            } else {
+                format!("`{c}` cannot be typed")
+            }
+        })
 }
 
 /// A finished device shell string.

@@ -11,12 +11,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
-use crate::pack::{FrameMetric, ProbeArgs, Selector};
+use crate::pack::{FrameMetric, ProbeArgs, ResponseMetric, Selector};
 
 /// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
 const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
-use crate::probe::hitrace::{self, Analysis, TraceReport, for_each_line};
+use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport, for_each_line};
+
+use super::flow::step_file;
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
@@ -98,6 +100,12 @@ pub enum ExtractError {
     /// The app window has no clickable node on screen.
     #[error("no clickable node on screen in the app window")]
     NoClickable,
+    /// The flow kept no trace of the step a response criterion measures.
+    #[error("the flow kept no trace `{0}` of the step measured")]
+    StepNotTraced(String),
+    /// The step's trace does not show what its input cost: why.
+    #[error("{0}")]
+    NoResponse(String),
     /// The layout dump does not hold what the probe asks.
     #[error(transparent)]
     Layout(#[from] LayoutError),
@@ -138,6 +146,7 @@ pub struct Decoded<'a> {
     trace: OnceCell<Result<Trace, ExtractError>>,
     layout: OnceCell<Result<Layout, ExtractError>>,
     screen: OnceCell<Result<Screenshot, ExtractError>>,
+    steps: OnceCell<BTreeMap<String, Result<Analysis, ExtractError>>>,
 }
 
 impl<'a> Decoded<'a> {
@@ -149,7 +158,37 @@ impl<'a> Decoded<'a> {
             trace: OnceCell::new(),
             layout: OnceCell::new(),
             screen: OnceCell::new(),
+            steps: OnceCell::new(),
         }
+    }
+
+    /// Every flow step's trace of the visit, streamed once, by file name.
+    pub(crate) fn step_traces(&self) -> &BTreeMap<String, Result<Analysis, ExtractError>> {
+        self.steps.get_or_init(|| {
+            self.files
+                .iter()
+                .filter(|(name, _)| name.starts_with("step-") && name.ends_with(".ftrace"))
+                .map(|(name, path)| {
+                    let unreadable = |source| ExtractError::Unreadable {
+                        path: path.clone(),
+                        source: Arc::new(source),
+                    };
+                    let analysis = open_input(path, "a trace")
+                        .map_err(unreadable)
+                        .and_then(|file| {
+                            let mut analysis = Analysis::of_step();
+                            for_each_line(file, |line| analysis.line(line)).map_err(|source| {
+                                unreadable(ReadError::Io {
+                                    path: path.clone(),
+                                    source,
+                                })
+                            })?;
+                            Ok(analysis)
+                        });
+                    (name.clone(), analysis)
+                })
+                .collect()
+        })
     }
 
     fn path(&self, evidence: Evidence) -> Result<&PathBuf, ExtractError> {
@@ -255,7 +294,17 @@ pub fn extract(
             )
         }
         Extractor::Frames => {
-            let f = &evidence.trace()?.report.frames;
+            let flow_frames;
+            let f = if probe.flow.is_some() {
+                let mut windows = Vec::new();
+                for analysis in evidence.step_traces().values() {
+                    windows.push(&analysis.as_ref().map_err(Clone::clone)?.frames);
+                }
+                flow_frames = FrameTracker::combined(&windows);
+                &flow_frames
+            } else {
+                &evidence.trace()?.report.frames
+            };
             let (value, what) = match probe.metric {
                 FrameMetric::Fps => (f.fps, "fps"),
                 FrameMetric::P50 => (f.p50_ms, "p50 frame interval"),
@@ -288,7 +337,41 @@ pub fn extract(
                 warning: judged.warning,
             })
         }
-        Extractor::LayoutGap
+        Extractor::Response => {
+            let step = probe.step.ok_or(ExtractError::MissingArgument("step"))?;
+            let name = step_file(step.index, "trace");
+            let analysis = evidence
+                .step_traces()
+                .get(&name)
+                .ok_or_else(|| ExtractError::StepNotTraced(name.clone()))?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            let tracker = analysis
+                .response
+                .as_ref()
+                .ok_or_else(|| ExtractError::StepNotTraced(name.clone()))?;
+            let response = tracker
+                .response(step.input)
+                .map_err(ExtractError::NoResponse)?;
+            match probe.response {
+                ResponseMetric::Response => number(
+                    response.response_ms,
+                    format!(
+                        "from `{}` to {}",
+                        response.input_marker, response.response_end
+                    ),
+                ),
+                ResponseMetric::Complete => number(
+                    response.complete.map_err(ExtractError::NoResponse)?,
+                    format!(
+                        "trace-based: from `{}` to the last composed frame before 300 ms of stillness, plus 32 ms display time",
+                        response.input_marker
+                    ),
+                ),
+            }
+        }
+        Extractor::Text
+        | Extractor::LayoutGap
         | Extractor::LayoutSize
         | Extractor::LayoutAlign
         | Extractor::TouchTarget
@@ -308,6 +391,15 @@ fn on_screen(
     let vpr = evidence.context.vpr.ok_or(ExtractError::NoDensity)?;
     let vp = |px: i64| to_vp(px, vpr);
     match extractor {
+        Extractor::Text => {
+            let node = layout.select(window, selector(&probe.target, "target")?)?;
+            let text = layout.text_of(node);
+            Ok(Reading {
+                detail: format!("the text of {}", layout.selector_of(node)),
+                value: Value::Text(text),
+                warning: None,
+            })
+        }
         Extractor::LayoutGap => {
             let from = layout.select(window, selector(&probe.from, "from")?)?;
             let to = layout.select(window, selector(&probe.to, "to")?)?;

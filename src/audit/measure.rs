@@ -12,24 +12,24 @@ use super::aggregate::{actual, aggregate, spread};
 use super::extract::{Context, Decoded, ExtractError, Files, Reading, Value, extract};
 use super::figures::Figures;
 use super::model::{AuditError, MeasurementRecord, RunReading};
-use super::plan::Planned;
+use super::plan::{Planned, Visit};
 use super::session::hash_files;
 use crate::pack::ProbeArgs;
 use crate::probe::Extractor;
 
-/// One visit of a session: `run` and the session's name.
-pub(super) type Visit<'a> = (u32, &'a str);
+/// One visit in one run.
+pub(super) type RunVisit<'a> = (u32, Visit<'a>);
 
 /// Every visit the planned criteria need, in the order an audit makes them: run by run, each
-/// session once per run, shared by every probe of that session.
-pub(super) fn visits<'a>(planned: &[Planned<'a>]) -> Vec<Visit<'a>> {
+/// session (and each flow) once per run, shared by every probe it serves.
+pub(super) fn visits<'a>(planned: &[Planned<'a>]) -> Vec<RunVisit<'a>> {
     let max_runs = planned.iter().map(|p| p.runs).max().unwrap_or(0);
     (1..=max_runs)
         .flat_map(|run| {
-            let sessions: BTreeSet<&str> = planned
+            let sessions: BTreeSet<Visit<'a>> = planned
                 .iter()
                 .filter(|p| p.runs >= run)
-                .map(|p| p.session)
+                .map(|p| p.visit)
                 .collect();
             sessions.into_iter().map(move |session| (run, session))
         })
@@ -113,7 +113,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
     /// the files are hashed relative to `out`, the audit's folder.
     pub(super) fn read(
         &mut self,
-        (run, session): Visit<'_>,
+        (run, visit): RunVisit<'_>,
         gathered: &Gathered,
         out: &Path,
     ) -> Result<(), AuditError> {
@@ -125,7 +125,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
         for plan in self
             .planned
             .iter()
-            .filter(|p| p.session == session && p.runs >= run)
+            .filter(|p| p.visit == visit && p.runs >= run)
         {
             let id = plan.criterion.id.as_str();
             // A failed step leaves the files gathered before it; probes that do not need what

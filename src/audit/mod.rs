@@ -8,6 +8,7 @@ mod aggregate;
 mod checks;
 mod extract;
 mod figures;
+mod flow;
 mod inputs;
 mod measure;
 mod model;

@@ -47,24 +47,66 @@ pub(super) fn evidence_root(out: &Path, serial: &str) -> PathBuf {
     out.join("evidence").join(serial.replace([':', '/'], "_"))
 }
 
+/// What one visit of the device does: a playbook session on the launch screen, or a flow
+/// followed by the sessions of the criteria measured after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) enum Visit<'a> {
+    /// A session on the launch screen.
+    Session(&'a str),
+    /// A flow, by name.
+    Flow(&'a str),
+}
+
+impl Visit<'_> {
+    /// The folder of the visit's evidence inside its run's folder (flow names are lower-case
+    /// words, sessions never start with `flow-`).
+    pub(super) fn folder(&self) -> String {
+        match self {
+            Visit::Session(name) => (*name).to_owned(),
+            Visit::Flow(name) => format!("flow-{name}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Visit<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Visit::Session(name) => f.write_str(name),
+            Visit::Flow(name) => write!(f, "flow {name}"),
+        }
+    }
+}
+
 /// A criterion to measure.
 pub(super) struct Planned<'a> {
     pub(super) criterion: &'a Criterion,
     pub(super) probe: &'a MeasuredBy,
+    /// The playbook's session.
     pub(super) session: &'a str,
+    /// The visit that gathers its evidence.
+    pub(super) visit: Visit<'a>,
     pub(super) extractor: Extractor,
     pub(super) runs: u32,
     pub(super) tolerance: f64,
     pub(super) resolution: f64,
 }
 
-impl Planned<'_> {
+impl<'a> Planned<'a> {
     pub(super) fn args(&self) -> &ProbeArgs {
         &self.probe.args
     }
 
     pub(super) fn aggregate(&self) -> Aggregate {
         self.probe.args.aggregate
+    }
+
+    /// The session whose steps run after this criterion's flow: none when the flow's own
+    /// steps are the evidence (a step's response, a flow's frames).
+    pub(super) fn after_flow(&self) -> Option<&'a str> {
+        match self.extractor {
+            Extractor::Response | Extractor::Frames => None,
+            _ => Some(self.session),
+        }
     }
 
     /// A layout or accessibility probe: the report draws its nodes over the screenshot.
@@ -85,10 +127,19 @@ pub(super) fn plan<'a>(
         .filter_map(|criterion| {
             let probe = criterion.assertion.as_ref()?.probe.as_ref()?;
             let playbook = playbooks.probes.get(probe.kind.id)?;
+            let flow = probe
+                .args
+                .flow
+                .as_deref()
+                .and_then(|name| pack.flows.get(name));
             Some(Planned {
                 criterion,
                 probe,
                 session: &playbook.session,
+                visit: match flow {
+                    Some(flow) => Visit::Flow(&flow.name),
+                    None => Visit::Session(&playbook.session),
+                },
                 extractor: playbook.extract,
                 runs: runs.or(probe.args.runs).unwrap_or(playbook.runs).max(1),
                 tolerance: playbook.tolerance,

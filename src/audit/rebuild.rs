@@ -15,7 +15,7 @@ use crate::diagnostic::chain;
 
 use super::extract::{Context, Decoded, Files, extract};
 use super::inputs::{inside, read_kept};
-use super::measure::{AsRecorded, Gathered, Measuring, visits};
+use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, visits};
 use super::model::{AuditRun, Inputs, RunReading};
 use super::plan::{Planned, evidence_root, plan};
 
@@ -72,20 +72,20 @@ pub(crate) fn rebuild(
         vpr: info.virtual_pixel_ratio,
     };
     let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
-    for (run, session) in visits(&planned) {
-        let dir = root.join(run.to_string()).join(session);
+    for (run, visit) in visits(&planned) {
+        let dir = root.join(run.to_string()).join(visit.folder());
         let mut gathered = stored(&dir, out)?;
         if inputs.is_none() && gathered.failure.is_none() {
             gathered.failure = first_format_failure(
                 &planned,
-                (run, session),
+                (run, visit),
                 &gathered,
                 context,
                 &recorded.readings,
             );
         }
         measuring
-            .read((run, session), &gathered, out)
+            .read((run, visit), &gathered, out)
             .map_err(|e| {
                 Diagnostic::error("E_EVIDENCE_MISSING", chain(&e))
                     .fix("verify the audit folder as `dwpipe audit` wrote it")
@@ -110,7 +110,7 @@ pub(crate) fn rebuild(
 /// extractor's own reason followed by ` (<why the step failed>)`.
 fn first_format_failure(
     planned: &[Planned<'_>],
-    (run, session): (u32, &str),
+    (run, visit): RunVisit<'_>,
     gathered: &Gathered,
     context: Context<'_>,
     readings: &BTreeMap<String, BTreeMap<u32, RunReading>>,
@@ -118,7 +118,7 @@ fn first_format_failure(
     let decoded = Decoded::new(&gathered.files, context);
     planned
         .iter()
-        .filter(|p| p.session == session && p.runs >= run)
+        .filter(|p| p.visit == visit && p.runs >= run)
         .find_map(|p| {
             let reason = chain(&extract(p.extractor, &decoded, p.args()).err()?);
             let recorded = readings.get(&p.criterion.id)?.get(&run)?;

@@ -2,17 +2,19 @@
 //! visit the planned criteria need (each session once per run, shared by every probe of that
 //! session), its files gathered into `evidence/<device>/<run>/<session>/` and read.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::device::Device;
 use crate::playbook::FAILED_STEP;
 use crate::shell::ShellValue;
 
-use super::extract::Context;
+use super::extract::{Context, Files};
+use super::flow::{FlowPlan, run_flow};
 use super::inputs::keep;
 use super::measure::{Gathered, Measuring, visits};
 use super::model::{AuditError, AuditEvent, AuditRun};
-use super::plan::{AuditSpec, base_values, evidence_root, plan};
+use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
 use super::session::{StepFailure, gather};
 
 /// Runs the audit on `device` into the audit folder `out`.
@@ -46,27 +48,52 @@ pub async fn run(
         vpr: info.virtual_pixel_ratio,
     };
     let mut measuring = Measuring::new(&planned, context, Default::default());
-    for (run, session_name) in visits {
+    for (run, visit) in visits {
         progress(AuditEvent::Session {
             run,
             runs,
-            session: session_name.to_owned(),
+            session: visit.to_string(),
         });
-        let session = &spec.playbooks.sessions[session_name];
-        let dir = root.join(run.to_string()).join(session_name);
+        let dir = root.join(run.to_string()).join(visit.folder());
         let mut values = base.clone();
         values.set(
             "run",
             ShellValue::number("run", &run.to_string()).map_err(AuditError::Unsafe)?,
         );
-        let gathered = match gather(device, &session.steps, &mut values, &dir).await {
-            Ok(files) => Gathered {
+        let mut files = Files::new();
+        let outcome = match visit {
+            Visit::Session(name) => {
+                let session = &spec.playbooks.sessions[name];
+                gather(device, session.standalone(), &mut values, &dir, &mut files).await
+            }
+            Visit::Flow(name) => {
+                let here: Vec<&Planned<'_>> = planned
+                    .iter()
+                    .filter(|p| p.visit == visit && p.runs >= run)
+                    .collect();
+                let plan = FlowPlan::of(&spec.pack.flows[name], &here);
+                let mut outcome =
+                    run_flow(device, &plan, &mut values, &dir, &mut files, context).await;
+                // The sessions measured after the flow, each once, without their own start.
+                let after: BTreeSet<&str> = here.iter().filter_map(|p| p.after_flow()).collect();
+                for session in after {
+                    if outcome.is_err() {
+                        break;
+                    }
+                    let steps = &spec.playbooks.sessions[session].steps;
+                    outcome = gather(device, steps, &mut values, &dir, &mut files).await;
+                }
+                outcome
+            }
+        };
+        let gathered = match outcome {
+            Ok(()) => Gathered {
                 files,
                 failure: None,
             },
             Err(StepFailure::Device(source)) => return Err(AuditError::Device { run, source }),
-            Err(StepFailure::Step { mut files, reason }) => {
-                // Why the session stopped is evidence too: the report's details say it, and
+            Err(StepFailure::Step { reason }) => {
+                // Why the visit stopped is evidence too: the report's details say it, and
                 // `verify-evidence` reads it back from here.
                 let path = dir.join(FAILED_STEP);
                 if crate::output::write_atomic(&path, reason.as_bytes()).is_ok() {
@@ -78,7 +105,7 @@ pub async fn run(
                 }
             }
         };
-        measuring.read((run, session_name), &gathered, out)?;
+        measuring.read((run, visit), &gathered, out)?;
         progress(AuditEvent::SessionDone);
     }
     let (measurements, warnings, figures) = measuring.finish();

@@ -19,26 +19,22 @@ pub(super) enum StepFailure {
     Device(DeviceError),
     /// A step failed: the files gathered before it are kept, the probes that needed more are
     /// unverified with the reason.
-    Step { files: Files, reason: String },
+    Step { reason: String },
 }
 
-/// Runs a session's steps, saving replies and pulled files into `dir`.
-pub(super) async fn gather(
+/// Runs session steps, saving replies and pulled files into `dir` and naming them in `files`.
+pub(super) async fn gather<'s>(
     device: &impl Device,
-    steps: &[Step],
+    steps: impl IntoIterator<Item = &'s Step>,
     values: &mut Values,
     dir: &Path,
-) -> Result<Files, StepFailure> {
-    let mut files = Files::new();
+    files: &mut Files,
+) -> Result<(), StepFailure> {
     std::fs::create_dir_all(dir).map_err(|e| StepFailure::Step {
-        files: Files::new(),
         reason: format!("cannot create `{}`: {e}", dir.display()),
     })?;
     for step in steps {
-        let fail = |files: &Files, reason: String| StepFailure::Step {
-            files: files.clone(),
-            reason,
-        };
+        let fail = |reason: String| StepFailure::Step { reason };
         match step {
             Step::Sleep(duration) => device.pause(*duration).await,
             Step::Shell {
@@ -48,20 +44,19 @@ pub(super) async fn gather(
             } => {
                 let command = values
                     .command(template)
-                    .map_err(|e| fail(&files, e.to_string()))?;
+                    .map_err(|e| fail(e.to_string()))?;
                 let reply = device
                     .shell(&command)
                     .await
-                    .map_err(|e| device_or_step(e, &files))?;
+                    .map_err(device_or_step)?;
                 if let Some(name) = save {
                     let path = dir.join(name);
                     crate::output::write_atomic(&path, reply.output.as_bytes())
-                        .map_err(|e| fail(&files, chain(&e)))?;
+                        .map_err(|e| fail(chain(&e)))?;
                     files.insert(name.clone(), path);
                 }
                 if reply.status != 0 {
                     return Err(fail(
-                        &files,
                         format!(
                             "`{command}` exited {}: {}",
                             reply.status,
@@ -71,7 +66,7 @@ pub(super) async fn gather(
                 }
                 if let Some(name) = set {
                     let value = ShellValue::number(name_kind(name), &reply.output)
-                        .map_err(|e| fail(&files, e.to_string()))?;
+                        .map_err(|e| fail(e.to_string()))?;
                     values.set(name, value);
                 }
             }
@@ -80,27 +75,24 @@ pub(super) async fn gather(
                 let remote = format!("/data/local/tmp/dwpipe-{{run}}-{save}");
                 let command = values
                     .command(&format!("uitest screenCap -p {remote}"))
-                    .map_err(|e| fail(&files, e.to_string()))?;
-                let reply = device
-                    .shell(&command)
-                    .await
-                    .map_err(|e| device_or_step(e, &files))?;
+                    .map_err(|e| fail(e.to_string()))?;
+                let reply = device.shell(&command).await.map_err(device_or_step)?;
                 if reply.status != 0 {
-                    return Err(fail(&files, format!("`{command}` exited {}", reply.status)));
+                    return Err(fail(format!("`{command}` exited {}", reply.status)));
                 }
-                pull(device, values, &remote, save, dir, &mut files).await?;
+                pull(device, values, &remote, save, dir, files).await?;
             }
             Step::Pull { template, save } => {
-                pull(device, values, template, save, dir, &mut files).await?;
+                pull(device, values, template, save, dir, files).await?;
             }
         }
     }
-    Ok(files)
+    Ok(())
 }
 
 /// Pulls a device file into the evidence as `save`, under a temporary name first: hdc writes
 /// the file itself, and an interrupted pull must not leave a half file under the evidence name.
-async fn pull(
+pub(super) async fn pull(
     device: &impl Device,
     values: &Values,
     template: &str,
@@ -108,21 +100,18 @@ async fn pull(
     dir: &Path,
     files: &mut Files,
 ) -> Result<(), StepFailure> {
-    let fail = |files: &Files, reason: String| StepFailure::Step {
-        files: files.clone(),
-        reason,
-    };
+    let fail = |reason: String| StepFailure::Step { reason };
     let remote = values
         .remote_path(template)
-        .map_err(|e| fail(files, e.to_string()))?;
+        .map_err(|e| fail(e.to_string()))?;
     let path = dir.join(save);
     let partial = dir.join(format!(".{save}.partial"));
     if let Err(e) = device.pull(&remote, &partial).await {
         let _ = std::fs::remove_file(&partial);
-        return Err(device_or_step(e, files));
+        return Err(device_or_step(e));
     }
     std::fs::rename(&partial, &path)
-        .map_err(|e| fail(files, format!("cannot keep `{}`: {e}", path.display())))?;
+        .map_err(|e| fail(format!("cannot keep `{}`: {e}", path.display())))?;
     files.insert(save.to_owned(), path);
     Ok(())
 }
@@ -133,13 +122,12 @@ fn name_kind(name: &str) -> &'static str {
 
 /// Device-level failures stop the audit; a command that failed on a healthy device only
 /// leaves its criteria unverified.
-fn device_or_step(error: DeviceError, files: &Files) -> StepFailure {
+pub(super) fn device_or_step(error: DeviceError) -> StepFailure {
     match error {
         DeviceError::HdcFailed { .. }
         | DeviceError::Transfer { .. }
         | DeviceError::App { .. }
         | DeviceError::Capture(_) => StepFailure::Step {
-            files: files.clone(),
             reason: chain(&error),
         },
         other => StepFailure::Device(other),

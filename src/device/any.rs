@@ -80,4 +80,8 @@ impl Device for AnyDevice {
     async fn pause(&self, duration: Duration) {
         each!(self, d => d.pause(duration).await);
     }
+
+    fn clock(&self) -> Duration {
+        each!(self, d => d.clock())
+    }
 }

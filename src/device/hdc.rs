@@ -15,7 +15,7 @@ use super::reply::{
     HdcFailure, SENTINEL, Target, app_result, hdc_failure, normalize, parse_targets,
     split_sentinel, transfer_size,
 };
-use super::{Device, ShellReply};
+use super::{Device, ShellReply, Spent};
 use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
 /// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices).
@@ -138,6 +138,7 @@ impl Hdc {
         Ok(HdcDevice {
             hdc: self.clone(),
             serial: ShellValue::serial(serial)?,
+            spent: Spent::default(),
         })
     }
 
@@ -217,13 +218,17 @@ impl Hdc {
 pub struct HdcDevice {
     hdc: Hdc,
     serial: ShellValue,
+    spent: Spent,
 }
 
 impl HdcDevice {
     async fn device_call(&self, args: &[&str], timeout: Duration) -> Result<Raw, DeviceError> {
-        self.hdc
+        let raw = self
+            .hdc
             .call(Some(self.serial.as_str()), args, timeout)
-            .await
+            .await?;
+        self.spent.add(raw.duration);
+        Ok(raw)
     }
 
     /// The error for a reply that lacks its success marker.
@@ -322,6 +327,15 @@ impl Device for HdcDevice {
             .device_call(&["uninstall", bundle.as_str()], self.hdc.timeouts.app)
             .await?;
         app_outcome(self, &raw, "uninstall")
+    }
+
+    async fn pause(&self, duration: Duration) {
+        tokio::time::sleep(duration).await;
+        self.spent.add(duration);
+    }
+
+    fn clock(&self) -> Duration {
+        self.spent.total()
     }
 }
 

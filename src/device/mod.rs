@@ -89,8 +89,30 @@ pub trait Device: Send + Sync {
         Source::live(info)
     }
 
-    /// Lets time pass on the device (a live device waits; a replay has nothing to wait for).
-    fn pause(&self, duration: Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(duration)
+    /// Lets time pass on the device (a live device waits; a replay has nothing to wait for,
+    /// and only advances its clock).
+    fn pause(&self, duration: Duration) -> impl Future<Output = ()> + Send;
+
+    /// The device time spent so far: every call's duration (as a capture records it, to the
+    /// millisecond) and every pause. A flow's waits count on this clock, so a replay, whose
+    /// clock runs on the recorded delays, takes the same number of polls the device took.
+    fn clock(&self) -> Duration;
+}
+
+/// Device time, in whole milliseconds (what a capture records of a call), shared by the
+/// clones of a device.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Spent(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl Spent {
+    /// Adds `duration`, truncated to the millisecond as a capture writes it.
+    pub(crate) fn add(&self, duration: Duration) {
+        let ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        self.0.fetch_add(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The total.
+    pub(crate) fn total(&self) -> Duration {
+        Duration::from_millis(self.0.load(std::sync::atomic::Ordering::Relaxed))
     }
 }

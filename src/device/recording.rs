@@ -100,6 +100,10 @@ impl<D: Device> Device for RecordingDevice<D> {
         self.inner.pause(duration).await;
     }
 
+    fn clock(&self) -> std::time::Duration {
+        self.inner.clock()
+    }
+
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let info = self.inner.identity().await?;
         *self
@@ -124,11 +128,13 @@ impl<D: Device> Device for RecordingDevice<D> {
     }
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
-        let started = std::time::Instant::now();
+        // The delay recorded is what the device's clock counted, so a replay's clock, which
+        // runs on recorded delays, keeps the same time.
+        let started = self.inner.clock();
         let result = self.inner.pull(remote, local).await;
         if result.is_ok() {
             self.writer()
-                .pull(remote.as_str(), local, started.elapsed())
+                .pull(remote.as_str(), local, self.inner.clock().saturating_sub(started))
                 .map_err(io)?;
         }
         let doc = ExchangeDoc {

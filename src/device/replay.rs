@@ -27,6 +27,8 @@ pub struct ReplayDevice {
 struct State {
     next: usize,
     vanished: bool,
+    /// The recorded delays of the exchanges served, and the pauses asked for.
+    spent: Duration,
 }
 
 impl ReplayDevice {
@@ -82,6 +84,9 @@ impl ReplayDevice {
         let index = state.next;
         let exchange = self.capture.exchange(index, operation)?.clone();
         state.next += 1;
+        state.spent += Duration::from_millis(
+            u64::try_from(exchange.delay.as_millis()).unwrap_or(u64::MAX),
+        );
         match exchange.fault {
             Some(Fault::Vanish) => {
                 state.vanished = true;
@@ -178,7 +183,13 @@ impl Device for ReplayDevice {
         }
     }
 
-    async fn pause(&self, _duration: Duration) {
-        // The recording already waited; replaying the wait would only slow the replay.
+    async fn pause(&self, duration: Duration) {
+        // The recording already waited; replaying the wait would only slow the replay, so
+        // only the clock moves.
+        self.lock().spent += duration;
+    }
+
+    fn clock(&self) -> Duration {
+        self.lock().spent
     }
 }

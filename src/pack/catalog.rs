@@ -3,7 +3,8 @@
 
 use crate::assertion::{Assertion, Decimal, Expectation, common_scale};
 
-use super::probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgError, ProbeArgs, Side};
+use super::probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgError, ProbeArgs};
+use super::probe::{ResponseMetric, Side};
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -51,6 +52,9 @@ const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
 const RUNS: Arg = arg("runs", false, ArgKind::Free);
 const AGGREGATE: Arg = arg("aggregate", false, ArgKind::Word(Aggregate::WORDS));
 const TOLERANCE: Arg = arg("tolerance", false, ArgKind::Free);
+/// The flow a probe measures after; whether it names one of the pack's flows is checked
+/// with the pack.
+const FLOW: Arg = arg("flow", false, ArgKind::Free);
 
 /// Every probe dwpipe knows.
 pub const CATALOG: &[ProbeKind] = &[
@@ -63,8 +67,9 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "perf.frames",
         method: "render_service present-fence intervals during a scripted scroll",
-        args: &[
+        args: &[FLOW, 
             arg("metric", true, ArgKind::Word(FrameMetric::WORDS)),
+            arg("via", false, ArgKind::Word(FramesVia::WORDS)),
             RUNS,
             AGGREGATE,
             TOLERANCE,
@@ -78,15 +83,28 @@ pub const CATALOG: &[ProbeKind] = &[
         ],
     },
     ProbeKind {
+        id: "perf.response",
+        method: "hitrace around one flow step: its input's dispatch to the transition it caused (response) or to the last frame before the screen stood still (complete, trace-based)",
+        args: &[
+            arg("flow", true, ArgKind::Free),
+            arg("step", true, ArgKind::Free),
+            arg("metric", false, ArgKind::Word(ResponseMetric::WORDS)),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[(None, Some("ms"))],
+    },
+    ProbeKind {
         id: "perf.memory",
         method: "`hidumper --mem <pid>`: the Total PSS row",
-        args: &[RUNS, AGGREGATE, TOLERANCE],
+        args: &[FLOW, RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("KB"))],
     },
     ProbeKind {
         id: "layout.gap",
         method: "`uitest dumpLayout` bounds: gap between two nodes in vp",
-        args: &[
+        args: &[FLOW, 
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
             arg("axis", false, ArgKind::Word(Axis::WORDS)),
@@ -99,7 +117,7 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "layout.size",
         method: "`uitest dumpLayout` bounds: width or height of a node in vp",
-        args: &[
+        args: &[FLOW, 
             arg("target", true, ArgKind::Selector),
             arg("side", true, ArgKind::Word(Side::WORDS)),
             RUNS,
@@ -111,7 +129,7 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "layout.align",
         method: "`uitest dumpLayout` bounds: offset between two nodes' left or top edges in vp",
-        args: &[
+        args: &[FLOW, 
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
             arg("edge", true, ArgKind::Word(Edge::WORDS)),
@@ -122,21 +140,27 @@ pub const CATALOG: &[ProbeKind] = &[
         units: &[(None, Some("vp"))],
     },
     ProbeKind {
+        id: "layout.text",
+        method: "`uitest dumpLayout`: the text of a node (its own, or what a screen reader reads in it)",
+        args: &[FLOW, arg("target", true, ArgKind::Selector), RUNS],
+        units: &[(None, None)],
+    },
+    ProbeKind {
         id: "a11y.touch-target",
         method: "`uitest dumpLayout`: smallest side of the clickable nodes in the app window",
-        args: &[arg("target", false, ArgKind::Selector), RUNS, AGGREGATE],
+        args: &[FLOW, arg("target", false, ArgKind::Selector), RUNS, AGGREGATE],
         units: &[(None, Some("vp"))],
     },
     ProbeKind {
         id: "a11y.contrast",
         method: "screenshot + node bounds: WCAG 2 contrast of foreground against background",
-        args: &[arg("target", true, ArgKind::Selector), RUNS, AGGREGATE],
+        args: &[FLOW, arg("target", true, ArgKind::Selector), RUNS, AGGREGATE],
         units: &[(None, Some("ratio"))],
     },
     ProbeKind {
         id: "a11y.labels",
         method: "`uitest dumpLayout`: clickable nodes with neither text nor description",
-        args: &[RUNS, AGGREGATE],
+        args: &[FLOW, RUNS, AGGREGATE],
         units: &[(None, None)],
     },
     ProbeKind {
@@ -183,6 +207,10 @@ impl MeasuredBy {
         if self.kind.id == "test.hypium" {
             return numeric.then(|| format!("`{}` produces pass/fail, not a number", self.kind.id));
         }
+        if self.kind.id == "layout.text" {
+            return (numeric || assertion.unit.is_some())
+                .then(|| format!("`{}` produces text, not a number", self.kind.id));
+        }
         let probe_unit = self.unit.map(crate::assertion::Unit::parse);
         match (probe_unit.as_ref(), assertion.unit.as_ref()) {
             (Some(p), Some(d)) => common_scale(
@@ -213,7 +241,7 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         .iter()
         .find(|k| k.id == probe.id)
         .ok_or_else(|| ProbeArgError::UnknownProbe(probe.id.clone()))?;
-    let given: [(&'static str, Option<String>); 13] = [
+    let given: [(&'static str, Option<String>); 16] = [
         ("runs", probe.runs.map(|r| r.to_string())),
         ("aggregate", probe.aggregate.clone()),
         (
@@ -230,6 +258,9 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         ("suite", probe.suite.clone()),
         ("case", probe.case.clone()),
         ("expect", probe.expect.as_ref().map(|cases| cases.join(","))),
+        ("flow", probe.flow.clone()),
+        ("step", probe.step.as_ref().map(ToString::to_string)),
+        ("via", probe.via.clone()),
     ];
     for (name, value) in &given {
         let Some(value) = value else { continue };

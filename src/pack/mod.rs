@@ -2,6 +2,7 @@
 //! lock; and its vocabulary: the probe catalog and layout selectors.
 
 mod catalog;
+mod flow;
 mod load;
 mod lock;
 mod model;
@@ -21,7 +22,9 @@ pub use lock::{Frozen, freeze, load_lock};
 pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 pub use probe::ProbeArgError;
-pub use probe::{Aggregate, Axis, Edge, FrameMetric, ProbeArgs, Side};
+pub use flow::{Flow, FlowStep, FlowStepDoc, InputKind, MeasuredStep, StepRef};
+pub(crate) use flow::{Action, Direction, Gesture, Key, Launch, SwipePath};
+pub use probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgs, ResponseMetric, Side};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub(crate) use selector::{Selector, SelectorKind};
 pub use spec::SPEC_FILE;

@@ -1,9 +1,12 @@
 //! The validated pack: what the gate, the brief and the audit work from.
 
+use std::collections::BTreeMap;
+
 use crate::assertion::Assertion;
 use crate::words::words;
 
 use super::catalog::MeasuredBy;
+use super::flow::Flow;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
@@ -14,6 +17,8 @@ pub struct Pack {
     pub doc: PackDoc,
     /// The criteria, validated.
     pub criteria: Vec<Criterion>,
+    /// The flows, validated, by name.
+    pub(crate) flows: BTreeMap<String, Flow>,
 }
 
 words! {

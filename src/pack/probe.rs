@@ -4,6 +4,7 @@
 
 use crate::words::words;
 
+use super::flow::MeasuredStep;
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -36,6 +37,26 @@ words! {
         Max = "max",
         /// Dropped milliseconds per second; the default.
         Jank = "jank",
+    }
+}
+
+words! {
+    /// Which number of `perf.response`.
+    pub enum ResponseMetric {
+        /// From the input's dispatch to the start of what it caused; the default.
+        Response = "response",
+        /// From the input's dispatch to the last frame before the screen stood still.
+        Complete = "complete",
+    }
+}
+
+words! {
+    /// Where `perf.frames` reads the frames it measures.
+    pub enum FramesVia {
+        /// Present fences in a hitrace trace; the default.
+        Hitrace = "hitrace",
+        /// RenderService's own present times (`hidumper -s RenderService -a '<surface> fps'`).
+        Hidumper = "hidumper",
     }
 }
 
@@ -116,6 +137,14 @@ pub struct ProbeArgs {
     pub(crate) aggregate: Aggregate,
     /// Which frame number (`perf.frames` only).
     pub(crate) metric: FrameMetric,
+    /// Which response number (`perf.response` only).
+    pub(crate) response: ResponseMetric,
+    /// Where frames are read (`perf.frames` only).
+    pub(crate) via: FramesVia,
+    /// The flow the probe measures after.
+    pub(crate) flow: Option<String>,
+    /// The flow step it measures (set once the pack's flows are known).
+    pub(crate) step: Option<MeasuredStep>,
     /// The node measured.
     pub(crate) target: Option<Selector>,
     /// The first node of a pair.
@@ -150,8 +179,21 @@ impl ProbeArgs {
             runs: doc.runs,
             aggregate: word(probe, "aggregate", &doc.aggregate, Aggregate::parse)?
                 .unwrap_or(Aggregate::Median),
-            metric: word(probe, "metric", &doc.metric, FrameMetric::parse)?
-                .unwrap_or(FrameMetric::Jank),
+            metric: if probe == "perf.frames" {
+                word(probe, "metric", &doc.metric, FrameMetric::parse)?
+            } else {
+                None
+            }
+            .unwrap_or(FrameMetric::Jank),
+            response: if probe == "perf.response" {
+                word(probe, "metric", &doc.metric, ResponseMetric::parse)?
+            } else {
+                None
+            }
+            .unwrap_or(ResponseMetric::Response),
+            via: word(probe, "via", &doc.via, FramesVia::parse)?.unwrap_or(FramesVia::Hitrace),
+            flow: doc.flow.clone(),
+            step: None,
             target: selector("target", &doc.target)?,
             from: selector("from", &doc.from)?,
             to: selector("to", &doc.to)?,

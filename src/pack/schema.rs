@@ -6,9 +6,13 @@
 //! later semantic error are [`Spanned`]; spans serialize as their bare value, so the lock is
 //! plain JSON.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Number;
 use serde_saphyr::Spanned;
+
+use super::flow::{FlowStepDoc, StepRef};
 
 /// A whole pack.
 #[derive(Debug, Deserialize, Serialize)]
@@ -18,6 +22,10 @@ pub struct PackDoc {
     pub(crate) version: Spanned<u32>,
     /// The app under delivery.
     pub app: AppDoc,
+    /// Named flows: the steps that reach the screen a probe measures (absent: none, and the
+    /// pack's canonical JSON is what it was before flows existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) flows: Option<BTreeMap<String, Vec<Spanned<FlowStepDoc>>>>,
     /// The acceptance criteria, in the author's order.
     pub(crate) criteria: Vec<CriterionDoc>,
 }
@@ -156,4 +164,13 @@ pub struct ProbeDoc {
     /// The cases the run must report: one that does not is blocked, and fails the criterion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) expect: Option<Vec<String>>,
+    /// The flow the probe measures after (absent: the launch screen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) flow: Option<String>,
+    /// The flow step `perf.response` measures: its name or 1-based number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) step: Option<StepRef>,
+    /// Where `perf.frames` reads frames: `hitrace` (the default) or `hidumper`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) via: Option<String>,
 }

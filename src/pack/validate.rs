@@ -1,7 +1,7 @@
 //! Semantic validation: from the schema ([`PackDoc`]) to a [`Pack`] whose assertions are
 //! compiled, collecting every diagnostic instead of stopping at the first.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -16,8 +16,11 @@ use crate::diagnostic::{Diagnostic, Location, has_errors};
 use crate::pack::{CATALOG, check_probe};
 use crate::shell::ShellValue;
 
+use super::catalog::MeasuredBy;
+use super::flow::{self, Flow, InputKind, MeasuredStep};
 use super::model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
-use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ScalarDoc};
+use super::probe::FramesVia;
+use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 
 /// Compiled size limit for an author's regex: far above any sane pattern, far below what
 /// would let a pack make the audit slow.
@@ -100,6 +103,7 @@ impl Validator<'_> {
                     .fix("add at least one criterion under `criteria:`"),
             );
         }
+        let flows = self.flows(&doc);
         let mut first_seen: HashMap<&str, Option<Location>> = HashMap::new();
         let mut criteria = Vec::with_capacity(doc.criteria.len());
         for criterion in &doc.criteria {
@@ -120,12 +124,42 @@ impl Validator<'_> {
             } else {
                 first_seen.insert(id, self.at(&criterion.id));
             }
-            criteria.extend(self.criterion(criterion));
+            criteria.extend(self.criterion(criterion, &flows));
         }
-        Pack { doc, criteria }
+        Pack {
+            doc,
+            criteria,
+            flows,
+        }
     }
 
-    fn criterion(&mut self, doc: &CriterionDoc) -> Option<Criterion> {
+    /// The pack's flows, each step validated; a flow with an error is left out (the pack is
+    /// refused anyway) and every error is located at its step.
+    fn flows(&mut self, doc: &PackDoc) -> BTreeMap<String, Flow> {
+        let Some(docs) = &doc.flows else {
+            return BTreeMap::new();
+        };
+        let (flows, errors) = flow::flows(docs);
+        for (name, step, error) in errors {
+            let location = step.and_then(|i| self.at(&docs[&name][i]));
+            let at = match step {
+                Some(i) => format!("flow `{name}`, step {}: ", i + 1),
+                None => format!("flow `{name}`: "),
+            };
+            self.diagnostics.push(
+                Diagnostic::error("E_PACK_BAD_FLOW", format!("{at}{}", error.message))
+                    .at(location)
+                    .fix(error.fix),
+            );
+        }
+        flows
+    }
+
+    fn criterion(
+        &mut self,
+        doc: &CriterionDoc,
+        flows: &BTreeMap<String, Flow>,
+    ) -> Option<Criterion> {
         let id = doc.id.value.clone();
         let error = |code: &str, message: String, location: Option<Location>, fix: &str| {
             Diagnostic::error(code, message)
@@ -171,7 +205,12 @@ impl Validator<'_> {
             ok = false;
         }
         let assertion = match &doc.assertion {
-            Some(spanned) => match compile(&spanned.value) {
+            Some(spanned) => match compile(&spanned.value).and_then(|mut compiled| {
+                if let Some(probe) = &mut compiled.probe {
+                    bind_flow(probe, spanned.value.probe.as_ref().map(|p| &p.value), flows)?;
+                }
+                Ok(compiled)
+            }) {
                 Ok(compiled) => Some(compiled),
                 Err(Invalid { message, fix }) => {
                     self.diagnostics.push(
@@ -387,6 +426,69 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
         source: doc.source.clone(),
         probe,
     })
+}
+
+/// Ties a probe to the flow it names: the flow must exist, `perf.response` names one of its
+/// input steps, and `perf.frames` via hidumper needs a flow to measure.
+fn bind_flow(
+    probe: &mut MeasuredBy,
+    doc: Option<&ProbeDoc>,
+    flows: &BTreeMap<String, Flow>,
+) -> Result<(), Invalid> {
+    let id = probe.kind.id;
+    if probe.args.via == FramesVia::Hidumper && probe.args.flow.is_none() {
+        return Err(invalid(
+            format!("`{id}` via hidumper reads the frames of a flow, and names none"),
+            "add `flow: <name>` (its swipes are what is measured), or drop `via: hidumper`",
+        ));
+    }
+    let Some(name) = probe.args.flow.clone() else {
+        return Ok(());
+    };
+    let Some(flow) = flows.get(&name) else {
+        let known: Vec<&str> = flows.keys().map(String::as_str).collect();
+        return Err(invalid(
+            format!("`{id}` names flow `{name}`, which the pack does not declare"),
+            if known.is_empty() {
+                "declare it under `flows:` at the top of the pack".to_owned()
+            } else {
+                format!("use one of the pack's flows: {}", known.join(", "))
+            },
+        ));
+    };
+    if let Some(reference) = doc.and_then(|d| d.step.as_ref()) {
+        let index = flow.step(reference).ok_or_else(|| {
+            invalid(
+                format!("flow `{name}` has no step `{reference}`"),
+                format!(
+                    "name a step by its `name:` or by its number, 1 to {}",
+                    flow.steps.len()
+                ),
+            )
+        })?;
+        let step = &flow.steps[index];
+        let Some(input) = step.action.input() else {
+            return Err(invalid(
+                format!(
+                    "step {} of flow `{name}` is `{}`, which sends no input to measure",
+                    index + 1,
+                    step.action.key()
+                ),
+                "name a click, double-click, long-click, input, swipe, fling or press step",
+            ));
+        };
+        probe.args.step = Some(MeasuredStep { index, input });
+    }
+    if id == "perf.frames"
+        && probe.args.via == FramesVia::Hitrace
+        && !flow.steps.iter().any(|s| s.action.input() == Some(InputKind::Swipe))
+    {
+        return Err(invalid(
+            format!("`{id}` on flow `{name}` measures its swipes and flings, and it has none"),
+            "add a `swipe:` or `fling:` step to the flow, or measure the launch screen's scroll without `flow:`",
+        ));
+    }
+    Ok(())
 }
 
 fn decimal(number: &Number) -> Result<Decimal, Invalid> {

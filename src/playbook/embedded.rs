@@ -12,6 +12,14 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../playbooks/perf.frames.yaml"),
     ),
     (
+        "perf.response.yaml",
+        include_str!("../../playbooks/perf.response.yaml"),
+    ),
+    (
+        "layout.text.yaml",
+        include_str!("../../playbooks/layout.text.yaml"),
+    ),
+    (
         "perf.memory.yaml",
         include_str!("../../playbooks/perf.memory.yaml"),
     ),
@@ -58,6 +66,10 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     (
         "sessions/ui.yaml",
         include_str!("../../playbooks/sessions/ui.yaml"),
+    ),
+    (
+        "sessions/flow.yaml",
+        include_str!("../../playbooks/sessions/flow.yaml"),
     ),
     (
         "sessions/hypium.yaml",

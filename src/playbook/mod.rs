@@ -82,8 +82,17 @@ pub(crate) enum Step {
 pub(crate) struct Session {
     /// Its name.
     pub(crate) name: String,
-    /// Its steps.
+    /// How it brings up the launch screen (`aa start` and a settle); a flow replaces these.
+    pub(crate) start: Vec<Step>,
+    /// What it gathers once the app shows the screen.
     pub(crate) steps: Vec<Step>,
+}
+
+impl Session {
+    /// Its steps on the launch screen: the start, then what it gathers.
+    pub(crate) fn standalone(&self) -> impl Iterator<Item = &Step> {
+        self.start.iter().chain(&self.steps)
+    }
 }
 
 /// Every playbook, validated.
@@ -208,7 +217,7 @@ mod tests {
             .collect();
         assert_eq!(
             users.len(),
-            6,
+            7,
             "one ui session serves layout and accessibility probes: {users:?}"
         );
     }

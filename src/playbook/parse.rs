@@ -27,6 +27,9 @@ pub(super) struct ProbeDoc {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) struct SessionDoc {
     session: String,
+    /// How the session brings up the app's launch screen; a flow replaces it.
+    #[serde(default)]
+    start: Vec<StepDoc>,
     steps: Vec<StepDoc>,
 }
 
@@ -65,6 +68,8 @@ fn extractor_of(probe: &str) -> Option<Extractor> {
         "a11y.contrast" => Extractor::Contrast,
         "a11y.labels" => Extractor::Labels,
         "test.hypium" => Extractor::Hypium,
+        "perf.response" => Extractor::Response,
+        "layout.text" => Extractor::Text,
         _ => return None,
     })
 }
@@ -137,10 +142,27 @@ pub(super) fn probe(file: &str, doc: ProbeDoc) -> Result<ProbePlaybook, Diagnost
 }
 
 pub(super) fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic> {
-    let mut steps = Vec::with_capacity(doc.steps.len());
     let mut saved: Vec<String> = Vec::new();
-    for (i, step) in doc.steps.into_iter().enumerate() {
-        let at = |message: String| invalid(file, format!("step {}: {message}", i + 1));
+    let start = steps(file, "start step", doc.start, &mut saved)?;
+    let steps = steps(file, "step", doc.steps, &mut saved)?;
+    Ok(Session {
+        name: doc.session,
+        start,
+        steps,
+    })
+}
+
+/// One list of a session's steps; `saved` holds the file names saved so far (a name is saved
+/// once per session).
+fn steps(
+    file: &str,
+    what: &str,
+    docs: Vec<StepDoc>,
+    saved: &mut Vec<String>,
+) -> Result<Vec<Step>, Diagnostic> {
+    let mut steps = Vec::with_capacity(docs.len());
+    for (i, step) in docs.into_iter().enumerate() {
+        let at = |message: String| invalid(file, format!("{what} {}: {message}", i + 1));
         if let Some(name) = step.save.as_ref().filter(|n| !is_file_name(n)) {
             return Err(at(format!("`save: {name}` is not a plain file name")));
         }
@@ -211,8 +233,5 @@ pub(super) fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic
         };
         steps.push(parsed);
     }
-    Ok(Session {
-        name: doc.session,
-        steps,
-    })
+    Ok(steps)
 }

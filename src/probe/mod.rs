@@ -33,6 +33,10 @@ words! {
         Labels = "labels",
         /// The results of `aa test`.
         Hypium = "hypium",
+        /// The cost of one flow step's input, from the trace around it.
+        Response = "response",
+        /// A node's text, from a layout dump.
+        Text = "text",
     }
 }
 
@@ -48,7 +52,7 @@ impl Extractor {
     /// criteria are judged by their suite's cases, and an abnormal run is no result.
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames => 1,
+            Extractor::Frames | Extractor::Response | Extractor::Text => 1,
             Extractor::Hypium
             | Extractor::ColdStart
             | Extractor::Memory

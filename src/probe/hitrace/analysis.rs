@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use super::cold_start::ColdStartTracker;
 use super::frames::FrameTracker;
+use super::response::ResponseTracker;
 use super::line::{EventLine, parse_line};
 use super::payload::{Marker, parse_marker};
 use super::scan::{SliceKind, classify};
@@ -58,6 +59,8 @@ pub struct Analysis {
     pub(crate) frames: FrameTracker,
     /// Launch facts.
     pub(crate) cold_start: ColdStartTracker,
+    /// What an input cost, when asked for (a flow step's trace).
+    pub(crate) response: Option<ResponseTracker>,
 }
 
 impl Analysis {
@@ -65,6 +68,14 @@ impl Analysis {
     pub(crate) fn new(bundle: Option<String>) -> Analysis {
         Analysis {
             cold_start: ColdStartTracker::new(bundle),
+            ..Analysis::default()
+        }
+    }
+
+    /// An analysis of a flow step's trace: frames, and what its input cost.
+    pub(crate) fn of_step() -> Analysis {
+        Analysis {
+            response: Some(ResponseTracker::default()),
             ..Analysis::default()
         }
     }
@@ -85,6 +96,9 @@ impl Analysis {
 
     fn event(&mut self, event: &EventLine<'_>) {
         self.events += 1;
+        if let Some(response) = &mut self.response {
+            response.seen(event.ts_ns);
+        }
         let is_marker = matches!(event.event, b"tracing_mark_write" | b"print" | b"0");
         if !is_marker {
             return;
@@ -103,6 +117,9 @@ impl Analysis {
                 self.max_depth = self.max_depth.max(stack.len());
                 self.frames.begin(name, event.ts_ns);
                 self.cold_start.begin(name, kind, parent, event, pid);
+                if let Some(response) = &mut self.response {
+                    response.begin(name, event.ts_ns);
+                }
             }
             Marker::End => {
                 self.markers.end += 1;
@@ -112,12 +129,20 @@ impl Analysis {
                         if open.kind == SliceKind::PresentFence {
                             self.frames.present(event.ts_ns);
                             self.cold_start.present(open.begin_ns, event.ts_ns);
+                            if let Some(response) = &mut self.response {
+                                response.present(event.ts_ns);
+                            }
                         }
                     }
                     None => self.orphan_ends += 1,
                 }
             }
-            Marker::AsyncBegin { .. } => self.markers.async_begin += 1,
+            Marker::AsyncBegin { name, .. } => {
+                self.markers.async_begin += 1;
+                if let Some(response) = &mut self.response {
+                    response.begin(name, event.ts_ns);
+                }
+            }
             Marker::AsyncEnd { .. } => self.markers.async_end += 1,
             Marker::Counter { .. } => self.markers.counter += 1,
             Marker::Other => self.markers.other += 1,

@@ -98,37 +98,60 @@ impl FrameTracker {
 
     /// The statistics.
     pub(crate) fn stats(&self) -> FrameStats {
-        let mut presents = self.presents.clone();
-        presents.sort_unstable();
+        FrameTracker::combined(&[self])
+    }
+
+    /// The statistics of several traced windows taken as one measurement (a flow's swipes,
+    /// each traced on its own): intervals are taken inside each window only, and the window
+    /// time is the sum of theirs.
+    pub(crate) fn combined(trackers: &[&FrameTracker]) -> FrameStats {
+        let windows: Vec<Vec<(u64, u64)>> = trackers
+            .iter()
+            .map(|t| {
+                let mut presents = t.presents.clone();
+                presents.sort_unstable();
+                presents
+            })
+            .collect();
         let mut stats = FrameStats {
-            count: presents.len() as u64,
-            present_marker: self.present_marker.clone(),
+            count: windows.iter().map(|w| w.len() as u64).sum(),
+            present_marker: trackers.iter().find_map(|t| t.present_marker.clone()),
             ..FrameStats::default()
         };
-        let mut known: Vec<u64> = presents.iter().map(|p| p.1).filter(|b| *b > 0).collect();
+        let mut known: Vec<u64> = windows
+            .iter()
+            .flatten()
+            .map(|p| p.1)
+            .filter(|b| *b > 0)
+            .collect();
         known.sort_unstable();
         let (typical, source) = match known.get(known.len() / 2) {
-            Some(b) if self.rate_budget.is_some() => (*b, "CommitLayers rate:"),
+            Some(b) if trackers.iter().any(|t| t.rate_budget.is_some()) => {
+                (*b, "CommitLayers rate:")
+            }
             Some(b) => (*b, "VSyncReceiver:period:"),
             None => (
                 1_000_000_000 / 60,
                 "assumed 60 Hz (no rate or period marker)",
             ),
         };
-        if presents.len() < 2 {
-            return stats;
-        }
-        let window = presents[presents.len() - 1].0 - presents[0].0;
-        let mut intervals: Vec<u64> = Vec::with_capacity(presents.len() - 1);
-        let mut dropped_ns = 0u64;
-        for pair in presents.windows(2) {
-            let interval = pair[1].0 - pair[0].0;
-            let budget = if pair[1].1 > 0 { pair[1].1 } else { typical };
-            if interval * 2 > budget * 3 {
-                dropped_ns += interval - budget;
-                stats.dropped_frames += 1;
+        let mut intervals: Vec<u64> = Vec::with_capacity(stats.count as usize);
+        let (mut dropped_ns, mut window, mut gaps) = (0u64, 0u64, 0u64);
+        for presents in windows.iter().filter(|w| w.len() >= 2) {
+            window += presents[presents.len() - 1].0 - presents[0].0;
+            gaps += presents.len() as u64 - 1;
+            for pair in presents.windows(2) {
+                let interval = pair[1].0 - pair[0].0;
+                let budget = if pair[1].1 > 0 { pair[1].1 } else { typical };
+                if interval * 2 > budget * 3 {
+                    dropped_ns += interval - budget;
+                    stats.dropped_frames += 1;
+                }
+                intervals.push(interval);
             }
-            intervals.push(interval);
+        }
+        if intervals.is_empty() {
+            return stats;
         }
         intervals.sort_unstable();
         let ms = |ns: u64| round3(ns as f64 / 1e6);
@@ -142,7 +165,7 @@ impl FrameTracker {
         stats.budget_source = Some(source);
         if window > 0 {
             let seconds = window as f64 / 1e9;
-            stats.fps = Some(round3((presents.len() - 1) as f64 / seconds));
+            stats.fps = Some(round3(gaps as f64 / seconds));
             stats.jank_ms_per_s = Some(round3(dropped_ns as f64 / 1e6 / seconds));
         }
         stats

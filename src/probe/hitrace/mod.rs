@@ -8,6 +8,7 @@ mod frames;
 mod line;
 mod payload;
 mod reader;
+mod response;
 mod scan;
 
 #[cfg(test)]
@@ -20,7 +21,9 @@ use serde::Serialize;
 pub use analysis::{Analysis, MarkerCounts};
 pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
+pub(crate) use frames::FrameTracker;
 pub use reader::for_each_line;
+pub use response::Response;
 
 /// What `dwpipe inspect trace --json` prints; the field names are a contract.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -347,6 +347,33 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// What the node says: its own text, else the texts of its readable descendants in
+    /// document order (a button's label is usually a `Text` child), joined by spaces.
+    pub(crate) fn text_of(&self, id: NodeId) -> String {
+        let own = self.node(id).text.trim();
+        if !own.is_empty() {
+            return own.to_owned();
+        }
+        let under = |mut node: NodeId| loop {
+            match self.node(node).parent {
+                Some(parent) if parent == id => return true,
+                Some(parent) => node = parent,
+                None => return false,
+            }
+        };
+        // Descendants follow their ancestor in a dump: the scan stops at the first node that
+        // is not one.
+        self.ids()
+            .skip(id.0 + 1)
+            .take_while(|i| under(*i))
+            .filter(|i| !self.node(*i).hidden && !self.node(*i).text.trim().is_empty())
+            .map(|i| self.node(i).text.trim())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 impl Node {
     /// The value of a naming attribute.
     fn value(&self, kind: SelectorKind) -> &str {
