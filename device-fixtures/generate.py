@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 """Writes the notes-app captures in device-fixtures/ (needs Pillow for the screenshots).
 
-Every capture answers the embedded playbooks for examples/notes/pack.yaml, in the order the
-audit asks: run 1 = sessions cold-start, hypium, scroll, ui; runs 2 and 3 = cold-start only
-(P-01 asks for 3 runs). Expected verdicts are asserted by tests/audit.rs.
+Every notes-* capture answers the embedded playbooks for examples/notes/pack.yaml, in the order
+the audit asks: run 1 = sessions cold-start, hypium, scroll, ui, then the flow open-note (with
+the ui session after it, for F-02); runs 2 and 3 = cold-start and the flow (P-01 and P-03 ask
+for 3 runs). The notes-editor-* captures answer tests/fixtures/packs/editor.yaml: one run of the
+flow open-note, then the ui session on the editor. Expected verdicts are asserted by
+tests/audit.rs and tests/flows.rs.
 
   notes-pass        cold starts 700/720/760 ms, smooth scroll, 12 vp gap, 48 vp targets,
                     black title on white (21:1), all hypium cases pass        → every check passes
   notes-fail        cold starts 1150/1200/1250 ms, janky scroll (62.5 ms/s), 10 vp gap,
                     a 36 vp unlabeled icon, grey title (2.32:1), one failing case → P-01, P-02,
                     A-01, X-01, X-02, F-01 fail
+  notes-pass-v1     notes-pass for the first release's example pack (no flows, no P-03)
   notes-unstable    like notes-pass, but cold starts of 500/720/1100 ms: the median passes, the
                     spread (83% > 25%) is W_MEASUREMENT_UNSTABLE
   notes-trace-cut   like notes-pass, but the first cold-start trace ends mid-line before the
                     first frame                                                → P-01 unverified
   notes-no-window   like notes-pass, but the layout dump lacks the app window   → A-01, X-01, X-02 unverified
   notes-no-screenshot like notes-pass, but pulling the screenshot fails         → X-02 unverified
+
+  notes-editor-pass   the editor opens in 700 ms (response 60 ms), 12 vp title-body gap, 48 vp save
+  notes-editor-fail   opens in 1400 ms, a 30 vp gap, a 40 vp save button          → A-02, X-03, P-03 fail
+  notes-editor-missing the editor never opens: `wait-for id:editor_title` times out after 2 s
+                      (5 dumps)                                                   → A-02, X-03 unverified
 """
 import hashlib, io, json, os, shutil, sys
 from PIL import Image, ImageDraw
@@ -81,13 +90,17 @@ def rect(l, t, r, b):
 
 TITLE = (48, 200, 600, 300)
 
+px = lambda vp: round(vp * VPR)
+
+def item_rect(i, gap_vp):
+    top = 400 + i * (px(60) + px(gap_vp))
+    return (48, top, 1212, top + px(60))
+
+def centre(r):
+    return ((r[0] + r[2]) // 2, (r[1] + r[3]) // 2)
+
 def layout(gap_vp, small_icon, with_app=True):
-    px = lambda vp: round(vp * VPR)
-    items, top = [], 400
-    for i in range(3):
-        h = px(60)
-        items.append(node({"id": f"note_item_{i}", "type": "ListItem", "text": f"Note {i}", "clickable": "true", **rect(48, top, 1212, top + h)}))
-        top += h + px(gap_vp)
+    items = [node({"id": f"note_item_{i}", "type": "ListItem", "text": f"Note {i}", "clickable": "true", **rect(*item_rect(i, gap_vp))}) for i in range(3)]
     children = [
         node({"id": "note_title", "type": "Text", "text": "My notes", **rect(*TITLE)}),
         node({"id": "note_list", "type": "List", "scrollable": "true", **rect(0, 380, 1260, 2400)}, items),
@@ -95,11 +108,29 @@ def layout(gap_vp, small_icon, with_app=True):
     ]
     if small_icon:
         children.append(node({"type": "Image", "clickable": "true", **rect(100, 2450, 100 + px(36), 2450 + px(36))}))
+    return dump(children, with_app)
+
+def dump(children, with_app=True):
     windows = []
     if with_app:
         windows.append(node({"type": "root", "bundleName": BUNDLE, "abilityName": ABILITY, **rect(0, 123, 1260, 2720)}, [node({"type": "Column", **rect(0, 123, 1260, 2720)}, children)]))
     windows.append(node({"type": "WindowScene", "bundleName": "com.ohos.sceneboard", "id": "session33", **rect(0, 0, 1260, 123)}))
     return json.dumps({"attributes": {"bounds": "[0,0][1260,2720]", "origBounds": "", "type": ""}, "children": windows}, indent=1)
+
+def save_rect(save_vp):
+    return (1000, 2450, 1000 + px(save_vp), 2450 + px(save_vp))
+
+def editor(gap_vp=12, save_vp=48, toast=False):
+    """The note editor: a title input, the body 12 vp (or `gap_vp`) below it, a save button."""
+    title_bottom = 200 + px(40)
+    children = [
+        node({"id": "editor_title", "type": "TextInput", "text": "Groceries", **rect(48, 200, 1212, title_bottom)}),
+        node({"id": "editor_body", "type": "TextArea", "text": "Milk, eggs", **rect(48, title_bottom + px(gap_vp), 1212, 1800)}),
+        node({"id": "btn_save", "type": "Button", "text": "Save", "clickable": "true", **rect(*save_rect(save_vp))}),
+    ]
+    if toast:
+        children.append(node({"id": "toast", "type": "Text", "text": "Note saved", **rect(380, 2200, 880, 2320)}))
+    return dump(children)
 
 def screenshot(title_colour):
     img = Image.new("RGB", (1260, 2720), (255, 255, 255))
@@ -109,6 +140,41 @@ def screenshot(title_colour):
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()
+
+def editor_png(toast):
+    img = Image.new("RGB", (1260, 2720), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    d.rectangle([68, 230, 500, 300], fill=(0, 0, 0))
+    if toast:
+        d.rectangle([380, 2200, 880, 2320], fill=(50, 50, 50))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+def response_trace(complete_ms, lane=True):
+    """A tap at 20 s: the page switch starts 40 ms later (response 60 ms with the 20 ms
+    compensation), frames are composed every 16 ms until `complete_ms` - 32 ms (completion,
+    with the 32 ms display time, is `complete_ms`), then the screen stays still for the rest of
+    the 2 s trace."""
+    t0 = 20_000_000
+    L = [line("mmi_service", 800, 800, 2, t0 - 80_000, "B|800|H:service report touchId:2, type: down|I62"),
+         line("mmi_service", 800, 800, 2, t0 - 79_950, "E|800|I62"),
+         line("mmi_service", 800, 800, 2, t0, "B|800|H:service report touchId:2, type: up|I62"),
+         line("mmi_service", 800, 800, 2, t0 + 50, "E|800|I62")]
+    if lane:
+        L.append(line("render_service", 1252, 1252, 2, t0 + 40_000, f"S|1252|H:ABILITY_OR_PAGE_SWITCH, {BUNDLE}, pages/Editor, 1717000000000, IMPLICIT_ANIMATOR, uid0|7|M0538"))
+    last = t0 + (complete_ms - 32) * 1000
+    t = t0 + 16_000
+    while t < last:
+        L.append(line("render_service", 1252, 1252, 2, t, f"B|1252|H:RSMainThread::DoComposition: {t}|I38"))
+        L.append(line("render_service", 1252, 1252, 2, t + 3000, "E|1252|I38"))
+        t += 16_000
+    L.append(line("render_service", 1252, 1252, 2, last, f"B|1252|H:RSMainThread::DoComposition: {last}|I38"))
+    L.append(line("render_service", 1252, 1252, 2, last + 3000, "E|1252|I38"))
+    if lane:
+        L.append(line("render_service", 1252, 1252, 2, last + 4000, f"F|1252|H:ABILITY_OR_PAGE_SWITCH, {BUNDLE}, pages/Editor, 1717000000000, IMPLICIT_ANIMATOR, uid0|7|M0538"))
+    L.append(line("hitrace", 900, 900, 1, t0 + 2_000_000, "B|900|H:trace finish|M62"))
+    return HEADER + "".join(L)
 
 def hypium(failing):
     cases = [("NoteListTest", "saves", "0"), ("NoteListTest", "deletes", "-2" if failing else "0")]
@@ -134,10 +200,30 @@ class Capture:
         if fault:
             self.lines.append(f"    fault: {fault}")
     def pull(self, remote, name, data):
-        path = os.path.join(self.dir, "files", name)
-        with open(path, "wb") as f:
-            f.write(data)
-        self.lines += [f"  - pull: {remote}", f"    file: files/{name}", f"    sha256: {hashlib.sha256(data).hexdigest()}"]
+        """A pulled file; the same bytes pulled again (a flow's screens) are kept once."""
+        digest = hashlib.sha256(data).hexdigest()
+        kept = getattr(self, "kept", {})
+        self.kept = kept
+        if digest in kept:
+            name = kept[digest]
+        else:
+            kept[digest] = name
+            with open(os.path.join(self.dir, "files", name), "wb") as f:
+                f.write(data)
+        self.lines += [f"  - pull: {remote}", f"    file: files/{name}", f"    sha256: {digest}"]
+    def dump(self, run, step, data):
+        remote = f"/data/local/tmp/dwpipe-flow-{run}-{step:02}.json"
+        self.shell(f"uitest dumpLayout -p {remote}", f"DumpLayout saved to:{remote}\n")
+        self.pull(remote, f"flow-{run}-{step:02}.json", data.encode())
+    def step_screen(self, run, step, png, name):
+        remote = f"/data/local/tmp/dwpipe-step-{run}-{step:02}.png"
+        self.shell(f"uitest screenCap -p {remote}", f"ScreenCap saved to {remote}\n")
+        self.pull(remote, name, png)
+    def ui_session(self, run, layout_json, png, name):
+        self.shell(f"uitest dumpLayout -p /data/local/tmp/dwpipe-layout-{run}.json", f"DumpLayout saved to:/data/local/tmp/dwpipe-layout-{run}.json\n")
+        self.pull(f"/data/local/tmp/dwpipe-layout-{run}.json", f"layout-{run}-{name}.json", layout_json.encode())
+        self.shell(f"uitest screenCap -p /data/local/tmp/dwpipe-{run}-screen.png", f"ScreenCap saved to /data/local/tmp/dwpipe-{run}-screen.png\n")
+        self.pull(f"/data/local/tmp/dwpipe-{run}-screen.png", f"screen-{run}-{name}.png", png)
     def finish(self):
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
             f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
@@ -151,7 +237,41 @@ def cold_session(c, run, trace):
     c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-cold-{run}.ftrace")
     c.pull(f"/data/local/tmp/dwpipe-cold-{run}.ftrace", f"cold-{run}.ftrace", trace.encode())
 
-def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, failing_test, cut_trace=False, with_app=True, no_screenshot=False):
+TRACE_BEGIN = "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin"
+
+def launch_step(c, run, list_png):
+    c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
+    c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+    c.step_screen(run, 1, list_png, "list.png")
+
+def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes):
+    """Step 2, `click id:note_item_1` named open, traced for perf.response."""
+    c.dump(run, 2, list_json)
+    x, y = centre(item_rect(1, gap_vp))
+    c.shell(TRACE_BEGIN)
+    c.shell(f"uitest uiInput click {x} {y}")
+    c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-step-{run}-02.ftrace")
+    c.pull(f"/data/local/tmp/dwpipe-step-{run}-02.ftrace", f"step-{run}-02.ftrace", trace.encode())
+    c.step_screen(run, 2, editor_png_bytes, "editor.png")
+
+def open_note_flow(c, run, gap_vp, title_colour, complete_ms):
+    """The example pack's flow: launch, open the second note, wait for the editor, save, wait
+    for the toast; F-02's ui session after it in run 1."""
+    plain, toasted = editor_png(False), editor_png(True)
+    launch_step(c, run, screenshot(title_colour))
+    open_step(c, run, layout(gap_vp, False), gap_vp, response_trace(complete_ms), plain)
+    c.dump(run, 3, editor())
+    c.step_screen(run, 3, plain, "editor.png")
+    c.dump(run, 4, editor())
+    bx, by = centre(save_rect(48))
+    c.shell(f"uitest uiInput click {bx} {by}")
+    c.step_screen(run, 4, toasted, "editor-toast.png")
+    c.dump(run, 5, editor(toast=True))
+    c.step_screen(run, 5, toasted, "editor-toast.png")
+    if run == 1:
+        c.ui_session(run, editor(toast=True), toasted, "editor-toast")
+
+def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, failing_test, cut_trace=False, with_app=True, no_screenshot=False, flows=True):
     c = Capture(name, comment)
     trace1 = cold_trace(cold_ms[0])
     if cut_trace:
@@ -172,8 +292,26 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
         c.lines += ["  - pull: /data/local/tmp/dwpipe-1-screen.png", "    reply: \"[Fail]Error opening file: no such file or directory, path:/data/local/tmp/dwpipe-1-screen.png\\r\\n\"", "    fault: hdc-reply"]
     else:
         c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot(title_colour))
+    if flows:
+        open_note_flow(c, 1, gap_vp, title_colour, cold_ms[0])
     for run in (2, 3):
         cold_session(c, run, cold_trace(cold_ms[run - 1]))
+        if flows:
+            open_note_flow(c, run, gap_vp, title_colour, cold_ms[run - 1])
+    c.finish()
+
+def build_editor(name, comment, complete_ms, gap_vp, save_vp, opens=True):
+    c = Capture(name, comment)
+    launch_step(c, 1, screenshot((0, 0, 0)))
+    open_step(c, 1, layout(12, False), 12, response_trace(complete_ms, lane=opens), editor_png(False) if opens else screenshot((0, 0, 0)))
+    if opens:
+        c.dump(1, 3, editor(gap_vp, save_vp))
+        c.step_screen(1, 3, editor_png(False), "editor.png")
+        c.ui_session(1, editor(gap_vp, save_vp), editor_png(False), "editor")
+    else:
+        # wait-for polls every 500 ms on the device clock: at 0, 0.5, 1, 1.5 and 2 s, then gives up.
+        for _ in range(5):
+            c.dump(1, 3, layout(12, False))
     c.finish()
 
 SMOOTH = [16667] * 60
@@ -182,8 +320,12 @@ JANKY[19] = JANKY[39] = 50001
 
 build("notes-pass", "The example notes app where every measured criterion passes (see generate.py).", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False)
 build("notes-fail", "The example notes app failing: slow start, jank, 10 vp gap, 36 vp unlabeled icon, grey title, a failing test.", (1150, 1200, 1250), JANKY, 10, True, (0xAA, 0xAA, 0xAA), True)
+build("notes-pass-v1", "notes-pass as the first release's example pack asked for it (no flows): runs recorded before flows existed replay against it.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, flows=False)
 build("notes-unstable", "Cold starts that wander: 500/720/1100 ms (median 720 passes, the spread is a warning).", (500, 720, 1100), SMOOTH, 12, False, (0, 0, 0), False)
 build("notes-trace-cut", "Fault: the first cold-start trace was cut before the first frame.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, cut_trace=True)
 build("notes-no-window", "Fault: the layout dump holds no window of the app.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, with_app=False)
 build("notes-no-screenshot", "Fault: the screenshot could not be pulled.", (700, 720, 760), SMOOTH, 12, False, (0, 0, 0), False, no_screenshot=True)
+build_editor("notes-editor-pass", "The note editor, reached by a flow: it opens in 700 ms, 12 vp title-body gap, 48 vp save button.", 700, 12, 48)
+build_editor("notes-editor-fail", "The note editor failing: it opens in 1400 ms, a 30 vp gap, a 40 vp save button.", 1400, 30, 40)
+build_editor("notes-editor-missing", "Fault: the tap on the note opens nothing, and `wait-for id:editor_title` times out.", 700, 12, 48, opens=False)
 print("written")

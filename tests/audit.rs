@@ -57,7 +57,16 @@ fn the_passing_capture_passes_every_measured_criterion() {
     assert_eq!(v["X-01"], row("pass", "pass", "48vp"));
     assert_eq!(v["X-02"], row("pass", "pass", "21:1"));
     assert_eq!(v["F-01"], row("pass", "pass", "pass"));
-    assert_eq!(v["F-02"].0, "unverified", "no probe, no auditor");
+    assert_eq!(
+        v["F-02"],
+        row("pass", "pass", "Note saved"),
+        "the toast's text, read after the flow tapped Save"
+    );
+    assert_eq!(
+        v["P-03"],
+        row("pass", "pass", "720ms"),
+        "median of three flow runs: 700/720/760 ms to the editor at rest"
+    );
     let runs = &report["checks"][3]["measurements"][0]["runs"];
     assert_eq!(runs.as_array().unwrap().len(), 3);
     assert_eq!(report["device"]["serial"], SERIAL);
@@ -66,12 +75,16 @@ fn the_passing_capture_passes_every_measured_criterion() {
         "pass/audit-1.md",
         "pass/junit.xml",
         "pass/evidence/FMR0223C13000649/3/cold-start/trace.ftrace",
+        "pass/evidence/FMR0223C13000649/1/flow-open-note/step-02.ftrace",
+        "pass/evidence/FMR0223C13000649/1/flow-open-note/step-05-screen.png",
+        "pass/evidence/FMR0223C13000649/1/flow-open-note/layout.json",
+        "pass/evidence/FMR0223C13000649/3/flow-open-note/flow.json",
     ] {
         assert!(dir.path().join(file).is_file(), "{file}");
     }
     let junit = fs::read_to_string(dir.path().join("pass/junit.xml")).unwrap();
     assert!(
-        junit.contains("tests=\"7\" failures=\"0\" skipped=\"1\""),
+        junit.contains("tests=\"8\" failures=\"0\" skipped=\"0\""),
         "{junit}"
     );
     let page = fs::read_to_string(dir.path().join("pass/report.html")).unwrap();
@@ -116,9 +129,14 @@ fn the_failing_capture_fails_each_planted_defect() {
     assert_eq!(v["X-01"], row("fail", "fail", "36vp"));
     assert_eq!(v["X-02"], row("fail", "fail", "2.32:1"));
     assert_eq!(v["F-01"], row("fail", "fail", "fail"));
+    assert_eq!(
+        v["P-03"],
+        row("fail", "fail", "1200ms"),
+        "the editor at rest after 1150/1200/1250 ms"
+    );
     let junit = fs::read_to_string(dir.path().join("fail/junit.xml")).unwrap();
     assert!(
-        junit.contains("failures=\"6\"") && junit.contains("36 vp &lt; 48 vp"),
+        junit.contains("failures=\"7\"") && junit.contains("36 vp &lt; 48 vp"),
         "{junit}"
     );
 }
@@ -300,9 +318,9 @@ fn the_engine_reports_progress_as_events() {
         events[0],
         AuditEvent::Started {
             serial: SERIAL.to_owned(),
-            visits: 6
+            visits: 9
         },
-        "4 sessions in run 1, cold-start again in runs 2 and 3"
+        "4 sessions and the flow in run 1, cold-start and the flow again in runs 2 and 3"
     );
     let sessions: Vec<(u32, String)> = events
         .iter()
@@ -312,22 +330,27 @@ fn the_engine_reports_progress_as_events() {
         })
         .collect();
     assert_eq!(
-        sessions[..4]
+        sessions[..5]
             .iter()
             .map(|s| s.1.as_str())
             .collect::<Vec<_>>(),
-        ["cold-start", "hypium", "scroll", "ui"]
+        ["cold-start", "hypium", "scroll", "ui", "flow open-note"]
     );
     assert_eq!(
-        sessions[4..],
-        [(2, "cold-start".to_owned()), (3, "cold-start".to_owned())]
+        sessions[5..],
+        [
+            (2, "cold-start".to_owned()),
+            (2, "flow open-note".to_owned()),
+            (3, "cold-start".to_owned()),
+            (3, "flow open-note".to_owned())
+        ]
     );
     assert_eq!(
         events
             .iter()
             .filter(|e| **e == AuditEvent::SessionDone)
             .count(),
-        6
+        9
     );
 }
 
@@ -343,8 +366,10 @@ fn runs_that_disagree_are_flagged_unstable() {
         .iter()
         .filter(|d| d["code"] == "W_MEASUREMENT_UNSTABLE")
         .collect();
-    assert_eq!(unstable.len(), 1);
+    // The same 500/720/1100 ms wander in the flow's completions: P-03 is flagged too.
+    assert_eq!(unstable.len(), 2);
     assert_eq!(unstable[0]["criterionId"], "P-01");
+    assert_eq!(unstable[1]["criterionId"], "P-03");
     assert!(
         unstable[0]["message"].as_str().unwrap().contains("83%"),
         "{}",
@@ -473,7 +498,7 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
     );
     assert!(
         message.contains("3 recorded exchange(s) unserved")
-            && message.contains("exchange 28: shell aa force-stop com.example.notes"),
+            && message.contains("exchange 107: shell aa force-stop com.example.notes"),
         "{message}"
     );
     assert_eq!(report["source"]["unserved"], 3);

@@ -69,7 +69,12 @@ fn freeze_writes_the_lock_and_the_spec() {
     let lock: serde_json::Value = read_json(&path.join("out/pack.lock.json"));
     assert_eq!(lock["format-version"], 2);
     assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
-    assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 7);
+    assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        lock["pack"]["flows"]["open-note"][1],
+        serde_json::json!({ "click": "id:note_item_1", "name": "open" }),
+        "flows are kept in the lock as written"
+    );
     insta::assert_snapshot!(
         "spec_md",
         fs::read_to_string(path.join("out/spec.md")).unwrap()
@@ -119,7 +124,7 @@ fn freeze_refuses_a_bad_pack_with_located_diagnostics_and_exit_2() {
         ["E_CRITERION_ASSERTION_INVALID", "E_PACK_DUPLICATE_ID"]
     );
     assert_eq!(
-        out["diagnostics"][1]["location"]["line"], 85,
+        out["diagnostics"][1]["location"]["line"], 110,
         "the second X-01"
     );
 }
@@ -339,12 +344,22 @@ fn a_lock_seals_its_warnings() {
 }
 
 #[test]
-fn a_clean_pack_keeps_its_hash_across_lock_formats() {
-    let (_dir, path) = frozen_workspace();
-    let now: serde_json::Value = read_json(&path.join("pack.lock.json"));
+fn a_clean_pack_keeps_its_hash_across_lock_formats_and_new_optional_keys() {
+    // The first release's example pack, frozen again by this dwpipe (which has lock format 2,
+    // flows and more probe keys): the same hash, because absent optional keys leave the
+    // canonical JSON as it was.
+    let (_dir, path) = workspace();
     let first_release: serde_json::Value = read_json(
         &Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
     );
+    fs::write(
+        path.join("first.json"),
+        serde_json::to_string_pretty(&first_release["pack"]).unwrap(),
+    )
+    .unwrap();
+    let run = dwpipe(&path, &["freeze", "first.json", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let now: serde_json::Value = read_json(&path.join("pack.lock.json"));
     assert_eq!(
         (
             first_release["format-version"].as_u64(),
@@ -368,7 +383,14 @@ fn a_format_1_lock_is_read_with_a_note_and_without_its_unsealed_warnings() {
         "message": "<script>alert(1)</script>"
     }]);
     fs::write(path.join("pack.lock.json"), lock.to_string()).unwrap();
-    let run = gate(&path, "auditor-report.json");
+    // The first release's pack had no P-03: the auditor checks what it had.
+    let mut report: serde_json::Value = read_json(&path.join("auditor-report.json"));
+    report["checks"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["criterionId"] != "P-03");
+    fs::write(path.join("auditor-report-v1.json"), report.to_string()).unwrap();
+    let run = gate(&path, "auditor-report-v1.json");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("W_LOCK_FORMAT_1"), "{}", run.stderr);
     assert!(

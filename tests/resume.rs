@@ -286,8 +286,9 @@ fn an_environment_error_resumes_once_the_tool_is_installed() {
 #[test]
 fn a_ledger_written_by_the_first_release_still_resumes() {
     // Recorded by dwpipe 0.1.0 at 9121ecb: a verification tool was missing. Its stage line
-    // spells the outcome `environment-error`, its delivery line `environment_error`.
-    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    // spells the outcome `environment-error`, its delivery line `environment_error`. Its lock
+    // is the first release's example pack, which had no flows: the capture answers that pack.
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass-v1", "");
     let run = dir.path().join(".dwpipe/runs/1796116977-9e05f791");
     fs::create_dir_all(&run).unwrap();
     let recorded = repo("tests/fixtures/runs/environment-error-v1");

@@ -173,18 +173,21 @@ impl<'a> Decoded<'a> {
                         path: path.clone(),
                         source: Arc::new(source),
                     };
-                    let analysis = open_input(path, "a trace")
-                        .map_err(unreadable)
-                        .and_then(|file| {
-                            let mut analysis = Analysis::of_step();
-                            for_each_line(file, |line| analysis.line(line)).map_err(|source| {
-                                unreadable(ReadError::Io {
-                                    path: path.clone(),
-                                    source,
-                                })
-                            })?;
-                            Ok(analysis)
-                        });
+                    let analysis =
+                        open_input(path, "a trace")
+                            .map_err(unreadable)
+                            .and_then(|file| {
+                                let mut analysis = Analysis::of_step();
+                                for_each_line(file, |line| analysis.line(line)).map_err(
+                                    |source| {
+                                        unreadable(ReadError::Io {
+                                            path: path.clone(),
+                                            source,
+                                        })
+                                    },
+                                )?;
+                                Ok(analysis)
+                            });
                     (name.clone(), analysis)
                 })
                 .collect()

@@ -22,8 +22,8 @@ use crate::shell::ShellValue;
 
 use super::extract::{Context, Files};
 use super::plan::Planned;
-use crate::probe::Extractor;
 use super::session::{StepFailure, device_or_step, pull};
+use crate::probe::Extractor;
 
 /// The record of a flow run, kept beside its evidence.
 pub(crate) const FLOW_RECORD: &str = "flow.json";
@@ -32,7 +32,8 @@ const POLL: Duration = Duration::from_millis(500);
 /// Largest layout dump a flow reads back to resolve a selector.
 const MAX_DUMP_BYTES: u64 = 64 * 1024 * 1024;
 /// The categories a traced step records: what the response and frame rules read.
-const TRACE_BEGIN: &str = "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin";
+const TRACE_BEGIN: &str =
+    "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin";
 
 /// The evidence file of a step: `step-02-layout.json`, `step-02-screen.png`, `step-02.ftrace`.
 pub(crate) fn step_file(step: usize, what: &str) -> String {
@@ -335,11 +336,7 @@ impl<D: Device> Runner<'_, '_, D> {
             .values
             .command(template)
             .map_err(|e| step_error(e.to_string()))?;
-        let reply = self
-            .device
-            .shell(&command)
-            .await
-            .map_err(device_or_step)?;
+        let reply = self.device.shell(&command).await.map_err(device_or_step)?;
         if reply.status != 0 || reply.output.contains("Please confirm that the coordinate") {
             return Err(step_error(format!(
                 "`{command}` exited {}: {}",
@@ -368,7 +365,10 @@ impl<D: Device> Runner<'_, '_, D> {
         // A fixed wait: a poll inside the traced window would load the device and show in
         // the very frames being measured.
         self.device.pause(settle).await;
-        let remote = format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace", index + 1);
+        let remote = format!(
+            "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
+            index + 1
+        );
         self.shell(&format!("hitrace --trace_finish -o {remote}"))
             .await?;
         pull(
@@ -411,7 +411,8 @@ impl<D: Device> Runner<'_, '_, D> {
     /// stays) and reads it.
     async fn dump(&mut self, index: usize, done: &mut StepRecord) -> Result<Layout, StepFailure> {
         let remote = format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1);
-        self.shell(&format!("uitest dumpLayout -p {remote}")).await?;
+        self.shell(&format!("uitest dumpLayout -p {remote}"))
+            .await?;
         pull(
             self.device,
             self.values,
@@ -446,9 +447,13 @@ impl<D: Device> Runner<'_, '_, D> {
             Ok(window) => window,
             Err(e) => return Ok(Err(e)),
         };
-        Ok(layout
+        let found = layout
             .select(window, selector)
-            .map(|node| layout.selector_of(node)))
+            .map(|node| layout.selector_of(node));
+        if let Ok(node) = &found {
+            done.node = Some(node.clone());
+        }
+        Ok(found)
     }
 
     /// Dumps and resolves `selector`; not found ends the flow.
@@ -477,7 +482,13 @@ impl<D: Device> Runner<'_, '_, D> {
                 distance_vp,
             } => {
                 let (layout, node) = self.resolve(index, on, done).await?;
-                Ok(along(&layout, node, *direction, *distance_vp, self.context.vpr))
+                Ok(along(
+                    &layout,
+                    node,
+                    *direction,
+                    *distance_vp,
+                    self.context.vpr,
+                ))
             }
             SwipePath::Between { from, to } => {
                 let (layout, from) = self.resolve(index, from, done).await?;
@@ -551,7 +562,11 @@ fn along(
     let rect = layout.visible_rect(node).unwrap_or_default();
     let [cx, cy] = mid(&rect);
     let vertical = matches!(direction, Direction::Up | Direction::Down);
-    let span = if vertical { rect.height() } else { rect.width() };
+    let span = if vertical {
+        rect.height()
+    } else {
+        rect.width()
+    };
     let wanted = match (distance_vp, vpr) {
         (Some(vp), Some(vpr)) => (vp * vpr).round() as i64,
         _ => span / 2,

@@ -112,7 +112,7 @@ impl<'a> Planned<'a> {
     /// A layout or accessibility probe: the report draws its nodes over the screenshot.
     pub(super) fn is_on_screen(&self) -> bool {
         let id = self.probe.kind.id;
-        id.starts_with("layout.") || id.starts_with("a11y.")
+        (id.starts_with("layout.") || id.starts_with("a11y.")) && self.extractor != Extractor::Text
     }
 }
 

@@ -84,12 +84,10 @@ pub(crate) fn rebuild(
                 &recorded.readings,
             );
         }
-        measuring
-            .read((run, visit), &gathered, out)
-            .map_err(|e| {
-                Diagnostic::error("E_EVIDENCE_MISSING", chain(&e))
-                    .fix("verify the audit folder as `dwpipe audit` wrote it")
-            })?;
+        measuring.read((run, visit), &gathered, out).map_err(|e| {
+            Diagnostic::error("E_EVIDENCE_MISSING", chain(&e))
+                .fix("verify the audit folder as `dwpipe audit` wrote it")
+        })?;
     }
     let (measurements, warnings, figures) = measuring.finish();
     Ok(AuditRun {

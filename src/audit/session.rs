@@ -42,13 +42,8 @@ pub(super) async fn gather<'s>(
                 save,
                 set,
             } => {
-                let command = values
-                    .command(template)
-                    .map_err(|e| fail(e.to_string()))?;
-                let reply = device
-                    .shell(&command)
-                    .await
-                    .map_err(device_or_step)?;
+                let command = values.command(template).map_err(|e| fail(e.to_string()))?;
+                let reply = device.shell(&command).await.map_err(device_or_step)?;
                 if let Some(name) = save {
                     let path = dir.join(name);
                     crate::output::write_atomic(&path, reply.output.as_bytes())
@@ -56,13 +51,11 @@ pub(super) async fn gather<'s>(
                     files.insert(name.clone(), path);
                 }
                 if reply.status != 0 {
-                    return Err(fail(
-                        format!(
-                            "`{command}` exited {}: {}",
-                            reply.status,
-                            reply.output.lines().next().unwrap_or("")
-                        ),
-                    ));
+                    return Err(fail(format!(
+                        "`{command}` exited {}: {}",
+                        reply.status,
+                        reply.output.lines().next().unwrap_or("")
+                    )));
                 }
                 if let Some(name) = set {
                     let value = ShellValue::number(name_kind(name), &reply.output)

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::gate::{AssertionVerdict, CheckResult};
-use crate::pack::Frozen;
+use crate::pack::{FlowView, Frozen};
 use crate::report::{AuditReport, ReportCheck};
 use crate::template::{RenderError, render};
 use crate::verify::{CommandOutcome, CommandStatus, VerifyReport};
@@ -25,6 +25,7 @@ struct GoalView {
     sha256: String,
     review_note: Option<String>,
     criteria: Vec<CriterionView>,
+    flows: Vec<FlowView>,
     commands: Vec<CommandView>,
 }
 
@@ -37,7 +38,7 @@ struct CriterionView {
     statement: String,
     assertion: Option<String>,
     probe: Option<&'static str>,
-    measured_by: Option<&'static str>,
+    measured_by: Option<String>,
     verify: String,
 }
 
@@ -113,7 +114,7 @@ pub(crate) fn goal(
                         .as_ref()
                         .map(|a| format!("`{}` {}", a.matcher, a.assertion)),
                     probe: measured.map(|m| m.kind.id),
-                    measured_by: measured.map(|m| m.kind.method),
+                    measured_by: measured.map(crate::pack::MeasuredBy::method),
                     verify: c
                         .verify
                         .clone()
@@ -121,6 +122,7 @@ pub(crate) fn goal(
                 }
             })
             .collect(),
+        flows: FlowView::all(&frozen.pack),
         commands: config
             .map(|c| {
                 c.verify

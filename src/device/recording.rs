@@ -134,7 +134,11 @@ impl<D: Device> Device for RecordingDevice<D> {
         let result = self.inner.pull(remote, local).await;
         if result.is_ok() {
             self.writer()
-                .pull(remote.as_str(), local, self.inner.clock().saturating_sub(started))
+                .pull(
+                    remote.as_str(),
+                    local,
+                    self.inner.clock().saturating_sub(started),
+                )
                 .map_err(io)?;
         }
         let doc = ExchangeDoc {

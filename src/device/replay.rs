@@ -84,9 +84,8 @@ impl ReplayDevice {
         let index = state.next;
         let exchange = self.capture.exchange(index, operation)?.clone();
         state.next += 1;
-        state.spent += Duration::from_millis(
-            u64::try_from(exchange.delay.as_millis()).unwrap_or(u64::MAX),
-        );
+        state.spent +=
+            Duration::from_millis(u64::try_from(exchange.delay.as_millis()).unwrap_or(u64::MAX));
         match exchange.fault {
             Some(Fault::Vanish) => {
                 state.vanished = true;

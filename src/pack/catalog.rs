@@ -67,7 +67,8 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "perf.frames",
         method: "render_service present-fence intervals during a scripted scroll",
-        args: &[FLOW, 
+        args: &[
+            FLOW,
             arg("metric", true, ArgKind::Word(FrameMetric::WORDS)),
             arg("via", false, ArgKind::Word(FramesVia::WORDS)),
             RUNS,
@@ -104,7 +105,8 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "layout.gap",
         method: "`uitest dumpLayout` bounds: gap between two nodes in vp",
-        args: &[FLOW, 
+        args: &[
+            FLOW,
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
             arg("axis", false, ArgKind::Word(Axis::WORDS)),
@@ -117,7 +119,8 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "layout.size",
         method: "`uitest dumpLayout` bounds: width or height of a node in vp",
-        args: &[FLOW, 
+        args: &[
+            FLOW,
             arg("target", true, ArgKind::Selector),
             arg("side", true, ArgKind::Word(Side::WORDS)),
             RUNS,
@@ -129,7 +132,8 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "layout.align",
         method: "`uitest dumpLayout` bounds: offset between two nodes' left or top edges in vp",
-        args: &[FLOW, 
+        args: &[
+            FLOW,
             arg("from", true, ArgKind::Selector),
             arg("to", true, ArgKind::Selector),
             arg("edge", true, ArgKind::Word(Edge::WORDS)),
@@ -148,13 +152,23 @@ pub const CATALOG: &[ProbeKind] = &[
     ProbeKind {
         id: "a11y.touch-target",
         method: "`uitest dumpLayout`: smallest side of the clickable nodes in the app window",
-        args: &[FLOW, arg("target", false, ArgKind::Selector), RUNS, AGGREGATE],
+        args: &[
+            FLOW,
+            arg("target", false, ArgKind::Selector),
+            RUNS,
+            AGGREGATE,
+        ],
         units: &[(None, Some("vp"))],
     },
     ProbeKind {
         id: "a11y.contrast",
         method: "screenshot + node bounds: WCAG 2 contrast of foreground against background",
-        args: &[FLOW, arg("target", true, ArgKind::Selector), RUNS, AGGREGATE],
+        args: &[
+            FLOW,
+            arg("target", true, ArgKind::Selector),
+            RUNS,
+            AGGREGATE,
+        ],
         units: &[(None, Some("ratio"))],
     },
     ProbeKind {
@@ -197,6 +211,20 @@ impl ProbeKind {
 }
 
 impl MeasuredBy {
+    /// How it measures, in words, with the flow it runs after (`…, after flow `open-note`,
+    /// step 2`).
+    pub(crate) fn method(&self) -> String {
+        match (&self.args.flow, self.args.step) {
+            (Some(flow), Some(step)) => format!(
+                "{}, after flow `{flow}`, step {}",
+                self.kind.method,
+                step.index + 1
+            ),
+            (Some(flow), None) => format!("{}, after flow `{flow}`", self.kind.method),
+            _ => self.kind.method.to_owned(),
+        }
+    }
+
     /// Why `assertion` cannot hold what this probe produces: its unit does not convert to the
     /// probe's, it gives a unit to a bare count, or it bounds a pass/fail result by a number.
     pub(crate) fn mismatch(&self, assertion: &Assertion) -> Option<String> {

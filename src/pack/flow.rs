@@ -365,6 +365,19 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// The flow in words, a line per step (`2. click: id:note_item_1 (open)`), for the spec and
+    /// the Goal brief: an agent has to know which nodes the audit will look for.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| match &step.name {
+                Some(name) => format!("{}. {} ({name})", i + 1, step.action),
+                None => format!("{}. {}", i + 1, step.action),
+            })
+            .collect()
+    }
+
     /// The 0-based index of the step `reference` names: a step `name`, or a 1-based index.
     pub(crate) fn step(&self, reference: &StepRef) -> Option<usize> {
         match reference {
@@ -432,7 +445,8 @@ fn selector(key: &str, text: &str) -> Result<Selector, StepError> {
 }
 
 fn duration(key: &str, text: &str) -> Result<Duration, StepError> {
-    let d = parse_duration(text).map_err(|e| error(format!("`{key}`: {e}"), "write it like 5s or 500ms"))?;
+    let d = parse_duration(text)
+        .map_err(|e| error(format!("`{key}`: {e}"), "write it like 5s or 500ms"))?;
     if d > MAX_TIMEOUT {
         return Err(error(
             format!("`{key}: {text}` is longer than {} s", MAX_TIMEOUT.as_secs()),
@@ -446,7 +460,10 @@ fn direction(text: Option<&str>) -> Result<Direction, StepError> {
     let text = text.unwrap_or("up");
     Direction::parse(text).ok_or_else(|| {
         error(
-            format!("`direction: {text}` is not one of {}", Direction::WORDS.join(", ")),
+            format!(
+                "`direction: {text}` is not one of {}",
+                Direction::WORDS.join(", ")
+            ),
             "say which way the finger moves: up, down, left or right",
         )
     })
@@ -500,7 +517,10 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
     let mut wait_timeout = None;
     let action = if let Some(launch) = &doc.launch {
         Action::Launch(Launch::parse(launch).ok_or_else(|| {
-            error(format!("`launch: {launch}` is not cold or warm"), "write `launch: cold` or `launch: warm`")
+            error(
+                format!("`launch: {launch}` is not cold or warm"),
+                "write `launch: cold` or `launch: warm`",
+            )
         })?)
     } else if let Some(s) = &doc.click {
         Action::Tap(Tap::Click, selector("click", s)?)
@@ -509,11 +529,19 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
     } else if let Some(s) = &doc.long_click {
         Action::Tap(Tap::LongClick, selector("long-click", s)?)
     } else if let Some(wait) = doc.wait_for.as_ref().or(doc.wait_gone.as_ref()) {
-        let key = if doc.wait_for.is_some() { "wait-for" } else { "wait-gone" };
+        let key = if doc.wait_for.is_some() {
+            "wait-for"
+        } else {
+            "wait-gone"
+        };
         let target = match wait {
             WaitDoc::Target(t) => selector(key, t)?,
             WaitDoc::Full(full) => {
-                wait_timeout = full.timeout.as_deref().map(|t| duration("timeout", t)).transpose()?;
+                wait_timeout = full
+                    .timeout
+                    .as_deref()
+                    .map(|t| duration("timeout", t))
+                    .transpose()?;
                 selector(key, &full.target)?
             }
         };
@@ -528,7 +556,11 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
             text: input_text(&input.text)?,
         }
     } else if let Some(swipe) = doc.swipe.as_ref().or(doc.fling.as_ref()) {
-        let gesture = if doc.swipe.is_some() { Gesture::Swipe } else { Gesture::Fling };
+        let gesture = if doc.swipe.is_some() {
+            Gesture::Swipe
+        } else {
+            Gesture::Fling
+        };
         Action::Move {
             gesture,
             path: swipe_path(swipe)?,
@@ -573,9 +605,16 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
             )
         });
     }
-    let step_timeout = doc.timeout.as_deref().map(|t| duration("timeout", t)).transpose()?;
+    let step_timeout = doc
+        .timeout
+        .as_deref()
+        .map(|t| duration("timeout", t))
+        .transpose()?;
     if step_timeout.is_some() && matches!(action, Action::Sleep(_)) {
-        return Err(error("`timeout` means nothing for `sleep`", "remove `timeout`"));
+        return Err(error(
+            "`timeout` means nothing for `sleep`",
+            "remove `timeout`",
+        ));
     }
     if let Some(name) = &doc.name
         && (name.is_empty() || name.len() > 48 || name.bytes().all(|b| b.is_ascii_digit()))
@@ -626,10 +665,13 @@ fn input_text(text: &str) -> Result<ShellValue, StepError> {
     ShellValue::input_text(text, MAX_INPUT_CHARS).map_err(|e| error(e.to_string(), fix))
 }
 
-/// Validates every flow: `(flow name, step index or None, error)` for what does not.
+/// What does not validate: `(flow name, step index or None, error)`.
+pub(crate) type FlowErrors = Vec<(String, Option<usize>, StepError)>;
+
+/// Validates every flow, and says what does not.
 pub(crate) fn flows(
     docs: &BTreeMap<String, Vec<Spanned<FlowStepDoc>>>,
-) -> (BTreeMap<String, Flow>, Vec<(String, Option<usize>, StepError)>) {
+) -> (BTreeMap<String, Flow>, FlowErrors) {
     let mut flows = BTreeMap::new();
     let mut errors = Vec::new();
     for (name, docs) in docs {
@@ -663,7 +705,10 @@ pub(crate) fn flows(
                         errors.push((
                             name.clone(),
                             Some(i),
-                            error(format!("step name `{n}` is used twice"), "give every step its own name"),
+                            error(
+                                format!("step name `{n}` is used twice"),
+                                "give every step its own name",
+                            ),
                         ));
                         ok = false;
                     }
@@ -702,13 +747,31 @@ mod tests {
         let rows: &[(&str, &str)] = &[
             ("click: \"id:note_item_1\"", "click: id:note_item_1"),
             ("double-click: \"text:Edit\"", "double-click: text:Edit"),
-            ("long-click: \"type:Button[2]\"", "long-click: type:Button[2]"),
-            ("wait-for: { target: \"id:editor_title\", timeout: 3s }", "wait-for: id:editor_title"),
+            (
+                "long-click: \"type:Button[2]\"",
+                "long-click: type:Button[2]",
+            ),
+            (
+                "wait-for: { target: \"id:editor_title\", timeout: 3s }",
+                "wait-for: id:editor_title",
+            ),
             ("wait-gone: \"id:spinner\"", "wait-gone: id:spinner"),
-            ("input: { target: \"id:t\", text: \"Groceries 2\" }", "input: 'Groceries 2' into id:t"),
-            ("swipe: { on: \"id:list\", direction: up, distance: 300vp }", "swipe up on id:list"),
-            ("fling: { from: \"id:a\", to: \"id:b\" }", "fling from id:a to id:b"),
-            ("scroll-until: { target: \"text:Archive\", on: \"id:list\", max-swipes: 5 }", "scroll-until: text:Archive on id:list"),
+            (
+                "input: { target: \"id:t\", text: \"Groceries 2\" }",
+                "input: 'Groceries 2' into id:t",
+            ),
+            (
+                "swipe: { on: \"id:list\", direction: up, distance: 300vp }",
+                "swipe up on id:list",
+            ),
+            (
+                "fling: { from: \"id:a\", to: \"id:b\" }",
+                "fling from id:a to id:b",
+            ),
+            (
+                "scroll-until: { target: \"text:Archive\", on: \"id:list\", max-swipes: 5 }",
+                "scroll-until: text:Archive on id:list",
+            ),
             ("press: back", "press: Back"),
             ("press: enter", "press: 2054"),
             ("sleep: 500ms", "sleep: 500 ms"),
@@ -720,7 +783,10 @@ mod tests {
         assert_eq!(wait.timeout, Duration::from_secs(3));
         assert_eq!(parse("wait-for: \"id:x\"").unwrap().timeout, DEFAULT_WAIT);
         let named = parse("{ click: \"id:btn_save\", name: save, timeout: 4s }").unwrap();
-        assert_eq!((named.name.as_deref(), named.timeout), (Some("save"), Duration::from_secs(4)));
+        assert_eq!(
+            (named.name.as_deref(), named.timeout),
+            (Some("save"), Duration::from_secs(4))
+        );
     }
 
     #[test]
@@ -730,23 +796,37 @@ mod tests {
             ("{ click: \"id:a\", press: back }", "more than one action"),
             ("tap: \"id:a\"", "unknown field"),
             ("click: \"name:save\"", "selector"),
-            ("input: { target: \"id:t\", text: \"rm -rf /; echo\" }", "`/`"),
+            (
+                "input: { target: \"id:t\", text: \"rm -rf /; echo\" }",
+                "`/`",
+            ),
             ("input: { target: \"id:t\", text: \"it's\" }", "`'`"),
             ("swipe: { on: \"id:l\", from: \"id:a\" }", "either `on`"),
             ("swipe: { on: \"id:l\", distance: 3cm }", "length in vp"),
             ("press: reboot", "not a key"),
             ("sleep: forever", "sleep"),
             ("{ sleep: 1s, timeout: 2s }", "means nothing"),
-            ("wait-for: { target: \"id:x\", timeout: 10m }", "longer than"),
+            (
+                "wait-for: { target: \"id:x\", timeout: 10m }",
+                "longer than",
+            ),
             ("launch: cold", "only be the flow's first"),
-            ("scroll-until: { target: \"id:a\", on: \"id:b\", max-swipes: 0 }", "between 1 and 50"),
+            (
+                "scroll-until: { target: \"id:a\", on: \"id:b\", max-swipes: 0 }",
+                "between 1 and 50",
+            ),
         ];
         for (yaml, expected) in rows {
             let message = parse(yaml).unwrap_err();
             assert!(message.contains(expected), "{yaml}: {message}");
         }
         let doc: FlowStepDoc = serde_saphyr::from_str("click: \"id:a\"").unwrap();
-        assert!(step(&doc, true).unwrap_err().message.contains("not `launch`"));
+        assert!(
+            step(&doc, true)
+                .unwrap_err()
+                .message
+                .contains("not `launch`")
+        );
     }
 
     #[test]

@@ -22,7 +22,28 @@ pub(super) struct SpecView {
     sha256: String,
     criteria_count: usize,
     dimensions: Vec<DimensionView>,
+    flows: Vec<FlowView>,
     warnings: Vec<Diagnostic>,
+}
+
+/// A flow, a line per step.
+#[derive(Debug, Serialize)]
+pub(crate) struct FlowView {
+    name: String,
+    steps: Vec<String>,
+}
+
+impl FlowView {
+    /// Every flow of `pack`, by name.
+    pub(crate) fn all(pack: &super::Pack) -> Vec<FlowView> {
+        pack.flows
+            .values()
+            .map(|f| FlowView {
+                name: f.name.clone(),
+                steps: f.lines(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -70,7 +91,7 @@ impl SpecView {
                             .assertion
                             .as_ref()
                             .and_then(|a| a.probe.as_ref())
-                            .map(|p| format!("`{}`: {}", p.kind.id, p.kind.method)),
+                            .map(|p| format!("`{}`: {}", p.kind.id, p.method())),
                     })
                     .collect(),
             })
@@ -82,6 +103,7 @@ impl SpecView {
             sha256: frozen.lock.sha256.clone(),
             criteria_count: pack.criteria.len(),
             dimensions,
+            flows: FlowView::all(pack),
             warnings: frozen.lock.diagnostics.clone(),
         }
     }

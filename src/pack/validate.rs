@@ -481,7 +481,10 @@ fn bind_flow(
     }
     if id == "perf.frames"
         && probe.args.via == FramesVia::Hitrace
-        && !flow.steps.iter().any(|s| s.action.input() == Some(InputKind::Swipe))
+        && !flow
+            .steps
+            .iter()
+            .any(|s| s.action.input() == Some(InputKind::Swipe))
     {
         return Err(invalid(
             format!("`{id}` on flow `{name}` measures its swipes and flings, and it has none"),

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use super::cold_start::ColdStartTracker;
 use super::frames::FrameTracker;
-use super::response::ResponseTracker;
 use super::line::{EventLine, parse_line};
 use super::payload::{Marker, parse_marker};
+use super::response::ResponseTracker;
 use super::scan::{SliceKind, classify};
 
 /// Marker counts by phase.

@@ -91,7 +91,10 @@ impl ResponseTracker {
                 self.first_up = Some((ts_ns, marker()));
             }
         } else if self.lanes.len() < MAX_LANES
-            && TAP_LANES.iter().chain(SWIPE_LANES).any(|l| is_lane(name, l))
+            && TAP_LANES
+                .iter()
+                .chain(SWIPE_LANES)
+                .any(|l| is_lane(name, l))
         {
             self.lanes.push((ts_ns, text(name)));
         }
@@ -143,7 +146,9 @@ impl ResponseTracker {
             ),
             (None, Some(first)) => (
                 ms(first - t0 + DISPLAY_NS),
-                format!("the first {frame_kind} after the input (no transition lane), plus 32 ms display time"),
+                format!(
+                    "the first {frame_kind} after the input (no transition lane), plus 32 ms display time"
+                ),
             ),
             (None, None) => {
                 return Err(format!(
@@ -205,7 +210,10 @@ mod tests {
                 ("service report touchId:1, type: down", 1000),
                 ("service report touchId:1, type: up", 1080),
                 ("RSMainThread::DoComposition: 1", 1100),
-                ("ABILITY_OR_PAGE_SWITCH, com.example.notes, pages/Editor, 1717000000000", 1150),
+                (
+                    "ABILITY_OR_PAGE_SWITCH, com.example.notes, pages/Editor, 1717000000000",
+                    1150,
+                ),
                 ("RSMainThread::DoComposition: 2", 1300),
                 ("RSMainThread::DoComposition: 3", 1900),
             ],
@@ -214,7 +222,11 @@ mod tests {
         );
         let r = t.response(InputKind::Tap).unwrap();
         assert_eq!(r.response_ms, 90.0, "1150 - 1080 + 20");
-        assert!(r.response_end.contains("ABILITY_OR_PAGE_SWITCH`"), "{}", r.response_end);
+        assert!(
+            r.response_end.contains("ABILITY_OR_PAGE_SWITCH`"),
+            "{}",
+            r.response_end
+        );
         assert!(r.input_marker.contains("type: up"));
         // 1300 → 1900 is a 600 ms still gap: completion is the frame before it.
         assert_eq!(r.complete, Ok(252.0), "1300 - 1080 + 32");
@@ -225,8 +237,16 @@ mod tests {
         let t = tracker(&[("DispatchTouchEvent", 500)], &[540, 560, 580], 1000);
         let r = t.response(InputKind::Tap).unwrap();
         assert_eq!(r.response_ms, 72.0, "540 - 500 + 32");
-        assert!(r.response_end.contains("present fence"), "{}", r.response_end);
-        assert_eq!(r.complete, Ok(112.0), "the trace end is 420 ms after the last frame");
+        assert!(
+            r.response_end.contains("present fence"),
+            "{}",
+            r.response_end
+        );
+        assert_eq!(
+            r.complete,
+            Ok(112.0),
+            "the trace end is 420 ms after the last frame"
+        );
     }
 
     #[test]
@@ -243,11 +263,23 @@ mod tests {
             400,
         );
         let r = t.response(InputKind::Swipe).unwrap();
-        assert_eq!(r.response_ms, 80.0, "150 - 100 + 30: the tap lane is not a swipe's");
+        assert_eq!(
+            r.response_ms, 80.0,
+            "150 - 100 + 30: the tap lane is not a swipe's"
+        );
         assert!(r.complete.unwrap_err().contains("still changing"));
         let none = tracker(&[("RSMainThread::DoComposition", 1)], &[], 5);
-        assert!(none.response(InputKind::Tap).unwrap_err().contains("no input dispatch"));
+        assert!(
+            none.response(InputKind::Tap)
+                .unwrap_err()
+                .contains("no input dispatch")
+        );
         let quiet = tracker(&[("KeyEventDispatch", 1)], &[], 5);
-        assert!(quiet.response(InputKind::Tap).unwrap_err().contains("nothing followed"));
+        assert!(
+            quiet
+                .response(InputKind::Tap)
+                .unwrap_err()
+                .contains("nothing followed")
+        );
     }
 }
