@@ -23,6 +23,7 @@ tests/audit.rs and tests/flows.rs.
 
   notes-editor-pass   the editor opens in 700 ms (response 60 ms), 12 vp title-body gap, 48 vp save
   notes-editor-fail   opens in 1400 ms, a 30 vp gap, a 40 vp save button          → A-02, X-03, P-03 fail
+  notes-screens       not a capture: a fake app fake-hdc serves, answering taps by changing screens
   notes-editor-missing the editor never opens: `wait-for id:editor_title` times out after 2 s
                       (5 dumps)                                                   → A-02, X-03 unverified
 """
@@ -328,4 +329,39 @@ build("notes-no-screenshot", "Fault: the screenshot could not be pulled.", (700,
 build_editor("notes-editor-pass", "The note editor, reached by a flow: it opens in 700 ms, 12 vp title-body gap, 48 vp save button.", 700, 12, 48)
 build_editor("notes-editor-fail", "The note editor failing: it opens in 1400 ms, a 30 vp gap, a 40 vp save button.", 1400, 30, 40)
 build_editor("notes-editor-missing", "Fault: the tap on the note opens nothing, and `wait-for id:editor_title` times out.", 700, 12, 48, opens=False)
+def build_screens(name):
+    """A fake app for fake-hdc: the list, and the editor a tap on the second note opens (it
+    shows from the second layout dump after the tap, so `wait-for` polls twice)."""
+    root = os.path.join(ROOT, name)
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "files"))
+    files = {
+        "list.json": layout(12, False).encode(), "list.png": screenshot((0, 0, 0)),
+        "editor.json": editor().encode(), "editor.png": editor_png(False),
+        "step.ftrace": response_trace(700).encode(),
+    }
+    for file, data in files.items():
+        with open(os.path.join(root, "files", file), "wb") as f:
+            f.write(data)
+    with open(os.path.join(root, "device.yaml"), "w") as f:
+        f.write("# A fake notes app served by fake-hdc: it answers taps by changing screens.\nserial: SCREENS01\nname: fake notes app\nmodel: FAKE-SCREENS\nsoftware-version: 5.0.0\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
+    with open(os.path.join(root, "screens.yaml"), "w") as f:
+        f.write(f"""# The notes app as screens: fake-hdc serves this folder through the real hdc process path.
+format-version: 1
+bundle: {BUNDLE}
+start: list
+trace: files/step.ftrace
+screens:
+  list:
+    layout: files/list.json
+    screenshot: files/list.png
+    taps:
+      - {{ on: "id:note_item_1", to: editor, after: 2 }}
+  editor:
+    layout: files/editor.json
+    screenshot: files/editor.png
+    back: list
+""")
+
+build_screens("notes-screens")
 print("written")

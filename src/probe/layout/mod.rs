@@ -348,6 +348,15 @@ impl Layout {
 }
 
 impl Layout {
+    /// The visible rect of the node `selector` names in `bundle`'s window, when it is on
+    /// screen: how a fake device decides what a tap hit.
+    pub fn visible_rect_of(&self, bundle: &str, selector: &str) -> Option<Rect> {
+        let selector = Selector::parse(selector).ok()?;
+        let window = self.app_window(Some(bundle)).ok()?;
+        let node = self.select(window, &selector).ok()?;
+        self.visible_rect(node).filter(|r| !r.is_empty())
+    }
+
     /// What the node says: its own text, else the texts of its readable descendants in
     /// document order (a button's label is usually a `Text` child), joined by spaces.
     pub(crate) fn text_of(&self, id: NodeId) -> String {

@@ -6,6 +6,8 @@
 //! Environment:
 //! - `DWPIPE_FAKE_HDC_CAPTURES`: comma-separated capture folders, each optionally prefixed by
 //!   the server that serves it (`10.0.0.5:8710=/caps/phone-a`); no prefix means the local server.
+//!   A folder with `screens.yaml` instead of a transcript is a fake app that answers taps by
+//!   changing screens (see `screens.rs`).
 //! - `DWPIPE_FAKE_HDC_STATE`: folder keeping each device's position in its transcript between
 //!   invocations (default: a folder under the system temp dir).
 //! - `DWPIPE_FAKE_HDC_LATENCY`: time every call takes (`200ms`).
@@ -17,14 +19,33 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dwpipe::device::{Capture, Fault, Operation, SENTINEL, identity_command, render_identity};
+use dwpipe::device::{Capture, DeviceInfo, Fault, Operation, SENTINEL};
+use dwpipe::device::{identity_command, render_identity};
 use dwpipe::input::parse_duration;
 use dwpipe::shell::ShellCommand;
 
-/// One served device.
+mod screens;
+
+use screens::Screens;
+
+/// One served device: a recorded transcript, or a screens app.
 struct Served {
     server: Option<String>,
-    capture: Capture,
+    device: Kind,
+}
+
+enum Kind {
+    Transcript(Capture),
+    Screens(Screens),
+}
+
+impl Served {
+    fn info(&self) -> &DeviceInfo {
+        match &self.device {
+            Kind::Transcript(capture) => &capture.info,
+            Kind::Screens(screens) => &screens.info,
+        }
+    }
 }
 
 fn main() {
@@ -49,17 +70,15 @@ fn main() {
         Some("list") => out.push_str(&list_targets(&here)),
         Some("-v" | "version") => out.push_str("Ver: 3.1.0e\r\n"),
         Some("kill") => out.push_str("Kill server finish\r\n"),
-        Some(_) => {
-            match serial.and_then(|key| here.iter().find(|s| s.capture.info.serial == key)) {
-                Some(device) => out.push_str(&device_command(device, &command)),
-                None if serial.is_none() => {
-                    out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
-                }
-                None => {
-                    out.push_str("[Fail]Not match target founded, check connect-key please\r\n");
-                }
+        Some(_) => match serial.and_then(|key| here.iter().find(|s| s.info().serial == key)) {
+            Some(device) => out.push_str(&device_command(device, &command)),
+            None if serial.is_none() => {
+                out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
             }
-        }
+            None => {
+                out.push_str("[Fail]Not match target founded, check connect-key please\r\n");
+            }
+        },
         None => out.push_str("Unknown operation command...\r\n"),
     }
     let _ = std::io::stdout().write_all(out.as_bytes());
@@ -94,8 +113,14 @@ fn served_devices() -> Vec<Served> {
                 Some((server, folder)) => (Some(server.to_owned()), folder),
                 None => (None, entry),
             };
-            match Capture::load(Path::new(folder)) {
-                Ok(capture) => Some(Served { server, capture }),
+            let device = match Screens::load(Path::new(folder)) {
+                Some(screens) => screens.map(Kind::Screens),
+                None => Capture::load(Path::new(folder))
+                    .map(Kind::Transcript)
+                    .map_err(|e| e.to_string()),
+            };
+            match device {
+                Ok(device) => Some(Served { server, device }),
                 Err(e) => {
                     // A broken capture is reported the way hdc reports trouble: on stdout.
                     print!("[Fail]fake-hdc: {e}\r\n");
@@ -113,7 +138,7 @@ fn list_targets(devices: &[&Served]) -> String {
     devices
         .iter()
         .map(|d| {
-            let serial = &d.capture.info.serial;
+            let serial = &d.info().serial;
             let status = if State::of(serial).vanished() {
                 "Offline"
             } else {
@@ -168,10 +193,60 @@ impl State {
     }
 }
 
+/// The identity reply, from `device.yaml`.
+fn identity(info: &DeviceInfo, wants_status: bool) -> String {
+    let status = if wants_status {
+        format!("{SENTINEL}0\n")
+    } else {
+        String::new()
+    };
+    format!("{}{status}", render_identity(info))
+}
+
+/// The shell line hdc was given, without its quotes, and whether dwpipe asked for the status.
+fn shell_body(rest: &[&str]) -> (String, bool) {
+    let line = rest.join(" ");
+    let line = line.trim().trim_matches('"');
+    match line.strip_suffix(&format!("; echo {SENTINEL}$?")) {
+        Some(body) => (body.to_owned(), true),
+        None => (line.to_owned(), false),
+    }
+}
+
+/// A command to a screens app.
+fn screens_command(screens: &Screens, command: &[String]) -> String {
+    let state = State::of(&screens.info.serial);
+    let words: Vec<&str> = command.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["shell", rest @ ..] => {
+            let (body, wants_status) = shell_body(rest);
+            if body == identity_command().as_str() {
+                return identity(&screens.info, wants_status);
+            }
+            screens.shell(&state.dir, &body)
+        }
+        ["file", "recv", remote, local] => match screens.pulled(&state.dir, remote) {
+            Some(file) => match std::fs::copy(&file, local) {
+                Ok(size) => format!(
+                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\r\n"
+                ),
+                Err(e) => format!("[Fail]fake-hdc: {}: {e}\r\n", file.display()),
+            },
+            None => {
+                format!("[Fail]Error opening file: no such file or directory, path:{remote}\r\n")
+            }
+        },
+        _ => "Unknown operation command...\r\n".to_owned(),
+    }
+}
+
 const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
 
 fn device_command(device: &Served, command: &[String]) -> String {
-    let capture = &device.capture;
+    let capture = match &device.device {
+        Kind::Transcript(capture) => capture,
+        Kind::Screens(screens) => return screens_command(screens, command),
+    };
     let state = State::of(&capture.info.serial);
     if state.vanished() {
         return GONE.to_owned();
@@ -179,19 +254,10 @@ fn device_command(device: &Served, command: &[String]) -> String {
     let words: Vec<&str> = command.iter().map(String::as_str).collect();
     let (operation, local) = match words.as_slice() {
         ["shell", rest @ ..] => {
-            let line = rest.join(" ");
-            let line = line.trim().trim_matches('"');
-            let (body, wants_status) = match line.strip_suffix(&format!("; echo {SENTINEL}$?")) {
-                Some(body) => (body, true),
-                None => (line, false),
-            };
+            let (body, wants_status) = shell_body(rest);
+            let body = body.as_str();
             if body == identity_command().as_str() {
-                let status = if wants_status {
-                    format!("{SENTINEL}0\n")
-                } else {
-                    String::new()
-                };
-                return format!("{}{status}", render_identity(&capture.info));
+                return identity(&capture.info, wants_status);
             }
             match ShellCommand::from_capture(body) {
                 Ok(shell) => (Operation::Shell(shell), None),

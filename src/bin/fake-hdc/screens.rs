@@ -1,0 +1,263 @@
+//! A fake app that answers taps by changing screens, for flows driven through the real hdc
+//! process path: a folder with `device.yaml` and `screens.yaml` instead of a transcript.
+//!
+//! ```yaml
+//! format-version: 1
+//! bundle: com.example.notes
+//! start: list                      # the screen `aa start` shows
+//! trace: files/step.ftrace         # what every `hitrace --trace_finish` writes
+//! screens:
+//!   list:
+//!     layout: files/list.json      # what `uitest dumpLayout` writes on this screen
+//!     screenshot: files/list.png   # what `uitest screenCap` writes
+//!     taps:
+//!       - { on: "id:note_item_1", to: editor, after: 2 }  # shown from the 2nd dump after the tap
+//!   editor:
+//!     layout: files/editor.json
+//!     screenshot: files/editor.png
+//!     back: list                   # where `keyEvent Back` goes
+//! ```
+//!
+//! A tap hits a node when its point lies in the node's visible rect on the current screen's
+//! layout, read by dwpipe's own layout rules. Which screen shows, and which file each device
+//! path holds, is kept in the state folder between invocations. Anything else the app is
+//! asked is refused with a `[Fail]` line, so a flow that drifts from the fake fails loudly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use dwpipe::device::{DeviceInfo, SENTINEL};
+use dwpipe::probe::layout::Layout;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ScreensDoc {
+    format_version: u32,
+    /// The app's bundle, whose window a tap is looked for in.
+    bundle: String,
+    start: String,
+    trace: String,
+    screens: BTreeMap<String, ScreenDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ScreenDoc {
+    layout: String,
+    screenshot: String,
+    #[serde(default)]
+    taps: Vec<TapDoc>,
+    #[serde(default)]
+    back: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct TapDoc {
+    on: String,
+    to: String,
+    #[serde(default)]
+    after: u32,
+}
+
+/// A screens device.
+pub(crate) struct Screens {
+    root: PathBuf,
+    pub(crate) info: DeviceInfo,
+    doc: ScreensDoc,
+}
+
+/// Where the app stands: its screen (none: stopped), a screen change still to come, and the
+/// file each device path holds.
+#[derive(Debug, Default)]
+struct Now {
+    screen: Option<String>,
+    pending: Option<(String, u32)>,
+    files: BTreeMap<String, String>,
+}
+
+impl Screens {
+    /// Loads `root` if it is a screens folder.
+    pub(crate) fn load(root: &Path) -> Option<Result<Screens, String>> {
+        let doc = root.join("screens.yaml");
+        if !doc.is_file() {
+            return None;
+        }
+        let read = |name: &str| {
+            std::fs::read_to_string(root.join(name)).map_err(|e| format!("{name}: {e}"))
+        };
+        Some((|| {
+            let info: DeviceInfo = serde_saphyr::from_str(&read("device.yaml")?)
+                .map_err(|e| format!("device.yaml: {e}"))?;
+            let doc: ScreensDoc = serde_saphyr::from_str(&read("screens.yaml")?)
+                .map_err(|e| format!("screens.yaml: {e}"))?;
+            if doc.format_version != 1 || !doc.screens.contains_key(&doc.start) {
+                return Err(
+                    "screens.yaml: format-version 1 and a `start` screen it lists".to_owned(),
+                );
+            }
+            Ok(Screens {
+                root: root.to_owned(),
+                info,
+                doc,
+            })
+        })())
+    }
+
+    /// Answers one shell command body (without dwpipe's status echo) as hdc prints it: the
+    /// reply and its status line, or a `[Fail]` line for a command the app does not know.
+    pub(crate) fn shell(&self, state: &Path, body: &str) -> String {
+        let mut now = self.read(state);
+        let words: Vec<&str> = body.split_whitespace().collect();
+        let reply = match words.as_slice() {
+            ["aa", "force-stop", _] => {
+                now.screen = None;
+                now.pending = None;
+                Some("force stop process successfully.\n".to_owned())
+            }
+            ["aa", "start", ..] => {
+                now.screen.get_or_insert_with(|| self.doc.start.clone());
+                Some("start ability successfully.\n".to_owned())
+            }
+            ["uitest", "dumpLayout", "-p", remote] => self.on_screen(&mut now, |s| {
+                (remote.to_string(), s.layout.clone(), "DumpLayout saved to:")
+            }),
+            ["uitest", "screenCap", "-p", remote] => self.on_screen(&mut now, |s| {
+                (
+                    remote.to_string(),
+                    s.screenshot.clone(),
+                    "ScreenCap saved to ",
+                )
+            }),
+            ["hitrace", .., "--trace_begin"] => Some(String::new()),
+            ["hitrace", "--trace_finish", "-o", remote] => {
+                now.files
+                    .insert((*remote).to_owned(), self.doc.trace.clone());
+                Some(String::new())
+            }
+            [
+                "uitest",
+                "uiInput",
+                "click" | "doubleClick" | "longClick",
+                x,
+                y,
+            ] => self.tap(&mut now, x, y),
+            ["uitest", "uiInput", "inputText", x, y, ..] => self.tap(&mut now, x, y),
+            ["uitest", "uiInput", "swipe" | "fling", ..] => Some(String::new()),
+            ["uitest", "uiInput", "keyEvent", "Back"] => {
+                let back = now
+                    .screen
+                    .as_ref()
+                    .and_then(|s| self.doc.screens.get(s))
+                    .and_then(|s| s.back.clone());
+                if back.is_some() {
+                    now.screen = back;
+                }
+                Some(String::new())
+            }
+            _ => None,
+        };
+        self.write(state, &now);
+        match reply {
+            Some(reply) => format!("{reply}{SENTINEL}0\n"),
+            None => format!("[Fail]fake-hdc: the screens app does not know `{body}`\r\n"),
+        }
+    }
+
+    /// The file a device path holds, for `file recv`.
+    pub(crate) fn pulled(&self, state: &Path, remote: &str) -> Option<PathBuf> {
+        self.read(state)
+            .files
+            .get(remote)
+            .map(|f| self.root.join(f))
+    }
+
+    /// A dump or a screenshot of the screen showing: a screen change due at this dump happens
+    /// first.
+    fn on_screen(
+        &self,
+        now: &mut Now,
+        what: impl Fn(&ScreenDoc) -> (String, String, &'static str),
+    ) -> Option<String> {
+        let screen = now.screen.clone()?;
+        let (remote, file, said) = what(self.doc.screens.get(&screen)?);
+        if said.starts_with("Dump")
+            && let Some((to, left)) = now.pending.take()
+        {
+            if left <= 1 {
+                now.screen = Some(to.clone());
+                let (_, file, _) = what(self.doc.screens.get(&to)?);
+                now.files.insert(remote.clone(), file);
+                return Some(format!("{said}{remote}\n"));
+            }
+            now.pending = Some((to, left - 1));
+        }
+        now.files.insert(remote.clone(), file);
+        Some(format!("{said}{remote}\n"))
+    }
+
+    /// A tap at `x`,`y`: the first of the screen's taps whose node the point is inside.
+    fn tap(&self, now: &mut Now, x: &str, y: &str) -> Option<String> {
+        let (x, y): (i64, i64) = (x.parse().ok()?, y.parse().ok()?);
+        if x <= 0 || y <= 0 {
+            return Some("Please confirm that the coordinate values are correct.\n".to_owned());
+        }
+        let screen = self.doc.screens.get(now.screen.as_ref()?)?;
+        let bytes = std::fs::read(self.root.join(&screen.layout)).ok()?;
+        let layout = Layout::parse(&bytes).ok()?;
+        let hit = screen.taps.iter().find(|tap| {
+            layout
+                .visible_rect_of(&self.doc.bundle, &tap.on)
+                .is_some_and(|r| r.l <= x && x < r.r && r.t <= y && y < r.b)
+        });
+        if let Some(tap) = hit {
+            if tap.after == 0 {
+                now.screen = Some(tap.to.clone());
+            } else {
+                now.pending = Some((tap.to.clone(), tap.after));
+            }
+        }
+        Some(String::new())
+    }
+
+    fn read(&self, state: &Path) -> Now {
+        let Ok(text) = std::fs::read_to_string(self.state_file(state)) else {
+            return Now::default();
+        };
+        let mut now = Now::default();
+        for line in text.lines() {
+            match line.split('\t').collect::<Vec<_>>().as_slice() {
+                ["screen", s] => now.screen = Some((*s).to_owned()),
+                ["pending", to, n] => now.pending = n.parse().ok().map(|n| ((*to).to_owned(), n)),
+                ["file", remote, file] => {
+                    now.files.insert((*remote).to_owned(), (*file).to_owned());
+                }
+                _ => {}
+            }
+        }
+        now
+    }
+
+    fn write(&self, state: &Path, now: &Now) {
+        let mut text = String::new();
+        if let Some(screen) = &now.screen {
+            text.push_str(&format!("screen\t{screen}\n"));
+        }
+        if let Some((to, n)) = &now.pending {
+            text.push_str(&format!("pending\t{to}\t{n}\n"));
+        }
+        for (remote, file) in &now.files {
+            text.push_str(&format!("file\t{remote}\t{file}\n"));
+        }
+        let _ = std::fs::write(self.state_file(state), text);
+    }
+
+    fn state_file(&self, state: &Path) -> PathBuf {
+        state.join(format!(
+            "{}.screens",
+            self.info.serial.replace([':', '/'], "_")
+        ))
+    }
+}
