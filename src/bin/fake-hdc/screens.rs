@@ -241,16 +241,19 @@ impl Screens {
     }
 
     fn write(&self, state: &Path, now: &Now) {
-        let mut text = String::new();
+        let mut lines: Vec<String> = Vec::new();
         if let Some(screen) = &now.screen {
-            text.push_str(&format!("screen\t{screen}\n"));
+            lines.push(format!("screen\t{screen}"));
         }
         if let Some((to, n)) = &now.pending {
-            text.push_str(&format!("pending\t{to}\t{n}\n"));
+            lines.push(format!("pending\t{to}\t{n}"));
         }
-        for (remote, file) in &now.files {
-            text.push_str(&format!("file\t{remote}\t{file}\n"));
-        }
+        lines.extend(
+            now.files
+                .iter()
+                .map(|(remote, file)| format!("file\t{remote}\t{file}")),
+        );
+        let text = lines.join("\n");
         let _ = std::fs::write(self.state_file(state), text);
     }
 
