@@ -3,17 +3,22 @@
 
 use crate::assertion::{Decimal, Expectation, Unit, common_scale, first_quantity};
 use crate::diagnostic::Diagnostic;
-use crate::pack::{Criterion, Dimension, Pack, Weight};
+use crate::pack::{Criterion, Dimension, Pack, ResponseMetric, Weight};
 
-/// Platform baselines (research/seeds-and-peers.md §6): (probe, comparator, bound, unit). The
-/// unit is also the probe's own for that reading (`ms/s` is perf.frames' jank metric). An
-/// assertion looser than its baseline is flagged.
-const BASELINES: &[(&str, Side, &str, &str)] = &[
-    ("perf.cold-start", Side::AtMost, "1100", "ms"),
-    ("perf.frames", Side::AtMost, "5", "ms/s"),
-    ("perf.memory", Side::AtMost, "1500", "MB"),
-    ("a11y.touch-target", Side::AtLeast, "40", "vp"),
-    ("a11y.contrast", Side::AtLeast, "4.5", "ratio"),
+/// Platform baselines (research/seeds-and-peers.md §6): (probe, its response metric when it
+/// is `perf.response`, comparator, bound, unit). The unit is also the probe's own for that
+/// reading (`ms/s` is perf.frames' jank metric). An assertion looser than its baseline is
+/// flagged.
+const BASELINES: &[(&str, Option<ResponseMetric>, Side, &str, &str)] = &[
+    ("perf.cold-start", None, Side::AtMost, "1100", "ms"),
+    ("perf.frames", None, Side::AtMost, "5", "ms/s"),
+    ("perf.memory", None, Side::AtMost, "1500", "MB"),
+    // Click response (rule 0403) and click completion (rule 0404: Huawei warns from 900 ms
+    // and fails above 1600 ms).
+    ("perf.response", Some(ResponseMetric::Response), Side::AtMost, "100", "ms"),
+    ("perf.response", Some(ResponseMetric::Complete), Side::AtMost, "900", "ms"),
+    ("a11y.touch-target", None, Side::AtLeast, "40", "vp"),
+    ("a11y.contrast", None, Side::AtLeast, "4.5", "ratio"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +120,7 @@ fn rules(criterion: &Criterion) -> Vec<Diagnostic> {
         Some(measured) => {
             // A unit the probe cannot produce is refused at freeze (and at every lock load).
             let declared = assertion.assertion.unit.as_ref();
-            for (probe, side, bound, unit) in BASELINES {
+            for (probe, metric, side, bound, unit) in BASELINES {
                 let probe_reading = measured.unit.map(Unit::parse);
                 let same_reading = probe_reading
                     .as_ref()
@@ -124,7 +129,8 @@ fn rules(criterion: &Criterion) -> Vec<Diagnostic> {
                             .ok()
                     })
                     .is_some();
-                if *probe != measured.kind.id || !same_reading {
+                let same_metric = metric.is_none_or(|m| m == measured.args.response);
+                if *probe != measured.kind.id || !same_reading || !same_metric {
                     continue;
                 }
                 let baseline = Decimal::parse(bound).expect("baseline numbers parse");

@@ -115,3 +115,28 @@ fn each_rule_fires_on_its_hole_and_not_elsewhere() {
     let same = "- { id: P-01, dimension: performance, statement: Cold start ≤ 0.8s, weight: must, assertion: { matcher: lte, expected: 800, unit: ms, probe: { id: perf.cold-start } } }";
     assert!(codes(same).is_empty(), "{:?}", codes(same));
 }
+
+#[test]
+fn a_tap_is_held_to_huaweis_click_baselines_by_metric() {
+    let with_flow = |probe: &str, expected: u32| {
+        let yaml = format!(
+            "version: 1\napp: {{ bundle: com.example.notes }}\n\
+             flows: {{ open: [ {{ launch: cold }}, {{ click: 'id:n', name: tap }} ] }}\ncriteria:\n\
+             - {{ id: P-01, dimension: performance, statement: opening is quick, weight: must, assertion: {{ matcher: lte, expected: {expected}, unit: ms, probe: {probe} }} }}\n"
+        );
+        let (doc, _) = parse_pack(Path::new("pack.yaml"), yaml.as_bytes()).unwrap();
+        let (pack, diagnostics) = validate(doc, Path::new("pack.yaml"));
+        assert!(!has_errors(&diagnostics), "{diagnostics:?}");
+        builtin(&pack.unwrap())
+            .into_iter()
+            .filter(|d| d.code == "W_REVIEW_LOOSER_THAN_BASELINE")
+            .map(|d| d.message)
+            .collect::<Vec<_>>()
+    };
+    let response = "{ id: perf.response, flow: open, step: tap }";
+    let complete = "{ id: perf.response, flow: open, step: tap, metric: complete }";
+    assert!(with_flow(response, 100).is_empty());
+    assert!(with_flow(complete, 900).is_empty(), "900 ms is a pass line for completion");
+    assert!(with_flow(response, 150)[0].contains("baseline of 100 ms"));
+    assert!(with_flow(complete, 1600)[0].contains("baseline of 900 ms"));
+}
