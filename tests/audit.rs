@@ -67,6 +67,11 @@ fn the_passing_capture_passes_every_measured_criterion() {
         row("pass", "pass", "720ms"),
         "median of three flow runs: 700/720/760 ms to the editor at rest"
     );
+    assert_eq!(
+        v["P-04"],
+        row("pass", "pass", "60ms"),
+        "40 ms to the page switch, plus 20 ms compensation"
+    );
     let runs = &report["checks"][3]["measurements"][0]["runs"];
     assert_eq!(runs.as_array().unwrap().len(), 3);
     assert_eq!(report["device"]["serial"], SERIAL);
@@ -84,7 +89,7 @@ fn the_passing_capture_passes_every_measured_criterion() {
     }
     let junit = fs::read_to_string(dir.path().join("pass/junit.xml")).unwrap();
     assert!(
-        junit.contains("tests=\"8\" failures=\"0\" skipped=\"0\""),
+        junit.contains("tests=\"9\" failures=\"0\" skipped=\"0\""),
         "{junit}"
     );
     let page = fs::read_to_string(dir.path().join("pass/report.html")).unwrap();

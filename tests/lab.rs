@@ -102,7 +102,7 @@ fn a_lab_of_eight_where_one_device_vanishes() {
     let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
     assert_eq!(junit.matches("<testsuite ").count(), 8);
     assert!(
-        junit.contains("tests=\"57\" failures=\"0\" skipped=\"0\" errors=\"1\""),
+        junit.contains("tests=\"64\" failures=\"0\" skipped=\"0\" errors=\"1\""),
         "{junit}"
     );
     let page = fs::read_to_string(dir.path().join("lab/lab.html")).unwrap();
