@@ -67,6 +67,10 @@ fn the_html_report_renders_in_chromium() {
         dom.contains("P-01 cold start: 1200ms") && dom.contains("frame intervals"),
         "charts present"
     );
+    assert!(
+        dom.contains("Flow open-note") && dom.contains("1600 ms fail"),
+        "the flow's filmstrip and its time axis"
+    );
     for fetch in ["src=\"http", "href=\"http", "url(http", "<script", "<link"] {
         assert!(
             !dom.contains(fetch),

@@ -18,7 +18,7 @@ const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
 use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport, for_each_line};
 
-use super::flow::step_file;
+use super::flow::{FLOW_RECORD, FlowRecord, step_file};
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
@@ -238,6 +238,19 @@ impl<'a> Decoded<'a> {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The flow's record of a flow visit, when it kept one that reads.
+    pub(crate) fn flow_record(&self) -> Option<FlowRecord> {
+        let path = self.files.get(FLOW_RECORD)?;
+        let bytes = read_bounded(path, MAX_EVIDENCE_BYTES, "a flow record").ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Another image of the visit (a flow step's screen), decoded.
+    pub(crate) fn image(&self, name: &str) -> Option<Image> {
+        let path = self.files.get(name)?;
+        Image::decode(&read_bounded(path, MAX_EVIDENCE_BYTES, "a screenshot").ok()?).ok()
     }
 
     /// The layout dump, parsed once.

@@ -9,6 +9,7 @@ use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
 
 use super::extract::Decoded;
+use super::flow::{FlowRecord, step_file};
 
 /// The frame budget assumed when the trace names none (60 Hz).
 const DEFAULT_BUDGET_MS: f64 = 16.667;
@@ -35,9 +36,36 @@ pub(crate) struct ScreenFigure {
     pub(crate) layout: Layout,
 }
 
+/// A flow step's screen, shrunk for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Thumbnail {
+    /// PNG bytes.
+    pub(crate) png: Vec<u8>,
+    /// Its width in px.
+    pub(crate) width: usize,
+    /// Its height in px.
+    pub(crate) height: usize,
+    /// Screen px per thumbnail px.
+    pub(crate) factor: usize,
+}
+
+/// The first run of a flow: what each step did, and the screen after it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FlowFigure {
+    /// `flow.json`.
+    pub(crate) record: FlowRecord,
+    /// Per step of the record, the screen after it (none when the step failed).
+    pub(crate) screens: Vec<Option<Thumbnail>>,
+}
+
+/// How wide a filmstrip frame is drawn.
+const THUMBNAIL_PX: usize = 180;
+
 /// Everything the report draws.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
+    /// Per flow, its first run.
+    pub(crate) flows: BTreeMap<String, FlowFigure>,
     /// Per cold-start criterion, each run's launch (runs without a whole launch left out).
     pub(crate) cold_starts: BTreeMap<String, Vec<(u32, ColdStart)>>,
     /// Per frames criterion, its first run's intervals.
@@ -47,6 +75,33 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// Keeps the first run of a flow visit: its record and each step's screen, shrunk.
+    pub(super) fn record_flow(&mut self, run: u32, evidence: &Decoded<'_>) {
+        if run != 1 {
+            return;
+        }
+        let Some(record) = evidence.flow_record() else {
+            return;
+        };
+        if self.flows.contains_key(&record.flow) {
+            return;
+        }
+        let screens = (0..record.steps.len())
+            .map(|i| {
+                let image = evidence.image(&step_file(i, "screen.png"))?;
+                let (png, factor) = image.thumbnail(THUMBNAIL_PX)?;
+                Some(Thumbnail {
+                    png,
+                    width: image.width / factor,
+                    height: image.height / factor,
+                    factor,
+                })
+            })
+            .collect();
+        self.flows
+            .insert(record.flow.clone(), FlowFigure { record, screens });
+    }
+
     /// Keeps what criterion `id` (read by `extractor`) shows of run `run`, from the session
     /// visit's decoded evidence. `draws_screen` says whether this criterion is the one whose
     /// screen the report shows.

@@ -119,6 +119,9 @@ impl<'p, 'a> Measuring<'p, 'a> {
     ) -> Result<(), AuditError> {
         let evidence = hash_files(&gathered.files, out)?;
         let decoded = Decoded::new(&gathered.files, self.context);
+        if let Visit::Flow(_) = visit {
+            self.figures.record_flow(run, &decoded);
+        }
         // Criteria that ask the same probe the same question share one reading of the visit.
         let mut read: HashMap<(Extractor, &ProbeArgs), Result<Reading, ExtractError>> =
             HashMap::new();

@@ -135,6 +135,44 @@ impl Image {
     }
 }
 
+impl Image {
+    /// The image shrunk by a whole factor to at most `max_width` px wide (each output pixel the
+    /// mean of its block), as PNG bytes: a report shows a flow's screens without embedding
+    /// every full-size screenshot. Returns the PNG and the factor.
+    pub(crate) fn thumbnail(&self, max_width: usize) -> Option<(Vec<u8>, usize)> {
+        let factor = self.width.div_ceil(max_width.max(1)).max(1);
+        let (w, h) = (self.width / factor, self.height / factor);
+        if w == 0 || h == 0 {
+            return None;
+        }
+        let mut data = Vec::with_capacity(w * h * 3);
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = [0u32; 3];
+                for dy in 0..factor {
+                    let row = (y * factor + dy) * self.width;
+                    for dx in 0..factor {
+                        let px = self.rgb[row + x * factor + dx];
+                        for c in 0..3 {
+                            sum[c] += u32::from(px[c]);
+                        }
+                    }
+                }
+                let n = (factor * factor) as u32;
+                data.extend(sum.iter().map(|s| (s / n) as u8));
+            }
+        }
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, w as u32, h as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().ok()?;
+        writer.write_image_data(&data).ok()?;
+        writer.finish().ok()?;
+        Some((bytes, factor))
+    }
+}
+
 /// Refuses a declared size above [`MAX_PIXELS`].
 fn within_limit(width: u64, height: u64) -> Result<(), ScreenshotError> {
     if width.saturating_mul(height) > MAX_PIXELS {

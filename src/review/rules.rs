@@ -15,8 +15,20 @@ const BASELINES: &[(&str, Option<ResponseMetric>, Side, &str, &str)] = &[
     ("perf.memory", None, Side::AtMost, "1500", "MB"),
     // Click response (rule 0403) and click completion (rule 0404: Huawei warns from 900 ms
     // and fails above 1600 ms).
-    ("perf.response", Some(ResponseMetric::Response), Side::AtMost, "100", "ms"),
-    ("perf.response", Some(ResponseMetric::Complete), Side::AtMost, "900", "ms"),
+    (
+        "perf.response",
+        Some(ResponseMetric::Response),
+        Side::AtMost,
+        "100",
+        "ms",
+    ),
+    (
+        "perf.response",
+        Some(ResponseMetric::Complete),
+        Side::AtMost,
+        "900",
+        "ms",
+    ),
     ("a11y.touch-target", None, Side::AtLeast, "40", "vp"),
     ("a11y.contrast", None, Side::AtLeast, "4.5", "ratio"),
 ];

@@ -136,7 +136,10 @@ fn a_tap_is_held_to_huaweis_click_baselines_by_metric() {
     let response = "{ id: perf.response, flow: open, step: tap }";
     let complete = "{ id: perf.response, flow: open, step: tap, metric: complete }";
     assert!(with_flow(response, 100).is_empty());
-    assert!(with_flow(complete, 900).is_empty(), "900 ms is a pass line for completion");
+    assert!(
+        with_flow(complete, 900).is_empty(),
+        "900 ms is a pass line for completion"
+    );
     assert!(with_flow(response, 150)[0].contains("baseline of 100 ms"));
     assert!(with_flow(complete, 1600)[0].contains("baseline of 900 ms"));
 }

@@ -1,11 +1,13 @@
 //! `report.html`: one self-contained page (inline SVG and CSS, the screenshot as a data URI,
 //! no network): the verdict table, the cold-start runs split into their phases, the
-//! frame-interval distribution against the budget, and the screenshot with the measured
-//! boxes, gaps and failing touch targets drawn over it. The page is a pure function of its
+//! frame-interval distribution against the budget, the screenshot with the measured
+//! boxes, gaps and failing touch targets drawn over it, and each flow as a filmstrip with its
+//! response times. The page is a pure function of its
 //! view ([`view::Page`]), computed once from the report and the figures the audit decoded:
 //! nothing here opens or parses evidence.
 
 mod charts;
+mod flows;
 mod overlay;
 mod view;
 
@@ -103,6 +105,9 @@ fn render(view: &Page) -> String {
     }
     if let Some(screen) = &view.screen {
         page.push_str(&overlay::screen(screen));
+    }
+    for strip in &view.flows {
+        page.push_str(&flows::strip(strip));
     }
     page.push_str("</body></html>\n");
     page

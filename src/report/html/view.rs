@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use crate::audit::{Figures, FrameSeries, MeasurementRecord};
-use crate::pack::{Aggregate, Criterion, Pack};
+use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord};
+use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::{Rect, to_vp};
 
@@ -22,6 +22,24 @@ pub(crate) struct Page<'a> {
     pub(super) cold_starts: Vec<ColdStartChart<'a>>,
     pub(super) frames: Vec<FramesChart<'a>>,
     pub(super) screen: Option<ScreenView<'a>>,
+    pub(super) flows: Vec<FlowStrip<'a>>,
+}
+
+/// A flow's first run as a filmstrip, with the response times of the criteria measured in it.
+pub(super) struct FlowStrip<'a> {
+    pub(super) figure: &'a FlowFigure,
+    pub(super) timings: Vec<Timing<'a>>,
+}
+
+/// One `perf.response` criterion's runs.
+pub(super) struct Timing<'a> {
+    pub(super) criterion_id: &'a str,
+    /// `response`, or `complete (trace-based)`.
+    pub(super) what: &'static str,
+    /// Every run's reading, in ms.
+    pub(super) runs: Vec<f64>,
+    /// The aggregate, in ms.
+    pub(super) value: Option<f64>,
 }
 
 /// A criterion's row of the verdict table.
@@ -148,8 +166,48 @@ impl<'a> Page<'a> {
                 })
                 .collect(),
             screen: screen(report, figures, pack),
+            flows: flows(report, figures, pack),
         }
     }
+}
+
+/// Every flow the audit ran, with the response criteria measured in it.
+fn flows<'a>(report: &'a AuditReport, figures: &'a Figures, pack: &Pack) -> Vec<FlowStrip<'a>> {
+    let args: HashMap<&str, &crate::pack::ProbeArgs> = pack
+        .criteria
+        .iter()
+        .filter_map(|c| Some((c.id.as_str(), &c.assertion.as_ref()?.probe.as_ref()?.args)))
+        .collect();
+    figures
+        .flows
+        .values()
+        .map(|figure| FlowStrip {
+            figure,
+            timings: report
+                .checks
+                .iter()
+                .flat_map(|c| &c.measurements)
+                .filter_map(|m| {
+                    let args = args.get(m.criterion_id.as_str())?;
+                    (m.probe == "perf.response"
+                        && args.flow.as_deref() == Some(figure.record.flow.as_str()))
+                    .then(|| Timing {
+                        criterion_id: &m.criterion_id,
+                        what: match args.response {
+                            ResponseMetric::Response => "response",
+                            ResponseMetric::Complete => "complete (trace-based)",
+                        },
+                        runs: m
+                            .runs
+                            .iter()
+                            .filter_map(|r| r.value.as_ref()?.as_number())
+                            .collect(),
+                        value: m.value.as_ref().and_then(|v| v.as_number()),
+                    })
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 fn frames_chart<'a>(
