@@ -202,7 +202,7 @@ fn flows<'a>(report: &'a AuditReport, figures: &'a Figures, pack: &Pack) -> Vec<
                             .iter()
                             .filter_map(|r| r.value.as_ref()?.as_number())
                             .collect(),
-                        value: m.value.as_ref().and_then(|v| v.as_number()),
+                        value: m.value.as_ref().and_then(crate::audit::Value::as_number),
                     })
                 })
                 .collect(),
