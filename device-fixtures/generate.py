@@ -23,6 +23,8 @@ tests/audit.rs and tests/flows.rs.
 
   notes-editor-pass   the editor opens in 700 ms (response 60 ms), 12 vp title-body gap, 48 vp save
   notes-editor-fail   opens in 1400 ms, a 30 vp gap, a 40 vp save button          → A-02, X-03, P-03 fail
+  notes-scroll        a flow's swipe on the list: 60 frames, one of them 50 ms, traced and read
+                      from RenderService's UniRender records                     → both agree
   notes-screens       not a capture: a fake app fake-hdc serves, answering taps by changing screens
   notes-editor-missing the editor never opens: `wait-for id:editor_title` times out after 2 s
                       (5 dumps)                                                   → A-02, X-03 unverified
@@ -329,6 +331,62 @@ build("notes-no-screenshot", "Fault: the screenshot could not be pulled.", (700,
 build_editor("notes-editor-pass", "The note editor, reached by a flow: it opens in 700 ms, 12 vp title-body gap, 48 vp save button.", 700, 12, 48)
 build_editor("notes-editor-fail", "The note editor failing: it opens in 1400 ms, a 30 vp gap, a 40 vp save button.", 1400, 30, 40)
 build_editor("notes-editor-missing", "Fault: the tap on the note opens nothing, and `wait-for id:editor_title` times out.", 700, 12, 48, opens=False)
+WMS = """----------------------------------WindowManagerService----------------------------------
+-------------------------------------ScreenGroup 1-------------------------------------
+WindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]
+SystemUi_StatusBar   0         1572    9     2108 102  0    2    0           [ 0    0    1260 123  ]
+notes0               0         5000    13    1    1    0    1    0           [ 0    0    1260 2720 ]
+---------------------------------------------------------------------------------------  (Separator Line Between Foreground and Background Windows)
+ScreenLockWindow     0         1572    4     2110 1    0    -1   0           [ 0    0    1260 2720 ]
+Focus window: 13
+total window num: 3
+"""
+
+RS_HEADER = "\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------RenderService---------------------------------\n"
+
+RS_SCREEN = RS_HEADER + """-- ScreenInfo
+screen[0]: id=0, powerstatus=POWER_STATUS_ON, backlight=51, screenType=EXTERNAL_TYPE, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false, skipFrameInterval_:1
+
+  supportedMode[0]: 1260x2720, refreshrate=120
+  supportedMode[1]: 1260x2720, refreshrate=60
+  activeMode: 1260x2720, refreshrate=60
+"""
+
+def rs_fps(surface, presents_ns):
+    """`hidumper -s RenderService -a '<surface> fps'` as OpenHarmony 5.1+ prints it: newest
+    first, the ring's unused slots 0; header only for a surface with no records."""
+    out = RS_HEADER + "\n-- The recently fps records info of screens:\n"
+    if presents_ns:
+        out += f"\n surface [{surface}] Id[6781753360410]:\n" + "".join(f"{p}\n" for p in sorted(presents_ns, reverse=True)) + "0\n" * 4
+    return out
+
+def build_scroll(name, comment, intervals_ms):
+    """The list scrolled by a flow (tests/fixtures/packs/scroll.yaml): one swipe on the note
+    list, traced, with RenderService's UniRender records read after the launch and after the
+    swipe (the app's window `notes0` has none of its own, as on OpenHarmony 5.1+)."""
+    c = Capture(name, comment)
+    launch_step(c, 1, screenshot((0, 0, 0)))
+    c.shell(f"pidof {BUNDLE}", "5000\n")
+    c.shell("hidumper -s WindowManagerService -a -a", WMS)
+    c.shell("hidumper -s RenderService -a 'notes0 fps'", rs_fps("notes0", []))
+    c.shell("hidumper -s RenderService -a screen", RS_SCREEN)
+    idle = [100_000_000_000 + i * 16_666_667 for i in range(30)]
+    c.shell("hidumper -s RenderService -a 'UniRender fps'", rs_fps("UniRender", idle))
+    c.dump(1, 2, layout(12, False))
+    # swipe up 300 vp (975 px) through the centre of note_list [0,380][1260,2400]
+    c.shell(TRACE_BEGIN)
+    c.shell("uitest uiInput swipe 630 1877 630 903 600")
+    c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-step-1-02.ftrace")
+    c.pull("/data/local/tmp/dwpipe-step-1-02.ftrace", "step-1-02.ftrace", scroll_trace([round(i * 1000) for i in intervals_ms]).encode())
+    c.step_screen(1, 2, screenshot((0, 0, 0)), "list.png")
+    # The swipe's frames, 2 s after the idle ones: the same intervals RenderService saw.
+    t, swipe = 102_500_000_000, []
+    for i in [0] + intervals_ms:
+        t += int(i * 1_000_000)
+        swipe.append(t)
+    c.shell("hidumper -s RenderService -a 'UniRender fps'", rs_fps("UniRender", idle[-10:] + swipe))
+    c.finish()
+
 def build_screens(name):
     """A fake app for fake-hdc: the list, and the editor a tap on the second note opens (it
     shows from the second layout dump after the tap, so `wait-for` polls twice)."""
@@ -363,5 +421,6 @@ screens:
     back: list
 """)
 
+build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)
 build_screens("notes-screens")
 print("written")

@@ -311,3 +311,64 @@ fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
         "the same files with the same hashes, flow.json's device times too"
     );
 }
+
+#[test]
+fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fixture("packs/scroll.yaml");
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, report, stderr) = replay(dir.path(), "notes-scroll", "out");
+    assert_eq!(code, 0, "{stderr}");
+    // 60 intervals, one of 50 ms: 33.3 ms dropped over 1.033 s, by either source.
+    assert_eq!(outcome(&report, "P-05"), pair("pass", "32.257ms/s"));
+    assert_eq!(outcome(&report, "P-06"), pair("pass", "32.257ms/s"));
+    let why = detail(&report, "P-06");
+    assert!(
+        why.contains("UniRender") && why.contains("no records for the app's window `notes0`"),
+        "the surface read and why: {why}"
+    );
+    // The idle records read before the flow are not the flow's frames.
+    assert!(why.contains("over 61 presented frames"), "{why}");
+    let disagrees = |report: &serde_json::Value| {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "W_EVIDENCE_DISAGREES" && d["criterionId"] == "P-06")
+    };
+    assert!(
+        !disagrees(&report),
+        "the ring still held the records read before"
+    );
+
+    // A ring overrun during the flow: nothing left of what was read before it.
+    let capture = dir.path().join("overrun");
+    common::copy_tree(&repo("device-fixtures/notes-scroll"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let last = transcript.rfind("'UniRender fps'").unwrap();
+    let (head, tail) = transcript.split_at(last);
+    // Drop the ten idle records the last read still held (they are 100.xxx s; the swipe is 102.5 s).
+    let tail = tail
+        .split("\\n")
+        .filter(|record| !record.starts_with("1003") && !record.starts_with("1004"))
+        .collect::<Vec<_>>()
+        .join("\\n");
+    fs::write(capture.join("transcript.yaml"), format!("{head}{tail}")).unwrap();
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "overrun-out",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(disagrees(&report), "{}", report["diagnostics"]);
+}

@@ -11,14 +11,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
-use crate::pack::{FrameMetric, ProbeArgs, ResponseMetric, Selector};
+use crate::pack::{FrameMetric, FramesVia, ProbeArgs, ResponseMetric, Selector};
 
 /// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
 const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
-use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport, for_each_line};
+use crate::probe::hitrace::{self, Analysis, FrameStats, FrameTracker, TraceReport, for_each_line};
 
-use super::flow::{FLOW_RECORD, FlowRecord, step_file};
+use super::flow::{FLOW_RECORD, FPS_AFTER, FPS_BEFORE, FPS_SURFACE, FlowRecord, SCREEN, step_file};
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
@@ -100,6 +100,9 @@ pub enum ExtractError {
     /// The app window has no clickable node on screen.
     #[error("no clickable node on screen in the app window")]
     NoClickable,
+    /// A flow kept no file of this name (it stopped before it could).
+    #[error("the flow kept no `{0}`")]
+    NotKept(&'static str),
     /// The flow kept no trace of the step a response criterion measures.
     #[error("the flow kept no trace `{0}` of the step measured")]
     StepNotTraced(String),
@@ -214,6 +217,19 @@ impl<'a> Decoded<'a> {
         Ok(String::from_utf8_lossy(&self.bytes(evidence)?).replace('\r', ""))
     }
 
+    /// A reply a flow kept under `name`, as text.
+    fn named_text(&self, name: &'static str) -> Result<String, ExtractError> {
+        let path = self.files.get(name).ok_or(ExtractError::NotKept(name))?;
+        let bytes =
+            read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
+                ExtractError::Unreadable {
+                    path: path.clone(),
+                    source: Arc::new(source),
+                }
+            })?;
+        Ok(String::from_utf8_lossy(&bytes).replace('\r', ""))
+    }
+
     /// The trace, streamed once through the analysis.
     pub(crate) fn trace(&self) -> Result<&Trace, ExtractError> {
         self.trace
@@ -309,6 +325,16 @@ pub fn extract(
                 ),
             )
         }
+        Extractor::Frames if probe.via == FramesVia::Hidumper => {
+            let (stats, surface, warning) = present_times(evidence)?;
+            let mut reading = frame_reading(
+                &stats,
+                probe.metric,
+                &format!(", from RenderService's records of {surface}"),
+            )?;
+            reading.warning = warning;
+            Ok(reading)
+        }
         Extractor::Frames => {
             let flow_frames;
             let f = if probe.flow.is_some() {
@@ -321,23 +347,7 @@ pub fn extract(
             } else {
                 &evidence.trace()?.report.frames
             };
-            let (value, what) = match probe.metric {
-                FrameMetric::Fps => (f.fps, "fps"),
-                FrameMetric::P50 => (f.p50_ms, "p50 frame interval"),
-                FrameMetric::P95 => (f.p95_ms, "p95 frame interval"),
-                FrameMetric::Max => (f.max_ms, "longest frame interval"),
-                FrameMetric::Jank => (f.jank_ms_per_s, "jank (dropped ms per second)"),
-            };
-            let value = value.ok_or(ExtractError::TooFewFrames)?;
-            number(
-                value,
-                format!(
-                    "{what} over {} presented frames, budget {} ms",
-                    f.count,
-                    f.budget_ms
-                        .map_or_else(|| "unknown".to_owned(), |b| b.to_string())
-                ),
-            )
+            frame_reading(f, probe.metric, "")
         }
         Extractor::Memory => {
             let total = hidumper::memory_total(&evidence.text(Evidence::Memory)?)?;
@@ -395,6 +405,91 @@ pub fn extract(
         | Extractor::Contrast => on_screen(extractor, evidence, probe),
     }
 }
+
+/// One number of a frame measurement, with what it was read from.
+fn frame_reading(
+    f: &FrameStats,
+    metric: FrameMetric,
+    source: &str,
+) -> Result<Reading, ExtractError> {
+    let (value, what) = match metric {
+        FrameMetric::Fps => (f.fps, "fps"),
+        FrameMetric::P50 => (f.p50_ms, "p50 frame interval"),
+        FrameMetric::P95 => (f.p95_ms, "p95 frame interval"),
+        FrameMetric::Max => (f.max_ms, "longest frame interval"),
+        FrameMetric::Jank => (f.jank_ms_per_s, "jank (dropped ms per second)"),
+    };
+    let value = value.ok_or(ExtractError::TooFewFrames)?;
+    number(
+        value,
+        format!(
+            "{what} over {} presented frames, budget {} ms{source}",
+            f.count,
+            f.budget_ms
+                .map_or_else(|| "unknown".to_owned(), |b| b.to_string())
+        ),
+    )
+}
+
+/// The frames of a flow's actions from RenderService's present times: the records after the
+/// last one read before the flow acted, split into bursts at 300 ms of stillness (an idle
+/// screen presents nothing, and its gap is not a dropped frame), at the active refresh rate's
+/// budget. Returns the statistics, the surface read and, when the ring may have dropped
+/// records in between, a warning.
+fn present_times(
+    evidence: &Decoded<'_>,
+) -> Result<(FrameStats, String, Option<String>), ExtractError> {
+    let records = |name: &'static str| -> Result<Vec<u64>, ExtractError> {
+        let text = evidence.named_text(name)?;
+        Ok(hidumper::fps_blocks(&text)?
+            .into_iter()
+            .flat_map(|b| b.presents_ns)
+            .collect())
+    };
+    let before = records(FPS_BEFORE)?;
+    let mut after = records(FPS_AFTER)?;
+    after.sort_unstable();
+    after.dedup();
+    let since = before.iter().copied().max().unwrap_or(0);
+    let oldest_after = after.first().copied();
+    let flow: Vec<u64> = after.into_iter().filter(|p| *p > since).collect();
+    let refresh = hidumper::screens(&evidence.named_text(SCREEN)?)?
+        .iter()
+        .find_map(|s| s.refresh_hz)
+        .filter(|hz| *hz > 0);
+    let budget = refresh.map(|hz| 1_000_000_000 / u64::from(hz));
+    let mut bursts: Vec<Vec<u64>> = vec![Vec::new()];
+    for present in flow {
+        if let Some(last) = bursts.last().and_then(|b| b.last())
+            && present - last >= STILL_GAP_NS
+        {
+            bursts.push(Vec::new());
+        }
+        if let Some(burst) = bursts.last_mut() {
+            burst.push(present);
+        }
+    }
+    let trackers: Vec<FrameTracker> = bursts
+        .iter()
+        .map(|b| FrameTracker::of_presents(b, budget))
+        .collect();
+    let mut stats = FrameTracker::combined(&trackers.iter().collect::<Vec<_>>());
+    stats.budget_source = Some(if refresh.is_some() {
+        "RenderService activeMode refresh rate"
+    } else {
+        "assumed 60 Hz (no active mode in the screen dump)"
+    });
+    let surface = evidence.named_text(FPS_SURFACE)?.trim().to_owned();
+    // Records older than the flow's first one were all dropped: if even the oldest left is
+    // newer than the last one before, the ring (256 or 384 presents) may have overflowed.
+    let warning = (since > 0 && oldest_after.is_some_and(|o| o > since)).then(|| {
+        "RenderService's ring of present times was overrun during the flow: frames between the two reads may be missing".to_owned()
+    });
+    Ok((stats, surface, warning))
+}
+
+/// Stillness that separates two bursts of frames.
+const STILL_GAP_NS: u64 = 300_000_000;
 
 /// The extractors that read the layout dump (and, for contrast, the screenshot), in vp.
 fn on_screen(

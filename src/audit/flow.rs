@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::input::read_bounded;
-use crate::pack::{Action, Direction, Flow, FlowStep, Gesture, Launch, Selector, SwipePath};
+use crate::pack::SwipePath;
+use crate::pack::{Action, Direction, Flow, FlowStep, FramesVia, Gesture, Launch, Selector};
 use crate::playbook::Values;
 use crate::probe::layout::{Layout, LayoutError, Rect};
 use crate::shell::ShellValue;
@@ -43,12 +44,26 @@ pub(crate) fn step_file(step: usize, what: &str) -> String {
     }
 }
 
+/// RenderService's present times before the flow's actions (after its launch) and after its
+/// last step, the surface they were read for, and the screen's refresh rate.
+pub(crate) const FPS_BEFORE: &str = "fps-before.txt";
+pub(crate) const FPS_AFTER: &str = "fps-after.txt";
+pub(crate) const FPS_SURFACE: &str = "fps-surface.txt";
+pub(crate) const SCREEN: &str = "screen.txt";
+/// The render layer every ArkUI window is composed in: read when the app's window has no
+/// records of its own (OpenHarmony 5.1 and later keep per-surface records only for
+/// self-drawing surfaces).
+const UNIRENDER: &str = "UniRender";
+
 /// What a flow run does besides its steps.
 pub(super) struct FlowPlan<'a> {
     /// The flow.
     pub(super) flow: &'a Flow,
     /// The steps (0-based) traced from their input until the screen settled.
     pub(super) traced: BTreeSet<usize>,
+    /// Read RenderService's present times before and after the flow (`perf.frames` via
+    /// hidumper).
+    pub(super) present_times: bool,
 }
 
 impl<'a> FlowPlan<'a> {
@@ -56,9 +71,13 @@ impl<'a> FlowPlan<'a> {
     /// steps a response names are traced, and every swipe when a frames criterion reads them.
     pub(super) fn of(flow: &'a Flow, criteria: &[&Planned<'_>]) -> FlowPlan<'a> {
         let mut traced = BTreeSet::new();
+        let mut present_times = false;
         for planned in criteria {
             match planned.extractor {
                 Extractor::Response => traced.extend(planned.args().step.map(|s| s.index)),
+                Extractor::Frames if planned.args().via == FramesVia::Hidumper => {
+                    present_times = true;
+                }
                 Extractor::Frames => traced.extend(
                     flow.steps
                         .iter()
@@ -69,7 +88,11 @@ impl<'a> FlowPlan<'a> {
                 _ => {}
             }
         }
-        FlowPlan { flow, traced }
+        FlowPlan {
+            flow,
+            traced,
+            present_times,
+        }
     }
 }
 
@@ -172,6 +195,15 @@ pub(super) async fn run_flow(
         let result = match result {
             Ok(()) => runner.screenshot(index).await,
             Err(e) => Err(e),
+        };
+        // The frames of the flow's actions: RenderService's records just after the launch,
+        // and again after the last step.
+        let result = match result {
+            Ok(()) if plan.present_times && index == 0 => runner.present_times_before().await,
+            Ok(()) if plan.present_times && index + 1 == plan.flow.steps.len() => {
+                runner.present_times(FPS_AFTER).await
+            }
+            other => other,
         };
         done.took_ms = ms(device.clock().saturating_sub(started));
         if let Err(failure) = result {
@@ -496,6 +528,68 @@ impl<D: Device> Runner<'_, '_, D> {
                 Ok((centre(&layout, from), centre(&layout, to)))
             }
         }
+    }
+
+    /// Keeps a reply as evidence under `name`.
+    fn save(&mut self, name: &str, text: &str) -> Result<(), StepFailure> {
+        let path = self.dir.join(name);
+        crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| step_error(chain(&e)))?;
+        self.files.insert(name.to_owned(), path);
+        Ok(())
+    }
+
+    /// The surface to read present times for: the app's foreground window, found by its pid
+    /// in the window manager's table, when RenderService keeps records for it; else
+    /// `UniRender`. Then the screen's refresh rate, and the records as they stand.
+    async fn present_times_before(&mut self) -> Result<(), StepFailure> {
+        let pid = self.shell("pidof {bundle}").await?;
+        let pid: u32 = pid
+            .trim()
+            .parse()
+            .map_err(|_| step_error(format!("`pidof` printed {:?}, not a pid", pid.trim())))?;
+        let table = self.shell("hidumper -s WindowManagerService -a -a").await?;
+        let window = crate::probe::hidumper::windows(&table)
+            .ok()
+            .and_then(|t| t.windows.into_iter().find(|w| w.pid == pid && w.foreground))
+            .map(|w| w.name)
+            .filter(|name| ShellValue::identifier("window", name).is_ok());
+        let mut surface = UNIRENDER.to_owned();
+        let mut why = format!("{UNIRENDER}: no foreground window of pid {pid} with a plain name");
+        if let Some(name) = window {
+            self.values.set(
+                "surface",
+                ShellValue::identifier("window", &name).map_err(|e| step_error(e.to_string()))?,
+            );
+            let dump = self
+                .shell("hidumper -s RenderService -a '{surface} fps'")
+                .await?;
+            let records = crate::probe::hidumper::fps_blocks(&dump)
+                .is_ok_and(|blocks| blocks.iter().any(|b| !b.presents_ns.is_empty()));
+            if records {
+                surface = name.clone();
+                why = format!("window [{name}] (pid {pid})");
+            } else {
+                why = format!(
+                    "{UNIRENDER}: RenderService keeps no records for the app's window `{name}` (OpenHarmony 5.1 and later record only self-drawing surfaces)"
+                );
+            }
+        }
+        self.values.set(
+            "surface",
+            ShellValue::identifier("surface", &surface).map_err(|e| step_error(e.to_string()))?,
+        );
+        self.save(FPS_SURFACE, &why)?;
+        let screen = self.shell("hidumper -s RenderService -a screen").await?;
+        self.save(SCREEN, &screen)?;
+        self.present_times(FPS_BEFORE).await
+    }
+
+    /// RenderService's present times of the chosen surface, kept as `name`.
+    async fn present_times(&mut self, name: &str) -> Result<(), StepFailure> {
+        let dump = self
+            .shell("hidumper -s RenderService -a '{surface} fps'")
+            .await?;
+        self.save(name, &dump)
     }
 
     /// `uitest screenCap` after the step, pulled as `step-NN-screen.png`.

@@ -151,7 +151,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
                                 self.noticed.push(
                                     Diagnostic::warning("W_EVIDENCE_DISAGREES", warning)
                                         .criterion(id)
-                                        .fix("look at the kept evidence: a case may have crashed unreported"),
+                                        .fix("look at the kept evidence before trusting the reading (a case may have crashed unreported, a ring of records overrun)"),
                                 );
                             }
                             (Some(reading.value.clone()), reading.detail.clone())

@@ -480,7 +480,6 @@ fn bind_flow(
         probe.args.step = Some(MeasuredStep { index, input });
     }
     if id == "perf.frames"
-        && probe.args.via == FramesVia::Hitrace
         && !flow
             .steps
             .iter()

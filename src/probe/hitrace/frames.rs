@@ -96,6 +96,20 @@ impl FrameTracker {
             .collect()
     }
 
+    /// Frames known by their present times alone (RenderService's records), all at one
+    /// refresh budget.
+    pub(crate) fn of_presents(presents_ns: &[u64], budget_ns: Option<u64>) -> FrameTracker {
+        FrameTracker {
+            presents: presents_ns
+                .iter()
+                .map(|p| (*p, budget_ns.unwrap_or(0)))
+                .collect(),
+            rate_budget: budget_ns,
+            present_marker: Some("RenderService present time".to_owned()),
+            ..FrameTracker::default()
+        }
+    }
+
     /// The statistics.
     pub(crate) fn stats(&self) -> FrameStats {
         FrameTracker::combined(&[self])
