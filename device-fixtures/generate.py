@@ -387,9 +387,19 @@ def build_scroll(name, comment, intervals_ms):
     c.shell("hidumper -s RenderService -a 'UniRender fps'", rs_fps("UniRender", idle[-10:] + swipe))
     c.finish()
 
+def archive_list():
+    """The list scrolled down: the notes moved up, an Archive entry at the bottom."""
+    items = [node({"id": f"note_item_{i}", "type": "ListItem", "text": f"Note {i}", "clickable": "true", **rect(48, 400 + i * 234, 1212, 595 + i * 234)}) for i in range(2)]
+    items.append(node({"id": "archive_item", "type": "ListItem", "text": "Archive", "clickable": "true", **rect(48, 2100, 1212, 2295)}))
+    return dump([node({"id": "note_list", "type": "List", "scrollable": "true", **rect(0, 380, 1260, 2400)}, items)])
+
+def archive_screen():
+    return dump([node({"id": "archive_title", "type": "Text", "text": "Archive (3 notes)", **rect(48, 200, 1212, 330)})])
+
 def build_screens(name):
-    """A fake app for fake-hdc: the list, and the editor a tap on the second note opens (it
-    shows from the second layout dump after the tap, so `wait-for` polls twice)."""
+    """A fake app for fake-hdc: the list; the editor a tap on the second note opens (it
+    shows from the second layout dump after the tap, so `wait-for` polls twice); a swipe on
+    the list scrolls to an Archive entry, whose tap opens the archive."""
     root = os.path.join(ROOT, name)
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(os.path.join(root, "files"))
@@ -397,6 +407,7 @@ def build_screens(name):
         "list.json": layout(12, False).encode(), "list.png": screenshot((0, 0, 0)),
         "editor.json": editor().encode(), "editor.png": editor_png(False),
         "step.ftrace": response_trace(700).encode(),
+        "list-scrolled.json": archive_list().encode(), "archive.json": archive_screen().encode(),
     }
     for file, data in files.items():
         with open(os.path.join(root, "files", file), "wb") as f:
@@ -415,6 +426,17 @@ screens:
     screenshot: files/list.png
     taps:
       - {{ on: "id:note_item_1", to: editor, after: 2 }}
+    swipes:
+      - {{ on: "id:note_list", to: list-scrolled }}
+  list-scrolled:
+    layout: files/list-scrolled.json
+    screenshot: files/list.png
+    taps:
+      - {{ on: "id:archive_item", to: archive }}
+  archive:
+    layout: files/archive.json
+    screenshot: files/list.png
+    back: list-scrolled
   editor:
     layout: files/editor.json
     screenshot: files/editor.png

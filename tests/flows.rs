@@ -246,9 +246,13 @@ fn evidence(report: &serde_json::Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[test]
-fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
-    let dir = frozen_editor();
+/// Audits `pack` live through the screens app (recording it), then replays the recording:
+/// the folder, and both reports.
+fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fixture(pack);
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
     let screens = repo("device-fixtures/notes-screens").display().to_string();
     let hdc = fake_hdc(dir.path(), "hdc", &[screens], "");
     let hdc = hdc.to_str().unwrap();
@@ -271,20 +275,6 @@ fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
     );
     assert_eq!(code, 0, "{stderr}");
     let live: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(outcome(&live, "A-02"), pair("pass", "12vp"));
-    assert_eq!(outcome(&live, "X-03"), pair("pass", "48vp"));
-    let record: serde_json::Value = serde_json::from_slice(
-        &fs::read(
-            dir.path()
-                .join("live/evidence/SCREENS01/1/flow-open-note/flow.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(
-        record["steps"][2]["dumps"], 2,
-        "the editor shows from the second dump after the tap: wait-for polled twice"
-    );
     let (code, stdout, stderr) = dwpipe(
         dir.path(),
         &[
@@ -301,14 +291,48 @@ fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
     );
     assert_eq!(code, 0, "{stderr}");
     let replayed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        evidence(&live),
+        evidence(&replayed),
+        "the same files with the same hashes, flow.json's device times too"
+    );
+    (dir, live, replayed)
+}
+
+fn flow_record(dir: &Path, flow: &str) -> serde_json::Value {
+    let path = dir.join(format!("live/evidence/SCREENS01/1/flow-{flow}/flow.json"));
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
+    let (dir, live, replayed) = live_then_replayed("packs/editor.yaml");
+    assert_eq!(outcome(&live, "A-02"), pair("pass", "12vp"));
+    assert_eq!(outcome(&live, "X-03"), pair("pass", "48vp"));
     for id in ["A-02", "X-03", "P-03", "P-04"] {
         assert_eq!(outcome(&live, id), outcome(&replayed, id), "{id}");
     }
-    let (live, replayed) = (evidence(&live), evidence(&replayed));
-    assert!(live.keys().any(|p| p.ends_with("flow.json")));
+    assert!(evidence(&live).keys().any(|p| p.ends_with("flow.json")));
     assert_eq!(
-        live, replayed,
-        "the same files with the same hashes, flow.json's device times too"
+        flow_record(dir.path(), "open-note")["steps"][2]["dumps"],
+        2,
+        "the editor shows from the second dump after the tap: wait-for polled twice"
+    );
+}
+
+#[test]
+fn scroll_until_swipes_the_live_list_until_its_target_shows() {
+    let (dir, live, replayed) = live_then_replayed("packs/archive.yaml");
+    assert_eq!(outcome(&live, "F-03"), pair("pass", "Archive (3 notes)"));
+    assert_eq!(outcome(&replayed, "F-03"), outcome(&live, "F-03"));
+    let record = flow_record(dir.path(), "open-archive");
+    let scroll = &record["steps"][1];
+    assert_eq!(scroll["dumps"], 2, "not there, one swipe, there: {scroll}");
+    assert_eq!(scroll["node"], "id:archive_item");
+    assert_eq!(record["steps"][2]["node"], "id:archive_item");
+    assert_eq!(
+        record["steps"][4]["action"],
+        "input: 'Groceries 2' into id:archive_title"
     );
 }
 

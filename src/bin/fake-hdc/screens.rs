@@ -12,6 +12,8 @@
 //!     screenshot: files/list.png   # what `uitest screenCap` writes
 //!     taps:
 //!       - { on: "id:note_item_1", to: editor, after: 2 }  # shown from the 2nd dump after the tap
+//!     swipes:
+//!       - { on: "id:note_list", to: list-scrolled }       # a swipe that starts inside the node
 //!   editor:
 //!     layout: files/editor.json
 //!     screenshot: files/editor.png
@@ -49,6 +51,8 @@ struct ScreenDoc {
     screenshot: String,
     #[serde(default)]
     taps: Vec<TapDoc>,
+    #[serde(default)]
+    swipes: Vec<TapDoc>,
     #[serde(default)]
     back: Option<String>,
 }
@@ -145,7 +149,7 @@ impl Screens {
                 y,
             ] => self.tap(&mut now, x, y),
             ["uitest", "uiInput", "inputText", x, y, ..] => self.tap(&mut now, x, y),
-            ["uitest", "uiInput", "swipe" | "fling", ..] => Some(String::new()),
+            ["uitest", "uiInput", "swipe" | "fling", x, y, ..] => self.swipe(&mut now, x, y),
             ["uitest", "uiInput", "keyEvent", "Back"] => {
                 let back = now
                     .screen
@@ -200,6 +204,21 @@ impl Screens {
 
     /// A tap at `x`,`y`: the first of the screen's taps whose node the point is inside.
     fn tap(&self, now: &mut Now, x: &str, y: &str) -> Option<String> {
+        self.gesture(now, x, y, |s| &s.taps)
+    }
+
+    /// A swipe starting at `x`,`y`: the first of the screen's swipes whose node it starts in.
+    fn swipe(&self, now: &mut Now, x: &str, y: &str) -> Option<String> {
+        self.gesture(now, x, y, |s| &s.swipes)
+    }
+
+    fn gesture(
+        &self,
+        now: &mut Now,
+        x: &str,
+        y: &str,
+        of: impl Fn(&ScreenDoc) -> &[TapDoc],
+    ) -> Option<String> {
         let (x, y): (i64, i64) = (x.parse().ok()?, y.parse().ok()?);
         if x <= 0 || y <= 0 {
             return Some("Please confirm that the coordinate values are correct.\n".to_owned());
@@ -207,7 +226,7 @@ impl Screens {
         let screen = self.doc.screens.get(now.screen.as_ref()?)?;
         let bytes = std::fs::read(self.root.join(&screen.layout)).ok()?;
         let layout = Layout::parse(&bytes).ok()?;
-        let hit = screen.taps.iter().find(|tap| {
+        let hit = of(screen).iter().find(|tap| {
             layout
                 .visible_rect_of(&self.doc.bundle, &tap.on)
                 .is_some_and(|r| r.l <= x && x < r.r && r.t <= y && y < r.b)
