@@ -25,6 +25,9 @@ pub(crate) const DEFAULT_SETTLE: Duration = Duration::from_secs(2);
 const DEFAULT_MAX_SWIPES: u32 = 5;
 /// The longest text an `input` step types.
 const MAX_INPUT_CHARS: usize = 200;
+/// The most steps a flow may have (each one holds the device for a dump, an input and a
+/// screenshot).
+const MAX_STEPS: usize = 100;
 /// The longest wait a step may ask for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -686,11 +689,18 @@ pub(crate) fn flows(
             ));
             continue;
         }
-        if docs.is_empty() {
+        if docs.is_empty() || docs.len() > MAX_STEPS {
             errors.push((
                 name.clone(),
                 None,
-                error("the flow has no steps", "start it with `launch: cold`"),
+                if docs.is_empty() {
+                    error("the flow has no steps", "start it with `launch: cold`")
+                } else {
+                    error(
+                        format!("the flow has {} steps, more than {MAX_STEPS}", docs.len()),
+                        "split it: a flow reaches one screen",
+                    )
+                },
             ));
             continue;
         }
@@ -843,5 +853,18 @@ mod tests {
         assert_eq!(flow.step(&StepRef::Index(0)), None);
         assert_eq!(flow.step(&StepRef::Index(3)), None);
         assert!(valid_flow_name("open-note") && !valid_flow_name("Open note"));
+        let long = format!(
+            "long:\n  - launch: cold\n{}",
+            "  - sleep: 1ms\n".repeat(MAX_STEPS)
+        );
+        let docs: BTreeMap<String, Vec<Spanned<FlowStepDoc>>> =
+            serde_saphyr::from_str(&long).unwrap();
+        let (flows, errors) = super::flows(&docs);
+        assert!(flows.is_empty());
+        assert!(
+            errors[0].2.message.contains("more than 100"),
+            "{:?}",
+            errors[0].2
+        );
     }
 }
