@@ -14,17 +14,18 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// A temp folder with the editor pack frozen in it.
-fn frozen_editor() -> tempfile::TempDir {
+/// A temp folder with `tests/fixtures/<pack>` frozen in it.
+fn frozen(pack: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let pack = fixture("packs/editor.yaml");
+    let pack = fixture(pack);
     let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     dir
 }
 
-fn replay(dir: &Path, capture: &str, out: &str) -> (i32, serde_json::Value, String) {
-    let capture = repo(&format!("device-fixtures/{capture}"));
+/// A strict replay of `capture` against `dir`'s lock into `out`: the exit code, the report
+/// and stderr.
+fn replay_capture(dir: &Path, capture: &Path, out: &str) -> (i32, serde_json::Value, String) {
     let (code, stdout, stderr) = dwpipe(
         dir,
         &[
@@ -41,6 +42,11 @@ fn replay(dir: &Path, capture: &str, out: &str) -> (i32, serde_json::Value, Stri
     );
     let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
     (code, report, stderr)
+}
+
+/// A strict replay of one of `device-fixtures/`.
+fn replay(dir: &Path, fixture: &str, out: &str) -> (i32, serde_json::Value, String) {
+    replay_capture(dir, &repo(&format!("device-fixtures/{fixture}")), out)
 }
 
 /// `(result, actual)` of a criterion.
@@ -66,7 +72,7 @@ fn detail(report: &serde_json::Value, id: &str) -> String {
 
 #[test]
 fn the_editor_reached_by_a_flow_is_the_screen_measured() {
-    let dir = frozen_editor();
+    let dir = frozen("packs/editor.yaml");
     let (code, report, stderr) = replay(dir.path(), "notes-editor-pass", "pass");
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
@@ -120,7 +126,7 @@ fn the_editor_reached_by_a_flow_is_the_screen_measured() {
 
 #[test]
 fn the_failing_editor_fails_on_the_editor() {
-    let dir = frozen_editor();
+    let dir = frozen("packs/editor.yaml");
     let (code, report, _) = replay(dir.path(), "notes-editor-fail", "fail");
     assert_eq!(code, 1);
     assert_eq!(
@@ -135,7 +141,7 @@ fn the_failing_editor_fails_on_the_editor() {
 
 #[test]
 fn a_selector_that_never_appears_leaves_what_needed_it_unverified() {
-    let dir = frozen_editor();
+    let dir = frozen("packs/editor.yaml");
     let (code, report, _) = replay(dir.path(), "notes-editor-missing", "missing");
     assert_eq!(code, 1, "a must criterion unverified is never a pass");
     for id in ["A-02", "X-03"] {
@@ -249,10 +255,7 @@ fn evidence(report: &serde_json::Value) -> BTreeMap<String, String> {
 /// Audits `pack` live through the screens app (recording it), then replays the recording:
 /// the folder, and both reports.
 fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let pack = fixture(pack);
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let dir = frozen(pack);
     let screens = repo("device-fixtures/notes-screens").display().to_string();
     let hdc = fake_hdc(dir.path(), "hdc", &[screens], "");
     let hdc = hdc.to_str().unwrap();
@@ -275,22 +278,9 @@ fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serd
     );
     assert_eq!(code, 0, "{stderr}");
     let live: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            "recorded",
-            "--strict",
-            "--out",
-            "replayed",
-            "--json",
-        ],
-    );
+    let (code, replayed, stderr) =
+        replay_capture(dir.path(), &dir.path().join("recorded"), "replayed");
     assert_eq!(code, 0, "{stderr}");
-    let replayed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         evidence(&live),
         evidence(&replayed),
@@ -338,10 +328,7 @@ fn scroll_until_swipes_the_live_list_until_its_target_shows() {
 
 #[test]
 fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
-    let dir = tempfile::tempdir().unwrap();
-    let pack = fixture("packs/scroll.yaml");
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let dir = frozen("packs/scroll.yaml");
     let (code, report, stderr) = replay(dir.path(), "notes-scroll", "out");
     assert_eq!(code, 0, "{stderr}");
     // 60 intervals, one of 50 ms: 33.3 ms dropped over 1.033 s, by either source.
@@ -379,20 +366,7 @@ fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
         .collect::<Vec<_>>()
         .join("\\n");
     fs::write(capture.join("transcript.yaml"), format!("{head}{tail}")).unwrap();
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "overrun-out",
-            "--json",
-        ],
-    );
+    let (code, report, stderr) = replay_capture(dir.path(), &capture, "overrun-out");
     assert_eq!(code, 0, "{stderr}");
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(disagrees(&report), "{}", report["diagnostics"]);
 }

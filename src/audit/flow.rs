@@ -401,17 +401,24 @@ impl<D: Device> Runner<'_, '_, D> {
             "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
             index + 1
         );
-        self.shell(&format!("hitrace --trace_finish -o {remote}"))
-            .await?;
-        pull(
-            self.device,
-            self.values,
+        self.written(
+            "hitrace --trace_finish -o",
             &remote,
             &step_file(index, "trace"),
-            self.dir,
-            self.files,
         )
         .await
+    }
+
+    /// Runs `command` with the device path `remote`, which it writes, and pulls that file as
+    /// the evidence `save`.
+    async fn written(
+        &mut self,
+        command: &str,
+        remote: &str,
+        save: &str,
+    ) -> Result<(), StepFailure> {
+        self.shell(&format!("{command} {remote}")).await?;
+        pull(self.device, self.values, remote, save, self.dir, self.files).await
     }
 
     async fn swipe(
@@ -443,15 +450,10 @@ impl<D: Device> Runner<'_, '_, D> {
     /// stays) and reads it.
     async fn dump(&mut self, index: usize, done: &mut StepRecord) -> Result<Layout, StepFailure> {
         let remote = format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1);
-        self.shell(&format!("uitest dumpLayout -p {remote}"))
-            .await?;
-        pull(
-            self.device,
-            self.values,
+        self.written(
+            "uitest dumpLayout -p",
             &remote,
             &step_file(index, "layout.json"),
-            self.dir,
-            self.files,
         )
         .await?;
         done.dumps += 1;
@@ -595,14 +597,10 @@ impl<D: Device> Runner<'_, '_, D> {
     /// `uitest screenCap` after the step, pulled as `step-NN-screen.png`.
     async fn screenshot(&mut self, index: usize) -> Result<(), StepFailure> {
         let remote = format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.png", index + 1);
-        self.shell(&format!("uitest screenCap -p {remote}")).await?;
-        pull(
-            self.device,
-            self.values,
+        self.written(
+            "uitest screenCap -p",
             &remote,
             &step_file(index, "screen.png"),
-            self.dir,
-            self.files,
         )
         .await
     }
