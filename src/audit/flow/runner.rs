@@ -1,0 +1,336 @@
+//! The runner of one flow: each action's device commands, the dumps a selector is resolved
+//! against, the trace around a measured step and the screenshot after every step.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::device::Device;
+use crate::diagnostic::chain;
+use crate::input::read_bounded;
+use crate::pack::{Action, FlowStep, Gesture, Launch, Selector, SwipePath};
+use crate::playbook::Values;
+use crate::probe::layout::{Layout, LayoutError};
+use crate::shell::ShellValue;
+
+use super::super::extract::{Context, Files};
+use super::super::session::{StepFailure, device_or_step, pull};
+use super::geometry::{along, centre, coordinate, select};
+use super::{StepRecord, step_error, step_file};
+
+/// How often a wait looks again.
+const POLL: Duration = Duration::from_millis(500);
+/// Largest layout dump a flow reads back to resolve a selector.
+const MAX_DUMP_BYTES: u64 = 64 * 1024 * 1024;
+/// The categories a traced step records: what the response and frame rules read.
+const TRACE_BEGIN: &str =
+    "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin";
+
+/// One run of a flow.
+pub(super) struct Runner<'d, 'v, D> {
+    pub(super) device: &'d D,
+    pub(super) values: &'v mut Values,
+    pub(super) dir: &'d Path,
+    pub(super) files: &'d mut Files,
+    pub(super) context: Context<'d>,
+    pub(super) began: Duration,
+}
+
+impl<D: Device> Runner<'_, '_, D> {
+    pub(super) async fn step(
+        &mut self,
+        index: usize,
+        step: &FlowStep,
+        traced: bool,
+        done: &mut StepRecord,
+    ) -> Result<(), StepFailure> {
+        match &step.action {
+            Action::Launch(launch) => {
+                if *launch == Launch::Cold {
+                    self.shell("aa force-stop {bundle}").await?;
+                }
+                self.shell("aa start -b {bundle} -a {ability}").await?;
+                self.device.pause(step.timeout).await;
+            }
+            Action::Tap(tap, selector) => {
+                let (layout, node) = self.resolve(index, selector, done).await?;
+                let at = centre(&layout, node);
+                done.at = Some(at);
+                let command = format!("uitest uiInput {} {{x}} {{y}}", tap.verb());
+                self.point(at)?;
+                self.input(index, &command, traced, step.timeout).await?;
+            }
+            Action::Input { target, text } => {
+                let (layout, node) = self.resolve(index, target, done).await?;
+                let at = centre(&layout, node);
+                done.at = Some(at);
+                self.point(at)?;
+                self.values.set("text", text.clone());
+                self.input(
+                    index,
+                    "uitest uiInput inputText {x} {y} {text}",
+                    traced,
+                    step.timeout,
+                )
+                .await?;
+            }
+            Action::Move { gesture, path } => {
+                let (from, to) = self.path(index, path, done).await?;
+                done.at = Some(from);
+                done.to = Some(to);
+                self.swipe(index, *gesture, from, to, traced, step.timeout)
+                    .await?;
+            }
+            Action::WaitFor(selector) | Action::WaitGone(selector) => {
+                let present = matches!(step.action, Action::WaitFor(_));
+                let started = self.device.clock();
+                loop {
+                    let found = self.found(index, selector, done).await?;
+                    if found.is_ok() == present {
+                        break;
+                    }
+                    if self.device.clock().saturating_sub(started) >= step.timeout {
+                        let file = step_file(index, "layout.json");
+                        return Err(step_error(match found {
+                            Err(e) => format!(
+                                "{} within {} ms: {e} (last layout: {file})",
+                                "did not appear",
+                                step.timeout.as_millis()
+                            ),
+                            Ok(_) => format!(
+                                "`{selector}` was still visible after {} ms (last layout: {file})",
+                                step.timeout.as_millis()
+                            ),
+                        }));
+                    }
+                    self.device.pause(POLL).await;
+                }
+            }
+            Action::ScrollUntil {
+                target,
+                on,
+                max_swipes,
+                direction,
+            } => {
+                let mut swipes = 0;
+                loop {
+                    let found = self.found(index, target, done).await?;
+                    if found.is_ok() {
+                        break;
+                    }
+                    if swipes == *max_swipes {
+                        return Err(step_error(format!(
+                            "`{target}` did not appear after {swipes} swipes (last layout: {})",
+                            step_file(index, "layout.json")
+                        )));
+                    }
+                    let layout = self.layout(index)?;
+                    let node = select(&layout, self.context.bundle, on, index)?;
+                    let (from, to) = along(&layout, node, *direction, None, self.context.vpr);
+                    done.at = Some(from);
+                    done.to = Some(to);
+                    self.swipe(index, Gesture::Swipe, from, to, false, step.timeout)
+                        .await?;
+                    swipes += 1;
+                }
+            }
+            Action::Press(key) => {
+                self.values.set(
+                    "key",
+                    match key {
+                        crate::pack::Key::Code(code) => {
+                            ShellValue::number("key code", &code.to_string())
+                        }
+                        named => ShellValue::identifier("key", &named.argument()),
+                    }
+                    .map_err(|e| step_error(e.to_string()))?,
+                );
+                self.input(index, "uitest uiInput keyEvent {key}", traced, step.timeout)
+                    .await?;
+            }
+            Action::Sleep(duration) => self.device.pause(*duration).await,
+        }
+        Ok(())
+    }
+
+    /// Runs a command template; a reply with a non-zero status, or uitest's refusal of its
+    /// coordinates (which it prints with status 0), fails the step.
+    pub(super) async fn shell(&mut self, template: &str) -> Result<String, StepFailure> {
+        let command = self
+            .values
+            .command(template)
+            .map_err(|e| step_error(e.to_string()))?;
+        let reply = self.device.shell(&command).await.map_err(device_or_step)?;
+        if reply.status != 0 || reply.output.contains("Please confirm that the coordinate") {
+            return Err(step_error(format!(
+                "`{command}` exited {}: {}",
+                reply.status,
+                reply.output.lines().next().unwrap_or("")
+            )));
+        }
+        Ok(reply.output)
+    }
+
+    /// Sends an input, inside a trace when the step is measured: the trace begins after the
+    /// selector was resolved, and finishes once the screen had `settle` to come to rest.
+    async fn input(
+        &mut self,
+        index: usize,
+        template: &str,
+        traced: bool,
+        settle: Duration,
+    ) -> Result<(), StepFailure> {
+        if !traced {
+            self.shell(template).await?;
+            return Ok(());
+        }
+        self.shell(TRACE_BEGIN).await?;
+        self.shell(template).await?;
+        // A fixed wait: a poll inside the traced window would load the device and show in
+        // the very frames being measured.
+        self.device.pause(settle).await;
+        let remote = format!(
+            "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
+            index + 1
+        );
+        self.written(
+            "hitrace --trace_finish -o",
+            &remote,
+            &step_file(index, "trace"),
+        )
+        .await
+    }
+
+    /// Runs `command` with the device path `remote`, which it writes, and pulls that file as
+    /// the evidence `save`.
+    async fn written(
+        &mut self,
+        command: &str,
+        remote: &str,
+        save: &str,
+    ) -> Result<(), StepFailure> {
+        self.shell(&format!("{command} {remote}")).await?;
+        pull(self.device, self.values, remote, save, self.dir, self.files).await
+    }
+
+    async fn swipe(
+        &mut self,
+        index: usize,
+        gesture: Gesture,
+        from: [i64; 2],
+        to: [i64; 2],
+        traced: bool,
+        settle: Duration,
+    ) -> Result<(), StepFailure> {
+        for (name, value) in [("x", from[0]), ("y", from[1]), ("tx", to[0]), ("ty", to[1])] {
+            self.values.set(name, coordinate(value)?);
+        }
+        let template = match gesture {
+            Gesture::Swipe => "uitest uiInput swipe {x} {y} {tx} {ty} 600",
+            Gesture::Fling => "uitest uiInput fling {x} {y} {tx} {ty}",
+        };
+        self.input(index, template, traced, settle).await
+    }
+
+    fn point(&mut self, [x, y]: [i64; 2]) -> Result<(), StepFailure> {
+        self.values.set("x", coordinate(x)?);
+        self.values.set("y", coordinate(y)?);
+        Ok(())
+    }
+
+    /// Takes a fresh dump of the screen into `step-NN-layout.json` (the last one of a step
+    /// stays) and reads it.
+    async fn dump(&mut self, index: usize, done: &mut StepRecord) -> Result<Layout, StepFailure> {
+        let remote = format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1);
+        self.written(
+            "uitest dumpLayout -p",
+            &remote,
+            &step_file(index, "layout.json"),
+        )
+        .await?;
+        done.dumps += 1;
+        self.layout(index)
+    }
+
+    /// The step's last dump, parsed.
+    fn layout(&self, index: usize) -> Result<Layout, StepFailure> {
+        let name = step_file(index, "layout.json");
+        let path = self.dir.join(&name);
+        let bytes = read_bounded(&path, MAX_DUMP_BYTES, "a layout dump")
+            .map_err(|e| step_error(chain(&e)))?;
+        Layout::parse(&bytes).map_err(|e| step_error(format!("{name}: {e}")))
+    }
+
+    /// Dumps and looks for `selector`: the layout, and the node or why there is none.
+    async fn found(
+        &mut self,
+        index: usize,
+        selector: &Selector,
+        done: &mut StepRecord,
+    ) -> Result<Result<String, LayoutError>, StepFailure> {
+        let layout = self.dump(index, done).await?;
+        let window = match layout.app_window(Some(self.context.bundle)) {
+            Ok(window) => window,
+            Err(e) => return Ok(Err(e)),
+        };
+        let found = layout
+            .select(window, selector)
+            .map(|node| layout.selector_of(node));
+        if let Ok(node) = &found {
+            done.node = Some(node.clone());
+        }
+        Ok(found)
+    }
+
+    /// Dumps and resolves `selector`; not found ends the flow.
+    async fn resolve(
+        &mut self,
+        index: usize,
+        selector: &Selector,
+        done: &mut StepRecord,
+    ) -> Result<(Layout, crate::probe::layout::NodeId), StepFailure> {
+        let layout = self.dump(index, done).await?;
+        let node = select(&layout, self.context.bundle, selector, index)?;
+        done.node = Some(layout.selector_of(node));
+        Ok((layout, node))
+    }
+
+    async fn path(
+        &mut self,
+        index: usize,
+        path: &SwipePath,
+        done: &mut StepRecord,
+    ) -> Result<([i64; 2], [i64; 2]), StepFailure> {
+        match path {
+            SwipePath::On {
+                on,
+                direction,
+                distance_vp,
+            } => {
+                let (layout, node) = self.resolve(index, on, done).await?;
+                Ok(along(
+                    &layout,
+                    node,
+                    *direction,
+                    *distance_vp,
+                    self.context.vpr,
+                ))
+            }
+            SwipePath::Between { from, to } => {
+                let (layout, from) = self.resolve(index, from, done).await?;
+                let to = select(&layout, self.context.bundle, to, index)?;
+                Ok((centre(&layout, from), centre(&layout, to)))
+            }
+        }
+    }
+
+    /// `uitest screenCap` after the step, pulled as `step-NN-screen.png`.
+    pub(super) async fn screenshot(&mut self, index: usize) -> Result<(), StepFailure> {
+        let remote = format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.png", index + 1);
+        self.written(
+            "uitest screenCap -p",
+            &remote,
+            &step_file(index, "screen.png"),
+        )
+        .await
+    }
+}
