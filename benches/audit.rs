@@ -1,7 +1,8 @@
 //! `dwpipe audit --replay` of the passing notes-app capture, end to end (freeze excluded), and
 //! the share of parsing (the extractors over the stored evidence), hashing (SHA-256 of the
-//! evidence) and report rendering (JSON, Markdown, JUnit, HTML) in it; and `verify-evidence`
-//! rebuilding that audit from its folder.
+//! evidence), report rendering (JSON, Markdown, JUnit, HTML) and the filmstrip of its flow
+//! (each step's screen decoded and shrunk) in it; and `verify-evidence` rebuilding that audit
+//! from its folder.
 //!
 //! `cargo bench --bench audit`
 
@@ -14,6 +15,7 @@ use dwpipe::device::ReplayDevice;
 use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
+use dwpipe::probe::screenshot::Image;
 use dwpipe::report::{AuditReport, html, junit};
 use dwpipe::template::render;
 
@@ -150,6 +152,24 @@ fn main() {
             }
         }
     });
+    // The report's filmstrip: each step screen of a flow's first run, decoded and shrunk
+    // (the audit does this once, while it has the evidence).
+    let mut screens: Vec<_> = evidence
+        .iter()
+        .filter(|p| {
+            p.to_string_lossy().contains("/1/flow-")
+                && p.file_name().unwrap().to_string_lossy().ends_with("-screen.png")
+        })
+        .collect();
+    // Every criterion of the flow lists the visit's files: each screen once.
+    screens.sort();
+    screens.dedup();
+    let filmstrip = timed(|| {
+        for path in &screens {
+            let image = Image::decode(&std::fs::read(path).unwrap()).unwrap();
+            std::hint::black_box(image.thumbnail(180));
+        }
+    });
     let rendering = timed(|| {
         std::hint::black_box(report.to_json());
         std::hint::black_box(render("audit.md", &report).unwrap());
@@ -209,5 +229,11 @@ fn main() {
         "  rendering (JSON, MD, JUnit, HTML)     {:>8.2} ms  {:>5.1}%",
         ms(rendering),
         share(rendering)
+    );
+    println!(
+        "  filmstrip ({} step screens shrunk)      {:>8.2} ms  {:>5.1}%",
+        screens.len(),
+        ms(filmstrip),
+        share(filmstrip)
     );
 }

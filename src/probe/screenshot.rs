@@ -139,7 +139,7 @@ impl Image {
     /// The image shrunk by a whole factor to at most `max_width` px wide (each output pixel the
     /// mean of its block), as PNG bytes: a report shows a flow's screens without embedding
     /// every full-size screenshot. Returns the PNG and the factor.
-    pub(crate) fn thumbnail(&self, max_width: usize) -> Option<(Vec<u8>, usize)> {
+    pub fn thumbnail(&self, max_width: usize) -> Option<(Vec<u8>, usize)> {
         let factor = self.width.div_ceil(max_width.max(1)).max(1);
         let (w, h) = (self.width / factor, self.height / factor);
         if w == 0 || h == 0 {
