@@ -158,7 +158,10 @@ fn main() {
         .iter()
         .filter(|p| {
             p.to_string_lossy().contains("/1/flow-")
-                && p.file_name().unwrap().to_string_lossy().ends_with("-screen.png")
+                && p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .ends_with("-screen.png")
         })
         .collect();
     // Every criterion of the flow lists the visit's files: each screen once.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use dwpipe::config::Config;
 use dwpipe::device::Capture;
 use dwpipe::gate::load_auditor_report;
-use dwpipe::pack::{freeze_file, load_lock};
+use dwpipe::pack::{InputKind, freeze_file, load_lock};
 use dwpipe::playbook::Playbooks;
 use dwpipe::probe::layout::{Layout, Rect};
 use dwpipe::probe::screenshot::{Image, MAX_PIXELS, contrast};
@@ -257,6 +257,19 @@ fn targets(scratch: &Path) -> Vec<Target> {
             bound: text_bound,
             parse: Box::new(|bytes, _| {
                 let _ = hitrace::analyze(bytes, Some("com.example.notes".to_owned()));
+            }),
+        },
+        Target {
+            name: "step trace",
+            fixtures: vec![
+                repo("device-fixtures/notes-pass/files/step-1-02.ftrace"),
+                repo("device-fixtures/notes-editor-missing/files/step-1-02.ftrace"),
+            ],
+            bound: text_bound,
+            parse: Box::new(|bytes, _| {
+                for kind in [InputKind::Tap, InputKind::Swipe] {
+                    let _ = hitrace::response_of(bytes, kind);
+                }
             }),
         },
         Target {

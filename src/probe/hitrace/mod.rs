@@ -62,6 +62,20 @@ pub fn analyze<R: Read>(reader: R, bundle: Option<String>) -> std::io::Result<Tr
     Ok(report(&analysis))
 }
 
+/// What the input in a flow step's trace cost, by the rules for `kind` (see
+/// [`Response`]); `Ok(Err(why))` when the trace does not show it.
+pub fn response_of<R: Read>(
+    reader: R,
+    kind: crate::pack::InputKind,
+) -> std::io::Result<Result<Response, String>> {
+    let mut analysis = Analysis::of_step();
+    for_each_line(reader, |line| analysis.line(line))?;
+    Ok(analysis.response.as_ref().map_or_else(
+        || Err("no response tracker".to_owned()),
+        |r| r.response(kind),
+    ))
+}
+
 /// The report of a finished analysis.
 pub(crate) fn report(analysis: &Analysis) -> TraceReport {
     TraceReport {
