@@ -164,9 +164,12 @@ fn main() {
                     .ends_with("-screen.png")
         })
         .collect();
-    // Every criterion of the flow lists the visit's files: each screen once.
+    // Every criterion of the flow lists the visit's files: each screen once, and, as the
+    // audit does, a screen that did not change between steps only once.
     screens.sort();
     screens.dedup();
+    let mut seen = std::collections::HashSet::new();
+    screens.retain(|p| seen.insert(sha256_hex(&std::fs::read(p).unwrap())));
     let filmstrip = timed(|| {
         for path in &screens {
             let image = Image::decode(&std::fs::read(path).unwrap()).unwrap();
@@ -234,7 +237,7 @@ fn main() {
         share(rendering)
     );
     println!(
-        "  filmstrip ({} step screens shrunk)      {:>8.2} ms  {:>5.1}%",
+        "  filmstrip ({} distinct screens shrunk)  {:>8.2} ms  {:>5.1}%",
         screens.len(),
         ms(filmstrip),
         share(filmstrip)

@@ -2,11 +2,13 @@
 //! decoded, so the report never opens or parses an evidence file again: every cold start with
 //! its phases, the first run's frame intervals, and the screen the layout probes measured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
+use crate::hash::sha256_hex;
 use crate::probe::Extractor;
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
+use crate::probe::screenshot::Image;
 
 use super::extract::Decoded;
 use super::flow::{FlowRecord, step_file};
@@ -86,16 +88,25 @@ impl Figures {
         if self.flows.contains_key(&record.flow) {
             return;
         }
+        // A screen that did not change between steps (a wait, a tap that opened nothing) is
+        // decoded once: decoding is most of what a filmstrip costs.
+        let mut shrunk: HashMap<String, Option<Thumbnail>> = HashMap::new();
         let screens = (0..record.steps.len())
             .map(|i| {
-                let image = evidence.image(&step_file(i, "screen.png"))?;
-                let (png, factor) = image.thumbnail(THUMBNAIL_PX)?;
-                Some(Thumbnail {
-                    png,
-                    width: image.width / factor,
-                    height: image.height / factor,
-                    factor,
-                })
+                let bytes = evidence.file_bytes(&step_file(i, "screen.png"))?;
+                shrunk
+                    .entry(sha256_hex(&bytes))
+                    .or_insert_with(|| {
+                        let image = Image::decode(&bytes).ok()?;
+                        let (png, factor) = image.thumbnail(THUMBNAIL_PX)?;
+                        Some(Thumbnail {
+                            png,
+                            width: image.width / factor,
+                            height: image.height / factor,
+                            factor,
+                        })
+                    })
+                    .clone()
             })
             .collect();
         self.flows

@@ -267,10 +267,10 @@ impl<'a> Decoded<'a> {
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// Another image of the visit (a flow step's screen), decoded.
-    pub(crate) fn image(&self, name: &str) -> Option<Image> {
+    /// The bytes of another file of the visit (a flow step's screen), when it reads.
+    pub(crate) fn file_bytes(&self, name: &str) -> Option<Vec<u8>> {
         let path = self.files.get(name)?;
-        Image::decode(&read_bounded(path, MAX_EVIDENCE_BYTES, "a screenshot").ok()?).ok()
+        read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").ok()
     }
 
     /// The layout dump, parsed once.
