@@ -1,6 +1,7 @@
 //! The audit's loop on a device: its identity and inputs kept as evidence first, then every
 //! visit the planned criteria need (each session once per run, shared by every probe of that
-//! session), its files gathered into `evidence/<device>/<run>/<session>/` and read.
+//! session; each flow once per run, followed by the sessions of the criteria measured after
+//! it), its files gathered into `evidence/<device>/<run>/<session or flow-NAME>/` and read.
 
 use std::collections::BTreeSet;
 use std::path::Path;
