@@ -229,7 +229,7 @@ class Capture:
         self.pull(f"/data/local/tmp/dwpipe-{run}-screen.png", f"screen-{run}-{name}.png", png)
     def finish(self):
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
-            f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
+            f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
 
@@ -443,6 +443,25 @@ screens:
     back: list
 """)
 
+def build_cold(name, comment, cold_ms):
+    """Cold starts only, one run per value (tests/fixtures/packs/cold-start.yaml)."""
+    c = Capture(name, comment)
+    for run, ms in enumerate(cold_ms, start=1):
+        cold_session(c, run, cold_trace(ms))
+    c.finish()
+
+def normal(seed, mean, sd, n):
+    import random
+    rng = random.Random(seed)
+    return [round(rng.gauss(mean, sd)) for _ in range(n)]
+
+# The regression gate's arms: a baseline and four candidates on the same device.
+build_cold("regress-base", "Baseline: 10 cold starts around 700 ms (sd 15).", normal(1, 700, 15, 10))
+build_cold("regress-slower", "Candidate 10% slower: around 770 ms.", normal(2, 770, 15, 10))
+build_cold("regress-same", "Candidate within the 20 ms floor: around 702 ms (sd 5).", [v - 700 + 702 for v in normal(3, 700, 5, 10)])
+build_cold("regress-faster", "Candidate faster: around 630 ms.", normal(4, 630, 15, 10))
+build_cold("regress-few-base", "Three noisy cold starts (sd 60).", normal(5, 700, 60, 3))
+build_cold("regress-few", "Three noisy cold starts, 60 ms slower on average.", normal(6, 760, 60, 3))
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)
 build_screens("notes-screens")
 print("written")

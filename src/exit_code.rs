@@ -1,6 +1,7 @@
 //! Exit codes, for every command (DESIGN §1), and the one place verdicts become them (the
 //! CLI's error type maps errors). Nothing else in dwpipe picks an exit code.
 
+use crate::compare::Regression;
 use crate::gate::Verdict;
 use crate::pipeline::TerminalReason;
 use crate::report::LabVerdict;
@@ -22,6 +23,14 @@ pub(crate) fn of_verdict(verdict: Verdict) -> i32 {
     match verdict {
         Verdict::Pass => OK,
         Verdict::Fail => VERDICT_FAILED,
+    }
+}
+
+/// A regression comparison: regressed and inconclusive both fail (nothing not shown passes).
+pub(crate) fn of_regression(verdict: Regression) -> i32 {
+    match verdict {
+        Regression::Same | Regression::Improved => OK,
+        Regression::Regressed | Regression::Inconclusive => VERDICT_FAILED,
     }
 }
 

@@ -15,6 +15,8 @@ pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json` (2: a command may be `inconclusive`, with its reason and the compiler
 /// errors hvigor printed; 1 is still read).
 pub(crate) const VERIFY: u32 = 2;
+/// `compare.json`.
+pub(crate) const COMPARE: u32 = 1;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

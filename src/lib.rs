@@ -47,6 +47,7 @@ mod target; // a device, a capture or a lab, opened
 
 // Evidence.
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
+pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod lab; // an audit that publishes, and many of them in parallel
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes

@@ -5,6 +5,7 @@ mod args;
 mod audit;
 mod brief;
 mod capture;
+mod compare;
 mod deliver;
 mod devices;
 mod doctor;
@@ -95,6 +96,7 @@ impl Command {
         match self {
             Command::Freeze(a) => a.json,
             Command::Gate(a) => a.json,
+            Command::Compare(a) => a.json,
             Command::Review(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Doctor(a) => a.json,
@@ -147,6 +149,7 @@ impl Command {
             }
             Command::Deliver(a) => deliver::run(&client(a.call_timeout), &a),
             Command::VerifyEvidence(a) => verify_evidence::run(&a.report, a.lock.as_deref()),
+            Command::Compare(a) => compare::run(&a),
             Command::Report(ReportCommand::Merge { runs, out, json }) => {
                 lab::merge(&runs, &out, json)
             }

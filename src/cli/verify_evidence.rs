@@ -13,6 +13,17 @@ use super::error::Error;
 use super::load_lock;
 use super::print;
 
+/// An `audit-<n>.json`, read and parsed; what does not read is `code`.
+pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error> {
+    let fix = "pass an audit-<n>.json written by `dwpipe audit`";
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "an audit report")
+        .map_err(|e| e.diagnostic(code, fix))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        Error::from(Diagnostic::error(code, format!("`{}` is not UTF-8", path.display())).fix(fix))
+    })?;
+    Ok(parse_json(path, &text).map_err(|d| d.recode(code, fix))?)
+}
+
 /// Exit 0 when the report is exactly its rebuild, 1 on any difference.
 pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
     let invalid = |message: String| {
@@ -21,20 +32,7 @@ pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error>
                 .fix("pass an audit-<n>.json written by `dwpipe audit`"),
         )
     };
-    let bytes = read_bounded(report_path, MAX_REPORT_BYTES, "an audit report").map_err(|e| {
-        e.diagnostic(
-            "E_EVIDENCE_INVALID",
-            "pass an audit-<n>.json written by `dwpipe audit`",
-        )
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| invalid(format!("`{}` is not UTF-8", report_path.display())))?;
-    let report: AuditReport = parse_json(report_path, &text).map_err(|d| {
-        d.recode(
-            "E_EVIDENCE_INVALID",
-            "pass an audit-<n>.json written by `dwpipe audit`",
-        )
-    })?;
+    let report = read_report(report_path, "E_EVIDENCE_INVALID")?;
     let frozen = match pack {
         Some(lock) => load_lock(lock)?,
         None => {

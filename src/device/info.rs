@@ -34,9 +34,13 @@ pub struct DeviceInfo {
     /// px per vp, from DisplayManagerService.
     #[serde(default)]
     pub virtual_pixel_ratio: Option<f64>,
+    /// The active refresh rate in Hz, from RenderService's active mode (absent in identities
+    /// recorded before dwpipe read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_rate: Option<u32>,
 }
 
-const FIELDS: [(&str, &str); 5] = [
+const FIELDS: [(&str, &str); 6] = [
     ("name", "param get const.product.name"),
     ("model", "param get const.product.model"),
     (
@@ -45,6 +49,7 @@ const FIELDS: [(&str, &str); 5] = [
     ),
     ("api-level", "param get const.ohos.apiversion"),
     ("display", "hidumper -s DisplayManagerService -a -a"),
+    ("screen", "hidumper -s RenderService -a screen"),
 ];
 
 const MARKER: &str = "__DWPIPE_FIELD=";
@@ -80,6 +85,7 @@ pub(crate) fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
             "software-version" if usable => info.software_version = Some(value.to_owned()),
             "api-level" => info.api_level = value.parse().ok(),
             "display" => info.virtual_pixel_ratio = virtual_pixel_ratio(body),
+            "screen" => info.refresh_rate = refresh_rate(body),
             _ => {}
         }
     }
@@ -102,8 +108,11 @@ pub fn render_identity(info: &DeviceInfo) -> String {
             "api-level" => info
                 .api_level
                 .map_or_else(|| value(&None), |a| a.to_string()),
-            _ => info.virtual_pixel_ratio.map_or_else(String::new, |vpr| {
+            "display" => info.virtual_pixel_ratio.map_or_else(String::new, |vpr| {
                 format!("[SCREEN INFO]\nVirtualPixelRatio:            {vpr}")
+            }),
+            _ => info.refresh_rate.map_or_else(String::new, |hz| {
+                format!("-- ScreenInfo\n  activeMode: 0x0, refreshrate={hz}")
             }),
         };
         reply.push_str(&line);
@@ -119,6 +128,22 @@ static PATTERNS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
         Regex::new(r"\bVPR:?\s*([0-9]+(?:\.[0-9]+)?)").expect("static regex"),
     ]
 });
+
+static ACTIVE_MODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?mi)^\s*activeMode:\s*\d+x\d+,\s*refreshrate=(\d+)").expect("static regex")
+});
+
+/// The refresh rate of the first screen's active mode (`activeMode: 1260x2720,
+/// refreshrate=60` on 5.x, `refreshRate=` on 6.x).
+pub(crate) fn refresh_rate(dump: &str) -> Option<u32> {
+    ACTIVE_MODE
+        .captures(dump)?
+        .get(1)?
+        .as_str()
+        .parse()
+        .ok()
+        .filter(|hz| (1..=1000).contains(hz))
+}
 
 /// The first density the dump states, in order of preference.
 pub fn virtual_pixel_ratio(dump: &str) -> Option<f64> {
@@ -143,6 +168,17 @@ mod tests {
         assert_eq!(virtual_pixel_ratio("ID  VPR  W  H\nVPR: 3.5\n"), Some(3.5));
         assert_eq!(virtual_pixel_ratio("VirtualPixelRatio: 99\n"), None);
         assert_eq!(virtual_pixel_ratio(""), None);
+        assert_eq!(
+            refresh_rate(
+                "  supportedMode[0]: 1260x2720, refreshrate=120\n  activeMode: 1260x2720, refreshrate=60\n"
+            ),
+            Some(60)
+        );
+        assert_eq!(
+            refresh_rate("activeMode: 1280x2800, refreshRate=90\n"),
+            Some(90)
+        );
+        assert_eq!(refresh_rate("activeMode: 1280x2800, refreshRate=0\n"), None);
     }
 
     #[test]
@@ -154,6 +190,7 @@ mod tests {
             software_version: Some("ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)".into()),
             api_level: Some(12),
             virtual_pixel_ratio: Some(3.25),
+            refresh_rate: Some(120),
         };
         assert_eq!(
             parse_identity("FMR0223C13000649", &render_identity(&info)),

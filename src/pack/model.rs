@@ -7,6 +7,7 @@ use crate::words::words;
 
 use super::catalog::MeasuredBy;
 use super::flow::Flow;
+use super::regression::Floor;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
@@ -19,6 +20,8 @@ pub struct Pack {
     pub criteria: Vec<Criterion>,
     /// The flows, validated, by name.
     pub(crate) flows: BTreeMap<String, Flow>,
+    /// The pack's regression floor, for criteria that set none.
+    pub(crate) regression: Option<Floor>,
 }
 
 words! {
@@ -62,6 +65,8 @@ pub struct Criterion {
     pub(crate) rule_id: Option<String>,
     /// The compiled assertion, if any.
     pub assertion: Option<CriterionAssertion>,
+    /// Its regression floor, when it sets one.
+    pub(crate) regression: Option<Floor>,
 }
 
 /// A criterion's compiled assertion with what the author said about it.

@@ -13,6 +13,7 @@ use serde_json::Number;
 use serde_saphyr::Spanned;
 
 use super::flow::{FlowStepDoc, StepRef};
+use super::regression::RegressionDoc;
 
 /// A whole pack.
 #[derive(Debug, Deserialize, Serialize)]
@@ -26,6 +27,10 @@ pub struct PackDoc {
     /// pack's canonical JSON is what it was before flows existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) flows: Option<BTreeMap<String, Vec<Spanned<FlowStepDoc>>>>,
+    /// The regression floor of every criterion that sets none (absent: the built-in floor of
+    /// each probe's unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) regression: Option<Spanned<RegressionDoc>>,
     /// The acceptance criteria, in the author's order.
     pub(crate) criteria: Vec<CriterionDoc>,
 }
@@ -65,6 +70,9 @@ pub struct CriterionDoc {
     /// The machine-checkable assertion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) assertion: Option<Spanned<AssertionDoc>>,
+    /// How far its median may move against a baseline before `dwpipe compare` counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) regression: Option<Spanned<RegressionDoc>>,
 }
 
 /// An assertion as written.

@@ -20,6 +20,7 @@ use super::catalog::MeasuredBy;
 use super::flow::{self, Flow, InputKind, MeasuredStep};
 use super::model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 use super::probe::FramesVia;
+use super::regression::{Floor, RegressionDoc};
 use super::schema::{AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 
 /// Compiled size limit for an author's regex: far above any sane pattern, far below what
@@ -126,10 +127,42 @@ impl Validator<'_> {
             }
             criteria.extend(self.criterion(criterion, &flows));
         }
+        let regression = doc
+            .regression
+            .as_ref()
+            .and_then(|r| self.floor(r, None, None));
         Pack {
             doc,
             criteria,
             flows,
+            regression,
+        }
+    }
+
+    /// A regression floor, or a located error; one set on a probed criterion must be in a
+    /// unit its probe's converts to.
+    fn floor(
+        &mut self,
+        doc: &Spanned<RegressionDoc>,
+        id: Option<&str>,
+        probe: Option<&MeasuredBy>,
+    ) -> Option<Floor> {
+        let checked = Floor::parse(&doc.value.floor).and_then(|floor| match probe {
+            Some(p) => floor.amount(p.unit, 1.0).map(|_| floor),
+            None => Ok(floor),
+        });
+        match checked {
+            Ok(floor) => Some(floor),
+            Err(message) => {
+                let mut d = Diagnostic::error("E_PACK_BAD_FLOOR", format!("regression floor: {message}"))
+                    .at(self.at(doc))
+                    .fix("write the floor in the probe's unit, like `floor: 20ms`, or as a share of the baseline, like `floor: 5%`");
+                if let Some(id) = id {
+                    d = d.criterion(id);
+                }
+                self.diagnostics.push(d);
+                None
+            }
         }
     }
 
@@ -242,6 +275,14 @@ impl Validator<'_> {
                 None
             }
         };
+        let regression = doc.regression.as_ref().and_then(|r| {
+            let probe = assertion.as_ref().and_then(|a| a.probe.as_ref());
+            let floor = self.floor(r, Some(&id), probe);
+            if floor.is_none() {
+                ok = false;
+            }
+            floor
+        });
         // A criterion with an error does not enter the model; the pack as a whole is refused.
         Some(Criterion {
             id,
@@ -251,6 +292,7 @@ impl Validator<'_> {
             verify: doc.verify.clone(),
             rule_id: doc.rule_id.clone(),
             assertion,
+            regression,
         })
         .filter(|_| ok)
     }

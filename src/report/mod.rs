@@ -3,12 +3,14 @@
 //! self-contained HTML page). Reporters render what was already decided: nothing here gates.
 
 mod audit;
+mod compare;
 pub(crate) mod html;
 mod junit;
 mod lab;
 
 pub(crate) use audit::ReportCheck;
 pub use audit::{AuditReport, Summary};
+pub use compare::markdown as compare_markdown;
 pub use html::html;
 pub use junit::junit;
 pub(crate) use junit::junit_lab;

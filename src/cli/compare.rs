@@ -1,0 +1,83 @@
+//! `dwpipe compare BASELINE CANDIDATE`: a candidate audit held against a baseline audit of the
+//! same device, criterion by criterion; `compare.json` and `compare.md` in `--out`.
+
+use crate::compare::compare;
+use crate::diagnostic::Diagnostic;
+use crate::exit_code;
+use crate::output::write_atomic;
+use crate::report::compare_markdown;
+
+use super::args::CompareArgs;
+use super::error::Error;
+use super::load_lock;
+use super::print;
+use super::verify_evidence::read_report;
+
+/// Exit 0 for same or improved, 1 for regressed or inconclusive.
+pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
+    let baseline = read_report(&args.baseline, "E_COMPARE_INVALID")?;
+    let candidate = read_report(&args.candidate, "E_COMPARE_INVALID")?;
+    let lock = match &args.lock {
+        Some(lock) => lock.clone(),
+        None => {
+            let named = candidate.lock.as_deref().ok_or_else(|| {
+                Error::from(
+                    Diagnostic::error(
+                        "E_COMPARE_INVALID",
+                        format!("`{}` names no lock", args.candidate.display()),
+                    )
+                    .fix("pass the lock with --pack"),
+                )
+            })?;
+            crate::output::dir_or_dot(args.candidate.parent()).join(named)
+        }
+    };
+    let frozen = load_lock(&lock)?;
+    let names = (
+        args.baseline.display().to_string(),
+        args.candidate.display().to_string(),
+    );
+    let comparison =
+        compare(&baseline, &candidate, &frozen.pack, (&names.0, &names.1)).map_err(|e| {
+            Error::from(
+                Diagnostic::error(e.code(), e.to_string())
+                    .fix("compare audits of one device model, software version and refresh rate"),
+            )
+        })?;
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Folder {
+        path: args.out.clone(),
+        source,
+    })?;
+    let json_path = args.out.join("compare.json");
+    let md_path = args.out.join("compare.md");
+    let json = serde_json::to_vec_pretty(&comparison).unwrap_or_default();
+    write_atomic(&json_path, &json)?;
+    write_atomic(&md_path, compare_markdown(&comparison).as_bytes())?;
+    if args.json {
+        print::json(&comparison);
+    } else {
+        print::diagnostics(&comparison.diagnostics);
+        for c in &comparison.criteria {
+            let unit = c.unit.as_deref().unwrap_or("");
+            let delta = c
+                .delta
+                .map_or_else(String::new, |d| format!("{d:+.3}{unit}"));
+            print::out(&format!(
+                "  {:<8} {:<6} {:<12} {:>12}  {}",
+                c.criterion_id,
+                c.weight.as_str(),
+                c.verdict.as_str(),
+                delta,
+                c.reason
+            ));
+        }
+        print::out(&format!(
+            "compare: {} — {} criteria; wrote {}, {}",
+            comparison.verdict.as_str().to_uppercase(),
+            comparison.criteria.len(),
+            json_path.display(),
+            md_path.display()
+        ));
+    }
+    Ok(exit_code::of_regression(comparison.verdict))
+}

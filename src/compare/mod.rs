@@ -1,0 +1,539 @@
+//! The regression gate: a candidate audit held against a baseline audit of the same device
+//! model, software and refresh rate, criterion by criterion. Three honest outcomes per
+//! criterion (Pinpoint's): `different` when `p ≤ 0.01` and the median moved at least the
+//! floor, `same` when the whole 95 % interval of the median delta lies strictly inside the
+//! floor, `unknown` otherwise; the assertion's direction turns them into `regressed`,
+//! `improved`, `same` or `inconclusive`. Nothing that was not shown is a pass: inconclusive
+//! fails like regressed.
+
+pub(crate) mod stats;
+
+use serde::{Deserialize, Serialize};
+
+use crate::assertion::Expectation;
+use crate::audit::MeasurementRecord;
+use crate::device::DeviceInfo;
+use crate::diagnostic::Diagnostic;
+use crate::gate::AssertionVerdict;
+use crate::hash::sha256_hex;
+use crate::pack::{Floor, Pack, Weight};
+use crate::report::AuditReport;
+use crate::words::words;
+
+/// The significance a difference needs.
+const ALPHA: f64 = 0.01;
+/// Runs per arm below which `p ≤ 0.01` cannot happen (4 against 4: at best 0.029).
+const MIN_RUNS: usize = 5;
+
+words! {
+    /// What the statistics say of a criterion.
+    pub enum Outcome {
+        /// Significant and at least the floor.
+        Different = "different",
+        /// Shown to be within the floor.
+        Same = "same",
+        /// Neither.
+        Unknown = "unknown",
+    }
+}
+
+words! {
+    /// What a comparison concludes, for a criterion or overall.
+    pub enum Regression {
+        /// Worse by at least the floor (or pass → fail).
+        Regressed = "regressed",
+        /// Better by at least the floor (or fail → pass).
+        Improved = "improved",
+        /// No worse than the floor.
+        Same = "same",
+        /// Not shown either way.
+        Inconclusive = "inconclusive",
+    }
+}
+
+/// One arm's runs of a criterion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ArmStats {
+    /// Runs with a reading.
+    pub n: usize,
+    /// Their median.
+    pub median: Option<f64>,
+    /// Every run's reading.
+    pub runs: Vec<f64>,
+    /// The verdict the arm's audit recomputed.
+    pub verdict: String,
+}
+
+/// One criterion compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Compared {
+    /// The criterion.
+    pub criterion_id: String,
+    /// must or should.
+    pub weight: Weight,
+    /// The probe.
+    pub probe: String,
+    /// Its unit.
+    pub unit: Option<String>,
+    /// The baseline's runs.
+    pub baseline: ArmStats,
+    /// The candidate's runs.
+    pub candidate: ArmStats,
+    /// Candidate median minus baseline median.
+    pub delta: Option<f64>,
+    /// The delta as a percentage of the baseline median.
+    pub delta_pct: Option<f64>,
+    /// 95 % percentile-bootstrap interval of the median delta.
+    pub ci95: Option<[f64; 2]>,
+    /// `min(Mann–Whitney U, Kolmogorov–Smirnov)`, two-sided.
+    pub p: Option<f64>,
+    /// The smallest move that counts, in the unit.
+    pub floor: Option<f64>,
+    /// What the statistics say (absent for criteria compared by their verdicts).
+    pub outcome: Option<Outcome>,
+    /// The conclusion.
+    pub verdict: Regression,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Both audits' identities, as compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Side {
+    /// The report compared.
+    pub report: String,
+    /// The lock it was held against.
+    pub pack_sha256: String,
+    /// The device.
+    pub device: Option<DeviceInfo>,
+}
+
+/// `compare.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Comparison {
+    /// 1.
+    pub format_version: u32,
+    /// The dwpipe that compared.
+    pub dwpipe_version: String,
+    /// The overall conclusion.
+    pub verdict: Regression,
+    /// The baseline.
+    pub baseline: Side,
+    /// The candidate.
+    pub candidate: Side,
+    /// Every criterion measured in both by the same probe, in the pack's order.
+    pub criteria: Vec<Compared>,
+    /// What the comparison could not hold to its rules.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Why two audits cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// An audit of an outside auditor's report has no device and no runs.
+    #[error("`{0}` is not an audit of a device (it holds an outside auditor's checks)")]
+    NoDevice(String),
+    /// The devices differ in what moves the numbers.
+    #[error("the audits were made on different devices: {0}")]
+    DeviceDiffers(String),
+}
+
+impl CompareError {
+    /// The stable code.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            CompareError::NoDevice(_) => "E_COMPARE_NOT_AN_AUDIT",
+            CompareError::DeviceDiffers(_) => "E_COMPARE_DEVICE_DIFFERS",
+        }
+    }
+}
+
+/// Compares `candidate` with `baseline` by the criteria of `pack` (the candidate's lock);
+/// `names` are the two reports' paths as given.
+pub fn compare(
+    baseline: &AuditReport,
+    candidate: &AuditReport,
+    pack: &Pack,
+    names: (&str, &str),
+) -> Result<Comparison, CompareError> {
+    let (a, b) = (
+        baseline
+            .device
+            .as_ref()
+            .ok_or_else(|| CompareError::NoDevice(names.0.to_owned()))?,
+        candidate
+            .device
+            .as_ref()
+            .ok_or_else(|| CompareError::NoDevice(names.1.to_owned()))?,
+    );
+    let mut diagnostics = Vec::new();
+    same_device(a, b, &mut diagnostics)?;
+    let measured =
+        |report: &'_ AuditReport, id: &str| -> Option<(MeasurementRecord, AssertionVerdict)> {
+            report
+                .checks
+                .iter()
+                .find(|c| c.check.criterion_id == id)
+                .and_then(|c| Some((c.measurements.first()?.clone(), c.check.assertion_verdict)))
+        };
+    let mut criteria = Vec::new();
+    for criterion in &pack.criteria {
+        let (Some((base, base_verdict)), Some((cand, cand_verdict))) = (
+            measured(baseline, &criterion.id),
+            measured(candidate, &criterion.id),
+        ) else {
+            continue;
+        };
+        if base.probe != cand.probe {
+            diagnostics.push(
+                Diagnostic::warning(
+                    "W_COMPARE_PROBE_CHANGED",
+                    format!(
+                        "measured by `{}` in the baseline, `{}` now: not compared",
+                        base.probe, cand.probe
+                    ),
+                )
+                .criterion(&criterion.id)
+                .fix("compare audits of the same pack"),
+            );
+            continue;
+        }
+        let expectation = criterion
+            .assertion
+            .as_ref()
+            .map(|a| &a.assertion.expectation);
+        let floor = criterion.regression.as_ref().or(pack.regression.as_ref());
+        let seed: [u8; 32] = seed_of(&candidate.pack_sha256, &criterion.id);
+        criteria.push(one(
+            criterion.id.clone(),
+            criterion.weight,
+            (&base, base_verdict),
+            (&cand, cand_verdict),
+            expectation,
+            floor,
+            seed,
+        ));
+    }
+    let verdict = overall(&criteria, &mut diagnostics);
+    let side = |report: &AuditReport, name: &str| Side {
+        report: name.to_owned(),
+        pack_sha256: report.pack_sha256.clone(),
+        device: report.device.clone(),
+    };
+    Ok(Comparison {
+        format_version: crate::format::COMPARE,
+        dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
+        verdict,
+        baseline: side(baseline, names.0),
+        candidate: side(candidate, names.1),
+        criteria,
+        diagnostics,
+    })
+}
+
+/// Model, software and refresh rate must match; a refresh rate an older audit did not record
+/// is a warning.
+fn same_device(
+    a: &DeviceInfo,
+    b: &DeviceInfo,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(), CompareError> {
+    let mut differs = Vec::new();
+    if a.model != b.model {
+        differs.push(format!("model {:?} against {:?}", a.model, b.model));
+    }
+    if a.software_version != b.software_version {
+        differs.push(format!(
+            "software {:?} against {:?}",
+            a.software_version, b.software_version
+        ));
+    }
+    match (a.refresh_rate, b.refresh_rate) {
+        (Some(x), Some(y)) if x != y => differs.push(format!("refresh rate {x} Hz against {y} Hz")),
+        (Some(_), Some(_)) => {}
+        _ => diagnostics.push(
+            Diagnostic::warning(
+                "W_COMPARE_REFRESH_UNKNOWN",
+                "an audit does not record the device's refresh rate: it may differ between the arms",
+            )
+            .fix("audit both arms with this dwpipe, which records it"),
+        ),
+    }
+    if differs.is_empty() {
+        Ok(())
+    } else {
+        Err(CompareError::DeviceDiffers(differs.join("; ")))
+    }
+}
+
+/// The bootstrap's seed: the candidate's lock and the criterion, so a re-run gives the same
+/// interval.
+fn seed_of(lock: &str, criterion: &str) -> [u8; 32] {
+    let hex = sha256_hex(format!("{lock}:{criterion}").as_bytes());
+    let mut seed = [0u8; 32];
+    for (i, byte) in seed.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0);
+    }
+    seed
+}
+
+fn numbers(m: &MeasurementRecord) -> Vec<f64> {
+    m.runs
+        .iter()
+        .filter_map(|r| r.value.as_ref()?.as_number())
+        .collect()
+}
+
+/// Which way is worse for an assertion: `Some(true)` when a larger value is worse.
+enum Worse {
+    Larger,
+    Smaller,
+    AwayFrom(f64),
+}
+
+fn worse(expectation: Option<&Expectation>) -> Option<Worse> {
+    match expectation? {
+        Expectation::Lte(_) => Some(Worse::Larger),
+        Expectation::Gte(_) => Some(Worse::Smaller),
+        Expectation::Range { min, max } => match (min, max) {
+            (Some(lo), Some(hi)) => Some(Worse::AwayFrom((to_f64(lo) + to_f64(hi)) / 2.0)),
+            (Some(_), None) => Some(Worse::Smaller),
+            (None, Some(_)) => Some(Worse::Larger),
+            (None, None) => None,
+        },
+        _ => None,
+    }
+}
+
+fn to_f64(d: &crate::assertion::Decimal) -> f64 {
+    d.to_string().parse().unwrap_or(f64::NAN)
+}
+
+fn arm(m: &MeasurementRecord, verdict: AssertionVerdict) -> ArmStats {
+    let runs = numbers(m);
+    ArmStats {
+        n: runs.len(),
+        median: stats::median(&runs),
+        runs,
+        verdict: verdict.as_str().to_owned(),
+    }
+}
+
+/// One criterion: by the statistics when both arms have numbers and the assertion a
+/// direction, else by the two audits' verdicts.
+fn one(
+    criterion_id: String,
+    weight: Weight,
+    (base, base_verdict): (&MeasurementRecord, AssertionVerdict),
+    (cand, cand_verdict): (&MeasurementRecord, AssertionVerdict),
+    expectation: Option<&Expectation>,
+    floor: Option<&Floor>,
+    seed: [u8; 32],
+) -> Compared {
+    let (a, b) = (arm(base, base_verdict), arm(cand, cand_verdict));
+    let mut compared = Compared {
+        criterion_id,
+        weight,
+        probe: cand.probe.clone(),
+        unit: cand.unit.clone(),
+        baseline: a,
+        candidate: b,
+        delta: None,
+        delta_pct: None,
+        ci95: None,
+        p: None,
+        floor: None,
+        outcome: None,
+        verdict: Regression::Inconclusive,
+        reason: String::new(),
+    };
+    let direction = worse(expectation);
+    let (Some(direction), Some(median_a), Some(median_b)) = (
+        direction,
+        compared.baseline.median,
+        compared.candidate.median,
+    ) else {
+        let (verdict, reason) = by_verdicts(base_verdict, cand_verdict);
+        compared.verdict = verdict;
+        compared.reason = reason;
+        return compared;
+    };
+    let (runs_a, runs_b) = (&compared.baseline.runs, &compared.candidate.runs);
+    let unit = cand.unit.as_deref();
+    let floor = floor
+        .and_then(|f| f.amount(unit, median_a).ok())
+        .unwrap_or_else(|| Floor::default_for(unit));
+    let delta = median_b - median_a;
+    let p = stats::mann_whitney(runs_a, runs_b)
+        .1
+        .min(stats::kolmogorov_smirnov(runs_a, runs_b).1);
+    let ci = stats::bootstrap_ci(runs_a, runs_b, seed);
+    let outcome = if p <= ALPHA && delta.abs() >= floor {
+        Outcome::Different
+    } else if ci.is_some_and(|(lo, hi)| -floor < lo && hi < floor) {
+        Outcome::Same
+    } else {
+        Outcome::Unknown
+    };
+    let unit_text = unit.unwrap_or("");
+    let p_text = if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    };
+    compared.reason = match outcome {
+        Outcome::Different => format!(
+            "the median moved {delta:+.3}{unit_text} (p = {p_text} ≤ {ALPHA}), at least the {floor}{unit_text} floor"
+        ),
+        Outcome::Same => {
+            format!("the 95% interval of the median delta lies inside ±{floor}{unit_text}")
+        }
+        Outcome::Unknown if runs_a.len().min(runs_b.len()) < MIN_RUNS => format!(
+            "{} against {} runs: below {MIN_RUNS} runs an arm, p ≤ {ALPHA} is out of reach (4 against 4 is at best 0.029), and the interval is wider than ±{floor}{unit_text}; measure more runs",
+            runs_a.len(),
+            runs_b.len()
+        ),
+        Outcome::Unknown => format!(
+            "neither shown different (p = {p_text}, delta {delta:+.3}{unit_text}) nor within ±{floor}{unit_text}; measure more runs"
+        ),
+    };
+    let worse_now = match direction {
+        Worse::Larger => delta > 0.0,
+        Worse::Smaller => delta < 0.0,
+        Worse::AwayFrom(middle) => (median_b - middle).abs() > (median_a - middle).abs(),
+    };
+    compared.verdict = match outcome {
+        Outcome::Different if worse_now => Regression::Regressed,
+        Outcome::Different => Regression::Improved,
+        Outcome::Same => Regression::Same,
+        Outcome::Unknown => Regression::Inconclusive,
+    };
+    compared.delta = Some(delta);
+    compared.delta_pct = (median_a != 0.0).then(|| delta / median_a * 100.0);
+    compared.ci95 = ci.map(|(lo, hi)| [lo, hi]);
+    compared.p = Some(p);
+    compared.floor = Some(floor);
+    compared.outcome = Some(outcome);
+    compared
+}
+
+/// A criterion without a direction, compared by its verdicts.
+fn by_verdicts(base: AssertionVerdict, cand: AssertionVerdict) -> (Regression, String) {
+    use AssertionVerdict::{Fail, Pass};
+    let said = format!("{} in the baseline, {} now", base.as_str(), cand.as_str());
+    let verdict = match (base, cand) {
+        (Pass, Fail) => Regression::Regressed,
+        (Fail, Pass) => Regression::Improved,
+        (Pass, Pass) | (Fail, Fail) => Regression::Same,
+        _ => Regression::Inconclusive,
+    };
+    (verdict, said)
+}
+
+/// Regressed if a must criterion regressed, inconclusive if one is, else improved or same;
+/// a should criterion that regressed is a warning.
+fn overall(criteria: &[Compared], diagnostics: &mut Vec<Diagnostic>) -> Regression {
+    for c in criteria
+        .iter()
+        .filter(|c| c.weight == Weight::Should && c.verdict == Regression::Regressed)
+    {
+        diagnostics.push(
+            Diagnostic::warning("W_COMPARE_SHOULD_REGRESSED", c.reason.clone())
+                .criterion(&c.criterion_id)
+                .fix("look at the should criterion before the release"),
+        );
+    }
+    let must = || criteria.iter().filter(|c| c.weight == Weight::Must);
+    if must().any(|c| c.verdict == Regression::Regressed) {
+        Regression::Regressed
+    } else if must().any(|c| c.verdict == Regression::Inconclusive) {
+        Regression::Inconclusive
+    } else if criteria.iter().any(|c| c.verdict == Regression::Improved) {
+        Regression::Improved
+    } else {
+        Regression::Same
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn criteria_without_a_direction_are_compared_by_their_verdicts() {
+        use AssertionVerdict::{Fail, None, Pass};
+        let rows = [
+            (Pass, Fail, Regression::Regressed),
+            (Fail, Pass, Regression::Improved),
+            (Pass, Pass, Regression::Same),
+            (Fail, Fail, Regression::Same),
+            (Pass, None, Regression::Inconclusive),
+            (None, Pass, Regression::Inconclusive),
+        ];
+        for (base, cand, expected) in rows {
+            assert_eq!(by_verdicts(base, cand).0, expected, "{base:?} → {cand:?}");
+        }
+    }
+
+    fn compared(weight: Weight, verdict: Regression) -> Compared {
+        let arm = ArmStats {
+            n: 0,
+            median: None,
+            runs: Vec::new(),
+            verdict: String::new(),
+        };
+        Compared {
+            criterion_id: "X".into(),
+            weight,
+            probe: "perf.cold-start".into(),
+            unit: Some("ms".into()),
+            baseline: arm.clone(),
+            candidate: arm,
+            delta: None,
+            delta_pct: None,
+            ci95: None,
+            p: None,
+            floor: None,
+            outcome: None,
+            verdict,
+            reason: "why".into(),
+        }
+    }
+
+    #[test]
+    fn a_must_regression_or_doubt_decides_and_a_should_regression_warns() {
+        use Regression::*;
+        let rows: [(&[(Weight, Regression)], Regression); 5] = [
+            (
+                &[(Weight::Must, Same), (Weight::Must, Regressed)],
+                Regressed,
+            ),
+            (
+                &[(Weight::Must, Inconclusive), (Weight::Must, Improved)],
+                Inconclusive,
+            ),
+            (
+                &[(Weight::Must, Same), (Weight::Should, Inconclusive)],
+                Same,
+            ),
+            (
+                &[(Weight::Must, Same), (Weight::Should, Improved)],
+                Improved,
+            ),
+            (&[(Weight::Must, Same), (Weight::Should, Regressed)], Same),
+        ];
+        for (criteria, expected) in rows {
+            let criteria: Vec<Compared> = criteria.iter().map(|(w, v)| compared(*w, *v)).collect();
+            let mut diagnostics = Vec::new();
+            assert_eq!(overall(&criteria, &mut diagnostics), expected);
+            let warned = criteria
+                .iter()
+                .any(|c| c.weight == Weight::Should && c.verdict == Regressed);
+            assert_eq!(!diagnostics.is_empty(), warned);
+        }
+    }
+}
