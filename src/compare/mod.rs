@@ -180,21 +180,23 @@ pub fn compare(
                 .find(|c| c.check.criterion_id == id)
                 .and_then(|c| Some((c.measurements.first()?.clone(), c.check.assertion_verdict)))
         };
-    let mut criteria = Vec::new();
+    // What each criterion needs, gathered first; the statistics (a 10,000-resample bootstrap
+    // each) then run on every core.
+    let mut jobs = Vec::new();
     for criterion in &pack.criteria {
-        let (Some((base, base_verdict)), Some((cand, cand_verdict))) = (
+        let (Some(base), Some(cand)) = (
             measured(baseline, &criterion.id),
             measured(candidate, &criterion.id),
         ) else {
             continue;
         };
-        if base.probe != cand.probe {
+        if base.0.probe != cand.0.probe {
             diagnostics.push(
                 Diagnostic::warning(
                     "W_COMPARE_PROBE_CHANGED",
                     format!(
                         "measured by `{}` in the baseline, `{}` now: not compared",
-                        base.probe, cand.probe
+                        base.0.probe, cand.0.probe
                     ),
                 )
                 .criterion(&criterion.id)
@@ -202,22 +204,46 @@ pub fn compare(
             );
             continue;
         }
-        let expectation = criterion
-            .assertion
-            .as_ref()
-            .map(|a| &a.assertion.expectation);
-        let floor = criterion.regression.as_ref().or(pack.regression.as_ref());
-        let seed: [u8; 32] = seed_of(&candidate.pack_sha256, &criterion.id);
-        criteria.push(one(
-            criterion.id.clone(),
-            criterion.weight,
-            (&base, base_verdict),
-            (&cand, cand_verdict),
-            expectation,
-            floor,
-            seed,
-        ));
+        jobs.push((criterion, base, cand));
     }
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, jobs.len().max(1));
+    let per = jobs.len().div_ceil(workers).max(1);
+    let criteria: Vec<Compared> = std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .chunks(per)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(criterion, (base, base_verdict), (cand, cand_verdict))| {
+                            one(
+                                criterion.id.clone(),
+                                criterion.weight,
+                                (base, *base_verdict),
+                                (cand, *cand_verdict),
+                                criterion
+                                    .assertion
+                                    .as_ref()
+                                    .map(|a| &a.assertion.expectation),
+                                criterion.regression.as_ref().or(pack.regression.as_ref()),
+                                seed_of(&candidate.pack_sha256, &criterion.id),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        // A worker that panicked is dwpipe's bug: it is raised again, never a criterion lost.
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
     let verdict = overall(&criteria, &mut diagnostics);
     let side = |report: &AuditReport, name: &str| Side {
         report: name.to_owned(),

@@ -170,30 +170,63 @@ pub(crate) fn bootstrap_ci(a: &[f64], b: &[f64], seed: [u8; 32]) -> Option<(f64,
         return None;
     }
     let mut rng = ChaCha8Rng::from_seed(seed);
-    let mut draw = |values: &[f64], into: &mut Vec<f64>| {
-        into.clear();
-        into.extend((0..values.len()).map(|_| values[below(&mut rng, values.len())]));
-    };
-    let (mut ra, mut rb) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
+    let (a, b) = (Resampler::new(a), Resampler::new(b));
+    let (mut counts_a, mut counts_b) = (vec![0u32; a.sorted.len()], vec![0u32; b.sorted.len()]);
     let mut deltas: Vec<f64> = (0..RESAMPLES)
-        .map(|_| {
-            draw(a, &mut ra);
-            draw(b, &mut rb);
-            median(&rb).unwrap_or(0.0) - median(&ra).unwrap_or(0.0)
-        })
+        .map(|_| b.median(&mut rng, &mut counts_b) - a.median(&mut rng, &mut counts_a))
         .collect();
     deltas.sort_by(f64::total_cmp);
     Some((percentile(&deltas, 2.5), percentile(&deltas, 97.5)))
 }
 
-/// An index below `n`, unbiased (rejection of the top remainder).
+/// An arm, sorted once: a resample is how often each of its values was drawn, and its median
+/// is found by walking those counts (no sort per resample).
+struct Resampler {
+    sorted: Vec<f64>,
+}
+
+impl Resampler {
+    fn new(values: &[f64]) -> Resampler {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Resampler { sorted }
+    }
+
+    /// The median of one resample with replacement.
+    fn median(&self, rng: &mut ChaCha8Rng, counts: &mut [u32]) -> f64 {
+        let n = self.sorted.len();
+        counts.fill(0);
+        for _ in 0..n {
+            counts[below(rng, n)] += 1;
+        }
+        // The values at 0-based ranks `n/2` (and `n/2 − 1` for an even count).
+        let nth = |rank: usize| {
+            let mut seen = 0usize;
+            for (i, c) in counts.iter().enumerate() {
+                seen += *c as usize;
+                if seen > rank {
+                    return self.sorted[i];
+                }
+            }
+            self.sorted[n - 1]
+        };
+        if n % 2 == 1 {
+            nth(n / 2)
+        } else {
+            (nth(n / 2 - 1) + nth(n / 2)) / 2.0
+        }
+    }
+}
+
+/// An index below `n`, unbiased: Lemire's multiply-shift on 32 random bits, rejecting the
+/// few low products that would favour some indices.
 fn below(rng: &mut ChaCha8Rng, n: usize) -> usize {
-    let n = n as u64;
-    let zone = u64::MAX - u64::MAX % n;
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let threshold = n.wrapping_neg() % n;
     loop {
-        let v = rng.next_u64();
-        if v < zone {
-            return (v % n) as usize;
+        let product = u64::from(rng.next_u32()) * u64::from(n);
+        if (product as u32) >= threshold {
+            return (product >> 32) as usize;
         }
     }
 }
