@@ -128,6 +128,20 @@ fn three_runs_an_arm_are_inconclusive_and_say_why() {
     );
     let md = fs::read_to_string(dir.path().join("cmp-few/compare.md")).unwrap();
     assert!(md.starts_with("# Regression check: inconclusive"), "{md}");
+    // Inconclusive is never green in CI either.
+    let junit = fs::read_to_string(dir.path().join("cmp-few/compare-junit.xml")).unwrap();
+    assert!(
+        junit.contains("failures=\"1\"")
+            && junit.contains("<failure message=\"inconclusive: 3 against 3"),
+        "{junit}"
+    );
+    let page = fs::read_to_string(dir.path().join("cmp-few/compare.html")).unwrap();
+    assert!(
+        page.contains("baseline (n=3)")
+            && page.contains("candidate (n=3)")
+            && page.contains("floor ±20"),
+        "{page}"
+    );
 }
 
 #[test]

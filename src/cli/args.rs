@@ -423,7 +423,7 @@ pub(super) struct GateArgs {
     pub(super) json: bool,
 }
 
-const COMPARE_HELP: &str = "For every criterion measured in both audits by the same probe: n and the median of each arm, the median delta with a 95% percentile-bootstrap interval (10,000 resamples, ChaCha8 seeded by the lock and the criterion: a re-run gives the same numbers), p = min(Mann-Whitney U, Kolmogorov-Smirnov), and an outcome: `different` (p <= 0.01 and the median moved at least the floor), `same` (the whole interval inside +-floor), `unknown` otherwise. The assertion's direction makes that regressed, improved, same or inconclusive; criteria without one (equals, pass/fail) are compared by their verdicts. The floor is the criterion's `regression: { floor: 20ms | 5% }`, else the pack's, else a default per unit (20 ms, 1 ms/s, 10 MB, 1 fps, 0.5 vp, 0.1 ratio). Audits of a different device model, software version or refresh rate are refused. Writes compare.json and compare.md into --out. Exit 0 for same or improved, 1 for regressed or inconclusive, 2 when the audits cannot be compared.";
+const COMPARE_HELP: &str = "For every criterion measured in both audits by the same probe: n and the median of each arm, the median delta with a 95% percentile-bootstrap interval (10,000 resamples, ChaCha8 seeded by the lock and the criterion: a re-run gives the same numbers), p = min(Mann-Whitney U, Kolmogorov-Smirnov), and an outcome: `different` (p <= 0.01 and the median moved at least the floor), `same` (the whole interval inside +-floor), `unknown` otherwise. The assertion's direction makes that regressed, improved, same or inconclusive; criteria without one (equals, pass/fail) are compared by their verdicts. The floor is the criterion's `regression: { floor: 20ms | 5% }`, else the pack's, else a default per unit (20 ms, 1 ms/s, 10 MB, 1 fps, 0.5 vp, 0.1 ratio). Audits of a different device model, software version or refresh rate are refused. Writes compare.json, compare.md, compare-junit.xml and compare.html into --out. Exit 0 for same or improved, 1 for regressed or inconclusive, 2 when the audits cannot be compared.";
 
 #[derive(Debug, clap::Args)]
 pub(super) struct CompareArgs {
@@ -434,7 +434,7 @@ pub(super) struct CompareArgs {
     /// The lock whose criteria decide directions and floors (default: the one the candidate names).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: Option<PathBuf>,
-    /// Folder for compare.json and compare.md.
+    /// Folder for compare.json, compare.md, compare-junit.xml and compare.html.
     #[arg(long, default_value = ".")]
     pub(super) out: PathBuf,
     /// Print compare.json on stdout.

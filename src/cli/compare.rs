@@ -1,11 +1,12 @@
 //! `dwpipe compare BASELINE CANDIDATE`: a candidate audit held against a baseline audit of the
-//! same device, criterion by criterion; `compare.json` and `compare.md` in `--out`.
+//! same device, criterion by criterion; `compare.json`, `compare.md`, `compare-junit.xml` and
+//! `compare.html` in `--out`.
 
 use crate::compare::compare;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::output::write_atomic;
-use crate::report::compare_markdown;
+use crate::report::{compare_html, compare_markdown, junit_compare};
 
 use super::args::CompareArgs;
 use super::error::Error;
@@ -48,11 +49,19 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
         path: args.out.clone(),
         source,
     })?;
-    let json_path = args.out.join("compare.json");
-    let md_path = args.out.join("compare.md");
     let json = serde_json::to_vec_pretty(&comparison).unwrap_or_default();
-    write_atomic(&json_path, &json)?;
-    write_atomic(&md_path, compare_markdown(&comparison).as_bytes())?;
+    let written = [
+        ("compare.json", json),
+        ("compare.md", compare_markdown(&comparison).into_bytes()),
+        ("compare-junit.xml", junit_compare(&comparison).into_bytes()),
+        ("compare.html", compare_html(&comparison).into_bytes()),
+    ];
+    let mut paths = Vec::with_capacity(written.len());
+    for (name, bytes) in &written {
+        let path = args.out.join(name);
+        write_atomic(&path, bytes)?;
+        paths.push(path.display().to_string());
+    }
     if args.json {
         print::json(&comparison);
     } else {
@@ -72,11 +81,10 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
             ));
         }
         print::out(&format!(
-            "compare: {} — {} criteria; wrote {}, {}",
+            "compare: {} — {} criteria; wrote {}",
             comparison.verdict.as_str().to_uppercase(),
             comparison.criteria.len(),
-            json_path.display(),
-            md_path.display()
+            paths.join(", ")
         ));
     }
     Ok(exit_code::of_regression(comparison.verdict))

@@ -1,10 +1,13 @@
 //! `junit.xml`: one test case per criterion, readable by Jenkins and GitLab. A failure carries
-//! the recomputed reason; an unverified criterion is skipped with why.
+//! the recomputed reason; an unverified criterion is skipped with why. A comparison's cases
+//! fail when regressed or inconclusive.
 
 use std::fmt::Write;
 
 use crate::diagnostic::Severity;
 use crate::gate::{AssertionVerdict, CheckResult};
+
+use crate::compare::{Comparison, Regression};
 
 use super::AuditReport;
 
@@ -57,6 +60,41 @@ pub(crate) fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> Str
         })
         .collect();
     document(&suites)
+}
+
+/// A comparison's JUnit XML: one case per criterion; regressed and inconclusive both fail
+/// (an inconclusive comparison is never shown green), with the reason.
+pub(crate) fn junit_compare(comparison: &Comparison) -> String {
+    let mut cases = String::new();
+    let mut failures = 0;
+    for c in &comparison.criteria {
+        let _ = writeln!(
+            cases,
+            "    <testcase classname=\"regression\" name=\"{} ({})\">",
+            escape(&c.criterion_id),
+            c.weight
+        );
+        if matches!(c.verdict, Regression::Regressed | Regression::Inconclusive) {
+            failures += 1;
+            let _ = writeln!(
+                cases,
+                "      <failure message=\"{}: {}\"/>",
+                c.verdict.as_str(),
+                escape(&c.reason)
+            );
+        }
+        cases.push_str("    </testcase>\n");
+    }
+    let tests = comparison.criteria.len();
+    document(&[Suite {
+        tests,
+        failures,
+        errors: 0,
+        skipped: 0,
+        xml: format!(
+            "  <testsuite name=\"dwpipe compare\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n"
+        ),
+    }])
 }
 
 fn document(suites: &[Suite]) -> String {

@@ -7,6 +7,7 @@
 //! nothing here opens or parses evidence.
 
 mod charts;
+mod compare;
 mod flows;
 mod overlay;
 mod view;
@@ -18,6 +19,7 @@ use crate::pack::Pack;
 
 use super::AuditReport;
 
+pub use compare::compare_html;
 pub(crate) use view::Page;
 
 /// The smallest touch target the platform accepts (vp); smaller ones are drawn in red.
