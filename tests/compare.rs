@@ -232,3 +232,36 @@ fn audits_of_another_device_are_refused_and_an_unknown_refresh_rate_is_said() {
         "{refused}"
     );
 }
+
+#[test]
+fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
+    let dir = audited();
+    let (code, _, _) = compare(dir.path(), "base", "slower", &[]);
+    assert_eq!(code, 1);
+    let (code, stdout, stderr) =
+        dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("base/audit-1.json: ") && stdout.contains("slower/audit-1.json: "),
+        "both audits verified first: {stdout}"
+    );
+    assert!(
+        stdout.contains("1 criteria recomputed from the two audits: 0 difference(s)"),
+        "{stdout}"
+    );
+    // A regression rewritten as `same` is found.
+    let path = dir.path().join("cmp-slower/compare.json");
+    let mut comparison: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    comparison["verdict"] = "same".into();
+    comparison["criteria"][0]["verdict"] = "same".into();
+    fs::write(&path, comparison.to_string()).unwrap();
+    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "DIFFERENT  verdict: the report says \"same\", its evidence gives \"regressed\""
+        ),
+        "{stdout}"
+    );
+}

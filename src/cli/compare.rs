@@ -2,10 +2,12 @@
 //! same device, criterion by criterion; `compare.json`, `compare.md`, `compare-junit.xml` and
 //! `compare.html` in `--out`.
 
-use crate::compare::compare;
+use std::path::Path;
+
+use crate::compare::{Comparison, compare};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::output::write_atomic;
+use crate::output::{dir_or_dot, relative_to, write_atomic};
 use crate::report::{compare_html, compare_markdown, junit_compare};
 
 use super::args::CompareArgs;
@@ -16,39 +18,17 @@ use super::verify_evidence::read_report;
 
 /// Exit 0 for same or improved, 1 for regressed or inconclusive.
 pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
-    let baseline = read_report(&args.baseline, "E_COMPARE_INVALID")?;
-    let candidate = read_report(&args.candidate, "E_COMPARE_INVALID")?;
-    let lock = match &args.lock {
-        Some(lock) => lock.clone(),
-        None => {
-            let named = candidate.lock.as_deref().ok_or_else(|| {
-                Error::from(
-                    Diagnostic::error(
-                        "E_COMPARE_INVALID",
-                        format!("`{}` names no lock", args.candidate.display()),
-                    )
-                    .fix("pass the lock with --pack"),
-                )
-            })?;
-            crate::output::dir_or_dot(args.candidate.parent()).join(named)
-        }
-    };
-    let frozen = load_lock(&lock)?;
-    let names = (
-        args.baseline.display().to_string(),
-        args.candidate.display().to_string(),
-    );
-    let comparison =
-        compare(&baseline, &candidate, &frozen.pack, (&names.0, &names.1)).map_err(|e| {
-            Error::from(
-                Diagnostic::error(e.code(), e.to_string())
-                    .fix("compare audits of one device model, software version and refresh rate"),
-            )
-        })?;
     std::fs::create_dir_all(&args.out).map_err(|source| Error::Folder {
         path: args.out.clone(),
         source,
     })?;
+    let lock = args.lock.as_ref().map(|lock| relative_to(lock, &args.out));
+    let comparison = build(
+        &args.out,
+        &relative_to(&args.baseline, &args.out),
+        &relative_to(&args.candidate, &args.out),
+        lock.as_deref(),
+    )?;
     let json = serde_json::to_vec_pretty(&comparison).unwrap_or_default();
     let written = [
         ("compare.json", json),
@@ -88,4 +68,47 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
         ));
     }
     Ok(exit_code::of_regression(comparison.verdict))
+}
+
+/// The comparison of the audits `baseline` and `candidate` (paths relative to `out`, where
+/// `compare.json` lives) by the criteria of `lock` (relative to `out` too; default: the lock
+/// the candidate names): what `compare` writes and `verify-evidence` recomputes.
+pub(super) fn build(
+    out: &Path,
+    baseline: &str,
+    candidate: &str,
+    lock: Option<&str>,
+) -> Result<Comparison, Error> {
+    let base_report = read_report(&out.join(baseline), "E_COMPARE_INVALID")?;
+    let cand_path = out.join(candidate);
+    let cand_report = read_report(&cand_path, "E_COMPARE_INVALID")?;
+    let lock = match lock {
+        Some(lock) => lock.to_owned(),
+        None => {
+            let named = cand_report.lock.as_deref().ok_or_else(|| {
+                Error::from(
+                    Diagnostic::error(
+                        "E_COMPARE_INVALID",
+                        format!("`{}` names no lock", cand_path.display()),
+                    )
+                    .fix("pass the lock with --pack"),
+                )
+            })?;
+            relative_to(&dir_or_dot(cand_path.parent()).join(named), out)
+        }
+    };
+    let frozen = load_lock(&out.join(&lock))?;
+    compare(
+        &base_report,
+        &cand_report,
+        &frozen.pack,
+        (baseline, candidate),
+        &lock,
+    )
+    .map_err(|e| {
+        Error::from(
+            Diagnostic::error(e.code(), e.to_string())
+                .fix("compare audits of one device model, software version and refresh rate"),
+        )
+    })
 }

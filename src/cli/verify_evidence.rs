@@ -1,8 +1,10 @@
 //! `dwpipe verify-evidence AUDIT.json [--pack LOCK]`: rebuild an audit from its folder,
-//! offline, and name every field where the report says otherwise.
+//! offline, and name every field where the report says otherwise; `COMPARE.json`: both audits
+//! so, and the comparison recomputed from them.
 
 use std::path::Path;
 
+use crate::compare::Comparison;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, parse_json, read_bounded};
@@ -24,8 +26,61 @@ pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error>
     Ok(parse_json(path, &text).map_err(|d| d.recode(code, fix))?)
 }
 
-/// Exit 0 when the report is exactly its rebuild, 1 on any difference.
+/// Exit 0 when the report is exactly its rebuild, 1 on any difference. A `compare.json` is
+/// verified too: both audits it compared, then the comparison recomputed from them.
 pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
+    if let Some(comparison) = read_comparison(report_path) {
+        return verify_comparison(report_path, &comparison, pack);
+    }
+    let differences = verify_audit(report_path, pack)?;
+    Ok(exit_code::of_differences(differences))
+}
+
+/// A `compare.json`, if that is what the file is.
+fn read_comparison(path: &Path) -> Option<Comparison> {
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report").ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Verifies both audits a comparison names, then recomputes it from them (by the lock it
+/// recorded, or `pack`) and names every field that differs.
+fn verify_comparison(
+    path: &Path,
+    recorded: &Comparison,
+    pack: Option<&Path>,
+) -> Result<i32, Error> {
+    let out = crate::output::dir_or_dot(path.parent());
+    let mut found = 0;
+    for side in [&recorded.baseline, &recorded.candidate] {
+        found += verify_audit(&out.join(&side.report), None)?;
+    }
+    let lock = pack.map(|p| crate::output::relative_to(p, out));
+    let mut recomputed = super::compare::build(
+        out,
+        &recorded.baseline.report,
+        &recorded.candidate.report,
+        Some(lock.as_deref().unwrap_or(&recorded.lock)),
+    )?;
+    // Which dwpipe wrote it is a recorded fact, not a reading.
+    recomputed
+        .dwpipe_version
+        .clone_from(&recorded.dwpipe_version);
+    let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
+    let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
+    for d in &differences {
+        print::out(&format!("DIFFERENT  {d}"));
+    }
+    print::out(&format!(
+        "{}: {} criteria recomputed from the two audits: {} difference(s)",
+        path.display(),
+        recomputed.criteria.len(),
+        differences.len()
+    ));
+    Ok(exit_code::of_differences(found + differences.len()))
+}
+
+/// Rebuilds one audit report and prints what differs; the number of differences.
+fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error> {
     let invalid = |message: String| {
         Error::from(
             Diagnostic::error("E_EVIDENCE_INVALID", message)
@@ -78,5 +133,5 @@ pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error>
             String::new()
         }
     ));
-    Ok(exit_code::of_differences(found.differences.len()))
+    Ok(found.differences.len())
 }

@@ -121,6 +121,8 @@ pub struct Comparison {
     pub dwpipe_version: String,
     /// The overall conclusion.
     pub verdict: Regression,
+    /// The lock whose criteria gave directions and floors, relative to this file's folder.
+    pub lock: String,
     /// The baseline.
     pub baseline: Side,
     /// The candidate.
@@ -152,13 +154,14 @@ impl CompareError {
     }
 }
 
-/// Compares `candidate` with `baseline` by the criteria of `pack` (the candidate's lock);
-/// `names` are the two reports' paths as given.
+/// Compares `candidate` with `baseline` by the criteria of `pack`; `names` are the two
+/// reports' paths and `lock` the pack's, relative to where the comparison is kept.
 pub fn compare(
     baseline: &AuditReport,
     candidate: &AuditReport,
     pack: &Pack,
     names: (&str, &str),
+    lock: &str,
 ) -> Result<Comparison, CompareError> {
     let (a, b) = (
         baseline
@@ -254,6 +257,7 @@ pub fn compare(
         format_version: crate::format::COMPARE,
         dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
         verdict,
+        lock: lock.to_owned(),
         baseline: side(baseline, names.0),
         candidate: side(candidate, names.1),
         criteria,

@@ -201,6 +201,14 @@ fn rebuilt(
     Ok(rebuilt)
 }
 
+/// Every field where a recorded document and its recomputation differ (a comparison, say).
+pub(crate) fn tampered(recorded: &Value, recomputed: &Value) -> Vec<Difference> {
+    differences(recorded, recomputed)
+        .into_iter()
+        .map(|d| difference(Cause::Tampered, d))
+        .collect()
+}
+
 fn to_value(report: &AuditReport) -> Value {
     serde_json::to_value(report).expect("a report always serializes")
 }
