@@ -364,23 +364,13 @@ fn one(
     floor: Option<&Floor>,
     seed: [u8; 32],
 ) -> Compared {
-    let (a, b) = (arm(base, base_verdict), arm(cand, cand_verdict));
-    let mut compared = Compared {
+    let mut compared = Compared::of_arms(
         criterion_id,
         weight,
-        probe: cand.probe.clone(),
-        unit: cand.unit.clone(),
-        baseline: a,
-        candidate: b,
-        delta: None,
-        delta_pct: None,
-        ci95: None,
-        p: None,
-        floor: None,
-        outcome: None,
-        verdict: Regression::Inconclusive,
-        reason: String::new(),
-    };
+        cand,
+        arm(base, base_verdict),
+        arm(cand, cand_verdict),
+    );
     let direction = worse(expectation);
     let (Some(direction), Some(median_a), Some(median_b)) = (
         direction,
@@ -451,6 +441,34 @@ fn one(
     compared
 }
 
+impl Compared {
+    /// A criterion's two arms, with nothing concluded yet (inconclusive until shown).
+    fn of_arms(
+        criterion_id: String,
+        weight: Weight,
+        measured: &MeasurementRecord,
+        baseline: ArmStats,
+        candidate: ArmStats,
+    ) -> Compared {
+        Compared {
+            criterion_id,
+            weight,
+            probe: measured.probe.clone(),
+            unit: measured.unit.clone(),
+            baseline,
+            candidate,
+            delta: None,
+            delta_pct: None,
+            ci95: None,
+            p: None,
+            floor: None,
+            outcome: None,
+            verdict: Regression::Inconclusive,
+            reason: String::new(),
+        }
+    }
+}
+
 /// A criterion without a direction, compared by its verdicts.
 fn by_verdicts(base: AssertionVerdict, cand: AssertionVerdict) -> (Regression, String) {
     use AssertionVerdict::{Fail, Pass};
@@ -516,21 +534,16 @@ mod tests {
             runs: Vec::new(),
             verdict: String::new(),
         };
+        let record: MeasurementRecord = serde_json::from_value(serde_json::json!({
+            "criterion-id": "X", "probe": "perf.cold-start", "extractor": "cold-start",
+            "aggregate": "median", "value": null, "unit": "ms", "actual": null,
+            "resolution": 1.0, "runs": []
+        }))
+        .unwrap();
         Compared {
-            criterion_id: "X".into(),
-            weight,
-            probe: "perf.cold-start".into(),
-            unit: Some("ms".into()),
-            baseline: arm.clone(),
-            candidate: arm,
-            delta: None,
-            delta_pct: None,
-            ci95: None,
-            p: None,
-            floor: None,
-            outcome: None,
             verdict,
             reason: "why".into(),
+            ..Compared::of_arms("X".into(), weight, &record, arm.clone(), arm)
         }
     }
 
