@@ -8,6 +8,8 @@
 
 pub(crate) mod stats;
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::assertion::Expectation;
@@ -175,21 +177,14 @@ pub fn compare(
     );
     let mut diagnostics = Vec::new();
     same_device(a, b, &mut diagnostics)?;
-    let measured =
-        |report: &'_ AuditReport, id: &str| -> Option<(MeasurementRecord, AssertionVerdict)> {
-            report
-                .checks
-                .iter()
-                .find(|c| c.check.criterion_id == id)
-                .and_then(|c| Some((c.measurements.first()?.clone(), c.check.assertion_verdict)))
-        };
+    let (in_baseline, in_candidate) = (by_id(baseline), by_id(candidate));
     // What each criterion needs, gathered first; the statistics (a 10,000-resample bootstrap
     // each) then run on every core.
     let mut jobs = Vec::new();
     for criterion in &pack.criteria {
-        let (Some(base), Some(cand)) = (
-            measured(baseline, &criterion.id),
-            measured(candidate, &criterion.id),
+        let (Some(&base), Some(&cand)) = (
+            in_baseline.get(criterion.id.as_str()),
+            in_candidate.get(criterion.id.as_str()),
         ) else {
             continue;
         };
@@ -265,6 +260,24 @@ pub fn compare(
     })
 }
 
+/// An audit's measured criteria, by id: its measurement and recomputed verdict.
+type ById<'r> = HashMap<&'r str, (&'r MeasurementRecord, AssertionVerdict)>;
+
+/// Each audit's measured criteria by id, found once (a pack may hold thousands).
+fn by_id(report: &AuditReport) -> ById<'_> {
+    report
+        .checks
+        .iter()
+        .filter_map(|c| {
+            let first = c.measurements.first()?;
+            Some((
+                c.check.criterion_id.as_str(),
+                (first, c.check.assertion_verdict),
+            ))
+        })
+        .collect()
+}
+
 /// Model, software and refresh rate must match; a refresh rate an older audit did not record
 /// is a warning.
 fn same_device(
@@ -318,10 +331,13 @@ fn numbers(m: &MeasurementRecord) -> Vec<f64> {
         .collect()
 }
 
-/// Which way is worse for an assertion: `Some(true)` when a larger value is worse.
+/// Which way is worse for an assertion.
 enum Worse {
+    /// A larger value (`lte`, a range with only a maximum).
     Larger,
+    /// A smaller value (`gte`, a range with only a minimum).
     Smaller,
+    /// Further from the middle of a range.
     AwayFrom(f64),
 }
 
