@@ -25,8 +25,8 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
     let lock = args.lock.as_ref().map(|lock| relative_to(lock, &args.out));
     let comparison = build(
         &args.out,
-        &relative_to(&args.baseline, &args.out),
-        &relative_to(&args.candidate, &args.out),
+        (&args.baseline, &relative_to(&args.baseline, &args.out)),
+        (&args.candidate, &relative_to(&args.candidate, &args.out)),
         lock.as_deref(),
     )?;
     let json = serde_json::to_vec_pretty(&comparison).unwrap_or_default();
@@ -70,18 +70,18 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
     Ok(exit_code::of_regression(comparison.verdict))
 }
 
-/// The comparison of the audits `baseline` and `candidate` (paths relative to `out`, where
-/// `compare.json` lives) by the criteria of `lock` (relative to `out` too; default: the lock
-/// the candidate names): what `compare` writes and `verify-evidence` recomputes.
+/// The comparison of the audits `baseline` and `candidate` — each read from its path and
+/// recorded by its name relative to `out`, where `compare.json` lives — by the criteria of
+/// `lock` (relative to `out` too; default: the lock the candidate names): what `compare`
+/// writes and `verify-evidence` recomputes.
 pub(super) fn build(
     out: &Path,
-    baseline: &str,
-    candidate: &str,
+    (base_path, baseline): (&Path, &str),
+    (cand_path, candidate): (&Path, &str),
     lock: Option<&str>,
 ) -> Result<Comparison, Error> {
-    let base_report = read_report(&out.join(baseline), "E_COMPARE_INVALID")?;
-    let cand_path = out.join(candidate);
-    let cand_report = read_report(&cand_path, "E_COMPARE_INVALID")?;
+    let base_report = read_report(base_path, "E_COMPARE_INVALID")?;
+    let cand_report = read_report(cand_path, "E_COMPARE_INVALID")?;
     let lock = match lock {
         Some(lock) => lock.to_owned(),
         None => {

@@ -55,10 +55,11 @@ fn verify_comparison(
         found += verify_audit(&out.join(&side.report), None)?;
     }
     let lock = pack.map(|p| crate::output::relative_to(p, out));
+    let (baseline, candidate) = (&recorded.baseline.report, &recorded.candidate.report);
     let mut recomputed = super::compare::build(
         out,
-        &recorded.baseline.report,
-        &recorded.candidate.report,
+        (&out.join(baseline), baseline),
+        (&out.join(candidate), candidate),
         Some(lock.as_deref().unwrap_or(&recorded.lock)),
     )?;
     // Which dwpipe wrote it is a recorded fact, not a reading.
