@@ -55,6 +55,12 @@ impl Decimal {
         self
     }
 
+    /// The nearest `f64`, for statistics over readings (where verdicts are decided, numbers
+    /// stay decimal).
+    pub(crate) fn to_f64(self) -> f64 {
+        self.to_string().parse().unwrap_or(f64::NAN)
+    }
+
     /// Parses `[+-]digits[.digits][e[+-]digits]`, the form JSON and YAML numbers print in.
     pub(crate) fn parse(text: &str) -> Result<Decimal, DecimalError> {
         let syntax = || DecimalError::Syntax(text.to_owned());

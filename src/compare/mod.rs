@@ -346,17 +346,13 @@ fn worse(expectation: Option<&Expectation>) -> Option<Worse> {
         Expectation::Lte(_) => Some(Worse::Larger),
         Expectation::Gte(_) => Some(Worse::Smaller),
         Expectation::Range { min, max } => match (min, max) {
-            (Some(lo), Some(hi)) => Some(Worse::AwayFrom((to_f64(lo) + to_f64(hi)) / 2.0)),
+            (Some(lo), Some(hi)) => Some(Worse::AwayFrom((lo.to_f64() + hi.to_f64()) / 2.0)),
             (Some(_), None) => Some(Worse::Smaller),
             (None, Some(_)) => Some(Worse::Larger),
             (None, None) => None,
         },
         _ => None,
     }
-}
-
-fn to_f64(d: &crate::assertion::Decimal) -> f64 {
-    d.to_string().parse().unwrap_or(f64::NAN)
 }
 
 fn arm(m: &MeasurementRecord, verdict: AssertionVerdict) -> ArmStats {

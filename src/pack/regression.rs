@@ -76,9 +76,9 @@ impl Floor {
                             common_scale(Decimal::new(1, 0), Some(p), Some(u), None).map_err(
                                 |_| format!("the probe measures in {p}, the floor is in {u}"),
                             )?;
-                        Ok(to_f64(*value) * to_f64(factor) / to_f64(one))
+                        Ok(value.to_f64() * factor.to_f64() / one.to_f64())
                     }
-                    _ => Ok(to_f64(*value)),
+                    _ => Ok(value.to_f64()),
                 }
             }
         }
@@ -91,10 +91,6 @@ impl Floor {
             .find(|(unit, _)| *unit == probe_unit)
             .map_or(1.0, |(_, floor)| *floor)
     }
-}
-
-fn to_f64(d: Decimal) -> f64 {
-    d.to_string().parse().unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]
