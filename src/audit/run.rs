@@ -16,7 +16,7 @@ use super::inputs::keep;
 use super::measure::{Gathered, Measuring, visits};
 use super::model::{AuditError, AuditEvent, AuditRun};
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
-use super::session::{StepFailure, gather};
+use super::session::{StepFailure, gather, keep_file};
 
 /// Runs the audit on `device` into the audit folder `out`.
 pub async fn run(
@@ -96,10 +96,8 @@ pub async fn run(
             Err(StepFailure::Step { reason }) => {
                 // Why the visit stopped is evidence too: the report's details say it, and
                 // `verify-evidence` reads it back from here.
-                let path = dir.join(FAILED_STEP);
-                if crate::output::write_atomic(&path, reason.as_bytes()).is_ok() {
-                    files.insert(FAILED_STEP.to_owned(), path);
-                }
+                // (Not kept when the disk refuses it: the reason still reaches the report.)
+                let _ = keep_file(&dir, &mut files, FAILED_STEP, reason.as_bytes());
                 Gathered {
                     files,
                     failure: Some(reason),

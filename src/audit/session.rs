@@ -45,10 +45,8 @@ pub(super) async fn gather<'s>(
                 let command = values.command(template).map_err(|e| fail(e.to_string()))?;
                 let reply = device.shell(&command).await.map_err(device_or_step)?;
                 if let Some(name) = save {
-                    let path = dir.join(name);
-                    crate::output::write_atomic(&path, reply.output.as_bytes())
+                    keep_file(dir, files, name, reply.output.as_bytes())
                         .map_err(|e| fail(chain(&e)))?;
-                    files.insert(name.clone(), path);
                 }
                 if reply.status != 0 {
                     return Err(fail(format!(
@@ -80,6 +78,19 @@ pub(super) async fn gather<'s>(
             }
         }
     }
+    Ok(())
+}
+
+/// Writes `bytes` as the visit's evidence file `name` in `dir`, and names it in `files`.
+pub(super) fn keep_file(
+    dir: &Path,
+    files: &mut Files,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), crate::output::WriteError> {
+    let path = dir.join(name);
+    crate::output::write_atomic(&path, bytes)?;
+    files.insert(name.to_owned(), path);
     Ok(())
 }
 

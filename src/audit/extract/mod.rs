@@ -7,7 +7,7 @@ mod frames;
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -175,28 +175,7 @@ impl<'a> Decoded<'a> {
             self.files
                 .iter()
                 .filter(|(name, _)| name.starts_with("step-") && name.ends_with(".ftrace"))
-                .map(|(name, path)| {
-                    let unreadable = |source| ExtractError::Unreadable {
-                        path: path.clone(),
-                        source: Arc::new(source),
-                    };
-                    let analysis =
-                        open_input(path, "a trace")
-                            .map_err(unreadable)
-                            .and_then(|file| {
-                                let mut analysis = Analysis::of_step();
-                                for_each_line(file, |line| analysis.line(line)).map_err(
-                                    |source| {
-                                        unreadable(ReadError::Io {
-                                            path: path.clone(),
-                                            source,
-                                        })
-                                    },
-                                )?;
-                                Ok(analysis)
-                            });
-                    (name.clone(), analysis)
-                })
+                .map(|(name, path)| (name.clone(), stream(path, Analysis::of_step())))
                 .collect()
         })
     }
@@ -208,13 +187,7 @@ impl<'a> Decoded<'a> {
     }
 
     fn bytes(&self, evidence: Evidence) -> Result<Vec<u8>, ExtractError> {
-        let path = self.path(evidence)?;
-        read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
-            ExtractError::Unreadable {
-                path: path.clone(),
-                source: Arc::new(source),
-            }
-        })
+        read(self.path(evidence)?)
     }
 
     fn text(&self, evidence: Evidence) -> Result<String, ExtractError> {
@@ -224,33 +197,17 @@ impl<'a> Decoded<'a> {
     /// A reply a flow kept under `name`, as text.
     pub(super) fn named_text(&self, name: &'static str) -> Result<String, ExtractError> {
         let path = self.files.get(name).ok_or(ExtractError::NotKept(name))?;
-        let bytes =
-            read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
-                ExtractError::Unreadable {
-                    path: path.clone(),
-                    source: Arc::new(source),
-                }
-            })?;
-        Ok(String::from_utf8_lossy(&bytes).replace('\r', ""))
+        Ok(String::from_utf8_lossy(&read(path)?).replace('\r', ""))
     }
 
     /// The trace, streamed once through the analysis.
     pub(crate) fn trace(&self) -> Result<&Trace, ExtractError> {
         self.trace
             .get_or_init(|| {
-                let path = self.path(Evidence::Trace)?;
-                let unreadable = |source| ExtractError::Unreadable {
-                    path: path.clone(),
-                    source: Arc::new(source),
-                };
-                let file = open_input(path, "a trace").map_err(unreadable)?;
-                let mut analysis = Analysis::new(Some(self.context.bundle.to_owned()));
-                for_each_line(file, |line| analysis.line(line)).map_err(|source| {
-                    unreadable(ReadError::Io {
-                        path: path.clone(),
-                        source,
-                    })
-                })?;
+                let analysis = stream(
+                    self.path(Evidence::Trace)?,
+                    Analysis::new(Some(self.context.bundle.to_owned())),
+                )?;
                 Ok(Trace {
                     report: hitrace::report(&analysis),
                     intervals_ms: analysis.frames.intervals_ms(),
@@ -262,15 +219,12 @@ impl<'a> Decoded<'a> {
 
     /// The flow's record of a flow visit, when it kept one that reads.
     pub(crate) fn flow_record(&self) -> Option<FlowRecord> {
-        let path = self.files.get(FLOW_RECORD)?;
-        let bytes = read_bounded(path, MAX_EVIDENCE_BYTES, "a flow record").ok()?;
-        serde_json::from_slice(&bytes).ok()
+        serde_json::from_slice(&read(self.files.get(FLOW_RECORD)?).ok()?).ok()
     }
 
     /// The bytes of another file of the visit (a flow step's screen), when it reads.
     pub(crate) fn file_bytes(&self, name: &str) -> Option<Vec<u8>> {
-        let path = self.files.get(name)?;
-        read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").ok()
+        read(self.files.get(name)?).ok()
     }
 
     /// The layout dump, parsed once.
@@ -292,6 +246,32 @@ impl<'a> Decoded<'a> {
             .as_ref()
             .map_err(Clone::clone)
     }
+}
+
+/// An evidence file read whole, within the evidence bound.
+fn read(path: &Path) -> Result<Vec<u8>, ExtractError> {
+    read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
+        ExtractError::Unreadable {
+            path: path.to_owned(),
+            source: Arc::new(source),
+        }
+    })
+}
+
+/// A trace streamed through `analysis`, line by line in bounded memory.
+fn stream(path: &Path, mut analysis: Analysis) -> Result<Analysis, ExtractError> {
+    let unreadable = |source| ExtractError::Unreadable {
+        path: path.to_owned(),
+        source: Arc::new(source),
+    };
+    let file = open_input(path, "a trace").map_err(unreadable)?;
+    for_each_line(file, |line| analysis.line(line)).map_err(|source| {
+        unreadable(ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    })?;
+    Ok(analysis)
 }
 
 fn selector<'p>(

@@ -24,7 +24,7 @@ use crate::probe::Extractor;
 
 use super::extract::{Context, Files};
 use super::plan::Planned;
-use super::session::StepFailure;
+use super::session::{StepFailure, keep_file};
 
 pub(crate) use present::{FPS_AFTER, FPS_BEFORE, FPS_SURFACE, SCREEN};
 use runner::Runner;
@@ -200,11 +200,9 @@ pub(super) async fn run_flow(
         }
         record.steps.push(done);
     }
-    let path = dir.join(FLOW_RECORD);
+    // (Not kept when the disk refuses it: the steps' own files and the outcome still count.)
     let json = serde_json::to_vec_pretty(&record).unwrap_or_default();
-    if crate::output::write_atomic(&path, &json).is_ok() {
-        runner.files.insert(FLOW_RECORD.to_owned(), path);
-    }
+    let _ = keep_file(dir, runner.files, FLOW_RECORD, &json);
     outcome
 }
 

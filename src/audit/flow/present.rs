@@ -7,7 +7,7 @@ use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::shell::ShellValue;
 
-use super::super::session::StepFailure;
+use super::super::session::{StepFailure, keep_file};
 use super::runner::Runner;
 use super::step_error;
 
@@ -25,10 +25,7 @@ const UNIRENDER: &str = "UniRender";
 impl<D: Device> Runner<'_, '_, D> {
     /// Keeps a reply as evidence under `name`.
     fn save(&mut self, name: &str, text: &str) -> Result<(), StepFailure> {
-        let path = self.dir.join(name);
-        crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| step_error(chain(&e)))?;
-        self.files.insert(name.to_owned(), path);
-        Ok(())
+        keep_file(self.dir, self.files, name, text.as_bytes()).map_err(|e| step_error(chain(&e)))
     }
 
     /// The surface to read present times for: the app's foreground window, found by its pid
