@@ -7,14 +7,11 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{dwpipe, fixture};
+use common::{dwpipe, fixture, frozen_fixture};
 
 /// A folder with the cold-start pack frozen and every regress-* capture audited into it.
 fn audited() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let pack = fixture("packs/cold-start.yaml");
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let dir = frozen_fixture("packs/cold-start.yaml");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (arm, runs) in [
         ("base", None),

@@ -8,19 +8,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{check, dwpipe, fake_hdc, fixture};
+use common::{check, dwpipe, fake_hdc, fixture, frozen_fixture};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// A temp folder with `tests/fixtures/<pack>` frozen in it.
-fn frozen(pack: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let pack = fixture(pack);
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
-    dir
 }
 
 /// A strict replay of `capture` against `dir`'s lock into `out`: the exit code, the report
@@ -72,7 +63,7 @@ fn detail(report: &serde_json::Value, id: &str) -> String {
 
 #[test]
 fn the_editor_reached_by_a_flow_is_the_screen_measured() {
-    let dir = frozen("packs/editor.yaml");
+    let dir = frozen_fixture("packs/editor.yaml");
     let (code, report, stderr) = replay(dir.path(), "notes-editor-pass", "pass");
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
@@ -126,7 +117,7 @@ fn the_editor_reached_by_a_flow_is_the_screen_measured() {
 
 #[test]
 fn the_failing_editor_fails_on_the_editor() {
-    let dir = frozen("packs/editor.yaml");
+    let dir = frozen_fixture("packs/editor.yaml");
     let (code, report, _) = replay(dir.path(), "notes-editor-fail", "fail");
     assert_eq!(code, 1);
     assert_eq!(
@@ -141,7 +132,7 @@ fn the_failing_editor_fails_on_the_editor() {
 
 #[test]
 fn a_selector_that_never_appears_leaves_what_needed_it_unverified() {
-    let dir = frozen("packs/editor.yaml");
+    let dir = frozen_fixture("packs/editor.yaml");
     let (code, report, _) = replay(dir.path(), "notes-editor-missing", "missing");
     assert_eq!(code, 1, "a must criterion unverified is never a pass");
     for id in ["A-02", "X-03"] {
@@ -255,7 +246,7 @@ fn evidence(report: &serde_json::Value) -> BTreeMap<String, String> {
 /// Audits `pack` live through the screens app (recording it), then replays the recording:
 /// the folder, and both reports.
 fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
-    let dir = frozen(pack);
+    let dir = frozen_fixture(pack);
     let screens = repo("device-fixtures/notes-screens").display().to_string();
     let hdc = fake_hdc(dir.path(), "hdc", &[screens], "");
     let hdc = hdc.to_str().unwrap();
@@ -328,7 +319,7 @@ fn scroll_until_swipes_the_live_list_until_its_target_shows() {
 
 #[test]
 fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
-    let dir = frozen("packs/scroll.yaml");
+    let dir = frozen_fixture("packs/scroll.yaml");
     let (code, report, stderr) = replay(dir.path(), "notes-scroll", "out");
     assert_eq!(code, 0, "{stderr}");
     // 60 intervals, one of 50 ms: 33.3 ms dropped over 1.033 s, by either source.

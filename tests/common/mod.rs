@@ -140,6 +140,15 @@ pub(crate) fn frozen_example() -> tempfile::TempDir {
     dir
 }
 
+/// A temp folder with `tests/fixtures/<pack>` frozen in it.
+pub(crate) fn frozen_fixture(pack: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fixture(pack);
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
 /// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`:
 /// `(exit code, stdout, stderr)`.
 pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> (i32, String, String) {
