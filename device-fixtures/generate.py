@@ -462,6 +462,48 @@ build_cold("regress-same", "Candidate within the 20 ms floor: around 702 ms (sd 
 build_cold("regress-faster", "Candidate faster: around 630 ms.", normal(4, 630, 15, 10))
 build_cold("regress-few-base", "Three noisy cold starts (sd 60).", normal(5, 700, 60, 3))
 build_cold("regress-few", "Three noisy cold starts, 60 ms slower on average.", normal(6, 760, 60, 3))
+def build_ab_arm(name, comment, warm_up_ms, cold_ms):
+    """One build's cold starts for a same-device A/B session: run 0 is the warm-up after an
+    install (slower: the first launch after an install compiles and caches), runs 1.. the
+    measured ones. fake-hdc serves each run number its own trace, in whatever order the
+    session's blocks ask for them."""
+    c = Capture(name, comment)
+    for run, ms in enumerate([warm_up_ms] + cold_ms):
+        cold_session(c, run, cold_trace(ms))
+    c.finish()
+
+def build_ab_device(name, serial, baseline, candidate):
+    """A device with the notes app's two builds (apps.yaml): notes-1.0.hap answered by the
+    `baseline` capture, notes-1.1.hap by `candidate`."""
+    root = os.path.join(ROOT, name)
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    with open(os.path.join(root, "device.yaml"), "w") as f:
+        f.write(f"# A HUAWEI Mate 60 Pro with two builds of the notes app to switch between.\nserial: {serial}\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\n")
+    with open(os.path.join(root, "apps.yaml"), "w") as f:
+        f.write(f"""# The notes app's last release and its candidate, each answered by its own capture.
+format-version: 1
+bundle: {BUNDLE}
+apps:
+  - {{ hap: notes-1.0.hap, version-code: 1000000, capture: ../{baseline} }}
+  - {{ hap: notes-1.1.hap, version-code: 1001000, capture: ../{candidate} }}
+""")
+
+# Same-device A/B: 16 measured runs per build (an A/B of --runs 8 --max-runs 16), each arm
+# from a known distribution.
+AB_RUNS = 16
+build_ab_arm("ab-base", "Release 1.0: cold starts around 700 ms (sd 15).", 1100, normal(21, 700, 15, AB_RUNS))
+build_ab_arm("ab-slower", "Candidate 1.1, 10% slower: around 770 ms (sd 15).", 1170, normal(22, 770, 15, AB_RUNS))
+build_ab_arm("ab-same", "Candidate 1.1 within the 20 ms floor: around 702 ms (sd 4).", 1100, normal(23, 702, 4, AB_RUNS))
+build_ab_arm("ab-noisy-base", "Release 1.0 on a noisy device: around 700 ms (sd 80).", 1100, normal(24, 700, 80, AB_RUNS))
+build_ab_arm("ab-noisy", "Candidate 1.1 on a noisy device: around 720 ms (sd 80).", 1100, normal(25, 720, 80, AB_RUNS))
+for i, candidate in enumerate(["ab-same", "ab-same", "ab-same", "ab-slower"], start=1):
+    build_ab_device(f"ab-phone-{i}", f"AB0PHONE0{i}", "ab-base", candidate)
+build_ab_device("ab-phone-noisy", "AB0NOISY01", "ab-noisy-base", "ab-noisy")
+os.makedirs(os.path.join(ROOT, "haps"), exist_ok=True)
+for version in ["1.0", "1.1"]:
+    with open(os.path.join(ROOT, "haps", f"notes-{version}.hap"), "w") as f:
+        f.write(f"a stand-in for the notes app's signed HAP, version {version}: fake-hdc installs it by name\n")
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)
 build_screens("notes-screens")
 print("written")

@@ -34,6 +34,11 @@ pub(crate) fn of_regression(verdict: Regression) -> i32 {
     }
 }
 
+/// An A/B session: the candidate passed the pack and is the same or better, or not.
+pub(crate) fn of_ab(passed: bool) -> i32 {
+    if passed { OK } else { VERDICT_FAILED }
+}
+
 /// A lab's verdict: a failed device fails it; none failed but one could not be audited is
 /// the environment's fault.
 pub(crate) fn of_lab(verdict: LabVerdict) -> i32 {

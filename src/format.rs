@@ -17,6 +17,8 @@ pub(crate) const REVIEW: u32 = 1;
 pub(crate) const VERIFY: u32 = 2;
 /// `compare.json`.
 pub(crate) const COMPARE: u32 = 1;
+/// `ab.json`, a same-device A/B session's record.
+pub(crate) const AB: u32 = 1;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

@@ -46,13 +46,14 @@ pub mod process; // children in their own process groups, cancellation
 mod target; // a device, a capture or a lab, opened
 
 // Evidence.
+mod ab; // same-device A/B: the last release and the candidate alternated on one device
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod lab; // an audit that publishes, and many of them in parallel
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
-mod recheck;
-pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome // an audit report held against its rebuild from the evidence
+mod recheck; // an audit report held against its rebuild from the evidence
+pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome
 
 // The delivery.
 mod agent; // DevEco Code and command agents; claims, never verdicts

@@ -20,20 +20,27 @@ use crate::probe::Extractor;
 /// One visit in one run.
 pub(super) type RunVisit<'a> = (u32, Visit<'a>);
 
-/// Every visit the planned criteria need, in the order an audit makes them: run by run, each
-/// session (and each flow) once per run, shared by every probe it serves.
-pub(super) fn visits<'a>(planned: &[Planned<'a>]) -> Vec<RunVisit<'a>> {
-    let max_runs = planned.iter().map(|p| p.runs).max().unwrap_or(0);
-    (1..=max_runs)
-        .flat_map(|run| {
-            let sessions: BTreeSet<Visit<'a>> = planned
-                .iter()
-                .filter(|p| p.runs >= run)
-                .map(|p| p.visit)
-                .collect();
-            sessions.into_iter().map(move |session| (run, session))
-        })
-        .collect()
+/// Every visit the planned criteria need in `runs` (all of them: `1..=`[`max_runs`]), in the
+/// order an audit makes them: run by run, each session (and each flow) once per run, shared by
+/// every probe it serves.
+pub(super) fn visits<'a>(
+    planned: &[Planned<'a>],
+    runs: std::ops::RangeInclusive<u32>,
+) -> Vec<RunVisit<'a>> {
+    runs.flat_map(|run| {
+        let sessions: BTreeSet<Visit<'a>> = planned
+            .iter()
+            .filter(|p| p.runs >= run)
+            .map(|p| p.visit)
+            .collect();
+        sessions.into_iter().map(move |session| (run, session))
+    })
+    .collect()
+}
+
+/// The most runs any planned criterion takes.
+pub(super) fn max_runs(planned: &[Planned<'_>]) -> u32 {
+    planned.iter().map(|p| p.runs).max().unwrap_or(0)
 }
 
 /// What a visit left: its files (by the name the playbook saved them under) and, when one of
@@ -178,26 +185,32 @@ impl<'p, 'a> Measuring<'p, 'a> {
         Ok(())
     }
 
-    /// Every criterion's runs aggregated, with the instability warnings, and the figures.
-    pub(super) fn finish(mut self) -> (Vec<MeasurementRecord>, Vec<Diagnostic>, Figures) {
-        let mut warnings = std::mem::take(&mut self.noticed);
+    /// Every criterion's runs so far aggregated, with the instability warnings.
+    pub(super) fn measurements(&self) -> (Vec<MeasurementRecord>, Vec<Diagnostic>) {
+        let mut warnings = self.noticed.clone();
         let measurements = self
             .planned
             .iter()
             .map(|plan| {
                 let runs = self
                     .readings
-                    .remove(plan.criterion.id.as_str())
+                    .get(plan.criterion.id.as_str())
+                    .cloned()
                     .unwrap_or_default();
                 let mut record = measurement(plan, runs, &mut warnings);
-                if let Some(recorded) = self.as_recorded.remove(&plan.criterion.id) {
+                if let Some(recorded) = self.as_recorded.get(&plan.criterion.id) {
                     record.extractor_revision = recorded.revision;
-                    record.extracted_by = recorded.extracted_by;
+                    record.extracted_by.clone_from(&recorded.extracted_by);
                 }
                 record
             })
             .collect();
-        (measurements, warnings, self.figures)
+        (measurements, warnings)
+    }
+
+    /// What the report draws, decoded as the visits came in.
+    pub(super) fn into_figures(self) -> Figures {
+        self.figures
     }
 }
 

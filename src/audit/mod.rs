@@ -29,3 +29,4 @@ pub use model::{EvidenceFile, Inputs, RunReading};
 pub use plan::AuditSpec;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
+pub(crate) use run::{Ongoing, Prepared};

@@ -15,7 +15,7 @@ use crate::diagnostic::chain;
 
 use super::extract::{Context, Decoded, Files, extract};
 use super::inputs::{inside, read_kept};
-use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, visits};
+use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{AuditRun, Inputs, RunReading};
 use super::plan::{Planned, evidence_root, plan};
 
@@ -72,7 +72,7 @@ pub(crate) fn rebuild(
         vpr: info.virtual_pixel_ratio,
     };
     let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
-    for (run, visit) in visits(&planned) {
+    for (run, visit) in visits(&planned, 1..=max_runs(&planned)) {
         let dir = root.join(run.to_string()).join(visit.folder());
         let mut gathered = stored(&dir, out)?;
         if inputs.is_none() && gathered.failure.is_none() {
@@ -89,7 +89,8 @@ pub(crate) fn rebuild(
                 .fix("verify the audit folder as `dwpipe audit` wrote it")
         })?;
     }
-    let (measurements, warnings, figures) = measuring.finish();
+    let (measurements, warnings) = measuring.measurements();
+    let figures = measuring.into_figures();
     Ok(AuditRun {
         source: recorded
             .source

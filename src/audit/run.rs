@@ -2,19 +2,25 @@
 //! visit the planned criteria need (each session once per run, shared by every probe of that
 //! session; each flow once per run, followed by the sessions of the criteria measured after
 //! it), its files gathered into `evidence/<device>/<run>/<session or flow-NAME>/` and read.
+//!
+//! An audit can also be made in blocks of runs ([`Prepared`], [`Ongoing`]): a same-device A/B
+//! session alternates two audits on one device, switching the installed build between blocks,
+//! and may add runs while its comparison stays unknown.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::device::Device;
-use crate::playbook::FAILED_STEP;
+use crate::device::{Device, DeviceInfo, Source};
+use crate::diagnostic::Diagnostic;
+use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
 
 use super::extract::{Context, Files};
+use super::figures::Figures;
 use super::flow::{FlowPlan, run_flow};
 use super::inputs::keep;
-use super::measure::{Gathered, Measuring, visits};
-use super::model::{AuditError, AuditEvent, AuditRun};
+use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
+use super::model::{AuditError, AuditEvent, AuditRun, Inputs, MeasurementRecord};
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
 use super::session::{StepFailure, gather, keep_file};
 
@@ -25,38 +31,79 @@ pub async fn run(
     out: &Path,
     progress: &dyn Fn(AuditEvent),
 ) -> Result<AuditRun, AuditError> {
-    let info = device
-        .identity()
-        .await
-        .map_err(|source| AuditError::Device { run: 0, source })?;
-    let base = base_values(spec.pack)?;
-    let planned = plan(spec.pack, spec.playbooks, spec.runs);
-    let root = evidence_root(out, &info.serial);
-    if root.exists() {
-        // Reports point at their evidence by path; overwriting it would silently invalidate
-        // the earlier audit's hashes.
-        return Err(AuditError::EvidenceExists(root));
+    let prepared = Prepared::new(spec)?;
+    let mut ongoing = prepared.begin(device, out).await?;
+    ongoing.measure(device, prepared.runs(), progress).await?;
+    Ok(ongoing.finish())
+}
+
+/// An audit decided before the device is touched: its criteria, visits and values.
+pub(crate) struct Prepared<'s, 'a> {
+    spec: &'s AuditSpec<'a>,
+    planned: Vec<Planned<'a>>,
+    base: Values,
+}
+
+impl<'s, 'a> Prepared<'s, 'a> {
+    /// Plans `spec` (its `runs` is the most runs any block may reach).
+    pub(crate) fn new(spec: &'s AuditSpec<'a>) -> Result<Self, AuditError> {
+        Ok(Prepared {
+            spec,
+            planned: plan(spec.pack, spec.playbooks, spec.runs),
+            base: base_values(spec.pack)?,
+        })
     }
-    let inputs = keep(&root, out, &info, spec)?;
-    let visits = visits(&planned);
-    let runs = visits.last().map_or(0, |(run, _)| *run);
-    progress(AuditEvent::Started {
-        serial: info.serial.clone(),
-        visits: visits.len() as u64,
-    });
-    let context = Context {
-        bundle: &spec.pack.doc.app.bundle.value,
-        vpr: info.virtual_pixel_ratio,
-    };
-    let mut measuring = Measuring::new(&planned, context, Default::default());
-    for (run, visit) in visits {
-        progress(AuditEvent::Session {
-            run,
-            runs,
-            session: visit.to_string(),
-        });
-        let dir = root.join(run.to_string()).join(visit.folder());
-        let mut values = base.clone();
+
+    /// The most runs any criterion takes.
+    pub(crate) fn runs(&self) -> u32 {
+        max_runs(&self.planned)
+    }
+
+    /// Reads the device's identity and keeps the inputs in `out`'s evidence folder (which must
+    /// not exist yet).
+    pub(crate) async fn begin<'p>(
+        &'p self,
+        device: &impl Device,
+        out: &Path,
+    ) -> Result<Ongoing<'p, 's, 'a>, AuditError> {
+        let info = device
+            .identity()
+            .await
+            .map_err(|source| AuditError::Device { run: 0, source })?;
+        let root = evidence_root(out, &info.serial);
+        if root.exists() {
+            // Reports point at their evidence by path; overwriting it would silently
+            // invalidate the earlier audit's hashes.
+            return Err(AuditError::EvidenceExists(root));
+        }
+        let inputs = keep(&root, out, &info, self.spec)?;
+        let context = Context {
+            bundle: &self.spec.pack.doc.app.bundle.value,
+            vpr: info.virtual_pixel_ratio,
+        };
+        Ok(Ongoing {
+            source: device.source(&info),
+            prepared: self,
+            measuring: Measuring::new(&self.planned, context, Default::default()),
+            context,
+            info,
+            inputs,
+            root,
+            out: out.to_owned(),
+            done: 0,
+        })
+    }
+
+    /// Makes one visit of run `run` into `dir`: its files, or why a step stopped it.
+    async fn visit(
+        &self,
+        device: &impl Device,
+        (run, visit): RunVisit<'a>,
+        dir: &Path,
+        context: Context<'_>,
+    ) -> Result<Gathered, AuditError> {
+        let spec = self.spec;
+        let mut values = self.base.clone();
         values.set(
             "run",
             ShellValue::number("run", &run.to_string()).map_err(AuditError::Unsafe)?,
@@ -65,16 +112,17 @@ pub async fn run(
         let outcome = match visit {
             Visit::Session(name) => {
                 let session = &spec.playbooks.sessions[name];
-                gather(device, session.standalone(), &mut values, &dir, &mut files).await
+                gather(device, session.standalone(), &mut values, dir, &mut files).await
             }
             Visit::Flow(name) => {
-                let here: Vec<&Planned<'_>> = planned
+                let here: Vec<&Planned<'_>> = self
+                    .planned
                     .iter()
                     .filter(|p| p.visit == visit && p.runs >= run)
                     .collect();
                 let plan = FlowPlan::of(&spec.pack.flows[name], &here);
                 let mut outcome =
-                    run_flow(device, &plan, &mut values, &dir, &mut files, context).await;
+                    run_flow(device, &plan, &mut values, dir, &mut files, context).await;
                 // The sessions measured after the flow, each once, without their own start.
                 let after: BTreeSet<&str> = here.iter().filter_map(|p| p.after_flow()).collect();
                 for session in after {
@@ -82,39 +130,128 @@ pub async fn run(
                         break;
                     }
                     let steps = &spec.playbooks.sessions[session].steps;
-                    outcome = gather(device, steps, &mut values, &dir, &mut files).await;
+                    outcome = gather(device, steps, &mut values, dir, &mut files).await;
                 }
                 outcome
             }
         };
-        let gathered = match outcome {
-            Ok(()) => Gathered {
+        match outcome {
+            Ok(()) => Ok(Gathered {
                 files,
                 failure: None,
-            },
-            Err(StepFailure::Device(source)) => return Err(AuditError::Device { run, source }),
+            }),
+            Err(StepFailure::Device(source)) => Err(AuditError::Device { run, source }),
             Err(StepFailure::Step { reason }) => {
                 // Why the visit stopped is evidence too: the report's details say it, and
                 // `verify-evidence` reads it back from here.
                 // (Not kept when the disk refuses it: the reason still reaches the report.)
-                let _ = keep_file(&dir, &mut files, FAILED_STEP, reason.as_bytes());
-                Gathered {
+                let _ = keep_file(dir, &mut files, FAILED_STEP, reason.as_bytes());
+                Ok(Gathered {
                     files,
                     failure: Some(reason),
-                }
+                })
             }
-        };
-        measuring.read((run, visit), &gathered, out)?;
-        progress(AuditEvent::SessionDone);
+        }
     }
-    let (measurements, warnings, figures) = measuring.finish();
-    Ok(AuditRun {
-        source: device.source(&info),
-        device: info,
-        inputs: Some(inputs),
-        auditor: spec.auditor.map(|a| a.report.checks()).unwrap_or_default(),
-        measurements,
-        warnings,
-        figures,
-    })
+}
+
+/// An audit under way: the runs made so far, read.
+pub(crate) struct Ongoing<'p, 's, 'a> {
+    prepared: &'p Prepared<'s, 'a>,
+    measuring: Measuring<'p, 'a>,
+    context: Context<'a>,
+    source: Source,
+    info: DeviceInfo,
+    inputs: Inputs,
+    root: PathBuf,
+    out: PathBuf,
+    done: u32,
+}
+
+impl Ongoing<'_, '_, '_> {
+    /// Runs made so far.
+    pub(crate) fn done(&self) -> u32 {
+        self.done
+    }
+
+    /// Makes and reads the runs after the last one made, up to run `upto`.
+    pub(crate) async fn measure(
+        &mut self,
+        device: &impl Device,
+        upto: u32,
+        progress: &dyn Fn(AuditEvent),
+    ) -> Result<(), AuditError> {
+        let visits = visits(&self.prepared.planned, self.done + 1..=upto);
+        progress(AuditEvent::Started {
+            serial: self.info.serial.clone(),
+            visits: visits.len() as u64,
+        });
+        for (run, visit) in visits {
+            progress(AuditEvent::Session {
+                run,
+                runs: upto,
+                session: visit.to_string(),
+            });
+            let dir = self.root.join(run.to_string()).join(visit.folder());
+            let gathered = self
+                .prepared
+                .visit(device, (run, visit), &dir, self.context)
+                .await?;
+            self.measuring.read((run, visit), &gathered, &self.out)?;
+            self.done = run;
+            progress(AuditEvent::SessionDone);
+        }
+        Ok(())
+    }
+
+    /// Makes one run into `dir` and reads nothing of it: the warm-up after an install, whose
+    /// first launch pays for what no later one does. (Numbered 0, so that no file on the
+    /// device is the one a measured run pulls.)
+    pub(crate) async fn warm_up(&self, device: &impl Device, dir: &Path) -> Result<(), AuditError> {
+        for (_, visit) in visits(&self.prepared.planned, 1..=1) {
+            let dir = dir.join(visit.folder());
+            self.prepared
+                .visit(device, (0, visit), &dir, self.context)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// What the runs so far measured, without the figures (for a comparison under way).
+    pub(crate) fn snapshot(&self) -> AuditRun {
+        let (measurements, warnings) = self.measuring.measurements();
+        self.run_of(measurements, warnings)
+    }
+
+    /// The audit of the runs made.
+    pub(crate) fn finish(self) -> AuditRun {
+        let (measurements, warnings) = self.measuring.measurements();
+        let mut run = self.run_of(measurements, warnings);
+        run.figures = self.measuring.into_figures();
+        run
+    }
+
+    fn run_of(&self, measurements: Vec<MeasurementRecord>, warnings: Vec<Diagnostic>) -> AuditRun {
+        // Fewer runs than planned are recorded as the runs made, so that `verify-evidence`
+        // replans exactly the visits whose evidence exists.
+        let runs = if self.done == self.prepared.runs() {
+            self.inputs.runs
+        } else {
+            Some(self.done)
+        };
+        AuditRun {
+            source: self.source.clone(),
+            device: self.info.clone(),
+            inputs: Some(Inputs {
+                runs,
+                ..self.inputs.clone()
+            }),
+            auditor: (self.prepared.spec.auditor)
+                .map(|a| a.report.checks())
+                .unwrap_or_default(),
+            measurements,
+            warnings,
+            figures: Figures::default(),
+        }
+    }
 }

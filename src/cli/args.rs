@@ -102,7 +102,18 @@ A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. D
 audited in parallel (--jobs at once), each into --out/<serial>/; a device that fails or vanishes \
 does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
 criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
-be audited.")]
+be audited.
+
+Same-device A/B: --baseline-hap (the last release) and --candidate-hap switch the device between \
+the two builds (uninstall, then install: the app's data is reset), discard the first run after \
+each install as a warm-up, and measure the arms alternately in blocks (A B A B …) for --runs per \
+arm (default 10); criteria whose comparison is still unknown get more runs, doubling up to \
+--max-runs (default 40), then end inconclusive. Writes baseline/ and candidate/ (an audit each), \
+warm-up/, compare.json, compare.md, compare-junit.xml, compare.html and ab.json into --out; the \
+device is left with the candidate installed (after an error or a signal too). With --devices, \
+each device is compared with itself and ab-lab.json/ab-lab.md hold the matrix. Exit 0 when the \
+candidate passes the pack and is the same or better, 1 when it fails the pack, regressed or the \
+comparison is inconclusive.")]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
 pub(super) struct AuditArgs {
     /// The frozen pack (pack.lock.json).
@@ -118,12 +129,31 @@ pub(super) struct AuditArgs {
         conflicts_with = "devices"
     )]
     pub(super) record: Option<PathBuf>,
-    /// Runs per probe (overrides the pack and the playbooks).
+    /// Runs per probe (overrides the pack and the playbooks); per arm in an A/B session.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub(super) runs: Option<u32>,
     /// Folder for the reports and the evidence.
     #[arg(long, default_value = ".")]
     pub(super) out: PathBuf,
+    /// The last release's HAP: measure it against --candidate-hap on the same device.
+    #[arg(
+        long,
+        value_name = "HAP",
+        requires = "candidate_hap",
+        conflicts_with = "auditor_report"
+    )]
+    pub(super) baseline_hap: Option<PathBuf>,
+    /// The candidate's HAP (left installed when the session ends).
+    #[arg(long, value_name = "HAP", requires = "baseline_hap")]
+    pub(super) candidate_hap: Option<PathBuf>,
+    /// Runs per arm at most, when criteria stay unknown after --runs (A/B).
+    #[arg(
+        long,
+        value_name = "M",
+        requires = "baseline_hap",
+        value_parser = clap::value_parser!(u32).range(2..=200)
+    )]
+    pub(super) max_runs: Option<u32>,
     /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
     #[arg(long, value_name = "FILE")]
     pub(super) auditor_report: Option<PathBuf>,

@@ -7,8 +7,8 @@ use std::path::Path;
 use crate::compare::{Comparison, compare};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::output::{dir_or_dot, relative_to, write_atomic};
-use crate::report::{compare_html, compare_markdown, junit_compare};
+use crate::output::{dir_or_dot, relative_to};
+use crate::report::publish_comparison;
 
 use super::args::CompareArgs;
 use super::error::Error;
@@ -29,37 +29,12 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
         (&args.candidate, &relative_to(&args.candidate, &args.out)),
         lock.as_deref(),
     )?;
-    let json = serde_json::to_vec_pretty(&comparison).unwrap_or_default();
-    let written = [
-        ("compare.json", json),
-        ("compare.md", compare_markdown(&comparison).into_bytes()),
-        ("compare-junit.xml", junit_compare(&comparison).into_bytes()),
-        ("compare.html", compare_html(&comparison).into_bytes()),
-    ];
-    let mut paths = Vec::with_capacity(written.len());
-    for (name, bytes) in &written {
-        let path = args.out.join(name);
-        write_atomic(&path, bytes)?;
-        paths.push(path.display().to_string());
-    }
+    let written = publish_comparison(&comparison, &args.out)?;
     if args.json {
         print::json(&comparison);
     } else {
-        print::diagnostics(&comparison.diagnostics);
-        for c in &comparison.criteria {
-            let unit = c.unit.as_deref().unwrap_or("");
-            let delta = c
-                .delta
-                .map_or_else(String::new, |d| format!("{d:+.3}{unit}"));
-            print::out(&format!(
-                "  {:<8} {:<6} {:<12} {:>12}  {}",
-                c.criterion_id,
-                c.weight.as_str(),
-                c.verdict.as_str(),
-                delta,
-                c.reason
-            ));
-        }
+        print_comparison(&comparison);
+        let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         print::out(&format!(
             "compare: {} — {} criteria; wrote {}",
             comparison.verdict.as_str().to_uppercase(),
@@ -68,6 +43,25 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
         ));
     }
     Ok(exit_code::of_regression(comparison.verdict))
+}
+
+/// The comparison's diagnostics and a row per criterion.
+pub(super) fn print_comparison(comparison: &Comparison) {
+    print::diagnostics(&comparison.diagnostics);
+    for c in &comparison.criteria {
+        let unit = c.unit.as_deref().unwrap_or("");
+        let delta = c
+            .delta
+            .map_or_else(String::new, |d| format!("{d:+.3}{unit}"));
+        print::out(&format!(
+            "  {:<8} {:<6} {:<12} {:>12}  {}",
+            c.criterion_id,
+            c.weight.as_str(),
+            c.verdict.as_str(),
+            delta,
+            c.reason
+        ));
+    }
 }
 
 /// The comparison of the audits `baseline` and `candidate` — each read from its path and

@@ -1,6 +1,7 @@
 //! The command line: parse the arguments into a plan, run it through the library, print what
 //! it returns; and the one place errors become exit codes ([`error::Error`]).
 
+mod ab;
 mod args;
 mod audit;
 mod brief;
@@ -141,7 +142,9 @@ impl Command {
                     .clone()
                     .target(a.record.clone())
                     .expect("clap requires --device, --devices or --replay");
-                if target.is_lab() {
+                if a.baseline_hap.is_some() {
+                    ab::run(&client(a.call_timeout), &target, &a)
+                } else if target.is_lab() {
                     lab::run(&client(a.call_timeout), &target, &a)
                 } else {
                     audit::run(&client(a.call_timeout), &target, &a)

@@ -36,6 +36,8 @@ impl AuditProgress {
             AuditEvent::Started { serial, visits } => {
                 self.bar.set_prefix(serial);
                 self.bar.set_length(visits);
+                // An A/B session starts a bar per block.
+                self.bar.set_position(0);
             }
             AuditEvent::Session { run, runs, session } => self
                 .bar

@@ -44,6 +44,18 @@ impl AnyDevice {
     }
 }
 
+impl AnyDevice {
+    /// The live device behind this one, on a signal a first SIGINT does not fire, for what
+    /// must be done after an error or a signal; none for a replay.
+    pub(crate) fn sheltered(&self) -> Option<HdcDevice> {
+        match self {
+            AnyDevice::Hdc(device) => Some(device.sheltered()),
+            AnyDevice::Recording(recording) => Some(recording.inner().sheltered()),
+            AnyDevice::Replay(_) => None,
+        }
+    }
+}
+
 impl Device for AnyDevice {
     fn serial(&self) -> &str {
         each!(self, d => d.serial())

@@ -222,6 +222,19 @@ pub struct HdcDevice {
 }
 
 impl HdcDevice {
+    /// The same device on a signal that a first SIGINT or SIGTERM does not fire (see
+    /// [`Cancel::sheltered`]).
+    pub(crate) fn sheltered(&self) -> HdcDevice {
+        HdcDevice {
+            hdc: Hdc {
+                cancel: self.hdc.cancel.sheltered(),
+                ..self.hdc.clone()
+            },
+            serial: self.serial.clone(),
+            spent: Spent::default(),
+        }
+    }
+
     async fn device_call(&self, args: &[&str], timeout: Duration) -> Result<Raw, DeviceError> {
         let raw = self
             .hdc

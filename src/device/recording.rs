@@ -20,6 +20,11 @@ pub struct RecordingDevice<D> {
 }
 
 impl<D: Device> RecordingDevice<D> {
+    /// The device being recorded.
+    pub(crate) fn inner(&self) -> &D {
+        &self.inner
+    }
+
     /// Records `inner` into the capture folder `root`.
     pub fn new(inner: D, root: &Path) -> Result<RecordingDevice<D>, DeviceError> {
         let writer = CaptureWriter::create(root).map_err(|source| DeviceError::Io {

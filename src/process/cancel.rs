@@ -61,6 +61,19 @@ impl Cancel {
     }
 
     /// Fires the signal: every child is stopped (SIGTERM, grace, SIGKILL).
+    /// A signal that does not fire with this one, sharing its registry of live groups and its
+    /// abort: work that must still be done after a signal (putting the candidate build back
+    /// on a device) runs on it, and a second signal still kills it.
+    pub(crate) fn sheltered(&self) -> Cancel {
+        Cancel {
+            inner: Arc::new(Inner {
+                fired: watch::channel(false).0,
+                groups: Arc::clone(&self.inner.groups),
+            }),
+            parent: None,
+        }
+    }
+
     pub(crate) fn cancel(&self) {
         self.inner.fired.send_replace(true);
     }

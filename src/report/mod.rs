@@ -11,6 +11,7 @@ mod lab;
 pub(crate) use audit::ReportCheck;
 pub use audit::{AuditReport, Summary};
 pub use compare::markdown as compare_markdown;
+pub(crate) use compare::publish as publish_comparison;
 pub use html::{compare_html, html};
 pub use junit::junit;
 pub(crate) use junit::junit_compare;

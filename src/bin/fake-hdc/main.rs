@@ -7,7 +7,8 @@
 //! - `DWPIPE_FAKE_HDC_CAPTURES`: comma-separated capture folders, each optionally prefixed by
 //!   the server that serves it (`10.0.0.5:8710=/caps/phone-a`); no prefix means the local server.
 //!   A folder with `screens.yaml` instead of a transcript is a fake app that answers taps by
-//!   changing screens (see `screens.rs`).
+//!   changing screens (see `screens.rs`); one with `apps.yaml` is a device with builds of an
+//!   app to install, each answered by its own capture (see `apps.rs`).
 //! - `DWPIPE_FAKE_HDC_STATE`: folder keeping each device's position in its transcript between
 //!   invocations (default: a folder under the system temp dir).
 //! - `DWPIPE_FAKE_HDC_LATENCY`: time every call takes (`200ms`).
@@ -19,13 +20,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dwpipe::device::{Capture, DeviceInfo, Fault, Operation, SENTINEL};
+use dwpipe::device::{Capture, DeviceInfo, Exchange, Fault, Operation, SENTINEL};
 use dwpipe::device::{identity_command, render_identity};
 use dwpipe::input::parse_duration;
 use dwpipe::shell::ShellCommand;
 
+mod apps;
 mod screens;
 
+use apps::Apps;
 use screens::Screens;
 
 /// One served device: a recorded transcript, or a screens app.
@@ -37,6 +40,7 @@ struct Served {
 enum Kind {
     Transcript(Capture),
     Screens(Screens),
+    Apps(Apps),
 }
 
 impl Served {
@@ -44,6 +48,7 @@ impl Served {
         match &self.device {
             Kind::Transcript(capture) => &capture.info,
             Kind::Screens(screens) => &screens.info,
+            Kind::Apps(apps) => &apps.info,
         }
     }
 }
@@ -113,9 +118,11 @@ fn served_devices() -> Vec<Served> {
                 Some((server, folder)) => (Some(server.to_owned()), folder),
                 None => (None, entry),
             };
-            let device = match Screens::load(Path::new(folder)) {
-                Some(screens) => screens.map(Kind::Screens),
-                None => Capture::load(Path::new(folder))
+            let folder = Path::new(folder);
+            let device = match (Screens::load(folder), Apps::load(folder)) {
+                (Some(screens), _) => screens.map(Kind::Screens),
+                (None, Some(apps)) => apps.map(Kind::Apps),
+                (None, None) => Capture::load(folder)
                     .map(Kind::Transcript)
                     .map_err(|e| e.to_string()),
             };
@@ -173,15 +180,17 @@ impl State {
         self.dir.join(format!("{}.{what}", self.serial))
     }
 
-    fn next(&self) -> usize {
-        std::fs::read_to_string(self.file("next"))
+    /// The next exchange of the device's transcript (`key`: `next`), or of one build's
+    /// capture (`<hap>.next`).
+    fn next(&self, key: &str) -> usize {
+        std::fs::read_to_string(self.file(key))
             .ok()
             .and_then(|t| t.trim().parse().ok())
             .unwrap_or(0)
     }
 
-    fn advance(&self, to: usize) {
-        let _ = std::fs::write(self.file("next"), to.to_string());
+    fn advance(&self, key: &str, to: usize) {
+        let _ = std::fs::write(self.file(key), to.to_string());
     }
 
     fn vanished(&self) -> bool {
@@ -243,25 +252,65 @@ fn screens_command(screens: &Screens, command: &[String]) -> String {
 const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
 
 fn device_command(device: &Served, command: &[String]) -> String {
-    let capture = match &device.device {
-        Kind::Transcript(capture) => capture,
-        Kind::Screens(screens) => return screens_command(screens, command),
-    };
-    let state = State::of(&capture.info.serial);
+    if let Kind::Screens(screens) = &device.device {
+        return screens_command(screens, command);
+    }
+    let info = device.info();
+    let state = State::of(&info.serial);
     if state.vanished() {
         return GONE.to_owned();
     }
+    let (operation, local) = match operation(info, command) {
+        Ok(operation) => operation,
+        Err(reply) => return reply,
+    };
+    match &device.device {
+        Kind::Transcript(capture) => {
+            let index = state.next("next");
+            let exchange = match capture.exchange(index, &operation) {
+                Ok(exchange) => exchange,
+                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            };
+            state.advance("next", index + 1);
+            serve(capture, (index, exchange), &operation, local, &state)
+        }
+        Kind::Apps(apps) => {
+            match &operation {
+                Operation::Install(hap) => return apps.install(&state, hap),
+                Operation::Uninstall(bundle) => return apps.uninstall(&state, bundle),
+                _ => {}
+            }
+            let (app, index) = match apps.answering(&state, &operation) {
+                Ok(answering) => answering,
+                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            };
+            state.advance(&format!("{}.next", app.hap), index + 1);
+            match app.capture.exchange(index, &operation) {
+                Ok(exchange) => serve(&app.capture, (index, exchange), &operation, local, &state),
+                Err(e) => format!("[Fail]fake-hdc: {e}\r\n"),
+            }
+        }
+        Kind::Screens(_) => unreachable!("answered above"),
+    }
+}
+
+/// The operation hdc was asked for, with the local path of a pull; the reply itself when
+/// the fake answers without a capture (the identity, a command it does not know).
+fn operation<'c>(
+    info: &DeviceInfo,
+    command: &'c [String],
+) -> Result<(Operation, Option<&'c str>), String> {
     let words: Vec<&str> = command.iter().map(String::as_str).collect();
-    let (operation, local) = match words.as_slice() {
+    Ok(match words.as_slice() {
         ["shell", rest @ ..] => {
             let (body, wants_status) = shell_body(rest);
             let body = body.as_str();
             if body == identity_command().as_str() {
-                return identity(&capture.info, wants_status);
+                return Err(identity(info, wants_status));
             }
             match ShellCommand::from_capture(body) {
                 Ok(shell) => (Operation::Shell(shell), None),
-                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+                Err(e) => return Err(format!("[Fail]fake-hdc: {e}\r\n")),
             }
         }
         ["file", "recv", remote, local] => (Operation::Pull((*remote).to_owned()), Some(*local)),
@@ -273,14 +322,18 @@ fn device_command(device: &Served, command: &[String]) -> String {
             (Operation::Install(name), None)
         }
         ["uninstall", bundle] => (Operation::Uninstall((*bundle).to_owned()), None),
-        _ => return "Unknown operation command...\r\n".to_owned(),
-    };
-    let index = state.next();
-    let exchange = match capture.exchange(index, &operation) {
-        Ok(exchange) => exchange,
-        Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
-    };
-    state.advance(index + 1);
+        _ => return Err("Unknown operation command...\r\n".to_owned()),
+    })
+}
+
+/// The reply of a recorded exchange (the `index`-th of `capture`), its faults played.
+fn serve(
+    capture: &Capture,
+    (index, exchange): (usize, &Exchange),
+    operation: &Operation,
+    local: Option<&str>,
+    state: &State,
+) -> String {
     match exchange.fault {
         Some(Fault::Vanish) => {
             state.vanish();

@@ -114,6 +114,16 @@ impl Capture {
         }
     }
 
+    /// The index of the first exchange from `from` on (wrapping around) that answers
+    /// `operation`: how fake-hdc serves a build's capture to a session whose calls come in
+    /// another order than the capture's (an A/B session's blocks and warm-ups).
+    pub fn next_answering(&self, from: usize, operation: &Operation) -> Option<usize> {
+        let n = self.exchanges.len();
+        (0..n)
+            .map(|i| (from + i) % n)
+            .find(|&i| self.exchanges[i].operation.as_ref() == Some(operation))
+    }
+
     /// Copies a pulled file into `local`, streamed, checking it against its recorded SHA-256
     /// (a file that does not match is removed again); returns its size.
     pub fn copy_verified(

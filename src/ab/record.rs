@@ -1,0 +1,141 @@
+//! `ab.json`: what an A/B session did — both builds with their SHA-256 and reports, the blocks
+//! in the order they ran (which arm, which runs, where the discarded warm-up is), how far the
+//! runs were escalated, both verdicts, and what the device was left with.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{Comparison, Regression};
+use crate::gate::Verdict;
+use crate::output::{WriteError, write_atomic};
+use crate::report::AuditReport;
+
+use super::{AbPlan, Arm};
+
+/// The record's file name, in the session's folder.
+pub(crate) const RECORD: &str = "ab.json";
+
+/// One block of runs on one build.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Block {
+    /// The arm installed.
+    pub(crate) arm: Arm,
+    /// The arm's runs measured, first and last.
+    pub(crate) runs: [u32; 2],
+    /// The warm-up run's evidence (not read), relative to the record.
+    pub(crate) warm_up: String,
+}
+
+/// What the device was left with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", content = "reason", rename_all = "kebab-case")]
+pub(crate) enum Restored {
+    /// Nothing was installed: the device is as it was.
+    Untouched,
+    /// The candidate build.
+    Candidate,
+    /// The candidate could not be put back, and why.
+    Failed(String),
+}
+
+/// One arm in the record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct ArmRecord {
+    /// The HAP as given.
+    pub(crate) hap: String,
+    /// Its SHA-256.
+    pub(crate) sha256: String,
+    /// Its audit, relative to the record.
+    pub(crate) report: String,
+    /// The runs measured (warm-ups not counted).
+    pub(crate) runs: u32,
+    /// Its audit's absolute verdict.
+    pub(crate) verdict: Verdict,
+}
+
+/// `ab.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct AbRecord {
+    /// 1.
+    pub(crate) format_version: u32,
+    /// The dwpipe that ran the session.
+    pub(crate) dwpipe_version: String,
+    /// The device.
+    pub(crate) serial: String,
+    /// Runs per arm asked for, and the most allowed.
+    pub(crate) runs: [u32; 2],
+    /// The last release.
+    pub(crate) baseline: ArmRecord,
+    /// The candidate.
+    pub(crate) candidate: ArmRecord,
+    /// The blocks, in the order they ran.
+    pub(crate) blocks: Vec<Block>,
+    /// The comparison, relative to the record.
+    pub(crate) comparison: String,
+    /// The regression verdict.
+    pub(crate) regression: Regression,
+    /// The candidate's absolute verdict.
+    pub(crate) absolute: Verdict,
+    /// What the device was left with.
+    pub(crate) left_installed: Restored,
+}
+
+impl AbRecord {
+    /// The record of a finished session in `out`.
+    pub(super) fn new(
+        plan: &AbPlan<'_>,
+        blocks: Vec<Block>,
+        (baseline, candidate): (&AuditReport, &AuditReport),
+        comparison: &Comparison,
+    ) -> AbRecord {
+        let arm = |arm: Arm, report: &AuditReport, name: &str| {
+            let build = plan.build(arm);
+            ArmRecord {
+                hap: build.hap.path.clone(),
+                sha256: build.hap.sha256.clone(),
+                report: name.to_owned(),
+                runs: blocks
+                    .iter()
+                    .filter(|b| b.arm == arm)
+                    .map(|b| b.runs[1] + 1 - b.runs[0])
+                    .sum(),
+                verdict: report.verdict,
+            }
+        };
+        AbRecord {
+            format_version: crate::format::AB,
+            dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
+            serial: candidate
+                .device
+                .as_ref()
+                .map_or_else(String::new, |d| d.serial.clone()),
+            runs: [plan.runs, plan.max_runs],
+            baseline: arm(Arm::Baseline, baseline, &comparison.baseline.report),
+            candidate: arm(Arm::Candidate, candidate, &comparison.candidate.report),
+            blocks,
+            comparison: "compare.json".to_owned(),
+            regression: comparison.verdict,
+            absolute: candidate.verdict,
+            left_installed: Restored::Untouched,
+        }
+    }
+
+    /// Whether the session passes: the candidate meets the pack and did not regress (an
+    /// inconclusive comparison is not shown to pass).
+    pub(crate) fn passed(&self) -> bool {
+        self.absolute == Verdict::Pass
+            && matches!(self.regression, Regression::Same | Regression::Improved)
+    }
+
+    /// Writes the record into `out`.
+    pub(super) fn publish(&self, out: &Path) -> Result<PathBuf, WriteError> {
+        let path = out.join(RECORD);
+        let json = serde_json::to_vec_pretty(self).expect("the record always serializes");
+        write_atomic(&path, &json)?;
+        Ok(path)
+    }
+}
