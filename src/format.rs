@@ -19,6 +19,8 @@ pub(crate) const VERIFY: u32 = 2;
 pub(crate) const COMPARE: u32 = 1;
 /// `ab.json`, a same-device A/B session's record.
 pub(crate) const AB: u32 = 1;
+/// `ab-lab.json`, a lab's A/B matrix.
+pub(crate) const AB_LAB: u32 = 1;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

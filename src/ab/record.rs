@@ -40,6 +40,16 @@ pub(crate) enum Restored {
     Failed(String),
 }
 
+impl std::fmt::Display for Restored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Restored::Untouched => f.write_str("nothing was installed"),
+            Restored::Candidate => f.write_str("the candidate is installed"),
+            Restored::Failed(why) => write!(f, "the candidate could not be put back: {why}"),
+        }
+    }
+}
+
 /// One arm in the record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -1,18 +1,21 @@
 //! `dwpipe audit --baseline-hap OLD --candidate-hap NEW`: the last release and the candidate
 //! alternated on one device (or on each device of a lab, each compared with itself), printed
-//! as both verdicts — the candidate against the pack, and against the baseline.
+//! as both verdicts — the candidate against the pack, and against the baseline (a lab's as a
+//! criterion × device matrix).
 
 use std::path::{Path, PathBuf};
 
-use crate::ab::{self, AbEvent, AbPlan, AbRecord, AbSession, Arm, Build, Restored};
-use crate::audit::InstalledHap;
+use crate::ab::{self, AbError, AbEvent, AbPlan, AbRecord, AbSession, Arm, Build, Restored};
+use crate::audit::{AuditError, InstalledHap};
 use crate::compare::Comparison;
 use crate::device::DeviceError;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
 use crate::input::hash_file;
+use crate::lab::{AbSeat, LabEvent, ab_interrupted, ab_lab};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
+use crate::report::{AbColumn, AbLabReport};
 use crate::target::{HdcClient, Opened, Target};
 
 use super::args::AuditArgs;
@@ -69,40 +72,77 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     };
     let cancel = Cancel::new();
     let progress = AuditProgress::new(json);
-    let (result, restored) = block_on(&cancel, async {
+    let ran = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
-        let Opened::One(device) = crate::preflight::open(checks, target, hdc, &cancel)
+        match crate::preflight::open(checks, target, hdc, &cancel)
             .await
             .1?
-        else {
-            return Err(Error::from(
-                Diagnostic::error("E_AB_LAB", "an A/B session takes one device")
-                    .fix("pass one --device (or --replay a recorded session)"),
-            ));
-        };
-        let sheltered = device.sheltered();
-        let events = |event: AbEvent<'_>| match event {
-            AbEvent::Audit(event) => progress.event(event),
-            other => note(json, &other),
-        };
-        let outcome = ab::run(&device, sheltered.as_ref(), &plan, out, &events).await;
-        device.finish().await?;
-        Ok::<_, Error>(outcome)
-    })?;
-    progress.finish();
-    say_restored(&restored);
-    let session = result.map_err(|e| {
-        if e.is_interrupted() {
-            Error::Device(DeviceError::Cancelled)
-        } else {
-            Error::from(
-                Diagnostic::error("E_AB_STOPPED", chain(&e)).fix(format!(
-                    "the evidence gathered so far is under {}; fix the cause and run the session again into an empty --out",
-                    out.display()
-                )),
-            )
+        {
+            Opened::One(device) => {
+                let sheltered = device.sheltered();
+                let events = |event: AbEvent<'_>| match event {
+                    AbEvent::Audit(event) => progress.event(event),
+                    other => note(json, &other),
+                };
+                let outcome = ab::run(&device, sheltered.as_ref(), &plan, out, &events).await;
+                device.finish().await?;
+                Ok::<_, Error>(Ran::One(Box::new(outcome)))
+            }
+            Opened::Lab(roster) => {
+                print::unreachable_servers(&roster.unreachable);
+                let events = |event: LabEvent<'_>| super::lab::report_event(json, &event);
+                Ok(Ran::Lab(
+                    ab_lab(hdc, &plan, &roster, out, &cancel, &events).await,
+                ))
+            }
         }
     })?;
+    progress.finish();
+    match ran {
+        Ran::One(outcome) => one(*outcome, out, json),
+        Ran::Lab(seats) => lab(&seats, out, json),
+    }
+}
+
+/// What the session (or the lab's sessions) gave.
+enum Ran {
+    One(Box<(Result<AbSession, AbError>, Restored)>),
+    Lab(Vec<AbSeat>),
+}
+
+fn one(
+    (result, restored): (Result<AbSession, AbError>, Restored),
+    out: &Path,
+    json: bool,
+) -> Result<i32, Error> {
+    if let Restored::Failed(_) = restored {
+        print::note(&format!(
+            "the device could not be left as it should be: {restored}"
+        ));
+    }
+    let session = match result {
+        Ok(session) => session,
+        Err(e) if e.is_interrupted() => return Err(Error::Device(DeviceError::Cancelled)),
+        Err(e) => {
+            print::note(&format!(
+                "{}; {restored}; the evidence gathered so far is under {}",
+                chain(&e),
+                out.display()
+            ));
+            return Err(match e {
+                AbError::Switch { source, .. }
+                | AbError::Audit {
+                    source: AuditError::Device { source, .. },
+                    ..
+                } => Error::Device(source),
+                AbError::Audit { source, .. } => Error::Audit(source),
+                AbError::Publish(e) => e.into(),
+                AbError::Compare(e) => Diagnostic::error(e.code(), e.to_string())
+                    .fix("the device's identity changed during the session: run it again")
+                    .into(),
+            });
+        }
+    };
     if json {
         print::json(&Printed {
             record: &session.record,
@@ -112,6 +152,69 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         print_session(&session);
     }
     Ok(exit_code::of_ab(session.record.passed()))
+}
+
+/// The lab's matrix, printed and written; exit 0 every device passed and did not regress, 1
+/// one did not, 3 none failed but a session stopped.
+fn lab(seats: &[AbSeat], out: &Path, json: bool) -> Result<i32, Error> {
+    if seats.is_empty() {
+        return Err(Diagnostic::error(
+            "E_LAB_NO_DEVICES",
+            "no connected device on the hdc servers",
+        )
+        .fix("check `dwpipe devices` (and --server for remote hosts)")
+        .into());
+    }
+    if ab_interrupted(seats) {
+        print::note(&format!(
+            "interrupted; the devices' evidence so far is under {} (each was left with the candidate where it could be)",
+            out.display()
+        ));
+        return Err(Error::Device(DeviceError::Cancelled));
+    }
+    let columns = seats
+        .iter()
+        .map(|seat| {
+            let (serial, folder) = (&seat.member.serial, seat.member.folder());
+            match &seat.outcome {
+                Ok(session) => AbColumn::of(serial, &folder, session),
+                Err(e) => AbColumn::stopped(serial, &folder, chain(e)),
+            }
+        })
+        .collect();
+    let report = AbLabReport::new(columns);
+    let written = report.publish(out)?;
+    if json {
+        print::json(&report);
+    } else {
+        let rows = report.rows();
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, width)| format!("{cell:<width$}"))
+                .collect();
+            print::out(&format!("  {}", cells.join("  ").trim_end()));
+        }
+        for device in report.devices.iter().filter(|d| d.error.is_some()) {
+            print::out(&format!(
+                "  {}: {}",
+                device.serial,
+                device.error.as_deref().unwrap_or_default()
+            ));
+        }
+        let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        print::out(&format!(
+            "A/B on {} device(s): {}; wrote {}",
+            report.devices.len(),
+            report.verdict.as_str().to_uppercase(),
+            written.join(", ")
+        ));
+    }
+    Ok(exit_code::of_lab(report.verdict))
 }
 
 /// A HAP given on the command line, hashed.
@@ -170,15 +273,6 @@ fn note(json: bool, event: &AbEvent<'_>) {
             unknown.join(", ")
         )),
         AbEvent::Audit(_) => {}
-    }
-}
-
-/// What the device was left with, when it is not the candidate.
-fn say_restored(restored: &Restored) {
-    if let Restored::Failed(why) = restored {
-        print::note(&format!(
-            "the device could not be left with the candidate installed: {why}"
-        ));
     }
 }
 

@@ -19,7 +19,8 @@ use super::load_lock;
 use super::print;
 use super::runtime::block_on;
 
-fn report_event(json: bool, event: &LabEvent<'_>) {
+/// A line on stderr when a device starts and ends.
+pub(super) fn report_event(json: bool, event: &LabEvent<'_>) {
     if json {
         return;
     }

@@ -3,6 +3,8 @@
 //! parallel with a bound. A device that fails or vanishes ends its own audit, never the
 //! others'. The matrix of the seats is a report ([`crate::report::LabReport`]).
 
+mod ab;
+
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -19,6 +21,8 @@ use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::report::{AuditReport, Column, LabReport, junit_lab};
 use crate::target::{Absence, HdcClient, Member, Roster};
+
+pub(crate) use ab::{AbSeat, ab_lab, interrupted as ab_interrupted};
 
 /// The report file each device's folder holds (the matrix links to it).
 pub(crate) const DEVICE_REPORT: &str = "audit-1.json";
@@ -50,6 +54,15 @@ pub(crate) enum SeatError {
     /// Its reports could not be written.
     #[error(transparent)]
     Publish(PublishError),
+    /// Its A/B session stopped.
+    #[error("the A/B session stopped ({restored})")]
+    Ab {
+        /// Why.
+        #[source]
+        error: crate::ab::AbError,
+        /// What the device was left with.
+        restored: crate::ab::Restored,
+    },
 }
 
 /// One device's audit.
@@ -107,28 +120,44 @@ pub(crate) async fn audit_lab(
     cancel: &Cancel,
     events: &dyn Fn(LabEvent<'_>),
 ) -> Vec<Seat> {
+    let job = |member| one(plan, member, out, cancel);
+    each_member(roster, job, |report| report.verdict, events)
+        .await
+        .into_iter()
+        .map(|(member, outcome)| Seat { member, outcome })
+        .collect()
+}
+
+/// Runs `job` on every member of the roster, at most `roster.jobs` at once, telling `events`
+/// when each starts and ends (with `verdict` of what it gave); outcomes come back in the
+/// members' order, then the absent devices'.
+pub(crate) async fn each_member<'r, T, F: Future<Output = Result<T, SeatError>>>(
+    roster: &'r Roster,
+    job: impl Fn(&'r Member) -> F,
+    verdict: impl Fn(&T) -> Verdict,
+    events: &dyn Fn(LabEvent<'_>),
+) -> Vec<(Member, Result<T, SeatError>)> {
     let limit = Semaphore::new(roster.jobs.max(1));
     let jobs = roster.members.iter().map(|member| {
-        let limit = &limit;
+        let (limit, job, verdict) = (&limit, &job, &verdict);
         async move {
             let _permit = limit.acquire().await;
             events(LabEvent::Started(&member.serial));
-            let outcome = one(plan, member, &out.join(member.folder()), cancel).await;
+            let outcome = job(member).await;
             events(LabEvent::Finished(
                 &member.serial,
-                outcome.as_ref().map(|report| report.verdict),
+                outcome.as_ref().map(verdict),
             ));
-            Seat {
-                member: member.clone(),
-                outcome,
-            }
+            (member.clone(), outcome)
         }
     });
     let mut seats = join_all(jobs.collect()).await;
-    seats.extend(roster.absent.iter().map(|(member, why)| Seat {
-        member: member.clone(),
-        outcome: Err(SeatError::Absent(why.clone())),
-    }));
+    seats.extend(
+        roster
+            .absent
+            .iter()
+            .map(|(member, why)| (member.clone(), Err(SeatError::Absent(why.clone())))),
+    );
     seats
 }
 
@@ -210,13 +239,14 @@ pub(crate) async fn audit_device(
     Ok((report, written))
 }
 
-/// One device of the lab: into its own folder.
+/// One device of the lab: into its own folder under the lab's `out`.
 async fn one(
     plan: &LabPlan<'_>,
     member: &Member,
     out: &Path,
     cancel: &Cancel,
 ) -> Result<AuditReport, SeatError> {
+    let out = &out.join(member.folder());
     let device = plan
         .hdc
         .server(member.server.clone(), cancel)

@@ -2,12 +2,14 @@
 //! rendered from the same structs (Markdown through the embedded templates, JUnit XML, one
 //! self-contained HTML page). Reporters render what was already decided: nothing here gates.
 
+mod ab_lab;
 mod audit;
 mod compare;
 pub(crate) mod html;
 mod junit;
 mod lab;
 
+pub(crate) use ab_lab::{AbColumn, AbLabReport};
 pub(crate) use audit::ReportCheck;
 pub use audit::{AuditReport, Summary};
 pub use compare::markdown as compare_markdown;

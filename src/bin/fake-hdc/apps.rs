@@ -70,8 +70,7 @@ impl State {
 
 const INSTALLED: &str =
     "[Info]App install path:, queuesize:0, msg:install bundle successfully.\r\nAppMod finish\r\n";
-const UNINSTALLED: &str =
-    "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n";
+const UNINSTALLED: &str = "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n";
 
 impl Apps {
     /// The folder as a device with builds, when it has `apps.yaml`.
