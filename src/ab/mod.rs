@@ -276,7 +276,7 @@ async fn session<D: Device>(
         let so_far = |ongoing: &Ongoing<'_, '_, '_>| {
             AuditReport::of_audit(
                 &plan.frozen.lock.sha256,
-                &ongoing.snapshot().gate(pack),
+                &ongoing.snapshot(device).gate(pack),
                 None,
             )
         };
@@ -301,7 +301,7 @@ async fn session<D: Device>(
     let mut written = Vec::new();
     let mut publish = |arm: Arm, ongoing: Ongoing<'_, '_, '_>| {
         let dir = folder(arm);
-        let audited = ongoing.finish().gate(pack);
+        let audited = ongoing.finish(device).gate(pack);
         let lock = Some(relative_to(plan.lock, &dir));
         let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
         let paths = report.publish(pack, &audited.figures, &dir)?;

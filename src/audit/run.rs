@@ -34,7 +34,7 @@ pub async fn run(
     let prepared = Prepared::new(spec)?;
     let mut ongoing = prepared.begin(device, out).await?;
     ongoing.measure(device, prepared.runs(), progress).await?;
-    Ok(ongoing.finish())
+    Ok(ongoing.finish(device))
 }
 
 /// An audit decided before the device is touched: its criteria, visits and values.
@@ -82,7 +82,6 @@ impl<'s, 'a> Prepared<'s, 'a> {
             vpr: info.virtual_pixel_ratio,
         };
         Ok(Ongoing {
-            source: device.source(&info),
             prepared: self,
             measuring: Measuring::new(&self.planned, context, Default::default()),
             context,
@@ -160,7 +159,6 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     prepared: &'p Prepared<'s, 'a>,
     measuring: Measuring<'p, 'a>,
     context: Context<'a>,
-    source: Source,
     info: DeviceInfo,
     inputs: Inputs,
     root: PathBuf,
@@ -217,21 +215,27 @@ impl Ongoing<'_, '_, '_> {
         Ok(())
     }
 
-    /// What the runs so far measured, without the figures (for a comparison under way).
-    pub(crate) fn snapshot(&self) -> AuditRun {
+    /// What the runs so far measured on `device`, without the figures (for a comparison
+    /// under way).
+    pub(crate) fn snapshot(&self, device: &impl Device) -> AuditRun {
         let (measurements, warnings) = self.measuring.measurements();
-        self.run_of(measurements, warnings)
+        self.run_of(device.source(&self.info), measurements, warnings)
     }
 
-    /// The audit of the runs made.
-    pub(crate) fn finish(self) -> AuditRun {
+    /// The audit of the runs made on `device` (a replay's source is known once it is done).
+    pub(crate) fn finish(self, device: &impl Device) -> AuditRun {
         let (measurements, warnings) = self.measuring.measurements();
-        let mut run = self.run_of(measurements, warnings);
+        let mut run = self.run_of(device.source(&self.info), measurements, warnings);
         run.figures = self.measuring.into_figures();
         run
     }
 
-    fn run_of(&self, measurements: Vec<MeasurementRecord>, warnings: Vec<Diagnostic>) -> AuditRun {
+    fn run_of(
+        &self,
+        source: Source,
+        measurements: Vec<MeasurementRecord>,
+        warnings: Vec<Diagnostic>,
+    ) -> AuditRun {
         // Fewer runs than planned are recorded as the runs made, so that `verify-evidence`
         // replans exactly the visits whose evidence exists.
         let runs = if self.done == self.prepared.runs() {
@@ -240,7 +244,7 @@ impl Ongoing<'_, '_, '_> {
             Some(self.done)
         };
         AuditRun {
-            source: self.source.clone(),
+            source,
             device: self.info.clone(),
             inputs: Some(Inputs {
                 runs,
