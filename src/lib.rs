@@ -49,6 +49,7 @@ mod target; // a device, a capture or a lab, opened
 mod ab; // same-device A/B: the last release and the candidate alternated on one device
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
+mod history; // the SQLite history of audits and comparisons, and where a series shifted
 mod lab; // an audit that publishes, and many of them in parallel
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes

@@ -58,6 +58,23 @@ fn the_example_is_delivered_in_one_round() {
     // The ledger records decisions, never the brief's or the agent's text.
     let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
     assert!(!ledger_text.contains("12vp apart") && !ledger_text.contains("Changed the list"));
+    // The audit went into the project's history, as the replay it was.
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["history", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let history: Value = serde_json::from_str(&stdout).unwrap();
+    let points = history["points"].as_array().unwrap();
+    assert!(
+        points
+            .iter()
+            .any(|p| p["criterion"] == "P-01" && p["replay"] == true),
+        "{stdout}"
+    );
+    assert!(points.iter().all(|p| {
+        p["report"]
+            .as_str()
+            .unwrap()
+            .ends_with("audit-round-1/audit-1.json")
+    }));
 }
 
 #[test]

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use crate::audit::{AuditError, AuditEvent, AuditSpec, InstalledHap, Ongoing, Prepared};
 use crate::compare::{CompareError, Comparison, Outcome, Side, compare};
 use crate::device::{Device, DeviceError};
+use crate::diagnostic::Diagnostic;
+use crate::history::Recorder;
 use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
@@ -79,6 +81,8 @@ pub(crate) struct AbPlan<'a> {
     pub(crate) runs: u32,
     /// Runs per arm at most.
     pub(crate) max_runs: u32,
+    /// The history both arms' audits and the comparison are recorded in.
+    pub(crate) history: Option<&'a Recorder>,
 }
 
 impl AbPlan<'_> {
@@ -142,6 +146,9 @@ pub(crate) enum AbError {
     /// A report could not be written.
     #[error(transparent)]
     Publish(#[from] PublishError),
+    /// The history could not be written (the reports were).
+    #[error("{0}")]
+    History(Diagnostic),
 }
 
 impl AbError {
@@ -150,7 +157,7 @@ impl AbError {
         match self {
             AbError::Switch { source, .. } => matches!(source, DeviceError::Cancelled),
             AbError::Audit { source, .. } => source.is_interrupted(),
-            AbError::Compare(_) | AbError::Publish(_) => false,
+            AbError::Compare(_) | AbError::Publish(_) | AbError::History(_) => false,
         }
     }
 }
@@ -324,7 +331,20 @@ async fn session<D: Device>(
         },
         ..comparison
     };
-    written.extend(publish_comparison(&comparison, out).map_err(PublishError::from)?);
+    let compared = publish_comparison(&comparison, out).map_err(PublishError::from)?;
+    if let Some(history) = plan.history {
+        let record = |path: &Path, arm| history.record(path, arm).map_err(AbError::History);
+        record(
+            &out.join(&comparison.baseline.report),
+            Some(Arm::Baseline.as_str()),
+        )?;
+        record(
+            &out.join(&comparison.candidate.report),
+            Some(Arm::Candidate.as_str()),
+        )?;
+        record(&compared[0], None)?;
+    }
+    written.extend(compared);
     let record = AbRecord::new(plan, blocks, (&baseline, &candidate), &comparison);
     Ok(AbSession {
         comparison,

@@ -74,6 +74,31 @@ pub struct Figures {
     pub(crate) frames: BTreeMap<String, FrameSeries>,
     /// The screen of the first on-screen criterion's first run.
     pub(crate) screen: Option<ScreenFigure>,
+    /// Per numeric criterion, its values over the history (when the audit is recorded in one).
+    pub(crate) trends: BTreeMap<String, Trend>,
+}
+
+/// A criterion's aggregate across the audits of its device model in the history, this one
+/// last, and where the series changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Trend {
+    /// The unit.
+    pub(crate) unit: Option<String>,
+    /// The points, oldest first.
+    pub(crate) points: Vec<TrendPoint>,
+    /// The indexes of `points` from which the series changed (E-Divisive).
+    pub(crate) changes: Vec<usize>,
+}
+
+/// One audit in a trend.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TrendPoint {
+    /// When it was recorded (or `this audit`).
+    pub(crate) label: String,
+    /// Its aggregate.
+    pub(crate) value: f64,
+    /// Whether it is the audit the page shows.
+    pub(crate) current: bool,
 }
 
 impl Figures {

@@ -21,7 +21,7 @@ pub use aggregate::{actual, aggregate};
 pub use extract::{Context, Decoded, Files, Value, extract};
 pub use extract::{ExtractError, Reading, Screenshot, Trace};
 pub use figures::Figures;
-pub(crate) use figures::{FlowFigure, FrameSeries};
+pub(crate) use figures::{FlowFigure, FrameSeries, Trend, TrendPoint};
 pub(crate) use measure::AsRecorded;
 pub(crate) use model::InstalledHap;
 pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};

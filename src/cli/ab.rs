@@ -11,6 +11,7 @@ use crate::compare::Comparison;
 use crate::device::DeviceError;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
+use crate::history::Recorder;
 use crate::input::hash_file;
 use crate::lab::{AbSeat, LabEvent, ab_interrupted, ab_lab};
 use crate::playbook::Playbooks;
@@ -61,6 +62,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     }
     let out = args.out.as_path();
     fresh(out)?;
+    let history = args.history.as_deref().map(Recorder::at);
     let plan = AbPlan {
         frozen: &frozen,
         lock: &args.lock,
@@ -69,6 +71,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         candidate: &candidate,
         runs,
         max_runs,
+        history: history.as_ref(),
     };
     let cancel = Cancel::new();
     let progress = AuditProgress::new(json);
@@ -137,6 +140,7 @@ fn one(
                 } => Error::Device(source),
                 AbError::Audit { source, .. } => Error::Audit(source),
                 AbError::Publish(e) => e.into(),
+                AbError::History(d) => d.into(),
                 AbError::Compare(e) => Diagnostic::error(e.code(), e.to_string())
                     .fix("the device's identity changed during the session: run it again")
                     .into(),

@@ -61,6 +61,9 @@ pub(super) enum Command {
     /// Hold a candidate audit against a baseline audit of the same device: regressed, improved, same or inconclusive, per criterion.
     #[command(after_long_help = COMPARE_HELP)]
     Compare(CompareArgs),
+    /// The measurements recorded in the history (every deliver run; audit/compare with --history), and where they shifted.
+    #[command(after_long_help = HISTORY_HELP)]
+    History(HistoryArgs),
     /// Work with reports: merge the lab matrices of shards run on different hosts.
     #[command(subcommand)]
     Report(ReportCommand),
@@ -146,6 +149,10 @@ pub(super) struct AuditArgs {
     /// The candidate's HAP (left installed when the session ends).
     #[arg(long, value_name = "HAP", requires = "baseline_hap")]
     pub(super) candidate_hap: Option<PathBuf>,
+    /// Record the audit (each device's, each arm's and the comparison) in this SQLite history;
+    /// its page then draws every criterion's trend.
+    #[arg(long, value_name = "PATH")]
+    pub(super) history: Option<PathBuf>,
     /// Runs per arm at most, when criteria stay unknown after --runs (A/B).
     #[arg(
         long,
@@ -453,14 +460,30 @@ pub(super) struct GateArgs {
     pub(super) json: bool,
 }
 
+/// Where `compare --against` takes the baseline from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Against {
+    /// The latest passing audit of the same app, device model and software version.
+    LastPass,
+}
+
+const HISTORY_HELP: &str = "The history is an SQLite database: every `deliver` run records its audits in .dwpipe/history.sqlite beside its runs; `audit`, `compare` and lab runs record when given --history PATH. Listed per audit and criterion, oldest first: time, criterion, value, result, device model and software, serial, and the report. --changes runs E-Divisive with means (p <= 0.05, 100 permutations, seed 1234) over each criterion's series per device model and names the audit from which it shifted. `dwpipe history import RUN...` records run folders or reports made elsewhere (lab shards audited on other hosts); a report already recorded is skipped. Replayed audits are marked and never taken as a baseline by `compare --against last-pass`.";
+
 const COMPARE_HELP: &str = "For every criterion measured in both audits by the same probe: n and the median of each arm, the median delta with a 95% percentile-bootstrap interval (10,000 resamples, ChaCha8 seeded by the lock and the criterion: a re-run gives the same numbers), p = min(Mann-Whitney U, Kolmogorov-Smirnov), and an outcome: `different` (p <= 0.01 and the median moved at least the floor), `same` (the whole interval inside +-floor), `unknown` otherwise. The assertion's direction makes that regressed, improved, same or inconclusive; criteria without one (equals, pass/fail) are compared by their verdicts. The floor is the criterion's `regression: { floor: 20ms | 5% }`, else the pack's, else a default per unit (20 ms, 1 ms/s, 10 MB, 1 fps, 0.5 vp, 0.1 ratio). Audits of a different device model, software version or refresh rate are refused. Writes compare.json, compare.md, compare-junit.xml and compare.html into --out. Exit 0 for same or improved, 1 for regressed or inconclusive, 2 when the audits cannot be compared.";
 
 #[derive(Debug, clap::Args)]
 pub(super) struct CompareArgs {
-    /// The baseline audit (audit-<n>.json of the last release).
-    pub(super) baseline: PathBuf,
-    /// The candidate audit (audit-<n>.json of this build).
-    pub(super) candidate: PathBuf,
+    /// The baseline audit (audit-<n>.json of the last release) and the candidate audit
+    /// (audit-<n>.json of this build); only the candidate with --against.
+    #[arg(value_name = "AUDIT", num_args = 1..=2, required = true)]
+    pub(super) audits: Vec<PathBuf>,
+    /// Take the baseline from the history: `last-pass` is the latest passing audit (on a
+    /// device, never a replay) of the same app on the same device model and software version.
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub(super) against: Option<Against>,
+    /// The history --against reads and the comparison is recorded in.
+    #[arg(long, value_name = "PATH")]
+    pub(super) history: Option<PathBuf>,
     /// The lock whose criteria decide directions and floors (default: the one the candidate names).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: Option<PathBuf>,
@@ -470,6 +493,61 @@ pub(super) struct CompareArgs {
     /// Print compare.json on stdout.
     #[arg(long)]
     pub(super) json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct HistoryArgs {
+    /// The history (default: .dwpipe/history.sqlite, where `deliver` records).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = ".dwpipe/history.sqlite",
+        global = true
+    )]
+    pub(super) history: PathBuf,
+    /// Only this criterion.
+    #[arg(long, value_name = "ID")]
+    pub(super) criterion: Option<String>,
+    /// Only devices of this model (as `dwpipe devices` shows it, e.g. ALN-AL00).
+    #[arg(long, value_name = "MODEL")]
+    pub(super) device_model: Option<String>,
+    /// Only audits recorded on or after this day (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE", value_parser = parse_day)]
+    pub(super) since: Option<String>,
+    /// Where each criterion's series shifted, instead of the series.
+    #[arg(long)]
+    pub(super) changes: bool,
+    /// Print JSON on stdout.
+    #[arg(long, global = true)]
+    pub(super) json: bool,
+    #[command(subcommand)]
+    pub(super) command: Option<HistoryCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(super) enum HistoryCommand {
+    /// Record runs made elsewhere: run folders (searched for audit-<n>.json and compare.json) or report files.
+    Import {
+        /// The runs.
+        #[arg(value_name = "RUN", required = true)]
+        runs: Vec<PathBuf>,
+    },
+}
+
+/// `YYYY-MM-DD`, a real day.
+fn parse_day(text: &str) -> Result<String, String> {
+    let valid = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        })
+        && matches!(text[5..7].parse::<u32>(), Ok(1..=12))
+        && matches!(text[8..10].parse::<u32>(), Ok(1..=31));
+    if valid {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("`{text}` is not a day like 2026-12-01"))
+    }
 }
 
 #[derive(Debug, clap::Args)]

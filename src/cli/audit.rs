@@ -7,6 +7,7 @@ use crate::audit::AuditError;
 use crate::device::DeviceError;
 use crate::exit_code;
 use crate::gate::{Verdict, load_auditor_report};
+use crate::history::Recorder;
 use crate::lab::{AuditDeviceError, AuditJob, audit_device};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -31,6 +32,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         .map(load_auditor_report)
         .transpose()?;
     std::fs::create_dir_all(&args.out).map_err(Error::folder(&args.out))?;
+    let history = args.history.as_deref().map(Recorder::at);
     let cancel = Cancel::new();
     let progress = AuditProgress::new(json);
     let job = AuditJob {
@@ -41,6 +43,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         auditor: auditor.as_ref(),
         strict: args.strict,
         installed: &[],
+        history: history.as_ref(),
     };
     let published = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
@@ -70,6 +73,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         }
         Err(AuditDeviceError::Audit(error)) => return Err(Error::Audit(error)),
         Err(AuditDeviceError::Publish(error)) => return Err(error.into()),
+        Err(AuditDeviceError::History(error)) => return Err(error.into()),
     };
     if json {
         print::json(&report);

@@ -2,15 +2,16 @@
 //! same device, criterion by criterion; `compare.json`, `compare.md`, `compare-junit.xml` and
 //! `compare.html` in `--out`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::compare::{Comparison, compare};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
+use crate::history::{History, Recorder, app_of};
 use crate::output::{dir_or_dot, relative_to};
 use crate::report::publish_comparison;
 
-use super::args::CompareArgs;
+use super::args::{Against, CompareArgs};
 use super::error::Error;
 use super::load_lock;
 use super::print;
@@ -18,6 +19,7 @@ use super::verify_evidence::read_report;
 
 /// Exit 0 for same or improved, 1 for regressed or inconclusive.
 pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
+    let (baseline, candidate) = arms(args)?;
     std::fs::create_dir_all(&args.out).map_err(|source| Error::Folder {
         path: args.out.clone(),
         source,
@@ -25,11 +27,14 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
     let lock = args.lock.as_ref().map(|lock| relative_to(lock, &args.out));
     let comparison = build(
         &args.out,
-        (&args.baseline, &relative_to(&args.baseline, &args.out)),
-        (&args.candidate, &relative_to(&args.candidate, &args.out)),
+        (&baseline, &relative_to(&baseline, &args.out)),
+        (&candidate, &relative_to(&candidate, &args.out)),
         lock.as_deref(),
     )?;
     let written = publish_comparison(&comparison, &args.out)?;
+    if let Some(history) = &args.history {
+        Recorder::at(history).record(&written[0], None)?;
+    }
     if args.json {
         print::json(&comparison);
     } else {
@@ -43,6 +48,56 @@ pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
         ));
     }
     Ok(exit_code::of_regression(comparison.verdict))
+}
+
+/// The baseline and the candidate: both given, or the baseline taken from the history.
+fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
+    let usage = |message: &str| {
+        Error::from(
+            Diagnostic::error("E_COMPARE_USAGE", message)
+                .fix("`dwpipe compare BASELINE CANDIDATE`, or `dwpipe compare --against last-pass CANDIDATE`"),
+        )
+    };
+    match (args.against, args.audits.as_slice()) {
+        (None, [baseline, candidate]) => Ok((baseline.clone(), candidate.clone())),
+        (None, [_]) => Err(usage("one audit given: a comparison needs a baseline")),
+        (Some(_), [_, _]) => Err(usage(
+            "--against takes the baseline from the history: give only the candidate",
+        )),
+        (Some(Against::LastPass), [candidate]) => {
+            let path = args
+                .history
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".dwpipe").join(crate::history::DEFAULT_FILE));
+            let report = read_report(candidate, "E_COMPARE_INVALID")?;
+            let app = app_of(&report, candidate)?;
+            let device = report.device.as_ref();
+            let (model, software) = (
+                device.and_then(|d| d.model.as_deref()),
+                device.and_then(|d| d.software_version.as_deref()),
+            );
+            let history = History::open(&path).map_err(Diagnostic::from)?;
+            let baseline = history
+                .last_pass(&app, (model, software), candidate)
+                .map_err(Diagnostic::from)?
+                .ok_or_else(|| {
+                    Error::from(
+                        Diagnostic::error(
+                            "E_HISTORY_NO_BASELINE",
+                            format!(
+                                "the history `{}` has no passing audit of {app} on {} ({}) made on a device",
+                                path.display(),
+                                model.unwrap_or("an unknown model"),
+                                software.unwrap_or("unknown software")
+                            ),
+                        )
+                        .fix("record the last release's audit first (`dwpipe audit --history PATH`, or `dwpipe history import RUN`); replays never count"),
+                    )
+                })?;
+            Ok((baseline, candidate.clone()))
+        }
+        _ => Err(usage("a comparison takes two audits")),
+    }
 }
 
 /// The comparison's diagnostics and a row per criterion.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::device::DeviceError;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
+use crate::history::Recorder;
 use crate::lab::{LabEvent, LabPlan, audit_lab, interrupted, publish};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
@@ -48,6 +49,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     let frozen = load_lock(lock)?;
     let playbooks = Playbooks::load(args.playbooks.as_deref())?;
     std::fs::create_dir_all(out).map_err(Error::folder(out))?;
+    let history = args.history.as_deref().map(Recorder::at);
     let cancel = Cancel::new();
     let plan = LabPlan {
         hdc,
@@ -56,6 +58,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         playbooks: &playbooks,
         runs: args.runs,
         haps: &[],
+        history: history.as_ref(),
     };
     let seats = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);

@@ -14,6 +14,7 @@ mod error;
 mod fingerprint;
 mod freeze;
 mod gate;
+mod history;
 mod init;
 mod inspect;
 mod lab;
@@ -98,6 +99,7 @@ impl Command {
             Command::Freeze(a) => a.json,
             Command::Gate(a) => a.json,
             Command::Compare(a) => a.json,
+            Command::History(a) => a.json,
             Command::Review(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Doctor(a) => a.json,
@@ -153,6 +155,7 @@ impl Command {
             Command::Deliver(a) => deliver::run(&client(a.call_timeout), &a),
             Command::VerifyEvidence(a) => verify_evidence::run(&a.report, a.lock.as_deref()),
             Command::Compare(a) => compare::run(&a),
+            Command::History(a) => history::run(&a),
             Command::Report(ReportCommand::Merge { runs, out, json }) => {
                 lab::merge(&runs, &out, json)
             }

@@ -14,7 +14,9 @@ use tokio::sync::Semaphore;
 
 use crate::audit::{self, AuditError, AuditEvent, AuditSpec, InstalledHap};
 use crate::device::{Device, DeviceError};
+use crate::diagnostic::Diagnostic;
 use crate::gate::{AuditorFile, Verdict};
+use crate::history::Recorder;
 use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
@@ -54,6 +56,9 @@ pub(crate) enum SeatError {
     /// Its reports could not be written.
     #[error(transparent)]
     Publish(PublishError),
+    /// Its audit could not be recorded in the history (its reports were written).
+    #[error("{0}")]
+    History(Diagnostic),
     /// Its A/B session stopped.
     #[error("the A/B session stopped ({restored})")]
     Ab {
@@ -97,6 +102,8 @@ pub(crate) struct LabPlan<'a> {
     pub(crate) runs: Option<u32>,
     /// The verified HAPs to install on each device before it is audited (path, record).
     pub(crate) haps: &'a [(PathBuf, InstalledHap)],
+    /// The history every device's audit is recorded in.
+    pub(crate) history: Option<&'a Recorder>,
 }
 
 /// Installs the verified HAPs on a device (`install -r`, judged by hdc's text), so that the
@@ -202,6 +209,8 @@ pub(crate) struct AuditJob<'a> {
     pub(crate) strict: bool,
     /// The HAPs installed before the audit, to record in it.
     pub(crate) installed: &'a [InstalledHap],
+    /// The history to record the audit in (and to draw its trends from).
+    pub(crate) history: Option<&'a Recorder>,
 }
 
 /// Why one device's audit has no report.
@@ -213,6 +222,9 @@ pub(crate) enum AuditDeviceError {
     /// The reports could not be written.
     #[error(transparent)]
     Publish(#[from] PublishError),
+    /// The history could not be read or written (the reports may have been).
+    #[error("{0}")]
+    History(Diagnostic),
 }
 
 /// One device, audited into `out`: measured, gated, and published in every form; returns the
@@ -232,10 +244,19 @@ pub(crate) async fn audit_device(
         ..AuditSpec::new(pack, job.playbooks)
     };
     let run = audit::run(device, &spec, out, progress).await?;
-    let audited = run.gate(pack);
+    let mut audited = run.gate(pack);
     let lock = Some(relative_to(job.lock, out));
     let report = AuditReport::of_audit(&job.frozen.lock.sha256, &audited, lock);
+    if let Some(history) = job.history {
+        audited.figures.trends = history.trends(&report).map_err(AuditDeviceError::History)?;
+    }
     let written = report.publish(pack, &audited.figures, out)?;
+    // Recorded once its files are there: the history names the report it read back.
+    if let Some(history) = job.history {
+        history
+            .record(&written[0], None)
+            .map_err(AuditDeviceError::History)?;
+    }
     Ok((report, written))
 }
 
@@ -273,12 +294,14 @@ async fn one(
             .iter()
             .map(|(_, hap)| hap.clone())
             .collect::<Vec<_>>(),
+        history: plan.history,
     };
     match audit_device(&device, &job, out, &progress).await {
         Ok((report, _)) => Ok(report),
         Err(AuditDeviceError::Audit(e)) if e.is_interrupted() => Err(SeatError::Interrupted),
         Err(AuditDeviceError::Audit(e)) => Err(SeatError::Audit(e)),
         Err(AuditDeviceError::Publish(e)) => Err(SeatError::Publish(e)),
+        Err(AuditDeviceError::History(e)) => Err(SeatError::History(e)),
     }
 }
 

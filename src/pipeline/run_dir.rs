@@ -242,6 +242,12 @@ impl RunDir {
         self.base.join(".dwpipe").join("reviews")
     }
 
+    /// The project's history, beside its runs (`.dwpipe/history.sqlite`).
+    pub(crate) fn history(&self) -> PathBuf {
+        let dwpipe = self.path.parent().and_then(Path::parent);
+        dir_or_dot(dwpipe).join(crate::history::DEFAULT_FILE)
+    }
+
     /// The run's lock.
     pub(crate) fn lock(&self) -> PathBuf {
         self.path.join(LOCK_FILE)

@@ -6,6 +6,7 @@ use crate::brief::{Failure, failures_from_audit};
 use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
+use crate::history::Recorder;
 use crate::lab::{
     AuditDeviceError, AuditJob, LabPlan, audit_device, audit_lab, install_haps, interrupted,
     publish,
@@ -85,6 +86,11 @@ impl Delivery<'_> {
             Vec::new()
         };
         let installed: Vec<InstalledHap> = to_install.iter().map(|(_, hap)| hap.clone()).collect();
+        // Every audit of a delivery goes into the project's history.
+        let history = Recorder {
+            path: self.run_dir.history(),
+            ..crate::history::build_facts(&self.config.workspace)
+        };
         // Each device's report (the serial only in a lab), and the devices left unaudited.
         let (reports, unaudited, written, criteria) = match target {
             Opened::One(device) => {
@@ -110,6 +116,7 @@ impl Delivery<'_> {
                     auditor: None,
                     strict: self.strict,
                     installed: &installed,
+                    history: Some(&history),
                 };
                 let (report, written) = match audit_device(device, &job, &out, &progress).await {
                     Ok(published) => published,
@@ -121,6 +128,10 @@ impl Delivery<'_> {
                         return Err(self.environment(&clock, &inputs, detail));
                     }
                     Err(AuditDeviceError::Publish(e)) => return Err(e.into()),
+                    Err(AuditDeviceError::History(e)) => {
+                        let detail = format!("{}: {}", e.code, e.message);
+                        return Err(self.environment(&clock, &inputs, detail));
+                    }
                 };
                 let criteria = report
                     .checks
@@ -143,6 +154,7 @@ impl Delivery<'_> {
                     playbooks: self.playbooks,
                     runs: None,
                     haps: &to_install,
+                    history: Some(&history),
                 };
                 let progress = |event: crate::lab::LabEvent<'_>| (self.events)(Event::Lab(event));
                 let seats = audit_lab(&plan, roster, &out, cancel, &progress).await;

@@ -10,6 +10,7 @@ mod charts;
 mod compare;
 mod flows;
 mod overlay;
+mod trends;
 mod view;
 
 use std::fmt::Write;
@@ -110,6 +111,9 @@ fn render(view: &Page) -> String {
     }
     for strip in &view.flows {
         page.push_str(&flows::strip(strip));
+    }
+    for (criterion_id, trend) in &view.trends {
+        page.push_str(&trends::trend(criterion_id, trend));
     }
     page.push_str("</body></html>\n");
     page

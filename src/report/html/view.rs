@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord};
+use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord, Trend};
 use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::{Rect, to_vp};
@@ -23,6 +23,8 @@ pub(crate) struct Page<'a> {
     pub(super) frames: Vec<FramesChart<'a>>,
     pub(super) screen: Option<ScreenView<'a>>,
     pub(super) flows: Vec<FlowStrip<'a>>,
+    /// Each criterion's trend over the history, in pack order.
+    pub(super) trends: Vec<(&'a str, &'a Trend)>,
 }
 
 /// A flow's first run as a filmstrip, with the response times of the criteria measured in it.
@@ -167,6 +169,14 @@ impl<'a> Page<'a> {
                 .collect(),
             screen: screen(report, figures, pack),
             flows: flows(report, figures, pack),
+            trends: report
+                .checks
+                .iter()
+                .filter_map(|c| {
+                    let id = c.check.criterion_id.as_str();
+                    Some((id, figures.trends.get(id)?))
+                })
+                .collect(),
         }
     }
 }

@@ -1,0 +1,79 @@
+//! What a delivery knows of the build it audits, for the history: the app's `versionName`
+//! (from `AppScope/app.json5`) and the workspace's commit (read from `.git`, no git needed).
+//! Either is left out when it cannot be read: the history records what is known.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::Recorder;
+
+static VERSION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"["']?versionName["']?\s*:\s*["']([^"'\n]{1,64})["']"#).expect("a valid pattern")
+});
+
+/// A recorder (of no path yet) with what `workspace` says of its build.
+pub(crate) fn build_facts(workspace: &Path) -> Recorder {
+    Recorder {
+        path: Default::default(),
+        app_version: version_name(workspace),
+        commit: commit(workspace),
+    }
+}
+
+fn version_name(workspace: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(workspace.join("AppScope/app.json5")).ok()?;
+    Some(VERSION_NAME.captures(&text)?[1].to_owned())
+}
+
+/// HEAD's commit: detached, a loose ref, or a packed one.
+fn commit(workspace: &Path) -> Option<String> {
+    let git = workspace.join(".git");
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let sha = match head.strip_prefix("ref: ") {
+        None => head.to_owned(),
+        Some(name) => match std::fs::read_to_string(git.join(name)) {
+            Ok(sha) => sha.trim().to_owned(),
+            Err(_) => std::fs::read_to_string(git.join("packed-refs"))
+                .ok()?
+                .lines()
+                .find_map(|l| l.strip_suffix(name)?.strip_suffix(' ').map(str::to_owned))?,
+        },
+    };
+    (sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then_some(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_and_the_commit_are_read_from_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("AppScope")).unwrap();
+        std::fs::write(
+            root.join("AppScope/app.json5"),
+            "{\n  \"app\": {\n    \"bundleName\": \"com.example.notes\",\n    versionCode: 1000000,\n    \"versionName\": \"1.0.0\",\n  }\n}\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        std::fs::write(
+            root.join(".git/packed-refs"),
+            format!("# pack-refs\n{sha} refs/heads/main\n"),
+        )
+        .unwrap();
+        let facts = build_facts(root);
+        assert_eq!(facts.app_version.as_deref(), Some("1.0.0"));
+        assert_eq!(facts.commit.as_deref(), Some(sha));
+        std::fs::create_dir_all(root.join(".git/refs/heads")).unwrap();
+        let loose = "fedcba9876543210fedcba9876543210fedcba98";
+        std::fs::write(root.join(".git/refs/heads/main"), format!("{loose}\n")).unwrap();
+        assert_eq!(commit(root).as_deref(), Some(loose));
+        assert_eq!(build_facts(&root.join("nowhere")).commit, None);
+    }
+}

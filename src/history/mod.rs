@@ -1,0 +1,413 @@
+//! The history: every audit and comparison a delivery (or `--history PATH`) made, in an
+//! embedded SQLite database, so that a lab can ask how a criterion moved across releases and
+//! take the last passing audit as a baseline. WAL mode and a busy timeout let a lab's parallel
+//! writers wait for each other instead of failing; each run is one transaction, so a run
+//! killed mid-write leaves no partial rows; the schema is versioned (`PRAGMA user_version`)
+//! and migrated forward, and a database from a newer dwpipe is refused with a fix. Replayed
+//! audits are recorded as replays and never chosen as a baseline.
+
+pub(crate) mod changes;
+mod facts;
+mod record;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::compare::Comparison;
+use crate::device::Source;
+use crate::diagnostic::{Diagnostic, chain};
+use crate::report::AuditReport;
+
+pub(crate) use facts::build_facts;
+pub(crate) use record::{Recorder, app_of};
+pub(crate) use schema::SCHEMA;
+
+/// How long a writer waits for another to finish before the write fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The history's file beside a project's runs.
+pub(crate) const DEFAULT_FILE: &str = "history.sqlite";
+
+/// Why the history cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HistoryError {
+    /// The file cannot be opened as a database.
+    #[error("the history `{}` cannot be opened", path.display())]
+    Open {
+        /// The database.
+        path: PathBuf,
+        /// SQLite's reason.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A newer dwpipe wrote it.
+    #[error("the history `{}` has schema version {found}; this dwpipe knows {SCHEMA} and older", path.display())]
+    Newer {
+        /// The database.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+    },
+    /// A query or a write failed.
+    #[error("the history `{}` could not be {doing}", path.display())]
+    Sql {
+        /// The database.
+        path: PathBuf,
+        /// `read` or `written`.
+        doing: &'static str,
+        /// SQLite's reason.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+impl HistoryError {
+    /// The stable code.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            HistoryError::Open { .. } => "E_HISTORY_OPEN",
+            HistoryError::Newer { .. } => "E_HISTORY_NEWER",
+            HistoryError::Sql { doing: "read", .. } => "E_HISTORY_READ",
+            HistoryError::Sql { .. } => "E_HISTORY_WRITE",
+        }
+    }
+
+    /// What to do about it.
+    pub(crate) fn fix(&self) -> &'static str {
+        match self {
+            HistoryError::Newer { .. } => "use the dwpipe that wrote it, or a newer one",
+            _ => {
+                "check the path (and the disk); a damaged history can be moved aside and rebuilt with `dwpipe history import`"
+            }
+        }
+    }
+}
+
+impl From<HistoryError> for Diagnostic {
+    fn from(error: HistoryError) -> Diagnostic {
+        Diagnostic::error(error.code(), chain(&error)).fix(error.fix())
+    }
+}
+
+/// What is known of an audit beyond its report.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunFacts {
+    /// The app's bundle (from the lock the audit was held against).
+    pub(crate) app: String,
+    /// The app's version (`versionName`), when known.
+    pub(crate) app_version: Option<String>,
+    /// The workspace's commit, when known.
+    pub(crate) commit: Option<String>,
+    /// The A/B arm the audit measured (`baseline`, `candidate`).
+    pub(crate) arm: Option<&'static str>,
+    /// When it was made (seconds since the epoch; default: now).
+    pub(crate) time: Option<i64>,
+}
+
+/// One audit's reading of a criterion, as the history gives it back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Point {
+    /// The audit's row.
+    pub(crate) run: i64,
+    /// When it was recorded (UTC, ISO 8601).
+    pub(crate) recorded_at: String,
+    /// The report, as recorded.
+    pub(crate) report: String,
+    /// The app.
+    pub(crate) app: String,
+    /// Its version, when known.
+    pub(crate) app_version: Option<String>,
+    /// The workspace's commit, when known.
+    pub(crate) commit: Option<String>,
+    /// The lock.
+    pub(crate) pack_sha256: String,
+    /// The device.
+    pub(crate) serial: String,
+    /// Its model.
+    pub(crate) model: Option<String>,
+    /// Its software version.
+    pub(crate) software_version: Option<String>,
+    /// Its refresh rate, when recorded.
+    pub(crate) refresh_rate: Option<f64>,
+    /// Whether the audit replayed a capture.
+    pub(crate) replay: bool,
+    /// The criterion.
+    pub(crate) criterion: String,
+    /// Its unit.
+    pub(crate) unit: Option<String>,
+    /// The aggregate of its runs.
+    pub(crate) value: Option<f64>,
+    /// Its check's result (`pass`, `fail`, `unverified`).
+    pub(crate) verdict: String,
+    /// Every run's value.
+    pub(crate) runs: Vec<f64>,
+}
+
+/// Which points a query wants.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Filter {
+    /// One criterion.
+    pub(crate) criterion: Option<String>,
+    /// One device model.
+    pub(crate) model: Option<String>,
+    /// Recorded at or after (`YYYY-MM-DD` or a full timestamp).
+    pub(crate) since: Option<String>,
+}
+
+/// An open history.
+pub(crate) struct History {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl History {
+    /// Opens (creating, migrating) the history at `path`.
+    pub(crate) fn open(path: &Path) -> Result<History, HistoryError> {
+        let open = |source| HistoryError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| open(rusqlite::Error::ToSqlConversionFailure(Box::new(e))))?;
+        }
+        let mut conn = Connection::open(path).map_err(open)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open)?;
+        schema::migrate(&mut conn, path)?;
+        Ok(History {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
+    fn sql(&self, doing: &'static str) -> impl FnOnce(rusqlite::Error) -> HistoryError + '_ {
+        move |source| HistoryError::Sql {
+            path: self.path.clone(),
+            doing,
+            source,
+        }
+    }
+
+    /// Records an audit report (`path`: where it is, `sha256`: of its bytes), in one
+    /// transaction; `false` when it was recorded before (an import repeated).
+    pub(crate) fn record_audit(
+        &mut self,
+        report: &AuditReport,
+        (path, sha256): (&Path, &str),
+        facts: &RunFacts,
+    ) -> Result<bool, HistoryError> {
+        let Some(device) = &report.device else {
+            // An outside auditor's report has no device and no runs: nothing to chart.
+            return Ok(false);
+        };
+        let replay = matches!(report.source, Some(Source::Replay { .. }));
+        let report_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let path = self.path.clone();
+        let failed = |source| HistoryError::Sql {
+            path: path.clone(),
+            doing: "written",
+            source,
+        };
+        let tx = self.conn.transaction().map_err(failed)?;
+        let inserted = tx
+            .execute(
+                "INSERT OR IGNORE INTO runs (report_sha256, report, recorded_at, app, app_version, \
+                 commit_sha, pack_sha256, serial, model, software_version, refresh_rate, replay, \
+                 verdict, arm) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', COALESCE(?3, \
+                 unixepoch()), 'unixepoch'), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    sha256,
+                    report_path.display().to_string(),
+                    facts.time,
+                    facts.app,
+                    facts.app_version,
+                    facts.commit,
+                    report.pack_sha256,
+                    device.serial,
+                    device.model,
+                    device.software_version,
+                    device.refresh_rate,
+                    replay,
+                    report.verdict.as_str(),
+                    facts.arm,
+                ],
+            )
+            .map_err(failed)?;
+        if inserted == 0 {
+            return Ok(false);
+        }
+        let run = tx.last_insert_rowid();
+        for entry in &report.checks {
+            let Some(m) = entry.measurements.first() else {
+                continue;
+            };
+            tx.execute(
+                "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    run,
+                    entry.check.criterion_id,
+                    m.probe,
+                    m.unit,
+                    m.value.as_ref().and_then(crate::audit::Value::as_number),
+                    entry.check.result.as_str(),
+                ],
+            )
+            .map_err(failed)?;
+            for reading in &m.runs {
+                tx.execute(
+                    "INSERT INTO samples (run_id, criterion, run, value) VALUES (?1, ?2, ?3, ?4)",
+                    params![
+                        run,
+                        entry.check.criterion_id,
+                        reading.run,
+                        reading
+                            .value
+                            .as_ref()
+                            .and_then(crate::audit::Value::as_number),
+                    ],
+                )
+                .map_err(failed)?;
+            }
+        }
+        tx.commit().map_err(failed)?;
+        Ok(true)
+    }
+
+    /// Records a comparison (`path`, `sha256` as for an audit), in one transaction.
+    pub(crate) fn record_comparison(
+        &mut self,
+        comparison: &Comparison,
+        (path, sha256): (&Path, &str),
+    ) -> Result<bool, HistoryError> {
+        let path_text = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .display()
+            .to_string();
+        let db = self.path.clone();
+        let failed = |source| HistoryError::Sql {
+            path: db.clone(),
+            doing: "written",
+            source,
+        };
+        let tx = self.conn.transaction().map_err(failed)?;
+        let inserted = tx
+            .execute(
+                "INSERT OR IGNORE INTO comparisons (report_sha256, report, recorded_at, verdict, \
+                 baseline, candidate) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?3, \
+                 ?4, ?5)",
+                params![
+                    sha256,
+                    path_text,
+                    comparison.verdict.as_str(),
+                    comparison.baseline.report,
+                    comparison.candidate.report,
+                ],
+            )
+            .map_err(failed)?;
+        if inserted == 0 {
+            return Ok(false);
+        }
+        let id = tx.last_insert_rowid();
+        for c in &comparison.criteria {
+            tx.execute(
+                "INSERT INTO compared (comparison_id, criterion, verdict, delta, delta_pct, p) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    id,
+                    c.criterion_id,
+                    c.verdict.as_str(),
+                    c.delta,
+                    c.delta_pct,
+                    c.p
+                ],
+            )
+            .map_err(failed)?;
+        }
+        tx.commit().map_err(failed)?;
+        Ok(true)
+    }
+
+    /// The points `filter` asks for, oldest first (in the order they were recorded).
+    pub(crate) fn series(&self, filter: &Filter) -> Result<Vec<Point>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id, r.recorded_at, r.report, r.app, r.app_version, r.commit_sha, \
+                 r.pack_sha256, r.serial, r.model, r.software_version, r.refresh_rate, r.replay, \
+                 m.criterion, m.unit, m.value, m.verdict, \
+                 (SELECT group_concat(s.value, ' ') FROM (SELECT value FROM samples s WHERE \
+                 s.run_id = r.id AND s.criterion = m.criterion AND s.value IS NOT NULL ORDER BY \
+                 s.run) s) \
+                 FROM runs r JOIN measurements m ON m.run_id = r.id \
+                 WHERE (?1 IS NULL OR m.criterion = ?1) AND (?2 IS NULL OR r.model = ?2) \
+                 AND (?3 IS NULL OR r.recorded_at >= ?3) \
+                 ORDER BY r.recorded_at, r.id, m.rowid",
+            )
+            .map_err(self.sql("read"))?;
+        let rows = statement
+            .query_map(
+                params![filter.criterion, filter.model, filter.since],
+                |row| {
+                    let samples: Option<String> = row.get(16)?;
+                    Ok(Point {
+                        run: row.get(0)?,
+                        recorded_at: row.get(1)?,
+                        report: row.get(2)?,
+                        app: row.get(3)?,
+                        app_version: row.get(4)?,
+                        commit: row.get(5)?,
+                        pack_sha256: row.get(6)?,
+                        serial: row.get(7)?,
+                        model: row.get(8)?,
+                        software_version: row.get(9)?,
+                        refresh_rate: row.get(10)?,
+                        replay: row.get(11)?,
+                        criterion: row.get(12)?,
+                        unit: row.get(13)?,
+                        value: row.get(14)?,
+                        verdict: row.get(15)?,
+                        runs: samples
+                            .unwrap_or_default()
+                            .split(' ')
+                            .filter_map(|v| v.parse().ok())
+                            .collect(),
+                    })
+                },
+            )
+            .map_err(self.sql("read"))?;
+        rows.collect::<Result<_, _>>().map_err(self.sql("read"))
+    }
+
+    /// The latest passing audit of `app` on a device of `model` and `software_version`, made
+    /// on a device (never a replay) and other than the report `not` (the candidate): its
+    /// report's path.
+    pub(crate) fn last_pass(
+        &self,
+        app: &str,
+        (model, software_version): (Option<&str>, Option<&str>),
+        not: &Path,
+    ) -> Result<Option<PathBuf>, HistoryError> {
+        let not = std::fs::canonicalize(not).unwrap_or_else(|_| not.to_owned());
+        self.conn
+            .query_row(
+                "SELECT report FROM runs WHERE app = ?1 AND model IS ?2 AND software_version IS ?3 \
+                 AND verdict = 'pass' AND replay = 0 AND report != ?4 \
+                 ORDER BY recorded_at DESC, id DESC LIMIT 1",
+                params![app, model, software_version, not.display().to_string()],
+                |row| row.get::<_, String>(0),
+            )
+            .optional()
+            .map(|report| report.map(PathBuf::from))
+            .map_err(self.sql("read"))
+    }
+}

@@ -1,0 +1,251 @@
+//! Putting reports into the history: an audit or a comparison read back from the file it was
+//! published to (so that what is recorded is what is on disk, hashed), the run folders of
+//! `dwpipe history import`, and the trend of every criterion an audit's page draws.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::audit::{Trend, TrendPoint};
+use crate::compare::Comparison;
+use crate::diagnostic::Diagnostic;
+use crate::hash::sha256_hex;
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::output::dir_or_dot;
+use crate::report::AuditReport;
+
+use super::changes::changes;
+use super::{Filter, History, RunFacts};
+
+/// Points a trend draws at most (the latest).
+const TREND_POINTS: usize = 60;
+
+/// Where audits are recorded, with what a delivery knows of the build.
+#[derive(Clone, Debug)]
+pub(crate) struct Recorder {
+    /// The database.
+    pub(crate) path: PathBuf,
+    /// The app's version, when known.
+    pub(crate) app_version: Option<String>,
+    /// The workspace's commit, when known.
+    pub(crate) commit: Option<String>,
+}
+
+/// A report file: an audit or a comparison.
+enum Document {
+    Audit(Box<AuditReport>),
+    Comparison(Box<Comparison>),
+}
+
+/// What an import recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Imported {
+    /// Audits recorded.
+    pub(crate) audits: usize,
+    /// Comparisons recorded.
+    pub(crate) comparisons: usize,
+    /// Reports the history already had.
+    pub(crate) known: usize,
+}
+
+impl Recorder {
+    /// A recorder into `path` that knows nothing of the build.
+    pub(crate) fn at(path: &Path) -> Recorder {
+        Recorder {
+            path: path.to_owned(),
+            app_version: None,
+            commit: None,
+        }
+    }
+
+    /// Records the report published at `path` (an audit, with its A/B `arm` if any, or a
+    /// comparison); `false` when the history had it.
+    pub(crate) fn record(
+        &self,
+        path: &Path,
+        arm: Option<&'static str>,
+    ) -> Result<bool, Diagnostic> {
+        let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
+        self.record_into(&mut history, path, arm, None)
+    }
+
+    fn record_into(
+        &self,
+        history: &mut History,
+        path: &Path,
+        arm: Option<&'static str>,
+        time: Option<i64>,
+    ) -> Result<bool, Diagnostic> {
+        let (document, sha256) = read(path)?;
+        match document {
+            Document::Audit(report) => {
+                let facts = RunFacts {
+                    app: app_of(&report, path)?,
+                    app_version: self.app_version.clone(),
+                    commit: self.commit.clone(),
+                    arm,
+                    time,
+                };
+                history.record_audit(&report, (path, &sha256), &facts)
+            }
+            Document::Comparison(comparison) => {
+                history.record_comparison(&comparison, (path, &sha256))
+            }
+        }
+        .map_err(Diagnostic::from)
+    }
+
+    /// Records every report under `paths` (files, or folders searched for `audit-<n>.json` and
+    /// `compare.json`), each audit at its file's modification time, in one pass.
+    pub(crate) fn import(&self, paths: &[PathBuf]) -> Result<Imported, Diagnostic> {
+        let mut files = Vec::new();
+        for path in paths {
+            if path.is_dir() {
+                for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+                    let entry = entry.map_err(|e| {
+                        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {e}", path.display()))
+                            .fix("pass run folders or report files dwpipe wrote")
+                    })?;
+                    let name = entry.file_name().to_string_lossy();
+                    let report = (name.starts_with("audit-") && name.ends_with(".json"))
+                        || name == "compare.json";
+                    if entry.file_type().is_file() && report {
+                        files.push(entry.into_path());
+                    }
+                }
+            } else {
+                files.push(path.clone());
+            }
+        }
+        // Audits before the comparisons of them, each kind oldest first.
+        let time = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs() as i64)
+        };
+        files.sort_by_key(|p| (p.ends_with("compare.json"), time(p), p.clone()));
+        let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
+        let mut imported = Imported::default();
+        for file in &files {
+            let new = self.record_into(&mut history, file, None, time(file))?;
+            match (new, file.ends_with("compare.json")) {
+                (false, _) => imported.known += 1,
+                (true, true) => imported.comparisons += 1,
+                (true, false) => imported.audits += 1,
+            }
+        }
+        Ok(imported)
+    }
+
+    /// Every numeric criterion of `report` over the history of its device model, the report
+    /// itself the last point, with the change points found.
+    pub(crate) fn trends(
+        &self,
+        report: &AuditReport,
+    ) -> Result<BTreeMap<String, Trend>, Diagnostic> {
+        let Some(device) = &report.device else {
+            return Ok(BTreeMap::new());
+        };
+        let history = History::open(&self.path).map_err(Diagnostic::from)?;
+        let mut trends = BTreeMap::new();
+        for entry in &report.checks {
+            let Some(current) = entry
+                .measurements
+                .first()
+                .and_then(|m| Some((m, m.value.as_ref()?.as_number()?)))
+            else {
+                continue;
+            };
+            let filter = Filter {
+                criterion: Some(entry.check.criterion_id.clone()),
+                model: device.model.clone(),
+                since: None,
+            };
+            let mut points: Vec<TrendPoint> = history
+                .series(&filter)
+                .map_err(Diagnostic::from)?
+                .into_iter()
+                .filter_map(|p| {
+                    Some(TrendPoint {
+                        label: p.recorded_at,
+                        value: p.value?,
+                        current: false,
+                    })
+                })
+                .collect();
+            points.push(TrendPoint {
+                label: "this audit".to_owned(),
+                value: current.1,
+                current: true,
+            });
+            let points = points.split_off(points.len().saturating_sub(TREND_POINTS));
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            trends.insert(
+                entry.check.criterion_id.clone(),
+                Trend {
+                    unit: current.0.unit.clone(),
+                    changes: changes(&values).into_iter().map(|c| c.index).collect(),
+                    points,
+                },
+            );
+        }
+        Ok(trends)
+    }
+}
+
+/// The report at `path`, and the SHA-256 of its bytes.
+fn read(path: &Path) -> Result<(Document, String), Diagnostic> {
+    let fix = "pass an audit-<n>.json or compare.json written by dwpipe, or a run folder";
+    let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report")
+        .map_err(|e| e.diagnostic("E_HISTORY_IMPORT", fix))?;
+    let sha256 = sha256_hex(&bytes);
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Diagnostic::error(
+            "E_HISTORY_IMPORT",
+            format!("`{}` is not JSON: {e}", path.display()),
+        )
+        .fix(fix)
+    })?;
+    let document = if value.get("checks").is_some() {
+        serde_json::from_value(value).map(Document::Audit)
+    } else {
+        serde_json::from_value(value).map(Document::Comparison)
+    }
+    .map_err(|e| {
+        Diagnostic::error(
+            "E_HISTORY_IMPORT",
+            format!(
+                "`{}` is neither an audit nor a comparison: {e}",
+                path.display()
+            ),
+        )
+        .fix(fix)
+    })?;
+    Ok((document, sha256))
+}
+
+/// The app an audit measured: the bundle of the lock it names.
+pub(crate) fn app_of(report: &AuditReport, path: &Path) -> Result<String, Diagnostic> {
+    let missing = |why: String| {
+        Diagnostic::error(
+            "E_HISTORY_IMPORT",
+            format!("`{}`: the lock it was held against {why}", path.display()),
+        )
+        .fix("import the run folder as dwpipe wrote it, its pack.lock.json included")
+    };
+    let lock = report
+        .lock
+        .as_deref()
+        .ok_or_else(|| missing("is not named".to_owned()))?;
+    let lock = dir_or_dot(path.parent()).join(lock);
+    let frozen = crate::pack::load_lock(&lock).map_err(|found| {
+        missing(format!(
+            "(`{}`) cannot be read: {}",
+            lock.display(),
+            found.first().map(ToString::to_string).unwrap_or_default()
+        ))
+    })?;
+    Ok(frozen.pack.doc.app.bundle.value.clone())
+}
