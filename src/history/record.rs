@@ -66,21 +66,32 @@ impl Recorder {
         arm: Option<&'static str>,
     ) -> Result<bool, Diagnostic> {
         let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
-        self.record_into(&mut history, path, arm, None)
+        self.record_into(&mut history, path, (arm, None), &mut Apps::new())
     }
 
+    /// Records the report at `path` as an `arm` at `time`; `apps` remembers the app of every
+    /// lock read so far (an import of a lab's runs reads each lock once).
     fn record_into(
         &self,
         history: &mut History,
         path: &Path,
-        arm: Option<&'static str>,
-        time: Option<i64>,
+        (arm, time): (Option<&'static str>, Option<i64>),
+        apps: &mut Apps,
     ) -> Result<bool, Diagnostic> {
         let (document, sha256) = read(path)?;
         match document {
             Document::Audit(report) => {
+                let lock = lock_of(&report, path)?;
+                let app = match apps.get(&lock) {
+                    Some(app) => app.clone(),
+                    None => {
+                        let app = app_in(&lock, path)?;
+                        apps.insert(lock, app.clone());
+                        app
+                    }
+                };
                 let facts = RunFacts {
-                    app: app_of(&report, path)?,
+                    app,
                     app_version: self.app_version.clone(),
                     commit: self.commit.clone(),
                     arm,
@@ -128,8 +139,9 @@ impl Recorder {
         files.sort_by_key(|p| (p.ends_with("compare.json"), time(p), p.clone()));
         let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
         let mut imported = Imported::default();
+        let mut apps = Apps::new();
         for file in &files {
-            let new = self.record_into(&mut history, file, None, time(file))?;
+            let new = self.record_into(&mut history, file, (None, time(file)), &mut apps)?;
             match (new, file.ends_with("compare.json")) {
                 (false, _) => imported.known += 1,
                 (true, true) => imported.comparisons += 1,
@@ -226,26 +238,43 @@ fn read(path: &Path) -> Result<(Document, String), Diagnostic> {
     Ok((document, sha256))
 }
 
-/// The app an audit measured: the bundle of the lock it names.
-pub(crate) fn app_of(report: &AuditReport, path: &Path) -> Result<String, Diagnostic> {
-    let missing = |why: String| {
-        Diagnostic::error(
-            "E_HISTORY_IMPORT",
-            format!("`{}`: the lock it was held against {why}", path.display()),
-        )
-        .fix("import the run folder as dwpipe wrote it, its pack.lock.json included")
-    };
+/// The app of each lock read, by its path.
+type Apps = std::collections::HashMap<PathBuf, String>;
+
+/// The lock an audit names, as a path.
+fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {
     let lock = report
         .lock
         .as_deref()
-        .ok_or_else(|| missing("is not named".to_owned()))?;
+        .ok_or_else(|| no_lock(path, "is not named".to_owned()))?;
     let lock = dir_or_dot(path.parent()).join(lock);
-    let frozen = crate::pack::load_lock(&lock).map_err(|found| {
-        missing(format!(
-            "(`{}`) cannot be read: {}",
-            lock.display(),
-            found.first().map(ToString::to_string).unwrap_or_default()
-        ))
+    Ok(std::fs::canonicalize(&lock).unwrap_or(lock))
+}
+
+/// The app an audit measured: the bundle of the lock it names.
+pub(crate) fn app_of(report: &AuditReport, path: &Path) -> Result<String, Diagnostic> {
+    app_in(&lock_of(report, path)?, path)
+}
+
+/// The bundle of `lock`, named by the audit at `path`.
+fn app_in(lock: &Path, path: &Path) -> Result<String, Diagnostic> {
+    let frozen = crate::pack::load_lock(lock).map_err(|found| {
+        no_lock(
+            path,
+            format!(
+                "(`{}`) cannot be read: {}",
+                lock.display(),
+                found.first().map(ToString::to_string).unwrap_or_default()
+            ),
+        )
     })?;
     Ok(frozen.pack.doc.app.bundle.value.clone())
+}
+
+fn no_lock(path: &Path, why: String) -> Diagnostic {
+    Diagnostic::error(
+        "E_HISTORY_IMPORT",
+        format!("`{}`: the lock it was held against {why}", path.display()),
+    )
+    .fix("import the run folder as dwpipe wrote it, its pack.lock.json included")
 }
