@@ -246,7 +246,7 @@ fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {
     let lock = report
         .lock
         .as_deref()
-        .ok_or_else(|| no_lock(path, "is not named".to_owned()))?;
+        .ok_or_else(|| no_lock(path, "is not named"))?;
     let lock = dir_or_dot(path.parent()).join(lock);
     Ok(std::fs::canonicalize(&lock).unwrap_or(lock))
 }
@@ -261,7 +261,7 @@ fn app_in(lock: &Path, path: &Path) -> Result<String, Diagnostic> {
     let frozen = crate::pack::load_lock(lock).map_err(|found| {
         no_lock(
             path,
-            format!(
+            &format!(
                 "(`{}`) cannot be read: {}",
                 lock.display(),
                 found.first().map(ToString::to_string).unwrap_or_default()
@@ -271,7 +271,7 @@ fn app_in(lock: &Path, path: &Path) -> Result<String, Diagnostic> {
     Ok(frozen.pack.doc.app.bundle.value.clone())
 }
 
-fn no_lock(path: &Path, why: String) -> Diagnostic {
+fn no_lock(path: &Path, why: &str) -> Diagnostic {
     Diagnostic::error(
         "E_HISTORY_IMPORT",
         format!("`{}`: the lock it was held against {why}", path.display()),
