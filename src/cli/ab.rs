@@ -162,12 +162,7 @@ fn one(
 /// one did not, 3 none failed but a session stopped.
 fn lab(seats: &[AbSeat], out: &Path, json: bool) -> Result<i32, Error> {
     if seats.is_empty() {
-        return Err(Diagnostic::error(
-            "E_LAB_NO_DEVICES",
-            "no connected device on the hdc servers",
-        )
-        .fix("check `dwpipe devices` (and --server for remote hosts)")
-        .into());
+        return Err(super::lab::no_devices());
     }
     if ab_interrupted(seats) {
         print::note(&format!(

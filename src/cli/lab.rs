@@ -74,12 +74,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         Ok::<_, Error>(audit_lab(&plan, &roster, out, &cancel, &events).await)
     })?;
     if seats.is_empty() {
-        return Err(Diagnostic::error(
-            "E_LAB_NO_DEVICES",
-            "no connected device on the hdc servers",
-        )
-        .fix("check `dwpipe devices` (and --server for remote hosts)")
-        .into());
+        return Err(no_devices());
     }
     if interrupted(&seats) {
         print::note(&format!(
@@ -90,6 +85,13 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     }
     let (report, written) = publish(&frozen, &seats, out)?;
     show(&report, &written, json)
+}
+
+/// A lab that found no device to audit.
+pub(super) fn no_devices() -> Error {
+    Diagnostic::error("E_LAB_NO_DEVICES", "no connected device on the hdc servers")
+        .fix("check `dwpipe devices` (and --server for remote hosts)")
+        .into()
 }
 
 /// Shows the matrix; exit 0 every device passed, 1 one failed, 3 none failed but one could

@@ -159,6 +159,16 @@ pub(crate) struct Filter {
     pub(crate) since: Option<String>,
 }
 
+/// A failed query or write of the history at `path`.
+fn sql_error(path: &Path, doing: &'static str) -> impl Fn(rusqlite::Error) -> HistoryError + use<> {
+    let path = path.to_owned();
+    move |source| HistoryError::Sql {
+        path: path.clone(),
+        doing,
+        source,
+    }
+}
+
 /// An open history.
 pub(crate) struct History {
     conn: Connection,
@@ -189,12 +199,8 @@ impl History {
         })
     }
 
-    fn sql(&self, doing: &'static str) -> impl FnOnce(rusqlite::Error) -> HistoryError + '_ {
-        move |source| HistoryError::Sql {
-            path: self.path.clone(),
-            doing,
-            source,
-        }
+    fn sql(&self, doing: &'static str) -> impl Fn(rusqlite::Error) -> HistoryError + use<> {
+        sql_error(&self.path, doing)
     }
 
     /// Records an audit report (`path`: where it is, `sha256`: of its bytes), in one
@@ -211,13 +217,8 @@ impl History {
         };
         let replay = matches!(report.source, Some(Source::Replay { .. }));
         let report_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-        let path = self.path.clone();
-        let failed = |source| HistoryError::Sql {
-            path: path.clone(),
-            doing: "written",
-            source,
-        };
-        let tx = self.conn.transaction().map_err(failed)?;
+        let failed = self.sql("written");
+        let tx = self.conn.transaction().map_err(&failed)?;
         let inserted = tx
             .execute(
                 "INSERT OR IGNORE INTO runs (report_sha256, report, recorded_at, app, app_version, \
@@ -241,7 +242,7 @@ impl History {
                     facts.arm,
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
         if inserted == 0 {
             return Ok(false);
         }
@@ -262,7 +263,7 @@ impl History {
                     entry.check.result.as_str(),
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
             for reading in &m.runs {
                 tx.execute(
                     "INSERT INTO samples (run_id, criterion, run, value) VALUES (?1, ?2, ?3, ?4)",
@@ -276,10 +277,10 @@ impl History {
                             .and_then(crate::audit::Value::as_number),
                     ],
                 )
-                .map_err(failed)?;
+                .map_err(&failed)?;
             }
         }
-        tx.commit().map_err(failed)?;
+        tx.commit().map_err(&failed)?;
         Ok(true)
     }
 
@@ -293,13 +294,8 @@ impl History {
             .unwrap_or_else(|_| path.to_owned())
             .display()
             .to_string();
-        let db = self.path.clone();
-        let failed = |source| HistoryError::Sql {
-            path: db.clone(),
-            doing: "written",
-            source,
-        };
-        let tx = self.conn.transaction().map_err(failed)?;
+        let failed = self.sql("written");
+        let tx = self.conn.transaction().map_err(&failed)?;
         let inserted = tx
             .execute(
                 "INSERT OR IGNORE INTO comparisons (report_sha256, report, recorded_at, verdict, \
@@ -313,7 +309,7 @@ impl History {
                     comparison.candidate.report,
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
         if inserted == 0 {
             return Ok(false);
         }
@@ -331,9 +327,9 @@ impl History {
                     c.p
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
         }
-        tx.commit().map_err(failed)?;
+        tx.commit().map_err(&failed)?;
         Ok(true)
     }
 

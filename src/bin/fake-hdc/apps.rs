@@ -75,18 +75,8 @@ const UNINSTALLED: &str = "[Info]App uninstall path:, queuesize:0, msg:uninstall
 impl Apps {
     /// The folder as a device with builds, when it has `apps.yaml`.
     pub(crate) fn load(root: &Path) -> Option<Result<Apps, String>> {
-        let doc = root.join("apps.yaml");
-        if !doc.is_file() {
-            return None;
-        }
-        let read = |name: &str| {
-            std::fs::read_to_string(root.join(name)).map_err(|e| format!("{name}: {e}"))
-        };
-        Some((|| {
-            let info: DeviceInfo = serde_saphyr::from_str(&read("device.yaml")?)
-                .map_err(|e| format!("device.yaml: {e}"))?;
-            let doc: AppsDoc = serde_saphyr::from_str(&read("apps.yaml")?)
-                .map_err(|e| format!("apps.yaml: {e}"))?;
+        let loaded = super::fake_device::<AppsDoc>(root, "apps.yaml")?;
+        Some(loaded.and_then(|(info, doc)| {
             if doc.format_version != 1 {
                 return Err("apps.yaml: format-version 1".to_owned());
             }
@@ -108,7 +98,7 @@ impl Apps {
                 bundle: doc.bundle,
                 apps,
             })
-        })())
+        }))
     }
 
     /// `install [-r] HAP`, by the HAP's file name.

@@ -31,6 +31,26 @@ mod screens;
 use apps::Apps;
 use screens::Screens;
 
+/// A fake device folder's `device.yaml` and its document `name` (`screens.yaml`,
+/// `apps.yaml`), when the folder has that document; why they cannot be read, else.
+fn fake_device<T: serde::de::DeserializeOwned>(
+    root: &Path,
+    name: &str,
+) -> Option<Result<(DeviceInfo, T), String>> {
+    if !root.join(name).is_file() {
+        return None;
+    }
+    let read = |name: &str| -> Result<String, String> {
+        std::fs::read_to_string(root.join(name)).map_err(|e| format!("{name}: {e}"))
+    };
+    Some((|| {
+        let info = serde_saphyr::from_str(&read("device.yaml")?)
+            .map_err(|e| format!("device.yaml: {e}"))?;
+        let doc = serde_saphyr::from_str(&read(name)?).map_err(|e| format!("{name}: {e}"))?;
+        Ok((info, doc))
+    })())
+}
+
 /// One served device: a recorded transcript, or a screens app.
 struct Served {
     server: Option<String>,

@@ -85,18 +85,8 @@ struct Now {
 impl Screens {
     /// Loads `root` if it is a screens folder.
     pub(crate) fn load(root: &Path) -> Option<Result<Screens, String>> {
-        let doc = root.join("screens.yaml");
-        if !doc.is_file() {
-            return None;
-        }
-        let read = |name: &str| {
-            std::fs::read_to_string(root.join(name)).map_err(|e| format!("{name}: {e}"))
-        };
-        Some((|| {
-            let info: DeviceInfo = serde_saphyr::from_str(&read("device.yaml")?)
-                .map_err(|e| format!("device.yaml: {e}"))?;
-            let doc: ScreensDoc = serde_saphyr::from_str(&read("screens.yaml")?)
-                .map_err(|e| format!("screens.yaml: {e}"))?;
+        let loaded = super::fake_device::<ScreensDoc>(root, "screens.yaml")?;
+        Some(loaded.and_then(|(info, doc)| {
             if doc.format_version != 1 || !doc.screens.contains_key(&doc.start) {
                 return Err(
                     "screens.yaml: format-version 1 and a `start` screen it lists".to_owned(),
@@ -107,7 +97,7 @@ impl Screens {
                 info,
                 doc,
             })
-        })())
+        }))
     }
 
     /// Answers one shell command body (without dwpipe's status echo) as hdc prints it: the
