@@ -10,30 +10,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{dwpipe, frozen_fixture};
+use common::{dwpipe, frozen_fixture, replay_audit};
 use serde_json::{Value, json};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// A replayed audit of regress-base in `dir/seed/`, as a template for the runs written below.
+/// A replayed audit of regress-base in `dir/out/`, as a template for the runs written below.
 fn seed(dir: &Path) -> Value {
-    let capture = repo("device-fixtures/regress-base");
-    let (code, _, stderr) = dwpipe(
-        dir,
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "seed",
-        ],
-    );
+    let (code, _, stderr) = replay_audit(dir, &repo("device-fixtures/regress-base"));
     assert_eq!(code, 0, "{stderr}");
-    serde_json::from_str(&fs::read_to_string(dir.join("seed/audit-1.json")).unwrap()).unwrap()
+    serde_json::from_str(&fs::read_to_string(dir.join("out/audit-1.json")).unwrap()).unwrap()
 }
 
 /// `count` audits made on a device, `runs/run-NN/audit-1.json`: cold starts around 700 ms,
@@ -206,7 +194,7 @@ fn a_replay_is_never_a_baseline() {
     seed(dir.path());
     let (code, _, stderr) = dwpipe(
         dir.path(),
-        &["history", "--history", "h.sqlite", "import", "seed"],
+        &["history", "--history", "h.sqlite", "import", "out"],
     );
     assert_eq!(code, 0, "{stderr}");
     let capture = repo("device-fixtures/regress-slower");
