@@ -318,8 +318,8 @@ async fn session<D: Device>(
     };
     let (baseline, base_json) = publish(Arm::Baseline, a)?;
     let (candidate, cand_json) = publish(Arm::Candidate, c)?;
-    // The last round's comparison again, of the reports as published (the same runs, so the
-    // same numbers), naming their files.
+    // The last round's comparison stands (its snapshots held the runs the published reports
+    // hold, so `verify-evidence` recomputes the same numbers); it now names their files.
     let comparison = Comparison {
         baseline: Side {
             report: base_json,

@@ -497,7 +497,7 @@ pub(super) struct CompareArgs {
 
 #[derive(Debug, clap::Args)]
 pub(super) struct HistoryArgs {
-    /// The history (default: .dwpipe/history.sqlite, where `deliver` records).
+    /// The history (where `deliver` records, beside dwpipe.yaml).
     #[arg(
         long,
         value_name = "PATH",
