@@ -462,6 +462,35 @@ build_cold("regress-same", "Candidate within the 20 ms floor: around 702 ms (sd 
 build_cold("regress-faster", "Candidate faster: around 630 ms.", normal(4, 630, 15, 10))
 build_cold("regress-few-base", "Three noisy cold starts (sd 60).", normal(5, 700, 60, 3))
 build_cold("regress-few", "Three noisy cold starts, 60 ms slower on average.", normal(6, 760, 60, 3))
+def build_jank(name, comment, long_frames_ms):
+    """Scrolls only, one run per value (tests/fixtures/packs/jank.yaml): 60 frames at 60 Hz of
+    which one, the 31st, takes the given time, so each run's jank is known."""
+    c = Capture(name, comment)
+    for run, long_ms in enumerate(long_frames_ms, start=1):
+        c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+        c.shell("hitrace -b 65536 graphic ace app --trace_begin")
+        c.shell("uitest uiInput swipe 600 2000 600 600 600")
+        c.shell("uitest uiInput swipe 600 600 600 2000 600")
+        c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-{run}.ftrace")
+        intervals = [16_667] * 30 + [round(long_ms * 1000)] + [16_667] * 29
+        c.pull(f"/data/local/tmp/dwpipe-scroll-{run}.ftrace", f"scroll-{run}.ftrace", scroll_trace(intervals).encode())
+    c.finish()
+
+def normal_ms(seed, mean, sd, n):
+    """Like `normal`, to a tenth of a millisecond."""
+    import random
+    rng = random.Random(seed)
+    return [round(rng.gauss(mean, sd), 1) for _ in range(n)]
+
+# The regression gate's jank arms: one long frame per scroll, its length drawn from a known
+# distribution (a 50 ms frame in 60 is about 32 ms/s of jank).
+build_jank("jank-base", "Baseline: the long frame around 50 ms (sd 0.4).", normal_ms(31, 50, 0.4, 10))
+build_jank("jank-slower", "Candidate about 10% more jank: the long frame around 53.5 ms (sd 0.4).", normal_ms(32, 53.5, 0.4, 10))
+build_jank("jank-same", "Candidate within the 1 ms/s floor: around 50.1 ms (sd 0.3).", normal_ms(33, 50.1, 0.3, 10))
+build_jank("jank-faster", "Candidate with less jank: around 40 ms (sd 0.4).", normal_ms(34, 40, 0.4, 10))
+build_jank("jank-few-base", "Three noisy scrolls (sd 8 ms).", normal_ms(35, 50, 8, 3))
+build_jank("jank-few", "Three noisy scrolls, 5 ms longer on average.", normal_ms(36, 55, 8, 3))
+
 def build_ab_arm(name, comment, warm_up_ms, cold_ms):
     """One build's cold starts for a same-device A/B session: run 0 is the warm-up after an
     install (slower: the first launch after an install compiles and caches), runs 1.. the

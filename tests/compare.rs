@@ -262,3 +262,54 @@ fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
         "{stdout}"
     );
 }
+
+#[test]
+fn jank_drawn_from_known_distributions_gets_its_verdicts() {
+    // One long frame per scroll (device-fixtures/jank-*): around 50 ms in the baseline (about
+    // 32 ms/s of jank), 53.5 ms (+10 %), 50.1 ms (within the 1 ms/s floor), 40 ms; three noisy
+    // scrolls an arm.
+    let dir = frozen_fixture("packs/jank.yaml");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (arm, runs) in [
+        ("base", "10"),
+        ("slower", "10"),
+        ("same", "10"),
+        ("faster", "10"),
+        ("few-base", "3"),
+        ("few", "3"),
+    ] {
+        let capture = repo.join(format!("device-fixtures/jank-{arm}"));
+        let (code, _, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--strict",
+                "--runs",
+                runs,
+                "--out",
+                arm,
+            ],
+        );
+        // A verdict either way: three noisy scrolls may exceed the pack's 40 ms/s.
+        assert!(code == 0 || code == 1, "{arm}: {stderr}");
+    }
+    let rows = [
+        ("base", "slower", 1, "regressed", 8.0..12.0),
+        ("base", "same", 0, "same", -1.0..1.0),
+        ("base", "faster", 0, "improved", -35.0..-25.0),
+        ("few-base", "few", 1, "inconclusive", -100.0..100.0),
+    ];
+    for (base, candidate, exit, verdict, pct) in rows {
+        let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
+        assert_eq!(code, exit, "{candidate}: {stderr}");
+        assert_eq!(report["verdict"], verdict, "{candidate}: {report}");
+        let p02 = &report["criteria"][0];
+        assert_eq!(p02["floor"], 1.0, "the built-in floor of a ms/s probe");
+        let delta_pct = p02["delta-pct"].as_f64().unwrap();
+        assert!(pct.contains(&delta_pct), "{candidate}: {delta_pct}%");
+    }
+}
