@@ -111,10 +111,8 @@ mod real_captures {
 
     use super::*;
 
-    fn captures(sub: &str) -> Vec<PathBuf> {
-        let root = std::env::var("DWPIPE_CAPTURES")
-            .expect("DWPIPE_CAPTURES names the shared captures folder");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(Path::new(&root).join(sub))
+    fn captures(root: &Path, sub: &str) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(sub))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.file_name().unwrap() != "SOURCES.md")
@@ -129,7 +127,10 @@ mod real_captures {
 
     #[test]
     fn every_real_trace_parses() {
-        let files = captures("hitrace");
+        let Some(root) = common::real_captures() else {
+            return;
+        };
+        let files = captures(&root, "hitrace");
         assert!(files.len() >= 10);
         for path in &files {
             let report = analyze(path);
@@ -153,8 +154,10 @@ mod real_captures {
 
     #[test]
     fn the_measured_counts_of_the_two_big_captures() {
-        let root = std::env::var("DWPIPE_CAPTURES").unwrap();
-        let tieba = analyze(&Path::new(&root).join("hitrace/codrax_donghu_tieba_frame.systrace"));
+        let Some(root) = common::real_captures() else {
+            return;
+        };
+        let tieba = analyze(&root.join("hitrace/codrax_donghu_tieba_frame.systrace"));
         let m = tieba.markers;
         assert_eq!(
             (
@@ -172,7 +175,7 @@ mod real_captures {
             tieba.vsync_clock_offset_ms.map(|o| (o / 1000.0).round()),
             Some(4756.0)
         );
-        let donghu = analyze(&Path::new(&root).join("hitrace/codrax_donghu_first3MB.ftrace"));
+        let donghu = analyze(&root.join("hitrace/codrax_donghu_first3MB.ftrace"));
         let m = donghu.markers;
         assert_eq!(
             (
@@ -200,8 +203,10 @@ mod real_captures {
     #[test]
     fn every_real_hidumper_layout_and_hypium_capture() {
         use dwpipe::probe::{hidumper, hypium, layout::Layout};
-        let root = std::env::var("DWPIPE_CAPTURES").unwrap();
-        let read = |path: &str| std::fs::read_to_string(Path::new(&root).join(path)).unwrap();
+        let Some(root) = common::real_captures() else {
+            return;
+        };
+        let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
         let composer =
             hidumper::fps_blocks(&read("hidumper/awesomehdc_renderservice_composer_fps.txt"))
                 .unwrap();
@@ -271,7 +276,7 @@ mod real_captures {
         );
         // Every file of every folder goes through its parsers without a panic.
         for sub in ["hidumper", "layout", "hypium", "hdc"] {
-            for path in captures(sub) {
+            for path in captures(&root, sub) {
                 let bytes = std::fs::read(&path).unwrap();
                 let text = String::from_utf8_lossy(&bytes);
                 let _ = Layout::parse(&bytes);
@@ -292,7 +297,9 @@ mod real_captures {
         #[test]
         fn mutated_real_captures_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..256), cut in any::<usize>()) {
             use dwpipe::probe::{hidumper, hypium, layout::Layout};
-            let root = std::env::var("DWPIPE_CAPTURES").unwrap();
+            let Some(root) = common::real_captures() else {
+                return Ok(());
+            };
             for name in [
                 "hitrace/codrax_donghu_tieba_frame.systrace",
                 "layout/uitest_dumpLayout_hmdriver2_docs_hierarchy.json",
@@ -301,7 +308,7 @@ mod real_captures {
                 "hidumper/docs_en_wms_a_rk_like.txt",
                 "hypium/awesomehdc_aa_test_output.txt",
             ] {
-                let mut bytes = std::fs::read(Path::new(&root).join(name)).unwrap();
+                let mut bytes = std::fs::read(root.join(name)).unwrap();
                 for (at, byte) in &edits {
                     let len = bytes.len();
                     bytes[at % len] = *byte;

@@ -8,6 +8,28 @@ pub(crate) mod delivery;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The folder of the real device captures (`DWPIPE_CAPTURES`, which `.ci/run` sets to
+/// `../shared/captures`); `None`, with a line saying the test is skipped, when it is not set or
+/// not there — these captures are other people's recordings and never live in the repo.
+pub(crate) fn real_captures() -> Option<PathBuf> {
+    match std::env::var_os("DWPIPE_CAPTURES").map(PathBuf::from) {
+        Some(root) if root.is_dir() => Some(root),
+        Some(root) => {
+            eprintln!(
+                "skipped: DWPIPE_CAPTURES={} is not a folder (the shared captures live beside the repo, in ../shared/captures)",
+                root.display()
+            );
+            None
+        }
+        None => {
+            eprintln!(
+                "skipped: set DWPIPE_CAPTURES to the shared captures folder (../shared/captures beside the repo)"
+            );
+            None
+        }
+    }
+}
+
 /// Writes an executable script.
 pub(crate) fn executable(path: &Path, script: &str) {
     fs::write(path, script).unwrap();
