@@ -121,16 +121,47 @@ fn a_second_delivery_reuses_the_review_receipt() {
 }
 
 #[test]
-fn an_agent_that_changes_nothing_ends_no_changes_unverified() {
+fn an_agent_that_changes_nothing_is_measured_once_and_ends_no_changes() {
+    // The first round measures the workspace as it stands: it does not pass, and the agent
+    // did nothing about it.
     let dir = project("[\"true\"]", SPACING, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
     assert_eq!(code, 1);
     assert_eq!(summary["terminal-reason"], "no_changes");
+    assert_eq!(summary["agent-changed-nothing"], true);
+    assert_eq!(
+        summary["repairs"], 0,
+        "no repair round for an agent that did nothing"
+    );
     let run = run_dir(&summary, dir.path());
-    assert!(!run.join("verify-1.json").exists());
+    assert!(run.join("verify-1.json").exists());
     assert_eq!(
         stages(&run)[2..],
-        ["agent/0/exited 0", "deliver/no_changes"]
+        ["agent/0/exited 0", "verify/0/fail", "deliver/no_changes"]
+    );
+}
+
+#[test]
+fn code_that_already_meets_the_pack_is_verified_and_audited_though_the_agent_changed_nothing() {
+    let dir = project("[\"true\"]", SPACING, "notes-pass", "");
+    let page = dir.path().join(PAGE);
+    let text = fs::read_to_string(&page).unwrap();
+    let fixed = text.replace("List({ space: 8 })", "List({ space: 12 })");
+    assert_ne!(text, fixed, "the example's page has the unfixed spacing");
+    fs::write(&page, fixed).unwrap();
+    let (code, summary, _) = deliver(dir.path(), &[]);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(summary["terminal-reason"], "verified");
+    assert_eq!(summary["agent-changed-nothing"], true);
+    let run = run_dir(&summary, dir.path());
+    assert_eq!(
+        stages(&run)[2..],
+        [
+            "agent/0/exited 0",
+            "verify/0/pass",
+            "audit/0/pass",
+            "deliver/verified"
+        ]
     );
 }
 

@@ -179,6 +179,9 @@ fn print_summary(summary: &Summary) {
         let _ = write!(line, " ({detail})");
     }
     print::out(&line);
+    if summary.agent_changed_nothing && summary.terminal_reason == TerminalReason::Verified {
+        print::out("note: the agent changed nothing: the workspace already met the pack");
+    }
     for hap in &summary.installed {
         print::out(&format!(
             "installed {} (sha256 {})",

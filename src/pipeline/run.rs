@@ -177,10 +177,17 @@ impl Delivery<'_> {
                         Some(Ending::Incomplete(why)) => Some(why.clone()),
                         _ => None,
                     };
-                    // An incomplete run that changed files goes on: the evidence decides.
+                    // An incomplete run that changed files goes on: the evidence decides. A
+                    // first round that changed nothing is measured as the workspace stands (it
+                    // may already meet the pack); a repair round that changed nothing has
+                    // nothing new to verify.
                     match (dispatched.changed, &agent_incomplete) {
-                        (Some(after), _) => after,
-                        (None, Some(why)) => {
+                        (true, _) => dispatched.after,
+                        (false, None) if round == 0 => {
+                            summary.agent_changed_nothing = true;
+                            dispatched.after
+                        }
+                        (false, Some(why)) => {
                             return Err(Halt::Stop {
                                 reason: TerminalReason::AgentIncomplete,
                                 detail: Some(format!(
@@ -188,7 +195,7 @@ impl Delivery<'_> {
                                 )),
                             });
                         }
-                        (None, None) => {
+                        (false, None) => {
                             return Err(Halt::Stop {
                                 reason: TerminalReason::NoChanges,
                                 detail: Some(
@@ -230,6 +237,17 @@ impl Delivery<'_> {
             let Some(failed) = failed else {
                 return Ok(());
             };
+            if summary.agent_changed_nothing {
+                // The agent did nothing about what fails: no repair round would differ.
+                summary.unresolved = failed.failures.iter().map(|f| f.id.clone()).collect();
+                return Err(Halt::Stop {
+                    reason: TerminalReason::NoChanges,
+                    detail: Some(
+                        "the agent changed nothing, and the workspace as it stands does not pass"
+                            .to_owned(),
+                    ),
+                });
+            }
             round = self.next_round(&mut guard, &failed, summary)?;
             let output = failed
                 .output

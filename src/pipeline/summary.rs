@@ -45,6 +45,10 @@ pub(crate) struct Summary {
     /// Why nothing was installed before the last audit (the app measured is not this run's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) not_installed: Option<String>,
+    /// The agent changed nothing in the first round: the workspace was verified and audited
+    /// as it stood.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) agent_changed_nothing: bool,
 }
 
 impl Summary {
@@ -62,6 +66,7 @@ impl Summary {
             sources: Vec::new(),
             installed: Vec::new(),
             not_installed: None,
+            agent_changed_nothing: false,
         }
     }
 

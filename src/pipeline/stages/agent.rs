@@ -17,8 +17,10 @@ use super::super::{Delivery, DeliveryError, Note};
 pub(in crate::pipeline) struct Dispatched {
     /// What it said about its work.
     pub(in crate::pipeline) claim: Claim,
-    /// The workspace's fingerprint after it, when it changed anything.
-    pub(in crate::pipeline) changed: Option<String>,
+    /// The workspace's fingerprint after it.
+    pub(in crate::pipeline) after: String,
+    /// Whether it changed anything.
+    pub(in crate::pipeline) changed: bool,
     /// For DevEco Code: how its run ended.
     pub(in crate::pipeline) ending: Option<Ending>,
 }
@@ -99,7 +101,8 @@ impl Delivery<'_> {
         )?;
         Ok(Dispatched {
             claim: run.claim,
-            changed: (before != after).then_some(after),
+            changed: before != after,
+            after,
             ending: run.ending,
         })
     }
