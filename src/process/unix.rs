@@ -1,7 +1,9 @@
 //! Process-group signalling (Unix).
 
 #[cfg(not(unix))]
-compile_error!("dwpipe runs children in process groups and needs a Unix host");
+compile_error!(
+    "dwpipe runs children in process groups and needs a Unix host: Linux or macOS (on Windows, build and run it in WSL2; see the README's platform notes)"
+);
 
 /// Sends `signal` to the process group `pgid`. A group that is already gone is not an error.
 pub(super) fn signal_group(pgid: u32, signal: libc::c_int) {

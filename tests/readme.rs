@@ -1,0 +1,153 @@
+//! The README, line by line: every block marked ```` ```sh offline ```` (with `exit=N` when
+//! the example is meant to fail) runs in the order written, in a scratch copy of the
+//! repository's tracked files, and must end with its exit code. `.ci/run` runs this with
+//! `--features readme`. The scratch copy's `target/debug` is this build's, and `cargo` in a
+//! block runs this build's binaries (`cargo build` checks they are there, `cargo run [--bin
+//! NAME] -- ARGS` executes one): the copy sits at another path, and real cargo would compile
+//! everything again there.
+#![cfg(feature = "readme")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A runnable block: where it starts, its text, the exit code it must end with.
+struct Block {
+    line: usize,
+    text: String,
+    exit: i32,
+}
+
+fn blocks(readme: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut open: Option<Block> = None;
+    for (i, line) in readme.lines().enumerate() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                let mut words = info.split_whitespace();
+                if words.next() == Some("sh") && words.next() == Some("offline") {
+                    let exit = words
+                        .find_map(|w| w.strip_prefix("exit="))
+                        .map_or(0, |n| n.parse().expect("exit=N is a number"));
+                    open = Some(Block {
+                        line: i + 1,
+                        text: String::new(),
+                        exit,
+                    });
+                }
+            }
+            (Some(_), Some("")) => blocks.push(open.take().unwrap()),
+            (Some(block), _) => {
+                block.text.push_str(line);
+                block.text.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "an offline block is never closed");
+    blocks
+}
+
+/// The tracked files of the repository, copied into `to`.
+fn scratch_copy(repo: &Path, to: &Path) {
+    let listed = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(repo)
+        .output()
+        .expect("git lists the tracked files");
+    assert!(listed.status.success());
+    for name in listed.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let name = std::str::from_utf8(name).unwrap();
+        let target = to.join(name);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(repo.join(name), &target).unwrap();
+    }
+}
+
+/// A `cargo` for the blocks that runs this build's binaries instead of building again.
+fn cargo_shim(bin: &Path, debug: &Path) {
+    let script = format!(
+        r#"#!/bin/sh
+# cargo for the README's blocks: this build's binaries, nothing compiled again.
+debug='{debug}'
+case "$1" in
+  build) for b in dwpipe fake-hdc; do test -x "$debug/$b" || {{ echo "shim: $debug/$b missing" >&2; exit 101; }}; done; exit 0 ;;
+  run) shift ;;
+  *) echo "shim: cargo $1 is not for the README's offline blocks" >&2; exit 101 ;;
+esac
+name=dwpipe
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -q) shift ;;
+    --bin) name="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) echo "shim: cargo run $1 is not understood" >&2; exit 101 ;;
+  esac
+done
+exec "$debug/$name" "$@"
+"#,
+        debug = debug.display()
+    );
+    fs::write(bin.join("cargo"), script).unwrap();
+    let mut permissions = fs::metadata(bin.join("cargo")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(bin.join("cargo"), permissions).unwrap();
+}
+
+#[test]
+fn every_offline_block_of_the_readme_runs_as_written() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(repo.join("README.md")).unwrap();
+    let blocks = blocks(&readme);
+    assert!(
+        blocks.len() >= 5,
+        "the README's runnable examples are marked"
+    );
+    // This build's binaries: the test binary sits in <target>/debug/deps.
+    let debug: PathBuf = Path::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("dwpipe");
+    scratch_copy(repo, &root);
+    fs::create_dir_all(root.join("target")).unwrap();
+    std::os::unix::fs::symlink(&debug, root.join("target/debug")).unwrap();
+    let bin = work.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    cargo_shim(&bin, &debug);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for block in &blocks {
+        let started = Instant::now();
+        let output = Command::new("bash")
+            .args(["-o", "pipefail", "-c", &block.text])
+            .current_dir(&root)
+            .env("PATH", &path)
+            .env_remove("DWPIPE_HDC")
+            .output()
+            .unwrap();
+        let code = output.status.code().unwrap_or(-1);
+        assert_eq!(
+            code,
+            block.exit,
+            "README.md:{} ended {code}, not {} ({:.1?}):\n{}\n--- stdout\n{}\n--- stderr\n{}",
+            block.line,
+            block.exit,
+            started.elapsed(),
+            block.text,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "README.md:{} took {:.0?}",
+            block.line,
+            started.elapsed()
+        );
+    }
+}
