@@ -23,6 +23,8 @@ pub(crate) const AB: u32 = 1;
 pub(crate) const AB_LAB: u32 = 1;
 /// `dwpipe history --json`.
 pub(crate) const HISTORY: u32 = 1;
+/// `dwpipe probes --json`.
+pub(crate) const PROBES: u32 = 1;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

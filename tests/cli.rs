@@ -403,3 +403,33 @@ fn a_format_1_lock_is_read_with_a_note_and_without_its_unsealed_warnings() {
         assert!(!written.contains("<script>"), "{name}");
     }
 }
+
+#[test]
+fn the_probe_reference_comes_from_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dwpipe(dir.path(), &["probes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("probes_stdout", run.stdout);
+    let json: serde_json::Value =
+        serde_json::from_str(&dwpipe(dir.path(), &["probes", "--json"]).stdout).unwrap();
+    let ids: Vec<&str> = json["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    let catalog: Vec<&str> = dwpipe::pack::CATALOG
+        .iter()
+        .map(dwpipe::pack::ProbeKind::id)
+        .collect();
+    assert_eq!(ids, catalog, "every probe of the catalog, in its order");
+    let frames = &json["probes"][1];
+    assert_eq!(
+        frames["units"][4],
+        serde_json::json!({ "metric": "jank", "unit": "ms/s" })
+    );
+    // Completions come from the same definitions as --help.
+    let bash = dwpipe(dir.path(), &["completions", "bash"]);
+    assert_eq!(bash.code, 0);
+    assert!(bash.stdout.contains("verify-evidence") && bash.stdout.contains("--baseline-hap"));
+}

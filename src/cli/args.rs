@@ -64,6 +64,20 @@ pub(super) enum Command {
     /// The measurements recorded in the history (every deliver run; audit/compare with --history), and where they shifted.
     #[command(after_long_help = HISTORY_HELP)]
     History(HistoryArgs),
+    /// Every probe a pack can name: its arguments and their allowed values, its units, how it measures.
+    Probes {
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    #[command(
+        after_help = "bash: dwpipe completions bash > ~/.local/share/bash-completion/completions/dwpipe\nzsh:  dwpipe completions zsh > \"${fpath[1]}/_dwpipe\"\nfish: dwpipe completions fish > ~/.config/fish/completions/dwpipe.fish"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Work with reports: merge the lab matrices of shards run on different hosts.
     #[command(subcommand)]
     Report(ReportCommand),

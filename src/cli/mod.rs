@@ -19,6 +19,7 @@ mod init;
 mod inspect;
 mod lab;
 mod print;
+mod probes;
 mod progress;
 mod review;
 mod runtime;
@@ -100,6 +101,7 @@ impl Command {
             Command::Gate(a) => a.json,
             Command::Compare(a) => a.json,
             Command::History(a) => a.json,
+            Command::Probes { json } => *json,
             Command::Review(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Doctor(a) => a.json,
@@ -114,6 +116,7 @@ impl Command {
                 | InspectCommand::Hypium { json, .. },
             ) => *json,
             Command::Init(_)
+            | Command::Completions { .. }
             | Command::Brief(_)
             | Command::Fingerprint(_)
             | Command::Capture(_)
@@ -156,6 +159,12 @@ impl Command {
             Command::VerifyEvidence(a) => verify_evidence::run(&a.report, a.lock.as_deref()),
             Command::Compare(a) => compare::run(&a),
             Command::History(a) => history::run(&a),
+            Command::Probes { json } => probes::run(json),
+            Command::Completions { shell } => {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                clap_complete::generate(shell, &mut command, "dwpipe", &mut std::io::stdout());
+                Ok(crate::exit_code::OK)
+            }
             Command::Report(ReportCommand::Merge { runs, out, json }) => {
                 lab::merge(&runs, &out, json)
             }

@@ -10,7 +10,7 @@ use super::selector::Selector;
 
 /// How an argument's value is checked.
 #[derive(Clone, Copy, Debug)]
-enum ArgKind {
+pub(super) enum ArgKind {
     /// A layout selector.
     Selector,
     /// One of a fixed list of words.
@@ -23,10 +23,10 @@ enum ArgKind {
 
 /// One argument a probe takes.
 #[derive(Clone, Copy, Debug)]
-struct Arg {
-    name: &'static str,
-    required: bool,
-    kind: ArgKind,
+pub(super) struct Arg {
+    pub(super) name: &'static str,
+    pub(super) required: bool,
+    pub(super) kind: ArgKind,
 }
 
 /// A probe in the catalog.
@@ -36,9 +36,9 @@ pub struct ProbeKind {
     pub(crate) id: &'static str,
     /// How the probe measures, in words (for `spec.md` and the Goal brief).
     pub(crate) method: &'static str,
-    args: &'static [Arg],
+    pub(super) args: &'static [Arg],
     /// Unit produced, per `metric` value when the probe has several (`None` key: default).
-    units: &'static [(Option<&'static str>, Option<&'static str>)],
+    pub(super) units: &'static [(Option<&'static str>, Option<&'static str>)],
 }
 
 const fn arg(name: &'static str, required: bool, kind: ArgKind) -> Arg {
@@ -201,6 +201,11 @@ pub struct MeasuredBy {
 }
 
 impl ProbeKind {
+    /// The probe's id, as a pack names it.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
     /// The unit the probe produces for this metric (`None`: a bare count or a word).
     fn unit(&self, metric: Option<&str>) -> Option<&'static str> {
         self.units
