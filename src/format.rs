@@ -25,6 +25,8 @@ pub(crate) const AB_LAB: u32 = 1;
 pub(crate) const HISTORY: u32 = 1;
 /// `dwpipe probes --json`.
 pub(crate) const PROBES: u32 = 1;
+/// `dwpipe runs --json`.
+pub(crate) const RUNS: u32 = 1;
 /// `lab.json`.
 pub(crate) const LAB: u32 = 1;
 /// `deliver.json`.

@@ -32,6 +32,7 @@ pub mod input; // bounded reads; YAML/JSON with key paths and positions; duratio
 mod output; // atomic writes and numbered publishing
 pub mod shell; // values validated for the device's shell
 pub mod template; // embedded Handlebars templates and init files
+mod time; // UTC timestamps as files show them
 mod words; // enums that are words in files and on screens
 
 // The pack and the rules over it.

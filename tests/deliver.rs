@@ -410,9 +410,17 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     }
     assert!(!alive(), "the agent's child survived");
 
-    // Resumed with an agent that finishes, the run picks up at the agent with the same brief.
+    // `dwpipe runs` lists it unfinished, by the id --resume takes.
+    let (code, listed, stderr) = dwpipe(dir.path(), &["runs", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let id = run.file_name().unwrap().to_str().unwrap();
+    assert_eq!(listed["runs"][0]["id"], id);
+    assert_eq!(listed["runs"][0]["terminal-reason"], "interrupted");
+    // Resumed by that id with an agent that finishes, the run picks up at the agent with the
+    // same brief.
     set_agent(dir.path(), FIXING_AGENT);
-    let run_arg = run.display().to_string();
+    let run_arg = id.to_owned();
     let (code, resumed, _) = resume(dir.path(), &["--resume", &run_arg]);
     assert_eq!(code, 0, "{resumed}");
     assert_eq!(resumed["terminal-reason"], "verified");
@@ -431,6 +439,10 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--resume", &run_arg, "--json"]);
     assert_eq!(code, 2);
     assert!(stdout.contains("E_RESUME_REFUSED"), "{stdout}");
+    let (_, listed, _) = dwpipe(dir.path(), &["runs", "--json"]);
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(listed["runs"][0]["terminal-reason"], "verified");
+    assert_eq!(listed["runs"][0]["report"], "audit-round-1/report.html");
 }
 
 #[test]

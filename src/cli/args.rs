@@ -64,6 +64,15 @@ pub(super) enum Command {
     /// The measurements recorded in the history (every deliver run; audit/compare with --history), and where they shifted.
     #[command(after_long_help = HISTORY_HELP)]
     History(HistoryArgs),
+    /// The run folders of `deliver` under .dwpipe/runs, newest first: id (what --resume takes), start, pack, ending, report.
+    Runs {
+        /// The project config whose folder holds .dwpipe/.
+        #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
+        config: PathBuf,
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every probe a pack can name: its arguments and their allowed values, its units, how it measures.
     Probes {
         /// Print JSON on stdout.
@@ -214,8 +223,9 @@ pub(super) struct DeliverArgs {
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
     #[arg(long, value_name = "PACK", required_unless_present = "resume")]
     pub(super) pack: Option<PathBuf>,
-    /// Continue an interrupted run (.dwpipe/runs/<run>) from its last completed stage, reusing
-    /// a passed verification only while the workspace is unchanged.
+    /// Continue an interrupted run from its last completed stage — its folder, or its id as
+    /// `dwpipe runs` lists it — reusing a passed verification only while the workspace is
+    /// unchanged.
     #[arg(long, value_name = "RUN", conflicts_with = "pack")]
     pub(super) resume: Option<PathBuf>,
     /// The project config.

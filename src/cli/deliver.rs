@@ -44,8 +44,18 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // A new run's folder is created only once preflight passed; a resumed one exists.
     let (frozen, resumed, base) = match (&args.resume, &args.pack) {
         (Some(run), _) => {
+            // A bare id (as `dwpipe runs` lists it) names a folder of this project's runs.
+            let run = if !run.exists() && run.components().count() == 1 {
+                args.out
+                    .as_deref()
+                    .unwrap_or_else(|| dir_or_dot(args.config.parent()))
+                    .join(crate::pipeline::RUNS_FOLDER)
+                    .join(run)
+            } else {
+                run.clone()
+            };
             let (dir, frozen) =
-                RunDir::resume(run, args.out.as_deref(), &run_target).map_err(run_dir_error)?;
+                RunDir::resume(&run, args.out.as_deref(), &run_target).map_err(run_dir_error)?;
             (frozen, Some(dir), None)
         }
         (None, Some(pack)) => {

@@ -101,7 +101,7 @@ impl Command {
             Command::Gate(a) => a.json,
             Command::Compare(a) => a.json,
             Command::History(a) => a.json,
-            Command::Probes { json } => *json,
+            Command::Probes { json } | Command::Runs { json, .. } => *json,
             Command::Review(a) => a.json,
             Command::Devices(a) => a.json,
             Command::Doctor(a) => a.json,
@@ -160,6 +160,7 @@ impl Command {
             Command::Compare(a) => compare::run(&a),
             Command::History(a) => history::run(&a),
             Command::Probes { json } => probes::run(json),
+            Command::Runs { config, json } => probes::runs(&config, json),
             Command::Completions { shell } => {
                 let mut command = <Cli as clap::CommandFactory>::command();
                 clap_complete::generate(shell, &mut command, "dwpipe", &mut std::io::stdout());

@@ -1,8 +1,13 @@
-//! `dwpipe probes`: the probe catalog, for people (a block per probe) and scripts (`--json`).
+//! The references people look for: `dwpipe probes` (the probe catalog) and `dwpipe runs`
+//! (the run folders of `deliver`), for people and scripts (`--json`).
 
 use serde::Serialize;
 
+use std::path::Path;
+
+use crate::output::dir_or_dot;
 use crate::pack::{ProbeRef, probes};
+use crate::pipeline::{RUNS_FOLDER, RunListing, list_runs};
 
 use super::error::Error;
 use super::print;
@@ -44,5 +49,51 @@ pub(super) fn run(json: bool) -> Result<i32, Error> {
             ));
         }
     }
+    Ok(0)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct Runs<'a> {
+    format_version: u32,
+    runs: &'a [RunListing],
+}
+
+/// `dwpipe runs`: exit 0, also when there is none yet.
+pub(super) fn runs(config: &Path, json: bool) -> Result<i32, Error> {
+    let base = dir_or_dot(config.parent());
+    let runs = list_runs(base).map_err(|source| Error::Folder {
+        path: base.join(RUNS_FOLDER),
+        source,
+    })?;
+    if json {
+        print::json(&Runs {
+            format_version: crate::format::RUNS,
+            runs: &runs,
+        });
+        return Ok(0);
+    }
+    for run in &runs {
+        print::out(&format!(
+            "  {:<32} {:<20} {:<12} {:<20} {}",
+            run.id,
+            run.started.as_deref().unwrap_or("—"),
+            run.pack_sha256
+                .as_deref()
+                .map_or("—", |s| &s[..s.len().min(12)]),
+            run.terminal_reason.as_deref().unwrap_or("(unfinished)"),
+            run.report.as_ref().map_or_else(String::new, |r| base
+                .join(RUNS_FOLDER)
+                .join(&run.id)
+                .join(r)
+                .display()
+                .to_string())
+        ));
+    }
+    print::out(&format!(
+        "{} run(s) in {}; continue one with `dwpipe deliver --resume ID`",
+        runs.len(),
+        base.join(RUNS_FOLDER).display()
+    ));
     Ok(0)
 }

@@ -12,6 +12,7 @@ mod records;
 mod resume;
 mod run;
 mod run_dir;
+mod runs;
 mod stages;
 mod summary;
 
@@ -32,6 +33,10 @@ pub(crate) use reason::TerminalReason;
 pub(crate) use records::RunTarget;
 pub(crate) use resume::Ended;
 pub(crate) use run_dir::{RunDir, RunDirError};
+pub(crate) use runs::{RunListing, list as list_runs};
+
+/// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
+pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";
 pub(crate) use summary::{DeliverReport, Summary};
 
 /// What a finished stage says besides its outcome, for reporters to show.

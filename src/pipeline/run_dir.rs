@@ -93,7 +93,7 @@ impl RunDir {
             base: base.to_owned(),
             source,
         };
-        let runs = base.join(".dwpipe").join("runs");
+        let runs = base.join(super::RUNS_FOLDER);
         std::fs::create_dir_all(&runs).map_err(error)?;
         let seconds = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -1,0 +1,38 @@
+//! Times as files and terminals show them: UTC, ISO 8601, to the second. (A calendar from
+//! the days since 1970 is a dozen lines; a date crate for it would be a dependency for one
+//! function.)
+
+/// `secs` since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub(crate) fn iso8601(secs: u64) -> String {
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso8601;
+
+    #[test]
+    fn days_become_the_calendar() {
+        // Reference values from `date -u -d @N +%Y-%m-%dT%H:%M:%SZ`.
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso8601(1_798_761_599), "2026-12-31T23:59:59Z");
+        assert_eq!(iso8601(1_796_142_962), "2026-12-01T16:36:02Z");
+    }
+}
