@@ -653,3 +653,19 @@ fn review_findings_are_shown_under_the_review_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn deliver_finds_pack_yaml_and_dwpipe_yaml_in_the_current_folder() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["deliver", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["terminal-reason"], "verified");
+    fs::remove_file(dir.path().join("pack.yaml")).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["deliver"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("no pack.yaml in the current folder"),
+        "{stderr}"
+    );
+}

@@ -347,6 +347,15 @@ fn inspect_layout_json_keeps_its_contract() {
         json["unlabeled_clickables"],
         serde_json::json!(["type:Image[0]"])
     );
+    assert_eq!(json["unit"], "vp");
+    // Without a density the sizes are pixels, and say so.
+    let (code, stdout, _) = inspect(&["layout", fixture("layout/notes.json").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("sizes in px") && stdout.contains(" px  type:Image[0]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(" vp "), "{stdout}");
     let (code, _, stderr) = inspect(&[
         "layout",
         fixture("hitrace/cold_start.ftrace").to_str().unwrap(),

@@ -373,3 +373,29 @@ fn a_failed_review_does_not_stand_once_the_reviewer_is_fixed() {
     assert_eq!((code, report["verdict"].as_str()), (0, Some("pass")));
     assert!(!dir.path().join("out/review-3.json").exists());
 }
+
+#[test]
+fn a_review_is_written_beside_its_lock_and_never_into_a_run_folder() {
+    let dir = frozen();
+    let elsewhere = dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let lock = dir.path().join("pack.lock.json");
+    let (code, _, stderr) = dwpipe(&elsewhere, &["review", lock.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        dir.path().join("review-1.json").is_file() && dir.path().join("ledger.jsonl").is_file()
+    );
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing in the current folder"
+    );
+    // A delivery's run folder keeps its ledger for `deliver` alone.
+    fs::write(dir.path().join("run.json"), "{}").unwrap();
+    let (code, _, stderr) = dwpipe(&elsewhere, &["review", lock.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("E_REVIEW_IN_RUN") && stderr.contains("--out"),
+        "{stderr}"
+    );
+}

@@ -21,15 +21,18 @@ use crate::target::{Pick, Target};
 pub(super) struct Cli {
     #[command(subcommand)]
     pub(super) command: Command,
-    /// The hdc client to run (default: `hdc` on PATH).
-    #[arg(
-        long,
-        global = true,
-        env = "DWPIPE_HDC",
-        value_name = "PATH",
-        default_value = "hdc"
-    )]
-    pub(super) hdc: PathBuf,
+    /// The hdc client, before the subcommand (kept for scripts; the commands that talk to hdc
+    /// show their own `--hdc`).
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub(super) hdc: Option<PathBuf>,
+}
+
+/// `--hdc`, on the commands that talk to hdc.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub(super) struct HdcArg {
+    /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH).
+    #[arg(long = "hdc", value_name = "PATH")]
+    pub(super) hdc: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,6 +107,8 @@ playbook for every probe. Versions are asked of the tools dwpipe knows (`hdc -v`
 --version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
 is there, 3 when something is missing (each with how to install or configure it).")]
 pub(super) struct DoctorArgs {
+    #[command(flatten)]
+    pub(super) hdc: HdcArg,
     /// The project config (default: ./dwpipe.yaml when there is one).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
@@ -142,6 +147,8 @@ candidate passes the pack and is the same or better, 1 when it fails the pack, r
 comparison is inconclusive.")]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
 pub(super) struct AuditArgs {
+    #[command(flatten)]
+    pub(super) hdc: HdcArg,
     /// The frozen pack (pack.lock.json).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: PathBuf,
@@ -220,8 +227,11 @@ failed; the workspace is being delivered), 130 interrupted (Ctrl-C or SIGTERM; a
 kills what still runs and exits at once).")]
 #[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
 pub(super) struct DeliverArgs {
-    /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json.
-    #[arg(long, value_name = "PACK", required_unless_present = "resume")]
+    #[command(flatten)]
+    pub(super) hdc: HdcArg,
+    /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json (default:
+    /// pack.yaml in the current folder).
+    #[arg(long, value_name = "PACK")]
     pub(super) pack: Option<PathBuf>,
     /// Continue an interrupted run from its last completed stage — its folder, or its id as
     /// `dwpipe runs` lists it — reusing a passed verification only while the workspace is
@@ -345,9 +355,10 @@ pub(super) enum InspectCommand {
     Layout {
         /// The dump.
         file: PathBuf,
-        /// The device's VirtualPixelRatio (px per vp); 1 reports px.
-        #[arg(long, default_value_t = 1.0)]
-        vpr: f64,
+        /// The device's VirtualPixelRatio (px per vp, `dwpipe devices` shows it); without it
+        /// sizes are reported in px.
+        #[arg(long)]
+        vpr: Option<f64>,
         /// The app whose window to measure (default: the first app window).
         #[arg(long)]
         bundle: Option<String>,
@@ -393,6 +404,8 @@ Without --server, the local hdc server is asked. For a lab, run `hdc -s HOST:POR
 host that has USB devices and pass --server HOST:PORT once per host; unreachable servers and \
 offline devices are reported, not fatal (exit 3 only when no server answers).")]
 pub(super) struct DevicesArgs {
+    #[command(flatten)]
+    pub(super) hdc: HdcArg,
     /// A remote hdc server, HOST:PORT (repeatable).
     #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
     pub(super) servers: Vec<Server>,
@@ -406,6 +419,8 @@ pub(super) struct DevicesArgs {
 
 #[derive(Debug, clap::Args)]
 pub(super) struct CaptureArgs {
+    #[command(flatten)]
+    pub(super) hdc: HdcArg,
     /// The device's connect key (see `dwpipe devices`).
     #[arg(long = "device", value_name = "SERIAL", value_parser = parse_serial)]
     pub(super) serial: String,
@@ -612,9 +627,9 @@ pub(super) struct ReviewArgs {
     /// The project config (review settings and the outside reviewer).
     #[arg(long)]
     pub(super) config: Option<PathBuf>,
-    /// Folder for the review reports, the receipts and the ledger.
-    #[arg(long, default_value = ".")]
-    pub(super) out: PathBuf,
+    /// Folder for the review reports, the receipts and the ledger (default: the lock's folder).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
     /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
     #[arg(long)]
     pub(super) no_review: bool,

@@ -34,6 +34,16 @@ pub(super) fn run(args: &BriefArgs) -> Result<i32, Error> {
     Ok(exit_code::OK)
 }
 
+/// A passing report has nothing for an agent to repair: no brief is written for it.
+fn nothing_to_repair(path: &Path) -> Error {
+    Diagnostic::error(
+        "E_BRIEF_NOTHING_TO_REPAIR",
+        format!("`{}` passes: there is nothing to repair", path.display()),
+    )
+    .fix("pass the failed audit-<n>.json or verify-<n>.json, or write the Goal brief without --repair-from")
+    .into()
+}
+
 /// The repair brief of an `audit-<n>.json` or a `verify-<n>.json`.
 fn repair_brief(
     frozen: &Frozen,
@@ -66,18 +76,18 @@ fn repair_brief(
     if value.get("checks").is_some() {
         let report: AuditReport =
             serde_json::from_value(value).map_err(|e| not_a("an audit report", e))?;
-        Ok(repair(
-            frozen,
-            config,
-            round,
-            failures_from_audit(frozen, &report),
-            None,
-            None,
-        )?)
+        let failures = failures_from_audit(frozen, &report);
+        if failures.is_empty() {
+            return Err(nothing_to_repair(path));
+        }
+        Ok(repair(frozen, config, round, failures, None, None)?)
     } else if value.get("commands").is_some() {
         let report: VerifyReport =
             serde_json::from_value(value).map_err(|e| not_a("a verification report", e))?;
         let (failures, output) = failures_from_verify(&report);
+        if failures.is_empty() {
+            return Err(nothing_to_repair(path));
+        }
         Ok(repair(
             frozen,
             config,

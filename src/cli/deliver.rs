@@ -2,6 +2,8 @@
 //! the command line into a plan (the config, the run directory, the target), hands it to the
 //! pipeline and reports its events.
 
+use std::path::{Path, PathBuf};
+
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::output::dir_or_dot;
@@ -21,6 +23,9 @@ use super::error::Error;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
+
+/// The pack `deliver` takes without `--pack`.
+const DEFAULT_PACK: &str = "pack.yaml";
 
 /// Runs the delivery; `Ok(exit code)`.
 pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
@@ -58,17 +63,25 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
                 RunDir::resume(&run, args.out.as_deref(), &run_target).map_err(run_dir_error)?;
             (frozen, Some(dir), None)
         }
-        (None, Some(pack)) => {
+        (None, pack) => {
+            // Without --pack, the pack.yaml of the current folder (as `dwpipe init` writes it).
+            let pack = match pack {
+                Some(pack) => pack.clone(),
+                None if Path::new(DEFAULT_PACK).is_file() => PathBuf::from(DEFAULT_PACK),
+                None => {
+                    return Err(Diagnostic::error(
+                        "E_DELIVER_NO_PACK",
+                        "nothing to deliver: no --pack, and no pack.yaml in the current folder",
+                    )
+                    .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
+                    .into());
+                }
+            };
             let base = args
                 .out
                 .clone()
                 .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
-            (Frozen::open(pack)?, None, Some(base))
-        }
-        (None, None) => {
-            return Err(Diagnostic::error("E_DELIVER_NO_PACK", "nothing to deliver")
-                .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
-                .into());
+            (Frozen::open(&pack)?, None, Some(base))
         }
     };
     print::diagnostics(&frozen.found);

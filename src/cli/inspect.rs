@@ -148,7 +148,11 @@ fn invalid(file: &Path, message: impl std::fmt::Display, fix: &str) -> Error {
 }
 
 /// `inspect layout FILE [--vpr X] [--bundle B]`.
-fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32, Error> {
+fn layout(file: &Path, vpr: Option<f64>, bundle: Option<&str>, json: bool) -> Result<i32, Error> {
+    let (vpr, unit) = match vpr {
+        Some(vpr) => (vpr, "vp"),
+        None => (1.0, "px"),
+    };
     if !(vpr.is_finite() && vpr > 0.0) {
         return Err(invalid(
             file,
@@ -158,17 +162,23 @@ fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32
     }
     let layout = Layout::parse(&read(file, "a layout dump")?)
         .map_err(|e| invalid(file, e, "pass the JSON written by `uitest dumpLayout`"))?;
-    let report = layout.report(bundle, vpr);
+    let mut report = layout.report(bundle, vpr);
+    report.unit = unit;
     if json {
         print::json(&report);
         return Ok(exit_code::OK);
     }
     print::out(&format!(
-        "{}: {} nodes, windows: {}\napp window: {} (density {vpr} px/vp)\nclickable: {}, unlabeled: {}",
+        "{}: {} nodes, windows: {}\napp window: {} ({})\nclickable: {}, unlabeled: {}",
         file.display(),
         report.nodes,
         report.windows.join(", "),
         report.app_window.as_deref().unwrap_or("none found"),
+        if unit == "vp" {
+            format!("density {vpr} px/vp")
+        } else {
+            "density not given: sizes in px; pass --vpr for vp".to_owned()
+        },
         report.clickable,
         if report.unlabeled_clickables.is_empty() {
             "none".to_owned()
@@ -178,11 +188,11 @@ fn layout(file: &Path, vpr: f64, bundle: Option<&str>, json: bool) -> Result<i32
     ));
     for target in &report.touch_targets {
         let hidden = match target.visible_vp {
-            Some((w, h)) => format!("  (partly hidden: {w:.3} × {h:.3} vp visible)"),
+            Some((w, h)) => format!("  (partly hidden: {w:.3} × {h:.3} {unit} visible)"),
             None => String::new(),
         };
         print::out(&format!(
-            "  {:>8.3} × {:<8.3} vp  {}{hidden}",
+            "  {:>8.3} × {:<8.3} {unit}  {}{hidden}",
             target.width_vp, target.height_vp, target.selector
         ));
     }

@@ -26,7 +26,7 @@ mod runtime;
 mod verify_evidence;
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
@@ -46,10 +46,11 @@ where
     let (result, json) = match Cli::try_parse_from(args) {
         Ok(cli) => {
             let json = cli.command.json();
+            let hdc = cli.command.hdc(cli.hdc);
             let result = if cli.command.drives_children() {
-                cli.command.execute(&cli.hdc)
+                cli.command.execute(&hdc)
             } else {
-                let Cli { command, hdc } = cli;
+                let command = cli.command;
                 runtime::interruptible(move || command.execute(&hdc))
             };
             (result, json)
@@ -122,6 +123,24 @@ impl Command {
             | Command::Capture(_)
             | Command::VerifyEvidence(_) => false,
         }
+    }
+
+    /// The hdc client: the command's `--hdc`, else one given before the command, else
+    /// `$DWPIPE_HDC`, else `hdc` on PATH.
+    fn hdc(&self, before: Option<PathBuf>) -> PathBuf {
+        let own = match self {
+            Command::Doctor(a) => &a.hdc,
+            Command::Audit(a) => &a.hdc,
+            Command::Deliver(a) => &a.hdc,
+            Command::Devices(a) => &a.hdc,
+            Command::Capture(a) => &a.hdc,
+            _ => &args::HdcArg { hdc: None },
+        };
+        own.hdc
+            .clone()
+            .or(before)
+            .or_else(|| std::env::var_os("DWPIPE_HDC").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("hdc"))
     }
 
     fn execute(self, hdc: &Path) -> Result<i32, Error> {

@@ -1,5 +1,5 @@
 //! `dwpipe review LOCK`: the built-in adversarial rules, then the optional outside reviewer;
-//! the receipt and a ledger line in `--out`.
+//! the receipt and a ledger line in `--out` (default: beside the lock).
 
 use std::time::Instant;
 
@@ -26,17 +26,33 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
         None => Review::default(),
     };
     let sha = frozen.lock.sha256.clone();
+    // Beside the lock unless told otherwise: a review belongs with what it reviewed.
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::output::dir_or_dot(args.lock.parent()).to_owned());
+    if out.join(crate::pipeline::RUN_FILE).is_file() {
+        return Err(Diagnostic::error(
+            "E_REVIEW_IN_RUN",
+            format!(
+                "`{}` is a delivery's run folder: its ledger is `deliver`'s alone",
+                out.display()
+            ),
+        )
+        .fix("pass --out DIR for this review's files")
+        .into());
+    }
     let cancel = Cancel::new();
     let reviewed = block_on(
         &cancel,
-        receipt(&frozen, &settings, &args.out, args.no_review, &cancel),
+        receipt(&frozen, &settings, &out, args.no_review, &cancel),
     );
     let receipt = match reviewed {
         Ok(receipt) => receipt,
         Err(ReceiptError::Waiver(refused)) => {
             let mut entry = Entry::new(Stage::Review, Outcome::WaiverRefused, started.elapsed());
             entry.inputs.insert(Input::Pack, sha);
-            record(&args.out, &entry)?;
+            record(&out, &entry)?;
             return Err(
                 Diagnostic::error("E_REVIEW_WAIVER_REFUSED", refused.to_string())
                     .fix("set review.allow-waiver-when-closed: true in dwpipe.yaml to allow it")
@@ -75,7 +91,7 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
     entry.inputs.insert(Input::Pack, sha);
     entry.reason = (report.reviewer != ReviewerOutcome::NotConfigured)
         .then(|| format!("reviewer: {}", report.reviewer));
-    record(&args.out, &entry)?;
+    record(&out, &entry)?;
     if args.json {
         print::json(report);
     } else {

@@ -30,7 +30,7 @@ use crate::target::HdcClient;
 pub(crate) use claim::{ClaimError, claim};
 pub(crate) use ledger::{Outcome, Stage};
 pub(crate) use reason::TerminalReason;
-pub(crate) use records::RunTarget;
+pub(crate) use records::{RUN_FILE, RunTarget};
 pub(crate) use resume::Ended;
 pub(crate) use run_dir::{RunDir, RunDirError};
 pub(crate) use runs::{RunListing, list as list_runs};

@@ -34,6 +34,9 @@ pub struct LayoutReport {
     pub(crate) app_window: Option<String>,
     /// The density used (px per vp).
     pub(crate) vpr: f64,
+    /// The unit of the sizes: `vp`, or `px` when no density was given (the `_vp` fields then
+    /// hold pixels).
+    pub(crate) unit: &'static str,
     /// Clickable, enabled, on-screen nodes in the app window.
     pub clickable: usize,
     /// Every such node with its size, smallest side first.
@@ -78,6 +81,7 @@ impl Layout {
                 .collect(),
             app_window: window.and_then(|w| self.node(w).bundle.clone()),
             vpr,
+            unit: "vp",
             clickable: clickables.len(),
             touch_targets,
             unlabeled_clickables: window
