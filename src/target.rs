@@ -67,22 +67,27 @@ pub(crate) struct Member {
     pub(crate) serial: String,
     /// The hdc server it is on (`None`: the local one).
     pub(crate) server: Option<Server>,
+    /// Its folder under the lab's output (see [`settle_folders`]).
+    folder: String,
 }
 
 impl Member {
+    /// A member whose folder is its serial, sanitized (until [`settle_folders`] says
+    /// otherwise).
+    pub(crate) fn new(serial: String, server: Option<Server>) -> Member {
+        let folder = sanitized(&serial);
+        Member {
+            serial,
+            server,
+            folder,
+        }
+    }
+
     /// Its folder under the lab's output: the serial with anything but `[A-Za-z0-9._-]` as `_`
-    /// (`192.168.1.5:5555` → `192.168.1.5_5555`).
+    /// (`192.168.1.5:5555` → `192.168.1.5_5555`), or `<server>_<serial>` when the same key is
+    /// on several servers (emulators at `127.0.0.1:5555` on every host).
     pub(crate) fn folder(&self) -> String {
-        self.serial
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        self.folder.clone()
     }
 
     /// Its server as reports name it: `local` or `HOST:PORT`.
@@ -90,6 +95,46 @@ impl Member {
         self.server
             .as_ref()
             .map_or_else(|| "local".to_owned(), ToString::to_string)
+    }
+}
+
+/// A name with anything but `[A-Za-z0-9._-]` as `_`.
+fn sanitized(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Gives every member a folder of its own: a connect key that two servers list (or two keys
+/// that sanitize alike) is qualified by its server, and what still collides after that is
+/// numbered in roster order.
+pub(crate) fn settle_folders<'m>(members: impl IntoIterator<Item = &'m mut Member>) {
+    let mut members: Vec<&mut Member> = members.into_iter().collect();
+    let count = |members: &[&mut Member], folder: &str| {
+        members.iter().filter(|m| m.folder == folder).count()
+    };
+    let shared: Vec<bool> = members
+        .iter()
+        .map(|m| count(&members, &m.folder) > 1)
+        .collect();
+    for (member, shared) in members.iter_mut().zip(shared) {
+        if shared {
+            member.folder = sanitized(&format!("{}_{}", member.server_name(), member.serial));
+        }
+    }
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for member in &mut members {
+        let n = seen.entry(member.folder.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            member.folder = format!("{}-{n}", member.folder);
+        }
     }
 }
 
@@ -204,10 +249,7 @@ async fn roster(
     match pick {
         Pick::All => {
             for (server, target) in listed.into_iter().filter(|(_, t)| t.is_connected()) {
-                let member = Member {
-                    serial: target.serial,
-                    server,
-                };
+                let member = Member::new(target.serial, server);
                 // A serial that cannot be addressed safely never names a folder or a command.
                 match crate::shell::ShellValue::serial(&member.serial) {
                     Ok(_) => members.push(member),
@@ -220,15 +262,11 @@ async fn roster(
         Pick::Serials(serials) => {
             for serial in serials {
                 match listed.iter().find(|(_, t)| &t.serial == serial) {
-                    Some((server, t)) if t.is_connected() => members.push(Member {
-                        serial: serial.clone(),
-                        server: server.clone(),
-                    }),
+                    Some((server, t)) if t.is_connected() => {
+                        members.push(Member::new(serial.clone(), server.clone()));
+                    }
                     other => absent.push((
-                        Member {
-                            serial: serial.clone(),
-                            server: other.and_then(|(s, _)| s.clone()),
-                        },
+                        Member::new(serial.clone(), other.and_then(|(s, _)| s.clone())),
                         match other {
                             Some((_, t)) => Absence::NotConnected(t.status.clone()),
                             None => Absence::Unlisted,
@@ -238,10 +276,41 @@ async fn roster(
             }
         }
     }
+    settle_folders(members.iter_mut().chain(absent.iter_mut().map(|(m, _)| m)));
     Ok(Roster {
         members,
         absent,
         unreachable,
         jobs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_member_gets_a_folder_of_its_own() {
+        let server = |s: &str| Some(Server::parse(s).unwrap());
+        let mut members = [
+            Member::new("127.0.0.1:5555".into(), server("10.0.0.1:8710")),
+            Member::new("127.0.0.1:5555".into(), server("10.0.0.2:8710")),
+            Member::new("FMR0223C13000649".into(), None),
+            // Two keys that sanitize alike, on one server.
+            Member::new("a:b".into(), None),
+            Member::new("a_b".into(), None),
+        ];
+        settle_folders(members.iter_mut());
+        let folders: Vec<String> = members.iter().map(Member::folder).collect();
+        assert_eq!(
+            folders,
+            [
+                "10.0.0.1_8710_127.0.0.1_5555",
+                "10.0.0.2_8710_127.0.0.1_5555",
+                "FMR0223C13000649",
+                "local_a_b",
+                "local_a_b-2",
+            ]
+        );
+    }
 }

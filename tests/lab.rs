@@ -323,3 +323,63 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
+    // Emulators answer as 127.0.0.1:5555 on every host.
+    let dir = frozen_example();
+    let a = device(dir.path(), "notes-pass", "127.0.0.1:5555", false);
+    let b_root = dir.path().join("second");
+    fs::create_dir_all(&b_root).unwrap();
+    let b = device(&b_root, "notes-fail", "127.0.0.1:5555", false);
+    let hdc = fake_hdc(
+        dir.path(),
+        "hdc",
+        &[format!("10.0.0.1:8710={a}"), format!("10.0.0.2:8710={b}")],
+        "",
+    );
+    let playbooks = no_sleeps(dir.path());
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--playbooks",
+            &playbooks,
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.2:8710",
+            "--out",
+            "lab",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 1, "one passes, one fails: {stdout}\n{stderr}");
+    for folder in [
+        "10.0.0.1_8710_127.0.0.1_5555",
+        "10.0.0.2_8710_127.0.0.1_5555",
+    ] {
+        assert!(
+            dir.path()
+                .join("lab")
+                .join(folder)
+                .join("audit-1.json")
+                .is_file(),
+            "{folder}: {stderr}"
+        );
+    }
+    let lab: Value = serde_json::from_str(&stdout).unwrap();
+    let verdicts: Vec<&str> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["pass", "fail"]);
+}

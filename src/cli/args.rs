@@ -130,8 +130,9 @@ under --out/evidence/<device>/<run>/<session>/ with its SHA-256. Criteria withou
 unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.
 
 A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \
-audited in parallel (--jobs at once), each into --out/<serial>/; a device that fails or vanishes \
-does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
+audited in parallel (--jobs at once), each into --out/<serial>/ (--out/<server>_<serial>/ when the \
+same connect key is on several servers, as emulators at 127.0.0.1:5555 are); a device that fails \
+or vanishes does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
 criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
 be audited.
 

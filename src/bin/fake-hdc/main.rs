@@ -64,6 +64,15 @@ enum Kind {
 }
 
 impl Served {
+    /// Where this device stands between invocations: one device per server and serial (the
+    /// same connect key on two servers, as emulators are, is two devices).
+    fn state(&self) -> State {
+        match &self.server {
+            Some(server) => State::of(&format!("{server}_{}", self.info().serial)),
+            None => State::of(&self.info().serial),
+        }
+    }
+
     fn info(&self) -> &DeviceInfo {
         match &self.device {
             Kind::Transcript(capture) => &capture.info,
@@ -166,7 +175,7 @@ fn list_targets(devices: &[&Served]) -> String {
         .iter()
         .map(|d| {
             let serial = &d.info().serial;
-            let status = if State::of(serial).vanished() {
+            let status = if d.state().vanished() {
                 "Offline"
             } else {
                 "Connected"
@@ -243,8 +252,7 @@ fn shell_body(rest: &[&str]) -> (String, bool) {
 }
 
 /// A command to a screens app.
-fn screens_command(screens: &Screens, command: &[String]) -> String {
-    let state = State::of(&screens.info.serial);
+fn screens_command(screens: &Screens, state: &State, command: &[String]) -> String {
     let words: Vec<&str> = command.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["shell", rest @ ..] => {
@@ -273,10 +281,10 @@ const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
 
 fn device_command(device: &Served, command: &[String]) -> String {
     if let Kind::Screens(screens) = &device.device {
-        return screens_command(screens, command);
+        return screens_command(screens, &device.state(), command);
     }
     let info = device.info();
-    let state = State::of(&info.serial);
+    let state = device.state();
     if state.vanished() {
         return GONE.to_owned();
     }
