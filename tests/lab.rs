@@ -106,20 +106,30 @@ fn a_lab_of_eight_where_one_device_vanishes() {
         "{junit}"
     );
     let page = fs::read_to_string(dir.path().join("lab/lab.html")).unwrap();
+    // Each column says which device it is; each cell what was measured.
     assert!(
-        page.contains("<th><a href=\"LAB01/report.html\">LAB01</a></th>"),
+        page.contains("<th><a href=\"LAB01/report.html\">LAB01</a><br><small>ALN-AL00 · ")
+            && page.contains(" · 10.0.0.1:8710</small></th>"),
         "{page}"
     );
     assert!(
-        page.contains("<th>LAB05</th>") && page.contains("<td class=\"error\">-</td>"),
+        page.contains("<th>LAB05<br><small>10.0.0.1:8710</small></th>")
+            && page.contains("<td class=\"error\">-</td>"),
+        "{page}"
+    );
+    let p01_value = p01["details"][0].as_str().unwrap_or_default().to_owned();
+    assert!(p01_value.ends_with("ms"), "{p01_value}");
+    assert!(
+        page.contains(&format!("pass<br><small>{p01_value}</small>")),
         "{page}"
     );
     assert!(dir.path().join("lab/LAB01/report.html").is_file());
     let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
+    let pass = format!("pass ({p01_value})");
     assert!(
-        markdown.contains(
-            "| P-01 | performance | must | pass | pass | - | pass | pass | pass | pass | pass |"
-        ),
+        markdown.contains(&format!(
+            "| P-01 | performance | must | {pass} | {pass} | - | {pass} | {pass} | {pass} | {pass} | {pass} |"
+        )),
         "{markdown}"
     );
 }
@@ -382,4 +392,56 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
         .map(|d| d["verdict"].as_str().unwrap())
         .collect();
     assert_eq!(verdicts, ["pass", "fail"]);
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_in_every_lab_format() {
+    let dir = frozen_example();
+    let phone = device(dir.path(), "notes-pass", "LAB01", false);
+    let hdc = fake_hdc(dir.path(), "hdc", &[format!("10.0.0.1:8710={phone}")], "");
+    let playbooks = no_sleeps(dir.path());
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--playbooks",
+            &playbooks,
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.9:8710",
+            "--out",
+            "lab",
+        ],
+    );
+    // The devices listed passed; those of the silent server were not shown to: incomplete.
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    assert!(stdout.contains("INCOMPLETE"), "{stdout}");
+    assert!(
+        stdout.contains("hdc server 10.0.0.9:8710 did not answer"),
+        "{stdout}"
+    );
+    let lab: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+            .unwrap();
+    assert_eq!(lab["unreachable"][0]["server"], "10.0.0.9:8710", "{lab}");
+    for file in ["lab.md", "lab.html"] {
+        let text = fs::read_to_string(dir.path().join("lab").join(file)).unwrap();
+        assert!(
+            text.contains("10.0.0.9:8710") && text.contains("did not answer"),
+            "{file}: {text}"
+        );
+    }
+    let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testsuite name=\"dwpipe audit hdc server 10.0.0.9:8710\"")
+            && junit.contains("errors=\"1\""),
+        "{junit}"
+    );
 }

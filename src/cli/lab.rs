@@ -60,7 +60,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         haps: &[],
         history: history.as_ref(),
     };
-    let seats = block_on(&cancel, async {
+    let (seats, unreachable) = block_on(&cancel, async {
         let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
         let opened = crate::preflight::open(checks, target, hdc, &cancel).await.1;
         let Opened::Lab(roster) = opened.map_err(Error::from)? else {
@@ -68,10 +68,11 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         };
         print::unreachable_servers(&roster.unreachable);
         if roster.members.is_empty() && roster.absent.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         let events = |event: LabEvent<'_>| report_event(json, &event);
-        Ok::<_, Error>(audit_lab(&plan, &roster, out, &cancel, &events).await)
+        let seats = audit_lab(&plan, &roster, out, &cancel, &events).await;
+        Ok::<_, Error>((seats, roster.unreachable))
     })?;
     if seats.is_empty() {
         return Err(no_devices());
@@ -83,7 +84,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
         ));
         return Err(Error::Device(DeviceError::Cancelled));
     }
-    let (report, written) = publish(&frozen, &seats, out)?;
+    let (report, written) = publish(&frozen, &seats, &unreachable, out)?;
     show(&report, &written, json)
 }
 
@@ -117,10 +118,16 @@ pub(super) fn merge(runs: &[PathBuf], out: &Path, json: bool) -> Result<i32, Err
 
 /// The criterion × device matrix as a terminal table.
 fn matrix(report: &LabReport) -> String {
+    let shown: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|row| (0..report.devices.len()).map(|i| row.shown(i)).collect())
+        .collect();
     let width = report
         .devices
         .iter()
         .map(|d| d.serial.len())
+        .chain(shown.iter().flatten().map(|c| c.chars().count()))
         .max()
         .unwrap_or(0)
         .max(10);
@@ -128,14 +135,22 @@ fn matrix(report: &LabReport) -> String {
     for device in &report.devices {
         let _ = write!(text, " {:<width$}", device.serial);
     }
-    for row in &report.rows {
+    let _ = write!(text, "\n  {:<30}", "");
+    for device in &report.devices {
+        let _ = write!(
+            text,
+            " {:<width$}",
+            device.model.as_deref().unwrap_or(&device.server)
+        );
+    }
+    for (row, cells) in report.rows.iter().zip(&shown) {
         let _ = write!(
             text,
             "\n  {:<9} {:<13} {:<6}",
             row.criterion_id, row.dimension, row.weight
         );
-        for result in &row.results {
-            let _ = write!(text, " {:<width$}", result.as_str());
+        for cell in cells {
+            let _ = write!(text, " {cell:<width$}");
         }
     }
     let _ = write!(text, "\n  {:<30}", "device verdict");
@@ -148,6 +163,13 @@ fn matrix(report: &LabReport) -> String {
             "\n  {}: {}",
             device.serial,
             device.error.as_deref().unwrap_or_default()
+        );
+    }
+    for server in &report.unreachable {
+        let _ = write!(
+            text,
+            "\n  hdc server {} did not answer: {}",
+            server.server, server.reason
         );
     }
     let _ = write!(

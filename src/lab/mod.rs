@@ -21,7 +21,7 @@ use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
-use crate::report::{AuditReport, Column, LabReport, junit_lab};
+use crate::report::{AuditReport, Column, LabReport, UnreachableServer, junit_lab};
 use crate::target::{Absence, HdcClient, Member, Roster};
 
 pub(crate) use ab::{AbSeat, ab_lab, interrupted as ab_interrupted};
@@ -312,11 +312,12 @@ pub(crate) fn interrupted(seats: &[Seat]) -> bool {
         .any(|s| matches!(s.outcome, Err(SeatError::Interrupted)))
 }
 
-/// The matrix of the seats, its JUnit XML (one suite per seat), written into `out`; returns
-/// the matrix and the files written.
+/// The matrix of the seats, its JUnit XML (one suite per seat, and one per hdc server that did
+/// not answer), written into `out`; returns the matrix and the files written.
 pub(crate) fn publish(
     frozen: &Frozen,
     seats: &[Seat],
+    unreachable: &[(String, DeviceError)],
     out: &Path,
 ) -> Result<(LabReport, Vec<PathBuf>), PublishError> {
     let errors: Vec<String> = seats
@@ -338,7 +339,14 @@ pub(crate) fn publish(
             },
         })
         .collect();
-    let suites: Vec<(String, Result<&AuditReport, &str>)> = columns
+    let servers: Vec<UnreachableServer> = unreachable
+        .iter()
+        .map(|(server, e)| UnreachableServer {
+            server: server.clone(),
+            reason: crate::diagnostic::chain(e),
+        })
+        .collect();
+    let mut suites: Vec<(String, Result<&AuditReport, &str>)> = columns
         .iter()
         .map(|c| {
             (
@@ -347,7 +355,12 @@ pub(crate) fn publish(
             )
         })
         .collect();
-    let matrix = LabReport::new(frozen, &columns);
+    suites.extend(
+        servers
+            .iter()
+            .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str()))),
+    );
+    let matrix = LabReport::new(frozen, &columns, servers.clone());
     let written = matrix.publish(&junit_lab(&suites), out)?;
     Ok((matrix, written))
 }

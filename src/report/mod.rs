@@ -18,4 +18,4 @@ pub use html::{compare_html, html};
 pub use junit::junit;
 pub(crate) use junit::junit_compare;
 pub(crate) use junit::junit_lab;
-pub(crate) use lab::{Column, LabReport, LabVerdict, merge};
+pub(crate) use lab::{Column, LabReport, LabVerdict, UnreachableServer, merge};

@@ -161,7 +161,7 @@ impl Delivery<'_> {
                 if interrupted(&seats) {
                     return Err(self.interrupted(&clock, &inputs));
                 }
-                let (matrix, written) = publish(self.frozen, &seats, &out)?;
+                let (matrix, written) = publish(self.frozen, &seats, &roster.unreachable, &out)?;
                 let criteria = matrix
                     .rows
                     .iter()

@@ -86,6 +86,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
         verdict: LabVerdict::Incomplete,
         devices: Vec::new(),
         rows: Vec::new(),
+        unreachable: Vec::new(),
     };
     let (mut totals, mut suites) = ([0u64; 4], String::new());
     for shard in shards {
@@ -127,6 +128,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
             .unwrap_or(body_start)
             .max(body_start);
         suites.push_str(&shard.junit[body_start..body_end]);
+        let shard_devices = shard.report.devices.len();
         for device in shard.report.devices {
             if merged.devices.iter().any(|d| d.serial == device.serial) {
                 return Err(Diagnostic::error(
@@ -145,14 +147,20 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
                 .map(|r| relative_to(&shard.dir.join(r), out));
             merged.devices.push(LabDevice { report, ..device });
         }
-        for (index, row) in shard.report.rows.into_iter().enumerate() {
+        for (index, mut row) in shard.report.rows.into_iter().enumerate() {
+            // A shard written before cells had details has none: each of its cells is bare.
+            row.details.resize(shard_devices, None);
             match merged.rows.get_mut(index) {
-                Some(merged_row) => merged_row.results.extend(row.results),
+                Some(merged_row) => {
+                    merged_row.results.extend(row.results);
+                    merged_row.details.extend(row.details);
+                }
                 None => merged.rows.push(row),
             }
         }
+        merged.unreachable.extend(shard.report.unreachable);
     }
-    merged.verdict = verdict_of(&merged.devices);
+    merged.verdict = verdict_of(&merged.devices, &merged.unreachable);
     let [tests, failures, skipped, errors] = totals;
     let junit = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dwpipe\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"{errors}\">\n{suites}</testsuites>\n"

@@ -83,6 +83,19 @@ pub(crate) struct LabReport {
     pub(crate) devices: Vec<LabDevice>,
     /// One row per criterion, its results in the devices' order.
     pub(crate) rows: Vec<LabRow>,
+    /// The hdc servers that did not answer, and why: their devices are in no column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unreachable: Vec<UnreachableServer>,
+}
+
+/// An hdc server the lab could not list.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct UnreachableServer {
+    /// `HOST:PORT`, or `local`.
+    pub(crate) server: String,
+    /// Why, in words.
+    pub(crate) reason: String,
 }
 
 /// A device's column.
@@ -93,6 +106,12 @@ pub(crate) struct LabDevice {
     pub(crate) serial: String,
     /// Its hdc server (`local` for the local one).
     pub(crate) server: String,
+    /// Its model, as it reported it (`null` without a report).
+    #[serde(default)]
+    pub(crate) model: Option<String>,
+    /// Its software version.
+    #[serde(default)]
+    pub(crate) software_version: Option<String>,
     /// Its verdict.
     pub(crate) verdict: DeviceVerdict,
     /// Why it has no report.
@@ -113,6 +132,20 @@ pub(crate) struct LabRow {
     pub(crate) weight: String,
     /// Its result on each device, in the devices' order.
     pub(crate) results: Vec<Cell>,
+    /// What each device measured (`612ms`), or why it could not tell, in the devices' order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) details: Vec<Option<String>>,
+}
+
+impl LabRow {
+    /// A cell as the matrix shows it: its result, with what was measured or why not.
+    pub(crate) fn shown(&self, device: usize) -> String {
+        let result = self.results.get(device).map_or("-", |r| r.as_str());
+        match self.details.get(device).and_then(Option::as_deref) {
+            Some(detail) => format!("{result} ({detail})"),
+            None => result.to_owned(),
+        }
+    }
 }
 
 /// One device of the matrix as the lab audited it.
@@ -126,14 +159,26 @@ pub(crate) struct Column<'a> {
     pub(crate) outcome: Result<(&'a AuditReport, String), String>,
 }
 
+impl Column<'_> {
+    fn device(&self) -> Option<&crate::device::DeviceInfo> {
+        self.outcome.as_ref().ok()?.0.device.as_ref()
+    }
+}
+
 impl LabReport {
-    /// The matrix of these columns.
-    pub(crate) fn new(frozen: &Frozen, columns: &[Column<'_>]) -> LabReport {
+    /// The matrix of these columns; `unreachable`: the servers that did not answer.
+    pub(crate) fn new(
+        frozen: &Frozen,
+        columns: &[Column<'_>],
+        unreachable: Vec<UnreachableServer>,
+    ) -> LabReport {
         let devices: Vec<LabDevice> = columns
             .iter()
             .map(|column| LabDevice {
                 serial: column.serial.to_owned(),
                 server: column.server.clone(),
+                model: column.device().and_then(|d| d.model.clone()),
+                software_version: column.device().and_then(|d| d.software_version.clone()),
                 verdict: match &column.outcome {
                     Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
                     Ok(_) => DeviceVerdict::Fail,
@@ -162,14 +207,29 @@ impl LabReport {
                         Err(_) => Cell::NoReport,
                     })
                     .collect(),
+                details: columns
+                    .iter()
+                    .map(|column| match &column.outcome {
+                        Ok((report, _)) => report
+                            .checks
+                            .iter()
+                            .find(|c| c.check.criterion_id == criterion.id)
+                            .and_then(|c| match c.check.result {
+                                CheckResult::Unverified => c.check.reason.clone(),
+                                _ => c.check.actual.clone(),
+                            }),
+                        Err(_) => None,
+                    })
+                    .collect(),
             })
             .collect();
         LabReport {
             format_version: crate::format::LAB,
             pack_sha256: frozen.lock.sha256.clone(),
-            verdict: verdict_of(&devices),
+            verdict: verdict_of(&devices, &unreachable),
             devices,
             rows,
+            unreachable,
         }
     }
 
@@ -202,7 +262,7 @@ impl LabReport {
     /// `lab.json` (last, so a `lab.json` on disk always has its siblings).
     pub(crate) fn publish(&self, junit: &str, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
         let json = serde_json::to_string_pretty(self).expect("a lab report serializes") + "\n";
-        let markdown = render("lab.md", self)?;
+        let markdown = render("lab.md", &MarkdownView::of(self))?;
         let page = page::html(self);
         let mut written = Vec::new();
         for (name, text) in [
@@ -219,12 +279,56 @@ impl LabReport {
     }
 }
 
-/// The lab's verdict from its devices'.
-fn verdict_of(devices: &[LabDevice]) -> LabVerdict {
+/// What `lab.md` renders: the matrix, each cell as [`LabRow::shown`] words it.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct MarkdownView<'a> {
+    #[serde(flatten)]
+    report: &'a LabReport,
+    shown: Vec<ShownRow<'a>>,
+    /// Always there (the report leaves an empty list out).
+    servers_down: &'a [UnreachableServer],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct ShownRow<'a> {
+    criterion_id: &'a str,
+    dimension: &'a str,
+    weight: &'a str,
+    cells: Vec<String>,
+}
+
+impl<'a> MarkdownView<'a> {
+    fn of(report: &'a LabReport) -> MarkdownView<'a> {
+        let shown = report
+            .rows
+            .iter()
+            .map(|row| ShownRow {
+                criterion_id: &row.criterion_id,
+                dimension: &row.dimension,
+                weight: &row.weight,
+                cells: (0..report.devices.len()).map(|i| row.shown(i)).collect(),
+            })
+            .collect();
+        MarkdownView {
+            report,
+            shown,
+            servers_down: &report.unreachable,
+        }
+    }
+}
+
+/// The lab's verdict from its devices', and the servers that did not answer (whose devices
+/// were not shown to pass).
+fn verdict_of(devices: &[LabDevice], unreachable: &[UnreachableServer]) -> LabVerdict {
     let verdicts: BTreeSet<DeviceVerdict> = devices.iter().map(|d| d.verdict).collect();
     if verdicts.contains(&DeviceVerdict::Fail) {
         LabVerdict::Fail
-    } else if verdicts.contains(&DeviceVerdict::Error) || devices.is_empty() {
+    } else if verdicts.contains(&DeviceVerdict::Error)
+        || devices.is_empty()
+        || !unreachable.is_empty()
+    {
         LabVerdict::Incomplete
     } else {
         LabVerdict::Pass

@@ -16,15 +16,29 @@ pub(super) fn html(report: &LabReport) -> String {
     );
     for device in &report.devices {
         let name = escape(&device.serial);
+        let about = [
+            device.model.as_deref(),
+            device.software_version.as_deref(),
+            Some(device.server.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(escape)
+        .collect::<Vec<_>>()
+        .join(" · ");
         match &device.report {
             Some(json) => {
                 let html = json
                     .strip_suffix("audit-1.json")
                     .map_or_else(|| json.clone(), |dir| format!("{dir}report.html"));
-                let _ = write!(page, "<th><a href=\"{}\">{name}</a></th>", escape(&html));
+                let _ = write!(
+                    page,
+                    "<th><a href=\"{}\">{name}</a><br><small>{about}</small></th>",
+                    escape(&html)
+                );
             }
             None => {
-                let _ = write!(page, "<th>{name}</th>");
+                let _ = write!(page, "<th>{name}<br><small>{about}</small></th>");
             }
         }
     }
@@ -37,14 +51,19 @@ pub(super) fn html(report: &LabReport) -> String {
             escape(&row.dimension),
             escape(&row.weight)
         );
-        for result in &row.results {
+        for (i, result) in row.results.iter().enumerate() {
             let class = match result {
                 Cell::NoReport => "error",
                 other => other.as_str(),
             };
+            let detail = row
+                .details
+                .get(i)
+                .and_then(Option::as_deref)
+                .map_or_else(String::new, |d| format!("<br><small>{}</small>", escape(d)));
             let _ = write!(
                 page,
-                "<td class=\"{}\">{}</td>",
+                "<td class=\"{}\">{}{detail}</td>",
                 escape(class),
                 escape(result.as_str())
             );
@@ -67,6 +86,14 @@ pub(super) fn html(report: &LabReport) -> String {
             "<p><b>{}</b>: {}</p>",
             escape(&device.serial),
             escape(device.error.as_deref().unwrap_or_default())
+        );
+    }
+    for server in &report.unreachable {
+        let _ = write!(
+            page,
+            "<p><b>hdc server {}</b> did not answer: {} (its devices are in no column)</p>",
+            escape(&server.server),
+            escape(&server.reason)
         );
     }
     page.push_str("</body></html>\n");
