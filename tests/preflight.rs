@@ -83,7 +83,7 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("error[E_PREFLIGHT_DEVICE]"), "{stderr}");
     assert!(!dir.path().join("one/evidence").exists());
-    // A lab with an unreachable server: the other server's device is audited.
+    // A lab with an unreachable server: the other server's device is still audited.
     let playbooks = common::no_sleeps(dir.path());
     let hdc_two = fake_hdc(
         dir.path(),
@@ -111,8 +111,17 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
             &playbooks,
         ],
     );
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(dir.path().join("lab/lab.json").is_file());
+    // Audited and passing, yet the lab is incomplete: the silent server's devices were not
+    // shown to pass.
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("INCOMPLETE") && stdout.contains("127.0.0.9:8710 did not answer"),
+        "{stdout}"
+    );
+    let lab: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+            .unwrap();
+    assert_eq!(lab["devices"][0]["verdict"], "pass");
 }
 
 #[test]

@@ -142,8 +142,9 @@ impl LabRow {
     pub(crate) fn shown(&self, device: usize) -> String {
         let result = self.results.get(device).map_or("-", |r| r.as_str());
         match self.details.get(device).and_then(Option::as_deref) {
-            Some(detail) => format!("{result} ({detail})"),
-            None => result.to_owned(),
+            // A pass/fail probe's actual is the result itself.
+            Some(detail) if detail != result => format!("{result} ({detail})"),
+            _ => result.to_owned(),
         }
     }
 }
