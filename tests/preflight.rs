@@ -119,7 +119,7 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
         "{stdout}"
     );
     let lab: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
             .unwrap();
     assert_eq!(lab["devices"][0]["verdict"], "pass");
 }
