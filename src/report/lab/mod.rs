@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::gate::{CheckResult, Verdict};
+use crate::gate::{CheckOutcome, CheckResult, Verdict};
 use crate::output::{PublishError, write_atomic};
 use crate::pack::Frozen;
 use crate::template::render;
@@ -193,35 +193,38 @@ impl LabReport {
             .pack
             .criteria
             .iter()
-            .map(|criterion| LabRow {
-                criterion_id: criterion.id.clone(),
-                dimension: criterion.dimension.as_str().to_owned(),
-                weight: criterion.weight.as_str().to_owned(),
-                results: columns
+            .map(|criterion| {
+                // Each device's check of the criterion, found once for its result and detail.
+                let checks: Vec<Option<&CheckOutcome>> = columns
                     .iter()
-                    .map(|column| match &column.outcome {
-                        Ok((report, _)) => report
+                    .map(|column| {
+                        let (report, _) = column.outcome.as_ref().ok()?;
+                        report
                             .checks
                             .iter()
                             .find(|c| c.check.criterion_id == criterion.id)
-                            .map_or(Cell::NoReport, |c| Cell::of(c.check.result)),
-                        Err(_) => Cell::NoReport,
+                            .map(|c| &c.check)
                     })
-                    .collect(),
-                details: columns
-                    .iter()
-                    .map(|column| match &column.outcome {
-                        Ok((report, _)) => report
-                            .checks
-                            .iter()
-                            .find(|c| c.check.criterion_id == criterion.id)
-                            .and_then(|c| match c.check.result {
-                                CheckResult::Unverified => c.check.reason.clone(),
-                                _ => c.check.actual.clone(),
-                            }),
-                        Err(_) => None,
-                    })
-                    .collect(),
+                    .collect();
+                LabRow {
+                    criterion_id: criterion.id.clone(),
+                    dimension: criterion.dimension.as_str().to_owned(),
+                    weight: criterion.weight.as_str().to_owned(),
+                    results: checks
+                        .iter()
+                        .map(|c| c.map_or(Cell::NoReport, |c| Cell::of(c.result)))
+                        .collect(),
+                    details: checks
+                        .iter()
+                        .map(|c| {
+                            let c = (*c)?;
+                            match c.result {
+                                CheckResult::Unverified => c.reason.clone(),
+                                _ => c.actual.clone(),
+                            }
+                        })
+                        .collect(),
+                }
             })
             .collect();
         LabReport {
