@@ -218,12 +218,11 @@ fn print_summary(summary: &Summary) {
         print::out(&format!("note: {why}"));
     }
     print::out(&format!("run directory: {}", summary.run_dir.display()));
-    // The page to open: the last audit's (its lab's, in a lab), else the delivery's record.
-    let page = summary
-        .reports
-        .iter()
-        .rev()
-        .find(|r| r.ends_with(".html"))
-        .map_or_else(|| "deliver.json".to_owned(), Clone::clone);
-    print::out(&format!("open: {}", summary.run_dir.join(page).display()));
+    print::out(&format!(
+        "open: {}",
+        summary
+            .run_dir
+            .join(crate::pipeline::page_to_open(&summary.reports))
+            .display()
+    ));
 }

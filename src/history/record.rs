@@ -128,20 +128,27 @@ impl Recorder {
                 files.push(path.clone());
             }
         }
+        // Each file's modification time, read once: the audit's time in the history.
+        let mut files: Vec<(PathBuf, Option<i64>)> = files
+            .into_iter()
+            .map(|path| {
+                let time = std::fs::metadata(&path)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs() as i64);
+                (path, time)
+            })
+            .collect();
         // Audits before the comparisons of them, each kind oldest first.
-        let time = |path: &Path| {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_secs() as i64)
-        };
-        files.sort_by_key(|p| (p.ends_with("compare.json"), time(p), p.clone()));
+        files.sort_by(|(a, at), (b, bt)| {
+            (a.ends_with("compare.json"), at, a).cmp(&(b.ends_with("compare.json"), bt, b))
+        });
         let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
         let mut imported = Imported::default();
         let mut apps = Apps::new();
-        for file in &files {
-            let new = self.record_into(&mut history, file, (None, time(file)), &mut apps)?;
+        for (file, time) in &files {
+            let new = self.record_into(&mut history, file, (None, *time), &mut apps)?;
             match (new, file.ends_with("compare.json")) {
                 (false, _) => imported.known += 1,
                 (true, true) => imported.comparisons += 1,

@@ -37,7 +37,7 @@ pub(crate) use runs::{RunListing, list as list_runs};
 
 /// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
 pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";
-pub(crate) use summary::{DeliverReport, Summary};
+pub(crate) use summary::{DeliverReport, Summary, page_to_open};
 
 /// What a finished stage says besides its outcome, for reporters to show.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -66,14 +66,9 @@ pub(crate) fn list(base: &Path) -> std::io::Result<Vec<RunListing>> {
             .next()
             .and_then(|s| s.parse::<u64>().ok())
             .map(crate::time::iso8601);
-        let report = ended.as_ref().map(|e| {
-            e.reports
-                .iter()
-                .rev()
-                .find(|r| r.ends_with(".html"))
-                .cloned()
-                .unwrap_or_else(|| "deliver.json".to_owned())
-        });
+        let report = ended
+            .as_ref()
+            .map(|e| super::page_to_open(&e.reports).to_owned());
         runs.push(RunListing {
             id,
             started,

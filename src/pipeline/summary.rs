@@ -96,3 +96,13 @@ impl DeliverReport {
         write_atomic(&run_dir.join("deliver.json"), text.as_bytes())
     }
 }
+
+/// The page a delivery's reports (as `deliver.json` lists them, relative to the run folder)
+/// offer to open: the last audit's HTML (its lab's, in a lab), else the delivery's record.
+pub(crate) fn page_to_open(reports: &[String]) -> &str {
+    reports
+        .iter()
+        .rev()
+        .find(|r| r.ends_with(".html"))
+        .map_or("deliver.json", String::as_str)
+}
