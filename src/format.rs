@@ -8,8 +8,9 @@ pub(crate) const LOCK: u32 = 2;
 /// A capture's `transcript.yaml`.
 pub(crate) const TRANSCRIPT: u32 = 1;
 /// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
-/// extractor revision; 1 is still read).
-pub(crate) const AUDIT: u32 = 2;
+/// extractor revision; 3: each check's statement, runs that say the same thing named once in
+/// its evidence, the start and end times, the workspace; 1 and 2 are still read).
+pub(crate) const AUDIT: u32 = 3;
 /// `review-<n>.json`.
 pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json` (2: a command may be `inconclusive`, with its reason and the compiler

@@ -2,6 +2,14 @@
 //! the days since 1970 is a dozen lines; a date crate for it would be a dependency for one
 //! function.)
 
+/// Now, as [`iso8601`] writes it (the epoch itself on a clock set before 1970).
+pub(crate) fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    iso8601(secs)
+}
+
 /// `secs` since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 pub(crate) fn iso8601(secs: u64) -> String {
     let (days, rest) = (secs / 86_400, secs % 86_400);

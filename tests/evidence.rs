@@ -1,7 +1,8 @@
 //! `dwpipe verify-evidence` through the real binary against doctored reports: every edit an
 //! auditor could make to a failing audit without touching an evidence byte is named and fails;
 //! evidence outside the folder is refused; an older extractor is told apart from tampering;
-//! an outside auditor's report is evidence too; a first-format audit still verifies.
+//! an outside auditor's report is evidence too; first- and second-format audits still verify; a
+//! newer format is refused.
 
 mod common;
 
@@ -302,6 +303,88 @@ fn a_first_format_audit_is_still_read_and_told_apart_from_tampering() {
         "{stdout}"
     );
     assert!(!stdout.contains("DIFFERENT"), "{stdout}");
+}
+
+/// Written before format 3: every run named in a check's evidence, no statement; rebuilt so,
+/// field for field.
+#[test]
+fn a_second_format_audit_is_still_read_as_it_was_worded() {
+    let fixture = repo("tests/fixtures/audits/second-format");
+    let (code, stdout, stderr) = dwpipe(
+        &fixture,
+        &[
+            "verify-evidence",
+            "regress-base/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
+}
+
+/// What a review meeting asks first is in the report, and held against the lock: the
+/// statement is the lock's, runs that say the same thing are named once.
+#[test]
+fn a_report_states_each_criterion_and_names_repeated_runs_once() {
+    let dir = audited("notes-fail", &[]);
+    let doc = report(dir.path());
+    assert_eq!(doc["format-version"], 3);
+    for time in ["started", "ended"] {
+        let text = doc[time].as_str().unwrap();
+        assert!(text.len() == 20 && text.ends_with('Z'), "{time}: {text}");
+    }
+    assert!(doc["started"].as_str() <= doc["ended"].as_str());
+    let p01 = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterionId"] == "P-01")
+        .unwrap();
+    assert_eq!(p01["statement"], "Cold start to first frame ≤ 800ms");
+    let evidence = p01["evidence"].as_str().unwrap();
+    assert!(evidence.starts_with("runs 1–3: from "), "{evidence}");
+    assert!(!evidence.contains("run 2"), "{evidence}");
+    let markdown = fs::read_to_string(dir.path().join("out/audit-1.md")).unwrap();
+    assert!(
+        markdown.contains("| P-01 | Cold start to first frame ≤ 800ms |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("- Audited: "), "{markdown}");
+
+    let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
+    let sha = doc["pack-sha256"].as_str().unwrap();
+    insta::assert_snapshot!(
+        "audit_md",
+        times.replace_all(&markdown.replace(sha, "[sha256]"), "[time]")
+    );
+
+    let mut edited = doc.clone();
+    for check in edited["checks"].as_array_mut().unwrap() {
+        if check["criterionId"] == "P-01" {
+            check["statement"] = "Cold start to first frame ≤ 8000ms".into();
+        }
+    }
+    write(dir.path(), "audit-1.json", &edited);
+    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("checks[P-01].statement"), "{stdout}");
+}
+
+#[test]
+fn a_report_of_a_newer_format_is_refused_with_the_version_that_reads_it() {
+    let dir = audited("notes-pass", &[]);
+    let mut doc = report(dir.path());
+    doc["format-version"] = 99.into();
+    doc["dwpipe-version"] = "9.0.0".into();
+    write(dir.path(), "audit-1.json", &doc);
+    let (code, _, stderr) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("E_EVIDENCE_INVALID") && stderr.contains("format-version 99"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("dwpipe 9.0.0 or newer"), "{stderr}");
 }
 
 #[test]

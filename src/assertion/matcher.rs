@@ -135,6 +135,22 @@ impl AssertionError {
 }
 
 impl Assertion {
+    /// The most this assertion allows (`lte`, a range's `max`), in `unit` (its own unit when
+    /// it declares none), for a chart's threshold line; `None` when it sets no upper bound or
+    /// its unit does not convert to `unit`.
+    pub(crate) fn upper_bound_in(&self, unit: &str) -> Option<f64> {
+        let bound = match &self.expectation {
+            Expectation::Lte(bound) => *bound,
+            Expectation::Range {
+                max: Some(bound), ..
+            } => *bound,
+            _ => return None,
+        };
+        let wanted = Unit::parse(unit);
+        let (scaled, factor) = common_scale(bound, self.unit.as_ref(), Some(&wanted), None).ok()?;
+        Some(scaled.to_f64() / factor.to_f64())
+    }
+
     /// Judges `actual` against this assertion.
     pub(crate) fn evaluate(
         &self,

@@ -10,17 +10,33 @@ use crate::diagnostic::Diagnostic;
 use crate::gate::{CheckInput, CheckResult, Measurement, Verdict, recompute};
 use crate::pack::{Criterion, Pack};
 
-use super::model::{AuditRun, Audited, MeasurementRecord};
+use super::model::{AuditRun, Audited, MeasurementRecord, RunReading};
 
 impl AuditRun {
     /// Gates the run: its checks (and the outside auditor's), recomputed against `pack`.
     pub fn gate(self, pack: &Pack) -> Audited {
-        let (checks, measurements) = checks(pack, &self.measurements, &self.auditor);
+        self.gate_as(pack, crate::format::AUDIT)
+    }
+
+    /// Gates the run as a report of `format` words it: before format 3 a check's evidence
+    /// named every run and stated no criterion (how `verify-evidence` rebuilds older reports).
+    pub(crate) fn gate_as(self, pack: &Pack, format: u32) -> Audited {
+        let wording = if format < 3 {
+            Wording::EveryRun
+        } else {
+            Wording::Folded
+        };
+        let (checks, measurements) = checks(pack, &self.measurements, &self.auditor, wording);
         let density = self
             .device
             .virtual_pixel_ratio
             .and_then(|v| Decimal::parse(&v.to_string()).ok());
         let mut gate = recompute(pack, &checks, &measurements, UnitContext { density });
+        if wording == Wording::EveryRun {
+            for check in &mut gate.checks {
+                check.statement = None;
+            }
+        }
         gate.diagnostics.extend(self.warnings);
         let strict = self.inputs.as_ref().is_some_and(|i| i.strict);
         if let Some(unserved) = unserved(&self.source, strict) {
@@ -30,6 +46,7 @@ impl AuditRun {
             gate.diagnostics.push(unserved);
         }
         Audited {
+            times: self.times,
             device: self.device,
             source: self.source,
             inputs: self.inputs,
@@ -72,6 +89,7 @@ fn checks(
     pack: &Pack,
     measurements: &[MeasurementRecord],
     auditor: &[CheckInput],
+    wording: Wording,
 ) -> (Vec<CheckInput>, Vec<Measurement>) {
     let mut checks = Vec::new();
     let mut held = Vec::new();
@@ -93,7 +111,7 @@ fn checks(
         let ours = our_measurements.get(criterion.id.as_str()).copied();
         match (ours, theirs) {
             (Some(m), theirs) => {
-                let own = own_check(criterion, m);
+                let own = own_check(criterion, m, wording);
                 if let (Some(actual), Some(resolution)) = (&m.actual, resolution_of(m)) {
                     held.push(Measurement {
                         criterion_id: criterion.id.clone(),
@@ -120,13 +138,69 @@ fn resolution_of(measurement: &MeasurementRecord) -> Option<Decimal> {
     Decimal::parse(&measurement.resolution.to_string()).ok()
 }
 
-fn own_check(criterion: &Criterion, measurement: &MeasurementRecord) -> CheckInput {
-    let evidence = measurement
-        .runs
+/// How a check's evidence names the runs it was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wording {
+    /// `run 1: X; run 2: X; run 3: X` (reports before format 3).
+    EveryRun,
+    /// `runs 1–3: X`: runs that say the same thing, once.
+    Folded,
+}
+
+/// The runs' details, each once, after the runs that gave it (`runs 1–3, 5`), in the order
+/// they first appear.
+pub(crate) fn folded(runs: &[RunReading]) -> Vec<(String, &str)> {
+    let mut details: Vec<(&str, Vec<u32>)> = Vec::new();
+    for reading in runs {
+        match details.iter_mut().find(|(d, _)| *d == reading.detail) {
+            Some((_, numbers)) => numbers.push(reading.run),
+            None => details.push((&reading.detail, vec![reading.run])),
+        }
+    }
+    details
+        .into_iter()
+        .map(|(detail, numbers)| (runs_named(&numbers), detail))
+        .collect()
+}
+
+/// `run 2`, `runs 1–3`, `runs 1, 3, 5–7` for ascending run numbers.
+fn runs_named(numbers: &[u32]) -> String {
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &n in numbers {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => ranges.push((n, n)),
+        }
+    }
+    let spans: Vec<String> = ranges
         .iter()
-        .map(|r| format!("run {}: {}", r.run, r.detail))
-        .collect::<Vec<_>>()
-        .join("; ");
+        .map(|&(start, end)| match end - start {
+            0 => start.to_string(),
+            1 => format!("{start}, {end}"),
+            _ => format!("{start}–{end}"),
+        })
+        .collect();
+    let noun = if numbers.len() == 1 { "run" } else { "runs" };
+    format!("{noun} {}", spans.join(", "))
+}
+
+fn own_check(
+    criterion: &Criterion,
+    measurement: &MeasurementRecord,
+    wording: Wording,
+) -> CheckInput {
+    let evidence = match wording {
+        Wording::EveryRun => measurement
+            .runs
+            .iter()
+            .map(|r| format!("run {}: {}", r.run, r.detail))
+            .collect::<Vec<_>>(),
+        Wording::Folded => folded(&measurement.runs)
+            .into_iter()
+            .map(|(runs, detail)| format!("{runs}: {detail}"))
+            .collect(),
+    }
+    .join("; ");
     let Some(actual) = measurement.actual.clone() else {
         return CheckInput {
             criterion_id: criterion.id.clone(),
@@ -149,5 +223,44 @@ fn own_check(criterion: &Criterion, measurement: &MeasurementRecord) -> CheckInp
         },
         evidence,
         actual: Some(actual),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(run: u32, detail: &str) -> RunReading {
+        RunReading {
+            run,
+            value: None,
+            detail: detail.to_owned(),
+            files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn runs_that_say_the_same_thing_are_named_once() {
+        type Runs<'a> = &'a [(u32, &'a str)];
+        type Named<'a> = &'a [(&'a str, &'a str)];
+        let table: [(Runs<'_>, Named<'_>); 4] = [
+            (&[(1, "a")], &[("run 1", "a")]),
+            (&[(1, "a"), (2, "a"), (3, "a")], &[("runs 1–3", "a")]),
+            (
+                &[(1, "a"), (2, "b"), (3, "a")],
+                &[("runs 1, 3", "a"), ("run 2", "b")],
+            ),
+            (
+                &[(1, "a"), (2, "a"), (3, "b"), (4, "a"), (5, "a"), (6, "a")],
+                &[("runs 1, 2, 4–6", "a"), ("run 3", "b")],
+            ),
+        ];
+        for (runs, expected) in table {
+            let runs: Vec<RunReading> = runs.iter().map(|&(n, d)| reading(n, d)).collect();
+            let got: Vec<(String, &str)> = folded(&runs);
+            let expected: Vec<(String, &str)> =
+                expected.iter().map(|&(r, d)| (r.to_owned(), d)).collect();
+            assert_eq!(got, expected);
+        }
     }
 }

@@ -18,6 +18,7 @@ mod run;
 mod session;
 
 pub use aggregate::{actual, aggregate};
+pub(crate) use checks::folded;
 pub use extract::{Context, Decoded, Files, Value, extract};
 pub use extract::{ExtractError, Reading, Screenshot, Trace};
 pub use figures::Figures;
@@ -25,7 +26,7 @@ pub(crate) use figures::{FlowFigure, FrameSeries, Trend, TrendPoint};
 pub(crate) use measure::AsRecorded;
 pub(crate) use model::InstalledHap;
 pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
-pub use model::{EvidenceFile, Inputs, RunReading};
+pub use model::{EvidenceFile, Inputs, RunReading, Workspace};
 pub use plan::AuditSpec;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;

@@ -108,9 +108,32 @@ impl Inputs {
     }
 }
 
+/// When an audit held its device: recorded facts (UTC, ISO 8601), which no evidence holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Times {
+    /// Before the device's identity was read.
+    pub(crate) started: String,
+    /// After the last run was read.
+    pub(crate) ended: String,
+}
+
+/// The workspace whose build an audit measured, when a delivery knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Workspace {
+    /// Its fingerprint after the agent, as the delivery's ledger has it (SHA-256 over the
+    /// workspace's files).
+    pub(crate) fingerprint: String,
+    /// HEAD's commit, when the workspace is a git checkout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) commit: Option<String>,
+}
+
 /// What an audit gathered on a device, before the gate.
 #[derive(Debug)]
 pub struct AuditRun {
+    /// When it held the device (absent when rebuilt from its folder).
+    pub(crate) times: Option<Times>,
     /// Who the device is.
     pub(crate) device: DeviceInfo,
     /// Where the readings came from.
@@ -130,6 +153,8 @@ pub struct AuditRun {
 /// A gated audit: the measurements and the verdicts the gate recomputed from them.
 #[derive(Debug)]
 pub struct Audited {
+    /// When it held the device (absent when rebuilt from its folder).
+    pub(crate) times: Option<Times>,
     /// Who the device is.
     pub device: DeviceInfo,
     /// Where the readings came from.

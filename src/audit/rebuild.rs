@@ -92,6 +92,7 @@ pub(crate) fn rebuild(
     let (measurements, warnings) = measuring.measurements();
     let figures = measuring.into_figures();
     Ok(AuditRun {
+        times: None,
         source: recorded
             .source
             .cloned()

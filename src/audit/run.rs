@@ -20,7 +20,7 @@ use super::figures::Figures;
 use super::flow::{FlowPlan, run_flow};
 use super::inputs::keep;
 use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
-use super::model::{AuditError, AuditEvent, AuditRun, Inputs, MeasurementRecord};
+use super::model::{AuditError, AuditEvent, AuditRun, Inputs, MeasurementRecord, Times};
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
 use super::session::{StepFailure, gather, keep_file};
 
@@ -66,6 +66,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
         device: &impl Device,
         out: &Path,
     ) -> Result<Ongoing<'p, 's, 'a>, AuditError> {
+        let started = crate::time::now();
         let info = device
             .identity()
             .await
@@ -90,6 +91,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             root,
             out: out.to_owned(),
             done: 0,
+            started,
         })
     }
 
@@ -164,6 +166,7 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     root: PathBuf,
     out: PathBuf,
     done: u32,
+    started: String,
 }
 
 impl Ongoing<'_, '_, '_> {
@@ -244,6 +247,10 @@ impl Ongoing<'_, '_, '_> {
             Some(self.done)
         };
         AuditRun {
+            times: Some(Times {
+                started: self.started.clone(),
+                ended: crate::time::now(),
+            }),
             source,
             device: self.info.clone(),
             inputs: Some(Inputs {

@@ -36,6 +36,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     let cancel = Cancel::new();
     let progress = AuditProgress::new(json);
     let job = AuditJob {
+        workspace: None,
         frozen: &frozen,
         lock: &args.lock,
         playbooks: &playbooks,

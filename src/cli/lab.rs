@@ -52,6 +52,7 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
     let history = args.history.as_deref().map(Recorder::at);
     let cancel = Cancel::new();
     let plan = LabPlan {
+        workspace: None,
         hdc,
         frozen: &frozen,
         lock,

@@ -23,7 +23,9 @@ pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error>
     let text = String::from_utf8(bytes).map_err(|_| {
         Error::from(Diagnostic::error(code, format!("`{}` is not UTF-8", path.display())).fix(fix))
     })?;
-    Ok(parse_json(path, &text).map_err(|d| d.recode(code, fix))?)
+    let report: AuditReport = parse_json(path, &text).map_err(|d| d.recode(code, fix))?;
+    report.readable(path, code)?;
+    Ok(report)
 }
 
 /// Exit 0 when the report is exactly its rebuild, 1 on any difference. A `compare.json` is

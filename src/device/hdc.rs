@@ -268,7 +268,10 @@ impl Device for HdcDevice {
 
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let reply = self.shell(&identity_command()).await?;
-        Ok(parse_identity(self.serial.as_str(), &reply.output))
+        Ok(DeviceInfo {
+            server: Some(self.hdc.server_name()),
+            ..parse_identity(self.serial.as_str(), &reply.output)
+        })
     }
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {

@@ -38,6 +38,10 @@ pub struct DeviceInfo {
     /// recorded before dwpipe read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_rate: Option<u32>,
+    /// The hdc server it was reached through (`local` or `HOST:PORT`): host-side, so absent
+    /// where no server was asked (a fake's identity, one recorded before dwpipe noted it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server: Option<String>,
 }
 
 const FIELDS: [(&str, &str); 6] = [
@@ -191,6 +195,7 @@ mod tests {
             api_level: Some(12),
             virtual_pixel_ratio: Some(3.25),
             refresh_rate: Some(120),
+            server: None,
         };
         assert_eq!(
             parse_identity("FMR0223C13000649", &render_identity(&info)),

@@ -90,6 +90,9 @@ pub struct CheckOutcome {
     pub(crate) dimension: Dimension,
     /// must or should.
     pub(crate) weight: Weight,
+    /// The criterion in words, as the pack states it (absent in audits before format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) statement: Option<String>,
     /// What the check claimed (`unverified` when there was no check).
     pub(crate) result: CheckResult,
     /// The actual the verdict was recomputed from.
@@ -196,6 +199,7 @@ fn judge(
         criterion_id: id.to_owned(),
         dimension: criterion.dimension,
         weight: criterion.weight,
+        statement: Some(criterion.statement.clone()),
         result: CheckResult::Unverified,
         actual: None,
         expected: criterion

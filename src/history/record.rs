@@ -93,7 +93,11 @@ impl Recorder {
                 let facts = RunFacts {
                     app,
                     app_version: self.app_version.clone(),
-                    commit: self.commit.clone(),
+                    // An imported audit of a delivery names its commit itself.
+                    commit: self
+                        .commit
+                        .clone()
+                        .or_else(|| report.workspace.as_ref().and_then(|w| w.commit.clone())),
                     arm,
                     time,
                 };
@@ -242,6 +246,9 @@ fn read(path: &Path) -> Result<(Document, String), Diagnostic> {
         )
         .fix(fix)
     })?;
+    if let Document::Audit(report) = &document {
+        report.readable(path, "E_HISTORY_IMPORT")?;
+    }
     Ok((document, sha256))
 }
 

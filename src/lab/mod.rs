@@ -12,7 +12,7 @@ use std::task::Poll;
 
 use tokio::sync::Semaphore;
 
-use crate::audit::{self, AuditError, AuditEvent, AuditSpec, InstalledHap};
+use crate::audit::{self, AuditError, AuditEvent, AuditSpec, InstalledHap, Workspace};
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::Diagnostic;
 use crate::gate::{AuditorFile, Verdict};
@@ -104,6 +104,8 @@ pub(crate) struct LabPlan<'a> {
     pub(crate) haps: &'a [(PathBuf, InstalledHap)],
     /// The history every device's audit is recorded in.
     pub(crate) history: Option<&'a Recorder>,
+    /// The workspace whose build is audited, when a delivery knows it.
+    pub(crate) workspace: Option<&'a Workspace>,
 }
 
 /// Installs the verified HAPs on a device (`install -r`, judged by hdc's text), so that the
@@ -211,6 +213,8 @@ pub(crate) struct AuditJob<'a> {
     pub(crate) installed: &'a [InstalledHap],
     /// The history to record the audit in (and to draw its trends from).
     pub(crate) history: Option<&'a Recorder>,
+    /// The workspace whose build is audited, when a delivery knows it.
+    pub(crate) workspace: Option<&'a Workspace>,
 }
 
 /// Why one device's audit has no report.
@@ -246,7 +250,8 @@ pub(crate) async fn audit_device(
     let run = audit::run(device, &spec, out, progress).await?;
     let mut audited = run.gate(pack);
     let lock = Some(relative_to(job.lock, out));
-    let report = AuditReport::of_audit(&job.frozen.lock.sha256, &audited, lock);
+    let mut report = AuditReport::of_audit(&job.frozen.lock.sha256, &audited, lock);
+    report.workspace = job.workspace.cloned();
     if let Some(history) = job.history {
         audited.figures.trends = history.trends(&report).map_err(AuditDeviceError::History)?;
     }
@@ -295,6 +300,7 @@ async fn one(
             .map(|(_, hap)| hap.clone())
             .collect::<Vec<_>>(),
         history: plan.history,
+        workspace: plan.workspace,
     };
     match audit_device(&device, &job, out, &progress).await {
         Ok((report, _)) => Ok(report),

@@ -3,7 +3,7 @@
 //! read by the same code the audit ran), gates it, and compares the whole report field by
 //! field. Only what no file can hold is taken from the report, the recorded facts (the
 //! format and dwpipe versions, the lock's name, the source, `--runs`, `--strict`, which dwpipe
-//! read each measurement). A reading that differs because its extractor changed since is named as
+//! read each measurement, when the audit ran, the workspace). A reading that differs because its extractor changed since is named as
 //! such, apart from tampering.
 
 mod diff;
@@ -179,10 +179,13 @@ fn rebuilt(
                 .collect(),
         },
     )?;
-    let audited = run.gate(&frozen.pack);
+    let audited = run.gate_as(&frozen.pack, report.format_version);
     let mut rebuilt = AuditReport::of_audit(&frozen.lock.sha256, &audited, report.lock.clone());
     rebuilt.format_version = report.format_version;
     rebuilt.dwpipe_version.clone_from(&report.dwpipe_version);
+    rebuilt.started.clone_from(&report.started);
+    rebuilt.ended.clone_from(&report.ended);
+    rebuilt.workspace.clone_from(&report.workspace);
     rebuilt.source.clone_from(&report.source);
     if report.inputs.is_none() {
         rebuilt.inputs = None;

@@ -2,12 +2,12 @@
 //! `verdict`, `diagnostics[]`, `checks[]`; CI fails a build on `"verdict": "fail"` without
 //! parsing Markdown.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{Audited, Figures, Inputs, MeasurementRecord};
+use crate::audit::{Audited, Figures, Inputs, MeasurementRecord, Workspace, folded};
 use crate::device::{DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
@@ -29,6 +29,15 @@ pub struct AuditReport {
     pub(crate) verdict: Verdict,
     /// Counts, for the summary line.
     pub(crate) summary: Summary,
+    /// When the audit started on its device (UTC, ISO 8601; since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) started: Option<String>,
+    /// When it ended (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ended: Option<String>,
+    /// The workspace whose build was measured, when a delivery knows it (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace: Option<Workspace>,
     /// The device measured (`null` for an outside auditor's report).
     pub(crate) device: Option<DeviceInfo>,
     /// Where the readings came from: the device, or the capture replayed (since format 2).
@@ -75,6 +84,41 @@ pub struct Summary {
     pub(crate) warnings: usize,
 }
 
+/// What `audit-<n>.md` is rendered from: the report, and each measurement's runs with those
+/// that say the same thing named once.
+#[derive(Serialize)]
+struct MarkdownView<'a> {
+    #[serde(flatten)]
+    report: &'a AuditReport,
+    /// By criterion: which runs read what.
+    readings: BTreeMap<&'a str, Vec<Reading<'a>>>,
+}
+
+/// Runs (`runs 1–3`) and what they were read from.
+#[derive(Serialize)]
+struct Reading<'a> {
+    runs: String,
+    detail: &'a str,
+}
+
+impl<'a> MarkdownView<'a> {
+    fn of(report: &'a AuditReport) -> Self {
+        let readings = report
+            .checks
+            .iter()
+            .flat_map(|c| &c.measurements)
+            .map(|m| {
+                let runs = folded(&m.runs)
+                    .into_iter()
+                    .map(|(runs, detail)| Reading { runs, detail })
+                    .collect();
+                (m.criterion_id.as_str(), runs)
+            })
+            .collect();
+        MarkdownView { report, readings }
+    }
+}
+
 impl AuditReport {
     /// The report of an outside auditor's checks, gated.
     pub fn of_gate(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
@@ -93,6 +137,10 @@ impl AuditReport {
         );
         report.source = Some(audited.source.clone());
         report.inputs = audited.inputs.clone();
+        if let Some(times) = &audited.times {
+            report.started = Some(times.started.clone());
+            report.ended = Some(times.ended.clone());
+        }
         report
     }
 
@@ -127,6 +175,9 @@ impl AuditReport {
             pack_sha256: pack_sha256.to_owned(),
             verdict: outcome.verdict,
             summary,
+            started: None,
+            ended: None,
+            workspace: None,
             device,
             source: None,
             inputs: None,
@@ -158,7 +209,7 @@ impl AuditReport {
     /// returns their paths.
     pub(crate) fn publish_numbered(&self, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
         let json = self.to_json();
-        let markdown = render("audit.md", self)?;
+        let markdown = render("audit.md", &MarkdownView::of(self))?;
         let (_, paths) = publish_numbered(
             out,
             "audit",
@@ -185,6 +236,30 @@ impl AuditReport {
             paths.push(path);
         }
         Ok(paths)
+    }
+
+    /// Refuses a report of a format newer than this dwpipe reads, as the error `code` of the
+    /// command reading `path`.
+    pub(crate) fn readable(&self, path: &Path, code: &str) -> Result<(), Diagnostic> {
+        if self.format_version <= crate::format::AUDIT {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            code,
+            format!(
+                "`{}` is an audit report of format-version {}, written by dwpipe {}; this dwpipe \
+                 {} reads format-version 1 to {}",
+                path.display(),
+                self.format_version,
+                self.dwpipe_version,
+                env!("CARGO_PKG_VERSION"),
+                crate::format::AUDIT
+            ),
+        )
+        .fix(format!(
+            "read it with dwpipe {} or newer",
+            self.dwpipe_version
+        )))
     }
 
     /// The JSON text of the report (pretty, stable field order).

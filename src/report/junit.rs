@@ -109,6 +109,46 @@ fn document(suites: &[Suite]) -> String {
     )
 }
 
+/// The suite's `<properties>`: what the audit was, where and when, as far as the report knows.
+fn properties(report: &AuditReport) -> String {
+    let mut known: Vec<(&str, &str)> = vec![
+        ("dwpipe-version", &report.dwpipe_version),
+        ("pack-sha256", &report.pack_sha256),
+    ];
+    let optional = [
+        ("started", report.started.as_deref()),
+        ("ended", report.ended.as_deref()),
+        (
+            "workspace-fingerprint",
+            report.workspace.as_ref().map(|w| w.fingerprint.as_str()),
+        ),
+        (
+            "commit",
+            report.workspace.as_ref().and_then(|w| w.commit.as_deref()),
+        ),
+    ];
+    known.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    if let Some(device) = &report.device {
+        known.push(("device-serial", &device.serial));
+        let of_device = [
+            ("device-model", device.model.as_deref()),
+            ("device-software", device.software_version.as_deref()),
+            ("hdc-server", device.server.as_deref()),
+        ];
+        known.extend(of_device.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    }
+    let mut xml = String::from("    <properties>\n");
+    for (name, value) in known {
+        let _ = writeln!(
+            xml,
+            "      <property name=\"{name}\" value=\"{}\"/>",
+            escape(value)
+        );
+    }
+    xml.push_str("    </properties>\n");
+    xml
+}
+
 fn suite(report: &AuditReport) -> Suite {
     let suite = report.device.as_ref().map_or_else(
         || "dwpipe gate".to_owned(),
@@ -142,7 +182,7 @@ fn suite(report: &AuditReport) -> Suite {
             let mut reason = check
                 .reason
                 .clone()
-                .unwrap_or_else(|| format!("the check says {:?}", check.result).to_lowercase());
+                .unwrap_or_else(|| format!("the check says {}", check.result.as_str()));
             if !errors.is_empty() {
                 reason = format!("{reason}; {}", errors.join("; "));
             }
@@ -162,6 +202,13 @@ fn suite(report: &AuditReport) -> Suite {
                 escape(&check.evidence)
             );
         }
+        if let Some(statement) = &check.statement {
+            let _ = writeln!(
+                cases,
+                "      <system-out>{}</system-out>",
+                escape(statement)
+            );
+        }
         cases.push_str("    </testcase>\n");
     }
     let tests = report.checks.len();
@@ -171,8 +218,14 @@ fn suite(report: &AuditReport) -> Suite {
         errors: 0,
         skipped,
         xml: format!(
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\"{}>\n{}{cases}  </testsuite>\n",
             escape(&suite),
+            report
+                .started
+                .as_ref()
+                .map(|t| format!(" timestamp=\"{}\"", escape(t)))
+                .unwrap_or_default(),
+            properties(report),
         ),
     }
 }

@@ -1,7 +1,7 @@
 //! The audit stage: on the device, or on every device of the lab, into `audit-round-<n>/`;
 //! what failed goes back to the agent with the measured values (and the device, in a lab).
 
-use crate::audit::InstalledHap;
+use crate::audit::{InstalledHap, Workspace};
 use crate::brief::{Failure, failures_from_audit};
 use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
@@ -91,6 +91,10 @@ impl Delivery<'_> {
             path: self.run_dir.history(),
             ..crate::history::build_facts(&self.config.workspace)
         };
+        let workspace = Workspace {
+            fingerprint: after.to_owned(),
+            commit: history.commit.clone(),
+        };
         // Each device's report (the serial only in a lab), and the devices left unaudited.
         let (reports, unaudited, written, criteria) = match target {
             Opened::One(device) => {
@@ -117,6 +121,7 @@ impl Delivery<'_> {
                     strict: self.strict,
                     installed: &installed,
                     history: Some(&history),
+                    workspace: Some(&workspace),
                 };
                 let (report, written) = match audit_device(device, &job, &out, &progress).await {
                     Ok(published) => published,
@@ -155,6 +160,7 @@ impl Delivery<'_> {
                     runs: None,
                     haps: &to_install,
                     history: Some(&history),
+                    workspace: Some(&workspace),
                 };
                 let progress = |event: crate::lab::LabEvent<'_>| (self.events)(Event::Lab(event));
                 let seats = audit_lab(&plan, roster, &out, cancel, &progress).await;

@@ -1,5 +1,7 @@
-//! The page's charts as inline SVG: each cold-start run split into its launch phases, and the
-//! frame-interval histogram against the budget.
+//! The page's charts as inline SVG: each cold-start run split into its launch phases on a time
+//! axis with the criterion's threshold, and the frame-interval histogram against the budget,
+//! with both axes labelled. Every number a reviewer needs is written on the chart or in the
+//! table under it, not only in tooltips.
 
 use std::fmt::Write;
 
@@ -11,108 +13,286 @@ const COLOURS: [&str; 6] = [
     "#0969da", "#8250df", "#bf3989", "#bc4c00", "#1a7f37", "#9a6700",
 ];
 
+/// The chart's width; time axes run from `LEFT` to `RIGHT`.
+const WIDTH: f64 = 820.0;
+const LEFT: f64 = 60.0;
+const RIGHT: f64 = 760.0;
+/// Pixels per character of the 11 px labels (a generous estimate, so labels fit).
+const CHAR_PX: f64 = 6.6;
+
+/// A step of 1, 2, 2.5 or 5 × 10ⁿ giving about `ticks` ticks up to `top`.
+fn nice_step(top: f64, ticks: f64) -> f64 {
+    let raw = (top / ticks).max(f64::MIN_POSITIVE);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * magnitude)
+        .find(|step| *step >= raw)
+        .unwrap_or(10.0 * magnitude)
+}
+
+/// A duration as the page writes it: whole milliseconds whole, others to a tenth.
+fn ms(value: f64) -> String {
+    if value.fract().abs() < 0.05 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// Vertical ticks and labels of a time axis from 0 to `top` ms along `y`, mapped by `x`.
+fn time_axis(svg: &mut String, top: f64, y: f64, grid_from: f64, x: &dyn Fn(f64) -> f64) {
+    let step = nice_step(top, 6.0);
+    let _ = write!(
+        svg,
+        "<line x1=\"{LEFT}\" x2=\"{RIGHT}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#57606a\"/>"
+    );
+    let mut tick = 0.0;
+    while tick <= top + step * 1e-9 {
+        let at = x(tick);
+        let _ = write!(
+            svg,
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{grid_from}\" y2=\"{y}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y}\" y2=\"{}\" stroke=\"#57606a\"/><text x=\"{at:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+            y + 4.0,
+            y + 16.0,
+            ms(tick)
+        );
+        tick += step;
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">ms</text>",
+        WIDTH - 4.0,
+        y + 16.0
+    );
+}
+
+/// A dashed vertical line at `at` from `y1` to `y2`, labelled at `label_y`, the label kept
+/// inside the chart (right-aligned to the line when it would run off the edge).
+fn marker(
+    svg: &mut String,
+    at: f64,
+    (y1, y2, label_y): (f64, f64, f64),
+    colour: &str,
+    label: &str,
+) {
+    let fits = at + 4.0 + label.chars().count() as f64 * CHAR_PX <= WIDTH;
+    let (text_x, anchor) = if fits {
+        (at + 4.0, "start")
+    } else {
+        (at - 4.0, "end")
+    };
+    let _ = write!(
+        svg,
+        "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y1}\" y2=\"{y2}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/><text x=\"{text_x:.1}\" y=\"{label_y}\" font-size=\"11\" fill=\"{colour}\" text-anchor=\"{anchor}\">{}</text>",
+        escape(label)
+    );
+}
+
 pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
     let runs = chart.runs;
     let longest = runs.iter().map(|(_, c)| c.ms).fold(1.0, f64::max);
-    let scale = 600.0 / longest;
+    let reach = chart.limit_ms.map_or(longest, |limit| limit.max(longest));
+    let step = nice_step(reach * 1.08, 6.0);
+    let top = (reach * 1.08 / step).ceil() * step;
+    let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
+    let (first_row, row_height) = (24.0, 34.0);
+    let axis_y = first_row + runs.len() as f64 * row_height + 4.0;
     let mut svg = format!(
-        "<svg width=\"820\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"cold start runs\">",
-        40 + runs.len() * 34
+        "<svg width=\"{WIDTH}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"cold start runs on a time axis\">",
+        axis_y + 24.0
     );
+    time_axis(&mut svg, top, axis_y, first_row - 6.0, &x);
     for (row, (run, cold)) in runs.iter().enumerate() {
-        let y = 10 + row * 34;
+        let y = first_row + row as f64 * row_height;
         let _ = write!(
             svg,
             "<text x=\"0\" y=\"{}\" font-size=\"12\">run {run}</text>",
-            y + 16
+            y + 16.0
         );
         for (i, phase) in cold.phases.iter().enumerate() {
+            let (left, width) = (x(phase.start_ms), x(phase.duration_ms) - LEFT);
             let _ = write!(
                 svg,
-                "<rect x=\"{:.1}\" y=\"{y}\" width=\"{:.1}\" height=\"22\" fill=\"{}\"><title>{}: {} ms</title></rect>",
-                60.0 + phase.start_ms * scale,
-                (phase.duration_ms * scale).max(1.0),
+                "<rect x=\"{left:.1}\" y=\"{y}\" width=\"{:.1}\" height=\"22\" fill=\"{}\"><title>{}: {} ms</title></rect>",
+                width.max(1.0),
                 COLOURS[i % COLOURS.len()],
                 escape(phase.name),
-                phase.duration_ms
+                ms(phase.duration_ms)
             );
+            // Written on the bar where it fits; every duration is in the table below.
+            let label = ms(phase.duration_ms);
+            if width >= label.len() as f64 * CHAR_PX + 6.0 {
+                let _ = write!(
+                    svg,
+                    "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" fill=\"#fff\" text-anchor=\"middle\">{label}</text>",
+                    left + width / 2.0,
+                    y + 15.0
+                );
+            }
         }
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{} ms</text>",
-            66.0 + cold.ms * scale,
-            y + 16,
-            cold.ms
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{} ms</text>",
+            x(cold.ms) + 6.0,
+            y + 16.0,
+            ms(cold.ms)
         );
     }
-    let legend: Vec<String> = runs.first().map_or_else(Vec::new, |(_, c)| {
-        c.phases
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                format!(
-                    "<span style=\"color:{}\">■</span> {}",
-                    COLOURS[i % COLOURS.len()],
-                    escape(p.name)
-                )
-            })
-            .collect()
-    });
+    if let Some(limit) = chart.limit_ms {
+        marker(
+            &mut svg,
+            x(limit),
+            (first_row - 10.0, axis_y, 12.0),
+            "#cf222e",
+            &format!("threshold {} ms", ms(limit)),
+        );
+    }
     svg.push_str("</svg>");
     format!(
-        "<section><h2>{} cold start: {} ({} of {} runs)</h2>{svg}<p><small>{}</small></p></section>",
+        "<section><h2>{} cold start: {} ({} of {} runs)</h2>{svg}{}</section>",
         escape(chart.criterion_id),
         escape(chart.actual),
         escape(chart.aggregate.as_str()),
         chart.run_count,
-        legend.join(" · ")
+        phase_table(chart)
     )
+}
+
+/// Every run's phase durations, the phases as columns in their colours.
+fn phase_table(chart: &ColdStartChart<'_>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for (_, cold) in chart.runs {
+        for phase in &cold.phases {
+            if !names.contains(&phase.name) {
+                names.push(phase.name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut table = String::from("<table><tr><th>run</th>");
+    for (i, name) in names.iter().enumerate() {
+        let _ = write!(
+            table,
+            "<th><span style=\"color:{}\">■</span> {} (ms)</th>",
+            COLOURS[i % COLOURS.len()],
+            escape(name)
+        );
+    }
+    table.push_str("<th>total (ms)</th></tr>");
+    for (run, cold) in chart.runs {
+        let _ = write!(table, "<tr><td>{run}</td>");
+        for name in &names {
+            let cell = cold
+                .phases
+                .iter()
+                .find(|p| p.name == *name)
+                .map_or_else(|| "—".to_owned(), |p| ms(p.duration_ms));
+            let _ = write!(table, "<td>{cell}</td>");
+        }
+        let _ = write!(table, "<td><b>{}</b></td></tr>", ms(cold.ms));
+    }
+    table.push_str("</table>");
+    table
 }
 
 pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     let (top, width, budget) = (chart.top_ms, chart.bin_ms, chart.budget_ms);
-    let most = chart.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let mut svg = String::from(
-        "<svg width=\"820\" height=\"240\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"frame interval distribution\">",
+    let most = chart.counts.iter().copied().max().unwrap_or(0).max(1);
+    let count_step = nice_step(most as f64, 4.0).max(1.0).ceil();
+    let count_top = (most as f64 / count_step).ceil() * count_step;
+    let (plot_top, plot_bottom) = (36.0, 216.0);
+    let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
+    let y = |count: f64| plot_bottom - count / count_top * (plot_bottom - plot_top);
+    let mut svg = format!(
+        "<svg width=\"{WIDTH}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"frame interval distribution\">",
+        plot_bottom + 24.0
     );
-    let x = |ms: f64| 40.0 + ms / top * 740.0;
-    for (i, count) in chart.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-        let height = *count as f64 / most * 180.0;
+    // The count axis.
+    let _ = write!(
+        svg,
+        "<line x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{plot_top}\" y2=\"{plot_bottom}\" stroke=\"#57606a\"/><text x=\"0\" y=\"{}\" font-size=\"11\">frames</text>",
+        plot_top - 6.0
+    );
+    let mut tick = 0.0;
+    while tick <= count_top {
+        let at = y(tick);
         let _ = write!(
             svg,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{height:.1}\" fill=\"{}\"><title>{} frame(s) at {:.1}–{:.1} ms</title></rect>",
-            x(i as f64 * width),
-            200.0 - height,
-            (740.0 / BINS as f64 - 1.0).max(1.0),
-            if (i as f64) * width > budget * 1.5 {
+            "<line x1=\"{}\" x2=\"{RIGHT}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{tick}</text>",
+            LEFT - 4.0,
+            LEFT - 6.0,
+            at + 4.0
+        );
+        tick += count_step;
+    }
+    time_axis(&mut svg, top, plot_bottom, plot_top, &x);
+    let bar = ((RIGHT - LEFT) / BINS as f64 - 1.0).max(1.0);
+    for (i, count) in chart.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let from = i as f64 * width;
+        let height = plot_bottom - y(*count as f64);
+        let _ = write!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{height:.1}\" fill=\"{}\"><title>{count} frame(s) at {:.1}–{:.1} ms</title></rect><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{count}</text>",
+            x(from),
+            plot_bottom - height,
+            if from >= budget * 1.5 {
                 "#cf222e"
             } else {
                 "#0969da"
             },
-            count,
-            i as f64 * width,
-            (i + 1) as f64 * width
+            from,
+            from + width,
+            x(from) + bar / 2.0,
+            plot_bottom - height - 3.0
         );
     }
-    for (ms, label, colour) in [
-        (budget, "budget", "#1a7f37"),
-        (budget * 1.5, "1.5× budget (dropped past it)", "#cf222e"),
+    for (ms_at, label, colour, label_y) in [
+        (budget, format!("budget {budget:.2} ms"), "#1a7f37", 12.0),
+        (
+            budget * 1.5,
+            format!("1.5× budget {:.2} ms: dropped past it", budget * 1.5),
+            "#cf222e",
+            26.0,
+        ),
     ] {
-        let _ = write!(
-            svg,
-            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"10\" y2=\"200\" stroke=\"{colour}\" stroke-dasharray=\"4 3\"/><text x=\"{1:.1}\" y=\"22\" font-size=\"11\" fill=\"{colour}\">{label} {ms:.2} ms</text>",
-            x(ms),
-            x(ms) + 4.0
+        marker(
+            &mut svg,
+            x(ms_at),
+            (plot_top - 6.0, plot_bottom, label_y),
+            colour,
+            &label,
         );
     }
-    let _ = write!(
-        svg,
-        "<line x1=\"40\" x2=\"780\" y1=\"200\" y2=\"200\" stroke=\"#57606a\"/><text x=\"40\" y=\"220\" font-size=\"11\">0 ms</text><text x=\"740\" y=\"220\" font-size=\"11\">{top:.0} ms</text></svg>"
-    );
+    svg.push_str("</svg>");
     format!(
-        "<section><h2>{} frame intervals: {} frames, {}</h2>{svg}</section>",
+        "<section><h2>{} frame intervals: {} frames, {}</h2>{svg}<p><small>the first run's intervals between presented frames, {:.2} ms bins from 0 to {:.1} ms</small></p></section>",
         escape(chart.criterion_id),
         chart.frames,
-        escape(chart.actual)
+        escape(chart.actual),
+        width,
+        top
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_round_and_give_a_handful_of_ticks() {
+        for (top, ticks, step) in [
+            (1000.0, 6.0, 200.0),
+            (1296.0, 6.0, 250.0),
+            (50.0, 6.0, 10.0),
+            (7.0, 4.0, 2.0),
+            (61.0, 4.0, 20.0),
+        ] {
+            assert_eq!(nice_step(top, ticks), step, "{top}/{ticks}");
+        }
+        assert_eq!(ms(16.0), "16");
+        assert_eq!(ms(16.667), "16.7");
+    }
 }

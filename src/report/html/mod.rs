@@ -29,7 +29,9 @@ const TOUCH_BASELINE_VP: f64 = 48.0;
 /// The pages' shared look: verdict colours, bordered tables.
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
-td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}";
+td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}\
+table.facts th{background:#f6f8fa;font-weight:600}ul.failed li{margin:6px 0}a{color:#0969da}\
+figure.screen{display:inline-block;margin:0;padding:8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa}";
 
 /// The start of a page: its title, the shared style, and the heading with the verdict.
 pub(crate) fn head(kind: &str, heading: &str, verdict: &str) -> String {
@@ -75,20 +77,28 @@ pub fn html(report: &AuditReport, figures: &Figures, pack: &Pack) -> String {
 /// The page's markup.
 fn render(view: &Page) -> String {
     let mut page = head("audit", "Audit", view.verdict);
-    let _ = write!(
-        page,
-        "<p><small>pack sha256:{} · {} · dwpipe {}</small></p>",
-        escape(view.pack_sha256),
-        escape(&view.device),
-        escape(view.dwpipe_version)
-    );
-    page.push_str("<table><tr><th>criterion</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>");
+    page.push_str("<table class=\"facts\">");
+    for (label, text) in &view.facts {
+        let _ = write!(page, "<tr><th>{label}</th><td>{}</td></tr>", escape(text));
+    }
+    if let Some(links) = &view.lock {
+        let _ = write!(
+            page,
+            "<tr><th>criteria</th><td><a href=\"{}\">spec.md</a> · <a href=\"{}\">{}</a></td></tr>",
+            escape(&links.spec),
+            escape(&links.lock),
+            escape(&links.lock)
+        );
+    }
+    page.push_str("</table>");
+    page.push_str("<table><tr><th>criterion</th><th>statement</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>");
     for row in &view.rows {
         let (result, recomputed) = (row.result, row.recomputed);
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{result}\">{result}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{result}\">{result}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
             escape(row.criterion_id),
+            escape(row.statement.unwrap_or("—")),
             row.dimension,
             row.weight,
             escape(row.actual.unwrap_or("—")),
@@ -100,6 +110,7 @@ fn render(view: &Page) -> String {
         );
     }
     page.push_str("</table>");
+    page.push_str(&failures(view));
     for chart in &view.cold_starts {
         page.push_str(&charts::cold_start(chart));
     }
@@ -117,6 +128,44 @@ fn render(view: &Page) -> String {
     }
     page.push_str("</body></html>\n");
     page
+}
+
+/// What failed, each with its measured value, the threshold, why, and its evidence files.
+fn failures(view: &Page) -> String {
+    if view.failures.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from("<section><h2>What failed</h2><ul class=\"failed\">");
+    for f in &view.failures {
+        let _ = write!(
+            html,
+            "<li><b>{}</b>{}: measured <b>{}</b>, threshold <b>{}</b>{}",
+            escape(f.criterion_id),
+            f.statement
+                .map_or_else(String::new, |s| format!(" ({})", escape(s))),
+            escape(f.actual.unwrap_or("nothing")),
+            escape(f.expected.unwrap_or("none")),
+            f.reason
+                .map_or_else(String::new, |r| format!(" — {}", escape(r)))
+        );
+        for (run, files) in &f.files {
+            let links: Vec<String> = files
+                .iter()
+                .map(|path| {
+                    let name = path.rsplit('/').next().unwrap_or(path);
+                    format!("<a href=\"{}\">{}</a>", escape(path), escape(name))
+                })
+                .collect();
+            let _ = write!(
+                html,
+                "<br><small>run {run} evidence: {}</small>",
+                links.join(" · ")
+            );
+        }
+        html.push_str("</li>");
+    }
+    html.push_str("</ul></section>");
+    html
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The screenshot with the measured boxes and gaps drawn over it, in the screenshot's own
-//! pixel coordinates (the SVG's viewBox), shown 360 px wide.
+//! pixel coordinates (the SVG's viewBox), framed and shown 540 px wide, every label sized to
+//! read at 13 px and kept inside the picture.
 
 use std::fmt::Write;
 
@@ -8,22 +9,65 @@ use crate::probe::layout::Rect;
 use super::view::{ScreenView, Shape};
 use super::{TOUCH_BASELINE_VP, base64, escape};
 
-fn draw(shapes: &mut String, rect: Rect, colour: &str, label: &str) {
-    let _ = write!(
-        shapes,
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"6\"><title>{}</title></rect><text x=\"{}\" y=\"{}\" font-size=\"34\" fill=\"{colour}\">{}</text>",
-        rect.l,
-        rect.t,
-        rect.width(),
-        rect.height(),
-        escape(label),
-        rect.l,
-        rect.t - 8,
-        escape(label)
-    );
+/// How wide the screenshot is shown, in CSS px: its boxes and 13 px labels readable.
+const SHOWN: f64 = 540.0;
+
+/// Sizes in the screenshot's own pixels that show as `css` CSS px.
+struct Scale {
+    per_css: f64,
+    width: f64,
+    height: f64,
+}
+
+impl Scale {
+    fn px(&self, css: f64) -> f64 {
+        css * self.per_css
+    }
+
+    /// A label at the top left of `rect` (above it where there is room, else just inside),
+    /// moved left so that it never runs off the screenshot.
+    fn label(&self, out: &mut String, (x, top): (f64, f64), colour: &str, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let font = self.px(13.0);
+        let wide = text.chars().count() as f64 * font * 0.6;
+        let x = x.min(self.width - wide).max(0.0);
+        let y = if top - font * 0.4 >= font {
+            top - font * 0.4
+        } else {
+            (top + font * 1.1).min(self.height - font * 0.3)
+        };
+        let _ = write!(
+            out,
+            "<text x=\"{x:.0}\" y=\"{y:.0}\" font-size=\"{font:.0}\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"{:.1}\" paint-order=\"stroke\" font-weight=\"600\">{}</text>",
+            font * 0.25,
+            escape(text)
+        );
+    }
+
+    fn rect(&self, out: &mut String, rect: Rect, colour: &str, label: &str) {
+        let _ = write!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"{:.1}\"><title>{}</title></rect>",
+            rect.l,
+            rect.t,
+            rect.width(),
+            rect.height(),
+            self.px(2.0),
+            escape(label)
+        );
+        self.label(out, (rect.l as f64, rect.t as f64), colour, label);
+    }
 }
 
 pub(super) fn screen(view: &ScreenView<'_>) -> String {
+    let (w, h) = (view.width, view.height);
+    let scale = Scale {
+        per_css: w as f64 / SHOWN,
+        width: w as f64,
+        height: h as f64,
+    };
     let mut shapes = String::new();
     for shape in &view.shapes {
         match shape {
@@ -31,29 +75,33 @@ pub(super) fn screen(view: &ScreenView<'_>) -> String {
                 rect,
                 colour,
                 label,
-            } => draw(&mut shapes, *rect, colour, label),
+            } => scale.rect(&mut shapes, *rect, colour, label),
             Shape::Gap { from, to, label } => {
-                draw(&mut shapes, *from, "#0969da", "");
-                draw(&mut shapes, *to, "#0969da", "");
+                scale.rect(&mut shapes, *from, "#0969da", "");
+                scale.rect(&mut shapes, *to, "#0969da", "");
                 let x = (from.l + from.r) / 2;
                 let _ = write!(
                     shapes,
-                    "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#8250df\" stroke-width=\"8\"/><text x=\"{}\" y=\"{}\" font-size=\"34\" fill=\"#8250df\">{}</text>",
+                    "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#8250df\" stroke-width=\"{:.1}\"/>",
                     from.b,
                     to.t,
-                    x + 12,
-                    (from.b + to.t) / 2 + 12,
-                    escape(label)
+                    scale.px(3.0)
+                );
+                let middle = (from.b + to.t) as f64 / 2.0 + scale.px(13.0) * 0.8;
+                scale.label(
+                    &mut shapes,
+                    (x as f64 + scale.px(6.0), middle),
+                    "#8250df",
+                    label,
                 );
             }
         }
     }
-    let (w, h) = (view.width, view.height);
-    let shown = 360.0;
     format!(
-        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red: smaller; blue/violet: measured nodes and gaps</small></p>\
-<svg width=\"{shown}\" height=\"{:.0}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"screenshot\"><image href=\"data:image/png;base64,{}\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/>{shapes}</svg></section>",
-        shown * h as f64 / w as f64,
-        base64(view.png)
+        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red: smaller; blue/violet: measured nodes and gaps ({w}×{h} px, shown {SHOWN} px wide)</small></p>\
+<figure class=\"screen\"><svg width=\"{SHOWN}\" height=\"{:.0}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"screenshot\"><image href=\"data:image/png;base64,{}\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"{:.1}\"/>{shapes}</svg></figure></section>",
+        SHOWN * h as f64 / w as f64,
+        base64(view.png),
+        scale.px(1.0)
     )
 }

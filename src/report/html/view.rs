@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord, Trend};
+use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::{Rect, to_vp};
@@ -15,10 +16,13 @@ use super::TOUCH_BASELINE_VP;
 /// The whole page.
 pub(crate) struct Page<'a> {
     pub(super) verdict: &'static str,
-    pub(super) pack_sha256: &'a str,
-    pub(super) device: String,
-    pub(super) dwpipe_version: &'a str,
+    /// What the audit was, where and when, as far as the report knows: label and text.
+    pub(super) facts: Vec<(&'static str, String)>,
+    /// The lock and the spec beside it, relative to the page.
+    pub(super) lock: Option<Links>,
     pub(super) rows: Vec<Row<'a>>,
+    /// The criteria that failed, each with what was measured against what, and its evidence.
+    pub(super) failures: Vec<Failing<'a>>,
     pub(super) cold_starts: Vec<ColdStartChart<'a>>,
     pub(super) frames: Vec<FramesChart<'a>>,
     pub(super) screen: Option<ScreenView<'a>>,
@@ -44,9 +48,27 @@ pub(super) struct Timing<'a> {
     pub(super) value: Option<f64>,
 }
 
+/// Where the page's lock and spec are, relative to it.
+pub(super) struct Links {
+    pub(super) lock: String,
+    pub(super) spec: String,
+}
+
+/// A failed criterion, for the list under the table.
+pub(super) struct Failing<'a> {
+    pub(super) criterion_id: &'a str,
+    pub(super) statement: Option<&'a str>,
+    pub(super) actual: Option<&'a str>,
+    pub(super) expected: Option<&'a str>,
+    pub(super) reason: Option<&'a str>,
+    /// Each run's evidence files (relative to the page).
+    pub(super) files: Vec<(u32, Vec<&'a str>)>,
+}
+
 /// A criterion's row of the verdict table.
 pub(super) struct Row<'a> {
     pub(super) criterion_id: &'a str,
+    pub(super) statement: Option<&'a str>,
     pub(super) dimension: &'static str,
     pub(super) weight: &'static str,
     pub(super) result: &'static str,
@@ -61,6 +83,8 @@ pub(super) struct Row<'a> {
 pub(super) struct ColdStartChart<'a> {
     pub(super) criterion_id: &'a str,
     pub(super) actual: &'a str,
+    /// The most the criterion allows, in ms, when its assertion sets an upper bound.
+    pub(super) limit_ms: Option<f64>,
     pub(super) aggregate: Aggregate,
     pub(super) run_count: usize,
     pub(super) runs: &'a [(u32, ColdStart)],
@@ -72,11 +96,12 @@ pub(super) struct FramesChart<'a> {
     pub(super) actual: &'a str,
     pub(super) frames: usize,
     pub(super) budget_ms: f64,
-    /// The interval the axis ends at (twice the budget, or the longest interval).
+    /// The interval the axis ends at: twice the budget, or past the longest interval, so that
+    /// every frame is drawn.
     pub(super) top_ms: f64,
     /// The width of one bin, in ms.
     pub(super) bin_ms: f64,
-    /// Frames per bin; the last bin holds everything beyond the axis.
+    /// Frames per bin, over `[0, top_ms]`.
     pub(super) counts: Vec<usize>,
 }
 
@@ -106,15 +131,8 @@ pub(super) struct ScreenView<'a> {
 impl<'a> Page<'a> {
     /// The page of a report.
     pub(crate) fn new(report: &'a AuditReport, figures: &'a Figures, pack: &'a Pack) -> Page<'a> {
-        let device = report.device.as_ref().map_or_else(String::new, |d| {
-            format!(
-                "{} · {} · density {}",
-                d.serial,
-                d.model.clone().unwrap_or_default(),
-                d.virtual_pixel_ratio
-                    .map_or_else(|| "?".to_owned(), |v| v.to_string())
-            )
-        });
+        let criteria: HashMap<&str, &Criterion> =
+            pack.criteria.iter().map(|c| (c.id.as_str(), c)).collect();
         let measured_by = |probe: &str| -> Vec<&'a MeasurementRecord> {
             report
                 .checks
@@ -126,9 +144,36 @@ impl<'a> Page<'a> {
         let not_measured = |m: &'a MeasurementRecord| m.actual.as_deref().unwrap_or("not measured");
         Page {
             verdict: report.verdict.as_str(),
-            pack_sha256: &report.pack_sha256,
-            device,
-            dwpipe_version: &report.dwpipe_version,
+            facts: facts(report),
+            lock: report.lock.as_deref().map(|lock| Links {
+                lock: lock.to_owned(),
+                // A lock on disk always has its spec beside it (`Frozen::write`).
+                spec: std::path::Path::new(lock)
+                    .with_file_name(crate::pack::SPEC_FILE)
+                    .to_string_lossy()
+                    .into_owned(),
+            }),
+            failures: report
+                .checks
+                .iter()
+                .filter(|entry| {
+                    entry.check.result == CheckResult::Fail
+                        || entry.check.assertion_verdict == AssertionVerdict::Fail
+                })
+                .map(|entry| Failing {
+                    criterion_id: &entry.check.criterion_id,
+                    statement: entry.check.statement.as_deref(),
+                    actual: entry.check.actual.as_deref(),
+                    expected: entry.check.expected.as_deref(),
+                    reason: entry.check.reason.as_deref(),
+                    files: entry
+                        .measurements
+                        .iter()
+                        .flat_map(|m| &m.runs)
+                        .map(|r| (r.run, r.files.iter().map(|f| f.path.as_str()).collect()))
+                        .collect(),
+                })
+                .collect(),
             rows: report
                 .checks
                 .iter()
@@ -136,6 +181,7 @@ impl<'a> Page<'a> {
                     let c = &entry.check;
                     Row {
                         criterion_id: &c.criterion_id,
+                        statement: c.statement.as_deref(),
                         dimension: c.dimension.as_str(),
                         weight: c.weight.as_str(),
                         result: c.result.as_str(),
@@ -152,6 +198,10 @@ impl<'a> Page<'a> {
                 .map(|m| ColdStartChart {
                     criterion_id: &m.criterion_id,
                     actual: not_measured(m),
+                    limit_ms: criteria
+                        .get(m.criterion_id.as_str())
+                        .and_then(|c| c.assertion.as_ref())
+                        .and_then(|a| a.assertion.upper_bound_in("ms")),
                     aggregate: m.aggregate,
                     run_count: m.runs.len(),
                     runs: figures
@@ -179,6 +229,43 @@ impl<'a> Page<'a> {
                 .collect(),
         }
     }
+}
+
+/// The page's heading facts: the pack, dwpipe, when, the device, the workspace.
+fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
+    let mut facts = vec![
+        ("pack", format!("sha256:{}", report.pack_sha256)),
+        (
+            "dwpipe",
+            format!(
+                "{} · report format {}",
+                report.dwpipe_version, report.format_version
+            ),
+        ),
+    ];
+    if let (Some(started), Some(ended)) = (&report.started, &report.ended) {
+        facts.push(("audited", format!("{started} to {ended}")));
+    }
+    if let Some(d) = &report.device {
+        let mut words = vec![d.serial.clone()];
+        words.extend(d.model.clone());
+        words.extend(d.software_version.clone());
+        words.extend(d.virtual_pixel_ratio.map(|v| format!("density {v}")));
+        words.extend(d.refresh_rate.map(|hz| format!("{hz} Hz")));
+        words.extend(d.server.as_ref().map(|s| format!("hdc server {s}")));
+        facts.push(("device", words.join(" · ")));
+    }
+    if let Some(w) = &report.workspace {
+        let commit = w
+            .commit
+            .as_ref()
+            .map_or_else(String::new, |c| format!(" · commit {c}"));
+        facts.push((
+            "workspace",
+            format!("fingerprint {}{commit}", w.fingerprint),
+        ));
+    }
+    facts
 }
 
 /// Every flow the audit ran, with the response criteria measured in it.
@@ -227,11 +314,13 @@ fn frames_chart<'a>(
 ) -> FramesChart<'a> {
     let budget = series.budget_ms;
     let intervals = &series.intervals_ms;
-    let top = intervals.iter().copied().fold(budget * 2.0, f64::max);
+    let longest = intervals.iter().copied().fold(0.0, f64::max);
+    // Past the longest interval by a bin, so that it is drawn inside the axis.
+    let top = (budget * 2.0).max(longest * (BINS as f64 + 1.0) / BINS as f64);
     let width = top / BINS as f64;
-    let mut counts = vec![0usize; BINS + 1];
+    let mut counts = vec![0usize; BINS];
     for interval in intervals {
-        counts[((interval / width) as usize).min(BINS)] += 1;
+        counts[((interval / width) as usize).min(BINS - 1)] += 1;
     }
     FramesChart {
         criterion_id,
