@@ -117,12 +117,20 @@ impl Diagnostic {
     }
 
     /// Files a parser's diagnostic under the caller's code and fix (a lock that does not parse
-    /// is a lock error), keeping the parser's own code in the message.
+    /// is a lock error): one code per message, the reader's.
     pub(crate) fn recode(mut self, code: &str, fix: &str) -> Diagnostic {
-        self.message = format!("{} ({})", self.message, self.code);
         self.code = code.to_owned();
         self.fix = Some(fix.to_owned());
         self
+    }
+
+    /// The message and its line, without the code: for a finding told inside another error
+    /// (which names the file and shows its own code: one code per message).
+    pub(crate) fn described(&self) -> String {
+        match &self.location {
+            Some(at) => format!("line {}, column {}: {}", at.line, at.column, self.message),
+            None => self.message.clone(),
+        }
     }
 
     /// Whether this refuses the stage.

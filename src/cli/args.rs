@@ -646,13 +646,14 @@ field with what the report says; any difference is named by its path and exits 1
 
 Recomputed from the lock and the evidence: pack-sha256; device (from the kept device.yaml); \
 inputs (device.yaml, the playbooks and an outside auditor's report, re-hashed); every criterion's \
-check (result, actual, assertion verdict, reason, evidence text); every measurement (probe, \
+check (statement, result, actual, assertion verdict, reason, evidence text); every measurement (probe, \
 extractor, aggregate, unit, resolution, each run's reading from its session's files, which are \
 re-hashed, and the aggregate); the diagnostics; the summary; the verdict.
 
 Recorded facts, taken as the report says: format-version, dwpipe-version, lock, source (the device \
-or the capture replayed), inputs.runs (--runs), inputs.strict (--strict), and each measurement's \
-extracted-by (the dwpipe version that read it). A reading made by an older revision of its \
+or the capture replayed), started and ended, the workspace (a delivery's fingerprint and commit), \
+inputs.runs (--runs), inputs.strict (--strict), and each measurement's extracted-by (the dwpipe \
+version that read it). A report of an older format is rebuilt as that format worded it. A reading made by an older revision of its \
 extractor is taken as recorded, so everything built on it is still checked, and the difference \
 from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart from tampering.
 

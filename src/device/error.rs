@@ -94,7 +94,7 @@ pub enum DeviceError {
 
 impl DeviceError {
     /// The stable code of the failure.
-    pub(crate) fn code(&self) -> &'static str {
+    pub fn code(&self) -> &'static str {
         match self {
             DeviceError::HdcNotFound { .. } => "E_HDC_NOT_FOUND",
             DeviceError::ServerUnreachable { .. } => "E_HDC_SERVER_UNREACHABLE",

@@ -292,6 +292,62 @@ fn semantic_errors_name_the_criterion_and_its_line() {
     }
 }
 
+/// An assertion written as a block: each error at the line of the key at fault, not at the
+/// `assertion:` that holds it (line 9).
+#[test]
+fn assertion_errors_point_at_the_key_at_fault() {
+    let block = |keys: &str| with_criterion(&format!("{GOOD}    assertion:\n{keys}"));
+    let rows: Vec<(String, u32, &str)> = vec![
+        (
+            block("      matcher: lte\n      expected: 800\n      unit: msec\n"),
+            12,
+            "unknown unit `msec`",
+        ),
+        (
+            block("      expected: 800\n      unit: ms\n      matcher: below\n"),
+            12,
+            "unknown matcher `below`",
+        ),
+        (
+            block("      matcher: lte\n      unit: ms\n      expected: fast\n"),
+            12,
+            "takes a number",
+        ),
+        (
+            block("      matcher: range\n      unit: vp\n      min: 13\n      max: 11\n"),
+            12,
+            "min 13 greater than max 11",
+        ),
+        (
+            block("      matcher: contains\n      expected: ok\n      unit: ms\n"),
+            12,
+            "`unit` applies to numbers",
+        ),
+        (
+            block("      matcher: lte\n      expected: 800\n      probe: { id: perf.coldstart }\n"),
+            12,
+            "unknown probe",
+        ),
+        (
+            block(
+                "      matcher: lte\n      expected: 60\n      unit: fps\n      probe: { id: perf.cold-start }\n",
+            ),
+            12,
+            "measures in ms",
+        ),
+    ];
+    for (text, line, contains) in rows {
+        let d = first_error("pack.yaml", &text);
+        assert_eq!(d.code, "E_CRITERION_ASSERTION_INVALID", "{text}\n{d}");
+        assert!(d.message.contains(contains), "{d}");
+        assert_eq!(
+            d.location.as_ref().map(|l| l.line),
+            Some(line),
+            "{text}\n{d}"
+        );
+    }
+}
+
 #[test]
 fn every_criterion_error_is_reported_not_just_the_first() {
     let text = with_criterion(&format!(

@@ -240,16 +240,22 @@ impl Validator<'_> {
         let assertion = match &doc.assertion {
             Some(spanned) => match compile(&spanned.value).and_then(|mut compiled| {
                 if let Some(probe) = &mut compiled.probe {
-                    bind_flow(probe, spanned.value.probe.as_ref().map(|p| &p.value), flows)?;
+                    let doc = spanned.value.probe.as_ref();
+                    bind_flow(probe, doc.map(|p| &p.value), flows).map_err(|e| e.on(&[doc]))?;
                 }
                 Ok(compiled)
             }) {
                 Ok(compiled) => Some(compiled),
-                Err(Invalid { message, fix }) => {
+                Err(Invalid { message, fix, key }) => {
+                    // At the key at fault (`unit:`, `matcher:`…), else the assertion.
+                    let at = key.map_or_else(
+                        || self.at(spanned),
+                        |k| Location::at(self.file, k.line(), k.column()),
+                    );
                     self.diagnostics.push(
                         Diagnostic::error("E_CRITERION_ASSERTION_INVALID", message)
                             .criterion(&id)
-                            .at(self.at(spanned))
+                            .at(at)
                             .fix(fix),
                     );
                     ok = false;
@@ -298,16 +304,29 @@ impl Validator<'_> {
     }
 }
 
-/// An assertion that does not compile: what is wrong and the one-line fix.
+/// An assertion that does not compile: what is wrong, the one-line fix, and where the key at
+/// fault was written (when one is).
 struct Invalid {
     message: String,
     fix: String,
+    key: Option<serde_saphyr::Location>,
 }
 
 fn invalid(message: impl Into<String>, fix: impl Into<String>) -> Invalid {
     Invalid {
         message: message.into(),
         fix: fix.into(),
+        key: None,
+    }
+}
+
+impl Invalid {
+    /// Located at `key` (the first written of them), unless already located.
+    fn on<T>(mut self, keys: &[Option<&Spanned<T>>]) -> Invalid {
+        if self.key.is_none() {
+            self.key = keys.iter().flatten().next().map(|k| k.referenced);
+        }
+        self
     }
 }
 
@@ -315,22 +334,29 @@ fn invalid(message: impl Into<String>, fix: impl Into<String>) -> Invalid {
 fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
     let matcher = doc.matcher.value.as_str();
     let expected = doc.expected.as_ref().map(|e| &e.value);
+    let (at_matcher, at_expected) = ([Some(&doc.matcher)], [doc.expected.as_ref()]);
+    let at_bounds = [doc.min.as_ref(), doc.max.as_ref()];
     let numeric_only = |what: &str| {
         invalid(
             format!("`{matcher}` takes {what}"),
             format!("write the assertion as `matcher: {matcher}` with {what}"),
         )
+        .on(&at_expected)
+        .on(&at_matcher)
     };
     let no_bounds = doc.min.is_none() && doc.max.is_none();
     if matcher != "range" && !no_bounds {
         return Err(invalid(
             format!("`min`/`max` belong to `range`, not `{matcher}`"),
             "use `matcher: range`, or `expected:` for this matcher",
-        ));
+        )
+        .on(&at_bounds));
     }
     let expectation = match matcher {
         "equals" => match expected {
-            Some(ExpectedDoc::Number(n)) => Expectation::Equals(Scalar::Number(decimal(n)?)),
+            Some(ExpectedDoc::Number(n)) => {
+                Expectation::Equals(Scalar::Number(decimal(n).map_err(|e| e.on(&at_expected))?))
+            }
             Some(ExpectedDoc::Text(t)) => Expectation::Equals(Scalar::Text(t.clone())),
             _ => return Err(numeric_only("one number or string in `expected`")),
         },
@@ -348,6 +374,7 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                             format!("bad regex: {}", first_line(&e.to_string())),
                             "fix the pattern (Rust regex syntax, unanchored: add ^$ yourself)",
                         )
+                        .on(&at_expected)
                     })?,
             ),
             _ => return Err(numeric_only("a pattern string in `expected`")),
@@ -357,29 +384,34 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                 return Err(invalid(
                     "`range` takes `min` and/or `max`, not `expected`",
                     "replace `expected:` by `min:` and/or `max:`",
-                ));
+                )
+                .on(&at_expected));
             }
-            let min = doc.min.as_ref().map(|m| decimal(&m.value)).transpose()?;
-            let max = doc.max.as_ref().map(|m| decimal(&m.value)).transpose()?;
+            let bound = |b: Option<&Spanned<Number>>| {
+                b.map(|m| decimal(&m.value).map_err(|e| e.on(&[Some(m)])))
+                    .transpose()
+            };
+            let (min, max) = (bound(doc.min.as_ref())?, bound(doc.max.as_ref())?);
             match (min, max) {
                 (None, None) => {
-                    return Err(invalid(
-                        "`range` has no bounds",
-                        "give `min`, `max` or both",
-                    ));
+                    return Err(
+                        invalid("`range` has no bounds", "give `min`, `max` or both")
+                            .on(&at_matcher),
+                    );
                 }
                 (Some(lo), Some(hi)) if lo > hi => {
                     return Err(invalid(
                         format!("`range` has min {lo} greater than max {hi}"),
                         "swap `min` and `max`",
-                    ));
+                    )
+                    .on(&at_bounds));
                 }
                 _ => Expectation::Range { min, max },
             }
         }
         "gte" | "lte" => match expected {
             Some(ExpectedDoc::Number(n)) => {
-                let bound = decimal(n)?;
+                let bound = decimal(n).map_err(|e| e.on(&at_expected))?;
                 if matcher == "gte" {
                     Expectation::Gte(bound)
                 } else {
@@ -396,16 +428,16 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                         ScalarDoc::Number(n) => decimal(n).map(Scalar::Number),
                         ScalarDoc::Text(t) => Ok(Scalar::Text(t.clone())),
                     })
-                    .collect::<Result<_, _>>()?,
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.on(&at_expected))?,
             ),
             _ => return Err(numeric_only("a non-empty list in `expected`")),
         },
         "present" => {
             if expected.is_some() {
-                return Err(invalid(
-                    "`present` takes no `expected`",
-                    "remove `expected:`",
-                ));
+                return Err(
+                    invalid("`present` takes no `expected`", "remove `expected:`").on(&at_expected),
+                );
             }
             Expectation::Present
         }
@@ -413,7 +445,8 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
             return Err(invalid(
                 format!("unknown matcher `{other}`"),
                 format!("use one of {}", MATCHER_NAMES.join(", ")),
-            ));
+            )
+            .on(&at_matcher));
         }
     };
     let unit = match &doc.unit {
@@ -431,13 +464,15 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                 return Err(invalid(
                     format!("`unit` applies to numbers; `{matcher}` here compares text"),
                     "remove `unit:`",
-                ));
+                )
+                .on(&[Some(unit)]));
             }
             Some(Unit::parse_known(&unit.value).ok_or_else(|| {
                 invalid(
                     format!("unknown unit `{}`", unit.value),
                     format!("use one of {}", known_spellings()),
                 )
+                .on(&[Some(unit)])
             })?)
         }
     };
@@ -452,6 +487,7 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
                 e.to_string(),
                 format!("see the probe catalog: {}", ids.join(", ")),
             )
+            .on(&[doc.probe.as_ref()])
         })?;
     let assertion = Assertion { expectation, unit };
     // The probe's unit is known now: an assertion it cannot satisfy is refused at freeze,
@@ -460,7 +496,9 @@ fn compile(doc: &AssertionDoc) -> Result<CriterionAssertion, Invalid> {
         return Err(invalid(
             message,
             "use the unit the probe produces (see the probe catalog)",
-        ));
+        )
+        .on(&[doc.unit.as_ref()])
+        .on(&[doc.probe.as_ref()]));
     }
     Ok(CriterionAssertion {
         assertion,

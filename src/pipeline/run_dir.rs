@@ -151,7 +151,7 @@ impl RunDir {
             let text = read_text(&record_path, MAX_REPORT_BYTES, "a run record")
                 .map_err(|e| RunDirError::RunRecord(crate::diagnostic::chain(&e)))?;
             let record: RunRecord = parse_json(&record_path, &text)
-                .map_err(|d| RunDirError::RunRecord(d.to_string()))?;
+                .map_err(|d| RunDirError::RunRecord(d.described()))?;
             Some((record, sha256_hex(text.as_bytes())))
         } else {
             None

@@ -25,7 +25,7 @@ pub use write::CaptureWriter;
 
 /// A capture that cannot serve a replay.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {}{}: {message}", file.display(), exchange.map(|n| format!(" (exchange {n})")).unwrap_or_default())]
+#[error("{}{}: {message}", file.display(), exchange.map(|n| format!(" (exchange {n})")).unwrap_or_default())]
 pub struct CaptureError {
     /// Stable code (`E_CAPTURE_MISMATCH`, …).
     pub(crate) code: &'static str,

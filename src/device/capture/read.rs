@@ -53,14 +53,14 @@ impl Capture {
         };
         let (info_path, info_text) = read("device.yaml")?;
         let info: DeviceInfo = parse_yaml(&info_path, &info_text)
-            .map_err(|d| error("E_CAPTURE_INVALID", &info_path, d.to_string()))?;
+            .map_err(|d| error("E_CAPTURE_INVALID", &info_path, d.described()))?;
         // The serial names the evidence folder and reaches the terminal: held to the rules of
         // a live device's.
         crate::shell::ShellValue::serial(&info.serial)
             .map_err(|e| error("E_CAPTURE_INVALID", &info_path, e.to_string()))?;
         let (transcript_path, transcript_text) = read("transcript.yaml")?;
         let doc: TranscriptDoc = parse_yaml(&transcript_path, &transcript_text)
-            .map_err(|d| error("E_CAPTURE_INVALID", &transcript_path, d.to_string()))?;
+            .map_err(|d| error("E_CAPTURE_INVALID", &transcript_path, d.described()))?;
         if doc.format_version != crate::format::TRANSCRIPT {
             return Err(error(
                 "E_CAPTURE_INVALID",
