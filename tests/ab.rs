@@ -245,13 +245,21 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     let phones: Vec<String> = (1..=4)
         .map(|i| {
-            repo(&format!("device-fixtures/ab-phone-{i}"))
-                .display()
-                .to_string()
+            let phone = repo(&format!("device-fixtures/ab-phone-{i}"));
+            format!("10.0.0.1:8710={}", phone.display())
         })
         .collect();
     let hdc = fake_hdc(dir.path(), "hdc", &phones, "");
-    let args = ab_args(dir.path(), &hdc, &["--devices", "all"], "16");
+    // A second server nobody runs: listed in the matrix, its devices never shown to pass.
+    let target = [
+        "--devices",
+        "all",
+        "--server",
+        "10.0.0.1:8710",
+        "--server",
+        "10.0.0.9:8710",
+    ];
+    let args = ab_args(dir.path(), &hdc, &target, "16");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (code, stdout, stderr) = dwpipe(dir.path(), &args);
     assert_eq!(code, 1, "{stdout}{stderr}");
@@ -259,6 +267,16 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
         serde_json::from_str(&fs::read_to_string(dir.path().join("out/ab-lab.json")).unwrap())
             .unwrap();
     assert_eq!(matrix["verdict"], "fail");
+    assert_eq!(matrix["unreachable"][0]["server"], "10.0.0.9:8710");
+    let markdown = fs::read_to_string(dir.path().join("out/ab-lab.md")).unwrap();
+    assert!(
+        markdown.contains("hdc server `10.0.0.9:8710` did not answer"),
+        "{markdown}"
+    );
+    assert!(
+        stdout.contains("hdc server 10.0.0.9:8710 did not answer"),
+        "{stdout}"
+    );
     let verdicts: Vec<&str> = matrix["devices"]
         .as_array()
         .unwrap()
@@ -274,7 +292,7 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
     assert!(stdout.contains("regressed +"), "{stdout}");
     for i in 1..=4 {
         assert_eq!(
-            installed(dir.path(), &format!("AB0PHONE0{i}")),
+            installed(dir.path(), &format!("10.0.0.1_8710_AB0PHONE0{i}")),
             "notes-1.1.hap"
         );
         assert!(

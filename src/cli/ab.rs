@@ -16,7 +16,7 @@ use crate::input::hash_file;
 use crate::lab::{AbSeat, LabEvent, ab_interrupted, ab_lab};
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
-use crate::report::{AbColumn, AbLabReport};
+use crate::report::{AbColumn, AbLabReport, UnreachableServer};
 use crate::target::{HdcClient, Opened, Target};
 
 use super::args::AuditArgs;
@@ -94,23 +94,22 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
             Opened::Lab(roster) => {
                 print::unreachable_servers(&roster.unreachable);
                 let events = |event: LabEvent<'_>| super::lab::report_event(json, &event);
-                Ok(Ran::Lab(
-                    ab_lab(hdc, &plan, &roster, out, &cancel, &events).await,
-                ))
+                let seats = ab_lab(hdc, &plan, &roster, out, &cancel, &events).await;
+                Ok(Ran::Lab(seats, UnreachableServer::all(&roster.unreachable)))
             }
         }
     })?;
     progress.finish();
     match ran {
         Ran::One(outcome) => one(*outcome, out, json),
-        Ran::Lab(seats) => lab(&seats, out, json),
+        Ran::Lab(seats, unreachable) => lab(&seats, unreachable, out, json),
     }
 }
 
 /// What the session (or the lab's sessions) gave.
 enum Ran {
     One(Box<(Result<AbSession, AbError>, Restored)>),
-    Lab(Vec<AbSeat>),
+    Lab(Vec<AbSeat>, Vec<UnreachableServer>),
 }
 
 fn one(
@@ -160,7 +159,12 @@ fn one(
 
 /// The lab's matrix, printed and written; exit 0 every device passed and did not regress, 1
 /// one did not, 3 none failed but a session stopped.
-fn lab(seats: &[AbSeat], out: &Path, json: bool) -> Result<i32, Error> {
+fn lab(
+    seats: &[AbSeat],
+    unreachable: Vec<UnreachableServer>,
+    out: &Path,
+    json: bool,
+) -> Result<i32, Error> {
     if seats.is_empty() {
         return Err(super::lab::no_devices());
     }
@@ -181,7 +185,7 @@ fn lab(seats: &[AbSeat], out: &Path, json: bool) -> Result<i32, Error> {
             }
         })
         .collect();
-    let report = AbLabReport::new(columns);
+    let report = AbLabReport::new(columns, unreachable);
     let written = report.publish(out)?;
     if json {
         print::json(&report);
@@ -203,6 +207,12 @@ fn lab(seats: &[AbSeat], out: &Path, json: bool) -> Result<i32, Error> {
                 "  {}: {}",
                 device.serial,
                 device.error.as_deref().unwrap_or_default()
+            ));
+        }
+        for down in &report.unreachable {
+            print::out(&format!(
+                "  hdc server {} did not answer: {}",
+                down.server, down.reason
             ));
         }
         let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();

@@ -345,13 +345,7 @@ pub(crate) fn publish(
             },
         })
         .collect();
-    let servers: Vec<UnreachableServer> = unreachable
-        .iter()
-        .map(|(server, e)| UnreachableServer {
-            server: server.clone(),
-            reason: crate::diagnostic::chain(e),
-        })
-        .collect();
+    let servers = UnreachableServer::all(unreachable);
     let mut suites: Vec<(String, Result<&AuditReport, &str>)> = columns
         .iter()
         .map(|c| {

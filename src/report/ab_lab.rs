@@ -12,7 +12,7 @@ use crate::compare::Regression;
 use crate::gate::Verdict;
 use crate::output::{WriteError, write_atomic};
 
-use super::LabVerdict;
+use super::{LabVerdict, UnreachableServer};
 
 /// One criterion on one device.
 #[derive(Clone, Debug, Serialize)]
@@ -109,15 +109,19 @@ pub(crate) struct AbLabReport {
     pub(crate) verdict: LabVerdict,
     /// The devices, in the roster's order.
     pub(crate) devices: Vec<AbColumn>,
+    /// The hdc servers that did not answer, and why: their devices are in no column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unreachable: Vec<UnreachableServer>,
 }
 
 impl AbLabReport {
-    /// The matrix of the devices' columns.
-    pub(crate) fn new(devices: Vec<AbColumn>) -> AbLabReport {
+    /// The matrix of the devices' columns, and the servers that did not answer (whose devices
+    /// were not shown to pass).
+    pub(crate) fn new(devices: Vec<AbColumn>, unreachable: Vec<UnreachableServer>) -> AbLabReport {
         let outcomes: Vec<Option<bool>> = devices.iter().map(AbColumn::passed).collect();
         let verdict = if outcomes.contains(&Some(false)) {
             LabVerdict::Fail
-        } else if outcomes.is_empty() || outcomes.contains(&None) {
+        } else if outcomes.is_empty() || outcomes.contains(&None) || !unreachable.is_empty() {
             LabVerdict::Incomplete
         } else {
             LabVerdict::Pass
@@ -127,6 +131,7 @@ impl AbLabReport {
             dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
             verdict,
             devices,
+            unreachable,
         }
     }
 
@@ -209,6 +214,13 @@ impl AbLabReport {
                     );
                 }
             }
+        }
+        for down in &self.unreachable {
+            let _ = writeln!(
+                md,
+                "- hdc server `{}` did not answer (its devices were not compared): {}",
+                down.server, down.reason
+            );
         }
         md
     }

@@ -6,6 +6,8 @@
 //! Environment:
 //! - `DWPIPE_FAKE_HDC_CAPTURES`: comma-separated capture folders, each optionally prefixed by
 //!   the server that serves it (`10.0.0.5:8710=/caps/phone-a`); no prefix means the local server.
+//!   A folder may end in `@SERIAL`: the device answers to that connect key instead of its
+//!   recorded one, so one capture serves as several devices of a lab (`caps/phone@LAB02`).
 //!   A folder with `screens.yaml` instead of a transcript is a fake app that answers taps by
 //!   changing screens (see `screens.rs`); one with `apps.yaml` is a device with builds of an
 //!   app to install, each answered by its own capture (see `apps.rs`).
@@ -80,6 +82,14 @@ impl Served {
             Kind::Apps(apps) => &apps.info,
         }
     }
+
+    fn info_mut(&mut self) -> &mut DeviceInfo {
+        match &mut self.device {
+            Kind::Transcript(capture) => &mut capture.info,
+            Kind::Screens(screens) => &mut screens.info,
+            Kind::Apps(apps) => &mut apps.info,
+        }
+    }
 }
 
 fn main() {
@@ -147,6 +157,10 @@ fn served_devices() -> Vec<Served> {
                 Some((server, folder)) => (Some(server.to_owned()), folder),
                 None => (None, entry),
             };
+            let (folder, serial) = match folder.rsplit_once('@') {
+                Some((folder, serial)) => (folder, Some(serial)),
+                None => (folder, None),
+            };
             let folder = Path::new(folder);
             let device = match (Screens::load(folder), Apps::load(folder)) {
                 (Some(screens), _) => screens.map(Kind::Screens),
@@ -156,7 +170,13 @@ fn served_devices() -> Vec<Served> {
                     .map_err(|e| e.to_string()),
             };
             match device {
-                Ok(device) => Some(Served { server, device }),
+                Ok(device) => {
+                    let mut served = Served { server, device };
+                    if let Some(serial) = serial {
+                        serial.clone_into(&mut served.info_mut().serial);
+                    }
+                    Some(served)
+                }
                 Err(e) => {
                     // A broken capture is reported the way hdc reports trouble: on stdout.
                     print!("[Fail]fake-hdc: {e}\r\n");

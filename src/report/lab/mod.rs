@@ -98,6 +98,19 @@ pub(crate) struct UnreachableServer {
     pub(crate) reason: String,
 }
 
+impl UnreachableServer {
+    /// The servers a roster could not list, in words.
+    pub(crate) fn all(unreachable: &[(String, crate::device::DeviceError)]) -> Vec<Self> {
+        unreachable
+            .iter()
+            .map(|(server, e)| UnreachableServer {
+                server: server.clone(),
+                reason: crate::diagnostic::chain(e),
+            })
+            .collect()
+    }
+}
+
 /// A device's column.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
