@@ -550,6 +550,13 @@ fn what_the_release_engineer_reads() {
     };
     insta::assert_snapshot!("deliver_stdout", redact(&stdout));
     insta::assert_snapshot!("deliver_stderr", redact(&stderr));
+    // The run it made, as `dwpipe runs` lists it.
+    let (code, listed, stderr) = dwpipe(dir.path(), &["runs"]);
+    assert_eq!(code, 0, "{stderr}");
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
+    let id = regex::Regex::new(r"\b\d+-[0-9a-f]{8}\b").unwrap();
+    let listed = time.replace_all(&listed, "[TIME]");
+    insta::assert_snapshot!("runs_stdout", id.replace_all(&listed, "[ID]"));
 }
 
 #[test]

@@ -320,7 +320,7 @@ fn screenshot(file: &Path, bounds: &str, json: bool) -> Result<i32, Error> {
     let [l, t, r, b] = numbers[..] else {
         return Err(invalid(
             file,
-            format!("--box {bounds:?} is not l,t,r,b"),
+            format!("--box `{bounds}` is not l,t,r,b"),
             "give the box in px, like 48,200,600,300",
         ));
     };

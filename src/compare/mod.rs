@@ -286,13 +286,22 @@ fn same_device(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(), CompareError> {
     let mut differs = Vec::new();
+    let shown = |v: &Option<String>| {
+        v.as_ref()
+            .map_or_else(|| "unknown".to_owned(), |v| format!("`{v}`"))
+    };
     if a.model != b.model {
-        differs.push(format!("model {:?} against {:?}", a.model, b.model));
+        differs.push(format!(
+            "model {} against {}",
+            shown(&a.model),
+            shown(&b.model)
+        ));
     }
     if a.software_version != b.software_version {
         differs.push(format!(
-            "software {:?} against {:?}",
-            a.software_version, b.software_version
+            "software {} against {}",
+            shown(&a.software_version),
+            shown(&b.software_version)
         ));
     }
     match (a.refresh_rate, b.refresh_rate) {
