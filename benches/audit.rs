@@ -17,7 +17,6 @@ use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
 use dwpipe::probe::screenshot::Image;
 use dwpipe::report::{AuditReport, html, junit};
-use dwpipe::template::render;
 
 const RUNS: usize = 20;
 
@@ -178,7 +177,7 @@ fn main() {
     });
     let rendering = timed(|| {
         std::hint::black_box(report.to_json());
-        std::hint::black_box(render("audit.md", &report).unwrap());
+        std::hint::black_box(report.markdown().unwrap());
         std::hint::black_box(junit(&report));
         std::hint::black_box(html(&report, &audited.figures, &frozen.pack));
     });
@@ -197,7 +196,7 @@ fn main() {
         let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
-            render("audit.md", &report).unwrap(),
+            report.markdown().unwrap(),
             junit(&report),
             html(&report, &audited.figures, &frozen.pack),
         ));

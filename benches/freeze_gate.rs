@@ -12,7 +12,6 @@ use dwpipe::assertion::UnitContext;
 use dwpipe::gate::{CheckInput, CheckResult, recompute};
 use dwpipe::pack::{freeze, load_lock, parse_pack, validate};
 use dwpipe::report::AuditReport;
-use dwpipe::template::render;
 
 const CRITERIA: usize = 1_000;
 const ITERATIONS: usize = 30;
@@ -111,7 +110,7 @@ fn main() {
         );
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(render("audit.md", &report).unwrap());
+        black_box(report.markdown().unwrap());
     });
     let lock_path =
         std::env::temp_dir().join(format!("dwpipe-bench-{}.lock.json", std::process::id()));
@@ -125,7 +124,7 @@ fn main() {
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(render("audit.md", &report).unwrap());
+        black_box(report.markdown().unwrap());
     });
     let _ = std::fs::remove_file(&lock_path);
     measure("freeze + gate + report, end to end", || {
@@ -135,6 +134,6 @@ fn main() {
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(render("audit.md", &report).unwrap());
+        black_box(report.markdown().unwrap());
     });
 }

@@ -17,7 +17,6 @@ use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
 use dwpipe::probe::layout::Layout;
 use dwpipe::report::{AuditReport, html, junit};
-use dwpipe::template::render;
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]
@@ -114,7 +113,7 @@ fn audit_phase(dir: &Path) {
         let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
-            render("audit.md", &report).unwrap(),
+            report.markdown().unwrap(),
             junit(&report),
             html(&report, &audited.figures, &frozen.pack),
         ));

@@ -57,6 +57,19 @@ fn the_example_is_delivered_in_one_round() {
     );
     // The ledger records decisions, never the brief's or the agent's text.
     let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
+    // The audit names the workspace it measured, as the ledger fingerprinted it.
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(run.join("audit-round-1/audit-1.json")).unwrap())
+            .unwrap();
+    let audited = ledger_text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["stage"] == "audit")
+        .unwrap();
+    assert_eq!(
+        report["workspace"]["fingerprint"], audited["inputs"]["workspace"],
+        "{report}"
+    );
     assert!(!ledger_text.contains("12vp apart") && !ledger_text.contains("Changed the list"));
     // The audit went into the project's history, as the replay it was.
     let (code, stdout, stderr) = dwpipe(dir.path(), &["history", "--json"]);

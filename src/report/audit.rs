@@ -209,7 +209,7 @@ impl AuditReport {
     /// returns their paths.
     pub(crate) fn publish_numbered(&self, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
         let json = self.to_json();
-        let markdown = render("audit.md", &MarkdownView::of(self))?;
+        let markdown = self.markdown()?;
         let (_, paths) = publish_numbered(
             out,
             "audit",
@@ -260,6 +260,11 @@ impl AuditReport {
             "read it with dwpipe {} or newer",
             self.dwpipe_version
         )))
+    }
+
+    /// The Markdown text of the report (`audit-<n>.md`).
+    pub fn markdown(&self) -> Result<String, crate::template::RenderError> {
+        render("audit.md", &MarkdownView::of(self))
     }
 
     /// The JSON text of the report (pretty, stable field order).
