@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::device::{
     AnyDevice, CallTimeouts, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
 };
-use crate::process::Cancel;
+use crate::process::{Cancel, join_all};
 
 /// Which devices a lab audits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,9 +231,14 @@ async fn roster(
     };
     let mut listed = Vec::new();
     let mut unreachable = Vec::new();
-    for server in servers {
-        let client = hdc.server(server.clone(), cancel);
-        match client.list_targets().await {
+    // Every server at once: a lab of eight hosts waits for the slowest, not for their sum.
+    let clients: Vec<Hdc> = servers
+        .iter()
+        .map(|server| hdc.server(server.clone(), cancel))
+        .collect();
+    let lists = join_all(clients.iter().map(Hdc::list_targets).collect()).await;
+    for ((server, client), list) in servers.into_iter().zip(&clients).zip(lists) {
+        match list {
             Ok(targets) => listed.extend(targets.into_iter().map(|t| (server.clone(), t))),
             Err(e @ (DeviceError::HdcNotFound { .. } | DeviceError::Cancelled)) => return Err(e),
             Err(e) => unreachable.push((client.server_name(), e)),

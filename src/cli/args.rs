@@ -283,8 +283,8 @@ pub(super) struct DeviceArgs {
     /// Replay a recorded capture instead of driving a device.
     #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
     pub(super) replay: Option<PathBuf>,
-    /// In a lab: devices audited at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// In a lab: devices audited at once (up to 256; a device's audit is mostly waiting on hdc).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(super) jobs: u16,
 }
 

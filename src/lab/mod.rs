@@ -7,8 +7,6 @@ mod ab;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
-use std::task::Poll;
 
 use tokio::sync::Semaphore;
 
@@ -20,7 +18,7 @@ use crate::history::Recorder;
 use crate::output::{PublishError, relative_to};
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
-use crate::process::Cancel;
+use crate::process::{Cancel, join_all};
 use crate::report::{AuditReport, Column, LabReport, UnreachableServer, junit_lab};
 use crate::target::{Absence, HdcClient, Member, Roster};
 
@@ -168,31 +166,6 @@ pub(crate) async fn each_member<'r, T, F: Future<Output = Result<T, SeatError>>>
             .map(|(member, why)| (member.clone(), Err(SeatError::Absent(why.clone())))),
     );
     seats
-}
-
-/// Drives every future on this task until all are done; outputs in input order. (Device work
-/// is waiting on processes, so one task is enough, and borrowing beats `'static` copies.)
-async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
-    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
-    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
-            if output.is_none() {
-                match future.as_mut().poll(cx) {
-                    Poll::Ready(value) => *output = Some(value),
-                    Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            Poll::Pending
-        } else {
-            Poll::Ready(())
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }
 
 /// What one device's audit is held against and where it reports.

@@ -6,6 +6,7 @@
 
 mod bounded;
 mod cancel;
+mod join;
 mod runner;
 mod unix;
 
@@ -13,5 +14,6 @@ mod unix;
 mod tests;
 
 pub use cancel::Cancel;
+pub(crate) use join::join_all;
 pub use runner::{Completion, ProcessOutcome, SpawnError};
 pub use runner::{ProcessSpec, run};

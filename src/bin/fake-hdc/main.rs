@@ -53,6 +53,16 @@ fn fake_device<T: serde::de::DeserializeOwned>(
     })())
 }
 
+/// A device named in `DWPIPE_FAKE_HDC_CAPTURES`: where it is served, and the connect key it
+/// answers to when the entry says so. Its identity (`device.yaml`) is read when a listing or
+/// a call needs it, its capture only when a call addresses it: in a lab of a hundred captures
+/// a call costs one capture's parse, not a hundred.
+struct Named {
+    server: Option<String>,
+    folder: PathBuf,
+    serial: Option<String>,
+}
+
 /// One served device: a recorded transcript, or a screens app.
 struct Served {
     server: Option<String>,
@@ -65,14 +75,53 @@ enum Kind {
     Apps(Apps),
 }
 
-impl Served {
-    /// Where this device stands between invocations: one device per server and serial (the
-    /// same connect key on two servers, as emulators are, is two devices).
-    fn state(&self) -> State {
-        match &self.server {
-            Some(server) => State::of(&format!("{server}_{}", self.info().serial)),
-            None => State::of(&self.info().serial),
+/// Where a device stands between invocations: one device per server and serial (the same
+/// connect key on two servers, as emulators are, is two devices).
+fn state_of(server: Option<&String>, serial: &str) -> State {
+    match server {
+        Some(server) => State::of(&format!("{server}_{serial}")),
+        None => State::of(serial),
+    }
+}
+
+impl Named {
+    /// Who the device is, under the connect key it answers to.
+    fn info(&self) -> Result<DeviceInfo, String> {
+        let path = self.folder.join("device.yaml");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut info: DeviceInfo =
+            serde_saphyr::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(serial) = &self.serial {
+            serial.clone_into(&mut info.serial);
         }
+        Ok(info)
+    }
+
+    /// The whole device: its transcript, screens or builds, under the connect key it answers to.
+    fn load(&self) -> Result<Served, String> {
+        let folder = self.folder.as_path();
+        let device = match (Screens::load(folder), Apps::load(folder)) {
+            (Some(screens), _) => screens.map(Kind::Screens),
+            (None, Some(apps)) => apps.map(Kind::Apps),
+            (None, None) => Capture::load(folder)
+                .map(Kind::Transcript)
+                .map_err(|e| e.to_string()),
+        }?;
+        let mut served = Served {
+            server: self.server.clone(),
+            device,
+        };
+        if let Some(serial) = &self.serial {
+            serial.clone_into(&mut served.info_mut().serial);
+        }
+        Ok(served)
+    }
+}
+
+impl Served {
+    fn state(&self) -> State {
+        state_of(self.server.as_ref(), &self.info().serial)
     }
 
     fn info(&self) -> &DeviceInfo {
@@ -103,19 +152,23 @@ fn main() {
     let (server, serial, command) = split_globals(&args);
     let mut out = String::new();
     let reachable = std::env::var("DWPIPE_FAKE_HDC_DOWN").map_or(true, |v| v != "1");
-    let served = served_devices();
-    let known_server = server.is_none() || served.iter().any(|s| s.server == server);
+    let named = named_devices();
+    let known_server = server.is_none() || named.iter().any(|s| s.server == server);
     if !reachable || !known_server {
         eprint!("Connect server failed\r\n");
         return;
     }
-    let here: Vec<&Served> = served.iter().filter(|s| s.server == server).collect();
+    let here: Vec<&Named> = named.iter().filter(|s| s.server == server).collect();
     match command.first().map(String::as_str) {
         Some("list") => out.push_str(&list_targets(&here)),
         Some("-v" | "version") => out.push_str("Ver: 3.1.0e\r\n"),
         Some("kill") => out.push_str("Kill server finish\r\n"),
-        Some(_) => match serial.and_then(|key| here.iter().find(|s| s.info().serial == key)) {
-            Some(device) => out.push_str(&device_command(device, &command)),
+        Some(_) => match serial.and_then(|key| addressed(&here, key)) {
+            Some(device) => match device.load() {
+                Ok(device) => out.push_str(&device_command(&device, &command)),
+                // A broken capture is reported the way hdc reports trouble: on stdout.
+                Err(e) => out.push_str(&format!("[Fail]fake-hdc: {e}\r\n")),
+            },
             None if serial.is_none() => {
                 out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
             }
@@ -148,54 +201,54 @@ fn split_globals(args: &[String]) -> (Option<String>, Option<&str>, Vec<String>)
     (server, serial, args[i.min(args.len())..].to_vec())
 }
 
-fn served_devices() -> Vec<Served> {
+fn named_devices() -> Vec<Named> {
     let list = std::env::var("DWPIPE_FAKE_HDC_CAPTURES").unwrap_or_default();
     list.split(',')
         .filter(|entry| !entry.trim().is_empty())
-        .filter_map(|entry| {
+        .map(|entry| {
             let (server, folder) = match entry.split_once('=') {
                 Some((server, folder)) => (Some(server.to_owned()), folder),
                 None => (None, entry),
             };
             let (folder, serial) = match folder.rsplit_once('@') {
-                Some((folder, serial)) => (folder, Some(serial)),
+                Some((folder, serial)) => (folder, Some(serial.to_owned())),
                 None => (folder, None),
             };
-            let folder = Path::new(folder);
-            let device = match (Screens::load(folder), Apps::load(folder)) {
-                (Some(screens), _) => screens.map(Kind::Screens),
-                (None, Some(apps)) => apps.map(Kind::Apps),
-                (None, None) => Capture::load(folder)
-                    .map(Kind::Transcript)
-                    .map_err(|e| e.to_string()),
-            };
-            match device {
-                Ok(device) => {
-                    let mut served = Served { server, device };
-                    if let Some(serial) = serial {
-                        serial.clone_into(&mut served.info_mut().serial);
-                    }
-                    Some(served)
-                }
-                Err(e) => {
-                    // A broken capture is reported the way hdc reports trouble: on stdout.
-                    print!("[Fail]fake-hdc: {e}\r\n");
-                    None
-                }
+            Named {
+                server,
+                folder: PathBuf::from(folder),
+                serial,
             }
         })
         .collect()
 }
 
-fn list_targets(devices: &[&Served]) -> String {
+/// The device a call's connect key names: those named by their entry first (no file read),
+/// then the others by their identity.
+fn addressed<'a>(here: &[&'a Named], key: &str) -> Option<&'a Named> {
+    here.iter()
+        .find(|n| n.serial.as_deref() == Some(key))
+        .or_else(|| {
+            here.iter()
+                .find(|n| n.serial.is_none() && n.info().is_ok_and(|info| info.serial == key))
+        })
+        .copied()
+}
+
+fn list_targets(devices: &[&Named]) -> String {
     if devices.is_empty() {
         return "[Empty]\r\thdc\n".to_owned();
     }
     devices
         .iter()
         .map(|d| {
-            let serial = &d.info().serial;
-            let status = if d.state().vanished() {
+            let info = match d.info() {
+                Ok(info) => info,
+                // A broken capture is reported the way hdc reports trouble: on stdout.
+                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            };
+            let serial = &info.serial;
+            let status = if state_of(d.server.as_ref(), serial).vanished() {
                 "Offline"
             } else {
                 "Connected"
