@@ -166,8 +166,7 @@ fn main() {
         Some(_) => match serial.and_then(|key| addressed(&here, key)) {
             Some(device) => match device.load() {
                 Ok(device) => out.push_str(&device_command(&device, &command)),
-                // A broken capture is reported the way hdc reports trouble: on stdout.
-                Err(e) => out.push_str(&format!("[Fail]fake-hdc: {e}\r\n")),
+                Err(e) => out.push_str(&fail(&e)),
             },
             None if serial.is_none() => {
                 out.push_str("[Fail]ExecuteCommand need connect-key? please confirm a device by help info\r\n");
@@ -235,6 +234,11 @@ fn addressed<'a>(here: &[&'a Named], key: &str) -> Option<&'a Named> {
         .copied()
 }
 
+/// A broken capture, reported the way hdc reports trouble: on stdout.
+fn fail(error: &str) -> String {
+    format!("[Fail]fake-hdc: {error}\r\n")
+}
+
 fn list_targets(devices: &[&Named]) -> String {
     if devices.is_empty() {
         return "[Empty]\r\thdc\n".to_owned();
@@ -244,8 +248,7 @@ fn list_targets(devices: &[&Named]) -> String {
         .map(|d| {
             let info = match d.info() {
                 Ok(info) => info,
-                // A broken capture is reported the way hdc reports trouble: on stdout.
-                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+                Err(e) => return fail(&e),
             };
             let serial = &info.serial;
             let status = if state_of(d.server.as_ref(), serial).vanished() {
