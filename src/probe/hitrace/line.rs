@@ -28,8 +28,7 @@ pub(crate) struct EventLine<'a> {
 /// Parses one line (its `\n` already removed); `None` for anything that is not an event.
 pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let cpu_open = find_cpu(line)?;
-    let cpu_close = cpu_open + 1 + memchr::memchr(b']', &line[cpu_open + 1..])?;
+    let (cpu_open, cpu_close) = find_cpu(line)?;
     // Before the CPU: `task-tid` and an optional `(tgid)`.
     let mut head = trim_end(&line[..cpu_open]);
     let mut tgid = None;
@@ -61,10 +60,12 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
         }
         rest = trim_start(&rest[token_end..]);
     }
-    let colon = memchr::memchr(b':', rest)?;
+    // The timestamp and the event name are a few bytes each: a plain scan beats memchr's
+    // setup on them (this is the parser's hottest path).
+    let colon = rest.iter().position(|b| *b == b':')?;
     let ts_ns = parse_timestamp(&rest[..colon])?;
     let after = rest[colon + 1..].strip_prefix(b" ")?;
-    let event_end = memchr::memchr(b':', after)?;
+    let event_end = after.iter().position(|b| *b == b':')?;
     let event = &after[..event_end];
     if event.is_empty() || event.contains(&b' ') {
         return None;
@@ -82,9 +83,9 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     })
 }
 
-/// Position of the `[` of the CPU column: `[` digits `]`, preceded (after blanks) by `)` or by
-/// the tid's digits. Task names may hold brackets, so the first such `[` wins.
-fn find_cpu(line: &[u8]) -> Option<usize> {
+/// Positions of the `[` and `]` of the CPU column: `[` digits `]`, preceded (after blanks) by
+/// `)` or by the tid's digits. Task names may hold brackets, so the first such `[` wins.
+fn find_cpu(line: &[u8]) -> Option<(usize, usize)> {
     let mut from = 0;
     while let Some(offset) = memchr::memchr(b'[', &line[from..]) {
         let open = from + offset;
@@ -95,7 +96,7 @@ fn find_cpu(line: &[u8]) -> Option<usize> {
         let closes = digits > 0 && line.get(open + 1 + digits) == Some(&b']');
         let before = trim_end(&line[..open]).last().copied();
         if closes && matches!(before, Some(b')' | b'0'..=b'9')) {
-            return Some(open);
+            return Some((open, open + 1 + digits));
         }
         from = open + 1;
     }
@@ -104,17 +105,22 @@ fn find_cpu(line: &[u8]) -> Option<usize> {
 
 /// `secs.frac` → ns, exactly (the fraction is padded or cut to 9 digits).
 pub(crate) fn parse_timestamp(text: &[u8]) -> Option<u64> {
-    let dot = text.iter().position(|b| *b == b'.')?;
-    let (secs, frac) = (&text[..dot], &text[dot + 1..]);
-    if secs.is_empty() || frac.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit)
-    {
+    // One pass over the digits: every line has a timestamp.
+    let whole = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    if whole == 0 || whole > 19 || text.get(whole) != Some(&b'.') {
         return None;
     }
-    let secs = parse_u64(secs)?;
-    let mut nanos = parse_u64(frac)?;
-    for _ in frac.len()..9 {
-        nanos *= 10;
+    let frac = &text[whole + 1..];
+    if frac.is_empty() || frac.len() > 9 {
+        return None;
     }
+    let digits = |bytes: &[u8]| {
+        bytes.iter().try_fold(0u64, |n, b| {
+            b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0'))
+        })
+    };
+    let secs = digits(&text[..whole])?;
+    let nanos = digits(frac)? * 10u64.pow(9 - frac.len() as u32);
     secs.checked_mul(1_000_000_000)?.checked_add(nanos)
 }
 
