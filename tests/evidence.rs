@@ -335,6 +335,12 @@ fn a_report_states_each_criterion_and_names_repeated_runs_once() {
         assert!(text.len() == 20 && text.ends_with('Z'), "{time}: {text}");
     }
     assert!(doc["started"].as_str() <= doc["ended"].as_str());
+    // The device's time, on its clock: a replay's runs on the recorded delays and sleeps.
+    let visits = doc["device-time"]["visits"].as_array().unwrap();
+    let sum: f64 = visits.iter().map(|v| v["seconds"].as_f64().unwrap()).sum();
+    let total = doc["device-time"]["seconds"].as_f64().unwrap();
+    assert!(total > 1.0 && (total - sum).abs() < 1e-6, "{total} {sum}");
+    assert_eq!(visits.len(), 9, "every visit of every run: {visits:?}");
     let p01 = doc["checks"]
         .as_array()
         .unwrap()

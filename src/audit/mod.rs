@@ -26,7 +26,7 @@ pub(crate) use figures::{FlowFigure, FrameSeries, Trend, TrendPoint};
 pub(crate) use measure::AsRecorded;
 pub(crate) use model::InstalledHap;
 pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
-pub use model::{EvidenceFile, Inputs, RunReading, Workspace};
+pub use model::{DeviceTime, EvidenceFile, Inputs, RunReading, VisitTime, Workspace};
 pub use plan::AuditSpec;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;

@@ -108,13 +108,78 @@ impl Inputs {
     }
 }
 
-/// When an audit held its device: recorded facts (UTC, ISO 8601), which no evidence holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// When an audit held its device and for how long: recorded facts, which no evidence holds.
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Times {
-    /// Before the device's identity was read.
+    /// Before the device's identity was read (UTC, ISO 8601).
     pub(crate) started: String,
     /// After the last run was read.
     pub(crate) ended: String,
+    /// Each visit's time on the device.
+    pub(crate) device: DeviceTime,
+}
+
+/// How long an audit held its device: every visit's time on the device's clock (each hdc
+/// call's duration, pulls and the playbooks' sleeps alike; a replay's clock runs on the
+/// recorded durations), in the order made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct DeviceTime {
+    /// All the visits together, in seconds.
+    pub(crate) seconds: f64,
+    /// Each visit.
+    pub(crate) visits: Vec<VisitTime>,
+}
+
+/// One visit's hold on the device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct VisitTime {
+    /// 1-based run.
+    pub(crate) run: u32,
+    /// The session, or `flow NAME`.
+    pub(crate) visit: String,
+    /// Seconds, to the millisecond.
+    pub(crate) seconds: f64,
+}
+
+impl DeviceTime {
+    /// Adds a visit that held the device `held`.
+    pub(crate) fn add(&mut self, run: u32, visit: String, held: std::time::Duration) {
+        let seconds = (held.as_secs_f64() * 1000.0).round() / 1000.0;
+        self.visits.push(VisitTime {
+            run,
+            visit,
+            seconds,
+        });
+        self.seconds =
+            (self.visits.iter().map(|v| v.seconds).sum::<f64>() * 1000.0).round() / 1000.0;
+    }
+
+    /// `12.3 s: cold-start 3 × 6.1 s · flow open-note …`: the total, then each session's or
+    /// flow's visits and their seconds over every run, in the order first made.
+    pub(crate) fn summary(&self) -> String {
+        let parts: Vec<String> = self
+            .by_visit()
+            .into_iter()
+            .map(|(visit, runs, seconds)| format!("{visit} {runs}× {seconds:.1} s"))
+            .collect();
+        format!("{:.1} s: {}", self.seconds, parts.join(" · "))
+    }
+
+    fn by_visit(&self) -> Vec<(&str, u32, f64)> {
+        let mut totals: Vec<(&str, u32, f64)> = Vec::new();
+        for v in &self.visits {
+            match totals.iter_mut().find(|(name, _, _)| *name == v.visit) {
+                Some((_, runs, seconds)) => {
+                    *runs += 1;
+                    *seconds += v.seconds;
+                }
+                None => totals.push((&v.visit, 1, v.seconds)),
+            }
+        }
+        totals
+    }
 }
 
 /// The workspace whose build an audit measured, when a delivery knows it.

@@ -20,7 +20,9 @@ use super::figures::Figures;
 use super::flow::{FlowPlan, run_flow};
 use super::inputs::keep;
 use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
-use super::model::{AuditError, AuditEvent, AuditRun, Inputs, MeasurementRecord, Times};
+use super::model::{
+    AuditError, AuditEvent, AuditRun, DeviceTime, Inputs, MeasurementRecord, Times,
+};
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
 use super::session::{StepFailure, gather, keep_file};
 
@@ -92,6 +94,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             out: out.to_owned(),
             done: 0,
             started,
+            device_time: DeviceTime::default(),
         })
     }
 
@@ -167,6 +170,7 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     out: PathBuf,
     done: u32,
     started: String,
+    device_time: DeviceTime,
 }
 
 impl Ongoing<'_, '_, '_> {
@@ -194,10 +198,15 @@ impl Ongoing<'_, '_, '_> {
                 session: visit.to_string(),
             });
             let dir = self.root.join(run.to_string()).join(visit.folder());
+            // On the device's clock: its calls' durations and pauses, so a replay holds the
+            // device as long as the recording did.
+            let before = device.clock();
             let gathered = self
                 .prepared
                 .visit(device, (run, visit), &dir, self.context)
                 .await?;
+            let held = device.clock().saturating_sub(before);
+            self.device_time.add(run, visit.to_string(), held);
             self.measuring.read((run, visit), &gathered, &self.out)?;
             self.done = run;
             progress(AuditEvent::SessionDone);
@@ -250,6 +259,7 @@ impl Ongoing<'_, '_, '_> {
             times: Some(Times {
                 started: self.started.clone(),
                 ended: crate::time::now(),
+                device: self.device_time.clone(),
             }),
             source,
             device: self.info.clone(),

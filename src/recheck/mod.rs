@@ -185,6 +185,7 @@ fn rebuilt(
     rebuilt.dwpipe_version.clone_from(&report.dwpipe_version);
     rebuilt.started.clone_from(&report.started);
     rebuilt.ended.clone_from(&report.ended);
+    rebuilt.device_time.clone_from(&report.device_time);
     rebuilt.workspace.clone_from(&report.workspace);
     rebuilt.source.clone_from(&report.source);
     if report.inputs.is_none() {

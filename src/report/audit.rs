@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{Audited, Figures, Inputs, MeasurementRecord, Workspace, folded};
+use crate::audit::{Audited, DeviceTime, Figures, Inputs, MeasurementRecord, Workspace, folded};
 use crate::device::{DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
@@ -35,6 +35,10 @@ pub struct AuditReport {
     /// When it ended (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ended: Option<String>,
+    /// How long the audit held its device: every visit's time on the device's clock, sleeps
+    /// included (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) device_time: Option<DeviceTime>,
     /// The workspace whose build was measured, when a delivery knows it (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) workspace: Option<Workspace>,
@@ -92,6 +96,8 @@ struct MarkdownView<'a> {
     report: &'a AuditReport,
     /// By criterion: which runs read what.
     readings: BTreeMap<&'a str, Vec<Reading<'a>>>,
+    /// How long the device was held, in words.
+    device_time: Option<String>,
 }
 
 /// Runs (`runs 1–3`) and what they were read from.
@@ -115,7 +121,11 @@ impl<'a> MarkdownView<'a> {
                 (m.criterion_id.as_str(), runs)
             })
             .collect();
-        MarkdownView { report, readings }
+        MarkdownView {
+            report,
+            readings,
+            device_time: report.device_time.as_ref().map(DeviceTime::summary),
+        }
     }
 }
 
@@ -140,6 +150,7 @@ impl AuditReport {
         if let Some(times) = &audited.times {
             report.started = Some(times.started.clone());
             report.ended = Some(times.ended.clone());
+            report.device_time = Some(times.device.clone());
         }
         report
     }
@@ -177,6 +188,7 @@ impl AuditReport {
             summary,
             started: None,
             ended: None,
+            device_time: None,
             workspace: None,
             device,
             source: None,

@@ -128,6 +128,10 @@ fn properties(report: &AuditReport) -> String {
         ),
     ];
     known.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    let seconds = report.device_time.as_ref().map(|t| t.seconds.to_string());
+    if let Some(seconds) = &seconds {
+        known.push(("device-seconds", seconds));
+    }
     if let Some(device) = &report.device {
         known.push(("device-serial", &device.serial));
         let of_device = [

@@ -246,6 +246,9 @@ fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
     if let (Some(started), Some(ended)) = (&report.started, &report.ended) {
         facts.push(("audited", format!("{started} to {ended}")));
     }
+    if let Some(device_time) = &report.device_time {
+        facts.push(("device time", device_time.summary()));
+    }
     if let Some(d) = &report.device {
         let mut words = vec![d.serial.clone()];
         words.extend(d.model.clone());
