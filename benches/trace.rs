@@ -1,6 +1,7 @@
 //! `dwpipe inspect trace` on a 256 MB trace made by repeating a real capture: throughput in
 //! MB/s, peak memory of the process, and the ratios to `grep -c print` (the goal: a line scan
-//! that looks at every line) and `wc -l` (the floor) on the same file in the same run.
+//! that looks at every line) and `wc -l` (the floor) on the same file in the same run, on every
+//! core and on one (`taskset -c 0`).
 //!
 //! `DWPIPE_CAPTURES=../shared/captures cargo bench --bench trace`
 
@@ -48,6 +49,14 @@ fn main() {
             .arg(&trace)
             .arg("--json"))
     };
+    // The same on one core (`taskset -c 0`): dwpipe parses a large trace's blocks on every
+    // core, so this is the single-core figure.
+    let one_core = || {
+        run(Command::new("taskset")
+            .args(["-c", "0", env!("CARGO_BIN_EXE_dwpipe"), "inspect", "trace"])
+            .arg(&trace)
+            .arg("--json"))
+    };
     let lines = || {
         let started = Instant::now();
         let mut lines = 0u64;
@@ -55,25 +64,24 @@ fn main() {
         assert!(lines > 0);
         started.elapsed()
     };
-    for warm in [&wc as &dyn Fn() -> Duration, &grep, &dwpipe, &lines] {
+    let tools: [&dyn Fn() -> Duration; 5] = [&wc, &grep, &dwpipe, &one_core, &lines];
+    for warm in tools {
         warm();
     }
-    let mut times: [Vec<Duration>; 4] = Default::default();
+    let mut times: [Vec<Duration>; 5] = Default::default();
     for _ in 0..RUNS {
-        for (i, tool) in [&wc as &dyn Fn() -> Duration, &grep, &dwpipe, &lines]
-            .iter()
-            .enumerate()
-        {
+        for (i, tool) in tools.iter().enumerate() {
             times[i].push(tool());
         }
     }
-    let [wc, grep, dwpipe, in_process_lines] = times.map(median);
+    let [wc, grep, dwpipe, one_core, in_process_lines] = times.map(median);
     let rate = |d: Duration| mb / d.as_secs_f64();
     println!("medians of {RUNS} alternated runs, each tool warmed once:");
     for (name, took) in [
         ("wc -l (the floor)", wc),
         ("grep -c print (the goal)", grep),
         ("line splitting only (in process)", in_process_lines),
+        ("dwpipe inspect trace --json, one core", one_core),
         ("dwpipe inspect trace --json", dwpipe),
     ] {
         println!(
@@ -85,6 +93,10 @@ fn main() {
     println!(
         "ratio dwpipe / grep -c print          {:>8.2}",
         dwpipe.as_secs_f64() / grep.as_secs_f64()
+    );
+    println!(
+        "ratio one core / grep -c print        {:>8.2}",
+        one_core.as_secs_f64() / grep.as_secs_f64()
     );
     println!(
         "ratio dwpipe / wc -l                  {:>8.2}",

@@ -124,7 +124,7 @@ pub(crate) struct Times {
 /// recorded durations), in the order made.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct DeviceTime {
+pub(crate) struct DeviceTime {
     /// All the visits together, in seconds.
     pub(crate) seconds: f64,
     /// Each visit.
@@ -134,7 +134,7 @@ pub struct DeviceTime {
 /// One visit's hold on the device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct VisitTime {
+pub(crate) struct VisitTime {
     /// 1-based run.
     pub(crate) run: u32,
     /// The session, or `flow NAME`.
@@ -146,17 +146,17 @@ pub struct VisitTime {
 impl DeviceTime {
     /// Adds a visit that held the device `held`.
     pub(crate) fn add(&mut self, run: u32, visit: String, held: std::time::Duration) {
-        let seconds = (held.as_secs_f64() * 1000.0).round() / 1000.0;
+        let millis = |seconds: f64| (seconds * 1000.0).round() / 1000.0;
+        let seconds = millis(held.as_secs_f64());
         self.visits.push(VisitTime {
             run,
             visit,
             seconds,
         });
-        self.seconds =
-            (self.visits.iter().map(|v| v.seconds).sum::<f64>() * 1000.0).round() / 1000.0;
+        self.seconds = millis(self.seconds + seconds);
     }
 
-    /// `12.3 s: cold-start 3 × 6.1 s · flow open-note …`: the total, then each session's or
+    /// `12.3 s: cold-start 3× 6.1 s · flow open-note …`: the total, then each session's or
     /// flow's visits and their seconds over every run, in the order first made.
     pub(crate) fn summary(&self) -> String {
         let parts: Vec<String> = self
@@ -185,7 +185,7 @@ impl DeviceTime {
 /// The workspace whose build an audit measured, when a delivery knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct Workspace {
+pub(crate) struct Workspace {
     /// Its fingerprint after the agent, as the delivery's ledger has it (SHA-256 over the
     /// workspace's files).
     pub(crate) fingerprint: String,

@@ -651,7 +651,8 @@ extractor, aggregate, unit, resolution, each run's reading from its session's fi
 re-hashed, and the aggregate); the diagnostics; the summary; the verdict.
 
 Recorded facts, taken as the report says: format-version, dwpipe-version, lock, source (the device \
-or the capture replayed), started and ended, the workspace (a delivery's fingerprint and commit), \
+or the capture replayed), started and ended, device-time (each visit's time on the device), the \
+workspace (a delivery's fingerprint and commit), \
 inputs.runs (--runs), inputs.strict (--strict), and each measurement's extracted-by (the dwpipe \
 version that read it). A report of an older format is rebuilt as that format worded it. A reading made by an older revision of its \
 extractor is taken as recorded, so everything built on it is still checked, and the difference \

@@ -18,7 +18,7 @@ use crate::pack::{FramesVia, ProbeArgs, ResponseMetric, Selector};
 /// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
 const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
-use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport, for_each_line};
+use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport};
 
 use super::flow::{FLOW_RECORD, FlowRecord, step_file};
 
@@ -258,14 +258,14 @@ fn read(path: &Path) -> Result<Vec<u8>, ExtractError> {
     })
 }
 
-/// A trace streamed through `analysis`, line by line in bounded memory.
+/// A trace streamed through `analysis` in bounded memory.
 fn stream(path: &Path, mut analysis: Analysis) -> Result<Analysis, ExtractError> {
     let unreadable = |source| ExtractError::Unreadable {
         path: path.to_owned(),
         source: Arc::new(source),
     };
     let file = open_input(path, "a trace").map_err(unreadable)?;
-    for_each_line(file, |line| analysis.line(line)).map_err(|source| {
+    analysis.feed(file).map_err(|source| {
         unreadable(ReadError::Io {
             path: path.to_owned(),
             source,

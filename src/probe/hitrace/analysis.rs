@@ -9,8 +9,11 @@ use std::collections::HashMap;
 
 use super::cold_start::ColdStartTracker;
 use super::frames::FrameTracker;
-use super::line::{EventLine, parse_line};
-use super::payload::{Marker, parse_marker};
+use std::io::{self, Read};
+
+use super::blocks::{Blocks, Parsed, for_each_parsed};
+use super::line::EventLine;
+use super::payload::Marker;
 use super::response::ResponseTracker;
 use super::scan::{SliceKind, classify};
 
@@ -80,30 +83,34 @@ impl Analysis {
         }
     }
 
-    /// Feeds one line.
-    pub(crate) fn line(&mut self, text: &[u8]) {
-        self.lines += 1;
-        match parse_line(text) {
-            Some(event) => self.event(&event),
-            None => {
-                let trimmed = super::line::trim(text.strip_suffix(b"\r").unwrap_or(text));
-                if !trimmed.is_empty() && trimmed[0] != b'#' {
-                    self.unparsed_lines += 1;
-                }
-            }
+    /// Feeds every line of `reader`, parsed on every core (see [`super::blocks`]).
+    pub(crate) fn feed<R: Read>(&mut self, reader: R) -> io::Result<()> {
+        self.feed_in(reader, Blocks::every_core())
+    }
+
+    /// Feeds every line of `reader`, read in `blocks`.
+    pub(crate) fn feed_in<R: Read>(&mut self, reader: R, blocks: Blocks) -> io::Result<()> {
+        for_each_parsed(reader, blocks, |line| self.parsed(line))
+    }
+
+    fn parsed(&mut self, line: Parsed<'_>) {
+        self.lines += line.lines();
+        match line {
+            Parsed::Event(event, marker) => self.event(&event, marker),
+            Parsed::Unparsed(n) => self.unparsed_lines += n,
+            Parsed::Quiet(_) => {}
         }
     }
 
-    fn event(&mut self, event: &EventLine<'_>) {
+    fn event(&mut self, event: &EventLine<'_>, marker: Option<Marker<'_>>) {
         self.events += 1;
         if let Some(response) = &mut self.response {
             response.seen(event.ts_ns);
         }
-        let is_marker = matches!(event.event, b"tracing_mark_write" | b"print" | b"0");
-        if !is_marker {
+        let Some(marker) = marker else {
             return;
-        }
-        match parse_marker(event.args) {
+        };
+        match marker {
             Marker::Begin { pid, name } => {
                 self.markers.begin += 1;
                 let pid = pid.or(event.tgid);

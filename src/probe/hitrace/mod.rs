@@ -1,8 +1,10 @@
 //! hitrace: a streaming parser of ftrace text with HiTraceMeter markers, and the frame and
 //! cold-start metrics computed from it in the same pass. Memory does not grow with the trace:
-//! lines are read through one fixed buffer and only per-frame facts are kept.
+//! lines are read through one fixed buffer (parsed on every core, block by block, and fed to
+//! the analysis in order) and only per-frame facts are kept.
 
 mod analysis;
+mod blocks;
 mod cold_start;
 mod frames;
 mod line;
@@ -58,7 +60,7 @@ pub struct TraceReport {
 /// Analyzes a whole trace from a reader, in one pass and bounded memory.
 pub fn analyze<R: Read>(reader: R, bundle: Option<String>) -> std::io::Result<TraceReport> {
     let mut analysis = Analysis::new(bundle);
-    for_each_line(reader, |line| analysis.line(line))?;
+    analysis.feed(reader)?;
     Ok(report(&analysis))
 }
 
@@ -69,7 +71,7 @@ pub fn response_of<R: Read>(
     kind: crate::pack::InputKind,
 ) -> std::io::Result<Result<Response, String>> {
     let mut analysis = Analysis::of_step();
-    for_each_line(reader, |line| analysis.line(line))?;
+    analysis.feed(reader)?;
     Ok(analysis.response.as_ref().map_or_else(
         || Err("no response tracker".to_owned()),
         |r| r.response(kind),

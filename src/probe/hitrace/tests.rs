@@ -1,6 +1,7 @@
 //! The synthetic fixtures (numbers worked out by hand in their headers) and bad input.
 
 use super::*;
+use blocks::Blocks;
 
 fn fixture(name: &str) -> TraceReport {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -105,4 +106,73 @@ fn bad_input_is_counted_not_fatal() {
         (report.events, report.slices, report.unparsed_lines),
         (2, 1, 1)
     );
+}
+
+/// The trace read sequentially in one block, and in blocks of `size` bytes split over three
+/// threads from the first byte: the same report, field for field.
+fn same_in_blocks(trace: &[u8], size: usize) {
+    let report = |blocks: Blocks| {
+        let mut analysis = Analysis::new(Some("com.example.notes".to_owned()));
+        analysis.feed_in(trace, blocks).unwrap();
+        report(&analysis)
+    };
+    let sequential = report(Blocks {
+        size: trace.len() + 1,
+        parts: 1,
+        threads_from: usize::MAX,
+    });
+    let parallel = report(Blocks {
+        size,
+        parts: 3,
+        threads_from: 0,
+    });
+    assert_eq!(sequential, parallel, "blocks of {size} bytes");
+}
+
+#[test]
+fn the_bundled_traces_parse_the_same_in_small_blocks_on_many_threads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut traces = 0;
+    // The hand-made traces and the notes app's captures (the generated regression fixtures
+    // are more of the same).
+    let folders = ["device-fixtures", "tests/fixtures/hitrace"].map(|f| root.join(f));
+    for entry in folders.iter().flat_map(walkdir::WalkDir::new).flatten() {
+        let path = entry.path().to_string_lossy();
+        let chosen = path.contains("tests/fixtures") || path.contains("device-fixtures/notes-");
+        if chosen && entry.path().extension().is_some_and(|e| e == "ftrace") {
+            let trace = std::fs::read(entry.path()).unwrap();
+            // Blocks smaller than a line, and a few lines each: boundaries fall everywhere,
+            // inside B/E pairs and inside the launch window.
+            for size in [97, 4096] {
+                same_in_blocks(&trace, size);
+            }
+            traces += 1;
+        }
+    }
+    assert!(traces > 10, "{traces} traces");
+}
+
+#[cfg(feature = "real-captures")]
+#[test]
+fn real_captures_parse_the_same_in_small_blocks_on_many_threads() {
+    let Some(root) = std::env::var_os("DWPIPE_CAPTURES") else {
+        eprintln!(
+            "skipped: DWPIPE_CAPTURES is not set (the real captures live in ../shared/captures)"
+        );
+        return;
+    };
+    let mut traces = 0;
+    let folder = std::path::Path::new(&root).join("hitrace");
+    for entry in walkdir::WalkDir::new(folder).into_iter().flatten() {
+        let path = entry.path();
+        // Every trace of the folder, whatever its name ends in; its SOURCES.md is not one.
+        if path.is_file() && path.extension().is_none_or(|e| e != "md") {
+            let trace = std::fs::read(path).unwrap();
+            for size in [4096, 256 * 1024] {
+                same_in_blocks(&trace, size);
+            }
+            traces += 1;
+        }
+    }
+    assert!(traces > 0, "no trace among the captures");
 }
