@@ -10,7 +10,9 @@ use std::num::NonZeroUsize;
 
 use super::line::{EventLine, parse_line, trim};
 use super::payload::{Marker, parse_marker};
-use super::reader::MAX_LINE;
+/// The longest line read: no text trace has a longer one, and a file that is one endless
+/// line (`/dev/zero`) must not be read for ever.
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// One line, parsed: what the analysis needs of it, borrowed from the block.
 #[derive(Clone, Copy)]
@@ -76,8 +78,8 @@ impl Blocks {
 }
 
 /// Calls `each` for every line of `reader` (including a last line without a newline), parsed,
-/// in the file's order. A line longer than [`MAX_LINE`] is an error (`InvalidData`), as for
-/// [`super::for_each_line`].
+/// in the file's order, in bounded memory. A line of [`MAX_LINE`] bytes or more is an error
+/// (`InvalidData`).
 pub(super) fn for_each_parsed<R: Read>(
     mut reader: R,
     blocks: Blocks,
@@ -108,17 +110,9 @@ pub(super) fn for_each_parsed<R: Read>(
             }
         }
         let whole = memchr::memrchr(b'\n', &buffer[..filled]).map_or(0, |last| last + 1);
-        if filled - whole >= MAX_LINE {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "line {} is longer than {MAX_LINE} bytes: not a text trace",
-                    lines + 1
-                ),
-            ));
-        }
+        let endless = filled - whole >= MAX_LINE;
         // At the end of the file its last line counts, newline or not.
-        let end = if eof { filled } else { whole };
+        let end = if eof && !endless { filled } else { whole };
         if end > 0 {
             let parts = if end < blocks.threads_from {
                 1
@@ -126,6 +120,15 @@ pub(super) fn for_each_parsed<R: Read>(
                 blocks.parts
             };
             lines += parse_block(&buffer[..end], parts, &mut each);
+        }
+        if endless {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "line {} is longer than {MAX_LINE} bytes: not a text trace",
+                    lines + 1
+                ),
+            ));
         }
         buffer.copy_within(end..filled, 0);
         filled -= end;
@@ -233,6 +236,85 @@ fn parse_lines(text: &[u8]) -> Vec<Parsed<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out at most `step` bytes per call.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// Lines, as (kind, lines it stands for): `E` an event, `U` unparsed, `Q` quiet.
+    fn kinds(data: &[u8], step: usize, size: usize) -> Vec<(char, u64)> {
+        let mut seen = Vec::new();
+        let blocks = Blocks {
+            size,
+            parts: 3,
+            threads_from: 0,
+        };
+        for_each_parsed(Trickle { data, step }, blocks, |line| {
+            let kind = match line {
+                Parsed::Event(..) => 'E',
+                Parsed::Unparsed(_) => 'U',
+                Parsed::Quiet(_) => 'Q',
+            };
+            seen.push((kind, line.lines()));
+        })
+        .unwrap();
+        seen
+    }
+
+    #[test]
+    fn lines_split_across_reads_and_blocks_and_a_partial_last_line_counts() {
+        let event = b"  app-1 ( 1) [0] .... 1.000001: tracing_mark_write: B|1|x\n";
+        let mut data = Vec::new();
+        data.extend_from_slice(event);
+        data.extend_from_slice(b"junk\n\n# comment\n");
+        data.extend_from_slice(event);
+        data.extend_from_slice(b"last");
+        for (step, size) in [(1, 1), (3, 7), (1000, 1 << 20)] {
+            let seen = kinds(&data, step, size);
+            let lines: u64 = seen.iter().map(|(_, n)| n).sum();
+            assert_eq!(lines, 6, "{step}/{size}: {seen:?}");
+            assert_eq!(
+                seen.iter().filter(|(k, _)| *k == 'E').count(),
+                2,
+                "{seen:?}"
+            );
+            assert_eq!(seen.last(), Some(&('U', 1)), "{step}/{size}: {seen:?}");
+        }
+        assert!(kinds(b"", 10, 10).is_empty());
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_in_bounded_memory() {
+        let mut data = b"ok\n".to_vec();
+        data.extend(vec![b'x'; 3 * MAX_LINE + 5]);
+        let mut seen = 0;
+        let error = for_each_parsed(
+            Trickle {
+                data: &data,
+                step: 64 * 1024,
+            },
+            Blocks::every_core(),
+            |_| seen += 1,
+        )
+        .unwrap_err();
+        assert_eq!(seen, 1);
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert!(
+            error.to_string().starts_with("line 2 is longer than"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn blocks_split_at_line_boundaries_and_keep_every_line() {

@@ -9,7 +9,6 @@ mod cold_start;
 mod frames;
 mod line;
 mod payload;
-mod reader;
 mod response;
 mod scan;
 
@@ -24,7 +23,6 @@ pub use analysis::{Analysis, MarkerCounts};
 pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
 pub(crate) use frames::FrameTracker;
-pub use reader::for_each_line;
 pub use response::Response;
 
 /// What `dwpipe inspect trace --json` prints; the field names are a contract.
