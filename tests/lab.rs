@@ -4,9 +4,29 @@
 mod common;
 
 use std::fs;
+use std::path::Path;
 
 use common::{device, dwpipe, fake_hdc, frozen_example, no_sleeps};
 use serde_json::Value;
+
+/// `dwpipe audit` of the frozen example in `dir` through a fake-hdc (`hdc`, serving
+/// `captures`) with sleep-free sessions, `args` naming the devices, servers and `--out`:
+/// `(exit code, stdout, stderr)`.
+fn lab_audit(dir: &Path, hdc: &str, captures: &[String], args: &[&str]) -> (i32, String, String) {
+    let hdc = fake_hdc(dir, hdc, captures, "");
+    let playbooks = no_sleeps(dir);
+    let mut argv = vec![
+        "--hdc",
+        hdc.to_str().unwrap(),
+        "audit",
+        "--pack",
+        "pack.lock.json",
+        "--playbooks",
+        &playbooks,
+    ];
+    argv.extend_from_slice(args);
+    dwpipe(dir, &argv)
+}
 
 #[test]
 fn a_lab_of_eight_where_one_device_vanishes() {
@@ -24,20 +44,13 @@ fn a_lab_of_eight_where_one_device_vanishes() {
             format!("{server}={folder}")
         })
         .collect();
-    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
-    let playbooks = no_sleeps(dir.path());
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = lab_audit(
         dir.path(),
+        "hdc",
+        &captures,
         &[
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
             "--devices",
             "all",
-            "--playbooks",
-            &playbooks,
             "--server",
             "10.0.0.1:8710",
             "--server",
@@ -141,27 +154,12 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
         device(dir.path(), "notes-pass", "GOOD1", false),
         device(dir.path(), "notes-fail", "BAD1", false),
     ];
-    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
-    let playbooks = no_sleeps(dir.path());
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = lab_audit(
         dir.path(),
+        "hdc",
+        &captures,
         &[
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--playbooks",
-            &playbooks,
-            "--jobs",
-            "1",
-            "--device",
-            "GOOD1",
-            "--device",
-            "BAD1",
-            "--device",
-            "GONE1",
-            "--out",
+            "--jobs", "1", "--device", "GOOD1", "--device", "BAD1", "--device", "GONE1", "--out",
             "lab",
         ],
     );
@@ -205,25 +203,12 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
 #[test]
 fn shards_from_two_hosts_merge_into_one_matrix() {
     let dir = frozen_example();
-    let playbooks = no_sleeps(dir.path());
     let shard = |name: &str, captures: &[String], serials: &[&str]| {
-        let hdc = fake_hdc(dir.path(), &format!("hdc-{name}"), captures, "");
-        let mut args = vec![
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--playbooks",
-            &playbooks,
-            "--out",
-            name,
-            "--json",
-        ];
+        let mut args = vec!["--out", name, "--json"];
         for serial in serials {
             args.extend(["--device", serial]);
         }
-        let (code, stdout, stderr) = dwpipe(dir.path(), &args);
+        let (code, stdout, stderr) = lab_audit(dir.path(), &format!("hdc-{name}"), captures, &args);
         assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
     };
     shard(
@@ -342,25 +327,13 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
     let b_root = dir.path().join("second");
     fs::create_dir_all(&b_root).unwrap();
     let b = device(&b_root, "notes-fail", "127.0.0.1:5555", false);
-    let hdc = fake_hdc(
+    let (code, stdout, stderr) = lab_audit(
         dir.path(),
         "hdc",
         &[format!("10.0.0.1:8710={a}"), format!("10.0.0.2:8710={b}")],
-        "",
-    );
-    let playbooks = no_sleeps(dir.path());
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
         &[
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
             "--devices",
             "all",
-            "--playbooks",
-            &playbooks,
             "--server",
             "10.0.0.1:8710",
             "--server",
@@ -398,20 +371,13 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
 fn a_server_that_does_not_answer_is_in_every_lab_format() {
     let dir = frozen_example();
     let phone = device(dir.path(), "notes-pass", "LAB01", false);
-    let hdc = fake_hdc(dir.path(), "hdc", &[format!("10.0.0.1:8710={phone}")], "");
-    let playbooks = no_sleeps(dir.path());
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = lab_audit(
         dir.path(),
+        "hdc",
+        &[format!("10.0.0.1:8710={phone}")],
         &[
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
             "--devices",
             "all",
-            "--playbooks",
-            &playbooks,
             "--server",
             "10.0.0.1:8710",
             "--server",
