@@ -8,6 +8,13 @@ for 3 runs). The notes-editor-* captures answer tests/fixtures/packs/editor.yaml
 flow open-note, then the ui session on the editor. Expected verdicts are asserted by
 tests/audit.rs and tests/flows.rs.
 
+Every capture is transcript format 2, as a recording by this dwpipe writes it: each pause is a
+`sleep` exchange (a cold start's fixed 3 s, a flow's settles, a poll's intervals), each session
+that starts the app polls for its window (`ready: window`: no process at the first look, the
+window focused and drawn 200 ms later), and `sessions:` holds the SHA-256 of every file in
+playbooks/sessions/, so a changed session makes the audit refuse these captures until this
+script runs again.
+
   notes-pass        cold starts 700/720/760 ms, smooth scroll, 12 vp gap, 48 vp targets,
                     black title on white (21:1), all hypium cases pass        → every check passes
   notes-fail        cold starts 1150/1200/1250 ms, janky scroll (62.5 ms/s), 10 vp gap,
@@ -188,6 +195,44 @@ def hypium(failing):
     fail = 1 if failing else 0
     return out + f"OHOS_REPORT_RESULT: stream=Tests run: 2, Failure: {fail}, Error: 0, Pass: {2 - fail}, Ignore: 0\nOHOS_REPORT_CODE: 0\n"
 
+WMS = """----------------------------------WindowManagerService----------------------------------
+-------------------------------------ScreenGroup 1-------------------------------------
+WindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]
+SystemUi_StatusBar   0         1572    9     2108 102  0    2    0           [ 0    0    1260 123  ]
+notes0               0         5000    13    1    1    0    1    0           [ 0    0    1260 2720 ]
+---------------------------------------------------------------------------------------  (Separator Line Between Foreground and Background Windows)
+ScreenLockWindow     0         1572    4     2110 1    0    -1   0           [ 0    0    1260 2720 ]
+Focus window: 13
+total window num: 3
+"""
+
+# `hidumper -s WindowManagerService -a '-w 13'`: the app's window, drawn and visible.
+WMS_W13 = """----------------------------------WindowManagerService----------------------------------
+WindowName: notes0
+DisplayId: 0
+WinId: 13
+Pid: 5000
+Type: 1
+Mode: 1
+Flag: 0
+Orientation: 0
+IsStartingWindow: false
+FirstFrameCallbackCalled: 1
+VisibilityState: 0
+Focusable: true
+WindowRect: [ 0, 0, 1260, 2720 ]
+"""
+
+def session_hashes():
+    """The `sessions:` of a recording: each embedded session's SHA-256, as dwpipe hashes its file."""
+    folder = os.path.join(ROOT, "..", "playbooks", "sessions")
+    out = []
+    for file in sorted(os.listdir(folder)):
+        text = open(os.path.join(folder, file), "rb").read()
+        name = next(l.split(":", 1)[1].strip() for l in text.decode().splitlines() if l.startswith("session:"))
+        out.append((name, hashlib.sha256(text).hexdigest()))
+    return sorted(out)
+
 def yaml_str(text):
     return json.dumps(text)  # JSON strings are YAML double-quoted scalars
 
@@ -196,12 +241,31 @@ class Capture:
         self.dir = os.path.join(ROOT, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(os.path.join(self.dir, "files"))
-        self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 1", "exchanges:"]
-    def shell(self, command, reply="", fault=None):
+        self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 2", "recorded-by: device-fixtures/generate.py", "sessions:"]
+        self.lines += [f"  {name}: {sha}" for name, sha in session_hashes()]
+        self.lines.append("exchanges:")
+    def shell(self, command, reply="", fault=None, status=0):
         self.lines.append(f"  - shell: {command}")
         self.lines.append(f"    reply: {yaml_str(reply)}")
+        if status:
+            self.lines.append(f"    status: {status}")
         if fault:
             self.lines.append(f"    fault: {fault}")
+    def sleep(self, ms):
+        """A pause the audit takes on the device's time: a playbook's fixed wait, a flow's settle, a poll's interval."""
+        self.lines.append(f"  - sleep: {ms}ms")
+    def ready(self):
+        """A `ready: window` poll after `aa start`: the app has no process at the first look;
+        200 ms later its window is focused and drawn."""
+        self.shell(f"pidof {BUNDLE}", "", status=1)
+        self.sleep(200)
+        self.shell(f"pidof {BUNDLE}", "5000\n")
+        self.shell("hidumper -s WindowManagerService -a -a", WMS)
+        self.shell("hidumper -s WindowManagerService -a '-w 13'", WMS_W13)
+    def start(self):
+        """A session's `start`: `aa start`, then the readiness poll."""
+        self.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+        self.ready()
     def pull(self, remote, name, data):
         """A pulled file; the same bytes pulled again (a flow's screens) are kept once."""
         digest = hashlib.sha256(data).hexdigest()
@@ -237,22 +301,25 @@ def cold_session(c, run, trace):
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
     c.shell("hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+    c.sleep(3000)  # fixed: inside the trace
     c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-cold-{run}.ftrace")
     c.pull(f"/data/local/tmp/dwpipe-cold-{run}.ftrace", f"cold-{run}.ftrace", trace.encode())
 
 TRACE_BEGIN = "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin"
 
-def launch_step(c, run, list_png):
+def launch_step(c, run, list_png, settle_ms=2000):
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+    c.sleep(settle_ms)  # a flow's launch lets the app come up for its timeout
     c.step_screen(run, 1, list_png, "list.png")
 
-def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes):
+def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000):
     """Step 2, `click id:note_item_1` named open, traced for perf.response."""
     c.dump(run, 2, list_json)
     x, y = centre(item_rect(1, gap_vp))
     c.shell(TRACE_BEGIN)
     c.shell(f"uitest uiInput click {x} {y}")
+    c.sleep(settle_ms)  # a traced step settles for its timeout, a fixed wait
     c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-step-{run}-02.ftrace")
     c.pull(f"/data/local/tmp/dwpipe-step-{run}-02.ftrace", f"step-{run}-02.ftrace", trace.encode())
     c.step_screen(run, 2, editor_png_bytes, "editor.png")
@@ -281,13 +348,13 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
         trace1 = trace1[: trace1.index("Waiting for Present Fence 101") - 60]
     cold_session(c, 1, trace1)
     c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000", hypium(failing_test))
-    c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+    c.start()
     c.shell("hitrace -b 65536 graphic ace app --trace_begin")
     c.shell("uitest uiInput swipe 600 2000 600 600 600")
     c.shell("uitest uiInput swipe 600 600 600 2000 600")
     c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-1.ftrace")
     c.pull("/data/local/tmp/dwpipe-scroll-1.ftrace", "scroll-1.ftrace", scroll_trace(intervals).encode())
-    c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+    c.start()
     c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
     c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(gap_vp, small_icon, with_app).encode())
     c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
@@ -305,15 +372,18 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
 
 def build_editor(name, comment, complete_ms, gap_vp, save_vp, opens=True):
     c = Capture(name, comment)
-    launch_step(c, 1, screenshot((0, 0, 0)))
-    open_step(c, 1, layout(12, False), 12, response_trace(complete_ms, lane=opens), editor_png(False) if opens else screenshot((0, 0, 0)))
+    # tests/fixtures/packs/editor.yaml settles 100 ms after the launch and the traced tap.
+    launch_step(c, 1, screenshot((0, 0, 0)), 100)
+    open_step(c, 1, layout(12, False), 12, response_trace(complete_ms, lane=opens), editor_png(False) if opens else screenshot((0, 0, 0)), 100)
     if opens:
         c.dump(1, 3, editor(gap_vp, save_vp))
         c.step_screen(1, 3, editor_png(False), "editor.png")
         c.ui_session(1, editor(gap_vp, save_vp), editor_png(False), "editor")
     else:
         # wait-for polls every 500 ms on the device clock: at 0, 0.5, 1, 1.5 and 2 s, then gives up.
-        for _ in range(5):
+        for i in range(5):
+            if i:
+                c.sleep(500)
             c.dump(1, 3, layout(12, False))
     c.finish()
 
@@ -331,16 +401,6 @@ build("notes-no-screenshot", "Fault: the screenshot could not be pulled.", (700,
 build_editor("notes-editor-pass", "The note editor, reached by a flow: it opens in 700 ms, 12 vp title-body gap, 48 vp save button.", 700, 12, 48)
 build_editor("notes-editor-fail", "The note editor failing: it opens in 1400 ms, a 30 vp gap, a 40 vp save button.", 1400, 30, 40)
 build_editor("notes-editor-missing", "Fault: the tap on the note opens nothing, and `wait-for id:editor_title` times out.", 700, 12, 48, opens=False)
-WMS = """----------------------------------WindowManagerService----------------------------------
--------------------------------------ScreenGroup 1-------------------------------------
-WindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]
-SystemUi_StatusBar   0         1572    9     2108 102  0    2    0           [ 0    0    1260 123  ]
-notes0               0         5000    13    1    1    0    1    0           [ 0    0    1260 2720 ]
----------------------------------------------------------------------------------------  (Separator Line Between Foreground and Background Windows)
-ScreenLockWindow     0         1572    4     2110 1    0    -1   0           [ 0    0    1260 2720 ]
-Focus window: 13
-total window num: 3
-"""
 
 RS_HEADER = "\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------RenderService---------------------------------\n"
 
@@ -365,7 +425,8 @@ def build_scroll(name, comment, intervals_ms):
     list, traced, with RenderService's UniRender records read after the launch and after the
     swipe (the app's window `notes0` has none of its own, as on OpenHarmony 5.1+)."""
     c = Capture(name, comment)
-    launch_step(c, 1, screenshot((0, 0, 0)))
+    # tests/fixtures/packs/scroll.yaml settles 100 ms after the launch and the traced swipe.
+    launch_step(c, 1, screenshot((0, 0, 0)), 100)
     c.shell(f"pidof {BUNDLE}", "5000\n")
     c.shell("hidumper -s WindowManagerService -a -a", WMS)
     c.shell("hidumper -s RenderService -a 'notes0 fps'", rs_fps("notes0", []))
@@ -376,6 +437,7 @@ def build_scroll(name, comment, intervals_ms):
     # swipe up 300 vp (975 px) through the centre of note_list [0,380][1260,2400]
     c.shell(TRACE_BEGIN)
     c.shell("uitest uiInput swipe 630 1877 630 903 600")
+    c.sleep(100)
     c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-step-1-02.ftrace")
     c.pull("/data/local/tmp/dwpipe-step-1-02.ftrace", "step-1-02.ftrace", scroll_trace([round(i * 1000) for i in intervals_ms]).encode())
     c.step_screen(1, 2, screenshot((0, 0, 0)), "list.png")
@@ -467,7 +529,7 @@ def build_jank(name, comment, long_frames_ms):
     which one, the 31st, takes the given time, so each run's jank is known."""
     c = Capture(name, comment)
     for run, long_ms in enumerate(long_frames_ms, start=1):
-        c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
+        c.start()
         c.shell("hitrace -b 65536 graphic ace app --trace_begin")
         c.shell("uitest uiInput swipe 600 2000 600 600 600")
         c.shell("uitest uiInput swipe 600 600 600 2000 600")

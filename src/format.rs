@@ -5,8 +5,10 @@
 
 /// `pack.lock.json` (2: the warnings are sealed with the pack; 1 is still read).
 pub(crate) const LOCK: u32 = 2;
-/// A capture's `transcript.yaml`.
-pub(crate) const TRANSCRIPT: u32 = 1;
+/// A capture's `transcript.yaml` (2: every pause recorded as a `sleep` exchange, the
+/// recording dwpipe and the sessions it ran; 1 is still read, and refused by an audit, whose
+/// sessions then slept where they now poll).
+pub(crate) const TRANSCRIPT: u32 = 2;
 /// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
 /// extractor revision; 3: each check's statement, runs that say the same thing named once in
 /// its evidence, the start and end times, the workspace; 1 and 2 are still read).

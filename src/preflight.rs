@@ -295,7 +295,7 @@ pub(crate) async fn open(
     hdc: &HdcClient,
     cancel: &Cancel,
 ) -> (Vec<Check>, Result<Opened, Refusal>) {
-    if !matches!(target, Target::Replay(_)) {
+    if !matches!(target, Target::Replay { .. }) {
         checks.push(self::hdc(&hdc.binary));
     }
     let hdc_missing = checks.iter().any(|c| {

@@ -32,7 +32,12 @@ pub(crate) enum Target {
         record: Option<PathBuf>,
     },
     /// A recorded capture.
-    Replay(PathBuf),
+    Replay {
+        /// The capture folder.
+        capture: PathBuf,
+        /// Whether the replay waits the recorded delays.
+        realtime: bool,
+    },
     /// Many devices, audited in parallel.
     Lab {
         /// Which devices.
@@ -192,8 +197,10 @@ impl Target {
         cancel: &Cancel,
     ) -> Result<Opened, DeviceError> {
         Ok(match self {
-            Target::Replay(capture) => Opened::One(AnyDevice::Replay(
-                ReplayDevice::open(capture)?.cancellable(cancel.clone()),
+            Target::Replay { capture, realtime } => Opened::One(AnyDevice::Replay(
+                ReplayDevice::open(capture)?
+                    .cancellable(cancel.clone())
+                    .realtime(*realtime),
             )),
             Target::Device {
                 serial,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{copy_tree, dwpipe, frozen_example};
+use common::{copy_tree, dwpipe, frozen_example, frozen_fixture};
 
 const SERIAL: &str = "FMR0223C13000649";
 
@@ -301,6 +301,63 @@ fn a_live_recording_replays_to_the_same_numbers() {
         replayed["checks"][3]["measurements"][0]["runs"],
         "same numbers and evidence hashes"
     );
+    // The recording holds every call and every pause the live audit made, in the source's
+    // order (its fixed waits, the flows' settles, the readiness polls' looks and intervals),
+    // and names the sessions it ran by their files' hashes.
+    let operations = |path: &Path| -> Vec<String> {
+        let doc: serde_json::Value =
+            serde_saphyr::from_str(&fs::read_to_string(path.join("transcript.yaml")).unwrap())
+                .unwrap();
+        doc["exchanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                ["shell", "pull", "sleep"]
+                    .iter()
+                    .find_map(|k| e[*k].as_str().map(|v| format!("{k} {v}")))
+                    .unwrap()
+            })
+            .collect()
+    };
+    let recorded = dir.path().join("recorded");
+    assert_eq!(
+        operations(&recorded),
+        operations(&repo("device-fixtures/notes-pass"))
+    );
+    let doc: serde_json::Value =
+        serde_saphyr::from_str(&fs::read_to_string(recorded.join("transcript.yaml")).unwrap())
+            .unwrap();
+    assert_eq!(doc["format-version"], 2);
+    assert_eq!(
+        doc["recorded-by"],
+        format!("dwpipe {}", env!("CARGO_PKG_VERSION"))
+    );
+    let ui = fs::read(repo("playbooks/sessions/ui.yaml")).unwrap();
+    assert_eq!(doc["sessions"]["ui"], dwpipe::hash::sha256_hex(&ui));
+    assert_eq!(
+        doc["sessions"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["cold-start", "flow", "hypium", "scroll", "ui"],
+        "the sessions this audit ran"
+    );
+    // The poll found the window at its second look, live and replayed alike.
+    for audit in ["live", "replayed"] {
+        let ready = fs::read_to_string(
+            dir.path()
+                .join(audit)
+                .join(format!("evidence/{SERIAL}/1/ui/ready.txt")),
+        )
+        .unwrap();
+        assert!(
+            ready.starts_with("ready: window 13 focused and drawn after")
+                && ready.contains("(2 looks;"),
+            "{audit}: {ready}"
+        );
+    }
 }
 
 #[test]
@@ -458,6 +515,125 @@ fn audit_capture(
 }
 
 #[test]
+fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
+    let dir = frozen_example();
+    let source = fs::read_to_string(repo("device-fixtures/notes-pass/transcript.yaml")).unwrap();
+    let ui = source
+        .lines()
+        .find(|l| l.starts_with("  ui: "))
+        .expect("the fixture names its sessions");
+    let rows = [
+        (
+            "format-version: 2\n",
+            "format-version: 1\n",
+            "recorded by device-fixtures/generate.py in transcript format-version 1, whose sessions slept fixed times where this dwpipe polls",
+        ),
+        (
+            "recorded-by: device-fixtures/generate.py\n",
+            "recorded-by: dwpipe 0.0.9\n",
+            "recorded by dwpipe 0.0.9 in",
+        ),
+        (
+            ui,
+            "  ui: 0000000000000000000000000000000000000000000000000000000000000000",
+            "with another version of session `ui` than this audit runs",
+        ),
+        (
+            ui,
+            "  uix: 00",
+            "without session `ui`, which this audit runs",
+        ),
+    ];
+    for (i, (from, to, expected)) in rows.into_iter().enumerate() {
+        let capture = dir.path().join(format!("outdated-{i}"));
+        copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+        let mut transcript = source.replacen(from, to, 1);
+        if i == 1 {
+            transcript = transcript.replacen("format-version: 2\n", "format-version: 1\n", 1);
+        }
+        fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+        let out = format!("out-{i}");
+        let (code, _, stderr) = audit_capture(dir.path(), &capture, &out, &[]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("error[E_CAPTURE_OUTDATED]")
+                && stderr.contains(expected)
+                && stderr.contains("re-record it with `dwpipe audit --device SERIAL --record DIR`"),
+            "{stderr}"
+        );
+        assert!(
+            !dir.path().join(&out).join("evidence").exists(),
+            "refused before any evidence: {stderr}"
+        );
+    }
+    // A capture without `sessions` (written by hand) is replayed as it stands.
+    let capture = dir.path().join("by-hand");
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let (head, rest) = source.split_once("sessions:\n").unwrap();
+    let by_hand = format!(
+        "{head}exchanges:\n{}",
+        rest.split_once("exchanges:\n").unwrap().1
+    );
+    assert!(!by_hand.contains("sessions:") && by_hand.contains("  - sleep: 3000ms"));
+    fs::write(capture.join("transcript.yaml"), by_hand).unwrap();
+    let (code, _, stderr) = audit_capture(dir.path(), &capture, "by-hand-out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_realtime_replay_takes_the_device_time_it_recorded() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    let capture = repo("device-fixtures/regress-base");
+    let started = std::time::Instant::now();
+    let (code, report, stderr) = audit_capture(
+        dir.path(),
+        &capture,
+        "realtime",
+        &["--runs", "1", "--realtime"],
+    );
+    let took = started.elapsed();
+    assert_eq!(code, 0, "{stderr}");
+    // One cold start: its 3 s fixed wait inside the trace, the only delay the fixture records.
+    assert_eq!(
+        report["device-time"]["seconds"], 3.0,
+        "{}",
+        report["device-time"]
+    );
+    assert!(took >= std::time::Duration::from_secs(3), "waited {took:?}");
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--device",
+            "X",
+            "--realtime",
+        ],
+    );
+    assert!(
+        code == 2 && stderr.contains("'--device <SERIAL>' cannot be used with '--realtime'"),
+        "--realtime is a replay's: {stderr}"
+    );
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            "x",
+            "--record",
+            "y",
+        ],
+    );
+    assert!(
+        code == 2 && stderr.contains("cannot be used with '--record <CAPTURE>'"),
+        "a replay is not recorded: {stderr}"
+    );
+}
+
+#[test]
 fn a_capture_whose_own_files_leave_its_folder_is_refused() {
     let dir = frozen_example();
     for name in ["device.yaml", "transcript.yaml"] {
@@ -483,6 +659,7 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
     let capture = dir.path().join("longer");
     copy_tree(&repo("device-fixtures/notes-pass"), &capture);
     let mut transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let recorded = transcript.matches("\n  - ").count();
     for _ in 0..3 {
         transcript.push_str("  - shell: aa force-stop com.example.notes\n    reply: \"force stop process successfully.\\n\"\n");
     }
@@ -508,7 +685,10 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
     );
     assert!(
         message.contains("3 recorded exchange(s) unserved")
-            && message.contains("exchange 107: shell aa force-stop com.example.notes"),
+            && message.contains(&format!(
+                "exchange {}: shell aa force-stop com.example.notes",
+                recorded + 1
+            )),
         "{message}"
     );
     assert_eq!(report["source"]["unserved"], 3);

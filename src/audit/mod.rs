@@ -13,6 +13,7 @@ mod inputs;
 mod measure;
 mod model;
 mod plan;
+mod ready;
 mod rebuild;
 mod run;
 mod session;

@@ -246,6 +246,10 @@ pub enum AuditError {
         #[source]
         source: DeviceError,
     },
+    /// The device cannot run the audit's sessions (a capture recorded with other ones);
+    /// refused before the first call.
+    #[error("the capture cannot answer this audit's sessions")]
+    Refused(#[source] DeviceError),
     /// The output folder already holds another audit's evidence.
     #[error(
         "`{}` already holds an earlier audit's evidence; audit into a new --out folder",
@@ -279,7 +283,7 @@ impl AuditError {
     /// The stable code of the failure.
     pub(crate) fn code(&self) -> &'static str {
         match self {
-            AuditError::Device { source, .. } => source.code(),
+            AuditError::Device { source, .. } | AuditError::Refused(source) => source.code(),
             AuditError::EvidenceExists(_) => "E_AUDIT_EVIDENCE_EXISTS",
             AuditError::Unsafe(_) => "E_UNSAFE_VALUE",
             AuditError::Evidence { .. } => "E_AUDIT_EVIDENCE",

@@ -7,7 +7,7 @@
 //! session alternates two audits on one device, switching the installed build between blocks,
 //! and may add runs while its comparison stays unknown.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::device::{Device, DeviceInfo, Source};
@@ -69,6 +69,23 @@ impl<'s, 'a> Prepared<'s, 'a> {
         out: &Path,
     ) -> Result<Ongoing<'p, 's, 'a>, AuditError> {
         let started = crate::time::now();
+        // A capture recorded with other sessions is refused before any call.
+        let sessions: BTreeMap<String, String> = self
+            .planned
+            .iter()
+            .map(|p| p.session)
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .map(|name| {
+                (
+                    name.to_owned(),
+                    self.spec.playbooks.sessions[name].sha256.clone(),
+                )
+            })
+            .collect();
+        device
+            .runs_sessions(&sessions)
+            .map_err(AuditError::Refused)?;
         let info = device
             .identity()
             .await

@@ -36,7 +36,10 @@ pub(super) async fn gather<'s>(
     for step in steps {
         let fail = |reason: String| StepFailure::Step { reason };
         match step {
-            Step::Sleep(duration) => device.pause(*duration).await,
+            Step::Sleep(duration) => device.pause(*duration).await.map_err(device_or_step)?,
+            Step::Ready { within } => {
+                super::ready::window(device, values, *within, dir, files).await?;
+            }
             Step::Shell {
                 template,
                 save,

@@ -160,7 +160,7 @@ pub(super) struct AuditArgs {
         long,
         value_name = "CAPTURE",
         requires = "serials",
-        conflicts_with = "devices"
+        conflicts_with_all = ["devices", "replay"]
     )]
     pub(super) record: Option<PathBuf>,
     /// Runs per probe (overrides the pack and the playbooks); per arm in an A/B session.
@@ -283,6 +283,12 @@ pub(super) struct DeviceArgs {
     /// Replay a recorded capture instead of driving a device.
     #[arg(long, value_name = "CAPTURE", conflicts_with_all = ["serials", "devices", "servers"])]
     pub(super) replay: Option<PathBuf>,
+    /// Replay at the recorded pace: every exchange waits its recorded delay and every pause
+    /// its length, so the replay takes the device time the recording did.
+    // `requires` alone would not hold: clap drops the need for `--replay` once an argument
+    // it conflicts with is given, so the live targets are refused by name.
+    #[arg(long, requires = "replay", conflicts_with_all = ["serials", "devices", "servers"])]
+    pub(super) realtime: bool,
     /// In a lab: devices audited at once (up to 256; a device's audit is mostly waiting on hdc).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(super) jobs: u16,
@@ -293,7 +299,10 @@ impl DeviceArgs {
     /// every device), one device (recorded into `record` when given), or none.
     pub(super) fn target(self, record: Option<PathBuf>) -> Option<Target> {
         if let Some(capture) = self.replay {
-            return Some(Target::Replay(capture));
+            return Some(Target::Replay {
+                capture,
+                realtime: self.realtime,
+            });
         }
         let many = self.devices.is_some() || self.serials.len() > 1 || self.servers.len() > 1;
         if many {

@@ -65,6 +65,10 @@ pub(super) fn run(hdc: &HdcClient, target: &Target, args: &AuditArgs) -> Result<
             source: DeviceError::Cancelled,
             ..
         })) => return Err(Error::Device(DeviceError::Cancelled)),
+        // Nothing was asked of the device: the capture itself is the error.
+        Err(AuditDeviceError::Audit(AuditError::Refused(source))) => {
+            return Err(Error::Device(source));
+        }
         Err(AuditDeviceError::Audit(AuditError::Device { run, source })) => {
             print::note(&format!(
                 "the device failed during run {run}; the evidence gathered so far is in {}",

@@ -79,9 +79,9 @@ impl Error {
             Error::Usage(e) if !e.use_stderr() => exit_code::OK,
             Error::Usage(_) => exit_code::INVALID_INPUT,
             Error::Device(DeviceError::Cancelled) => exit_code::INTERRUPTED,
-            Error::Audit(AuditError::EvidenceExists(_) | AuditError::Unsafe(_)) => {
-                exit_code::INVALID_INPUT
-            }
+            Error::Audit(
+                AuditError::EvidenceExists(_) | AuditError::Unsafe(_) | AuditError::Refused(_),
+            ) => exit_code::INVALID_INPUT,
             Error::Audit(_) => exit_code::ENVIRONMENT,
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_)

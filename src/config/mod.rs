@@ -120,7 +120,10 @@ impl DeviceDefaults {
     /// The target these defaults name: the capture, else the device, else none.
     pub(crate) fn target(&self) -> Option<Target> {
         if let Some(capture) = &self.replay {
-            return Some(Target::Replay(capture.clone()));
+            return Some(Target::Replay {
+                capture: capture.clone(),
+                realtime: false,
+            });
         }
         Some(Target::Device {
             serial: self.serial.clone()?,

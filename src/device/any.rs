@@ -89,8 +89,15 @@ impl Device for AnyDevice {
         each!(self, d => d.source(info))
     }
 
-    async fn pause(&self, duration: Duration) {
-        each!(self, d => d.pause(duration).await);
+    async fn pause(&self, duration: Duration) -> Result<(), DeviceError> {
+        each!(self, d => d.pause(duration).await)
+    }
+
+    fn runs_sessions(
+        &self,
+        sessions: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(), DeviceError> {
+        each!(self, d => d.runs_sessions(sessions))
     }
 
     fn clock(&self) -> Duration {

@@ -345,9 +345,10 @@ impl Device for HdcDevice {
         app_outcome(self, &raw, "uninstall")
     }
 
-    async fn pause(&self, duration: Duration) {
+    async fn pause(&self, duration: Duration) -> Result<(), DeviceError> {
         tokio::time::sleep(duration).await;
         self.spent.add(duration);
+        Ok(())
     }
 
     fn clock(&self) -> Duration {

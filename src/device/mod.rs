@@ -17,6 +17,7 @@ mod survey;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
@@ -89,9 +90,17 @@ pub trait Device: Send + Sync {
         Source::live(info)
     }
 
-    /// Lets time pass on the device (a live device waits; a replay has nothing to wait for,
-    /// and only advances its clock).
-    fn pause(&self, duration: Duration) -> impl Future<Output = ()> + Send;
+    /// Lets time pass on the device (a live device waits; a replay takes the recorded pause,
+    /// and waits only with `--realtime`). A recording writes it into the capture.
+    fn pause(&self, duration: Duration) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// The sessions an audit is about to run on it (name → SHA-256 of the session's playbook
+    /// file): a replay refuses a capture recorded with other sessions before its first call,
+    /// a recording notes them in its capture, a live device has nothing to check.
+    fn runs_sessions(&self, sessions: &BTreeMap<String, String>) -> Result<(), DeviceError> {
+        let _ = sessions;
+        Ok(())
+    }
 
     /// The device time spent so far: every call's duration (as a capture records it, to the
     /// millisecond) and every pause. A flow's waits count on this clock, so a replay, whose

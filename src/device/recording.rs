@@ -101,8 +101,19 @@ impl<D: Device> Device for RecordingDevice<D> {
         self.inner.source(info)
     }
 
-    async fn pause(&self, duration: std::time::Duration) {
-        self.inner.pause(duration).await;
+    async fn pause(&self, duration: std::time::Duration) -> Result<(), DeviceError> {
+        self.inner.pause(duration).await?;
+        self.writer().sleep(duration);
+        Ok(())
+    }
+
+    fn runs_sessions(
+        &self,
+        sessions: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(), DeviceError> {
+        self.inner.runs_sessions(sessions)?;
+        self.writer().sessions(sessions);
+        Ok(())
     }
 
     fn clock(&self) -> std::time::Duration {

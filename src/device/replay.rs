@@ -21,6 +21,9 @@ pub struct ReplayDevice {
     state: Mutex<State>,
     /// A replay has no child to see a signal: every call looks here first.
     cancel: Cancel,
+    /// Whether each exchange waits its recorded delay (and each pause its length), so the
+    /// replay takes the device time the recording did.
+    realtime: bool,
 }
 
 #[derive(Debug, Default)]
@@ -43,6 +46,24 @@ impl ReplayDevice {
             capture,
             state: Mutex::new(State::default()),
             cancel: Cancel::new(),
+            realtime: false,
+        }
+    }
+
+    /// The replay waiting each exchange's recorded delay, as the device did.
+    pub(crate) fn realtime(mut self, realtime: bool) -> ReplayDevice {
+        self.realtime = realtime;
+        self
+    }
+
+    /// Waits `delay` in a realtime replay (a signal ends the wait).
+    async fn wait(&self, delay: Duration) -> Result<(), DeviceError> {
+        if !self.realtime || delay.is_zero() {
+            return Ok(());
+        }
+        tokio::select! {
+            () = tokio::time::sleep(delay) => Ok(()),
+            () = self.cancel.cancelled() => Err(DeviceError::Cancelled),
         }
     }
 
@@ -84,8 +105,7 @@ impl ReplayDevice {
         let index = state.next;
         let exchange = self.capture.exchange(index, operation)?.clone();
         state.next += 1;
-        state.spent +=
-            Duration::from_millis(u64::try_from(exchange.delay.as_millis()).unwrap_or(u64::MAX));
+        state.spent += millis(exchange.delay);
         match exchange.fault {
             Some(Fault::Vanish) => {
                 state.vanished = true;
@@ -109,8 +129,10 @@ impl ReplayDevice {
         }
     }
 
-    fn app(&self, operation: &Operation, name: &'static str) -> Result<(), DeviceError> {
+    /// An install or uninstall: the bundle manager's recorded answer.
+    async fn app(&self, operation: &Operation, name: &'static str) -> Result<(), DeviceError> {
         let (_, exchange) = self.next(operation)?;
+        self.wait(exchange.delay).await?;
         if exchange.reply.trim().is_empty() {
             return Ok(());
         }
@@ -136,6 +158,7 @@ impl Device for ReplayDevice {
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
         let (_, exchange) = self.next(&Operation::Shell(command.clone()))?;
+        self.wait(exchange.delay).await?;
         Ok(ShellReply {
             output: exchange.reply,
             status: exchange.status,
@@ -145,20 +168,21 @@ impl Device for ReplayDevice {
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
         let (index, exchange) = self.next(&Operation::Pull(remote.as_str().to_owned()))?;
+        self.wait(exchange.delay).await?;
         self.capture.copy_verified(index, &exchange, local)?;
         Ok(())
     }
 
     async fn push(&self, _local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {
-        self.next(&Operation::Push(remote.as_str().to_owned()))
-            .map(drop)
+        let (_, exchange) = self.next(&Operation::Push(remote.as_str().to_owned()))?;
+        self.wait(exchange.delay).await
     }
 
     async fn install(&self, hap: &Path) -> Result<(), DeviceError> {
         let name = hap
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        self.app(&Operation::Install(name), "install")
+        self.app(&Operation::Install(name), "install").await
     }
 
     async fn uninstall(&self, bundle: &ShellValue) -> Result<(), DeviceError> {
@@ -166,6 +190,7 @@ impl Device for ReplayDevice {
             &Operation::Uninstall(bundle.as_str().to_owned()),
             "uninstall",
         )
+        .await
     }
 
     fn source(&self, _info: &DeviceInfo) -> Source {
@@ -182,13 +207,31 @@ impl Device for ReplayDevice {
         }
     }
 
-    async fn pause(&self, duration: Duration) {
-        // The recording already waited; replaying the wait would only slow the replay, so
-        // only the clock moves.
-        self.lock().spent += duration;
+    async fn pause(&self, duration: Duration) -> Result<(), DeviceError> {
+        // Format 1 did not record pauses: only the clock moves. From format 2 on, a pause is
+        // the next exchange like any call, so a replay that would wait otherwise than the
+        // recording did is a mismatch.
+        if self.capture.format_version < 2 {
+            self.lock().spent += duration;
+        } else {
+            self.next(&Operation::Sleep(millis(duration)))?;
+        }
+        self.wait(duration).await
+    }
+
+    fn runs_sessions(
+        &self,
+        sessions: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(), DeviceError> {
+        Ok(self.capture.recorded_with(sessions)?)
     }
 
     fn clock(&self) -> Duration {
         self.lock().spent
     }
+}
+
+/// `duration` to the millisecond, as a capture writes it.
+fn millis(duration: Duration) -> Duration {
+    Duration::from_millis(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }

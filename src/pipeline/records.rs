@@ -58,7 +58,7 @@ impl RunTarget {
                 serial: serial.clone(),
                 server: server.as_ref().map(ToString::to_string),
             },
-            Target::Replay(capture) => {
+            Target::Replay { capture, .. } => {
                 let capture = std::fs::canonicalize(capture).unwrap_or_else(|_| capture.clone());
                 let transcript = read_bounded(
                     &capture.join("transcript.yaml"),

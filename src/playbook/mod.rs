@@ -1,7 +1,7 @@
 //! Playbooks: how each probe is measured on a device. A probe playbook names the session
 //! that gathers its evidence, the extractor that reads it, the default number of runs, the
 //! spread tolerated between runs and the resolution of a reading. A session is a list of
-//! device steps (`shell`, `pull`, `sleep`, `screenshot`); probes that share a session share its evidence,
+//! device steps (`shell`, `pull`, `sleep`, `ready`, `screenshot`); probes that share a session share its evidence,
 //! so one layout dump and one screenshot serve every layout and accessibility criterion of
 //! a run.
 //!
@@ -27,7 +27,7 @@ use crate::probe::Extractor;
 use embedded::EMBEDDED;
 use parse::{ProbeDoc, SessionDoc, invalid, probe, session};
 
-pub(crate) use parse::FAILED_STEP;
+pub(crate) use parse::{FAILED_STEP, READY};
 
 pub(crate) use values::Values;
 
@@ -68,8 +68,15 @@ pub(crate) enum Step {
         /// Evidence file name.
         save: String,
     },
-    /// Wait.
+    /// Wait a fixed time: inside a traced window, where a poll would load the device being
+    /// measured.
     Sleep(Duration),
+    /// Poll until the app's window is focused and drawn, for at most `within` (the fixed
+    /// wait it replaced): the session goes on either way, and its evidence says which.
+    Ready {
+        /// The ceiling.
+        within: Duration,
+    },
     /// Capture the screen as PNG (`uitest screenCap`) into the evidence as `save`.
     Screenshot {
         /// Evidence file name.
@@ -86,6 +93,8 @@ pub(crate) struct Session {
     pub(crate) start: Vec<Step>,
     /// What it gathers once the app shows the screen.
     pub(crate) steps: Vec<Step>,
+    /// SHA-256 of its playbook file: a capture names the sessions it was recorded with by it.
+    pub(crate) sha256: String,
 }
 
 impl Session {
@@ -168,7 +177,8 @@ impl Playbooks {
         for (name, path, text) in texts {
             if name.starts_with("sessions/") {
                 let doc: SessionDoc = parse_yaml(&path, &text)?;
-                let session = session(&name, doc)?;
+                let mut session = session(&name, doc)?;
+                session.sha256 = crate::hash::sha256_hex(text.as_bytes());
                 playbooks.sessions.insert(session.name.clone(), session);
             } else {
                 let doc: ProbeDoc = parse_yaml(&path, &text)?;
@@ -275,6 +285,31 @@ mod tests {
                 "sessions/memory.yaml",
                 "session: memory\nsteps:\n  - shell: ls\n    sleep: 1s\n",
                 "exactly one",
+            ),
+            (
+                "sessions/memory.yaml",
+                "session: memory\nsteps:\n  - ready: window\n",
+                "needs `within`",
+            ),
+            (
+                "sessions/memory.yaml",
+                "session: memory\nsteps:\n  - ready: file\n    within: 1s\n",
+                "can say `window`",
+            ),
+            (
+                "sessions/memory.yaml",
+                "session: memory\nsteps:\n  - ready: window\n    within: 2m\n",
+                "at most 60 s",
+            ),
+            (
+                "sessions/memory.yaml",
+                "session: memory\nsteps:\n  - shell: ls\n    within: 1s\n",
+                "belongs to `ready`",
+            ),
+            (
+                "sessions/cold-start.yaml",
+                "session: cold-start\nsteps:\n  - shell: hitrace -b 65536 app --trace_begin\n  - shell: aa start -b {bundle} -a {ability}\n  - ready: window\n    within: 3s\n  - shell: hitrace --trace_finish -o /data/local/tmp/x.ftrace\n",
+                "inside a traced window",
             ),
         ];
         for (name, text, expected) in rows {

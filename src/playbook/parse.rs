@@ -44,6 +44,11 @@ pub(super) struct StepDoc {
     sleep: Option<String>,
     #[serde(default)]
     screenshot: Option<String>,
+    /// What to poll for (`window`: the app's window focused and drawn), with `within`.
+    #[serde(default)]
+    ready: Option<String>,
+    #[serde(default)]
+    within: Option<String>,
     #[serde(default)]
     save: Option<String>,
     #[serde(default)]
@@ -53,6 +58,10 @@ pub(super) struct StepDoc {
 /// The file an audit writes beside a session's evidence when one of its steps failed; no
 /// step may save under its name.
 pub(crate) const FAILED_STEP: &str = "failed-step.txt";
+/// The file a `ready` step writes: what the poll saw, and when.
+pub(crate) const READY: &str = "ready.txt";
+/// The longest a readiness poll may wait.
+const MAX_READY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Which extractor reads each probe of the catalog: a playbook chooses how evidence is
 /// gathered, never how it is read, so an audit cannot be read with another probe's rules.
@@ -82,6 +91,7 @@ fn is_file_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
         && !name.starts_with('.')
         && name != FAILED_STEP
+        && name != READY
 }
 
 pub(super) fn invalid(file: &str, message: impl Into<String>) -> Diagnostic {
@@ -149,6 +159,7 @@ pub(super) fn session(file: &str, doc: SessionDoc) -> Result<Session, Diagnostic
         name: doc.session,
         start,
         steps,
+        sha256: String::new(),
     })
 }
 
@@ -161,8 +172,57 @@ fn steps(
     saved: &mut Vec<String>,
 ) -> Result<Vec<Step>, Diagnostic> {
     let mut steps = Vec::with_capacity(docs.len());
+    // Between `hitrace … --trace_begin` and `--trace_finish`: a poll there would load the
+    // device in the very trace being measured.
+    let mut traced = false;
     for (i, step) in docs.into_iter().enumerate() {
         let at = |message: String| invalid(file, format!("{what} {}: {message}", i + 1));
+        if let Some(ready) = step.ready {
+            let alone = step.shell.is_none()
+                && step.pull.is_none()
+                && step.sleep.is_none()
+                && step.screenshot.is_none()
+                && step.save.is_none()
+                && step.set.is_none();
+            if !alone {
+                return Err(at(
+                    "a `ready` step takes only `within` (the wait it replaces)".to_owned(),
+                ));
+            }
+            if ready != "window" {
+                return Err(at(format!(
+                    "`ready: {ready}`: the device can say `window` (the app's window focused and drawn)"
+                )));
+            }
+            if traced {
+                return Err(at(
+                    "a readiness poll inside a traced window loads the device being measured: keep a fixed `sleep` there".to_owned(),
+                ));
+            }
+            let within = step
+                .within
+                .as_deref()
+                .ok_or_else(|| at("`ready` needs `within`, the longest it waits".to_owned()))
+                .and_then(|w| parse_duration(w).map_err(at))?;
+            if within.is_zero() || within > MAX_READY {
+                return Err(at(format!(
+                    "`within` must be more than 0 and at most {} s",
+                    MAX_READY.as_secs()
+                )));
+            }
+            steps.push(Step::Ready { within });
+            continue;
+        }
+        if step.within.is_some() {
+            return Err(at("`within` belongs to `ready` steps".to_owned()));
+        }
+        if let Some(template) = &step.shell {
+            if template.contains("--trace_begin") {
+                traced = true;
+            } else if template.contains("--trace_finish") {
+                traced = false;
+            }
+        }
         if let Some(name) = step.save.as_ref().filter(|n| !is_file_name(n)) {
             return Err(at(format!("`save: {name}` is not a plain file name")));
         }
@@ -188,7 +248,7 @@ fn steps(
                 || step.set.is_some()
             {
                 return Err(at(
-                    "a step is exactly one of shell, pull, sleep or screenshot".to_owned(),
+                    "a step is exactly one of shell, pull, sleep, ready or screenshot".to_owned(),
                 ));
             }
             if !is_file_name(&save) || saved.contains(&save) {
@@ -227,7 +287,7 @@ fn steps(
             }
             _ => {
                 return Err(at(
-                    "a step is exactly one of shell, pull or sleep".to_owned()
+                    "a step is exactly one of shell, pull, sleep, ready or screenshot".to_owned(),
                 ));
             }
         };

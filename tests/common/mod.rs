@@ -108,7 +108,9 @@ pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> Str
 }
 
 /// The embedded sessions without their settling sleeps (a fake device has nothing to settle),
-/// passed as `--playbooks` overrides.
+/// passed as `--playbooks` overrides for fake-hdc, which steps over a capture's recorded
+/// pauses. Readiness polls stay (their looks are recorded exchanges), with a ceiling no busy
+/// test machine reaches, so they end on the looks the capture recorded.
 pub(crate) fn no_sleeps(dir: &Path) -> String {
     let sessions = dir.join("playbooks/sessions");
     fs::create_dir_all(&sessions).unwrap();
@@ -118,7 +120,10 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
         let kept: String = text
             .lines()
             .filter(|l| !l.trim_start().starts_with("- sleep:"))
-            .map(|l| format!("{l}\n"))
+            .map(|l| match l.split_once("within:") {
+                Some((indent, _)) => format!("{indent}within: 60s\n"),
+                None => format!("{l}\n"),
+            })
             .collect();
         fs::write(sessions.join(entry.file_name()), kept).unwrap();
     }

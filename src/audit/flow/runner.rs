@@ -49,7 +49,7 @@ impl<D: Device> Runner<'_, '_, D> {
                     self.shell("aa force-stop {bundle}").await?;
                 }
                 self.shell("aa start -b {bundle} -a {ability}").await?;
-                self.device.pause(step.timeout).await;
+                self.pause(step.timeout).await?;
             }
             Action::Tap(tap, selector) => {
                 let (layout, node) = self.resolve(index, selector, done).await?;
@@ -102,7 +102,7 @@ impl<D: Device> Runner<'_, '_, D> {
                             ),
                         }));
                     }
-                    self.device.pause(POLL).await;
+                    self.pause(POLL).await?;
                 }
             }
             Action::ScrollUntil {
@@ -147,9 +147,14 @@ impl<D: Device> Runner<'_, '_, D> {
                 self.input(index, "uitest uiInput keyEvent {key}", traced, step.timeout)
                     .await?;
             }
-            Action::Sleep(duration) => self.device.pause(*duration).await,
+            Action::Sleep(duration) => self.pause(*duration).await?,
         }
         Ok(())
+    }
+
+    /// Lets `duration` pass on the device.
+    async fn pause(&self, duration: Duration) -> Result<(), StepFailure> {
+        self.device.pause(duration).await.map_err(device_or_step)
     }
 
     /// Runs a command template; a reply with a non-zero status, or uitest's refusal of its
@@ -187,7 +192,7 @@ impl<D: Device> Runner<'_, '_, D> {
         self.shell(template).await?;
         // A fixed wait: a poll inside the traced window would load the device and show in
         // the very frames being measured.
-        self.device.pause(settle).await;
+        self.pause(settle).await?;
         let remote = format!(
             "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
             index + 1

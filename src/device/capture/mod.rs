@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! <capture>/device.yaml       who the device is (DeviceInfo)
-//! <capture>/transcript.yaml   the ordered exchanges: command, reply, status, delay, fault
+//! <capture>/transcript.yaml   the ordered exchanges: command, reply, status, delay, fault,
+//!                             the pauses between them, and the sessions it was recorded with
 //! <capture>/replies/…         long replies, when not inline
 //! <capture>/files/…           pulled files, each with its SHA-256 in the transcript
 //! ```
@@ -56,6 +57,10 @@ pub struct ExchangeDoc {
     /// A bundle uninstalled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) uninstall: Option<String>,
+    /// A pause the audit took on the device's time (`2000ms`): a playbook's wait, a poll's
+    /// interval (format 2 on; format 1 did not record them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sleep: Option<String>,
     /// The reply text, inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reply: Option<String>,
@@ -86,6 +91,13 @@ pub struct ExchangeDoc {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) struct TranscriptDoc {
     pub(super) format_version: u32,
+    /// The dwpipe that recorded it (`dwpipe 0.2.0`); absent in hand-written captures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) recorded_by: Option<String>,
+    /// The sessions it was recorded with: each session's name and the SHA-256 of its playbook
+    /// file, so a replay by other sessions is refused before its first call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) sessions: Option<std::collections::BTreeMap<String, String>>,
     /// `exchanges:` with nothing under it is an empty list, as a hand editor would expect.
     #[serde(default)]
     pub(super) exchanges: Option<Vec<ExchangeDoc>>,
@@ -104,6 +116,8 @@ pub enum Operation {
     Install(String),
     /// `uninstall <bundle>`.
     Uninstall(String),
+    /// A pause on the device's time (recorded, never sent to hdc).
+    Sleep(Duration),
 }
 
 impl std::fmt::Display for Operation {
@@ -114,6 +128,7 @@ impl std::fmt::Display for Operation {
             Operation::Push(p) => write!(f, "file send {p}"),
             Operation::Install(h) => write!(f, "install -r {h}"),
             Operation::Uninstall(b) => write!(f, "uninstall {b}"),
+            Operation::Sleep(d) => write!(f, "sleep {} ms", d.as_millis()),
         }
     }
 }

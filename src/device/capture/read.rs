@@ -2,6 +2,7 @@
 //! exchange, device commands that obey the same rules as live ones, no path that leaves the
 //! folder), and every pulled file is checked against its recorded SHA-256 when served.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -24,6 +25,12 @@ pub struct Capture {
     pub(crate) exchanges: Vec<Exchange>,
     /// SHA-256 of `transcript.yaml`, naming the capture in the reports made from it.
     pub(crate) transcript_sha256: String,
+    /// Its `format-version` (1: pauses were not recorded).
+    pub(crate) format_version: u32,
+    /// The dwpipe that recorded it.
+    pub(crate) recorded_by: Option<String>,
+    /// The sessions it was recorded with, by name: the SHA-256 of each one's playbook file.
+    pub(crate) sessions: Option<BTreeMap<String, String>>,
 }
 
 impl Capture {
@@ -61,11 +68,17 @@ impl Capture {
         let (transcript_path, transcript_text) = read("transcript.yaml")?;
         let doc: TranscriptDoc = parse_yaml(&transcript_path, &transcript_text)
             .map_err(|d| error("E_CAPTURE_INVALID", &transcript_path, d.described()))?;
-        if doc.format_version != crate::format::TRANSCRIPT {
+        // Format 1 is still read (a device listing, an install, a hand-written scenario); an
+        // audit refuses it in `recorded_with`, as its sessions slept where today's poll.
+        if !(1..=crate::format::TRANSCRIPT).contains(&doc.format_version) {
             return Err(error(
                 "E_CAPTURE_INVALID",
                 &transcript_path,
-                format!("format-version {} is not supported", doc.format_version),
+                format!(
+                    "format-version {} is not supported (this dwpipe reads 1 to {}); a newer dwpipe recorded it: upgrade dwpipe",
+                    doc.format_version,
+                    crate::format::TRANSCRIPT
+                ),
             ));
         }
         let exchanges = doc
@@ -87,7 +100,72 @@ impl Capture {
             info,
             exchanges,
             transcript_sha256: sha256_hex(transcript_text.as_bytes()),
+            format_version: doc.format_version,
+            recorded_by: doc.recorded_by,
+            sessions: doc.sessions,
         })
+    }
+
+    /// Whether an audit running `sessions` (name → SHA-256 of its playbook file) can be
+    /// answered: refused, before the first call, when the capture was recorded by a dwpipe
+    /// whose sessions did other things (format 1: fixed sleeps where sessions now poll for
+    /// the app's window) or with another version of one of these sessions. A replay of such a
+    /// capture would otherwise stop at its first differing exchange with a mismatch that
+    /// names neither cause.
+    pub(crate) fn recorded_with(
+        &self,
+        sessions: &BTreeMap<String, String>,
+    ) -> Result<(), CaptureError> {
+        let outdated = |message: String| CaptureError {
+            code: "E_CAPTURE_OUTDATED",
+            file: self.root.join("transcript.yaml"),
+            exchange: None,
+            message: format!(
+                "{message}; re-record it with `dwpipe audit --device SERIAL --record DIR` (the bundled fixtures: `python3 device-fixtures/generate.py`)"
+            ),
+        };
+        let by = self.recorded_by.as_deref().map_or_else(
+            || " by an earlier dwpipe".to_owned(),
+            |by| format!(" by {by}"),
+        );
+        if self.format_version < 2 {
+            return Err(outdated(format!(
+                "recorded{by} in transcript format-version {}, whose sessions slept fixed times where this dwpipe polls for the app's window and records every pause",
+                self.format_version
+            )));
+        }
+        let Some(recorded) = &self.sessions else {
+            return Ok(());
+        };
+        for (name, sha256) in sessions {
+            match recorded.get(name) {
+                Some(then) if then == sha256 => {}
+                Some(_) => {
+                    return Err(outdated(format!(
+                        "recorded{by} with another version of session `{name}` than this audit runs"
+                    )));
+                }
+                None => {
+                    return Err(outdated(format!(
+                        "recorded{by} without session `{name}`, which this audit runs"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The first exchange from `from` on that is a call: a live device pauses on the host,
+    /// never through hdc, so fake-hdc steps over the pauses a capture recorded.
+    pub fn skip_pauses(&self, from: usize) -> usize {
+        let mut index = from;
+        while matches!(
+            self.exchanges.get(index).and_then(|e| e.operation.as_ref()),
+            Some(Operation::Sleep(_))
+        ) {
+            index += 1;
+        }
+        index
     }
 
     /// The exchange at `index` (0-based) if it answers `operation`, else a mismatch naming
@@ -225,6 +303,11 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         doc.push.clone().map(Operation::Push),
         doc.install.clone().map(Operation::Install),
         doc.uninstall.clone().map(Operation::Uninstall),
+        doc.sleep
+            .as_deref()
+            .map(|d| crate::input::parse_duration(d).map(Operation::Sleep))
+            .transpose()
+            .map_err(invalid)?,
     ]
     .into_iter()
     .flatten()
@@ -234,7 +317,7 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         (0, Some(Fault::Vanish)) => None,
         (0, _) => {
             return Err(invalid(
-                "no operation (shell, pull, push, install or uninstall)".to_owned(),
+                "no operation (shell, pull, push, install, uninstall or sleep)".to_owned(),
             ));
         }
         _ => {
@@ -290,13 +373,21 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         (_, None, None) => None,
         _ => return Err(invalid("`file`/`sha256` belong to a pull".to_owned())),
     };
-    let delay = doc
-        .delay
-        .as_deref()
-        .map(crate::input::parse_duration)
-        .transpose()
-        .map_err(invalid)?
-        .unwrap_or_default();
+    let delay = match (&operation, &doc.delay) {
+        // A pause takes the device's time it names.
+        (Some(Operation::Sleep(duration)), None) => *duration,
+        (Some(Operation::Sleep(_)), Some(_)) => {
+            return Err(invalid(
+                "a sleep lasts what it says: `delay` belongs to calls".to_owned(),
+            ));
+        }
+        (_, delay) => delay
+            .as_deref()
+            .map(crate::input::parse_duration)
+            .transpose()
+            .map_err(invalid)?
+            .unwrap_or_default(),
+    };
     Ok(Exchange {
         operation,
         reply,

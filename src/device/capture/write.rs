@@ -1,6 +1,7 @@
 //! Writing a capture as calls happen: replies inline when short, pulled files under `files/`
 //! with their SHA-256; `transcript.yaml` and `device.yaml` when the recording finishes.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +19,8 @@ use super::{ExchangeDoc, TranscriptDoc};
 pub struct CaptureWriter {
     root: PathBuf,
     exchanges: Vec<ExchangeDoc>,
+    /// The sessions the recording ran, by name: the SHA-256 of each one's playbook file.
+    sessions: Option<BTreeMap<String, String>>,
 }
 
 /// Replies up to this size are written inline in the transcript.
@@ -30,7 +33,23 @@ impl CaptureWriter {
         Ok(CaptureWriter {
             root: root.to_owned(),
             exchanges: Vec::new(),
+            sessions: None,
         })
+    }
+
+    /// Names the sessions the recording runs, for `transcript.yaml`'s `sessions`.
+    pub(crate) fn sessions(&mut self, sessions: &BTreeMap<String, String>) {
+        self.sessions
+            .get_or_insert_with(BTreeMap::new)
+            .extend(sessions.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+
+    /// Records a pause on the device's time.
+    pub(crate) fn sleep(&mut self, duration: Duration) {
+        self.exchanges.push(ExchangeDoc {
+            sleep: Some(format!("{}ms", duration.as_millis())),
+            ..ExchangeDoc::default()
+        });
     }
 
     /// Records a shell exchange.
@@ -98,6 +117,8 @@ impl CaptureWriter {
     pub(crate) fn finish(&self, info: &DeviceInfo) -> std::io::Result<()> {
         let transcript = TranscriptDoc {
             format_version: crate::format::TRANSCRIPT,
+            recorded_by: Some(format!("dwpipe {}", env!("CARGO_PKG_VERSION"))),
+            sessions: self.sessions.clone(),
             exchanges: Some(self.exchanges.clone()),
         };
         let write = |name: &str, text: String| {

@@ -1,0 +1,286 @@
+//! Readiness polls: where a session used to wait a fixed time after `aa start`, it asks the
+//! device until the app's window is focused and drawn, and goes on as soon as it is. The fixed
+//! wait stays the ceiling, so a device that never says so costs no more than before. The poll
+//! runs on the device's clock, so a replay, whose clock runs on the recorded delays and pauses,
+//! asks as often as the recording did.
+//!
+//! Ready means: `pidof` names the app's process; the window manager's focused window
+//! (`Focus window: <id>` of `hidumper -s WindowManagerService -a -a`) is a foreground window
+//! of that process; and its details (`-w <id>`) say its first frame was drawn
+//! (`FirstFrameCallbackCalled: 1`) and it is visible (`VisibilityState: 0`).
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::device::Device;
+use crate::diagnostic::chain;
+use crate::playbook::{READY, Values};
+use crate::shell::ShellValue;
+
+use super::extract::Files;
+use super::session::{StepFailure, device_or_step, keep_file};
+
+/// How long a poll waits before it asks again.
+const EVERY: Duration = Duration::from_millis(200);
+
+/// What one look at the device found.
+enum Look {
+    /// The app's window is focused and drawn.
+    Ready { window: u64 },
+    /// Not yet, and why.
+    NotYet(String),
+}
+
+/// Polls until the app's window is focused and drawn, for at most `within`; writes what it
+/// saw into the visit's `ready.txt` either way.
+pub(super) async fn window(
+    device: &impl Device,
+    values: &mut Values,
+    within: Duration,
+    dir: &Path,
+    files: &mut Files,
+) -> Result<(), StepFailure> {
+    let started = device.clock();
+    let mut looks = 0u32;
+    let said = loop {
+        looks += 1;
+        let look = look(device, values).await?;
+        let spent = device.clock().saturating_sub(started);
+        match look {
+            Look::Ready { window } => {
+                break format!(
+                    "ready: window {window} focused and drawn after {} ms ({looks} looks; the ceiling is {} ms)\n",
+                    spent.as_millis(),
+                    within.as_millis()
+                );
+            }
+            Look::NotYet(why) if spent >= within => {
+                break format!(
+                    "not ready after {} ms ({looks} looks): {why}; went on at the ceiling, as the fixed wait did\n",
+                    spent.as_millis()
+                );
+            }
+            Look::NotYet(_) => {
+                device
+                    .pause(EVERY.min(within - spent))
+                    .await
+                    .map_err(device_or_step)?;
+            }
+        }
+    };
+    keep_file(dir, files, READY, said.as_bytes())
+        .map_err(|e| StepFailure::Step { reason: chain(&e) })
+}
+
+/// One look: the app's pid, the focused window, and that window's first frame.
+async fn look(device: &impl Device, values: &mut Values) -> Result<Look, StepFailure> {
+    let pid = ask(device, values, "pidof {bundle}").await?;
+    let Some(pid) = pid
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse::<u32>().ok())
+    else {
+        return Ok(Look::NotYet("the app has no process yet".to_owned()));
+    };
+    let table = ask(device, values, "hidumper -s WindowManagerService -a -a").await?;
+    let table = match crate::probe::hidumper::windows(&table) {
+        Ok(table) => table,
+        Err(e) => return Ok(Look::NotYet(format!("the window table: {e}"))),
+    };
+    let Some(focus) = table.focus else {
+        return Ok(Look::NotYet("no window has the focus".to_owned()));
+    };
+    if !table
+        .windows
+        .iter()
+        .any(|w| w.id == focus && w.pid == pid && w.foreground)
+    {
+        return Ok(Look::NotYet(format!(
+            "the focused window {focus} is not the app's (pid {pid})"
+        )));
+    }
+    let id = ShellValue::number("window", &focus.to_string()).map_err(|e| StepFailure::Step {
+        reason: e.to_string(),
+    })?;
+    values.set("window", id);
+    let detail = ask(
+        device,
+        values,
+        "hidumper -s WindowManagerService -a '-w {window}'",
+    )
+    .await?;
+    let field = |name: &str| {
+        detail
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(str::trim)
+    };
+    match (
+        field("FirstFrameCallbackCalled:"),
+        field("VisibilityState:"),
+    ) {
+        (Some("1"), Some("0") | None) => Ok(Look::Ready { window: focus }),
+        (Some("1"), Some(state)) => Ok(Look::NotYet(format!(
+            "window {focus} is drawn but not visible (VisibilityState {state})"
+        ))),
+        _ => Ok(Look::NotYet(format!(
+            "window {focus} has not drawn its first frame"
+        ))),
+    }
+}
+
+/// Runs a command: its output whatever its status (a poll reads the words; `pidof` of a
+/// process not there yet exits 1).
+async fn ask(device: &impl Device, values: &Values, template: &str) -> Result<String, StepFailure> {
+    let command = values.command(template).map_err(|e| StepFailure::Step {
+        reason: e.to_string(),
+    })?;
+    let reply = device.shell(&command).await.map_err(device_or_step)?;
+    Ok(reply.output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::ReplayDevice;
+    use crate::test_support::block_on;
+
+    const APP: u32 = 4242;
+
+    /// The window table with `note0` (window 13) of `pid`, focused when `focus` is 13.
+    fn table(focus: u64, pid: u32) -> String {
+        format!(
+            "----------------------------------WindowManagerService----------------------------------\n-------------------------------------ScreenGroup 0-------------------------------------\nWindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_StatusBar   0         1572    9     2108 102  0    2    0           [ 0    0    720  72   ]\nnote0                0         {pid:<8}13    1    1    0    1    0           [ 0    0    720  1280 ]\n---------------------------------------------------------------------------------------\nFocus window: {focus}\ntotal window num: 2\n"
+        )
+    }
+
+    fn detail(drawn: u8, visibility: u8) -> String {
+        format!(
+            "WindowName: note0\nWinId: 13\nFirstFrameCallbackCalled: {drawn}\nVisibilityState: {visibility}\n"
+        )
+    }
+
+    /// One exchange of a transcript: a call with its reply and delay, or a pause.
+    enum Said {
+        Call(&'static str, String, u32, u64),
+        Pause(u64),
+    }
+    use Said::{Call, Pause};
+
+    fn pidof(pid: Option<u32>) -> Said {
+        match pid {
+            Some(pid) => Call("pidof com.example.notes", format!("{pid}\n"), 0, 40),
+            None => Call("pidof com.example.notes", String::new(), 1, 40),
+        }
+    }
+
+    fn windows(focus: u64, pid: u32) -> Said {
+        Call(
+            "hidumper -s WindowManagerService -a -a",
+            table(focus, pid),
+            0,
+            90,
+        )
+    }
+
+    fn first_frame(drawn: u8, visibility: u8) -> Said {
+        Call(
+            "hidumper -s WindowManagerService -a '-w 13'",
+            detail(drawn, visibility),
+            0,
+            60,
+        )
+    }
+
+    /// Replays `said` through a 2 s poll: what `ready.txt` says, the device time it took, and
+    /// whether every exchange was served.
+    fn poll(said: Vec<Said>) -> (String, Duration, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut transcript = String::from("format-version: 2\nexchanges:\n");
+        let count = said.len();
+        for s in said {
+            use std::fmt::Write;
+            match s {
+                Call(command, reply, status, ms) => write!(
+                    transcript,
+                    "  - shell: {}\n    reply: {}\n    status: {status}\n    delay: {ms}ms\n",
+                    serde_json::to_string(command).unwrap(),
+                    serde_json::to_string(&reply).unwrap()
+                ),
+                Pause(ms) => writeln!(transcript, "  - sleep: {ms}ms"),
+            }
+            .unwrap();
+        }
+        std::fs::write(dir.path().join("device.yaml"), "serial: R1\n").unwrap();
+        std::fs::write(dir.path().join("transcript.yaml"), transcript).unwrap();
+        let device = ReplayDevice::open(dir.path()).unwrap();
+        let mut values = Values::default();
+        values.set("bundle", ShellValue::bundle("com.example.notes").unwrap());
+        let evidence = dir.path().join("evidence");
+        std::fs::create_dir_all(&evidence).unwrap();
+        let mut files = Files::new();
+        let result = block_on(window(
+            &device,
+            &mut values,
+            Duration::from_secs(2),
+            &evidence,
+            &mut files,
+        ));
+        assert!(result.is_ok(), "the poll itself never fails the session");
+        let said = std::fs::read_to_string(&files[READY]).unwrap();
+        (said, device.clock(), device.served() == count)
+    }
+
+    #[test]
+    fn a_poll_goes_on_once_the_window_is_focused_and_drawn_else_at_its_ceiling() {
+        let rows: Vec<(Vec<Said>, &str, u64)> = vec![
+            (
+                vec![pidof(Some(APP)), windows(13, APP), first_frame(1, 0)],
+                "ready: window 13 focused and drawn after 190 ms (1 looks",
+                190,
+            ),
+            (
+                vec![
+                    pidof(None),
+                    Pause(200),
+                    pidof(Some(APP)),
+                    windows(9, APP),
+                    Pause(200),
+                    pidof(Some(APP)),
+                    windows(13, APP),
+                    first_frame(0, 0),
+                    Pause(200),
+                    pidof(Some(APP)),
+                    windows(13, APP),
+                    first_frame(1, 0),
+                ],
+                "ready: window 13 focused and drawn after 1150 ms (4 looks",
+                1150,
+            ),
+            (
+                // Another process's window 13 is not the app's.
+                (0..6)
+                    .flat_map(|_| [pidof(Some(APP)), windows(13, 99), Pause(200)])
+                    .chain([pidof(Some(APP)), windows(13, 99)])
+                    .collect(),
+                "not ready after 2110 ms (7 looks): the focused window 13 is not the app's (pid 4242)",
+                2110,
+            ),
+            (
+                // pidof with nothing: 40 ms a look, so 9 looks and 8 pauses reach 2 s.
+                (0..8)
+                    .flat_map(|_| [pidof(None), Pause(200)])
+                    .chain([pidof(None), Pause(40), pidof(None)])
+                    .collect(),
+                "not ready after 2040 ms (10 looks): the app has no process yet; went on at the ceiling",
+                2040,
+            ),
+        ];
+        for (said, expected, ms) in rows {
+            let (ready, clock, served) = poll(said);
+            assert!(ready.starts_with(expected), "{ready}");
+            assert_eq!(clock, Duration::from_millis(ms), "{ready}");
+            assert!(served, "every recorded look was asked: {ready}");
+        }
+    }
+}
