@@ -2,13 +2,18 @@
 //! the share of parsing (the extractors over the stored evidence), hashing (SHA-256 of the
 //! evidence), report rendering (JSON, Markdown, JUnit, HTML) and the filmstrip of its flow
 //! (each step's screen decoded and shrunk) in it; and `verify-evidence` rebuilding that audit
-//! from its folder.
+//! from its folder. Then the device time of one audit of the example pack on a simulated phone
+//! (`sim`: assumed per-call delays, an app drawn 700 ms after a cold `aa start`), with the
+//! sessions waiting a fixed time after `aa start` (before) and polling for the app's window
+//! with that wait as the ceiling (after).
 //!
 //! `cargo bench --bench audit`
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod sim;
 
 use dwpipe::audit::{self, AuditSpec, Context, Decoded, Files};
 use dwpipe::device::ReplayDevice;
@@ -240,5 +245,96 @@ fn main() {
         screens.len(),
         ms(filmstrip),
         share(filmstrip)
+    );
+    device_time(repo, &frozen, &runtime, work.path());
+}
+
+/// The embedded sessions as they were before readiness polls: each `ready` step the fixed
+/// `sleep` of its ceiling, the wait it replaced.
+fn fixed_waits(dir: &Path) -> Playbooks {
+    let sessions = dir.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(repo.join("playbooks/sessions")).unwrap() {
+        let entry = entry.unwrap();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let mut ready = None;
+        let out: String = text
+            .lines()
+            .filter_map(|line| {
+                if let Some((indent, _)) = line.split_once("- ready:") {
+                    ready = Some(indent.to_owned());
+                    return None;
+                }
+                match (ready.take(), line.split_once("within:")) {
+                    (Some(indent), Some((_, within))) => {
+                        Some(format!("{indent}- sleep: {}\n", within.trim()))
+                    }
+                    _ => Some(format!("{line}\n")),
+                }
+            })
+            .collect();
+        std::fs::write(sessions.join(entry.file_name()), out).unwrap();
+    }
+    Playbooks::load(Some(dir)).unwrap()
+}
+
+/// One audit of the example pack on the simulated phone per way of waiting: its device
+/// seconds in all and per session, and how many times it asked whether the app was there.
+fn device_time(
+    repo: &Path,
+    frozen: &dwpipe::pack::Frozen,
+    runtime: &tokio::runtime::Runtime,
+    work: &Path,
+) {
+    let before = fixed_waits(&work.join("fixed-waits"));
+    let after = Playbooks::load(None).unwrap();
+    let bundle = &frozen.pack.doc.app.bundle.value;
+    println!(
+        "device time of one audit of the example pack on a simulated phone (assumed delays, benches/sim):"
+    );
+    let mut totals = Vec::new();
+    for (name, playbooks) in [
+        ("fixed waits after aa start (before)", &before),
+        ("readiness polls (after)", &after),
+    ] {
+        let device = sim::SimDevice::new(&repo.join("device-fixtures/notes-pass"), bundle);
+        let out = work.join(format!("sim-{}", totals.len()));
+        let run = runtime
+            .block_on(audit::run(
+                &device,
+                &AuditSpec::new(&frozen.pack, playbooks),
+                &out,
+                &|_| {},
+            ))
+            .unwrap();
+        let audited = run.gate(&frozen.pack);
+        let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        let time = &json["device-time"];
+        let passed = json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["result"] == "pass")
+            .count();
+        let mut per: std::collections::BTreeMap<String, f64> = Default::default();
+        for visit in time["visits"].as_array().unwrap() {
+            let visit_name = visit["visit"].as_str().unwrap();
+            *per.entry(visit_name.to_owned()).or_default() += visit["seconds"].as_f64().unwrap();
+        }
+        let seconds = time["seconds"].as_f64().unwrap();
+        println!(
+            "  {name:<38} {seconds:>6.1} s  ({passed} checks pass; {} readiness looks)",
+            device.looks()
+        );
+        let parts: Vec<String> = per.iter().map(|(v, s)| format!("{v} {s:.1} s")).collect();
+        println!("      {}", parts.join(" · "));
+        totals.push(seconds);
+    }
+    println!(
+        "  cut: {:.1} s ({:.1} %)",
+        totals[0] - totals[1],
+        100.0 * (totals[0] - totals[1]) / totals[0]
     );
 }

@@ -142,7 +142,7 @@ impl ShellValue {
     }
 
     /// The validated text.
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 }

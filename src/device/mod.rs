@@ -43,8 +43,8 @@ pub struct ShellReply {
     pub output: String,
     /// Its exit status on the device, from dwpipe's sentinel.
     pub status: i32,
-    /// How long the call took.
-    pub(crate) duration: Duration,
+    /// How long the call held the device.
+    pub duration: Duration,
 }
 
 /// A device dwpipe can drive.
