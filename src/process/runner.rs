@@ -302,8 +302,12 @@ fn from_status(status: &io::Result<ExitStatus>) -> Completion {
     }
 }
 
+/// Reads, once told to stop, at most this many buffers already written (a leaked writer that
+/// never stops is not read for ever).
+const LAST_READS: usize = 64;
+
 /// Reads a pipe to its end (or until told to stop) into bounded memory.
-async fn drain(
+pub(super) async fn drain(
     pipe: Option<impl AsyncRead + Unpin>,
     (head, tail): (usize, usize),
     mut stop: watch::Receiver<bool>,
@@ -340,7 +344,18 @@ async fn drain(
                     }
                 }
             },
-            _ = stop.changed() => break,
+            // Told to stop (a leaked holder keeps the pipe open), what the child wrote before
+            // it exited is still taken: on a loaded host this task may not have run for the
+            // whole leak wait, and a reply lost here would read as an empty one.
+            _ = stop.changed() => {
+                for _ in 0..LAST_READS {
+                    match tokio::time::timeout(Duration::ZERO, pipe.read(&mut buffer)).await {
+                        Ok(Ok(n @ 1..)) => output.push(&buffer[..n]),
+                        _ => break,
+                    }
+                }
+                break;
+            }
         }
     }
     if !partial.is_empty() {

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::runner::drain;
 use super::*;
 use crate::test_support::block_on;
 
@@ -103,6 +104,26 @@ fn a_grandchild_holding_the_pipes_is_reported_as_leaked() {
         outcome.duration < Duration::from_secs(3),
         "did not wait for the sleeper"
     );
+}
+
+#[test]
+fn what_a_child_wrote_is_kept_when_reading_is_stopped_before_it_was_read() {
+    // On a loaded host the reading task may first run after the leak wait has told it to
+    // stop: the reply already in the pipe must still be read, never taken as empty.
+    block_on(async {
+        let mut child = tokio::process::Command::new("sh")
+            .args(["-c", "echo the-reply; exec sleep 5"])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let pipe = child.stdout.take();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        stop.send(true).unwrap();
+        let output = drain(pipe, (1024, 1024), stopped, None).await;
+        assert_eq!(output.to_string_lossy(), "the-reply\n");
+    });
 }
 
 #[test]
