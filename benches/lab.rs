@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-// The integration tests' helpers: the fake-hdc wrapper, sleep-free sessions.
+// The integration tests' helpers: sleep-free sessions.
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -41,10 +41,14 @@ fn lab(work: &Path, devices: usize, servers: usize, playbooks: &str) -> (Duratio
     let captures: Vec<String> = (0..devices)
         .map(|n| format!("{}={}@LAB{n:03}", server(n), capture.display()))
         .collect();
-    let wrapper = common::fake_hdc(&root, "hdc", &captures, "DWPIPE_FAKE_HDC_LATENCY=200ms");
+    // fake-hdc itself as the hdc client (dwpipe passes its environment on), without the
+    // tests' shell wrapper: a real hdc is one process per call, not two.
     let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
     command
-        .args(["--hdc", wrapper.to_str().unwrap(), "audit", "--pack"])
+        .env("DWPIPE_FAKE_HDC_CAPTURES", captures.join(","))
+        .env("DWPIPE_FAKE_HDC_STATE", root.join("state"))
+        .env("DWPIPE_FAKE_HDC_LATENCY", "200ms")
+        .args(["--hdc", env!("CARGO_BIN_EXE_fake-hdc"), "audit", "--pack"])
         .arg(work.join("pack.lock.json"))
         .args([
             "--devices",

@@ -8,7 +8,7 @@ use crate::hash::sha256_hex;
 use crate::probe::Extractor;
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
-use crate::probe::screenshot::Image;
+use crate::probe::screenshot::{Shrunk, thumbnail_of};
 
 use super::extract::Decoded;
 use super::flow::{FlowRecord, step_file};
@@ -38,26 +38,13 @@ pub(crate) struct ScreenFigure {
     pub(crate) layout: Layout,
 }
 
-/// A flow step's screen, shrunk for the report.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Thumbnail {
-    /// PNG bytes.
-    pub(crate) png: Vec<u8>,
-    /// Its width in px.
-    pub(crate) width: usize,
-    /// Its height in px.
-    pub(crate) height: usize,
-    /// Screen px per thumbnail px.
-    pub(crate) factor: usize,
-}
-
 /// The first run of a flow: what each step did, and the screen after it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FlowFigure {
     /// `flow.json`.
     pub(crate) record: FlowRecord,
     /// Per step of the record, the screen after it (none when the step failed).
-    pub(crate) screens: Vec<Option<Thumbnail>>,
+    pub(crate) screens: Vec<Option<Shrunk>>,
 }
 
 /// How wide a filmstrip frame is drawn.
@@ -115,22 +102,13 @@ impl Figures {
         }
         // A screen that did not change between steps (a wait, a tap that opened nothing) is
         // decoded once: decoding is most of what a filmstrip costs.
-        let mut shrunk: HashMap<String, Option<Thumbnail>> = HashMap::new();
+        let mut shrunk: HashMap<String, Option<Shrunk>> = HashMap::new();
         let screens = (0..record.steps.len())
             .map(|i| {
                 let bytes = evidence.file_bytes(&step_file(i, "screen.png"))?;
                 shrunk
                     .entry(sha256_hex(&bytes))
-                    .or_insert_with(|| {
-                        let image = Image::decode(&bytes).ok()?;
-                        let (png, factor) = image.thumbnail(THUMBNAIL_PX)?;
-                        Some(Thumbnail {
-                            png,
-                            width: image.width / factor,
-                            height: image.height / factor,
-                            factor,
-                        })
-                    })
+                    .or_insert_with(|| thumbnail_of(&bytes, THUMBNAIL_PX))
                     .clone()
             })
             .collect();

@@ -61,17 +61,8 @@ impl Image {
     /// Decodes PNG or JPEG bytes (recognized by their signature).
     pub fn decode(bytes: &[u8]) -> Result<Image, ScreenshotError> {
         let error = |e: &dyn std::fmt::Display| ScreenshotError::Decode(e.to_string());
-        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            let mut decoder = png::Decoder::new_with_limits(
-                Cursor::new(bytes),
-                png::Limits {
-                    bytes: MAX_DECODED_BYTES,
-                },
-            );
-            decoder.set_transformations(png::Transformations::normalize_to_color8());
-            let mut reader = decoder.read_info().map_err(|e| error(&e))?;
-            let info = reader.info();
-            within_limit(u64::from(info.width), u64::from(info.height))?;
+        if bytes.starts_with(PNG_SIGNATURE) {
+            let mut reader = png_reader(bytes)?;
             let size = reader
                 .output_buffer_size()
                 .ok_or_else(|| ScreenshotError::Decode("image too large".to_owned()))?;
@@ -162,15 +153,114 @@ impl Image {
                 data.extend(sum.iter().map(|s| (s / n) as u8));
             }
         }
-        let mut bytes = Vec::new();
-        let mut encoder = png::Encoder::new(&mut bytes, w as u32, h as u32);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().ok()?;
-        writer.write_image_data(&data).ok()?;
-        writer.finish().ok()?;
-        Some((bytes, factor))
+        Some((encode_rgb(w, h, &data)?, factor))
     }
+}
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// A PNG reader within the decoding limits, its header read and its size checked, that
+/// hands out 8-bit rows.
+fn png_reader(bytes: &[u8]) -> Result<png::Reader<Cursor<&[u8]>>, ScreenshotError> {
+    let error = |e: &dyn std::fmt::Display| ScreenshotError::Decode(e.to_string());
+    let mut decoder = png::Decoder::new_with_limits(
+        Cursor::new(bytes),
+        png::Limits {
+            bytes: MAX_DECODED_BYTES,
+        },
+    );
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let reader = decoder.read_info().map_err(|e| error(&e))?;
+    let info = reader.info();
+    within_limit(u64::from(info.width), u64::from(info.height))?;
+    Ok(reader)
+}
+
+/// A screenshot shrunk for a report: PNG bytes, its size and the whole factor it was shrunk by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shrunk {
+    /// The shrunk image, PNG.
+    pub png: Vec<u8>,
+    /// Its width in px.
+    pub width: usize,
+    /// Its height in px.
+    pub height: usize,
+    /// The factor.
+    pub factor: usize,
+}
+
+/// `bytes` (PNG or JPEG) shrunk as [`Image::thumbnail`] shrinks it. A PNG (not interlaced)
+/// is shrunk row by row as it is decoded, never held whole: a filmstrip of full-size screens
+/// is most of what an audit's report costs.
+pub fn thumbnail_of(bytes: &[u8], max_width: usize) -> Option<Shrunk> {
+    let whole = || {
+        let image = Image::decode(bytes).ok()?;
+        let (png, factor) = image.thumbnail(max_width)?;
+        Some(Shrunk {
+            png,
+            width: image.width / factor,
+            height: image.height / factor,
+            factor,
+        })
+    };
+    if !bytes.starts_with(PNG_SIGNATURE) {
+        return whole();
+    }
+    let mut reader = png_reader(bytes).ok()?;
+    if reader.info().interlaced {
+        return whole();
+    }
+    let (width, height) = (reader.info().width as usize, reader.info().height as usize);
+    let channels = reader.output_color_type().0.samples();
+    let factor = width.div_ceil(max_width.max(1)).max(1);
+    let (w, h) = (width / factor, height / factor);
+    if w == 0 || h == 0 {
+        return None;
+    }
+    let mut sums = vec![[0u32; 3]; w];
+    let mut data = Vec::with_capacity(w * h * 3);
+    let n = (factor * factor) as u32;
+    for y in 0..h * factor {
+        let row = reader.next_row().ok()??;
+        let row = row.data();
+        for (x, sum) in sums.iter_mut().enumerate() {
+            for px in row[x * factor * channels..(x + 1) * factor * channels].chunks_exact(channels)
+            {
+                let rgb = if channels < 3 {
+                    [px[0]; 3]
+                } else {
+                    [px[0], px[1], px[2]]
+                };
+                for c in 0..3 {
+                    sum[c] += u32::from(rgb[c]);
+                }
+            }
+        }
+        if (y + 1) % factor == 0 {
+            for sum in &mut sums {
+                data.extend(sum.iter().map(|s| (s / n) as u8));
+                *sum = [0; 3];
+            }
+        }
+    }
+    Some(Shrunk {
+        png: encode_rgb(w, h, &data)?,
+        width: w,
+        height: h,
+        factor,
+    })
+}
+
+/// 8-bit RGB pixels as PNG bytes.
+fn encode_rgb(width: usize, height: usize, data: &[u8]) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().ok()?;
+    writer.write_image_data(data).ok()?;
+    writer.finish().ok()?;
+    Some(bytes)
 }
 
 /// Refuses a declared size above [`MAX_PIXELS`].
@@ -296,6 +386,51 @@ pub fn contrast(image: &Image, bounds: Rect) -> Result<Contrast, ScreenshotError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_png_shrunk_row_by_row_is_the_whole_image_shrunk() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The fixtures' screens (full size: slow unoptimized, so at one width only).
+        let mut screens: Vec<(Vec<u8>, &[usize])> =
+            std::fs::read_dir(repo.join("device-fixtures/notes-pass/files"))
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .filter(|path| path.extension().is_some_and(|e| e == "png"))
+                .map(|path| (std::fs::read(path).unwrap(), &[180][..]))
+                .collect();
+        // Sizes that are not a multiple of the factor, a grey image, one narrower than asked.
+        let block = Rect {
+            l: 3,
+            t: 5,
+            r: 40,
+            b: 30,
+        };
+        screens.push((
+            png(261, 723, [250, 250, 250], [10, 20, 30], block),
+            &[180, 97, 50],
+        ));
+        screens.push((png(97, 61, [0, 0, 0], [255, 255, 255], block), &[180, 10]));
+        assert!(screens.len() > 4);
+        for (i, (bytes, widths)) in screens.iter().enumerate() {
+            for &max_width in *widths {
+                let image = Image::decode(bytes).unwrap();
+                let (png, factor) = image.thumbnail(max_width).unwrap();
+                let streamed = thumbnail_of(bytes, max_width).unwrap();
+                assert_eq!(
+                    (
+                        streamed.png,
+                        streamed.factor,
+                        streamed.width,
+                        streamed.height
+                    ),
+                    (png, factor, image.width / factor, image.height / factor),
+                    "screen {i} at {max_width} px"
+                );
+            }
+        }
+        assert_eq!(thumbnail_of(b"not an image", 180), None);
+        assert_eq!(thumbnail_of(&screens[0].0[..200], 180), None, "a cut PNG");
+    }
 
     /// A PNG of `width × height` filled with `background`, with a `foreground` block inside
     /// `[l,t][r,b]`.
