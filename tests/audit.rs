@@ -566,6 +566,22 @@ fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
             "refused before any evidence: {stderr}"
         );
     }
+    // A newer dwpipe's capture is refused as it is read, with the versions this one reads.
+    let capture = dir.path().join("newer");
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    fs::write(
+        capture.join("transcript.yaml"),
+        source.replacen("format-version: 2\n", "format-version: 3\n", 1),
+    )
+    .unwrap();
+    let (code, _, stderr) = audit_capture(dir.path(), &capture, "newer-out", &[]);
+    assert!(
+        code == 2
+            && stderr.contains(
+                "format-version 3 is not supported (this dwpipe reads 1 to 2); a newer dwpipe recorded it: upgrade dwpipe"
+            ),
+        "{stderr}"
+    );
     // A capture without `sessions` (written by hand) is replayed as it stands.
     let capture = dir.path().join("by-hand");
     copy_tree(&repo("device-fixtures/notes-pass"), &capture);
@@ -600,37 +616,25 @@ fn a_realtime_replay_takes_the_device_time_it_recorded() {
         report["device-time"]
     );
     assert!(took >= std::time::Duration::from_secs(3), "waited {took:?}");
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--device",
-            "X",
-            "--realtime",
-        ],
-    );
-    assert!(
-        code == 2 && stderr.contains("'--device <SERIAL>' cannot be used with '--realtime'"),
-        "--realtime is a replay's: {stderr}"
-    );
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            "x",
-            "--record",
-            "y",
-        ],
-    );
-    assert!(
-        code == 2 && stderr.contains("cannot be used with '--record <CAPTURE>'"),
-        "a replay is not recorded: {stderr}"
-    );
+    // A replay's flags with a live device, and a live device's with a replay, are refused.
+    for (target, expected) in [
+        (
+            &["--device", "X", "--realtime"][..],
+            "'--device <SERIAL>' cannot be used with '--realtime'",
+        ),
+        (
+            &["--replay", "x", "--record", "y"],
+            "cannot be used with '--record <CAPTURE>'",
+        ),
+    ] {
+        let mut args = vec!["audit", "--pack", "pack.lock.json"];
+        args.extend_from_slice(target);
+        let (code, _, stderr) = dwpipe(dir.path(), &args);
+        assert!(
+            code == 2 && stderr.contains(expected),
+            "{target:?}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -71,11 +71,16 @@ impl Capture {
         // Format 1 is still read (a device listing, an install, a hand-written scenario); an
         // audit refuses it in `recorded_with`, as its sessions slept where today's poll.
         if !(1..=crate::format::TRANSCRIPT).contains(&doc.format_version) {
+            let newer = if doc.format_version > crate::format::TRANSCRIPT {
+                "; a newer dwpipe recorded it: upgrade dwpipe"
+            } else {
+                ""
+            };
             return Err(error(
                 "E_CAPTURE_INVALID",
                 &transcript_path,
                 format!(
-                    "format-version {} is not supported (this dwpipe reads 1 to {}); a newer dwpipe recorded it: upgrade dwpipe",
+                    "format-version {} is not supported (this dwpipe reads 1 to {}){newer}",
                     doc.format_version,
                     crate::format::TRANSCRIPT
                 ),
