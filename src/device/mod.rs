@@ -116,7 +116,7 @@ pub(crate) struct Spent(std::sync::Arc<std::sync::atomic::AtomicU64>);
 impl Spent {
     /// Adds `duration`, truncated to the millisecond as a capture writes it.
     pub(crate) fn add(&self, duration: Duration) {
-        let ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        let ms = whole_millis(duration);
         self.0.fetch_add(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
@@ -124,4 +124,14 @@ impl Spent {
     pub(crate) fn total(&self) -> Duration {
         Duration::from_millis(self.0.load(std::sync::atomic::Ordering::Relaxed))
     }
+}
+
+/// `duration` in whole milliseconds, as a capture writes it.
+fn whole_millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `duration` truncated to the millisecond: what a replay's clock counts of a recorded delay.
+pub(crate) fn millis(duration: Duration) -> Duration {
+    Duration::from_millis(whole_millis(duration))
 }

@@ -9,7 +9,7 @@ use super::error::DeviceError;
 use super::info::DeviceInfo;
 use super::reply::{app_result, hdc_failure};
 use super::source::Source;
-use super::{Device, ShellReply};
+use super::{Device, ShellReply, millis};
 use crate::process::Cancel;
 use crate::shell::{ShellCommand, ShellValue};
 
@@ -229,9 +229,4 @@ impl Device for ReplayDevice {
     fn clock(&self) -> Duration {
         self.lock().spent
     }
-}
-
-/// `duration` to the millisecond, as a capture writes it.
-fn millis(duration: Duration) -> Duration {
-    Duration::from_millis(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
