@@ -129,31 +129,81 @@ impl Image {
 impl Image {
     /// The image shrunk by a whole factor to at most `max_width` px wide (each output pixel the
     /// mean of its block), as PNG bytes: a report shows a flow's screens without embedding
-    /// every full-size screenshot. Returns the PNG and the factor.
-    pub fn thumbnail(&self, max_width: usize) -> Option<(Vec<u8>, usize)> {
-        let factor = self.width.div_ceil(max_width.max(1)).max(1);
-        let (w, h) = (self.width / factor, self.height / factor);
-        if w == 0 || h == 0 {
-            return None;
+    /// every full-size screenshot.
+    pub fn thumbnail(&self, max_width: usize) -> Option<Shrunk> {
+        let mut shrinker = Shrinker::new(self.width, self.height, max_width)?;
+        for row in self.rgb.chunks_exact(self.width).take(shrinker.rows()) {
+            shrinker.row(row.iter().copied());
         }
-        let mut data = Vec::with_capacity(w * h * 3);
-        for y in 0..h {
-            for x in 0..w {
-                let mut sum = [0u32; 3];
-                for dy in 0..factor {
-                    let row = (y * factor + dy) * self.width;
-                    for dx in 0..factor {
-                        let px = self.rgb[row + x * factor + dx];
-                        for c in 0..3 {
-                            sum[c] += u32::from(px[c]);
-                        }
-                    }
-                }
-                let n = (factor * factor) as u32;
-                data.extend(sum.iter().map(|s| (s / n) as u8));
+        shrinker.finish()
+    }
+}
+
+/// Box-averages an image into a thumbnail shrunk by a whole factor, a row at a time, so a
+/// decoder can hand its rows over as it reads them.
+struct Shrinker {
+    factor: usize,
+    /// The thumbnail's size.
+    width: usize,
+    height: usize,
+    /// The sums of the thumbnail row being filled.
+    sums: Vec<[u32; 3]>,
+    /// Image rows taken so far.
+    taken: usize,
+    /// The thumbnail's pixels, RGB.
+    data: Vec<u8>,
+}
+
+impl Shrinker {
+    /// For a `width × height` image shrunk to at most `max_width` px wide; `None` when that
+    /// leaves no pixel.
+    fn new(width: usize, height: usize, max_width: usize) -> Option<Shrinker> {
+        let factor = width.div_ceil(max_width.max(1)).max(1);
+        let (w, h) = (width / factor, height / factor);
+        (w > 0 && h > 0).then(|| Shrinker {
+            factor,
+            width: w,
+            height: h,
+            sums: vec![[0; 3]; w],
+            taken: 0,
+            data: Vec::with_capacity(w * h * 3),
+        })
+    }
+
+    /// The image rows it reads (those past the last whole block are left out).
+    fn rows(&self) -> usize {
+        self.height * self.factor
+    }
+
+    /// Takes the next image row, left to right.
+    fn row(&mut self, pixels: impl Iterator<Item = [u8; 3]>) {
+        for (x, px) in pixels.take(self.width * self.factor).enumerate() {
+            let sum = &mut self.sums[x / self.factor];
+            for c in 0..3 {
+                sum[c] += u32::from(px[c]);
             }
         }
-        Some((encode_rgb(w, h, &data)?, factor))
+        self.taken += 1;
+        if self.taken.is_multiple_of(self.factor) {
+            let n = (self.factor * self.factor) as u32;
+            for sum in &mut self.sums {
+                self.data.extend(sum.iter().map(|s| (s / n) as u8));
+                *sum = [0; 3];
+            }
+        }
+    }
+
+    /// The thumbnail, once every row it reads was taken.
+    fn finish(self) -> Option<Shrunk> {
+        if self.taken != self.rows() {
+            return None;
+        }
+        Some(Shrunk {
+            png: encode_rgb(self.width, self.height, &self.data)?,
+            width: self.width,
+            height: self.height,
+            factor: self.factor,
+        })
     }
 }
 
@@ -193,16 +243,7 @@ pub struct Shrunk {
 /// is shrunk row by row as it is decoded, never held whole: a filmstrip of full-size screens
 /// is most of what an audit's report costs.
 pub fn thumbnail_of(bytes: &[u8], max_width: usize) -> Option<Shrunk> {
-    let whole = || {
-        let image = Image::decode(bytes).ok()?;
-        let (png, factor) = image.thumbnail(max_width)?;
-        Some(Shrunk {
-            png,
-            width: image.width / factor,
-            height: image.height / factor,
-            factor,
-        })
-    };
+    let whole = || Image::decode(bytes).ok()?.thumbnail(max_width);
     if !bytes.starts_with(PNG_SIGNATURE) {
         return whole();
     }
@@ -212,43 +253,18 @@ pub fn thumbnail_of(bytes: &[u8], max_width: usize) -> Option<Shrunk> {
     }
     let (width, height) = (reader.info().width as usize, reader.info().height as usize);
     let channels = reader.output_color_type().0.samples();
-    let factor = width.div_ceil(max_width.max(1)).max(1);
-    let (w, h) = (width / factor, height / factor);
-    if w == 0 || h == 0 {
-        return None;
-    }
-    let mut sums = vec![[0u32; 3]; w];
-    let mut data = Vec::with_capacity(w * h * 3);
-    let n = (factor * factor) as u32;
-    for y in 0..h * factor {
+    let mut shrinker = Shrinker::new(width, height, max_width)?;
+    for _ in 0..shrinker.rows() {
         let row = reader.next_row().ok()??;
-        let row = row.data();
-        for (x, sum) in sums.iter_mut().enumerate() {
-            for px in row[x * factor * channels..(x + 1) * factor * channels].chunks_exact(channels)
-            {
-                let rgb = if channels < 3 {
-                    [px[0]; 3]
-                } else {
-                    [px[0], px[1], px[2]]
-                };
-                for c in 0..3 {
-                    sum[c] += u32::from(rgb[c]);
-                }
+        shrinker.row(row.data().chunks_exact(channels).map(|px| {
+            if channels < 3 {
+                [px[0]; 3]
+            } else {
+                [px[0], px[1], px[2]]
             }
-        }
-        if (y + 1) % factor == 0 {
-            for sum in &mut sums {
-                data.extend(sum.iter().map(|s| (s / n) as u8));
-                *sum = [0; 3];
-            }
-        }
+        }));
     }
-    Some(Shrunk {
-        png: encode_rgb(w, h, &data)?,
-        width: w,
-        height: h,
-        factor,
-    })
+    shrinker.finish()
 }
 
 /// 8-bit RGB pixels as PNG bytes.
@@ -414,20 +430,29 @@ mod tests {
         for (i, (bytes, widths)) in screens.iter().enumerate() {
             for &max_width in *widths {
                 let image = Image::decode(bytes).unwrap();
-                let (png, factor) = image.thumbnail(max_width).unwrap();
+                let whole = image.thumbnail(max_width).unwrap();
                 let streamed = thumbnail_of(bytes, max_width).unwrap();
                 assert_eq!(
-                    (
-                        streamed.png,
-                        streamed.factor,
-                        streamed.width,
-                        streamed.height
-                    ),
-                    (png, factor, image.width / factor, image.height / factor),
-                    "screen {i} at {max_width} px"
+                    (whole.width, whole.height),
+                    (image.width / whole.factor, image.height / whole.factor)
                 );
+                assert_eq!(streamed, whole, "screen {i} at {max_width} px");
             }
         }
+        // Each thumbnail pixel is the mean of its block, by hand: a 5×3 image at 2 px wide is
+        // shrunk by 3 into 1×1, its last two columns left out.
+        let tiny = Image {
+            width: 5,
+            height: 3,
+            rgb: (0..15u8)
+                .map(|i| [i * 10, 255 - i, if i % 5 < 3 { 90 } else { 0 }])
+                .collect(),
+            lossy: false,
+        };
+        let shrunk = tiny.thumbnail(2).unwrap();
+        assert_eq!((shrunk.width, shrunk.height, shrunk.factor), (1, 1, 3));
+        // Columns 0–2 of rows 0–2: indices 0,1,2,5,6,7,10,11,12 (mean 6).
+        assert_eq!(Image::decode(&shrunk.png).unwrap().rgb, [[60, 249, 90]]);
         assert_eq!(thumbnail_of(b"not an image", 180), None);
         assert_eq!(thumbnail_of(&screens[0].0[..200], 180), None, "a cut PNG");
     }
