@@ -5,14 +5,11 @@
 //! lies inside container pid namespaces); an `E` with nothing open is an orphan, a `B` still
 //! open at the end is reported, nesting depth is tracked.
 
-use std::collections::HashMap;
-
 use super::cold_start::ColdStartTracker;
 use super::frames::FrameTracker;
 use std::io::{self, Read};
 
 use super::blocks::{Blocks, Parsed, for_each_parsed};
-use super::line::EventLine;
 use super::payload::Marker;
 use super::response::ResponseTracker;
 use super::scan::{SliceKind, classify};
@@ -57,7 +54,9 @@ pub struct Analysis {
     pub(crate) orphan_ends: u64,
     /// Deepest nesting seen.
     pub(crate) max_depth: usize,
-    stacks: HashMap<u32, Vec<Open>>,
+    /// Open slices by thread id (foldhash: a `B` or `E` looks its thread up, and SipHash
+    /// was a tenth of the analysis).
+    stacks: foldhash::HashMap<u32, Vec<Open>>,
     /// Frame facts.
     pub(crate) frames: FrameTracker,
     /// Launch facts.
@@ -93,51 +92,61 @@ impl Analysis {
         for_each_parsed(reader, blocks, |line| self.parsed(line))
     }
 
-    fn parsed(&mut self, line: Parsed<'_>) {
+    fn parsed(&mut self, line: Parsed<&[u8]>) {
         self.lines += line.lines();
         match line {
-            Parsed::Event(event, marker) => self.event(&event, marker),
+            Parsed::Marker {
+                ts_ns,
+                tid,
+                tgid,
+                marker,
+            } => {
+                self.events += 1;
+                if let Some(response) = &mut self.response {
+                    response.seen(ts_ns);
+                }
+                self.marker(ts_ns, tid, tgid, marker);
+            }
+            Parsed::Events { count, last_ns } => {
+                self.events += count;
+                if let Some(response) = &mut self.response {
+                    response.seen(last_ns);
+                }
+            }
             Parsed::Unparsed(n) => self.unparsed_lines += n,
             Parsed::Quiet(_) => {}
         }
     }
 
-    fn event(&mut self, event: &EventLine<'_>, marker: Option<Marker<'_>>) {
-        self.events += 1;
-        if let Some(response) = &mut self.response {
-            response.seen(event.ts_ns);
-        }
-        let Some(marker) = marker else {
-            return;
-        };
+    fn marker(&mut self, ts_ns: u64, tid: u32, tgid: Option<u32>, marker: Marker<&[u8]>) {
         match marker {
             Marker::Begin { pid, name } => {
                 self.markers.begin += 1;
-                let pid = pid.or(event.tgid);
-                let stack = self.stacks.entry(event.tid).or_default();
+                let pid = pid.or(tgid);
+                let stack = self.stacks.entry(tid).or_default();
                 let parent = stack.last().map(|o| o.kind);
                 let kind = classify(name);
                 stack.push(Open {
                     kind,
-                    begin_ns: event.ts_ns,
+                    begin_ns: ts_ns,
                 });
                 self.max_depth = self.max_depth.max(stack.len());
-                self.frames.begin(name, event.ts_ns);
-                self.cold_start.begin(name, kind, parent, event, pid);
+                self.frames.begin(name, ts_ns);
+                self.cold_start.begin(name, kind, parent, ts_ns, tid, pid);
                 if let Some(response) = &mut self.response {
-                    response.begin(name, event.ts_ns);
+                    response.begin(name, ts_ns);
                 }
             }
             Marker::End => {
                 self.markers.end += 1;
-                match self.stacks.get_mut(&event.tid).and_then(Vec::pop) {
+                match self.stacks.get_mut(&tid).and_then(Vec::pop) {
                     Some(open) => {
                         self.slices += 1;
                         if open.kind == SliceKind::PresentFence {
-                            self.frames.present(event.ts_ns);
-                            self.cold_start.present(open.begin_ns, event.ts_ns);
+                            self.frames.present(ts_ns);
+                            self.cold_start.present(open.begin_ns, ts_ns);
                             if let Some(response) = &mut self.response {
-                                response.present(event.ts_ns);
+                                response.present(ts_ns);
                             }
                         }
                     }
@@ -147,7 +156,7 @@ impl Analysis {
             Marker::AsyncBegin { name, .. } => {
                 self.markers.async_begin += 1;
                 if let Some(response) = &mut self.response {
-                    response.begin(name, event.ts_ns);
+                    response.begin(name, ts_ns);
                 }
             }
             Marker::AsyncEnd { .. } => self.markers.async_end += 1,

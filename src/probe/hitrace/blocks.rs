@@ -1,48 +1,173 @@
-//! Large traces parsed on every core. A trace is read in blocks; each block's whole lines are
-//! split at line boundaries into one part per core, the parts parsed at once (parsing a line
-//! and its marker is pure, and most of the work), then handed to the analysis in the order of
-//! the file, one line after another. The analysis (slice stacks, launch window, frames) sees
-//! exactly the sequence a sequential read gives, so its results are the same by construction;
-//! memory stays one block and its parsed lines.
+//! Large traces parsed on every core, fed to the analysis in the file's order.
+//!
+//! The calling thread reads the trace in chunks of whole lines and deals them out to parser
+//! threads in turn; while they parse, it feeds the analysis the chunks already parsed, taking
+//! them back in the order it dealt them. The analysis (slice stacks, launch window, frames)
+//! therefore sees exactly the sequence a sequential read gives, so its results are the same by
+//! construction. A parsed chunk keeps only what the analysis reads of its lines — a marker
+//! event's clock, thread and marker (names as offsets into the chunk), other events as a count
+//! and their latest clock — so the calling thread's share stays small. Memory is the few
+//! chunks in flight, whatever the trace's size.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::num::NonZeroUsize;
+use std::ops::Range;
+use std::sync::mpsc;
 
-use super::line::{EventLine, parse_line, trim};
+use super::line::{parse_line, trim};
 use super::payload::{Marker, parse_marker};
+
 /// The longest line read: no text trace has a longer one, and a file that is one endless
 /// line (`/dev/zero`) must not be read for ever.
 pub(crate) const MAX_LINE: usize = 1 << 20;
 
-/// One line, parsed: what the analysis needs of it, borrowed from the block.
-#[derive(Clone, Copy)]
-pub(super) enum Parsed<'a> {
-    /// An event, and its marker when it is a marker event.
-    Event(EventLine<'a>, Option<Marker<'a>>),
+/// One line, or a run of lines, as the analysis reads it. `N` is a marker name: its text, or
+/// its place in a chunk while the chunk travels between threads.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Parsed<N> {
+    /// A marker event (`tracing_mark_write`, `print`): its clock, thread and marker.
+    Marker {
+        /// Timestamp in nanoseconds.
+        ts_ns: u64,
+        /// The thread id from the line prefix.
+        tid: u32,
+        /// The TGID column, when known.
+        tgid: Option<u32>,
+        /// What the marker says.
+        marker: Marker<N>,
+    },
+    /// Other events, this many in a row, and the latest clock among them.
+    Events {
+        /// Lines.
+        count: u64,
+        /// The latest timestamp of the run.
+        last_ns: u64,
+    },
     /// Non-blank lines that are neither events nor `#` comments, this many in a row.
     Unparsed(u64),
     /// Blank lines or comments, this many in a row.
     Quiet(u64),
 }
 
-impl Parsed<'_> {
+impl<N> Parsed<N> {
     /// The lines it stands for.
     pub(super) fn lines(&self) -> u64 {
         match self {
-            Parsed::Event(..) => 1,
-            Parsed::Unparsed(n) | Parsed::Quiet(n) => *n,
+            Parsed::Marker { .. } => 1,
+            Parsed::Events { count: n, .. } | Parsed::Unparsed(n) | Parsed::Quiet(n) => *n,
+        }
+    }
+
+    fn map<M>(self, f: impl FnOnce(N) -> M) -> Parsed<M> {
+        match self {
+            Parsed::Marker {
+                ts_ns,
+                tid,
+                tgid,
+                marker,
+            } => Parsed::Marker {
+                ts_ns,
+                tid,
+                tgid,
+                marker: marker.map(f),
+            },
+            Parsed::Events { count, last_ns } => Parsed::Events { count, last_ns },
+            Parsed::Unparsed(n) => Parsed::Unparsed(n),
+            Parsed::Quiet(n) => Parsed::Quiet(n),
         }
     }
 }
 
-/// Parses one line (its `\n` removed).
-pub(super) fn parse(text: &[u8]) -> Parsed<'_> {
-    match parse_line(text) {
-        Some(event) => {
-            let marker = matches!(event.event, b"tracing_mark_write" | b"print" | b"0")
-                .then(|| parse_marker(event.args));
-            Parsed::Event(event, marker)
+/// How a trace is read: bytes per chunk, and the threads that parse chunks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blocks {
+    /// Bytes read into a chunk (more when one line is longer).
+    pub(crate) size: usize,
+    /// Threads that parse, the calling one (which also reads and feeds) included.
+    pub(crate) threads: usize,
+    /// A trace smaller than this is parsed on the calling thread.
+    pub(crate) threads_from: usize,
+}
+
+impl Blocks {
+    /// 1 MiB chunks (a chunk and its parsed lines stay in the cores' caches between the
+    /// threads) over every core; a trace under 256 KiB (a flow step's) on the calling thread,
+    /// where starting threads would cost more than they save.
+    pub(crate) fn every_core() -> Blocks {
+        Blocks {
+            size: 1 << 20,
+            threads: std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            threads_from: 256 * 1024,
         }
+    }
+}
+
+/// A chunk of whole lines and, once parsed, what they say (names as offsets into `text`).
+#[derive(Default)]
+struct Chunk {
+    text: Vec<u8>,
+    parsed: Vec<Parsed<Range<u32>>>,
+}
+
+impl Chunk {
+    /// Parses `text` into `parsed`: runs of events that are not markers, of unparsed lines
+    /// and of quiet lines each become one count.
+    fn parse(&mut self) {
+        self.parsed.clear();
+        let text = &self.text[..];
+        let base = text.as_ptr() as usize;
+        // Where a name parsed out of `text` lies in it: names are sub-slices of their line
+        // (chunks are far below 4 GiB).
+        let span = |name: &[u8]| {
+            let start = (name.as_ptr() as usize).wrapping_sub(base);
+            debug_assert!(start + name.len() <= text.len(), "a name outside its chunk");
+            start as u32..(start + name.len()) as u32
+        };
+        for_each_line_of(text, |line| {
+            let next = parse(line).map(span);
+            match (self.parsed.last_mut(), next) {
+                (Some(Parsed::Events { count, last_ns }), Parsed::Events { last_ns: at, .. }) => {
+                    *count += 1;
+                    *last_ns = (*last_ns).max(at);
+                }
+                (Some(Parsed::Unparsed(n)), Parsed::Unparsed(_))
+                | (Some(Parsed::Quiet(n)), Parsed::Quiet(_)) => *n += 1,
+                (_, next) => self.parsed.push(next),
+            }
+        });
+    }
+
+    /// Hands every parsed line to `each`, its names as text; returns the lines.
+    fn feed(&self, each: &mut impl FnMut(Parsed<&[u8]>)) -> u64 {
+        let mut lines = 0;
+        for parsed in &self.parsed {
+            lines += parsed.lines();
+            each(
+                parsed
+                    .clone()
+                    .map(|at| &self.text[at.start as usize..at.end as usize]),
+            );
+        }
+        lines
+    }
+}
+
+/// Parses one line (its `\n` removed).
+fn parse(text: &[u8]) -> Parsed<&[u8]> {
+    match parse_line(text) {
+        Some(event) if matches!(event.event, b"tracing_mark_write" | b"print" | b"0") => {
+            Parsed::Marker {
+                ts_ns: event.ts_ns,
+                tid: event.tid,
+                tgid: event.tgid,
+                marker: parse_marker(event.args),
+            }
+        }
+        Some(event) => Parsed::Events {
+            count: 1,
+            last_ns: event.ts_ns,
+        },
         None => {
             let trimmed = trim(text.strip_suffix(b"\r").unwrap_or(text));
             if !trimmed.is_empty() && trimmed[0] != b'#' {
@@ -54,158 +179,199 @@ pub(super) fn parse(text: &[u8]) -> Parsed<'_> {
     }
 }
 
-/// How a trace is read: bytes per block, and the parts a block is parsed in at once.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Blocks {
-    /// Bytes read before a block's lines are parsed.
-    pub(crate) size: usize,
-    /// Parts parsed at once (the cores).
-    pub(crate) parts: usize,
-    /// A block smaller than this is parsed on the calling thread.
-    pub(crate) threads_from: usize,
-}
-
-impl Blocks {
-    /// 8 MiB blocks over every core; a block under 256 KiB (a flow step's whole trace) on the
-    /// calling thread, where starting threads would cost more than they save.
-    pub(crate) fn every_core() -> Blocks {
-        Blocks {
-            size: 8 << 20,
-            parts: std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
-            threads_from: 256 * 1024,
-        }
-    }
-}
-
 /// Calls `each` for every line of `reader` (including a last line without a newline), parsed,
 /// in the file's order, in bounded memory. A line of [`MAX_LINE`] bytes or more is an error
-/// (`InvalidData`).
+/// (`InvalidData`), after the lines before it.
 pub(super) fn for_each_parsed<R: Read>(
-    mut reader: R,
+    reader: R,
     blocks: Blocks,
-    mut each: impl FnMut(Parsed<'_>),
+    mut each: impl FnMut(Parsed<&[u8]>),
 ) -> io::Result<()> {
-    let size = blocks.size.max(1);
-    // At most a block and the start of a line not yet whole (shorter than MAX_LINE); grown as
-    // it fills, so that a flow step's small trace never costs a whole block.
-    let most = size + MAX_LINE;
-    let mut buffer: Vec<u8> = vec![0; most.min(64 * 1024)];
-    let (mut filled, mut lines) = (0usize, 0u64);
-    loop {
-        let target = filled + size;
-        let mut eof = false;
-        while filled < target {
-            if filled == buffer.len() {
-                buffer.resize((buffer.len() * 2).min(most), 0);
-            }
-            let upto = target.min(buffer.len());
-            match reader.read(&mut buffer[filled..upto]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+    let mut input = Chunks {
+        reader,
+        size: blocks.size.max(1),
+        carry: Vec::new(),
+        eof: false,
+        endless: false,
+    };
+    let mut lines = 0u64;
+    let first = input.next(Chunk::default())?;
+    if blocks.threads <= 1 || (input.eof && first.text.len() < blocks.threads_from) {
+        let mut chunk = first;
+        while !chunk.text.is_empty() {
+            chunk.parse();
+            lines += chunk.feed(&mut each);
+            chunk = input.next(chunk)?;
         }
-        let whole = memchr::memrchr(b'\n', &buffer[..filled]).map_or(0, |last| last + 1);
-        let endless = filled - whole >= MAX_LINE;
-        // At the end of the file its last line counts, newline or not.
-        let end = if eof && !endless { filled } else { whole };
-        if end > 0 {
-            let parts = if end < blocks.threads_from {
-                1
-            } else {
-                blocks.parts
+    } else {
+        lines = on_threads(&mut input, first, blocks.threads, &mut each)?;
+    }
+    if input.endless {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "line {} is longer than {MAX_LINE} bytes: not a text trace",
+                lines + 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where a chunk read lies, in the file's order: with a parser thread, or parsed.
+enum Turn {
+    /// Dealt to this parser thread.
+    Dealt(usize),
+    /// Parsed, to be fed.
+    Parsed(Chunk),
+}
+
+/// Deals the chunks of `input` (from `first`) out to `threads - 1` parser threads, at most two
+/// each at a time, and feeds them back in order; while the next chunk in order is still being
+/// parsed, the calling thread parses the one after the last read itself rather than wait
+/// (reading and feeding alone would leave its core half idle). At most four chunks per thread
+/// are read and not yet fed. Returns the lines fed.
+fn on_threads<R: Read>(
+    input: &mut Chunks<R>,
+    first: Chunk,
+    threads: usize,
+    each: &mut impl FnMut(Parsed<&[u8]>),
+) -> io::Result<u64> {
+    let helpers = threads.max(2) - 1;
+    let most = 4 * (helpers + 1);
+    std::thread::scope(|scope| {
+        let parsers: Vec<(mpsc::Sender<Chunk>, mpsc::Receiver<Chunk>)> = (0..helpers)
+            .map(|_| {
+                let (deal, to_parse) = mpsc::channel::<Chunk>();
+                let (parsed, take) = mpsc::channel();
+                scope.spawn(move || {
+                    for mut chunk in to_parse {
+                        chunk.parse();
+                        if parsed.send(chunk).is_err() {
+                            return;
+                        }
+                    }
+                });
+                (deal, take)
+            })
+            .collect();
+        let taken_back = |parser: usize| {
+            parsers[parser]
+                .1
+                .recv()
+                .expect("parsing a chunk never panics")
+        };
+        let mut turns: VecDeque<Turn> = VecDeque::new();
+        // Chunks with each parser thread, not yet taken back.
+        let mut held = vec![0usize; helpers];
+        let (mut lines, mut unread) = (0u64, Some(first));
+        // Chunks fed, whose buffers serve the next reads.
+        let mut spare: Vec<Chunk> = Vec::new();
+        let mut read = |spare: &mut Vec<Chunk>| -> io::Result<Option<Chunk>> {
+            let chunk = match unread.take() {
+                Some(first) => first,
+                None if input.done() => return Ok(None),
+                None => input.next(spare.pop().unwrap_or_default())?,
             };
-            lines += parse_block(&buffer[..end], parts, &mut each);
+            Ok(Some(chunk).filter(|c| !c.text.is_empty()))
+        };
+        loop {
+            for (parser, held) in held.iter_mut().enumerate() {
+                while *held < 2 && turns.len() < most {
+                    let Some(chunk) = read(&mut spare)? else {
+                        break;
+                    };
+                    parsers[parser]
+                        .0
+                        .send(chunk)
+                        .expect("a parser thread takes chunks until it is dropped");
+                    *held += 1;
+                    turns.push_back(Turn::Dealt(parser));
+                }
+            }
+            let chunk = match turns.pop_front() {
+                None => return Ok(lines),
+                Some(Turn::Parsed(chunk)) => chunk,
+                Some(Turn::Dealt(parser)) => match parsers[parser].1.try_recv() {
+                    Ok(chunk) => {
+                        held[parser] -= 1;
+                        chunk
+                    }
+                    Err(mpsc::TryRecvError::Empty) => {
+                        turns.push_front(Turn::Dealt(parser));
+                        if turns.len() < most
+                            && let Some(mut chunk) = read(&mut spare)?
+                        {
+                            chunk.parse();
+                            turns.push_back(Turn::Parsed(chunk));
+                            continue;
+                        }
+                        turns.pop_front();
+                        held[parser] -= 1;
+                        taken_back(parser)
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => taken_back(parser),
+                },
+            };
+            lines += chunk.feed(each);
+            spare.push(chunk);
         }
-        if endless {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "line {} is longer than {MAX_LINE} bytes: not a text trace",
-                    lines + 1
-                ),
-            ));
-        }
-        buffer.copy_within(end..filled, 0);
-        filled -= end;
-        if eof {
-            return Ok(());
-        }
-    }
+    })
 }
 
-/// The bytes parsed at once in a round, over every part: the parsed lines are held until the
-/// lines before them are fed. A parsed event takes about 120 bytes and the shortest event line
-/// about 18 (runs of other lines collapse into one count), so a round holds at most about 7
-/// times its bytes, however hostile the trace.
-const ROUND: usize = 4 * 1024 * 1024;
-
-/// Parses `block` (whole lines; the last may lack its `\n` only at the end of the file) and
-/// hands every line to `each` in order, in rounds of `parts` segments parsed at once; returns
-/// the lines.
-fn parse_block(block: &[u8], parts: usize, each: &mut impl FnMut(Parsed<'_>)) -> u64 {
-    let mut lines = 0;
-    if parts <= 1 {
-        for_each_line_of(block, |line| {
-            lines += 1;
-            each(parse(line));
-        });
-        return lines;
-    }
-    let mut rest = block;
-    while !rest.is_empty() {
-        let take = rest.len().min(ROUND);
-        // A round ends at a line's end (or the block's).
-        let round = match memchr::memchr(b'\n', &rest[take - 1..]) {
-            Some(newline) => &rest[..take + newline],
-            None => rest,
-        };
-        rest = &rest[round.len()..];
-        let split = split_at_lines(round, parts);
-        let parsed: Vec<Vec<Parsed<'_>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = split[1..]
-                .iter()
-                .map(|part| scope.spawn(move || parse_lines(part)))
-                .collect();
-            let mut all = vec![parse_lines(split[0])];
-            all.extend(
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("parsing a line never panics")),
-            );
-            all
-        });
-        for line in parsed.into_iter().flatten() {
-            lines += line.lines();
-            each(line);
-        }
-    }
-    lines
+/// A trace read in chunks of whole lines.
+struct Chunks<R> {
+    reader: R,
+    size: usize,
+    /// The start of a line not yet whole, read past the previous chunk's end.
+    carry: Vec<u8>,
+    eof: bool,
+    /// A line of [`MAX_LINE`] bytes or more was found: nothing after it is read.
+    endless: bool,
 }
 
-/// `block` cut into about `parts` pieces, each ending just after a `\n` (the last at the end).
-fn split_at_lines(block: &[u8], parts: usize) -> Vec<&[u8]> {
-    let parts = parts.max(1);
-    let mut pieces = Vec::with_capacity(parts);
-    let mut start = 0;
-    for k in 1..parts {
-        let target = (block.len() * k / parts).max(start);
-        let Some(newline) = memchr::memchr(b'\n', &block[target..]) else {
-            break;
-        };
-        let end = target + newline + 1;
-        if end >= block.len() {
-            break;
-        }
-        pieces.push(&block[start..end]);
-        start = end;
+impl<R: Read> Chunks<R> {
+    /// Whether everything there is to read has been.
+    fn done(&self) -> bool {
+        self.eof || self.endless
     }
-    pieces.push(&block[start..]);
-    pieces
+
+    /// The next chunk, read into `chunk`'s buffers: at least `size` bytes of whole lines (the
+    /// last line of the trace whole without its `\n`), fewer at the end; empty once all is read.
+    fn next(&mut self, mut chunk: Chunk) -> io::Result<Chunk> {
+        chunk.text.clear();
+        if self.endless {
+            return Ok(chunk);
+        }
+        chunk.text.append(&mut self.carry);
+        let mut want = self.size;
+        loop {
+            while !self.eof && chunk.text.len() < want {
+                let missing = (want - chunk.text.len()) as u64;
+                let read = (&mut self.reader)
+                    .take(missing)
+                    .read_to_end(&mut chunk.text)?;
+                self.eof = (read as u64) < missing;
+            }
+            let whole = memchr::memrchr(b'\n', &chunk.text).map_or(0, |last| last + 1);
+            let partial = chunk.text.len() - whole;
+            if partial >= MAX_LINE {
+                self.endless = true;
+                chunk.text.truncate(whole);
+                return Ok(chunk);
+            }
+            if self.eof {
+                return Ok(chunk);
+            }
+            if whole > 0 {
+                self.carry.extend_from_slice(&chunk.text[whole..]);
+                chunk.text.truncate(whole);
+                return Ok(chunk);
+            }
+            // Not one whole line yet: read on, up to the longest line.
+            want = chunk.text.len() + self.size.min(MAX_LINE);
+        }
+    }
 }
 
 /// Calls `each` for every line of `text`: `\n`-terminated lines, and a last one without.
@@ -220,19 +386,6 @@ fn for_each_line_of<'a>(text: &'a [u8], mut each: impl FnMut(&'a [u8])) {
     if start < text.len() {
         each(&text[start..]);
     }
-}
-
-/// Every line of `text` parsed, runs of lines that are not events as one count.
-fn parse_lines(text: &[u8]) -> Vec<Parsed<'_>> {
-    let mut parsed: Vec<Parsed<'_>> = Vec::with_capacity(text.len() / 96 + 1);
-    for_each_line_of(text, |line| match (parsed.last_mut(), parse(line)) {
-        (Some(Parsed::Unparsed(n)), Parsed::Unparsed(_))
-        | (Some(Parsed::Quiet(n)), Parsed::Quiet(_)) => {
-            *n += 1;
-        }
-        (_, line) => parsed.push(line),
-    });
-    parsed
 }
 
 #[cfg(test)]
@@ -254,17 +407,19 @@ mod tests {
         }
     }
 
-    /// Lines, as (kind, lines it stands for): `E` an event, `U` unparsed, `Q` quiet.
+    /// Lines, as (kind, lines it stands for): `M` a marker, `E` other events, `U` unparsed,
+    /// `Q` quiet.
     fn kinds(data: &[u8], step: usize, size: usize) -> Vec<(char, u64)> {
         let mut seen = Vec::new();
         let blocks = Blocks {
             size,
-            parts: 3,
+            threads: 3,
             threads_from: 0,
         };
         for_each_parsed(Trickle { data, step }, blocks, |line| {
             let kind = match line {
-                Parsed::Event(..) => 'E',
+                Parsed::Marker { .. } => 'M',
+                Parsed::Events { .. } => 'E',
                 Parsed::Unparsed(_) => 'U',
                 Parsed::Quiet(_) => 'Q',
             };
@@ -275,58 +430,74 @@ mod tests {
     }
 
     #[test]
-    fn lines_split_across_reads_and_blocks_and_a_partial_last_line_counts() {
-        let event = b"  app-1 ( 1) [0] .... 1.000001: tracing_mark_write: B|1|x\n";
+    fn lines_split_across_reads_and_chunks_and_a_partial_last_line_counts() {
+        let marker = b"  app-1 ( 1) [0] .... 1.000001: tracing_mark_write: B|1|x\n";
+        let event = b"  app-1 ( 1) [0] .... 1.000002: sched_switch: prev_comm=app\n";
         let mut data = Vec::new();
-        data.extend_from_slice(event);
+        data.extend_from_slice(marker);
         data.extend_from_slice(b"junk\n\n# comment\n");
+        data.extend_from_slice(marker);
+        data.extend_from_slice(event);
         data.extend_from_slice(event);
         data.extend_from_slice(b"last");
         for (step, size) in [(1, 1), (3, 7), (1000, 1 << 20)] {
             let seen = kinds(&data, step, size);
             let lines: u64 = seen.iter().map(|(_, n)| n).sum();
-            assert_eq!(lines, 6, "{step}/{size}: {seen:?}");
-            assert_eq!(
-                seen.iter().filter(|(k, _)| *k == 'E').count(),
-                2,
-                "{seen:?}"
-            );
+            assert_eq!(lines, 8, "{step}/{size}: {seen:?}");
+            let count = |kind| seen.iter().filter(|(k, _)| *k == kind).count();
+            assert_eq!(count('M'), 2, "{seen:?}");
             assert_eq!(seen.last(), Some(&('U', 1)), "{step}/{size}: {seen:?}");
         }
+        // In one chunk, the two events are one run; split between chunks, two.
+        assert!(kinds(&data, 1000, 1 << 20).contains(&('E', 2)));
         assert!(kinds(b"", 10, 10).is_empty());
+    }
+
+    #[test]
+    fn a_run_of_events_keeps_its_latest_clock() {
+        let text = b"a-1 [0] .... 5.0: sched_switch: x\na-1 [0] .... 7.0: sched_switch: x\n\
+                     a-1 [0] .... 6.0: sched_wakeup: x\n";
+        let mut chunk = Chunk {
+            text: text.to_vec(),
+            parsed: Vec::new(),
+        };
+        chunk.parse();
+        assert!(matches!(
+            chunk.parsed[..],
+            [Parsed::Events {
+                count: 3,
+                last_ns: 7_000_000_000
+            }]
+        ));
     }
 
     #[test]
     fn an_endless_line_is_refused_in_bounded_memory() {
         let mut data = b"ok\n".to_vec();
         data.extend(vec![b'x'; 3 * MAX_LINE + 5]);
-        let mut seen = 0;
-        let error = for_each_parsed(
-            Trickle {
-                data: &data,
-                step: 64 * 1024,
-            },
+        for blocks in [
             Blocks::every_core(),
-            |_| seen += 1,
-        )
-        .unwrap_err();
-        assert_eq!(seen, 1);
-        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
-        assert!(
-            error.to_string().starts_with("line 2 is longer than"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn blocks_split_at_line_boundaries_and_keep_every_line() {
-        let text = b"a\nbb\n\nccc\nd";
-        for parts in 1..6 {
-            let pieces = split_at_lines(text, parts);
-            assert_eq!(pieces.concat(), text.to_vec(), "{parts}");
-            for piece in &pieces[..pieces.len() - 1] {
-                assert!(piece.ends_with(b"\n"), "{parts}: {piece:?}");
-            }
+            Blocks {
+                threads: 1,
+                ..Blocks::every_core()
+            },
+        ] {
+            let mut seen = 0;
+            let error = for_each_parsed(
+                Trickle {
+                    data: &data,
+                    step: 64 * 1024,
+                },
+                blocks,
+                |_| seen += 1,
+            )
+            .unwrap_err();
+            assert_eq!(seen, 1);
+            assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+            assert!(
+                error.to_string().starts_with("line 2 is longer than"),
+                "{error}"
+            );
         }
     }
 }

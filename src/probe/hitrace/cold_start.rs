@@ -5,10 +5,10 @@
 
 use serde::Serialize;
 
-use super::line::EventLine;
 use super::scan::{SliceKind, contains, find, has, is_commit, needles, round3, text};
 
 needles! {
+    ABILITY = b"Ability";
     START_BY_SCB = b"StartUIAbilityBySCB";
     START_ABILITY = b"AbilityManagerService::StartAbility";
     START_PROCESS = b"AppMgrServiceInner::StartProcess";
@@ -16,6 +16,16 @@ needles! {
     ATTACH_APPLICATION = b"AppMgrServiceInner::AttachApplication";
     HANDLE_LAUNCH = b"MainThread::HandleLaunchAbility";
     ABILITY_TRANSACTION = b"HandleAbilityTransaction";
+}
+
+/// Whether `name` is a launch marker. Every `B` before a launch is asked, so the three
+/// markers naming an ability are looked for only in names holding `Ability`.
+fn is_launch(name: &[u8]) -> bool {
+    has(name, &START_PROCESS)
+        || (has(name, &ABILITY)
+            && [&START_BY_SCB, &START_ABILITY, &LOAD_ABILITY]
+                .into_iter()
+                .any(|needle| has(name, needle)))
 }
 
 /// How long before the first launch marker a finger-up still counts as its cause.
@@ -115,10 +125,10 @@ impl ColdStartTracker {
         name: &[u8],
         kind: SliceKind,
         parent: Option<SliceKind>,
-        event: &EventLine<'_>,
+        ts: u64,
+        tid: u32,
         pid: Option<u32>,
     ) {
-        let ts = event.ts_ns;
         if self.end.is_some() {
             return;
         }
@@ -129,8 +139,7 @@ impl ColdStartTracker {
                 self.last_touch_up = Some((ts, text(name)));
                 return;
             }
-            let launches = [&START_BY_SCB, &START_ABILITY, &START_PROCESS, &LOAD_ABILITY];
-            if launches.into_iter().any(|needle| has(name, needle)) {
+            if is_launch(name) {
                 self.start = Some(match self.last_touch_up.take() {
                     Some((touch, marker)) if ts.saturating_sub(touch) <= TOUCH_WINDOW_NS => {
                         (touch, marker)
@@ -146,12 +155,12 @@ impl ColdStartTracker {
         } else if has(name, &ATTACH_APPLICATION) && self.is_our_bundle(name) {
             self.phase("application launching", name, ts);
         } else if has(name, &HANDLE_LAUNCH) && self.app_pid.is_none() && self.is_our_bundle(name) {
-            self.app_pid = pid.or(Some(event.tid));
+            self.app_pid = pid.or(Some(tid));
             self.phase("ability launching", name, ts);
         } else if has(name, &ABILITY_TRANSACTION) && self.app_pid.is_some() {
             self.phase("foreground", name, ts);
         } else if self.app_pid.is_some() && self.rendered.is_none() {
-            self.first_frame(name, kind, parent, event, ts);
+            self.first_frame(name, kind, parent, tid, ts);
         } else if self.rendered.is_some() && self.committed.is_none() && is_commit(name) {
             self.committed = Some(ts);
         }
@@ -162,10 +171,10 @@ impl ColdStartTracker {
         name: &[u8],
         kind: SliceKind,
         parent: Option<SliceKind>,
-        event: &EventLine<'_>,
+        tid: u32,
         ts: u64,
     ) {
-        let on_app_main_thread = Some(event.tid) == self.app_pid;
+        let on_app_main_thread = Some(tid) == self.app_pid;
         if on_app_main_thread && name.starts_with(b"ReceiveVsync") {
             self.phase("first frame (app)", name, ts);
         } else if name.starts_with(b"MarshRSTransactionData")

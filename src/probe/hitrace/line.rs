@@ -11,7 +11,8 @@
 /// A parsed event line; every field borrows from the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct EventLine<'a> {
-    /// The task (thread) name, trimmed.
+    /// The task (thread) name, with the blanks that pad it (nothing reads it but the tests:
+    /// trimming every line's padding was a tenth of the parse).
     pub(crate) task: &'a [u8],
     /// The thread id from the line prefix.
     pub(crate) tid: u32,
@@ -28,9 +29,9 @@ pub(crate) struct EventLine<'a> {
 /// Parses one line (its `\n` already removed); `None` for anything that is not an event.
 pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let (cpu_open, cpu_close) = find_cpu(line)?;
-    // Before the CPU: `task-tid` and an optional `(tgid)`.
-    let mut head = trim_end(&line[..cpu_open]);
+    let (head_end, cpu_close) = find_cpu(line)?;
+    // Before the CPU: `task-tid` and an optional `(tgid)`, blanks after them trimmed.
+    let mut head = &line[..head_end];
     let mut tgid = None;
     if head.last() == Some(&b')') {
         let open = head.iter().rposition(|b| *b == b'(')?;
@@ -46,7 +47,7 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
         return None;
     }
     let tid = parse_u32(&head[head.len() - digits..])?;
-    let task = trim(&head[..head.len() - digits - 1]);
+    let task = &head[..head.len() - digits - 1];
     // After the CPU: optional flags, then `secs.frac:`.
     let mut rest = trim_start(&line[cpu_close + 1..]);
     let token_end = rest
@@ -82,8 +83,9 @@ pub(crate) fn parse_line(line: &[u8]) -> Option<EventLine<'_>> {
     })
 }
 
-/// Positions of the `[` and `]` of the CPU column: `[` digits `]`, preceded (after blanks) by
-/// `)` or by the tid's digits. Task names may hold brackets, so the first such `[` wins.
+/// The CPU column: where the text before its `[` ends (blanks trimmed), and where its `]` is.
+/// The column is `[` digits `]`, preceded (after blanks) by `)` or by the tid's digits. Task
+/// names may hold brackets, so the first such `[` wins.
 fn find_cpu(line: &[u8]) -> Option<(usize, usize)> {
     let mut from = 0;
     while let Some(offset) = memchr::memchr(b'[', &line[from..]) {
@@ -93,9 +95,9 @@ fn find_cpu(line: &[u8]) -> Option<(usize, usize)> {
             .take_while(|b| b.is_ascii_digit())
             .count();
         let closes = digits > 0 && line.get(open + 1 + digits) == Some(&b']');
-        let before = trim_end(&line[..open]).last().copied();
-        if closes && matches!(before, Some(b')' | b'0'..=b'9')) {
-            return Some((open, open + 1 + digits));
+        let before = trim_end(&line[..open]);
+        if closes && matches!(before.last(), Some(b')' | b'0'..=b'9')) {
+            return Some((before.len(), open + 1 + digits));
         }
         from = open + 1;
     }
@@ -175,7 +177,7 @@ mod tests {
     fn parsed(line: &str) -> Option<(String, u32, Option<u32>, u64, String, String)> {
         parse_line(line.as_bytes()).map(|e| {
             (
-                String::from_utf8_lossy(e.task).into_owned(),
+                String::from_utf8_lossy(trim(e.task)).into_owned(),
                 e.tid,
                 e.tgid,
                 e.ts_ns,

@@ -1,7 +1,7 @@
 //! hitrace: a streaming parser of ftrace text with HiTraceMeter markers, and the frame and
 //! cold-start metrics computed from it in the same pass. Memory does not grow with the trace:
-//! lines are read through one fixed buffer (parsed on every core, block by block, and fed to
-//! the analysis in order) and only per-frame facts are kept.
+//! lines are read in chunks (parsed on every core, a few chunks in flight, and fed to the
+//! analysis in order) and only per-frame facts are kept.
 
 mod analysis;
 mod blocks;

@@ -10,36 +10,36 @@
 //! `<level>` is one of `D I C M`, `<tags>` one or more 2-digit ids (`M62`, `I38`, `M0538`).
 //! Names may themselves contain `|`, so the level field is searched for rather than counted.
 
-/// What a marker says.
+/// What a marker says; its names are `N`: the text, or where it lies in a chunk of the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Marker<'a> {
+pub(crate) enum Marker<N> {
     /// `B`: a slice begins on this thread.
     Begin {
         /// The writer's pid.
         pid: Option<u32>,
         /// The slice name, without `H:` or a HiTraceChain prefix.
-        name: &'a [u8],
+        name: N,
     },
     /// `E`: the innermost open slice of this thread ends.
     End,
     /// `S`: an async slice begins.
     AsyncBegin {
         /// The name.
-        name: &'a [u8],
+        name: N,
         /// The task id pairing it with its `F`.
         task: i64,
     },
     /// `F`: an async slice ends.
     AsyncEnd {
         /// The name.
-        name: &'a [u8],
+        name: N,
         /// The task id.
         task: i64,
     },
     /// `C`: a counter value.
     Counter {
         /// The counter name.
-        name: &'a [u8],
+        name: N,
         /// Its value (may be large or negative).
         value: i64,
     },
@@ -47,8 +47,31 @@ pub(crate) enum Marker<'a> {
     Other,
 }
 
+impl<N> Marker<N> {
+    /// The same marker with its names mapped by `f`.
+    pub(crate) fn map<M>(self, f: impl FnOnce(N) -> M) -> Marker<M> {
+        match self {
+            Marker::Begin { pid, name } => Marker::Begin { pid, name: f(name) },
+            Marker::End => Marker::End,
+            Marker::AsyncBegin { name, task } => Marker::AsyncBegin {
+                name: f(name),
+                task,
+            },
+            Marker::AsyncEnd { name, task } => Marker::AsyncEnd {
+                name: f(name),
+                task,
+            },
+            Marker::Counter { name, value } => Marker::Counter {
+                name: f(name),
+                value,
+            },
+            Marker::Other => Marker::Other,
+        }
+    }
+}
+
 /// Parses a marker payload; `print` events may carry a `0x<ip>: ` prefix first.
-pub(crate) fn parse_marker(args: &[u8]) -> Marker<'_> {
+pub(crate) fn parse_marker(args: &[u8]) -> Marker<&[u8]> {
     let args = strip_ip(args);
     let args = args.strip_suffix(b"\r").unwrap_or(args);
     let Some((&phase, rest)) = args.split_first() else {
@@ -109,12 +132,10 @@ fn is_level(field: &[u8]) -> bool {
 /// Splits `name|M62|args` at the level field; without one (old format) the whole body is the
 /// name. Returns the name and whether a level field was found.
 fn name_before_level(body: &[u8]) -> (&[u8], bool) {
-    let mut bar = body.iter().position(|b| *b == b'|');
+    // Names run to dozens of bytes: memchr outruns a plain scan here.
+    let mut bar = memchr::memchr(b'|', body);
     while let Some(at) = bar {
-        let next = body[at + 1..]
-            .iter()
-            .position(|b| *b == b'|')
-            .map(|n| at + 1 + n);
+        let next = memchr::memchr(b'|', &body[at + 1..]).map(|n| at + 1 + n);
         if is_level(&body[at + 1..next.unwrap_or(body.len())]) {
             return (&body[..at], true);
         }
@@ -165,7 +186,7 @@ mod tests {
             pid,
             name: name.as_bytes(),
         };
-        let rows: Vec<(&str, Marker<'_>)> = vec![
+        let rows: Vec<(&str, Marker<&[u8]>)> = vec![
             (
                 "B|46512|H:on_surface_created_cb ",
                 begin("on_surface_created_cb", Some(46512)),

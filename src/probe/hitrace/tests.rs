@@ -118,12 +118,12 @@ fn same_in_blocks(trace: &[u8], size: usize) {
     };
     let sequential = report(Blocks {
         size: trace.len() + 1,
-        parts: 1,
+        threads: 1,
         threads_from: usize::MAX,
     });
     let parallel = report(Blocks {
         size,
-        parts: 3,
+        threads: 3,
         threads_from: 0,
     });
     assert_eq!(sequential, parallel, "blocks of {size} bytes");
