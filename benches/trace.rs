@@ -164,7 +164,10 @@ fn main() {
             None,
         )
     };
-    println!("peak RSS of inspect trace, {mb:.0} MiB            {:>8.1} MB", peak(&trace));
+    println!(
+        "peak RSS of inspect trace, {mb:.0} MiB            {:>8.1} MB",
+        peak(&trace)
+    );
     // 1 GiB through standard input (`-`), fed from memory: nothing that large is written.
     let copies = LARGE_BYTES.div_ceil(chunk.len() as u64);
     let fed = peak_rss_mb(

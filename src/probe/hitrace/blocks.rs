@@ -475,13 +475,12 @@ mod tests {
     fn an_endless_line_is_refused_in_bounded_memory() {
         let mut data = b"ok\n".to_vec();
         data.extend(vec![b'x'; 3 * MAX_LINE + 5]);
-        for blocks in [
-            Blocks::every_core(),
-            Blocks {
-                threads: 1,
+        for threads in [1, 3] {
+            let blocks = Blocks {
+                threads,
+                threads_from: 0,
                 ..Blocks::every_core()
-            },
-        ] {
+            };
             let mut seen = 0;
             let error = for_each_parsed(
                 Trickle {
