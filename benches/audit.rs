@@ -5,7 +5,8 @@
 //! from its folder. Then the device time of one audit of the example pack on a simulated phone
 //! (`sim`: assumed per-call delays, an app drawn 700 ms after a cold `aa start`), with the
 //! sessions waiting a fixed time after `aa start` (before) and polling for the app's window
-//! with that wait as the ceiling (after).
+//! with that wait as the ceiling (after). A flow's `launch` step polls in both: its fixed wait
+//! is not a playbook's to restore (it waited its whole timeout, 2 s, before readiness polls).
 //!
 //! `cargo bench --bench audit`
 
@@ -295,7 +296,7 @@ fn device_time(
     );
     let mut totals = Vec::new();
     for (name, playbooks) in [
-        ("fixed waits after aa start (before)", &before),
+        ("sessions' fixed waits (before)", &before),
         ("readiness polls (after)", &after),
     ] {
         let device = sim::SimDevice::new(&repo.join("device-fixtures/notes-pass"), bundle);

@@ -9,9 +9,9 @@ flow open-note, then the ui session on the editor. Expected verdicts are asserte
 tests/audit.rs and tests/flows.rs.
 
 Every capture is transcript format 2, as a recording by this dwpipe writes it: each pause is a
-`sleep` exchange (a cold start's fixed 3 s, a flow's settles, a poll's intervals), each session
-that starts the app polls for its window (`ready: window`: no process at the first look, the
-window focused and drawn 200 ms later), and `sessions:` holds the SHA-256 of every file in
+`sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
+session that starts the app and each flow's `launch` poll for its window (`ready: window`: no
+process at the first look, the window focused and drawn 200 ms later), and `sessions:` holds the SHA-256 of every file in
 playbooks/sessions/, so a changed session makes the audit refuse these captures until this
 script runs again.
 
@@ -254,11 +254,12 @@ class Capture:
     def sleep(self, ms):
         """A pause the audit takes on the device's time: a playbook's fixed wait, a flow's settle, a poll's interval."""
         self.lines.append(f"  - sleep: {ms}ms")
-    def ready(self):
-        """A `ready: window` poll after `aa start`: the app has no process at the first look;
-        200 ms later its window is focused and drawn."""
+    def ready(self, ceiling_ms=2000):
+        """A readiness poll after `aa start` (a session's `ready: window`, a flow's `launch`):
+        the app has no process at the first look; at the second, after the poll's 200 ms (or
+        its ceiling, when that is sooner), its window is focused and drawn."""
         self.shell(f"pidof {BUNDLE}", "", status=1)
-        self.sleep(200)
+        self.sleep(min(200, ceiling_ms))
         self.shell(f"pidof {BUNDLE}", "5000\n")
         self.shell("hidumper -s WindowManagerService -a -a", WMS)
         self.shell("hidumper -s WindowManagerService -a '-w 13'", WMS_W13)
@@ -307,10 +308,10 @@ def cold_session(c, run, trace):
 
 TRACE_BEGIN = "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin"
 
-def launch_step(c, run, list_png, settle_ms=2000):
+def launch_step(c, run, list_png, timeout_ms=2000):
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
-    c.sleep(settle_ms)  # a flow's launch lets the app come up for its timeout
+    c.ready(timeout_ms)  # a flow's launch polls for the window, its timeout the ceiling
     c.step_screen(run, 1, list_png, "list.png")
 
 def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000):

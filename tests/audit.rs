@@ -99,7 +99,7 @@ fn the_passing_capture_passes_every_measured_criterion() {
         "data:image/png;base64,",
         "id:add_button 48 vp",
         "<h2>Flow open-note</h2>",
-        "<b>2.</b> click: id:note_item_1 (open)<br>at 2.000 s",
+        "<b>2.</b> click: id:note_item_1 (open)<br>at 0.200 s",
         "aria-label=\"screen after step 5\"",
         "P-03 complete (trace-based)",
         "900 ms pass",

@@ -98,8 +98,15 @@ fn the_editor_reached_by_a_flow_is_the_screen_measured() {
         .iter()
         .map(|f| f["path"].as_str().unwrap().to_owned())
         .collect();
+    // The launch polled for the app's window, its 100 ms timeout the ceiling.
+    let ready = fs::read_to_string(flow.join("step-01-ready.txt")).unwrap();
+    assert!(
+        ready.starts_with("ready: window 13 focused and drawn after 100 ms (2 looks;"),
+        "{ready}"
+    );
     for name in [
         "flow.json",
+        "step-01-ready.txt",
         "step-02-layout.json",
         "step-02.ftrace",
         "step-03-screen.png",
@@ -298,6 +305,16 @@ fn a_live_flow_through_a_screen_changing_device_replays_to_the_same_evidence() {
         flow_record(dir.path(), "open-note")["steps"][2]["dumps"],
         2,
         "the editor shows from the second dump after the tap: wait-for polled twice"
+    );
+    // The live launch found the app's window drawn at its first look, not at the ceiling.
+    let ready = dir
+        .path()
+        .join("live/evidence/SCREENS01/1/flow-open-note/step-01-ready.txt");
+    let ready = fs::read_to_string(ready).unwrap();
+    assert!(
+        ready.starts_with("ready: window 13 focused and drawn after")
+            && ready.contains("(1 looks;"),
+        "{ready}"
     );
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::device::Device;
 use crate::diagnostic::chain;
-use crate::playbook::{READY, Values};
+use crate::playbook::Values;
 use crate::shell::ShellValue;
 
 use super::extract::Files;
@@ -32,12 +32,14 @@ enum Look {
 }
 
 /// Polls until the app's window is focused and drawn, for at most `within`; writes what it
-/// saw into the visit's `ready.txt` either way.
+/// saw into the visit's file `save` (a session's `ready.txt`, a flow's `step-01-ready.txt`)
+/// either way.
 pub(super) async fn window(
     device: &impl Device,
     values: &mut Values,
     within: Duration,
     dir: &Path,
+    save: &str,
     files: &mut Files,
 ) -> Result<(), StepFailure> {
     let started = device.clock();
@@ -68,7 +70,7 @@ pub(super) async fn window(
             }
         }
     };
-    keep_file(dir, files, READY, said.as_bytes())
+    keep_file(dir, files, save, said.as_bytes())
         .map_err(|e| StepFailure::Step { reason: chain(&e) })
 }
 
@@ -224,10 +226,11 @@ mod tests {
             &mut values,
             Duration::from_secs(2),
             &evidence,
+            "ready.txt",
             &mut files,
         ));
         assert!(result.is_ok(), "the poll itself never fails the session");
-        let said = std::fs::read_to_string(&files[READY]).unwrap();
+        let said = std::fs::read_to_string(&files["ready.txt"]).unwrap();
         (said, device.clock(), device.served() == count)
     }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::chain;
 use crate::input::hash_file;
-use crate::playbook::{Step, Values};
+use crate::playbook::{READY, Step, Values};
 use crate::shell::ShellValue;
 
 use super::extract::Files;
@@ -38,7 +38,7 @@ pub(super) async fn gather<'s>(
         match step {
             Step::Sleep(duration) => device.pause(*duration).await.map_err(device_or_step)?,
             Step::Ready { within } => {
-                super::ready::window(device, values, *within, dir, files).await?;
+                super::ready::window(device, values, *within, dir, READY, files).await?;
             }
             Step::Shell {
                 template,

@@ -13,6 +13,7 @@ use crate::probe::layout::{Layout, LayoutError};
 use crate::shell::ShellValue;
 
 use super::super::extract::{Context, Files};
+use super::super::ready;
 use super::super::session::{StepFailure, device_or_step, pull};
 use super::geometry::{along, centre, coordinate, select};
 use super::{StepRecord, step_error, step_file};
@@ -49,7 +50,18 @@ impl<D: Device> Runner<'_, '_, D> {
                     self.shell("aa force-stop {bundle}").await?;
                 }
                 self.shell("aa start -b {bundle} -a {ability}").await?;
-                self.pause(step.timeout).await?;
+                // Polled as a session's start is, the step's timeout the ceiling (the fixed
+                // wait it replaced): a launch is never traced, so nothing measured is loaded.
+                let save = step_file(index, "ready.txt");
+                ready::window(
+                    self.device,
+                    self.values,
+                    step.timeout,
+                    self.dir,
+                    &save,
+                    self.files,
+                )
+                .await?;
             }
             Action::Tap(tap, selector) => {
                 let (layout, node) = self.resolve(index, selector, done).await?;

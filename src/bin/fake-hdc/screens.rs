@@ -22,8 +22,9 @@
 //!
 //! A tap hits a node when its point lies in the node's visible rect on the current screen's
 //! layout, read by dwpipe's own layout rules. Which screen shows, and which file each device
-//! path holds, is kept in the state folder between invocations. Anything else the app is
-//! asked is refused with a `[Fail]` line, so a flow that drifts from the fake fails loudly.
+//! path holds, is kept in the state folder between invocations. A readiness poll finds the
+//! app's process and its window drawn while a screen shows. Anything else the app is asked is
+//! refused with a `[Fail]` line, so a flow that drifts from the fake fails loudly.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ use serde::Deserialize;
 
 use dwpipe::device::{DeviceInfo, SENTINEL};
 use dwpipe::probe::layout::Layout;
+
+/// The window manager's table down to the app's row: the status bar, window 9.
+const WINDOWS_HEADER: &str = "----------------------------------WindowManagerService----------------------------------\n-------------------------------------ScreenGroup 0-------------------------------------\nWindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_StatusBar   0         1572    9     2108 102  0    2    0           [ 0    0    1260 123  ]\n";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -105,6 +109,9 @@ impl Screens {
     pub(crate) fn shell(&self, state: &Path, body: &str) -> String {
         let mut now = self.read(state);
         let words: Vec<&str> = body.split_whitespace().collect();
+        if let Some((reply, status)) = self.process_and_window(&now, &words) {
+            return format!("{reply}{SENTINEL}{status}\n");
+        }
         let reply = match words.as_slice() {
             ["aa", "force-stop", _] => {
                 now.screen = None;
@@ -158,6 +165,33 @@ impl Screens {
             Some(reply) => format!("{reply}{SENTINEL}0\n"),
             None => format!("[Fail]fake-hdc: the screens app does not know `{body}`\r\n"),
         }
+    }
+
+    /// What a readiness poll asks, with its status: the app's process (pid 5000) while a
+    /// screen shows, and its window (13) focused and drawn.
+    fn process_and_window(&self, now: &Now, words: &[&str]) -> Option<(String, u8)> {
+        let running = now.screen.is_some();
+        Some(match words {
+            ["pidof", bundle] if *bundle == self.doc.bundle && running => ("5000\n".into(), 0),
+            ["pidof", bundle] if *bundle == self.doc.bundle => (String::new(), 1),
+            ["hidumper", "-s", "WindowManagerService", "-a", "-a"] => {
+                let (pid, focus) = if running { (5000, 13) } else { (0, 9) };
+                (
+                    format!(
+                        "{WINDOWS_HEADER}app0                 0         {pid:<8}13    1    1    0    1    0           [ 0    0    1260 2720 ]\nFocus window: {focus}\ntotal window num: 2\n"
+                    ),
+                    0,
+                )
+            }
+            ["hidumper", "-s", "WindowManagerService", "-a", "'-w", "13'"] => (
+                format!(
+                    "WindowName: app0\nWinId: 13\nFirstFrameCallbackCalled: {}\nVisibilityState: 0\n",
+                    u8::from(running)
+                ),
+                0,
+            ),
+            _ => return None,
+        })
     }
 
     /// The file a device path holds, for `file recv`.
