@@ -336,8 +336,9 @@ impl<R: Read> Chunks<R> {
         self.eof || self.endless
     }
 
-    /// The next chunk, read into `chunk`'s buffers: at least `size` bytes of whole lines (the
-    /// last line of the trace whole without its `\n`), fewer at the end; empty once all is read.
+    /// The next chunk, read into `chunk`'s buffers: the whole lines of about `size` bytes (more
+    /// when one line is longer; the trace's last line without its `\n`); empty once all is
+    /// read.
     fn next(&mut self, mut chunk: Chunk) -> io::Result<Chunk> {
         chunk.text.clear();
         if self.endless {
