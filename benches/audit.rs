@@ -22,7 +22,8 @@ use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
 use dwpipe::probe::screenshot::thumbnail_of;
-use dwpipe::report::{AuditReport, html, junit};
+use dwpipe::report::{html, junit, markdown};
+use dwpipe::schema::AuditReport;
 
 const RUNS: usize = 20;
 
@@ -183,7 +184,7 @@ fn main() {
     });
     let rendering = timed(|| {
         std::hint::black_box(report.to_json());
-        std::hint::black_box(report.markdown().unwrap());
+        std::hint::black_box(markdown(&report).unwrap());
         std::hint::black_box(junit(&report));
         std::hint::black_box(html(&report, &audited.figures, &frozen.pack));
     });
@@ -202,7 +203,7 @@ fn main() {
         let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
-            report.markdown().unwrap(),
+            markdown(&report).unwrap(),
             junit(&report),
             html(&report, &audited.figures, &frozen.pack),
         ));

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use dwpipe::assertion::UnitContext;
 use dwpipe::gate::{CheckInput, CheckResult, recompute};
 use dwpipe::pack::{freeze, load_lock, parse_pack, validate};
-use dwpipe::report::AuditReport;
+use dwpipe::report::markdown;
+use dwpipe::schema::AuditReport;
 
 const CRITERIA: usize = 1_000;
 const ITERATIONS: usize = 30;
@@ -110,7 +111,7 @@ fn main() {
         );
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(report.markdown().unwrap());
+        black_box(markdown(&report).unwrap());
     });
     let lock_path =
         std::env::temp_dir().join(format!("dwpipe-bench-{}.lock.json", std::process::id()));
@@ -124,7 +125,7 @@ fn main() {
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(report.markdown().unwrap());
+        black_box(markdown(&report).unwrap());
     });
     let _ = std::fs::remove_file(&lock_path);
     measure("freeze + gate + report, end to end", || {
@@ -134,6 +135,6 @@ fn main() {
         let outcome = recompute(&frozen.pack, &checks, &[], UnitContext::default());
         let report = AuditReport::of_gate(&frozen.lock.sha256, outcome);
         black_box(report.to_json());
-        black_box(report.markdown().unwrap());
+        black_box(markdown(&report).unwrap());
     });
 }

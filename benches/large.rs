@@ -16,7 +16,8 @@ use dwpipe::device::ReplayDevice;
 use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
 use dwpipe::probe::layout::Layout;
-use dwpipe::report::{AuditReport, html, junit};
+use dwpipe::report::{html, junit, markdown};
+use dwpipe::schema::AuditReport;
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]
@@ -113,7 +114,7 @@ fn audit_phase(dir: &Path) {
         let report = AuditReport::of_audit(&frozen.lock.sha256, &audited, None);
         std::hint::black_box((
             report.to_json(),
-            report.markdown().unwrap(),
+            markdown(&report).unwrap(),
             junit(&report),
             html(&report, &audited.figures, &frozen.pack),
         ));

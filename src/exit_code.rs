@@ -1,11 +1,9 @@
 //! Exit codes, for every command (DESIGN §1), and the one place verdicts become them (the
 //! CLI's error type maps errors). Nothing else in dwpipe picks an exit code.
 
-use crate::compare::Regression;
 use crate::gate::Verdict;
-use crate::pipeline::TerminalReason;
-use crate::report::LabVerdict;
 use crate::review::ReviewVerdict;
+use crate::schema::{LabVerdict, Regression, TerminalReason};
 
 /// Success; the verdict is pass.
 pub(crate) const OK: i32 = 0;

@@ -9,11 +9,12 @@
 //! - **the pack** and the pure rules over it (assertions, the gate);
 //! - **the outside world**, each behind one door: child processes, devices, the project
 //!   config, where a run measures;
-//! - **evidence**: extractors, playbooks, the audit, the reports rendered from its outcome,
-//!   the lab of many devices;
-//! - **the delivery**: review, brief, agent, verification and the pipeline that runs them;
-//! - **the edge**: exit codes and the command line, whose reporters (`cli/print`,
-//!   `cli/progress`) are the only code that writes to the terminal.
+//! - **evidence**: extractors, playbooks, the audit, the documents it and its readers keep
+//!   (`schema`), the comparison, the history, the forms reports are rendered in;
+//! - **the delivery**: review, brief, agent, verification, preflight, exit codes, the session
+//!   engine every audit shape runs through, and the pipeline that runs them all;
+//! - **the edge**: the command line, whose reporters (`cli/print`, `cli/progress`) are the
+//!   only code that writes to the terminal.
 //!
 //! What the binary, the tests and the benches use is `pub`; everything else is `pub(crate)`.
 
@@ -47,27 +48,27 @@ pub mod process; // children in their own process groups, cancellation
 mod target; // a device, a capture or a lab, opened
 
 // Evidence.
-mod ab; // same-device A/B: the last release and the candidate alternated on one device
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod history; // the SQLite history of audits and comparisons, and where a series shifted
-mod lab; // an audit that publishes, and many of them in parallel
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
-mod recheck; // an audit report held against its rebuild from the evidence
-pub mod report; // JSON, Markdown, JUnit and HTML from a gated outcome
+mod recheck;
+pub mod report; // Markdown, JUnit and HTML rendered from the documents, and their one writer
+pub mod schema; // the versioned documents: serde types only // an audit report held against its rebuild from the evidence
 
 // The delivery.
 mod agent; // DevEco Code and command agents; claims, never verdicts
 mod brief; // the Goal brief and repair briefs
-mod pipeline; // deliver: stages, ledger, run directory, resume
+mod exit_code; // the one place verdicts become exit codes
+mod pipeline;
 mod preflight; // what a run needs, resolved before anything is dispatched
 mod review; // the adversarial pre-review and its receipts
-mod verify; // verification commands and workspace fingerprints
+mod session; // every audit shape: a plan, run against an opened target, to one outcome
+mod verify; // verification commands and workspace fingerprints // deliver: stages, ledger, run directory, resume
 
 // The edge.
 mod cli; // arguments → plans → the library → reporters
-mod exit_code; // the one place verdicts become exit codes
 
 #[cfg(test)]
 mod test_support;

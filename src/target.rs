@@ -160,6 +160,8 @@ pub(crate) enum Absence {
 /// A lab as found on its servers.
 #[derive(Debug)]
 pub(crate) struct Roster {
+    /// The hdc client its devices are driven through.
+    pub(crate) hdc: HdcClient,
     /// The connected devices to audit, in the servers' order.
     pub(crate) members: Vec<Member>,
     /// Devices asked for by serial that cannot be audited, and why.
@@ -290,6 +292,7 @@ async fn roster(
     }
     settle_folders(members.iter_mut().chain(absent.iter_mut().map(|(m, _)| m)));
     Ok(Roster {
+        hdc: hdc.clone(),
         members,
         absent,
         unreachable,

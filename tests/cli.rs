@@ -47,7 +47,18 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
 
 /// `dwpipe gate` of an audit file against the lock in `dir`.
 fn gate(dir: &Path, audit: &str) -> Run {
-    dwpipe(dir, &["gate", "--pack", "pack.lock.json", "--audit", audit])
+    dwpipe(
+        dir,
+        &[
+            "gate",
+            "--pack",
+            "pack.lock.json",
+            "--audit",
+            audit,
+            "--out",
+            ".",
+        ],
+    )
 }
 
 fn read_json(path: &Path) -> serde_json::Value {
@@ -165,6 +176,8 @@ fn gate_fails_a_contradicting_audit_and_numbers_its_reports() {
         "pack.lock.json",
         "--audit",
         "auditor-report-contradicts.json",
+        "--out",
+        ".",
     ];
     assert_eq!(dwpipe(&path, &args).code, 1);
     let run = dwpipe(&path, &[&args[..], &["--json"]].concat());

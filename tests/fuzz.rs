@@ -20,7 +20,7 @@ use dwpipe::playbook::Playbooks;
 use dwpipe::probe::layout::{Layout, Rect};
 use dwpipe::probe::screenshot::{Image, MAX_PIXELS, contrast};
 use dwpipe::probe::{hidumper, hitrace, hypium};
-use dwpipe::report::AuditReport;
+use dwpipe::schema::AuditReport;
 use peak_alloc::PeakAlloc;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as Cases, RngAlgorithm, TestCaseError, TestRng, TestRunner};

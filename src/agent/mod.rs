@@ -21,24 +21,10 @@ use regex::Regex;
 use crate::config::{Agent, AgentKind};
 use crate::output::WriteError;
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
-use crate::words::words;
+pub(crate) use crate::schema::Claim;
 
 pub(crate) use deveco::Ending;
 use deveco::{Stream, export, watchdog};
-
-words! {
-    /// What the agent said about its own work.
-    pub(crate) enum Claim {
-        /// It says it is done.
-        Pass = "pass",
-        /// It says it failed.
-        Fail = "fail",
-        /// It says it could not finish.
-        Incomplete = "incomplete",
-        /// It said nothing recognizable.
-        None = "none",
-    }
-}
 
 /// How the agent's process ended (a signal from dwpipe itself is a cancellation, never this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

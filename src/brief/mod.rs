@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::{FlowView, Frozen};
-use crate::report::{AuditReport, ReportCheck};
+use crate::schema::{AuditReport, ReportCheck};
 use crate::template::{RenderError, render};
 use crate::verify::{CommandOutcome, CommandStatus, VerifyReport};
 

@@ -27,12 +27,37 @@ pub(super) struct Cli {
     pub(super) hdc: Option<PathBuf>,
 }
 
-/// `--hdc`, on the commands that talk to hdc.
+/// How a command that talks to hdc reaches it.
 #[derive(Clone, Debug, Default, clap::Args)]
-pub(super) struct HdcArg {
+#[command(next_help_heading = "hdc")]
+pub(super) struct DeviceClient {
     /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH).
     #[arg(long = "hdc", value_name = "PATH")]
     pub(super) hdc: Option<PathBuf>,
+    /// Host-side limit for every hdc call. Without it each kind of call has its own: 15s to
+    /// list servers and read a device's identity, 120s for a playbook's shell command, 180s
+    /// for a file transfer, 300s for an install.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) call_timeout: Option<Duration>,
+}
+
+/// `--json`, on the commands that print a document.
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+pub(super) struct Json {
+    /// Print the command's document as JSON on stdout (errors too, as JSON diagnostics).
+    #[arg(long)]
+    pub(super) json: bool,
+}
+
+/// How the probes are measured, on the commands that audit.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub(super) struct Measuring {
+    /// A folder of playbooks overriding the embedded ones by file name.
+    #[arg(long, value_name = "DIR")]
+    pub(super) playbooks: Option<PathBuf>,
+    /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
+    #[arg(long)]
+    pub(super) strict: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,28 +93,14 @@ pub(super) enum Command {
     #[command(after_long_help = HISTORY_HELP)]
     History(HistoryArgs),
     /// The run folders of `deliver` under .dwpipe/runs, newest first: id (what --resume takes), start, pack, ending, report.
-    Runs {
-        /// The project config whose folder holds .dwpipe/.
-        #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
-        config: PathBuf,
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
+    Runs(RunsArgs),
     /// Every probe a pack can name: its arguments and their allowed values, its units, how it measures.
-    Probes {
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
+    Probes(ProbesArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     #[command(
         after_help = "bash: dwpipe completions bash > ~/.local/share/bash-completion/completions/dwpipe\nzsh:  dwpipe completions zsh > \"${fpath[1]}/_dwpipe\"\nfish: dwpipe completions fish > ~/.config/fish/completions/dwpipe.fish"
     )]
-    Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
+    Completions(CompletionsArgs),
     /// Work with reports: merge the lab matrices of shards run on different hosts.
     #[command(subcommand)]
     Report(ReportCommand),
@@ -108,19 +119,15 @@ playbook for every probe. Versions are asked of the tools dwpipe knows (`hdc -v`
 is there, 3 when something is missing (each with how to install or configure it).")]
 pub(super) struct DoctorArgs {
     #[command(flatten)]
-    pub(super) hdc: HdcArg,
+    pub(super) client: DeviceClient,
     /// The project config (default: ./dwpipe.yaml when there is one).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
     /// A pack (pack.yaml or pack.lock.json) whose probes need playbooks.
     #[arg(long, value_name = "PACK")]
     pub(super) pack: Option<PathBuf>,
-    /// Print the checks as JSON on stdout.
-    #[arg(long)]
-    pub(super) json: bool,
-    /// Host-side limit for each hdc call.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
-    pub(super) call_timeout: Duration,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -149,7 +156,7 @@ comparison is inconclusive.")]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
 pub(super) struct AuditArgs {
     #[command(flatten)]
-    pub(super) hdc: HdcArg,
+    pub(super) client: DeviceClient,
     /// The frozen pack (pack.lock.json).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: PathBuf,
@@ -166,9 +173,9 @@ pub(super) struct AuditArgs {
     /// Runs per probe (overrides the pack and the playbooks); per arm in an A/B session.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub(super) runs: Option<u32>,
-    /// Folder for the reports and the evidence.
-    #[arg(long, default_value = ".")]
-    pub(super) out: PathBuf,
+    /// Folder for the reports and the evidence (default: a new .dwpipe/audit-<time>/).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
     /// The last release's HAP: measure it against --candidate-hap on the same device.
     #[arg(
         long,
@@ -195,18 +202,10 @@ pub(super) struct AuditArgs {
     /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
     #[arg(long, value_name = "FILE")]
     pub(super) auditor_report: Option<PathBuf>,
-    /// A folder of playbooks overriding the embedded ones by file name.
-    #[arg(long, value_name = "DIR")]
-    pub(super) playbooks: Option<PathBuf>,
-    /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
-    #[arg(long)]
-    pub(super) strict: bool,
-    /// Host-side limit for each hdc call.
-    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
-    pub(super) call_timeout: Duration,
-    /// Print the audit JSON on stdout.
-    #[arg(long)]
-    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) measuring: Measuring,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -229,7 +228,7 @@ kills what still runs and exits at once).")]
 #[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
 pub(super) struct DeliverArgs {
     #[command(flatten)]
-    pub(super) hdc: HdcArg,
+    pub(super) client: DeviceClient,
     /// The acceptance pack (pack.yaml, frozen now) or an existing pack.lock.json (default:
     /// pack.yaml in the current folder).
     #[arg(long, value_name = "PACK")]
@@ -251,21 +250,13 @@ pub(super) struct DeliverArgs {
     /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
     #[arg(long)]
     pub(super) no_review: bool,
-    /// A folder of playbooks overriding the embedded ones by file name.
-    #[arg(long, value_name = "DIR")]
-    pub(super) playbooks: Option<PathBuf>,
-    /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
-    #[arg(long)]
-    pub(super) strict: bool,
-    /// Host-side limit for each hdc call.
-    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
-    pub(super) call_timeout: Duration,
+    #[command(flatten)]
+    pub(super) measuring: Measuring,
     /// Unfold the agent's log and the verification commands' output under their stage lines.
     #[arg(long, short)]
     pub(super) verbose: bool,
-    /// Print deliver.json on stdout instead of the stage lines.
-    #[arg(long)]
-    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 /// Where an audit measures: one device, a lab of devices, or a recorded capture.
@@ -296,8 +287,8 @@ pub(super) struct DeviceArgs {
 
 impl DeviceArgs {
     /// The target these flags name: a capture, a lab (more than one device or server, or
-    /// every device), one device (recorded into `record` when given), or none.
-    pub(super) fn target(self, record: Option<PathBuf>) -> Option<Target> {
+    /// every device), one device, or none.
+    pub(super) fn target(self) -> Option<Target> {
         if let Some(capture) = self.replay {
             return Some(Target::Replay {
                 capture,
@@ -319,7 +310,7 @@ impl DeviceArgs {
         Some(Target::Device {
             serial,
             server: self.servers.into_iter().next(),
-            record,
+            record: None,
         })
     }
 }
@@ -333,17 +324,44 @@ pub(super) enum ReportCommand {
 shard only. Exit 0 all pass, 1 a device failed, 2 shards that do not merge, 3 none failed but \
 one could not be audited."
     )]
-    Merge {
-        /// The shards' folders (each holds lab.json and lab-junit.xml).
-        #[arg(required = true, num_args = 1..)]
-        runs: Vec<PathBuf>,
-        /// Folder for the merged matrix.
-        #[arg(long, default_value = ".")]
-        out: PathBuf,
-        /// Print the merged lab.json on stdout.
-        #[arg(long)]
-        json: bool,
-    },
+    Merge(MergeArgs),
+}
+
+/// `dwpipe runs`.
+#[derive(Debug, clap::Args)]
+pub(super) struct RunsArgs {
+    /// The project config whose folder holds .dwpipe/.
+    #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
+    pub(super) config: PathBuf,
+    #[command(flatten)]
+    pub(super) output: Json,
+}
+
+/// `dwpipe probes`.
+#[derive(Debug, clap::Args)]
+pub(super) struct ProbesArgs {
+    #[command(flatten)]
+    pub(super) output: Json,
+}
+
+/// `dwpipe completions`.
+#[derive(Debug, clap::Args)]
+pub(super) struct CompletionsArgs {
+    /// The shell.
+    pub(super) shell: clap_complete::Shell,
+}
+
+/// `dwpipe report merge`.
+#[derive(Debug, clap::Args)]
+pub(super) struct MergeArgs {
+    /// The shards' folders (each holds lab.json and lab-junit.xml).
+    #[arg(required = true, num_args = 1..)]
+    pub(super) runs: Vec<PathBuf>,
+    /// Folder for the merged matrix (default: a new .dwpipe/merge-<time>/).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -357,9 +375,8 @@ pub(super) enum InspectCommand {
         /// The app whose cold start to measure (default: the first one launched in the trace).
         #[arg(long)]
         bundle: Option<String>,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Json,
     },
     /// A `uitest dumpLayout` JSON: windows, touch targets (in vp), unlabeled clickables.
     Layout {
@@ -372,9 +389,8 @@ pub(super) enum InspectCommand {
         /// The app whose window to measure (default: the first app window).
         #[arg(long)]
         bundle: Option<String>,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Json,
     },
     /// A hidumper output: fps, fps-count, screen, density, mem or windows.
     Hidumper {
@@ -383,9 +399,8 @@ pub(super) enum InspectCommand {
         /// Which command produced it.
         #[arg(long, value_enum)]
         kind: DumpKind,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Json,
     },
     /// A screenshot (PNG, or JPEG with a warning): the WCAG contrast inside a box.
     Screenshot {
@@ -394,17 +409,15 @@ pub(super) enum InspectCommand {
         /// The box to measure, in px: l,t,r,b (a node's bounds).
         #[arg(long = "box", value_name = "L,T,R,B")]
         bounds: String,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Json,
     },
     /// The output of `aa test … OpenHarmonyTestRunner`: per-case results and the summary.
     Hypium {
         /// The output.
         file: PathBuf,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Json,
     },
 }
 
@@ -415,22 +428,18 @@ host that has USB devices and pass --server HOST:PORT once per host; unreachable
 offline devices are reported, not fatal (exit 3 only when no server answers).")]
 pub(super) struct DevicesArgs {
     #[command(flatten)]
-    pub(super) hdc: HdcArg,
+    pub(super) client: DeviceClient,
     /// A remote hdc server, HOST:PORT (repeatable).
     #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
     pub(super) servers: Vec<Server>,
-    /// Host-side limit for each hdc call.
-    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
-    pub(super) call_timeout: Duration,
-    /// Print the result as JSON on stdout.
-    #[arg(long)]
-    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]
 pub(super) struct CaptureArgs {
     #[command(flatten)]
-    pub(super) hdc: HdcArg,
+    pub(super) client: DeviceClient,
     /// The device's connect key (see `dwpipe devices`).
     #[arg(long = "device", value_name = "SERIAL", value_parser = parse_serial)]
     pub(super) serial: String,
@@ -440,9 +449,6 @@ pub(super) struct CaptureArgs {
     /// The hdc server the device is on, HOST:PORT (default: the local one).
     #[arg(long, value_name = "HOST:PORT", value_parser = parse_server)]
     pub(super) server: Option<Server>,
-    /// Host-side limit for each hdc call.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
-    pub(super) call_timeout: Duration,
 }
 
 pub(super) fn parse_server(text: &str) -> Result<Server, String> {
@@ -481,9 +487,8 @@ pub(super) struct FreezeArgs {
     /// (they stop verifying).
     #[arg(long)]
     pub(super) force: bool,
-    /// Print the result as JSON on stdout.
-    #[arg(long)]
-    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -501,12 +506,11 @@ pub(super) struct GateArgs {
     /// The auditor's report (JSON).
     #[arg(long, value_name = "AUDIT.json")]
     pub(super) audit: PathBuf,
-    /// Folder for audit-<n>.json and audit-<n>.md.
-    #[arg(long, default_value = ".")]
-    pub(super) out: PathBuf,
-    /// Print the audit JSON on stdout.
+    /// Folder for audit-<n>.json and audit-<n>.md (default: a new .dwpipe/gate-<time>/).
     #[arg(long)]
-    pub(super) json: bool,
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 /// Where `compare --against` takes the baseline from.
@@ -536,12 +540,12 @@ pub(super) struct CompareArgs {
     /// The lock whose criteria decide directions and floors (default: the one the candidate names).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: Option<PathBuf>,
-    /// Folder for compare.json, compare.md, compare-junit.xml and compare.html.
-    #[arg(long, default_value = ".")]
-    pub(super) out: PathBuf,
-    /// Print compare.json on stdout.
+    /// Folder for compare.json, compare.md, compare-junit.xml and compare.html (default: a new
+    /// .dwpipe/compare-<time>/).
     #[arg(long)]
-    pub(super) json: bool,
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -643,9 +647,8 @@ pub(super) struct ReviewArgs {
     /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
     #[arg(long)]
     pub(super) no_review: bool,
-    /// Print the review as JSON on stdout.
-    #[arg(long)]
-    pub(super) json: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }
 
 #[derive(Debug, clap::Args)]

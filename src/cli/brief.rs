@@ -12,15 +12,22 @@ use crate::output::write_atomic;
 use crate::pack::Frozen;
 
 use super::load_lock;
-use crate::report::AuditReport;
+use crate::schema::AuditReport;
 use crate::verify::VerifyReport;
 
 use super::args::BriefArgs;
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
+
+impl Run for BriefArgs {
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self)
+    }
+}
 
 /// Renders a brief to stdout, or into `--out`.
-pub(super) fn run(args: &BriefArgs) -> Result<i32, Error> {
+fn run(args: &BriefArgs) -> Result<i32, Error> {
     let frozen = load_lock(&args.lock)?;
     let config = args.config.as_deref().map(Config::load).transpose()?;
     let text = match &args.repair_from {

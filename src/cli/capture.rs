@@ -11,14 +11,25 @@ use crate::target::HdcClient;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::{Edge, Run};
+
+impl Run for super::args::CaptureArgs {
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        run(
+            &edge.client(&self.client),
+            &self.serial,
+            self.server,
+            &self.out,
+        )
+    }
+}
 
 /// Records `device.yaml` (and an empty transcript) for one device.
-pub(super) fn run(
-    hdc: &HdcClient,
-    serial: &str,
-    server: Option<Server>,
-    out: &Path,
-) -> Result<i32, Error> {
+fn run(hdc: &HdcClient, serial: &str, server: Option<Server>, out: &Path) -> Result<i32, Error> {
     if out.join("transcript.yaml").exists() {
         return Err(Diagnostic::error(
             "E_CAPTURE_EXISTS",

@@ -4,38 +4,48 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::compare::{Comparison, compare};
+use crate::compare::compare;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::history::{History, Recorder, app_of};
 use crate::output::{dir_or_dot, relative_to};
-use crate::report::publish_comparison;
+use crate::report::publish;
+use crate::schema::Comparison;
 
 use super::args::{Against, CompareArgs};
 use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::verify_evidence::read_report;
+use super::{Edge, Run, out_or_default};
+
+impl Run for CompareArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self)
+    }
+}
 
 /// Exit 0 for same or improved, 1 for regressed or inconclusive.
-pub(super) fn run(args: &CompareArgs) -> Result<i32, Error> {
+fn run(args: &CompareArgs) -> Result<i32, Error> {
     let (baseline, candidate) = arms(args)?;
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Folder {
-        path: args.out.clone(),
-        source,
-    })?;
-    let lock = args.lock.as_ref().map(|lock| relative_to(lock, &args.out));
+    let out = out_or_default(args.out.as_deref(), "compare");
+    std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
+    let lock = args.lock.as_ref().map(|lock| relative_to(lock, &out));
     let comparison = build(
-        &args.out,
-        (&baseline, &relative_to(&baseline, &args.out)),
-        (&candidate, &relative_to(&candidate, &args.out)),
+        &out,
+        (&baseline, &relative_to(&baseline, &out)),
+        (&candidate, &relative_to(&candidate, &out)),
         lock.as_deref(),
     )?;
-    let written = publish_comparison(&comparison, &args.out)?;
+    let written = publish::comparison(&comparison, &out)?;
     if let Some(history) = &args.history {
         Recorder::at(history).record(&written[0], None)?;
     }
-    if args.json {
+    if args.output.json {
         print::json(&comparison);
     } else {
         print_comparison(&comparison);

@@ -9,12 +9,12 @@ use crate::exit_code;
 use crate::output::dir_or_dot;
 use crate::pack::Frozen;
 use crate::pipeline::{
-    DeliverReport, Delivery, DeliveryError, Event, RunDir, RunDirError, RunTarget, Summary,
-    TerminalReason, claim, delivery_config,
+    Delivery, DeliveryError, Event, RunDir, RunDirError, RunTarget, claim, delivery_config,
 };
 use crate::playbook::Playbooks;
 use crate::preflight;
 use crate::process::Cancel;
+use crate::schema::{DeliverReport, TerminalReason, page_to_open};
 use crate::target::HdcClient;
 use std::fmt::Write;
 
@@ -23,18 +23,33 @@ use super::error::Error;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
+use super::{Edge, Run};
 
 /// The pack `deliver` takes without `--pack`.
 const DEFAULT_PACK: &str = "pack.yaml";
 
+impl Run for DeliverArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        run(&edge.client(&self.client), &self)
+    }
+}
+
 /// Runs the delivery; `Ok(exit code)`.
-pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
+fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
     let config = delivery_config(&args.config)?;
     let target = args
         .target
         .clone()
-        .target(None)
+        .target()
         .or_else(|| config.device.target())
         .ok_or_else(|| {
             Diagnostic::error(
@@ -85,13 +100,13 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
         }
     };
     print::diagnostics(&frozen.found);
-    let playbooks = Playbooks::load(args.playbooks.as_deref())?;
+    let playbooks = Playbooks::load(args.measuring.playbooks.as_deref())?;
     let mut checks = preflight::programs(&config);
     checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
     if let Some(base) = &base {
         checks.push(preflight::writable("run folder", base));
     }
-    let progress = DeliverProgress::new(args.json, args.verbose);
+    let progress = DeliverProgress::new(args.output.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();
     let delivered = block_on(&cancel, async {
@@ -109,7 +124,6 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
         };
         claim.name(&run_dir.id());
         if let crate::target::Opened::Lab(roster) = &opened {
-            progress.suspended(|| print::unreachable_servers(&roster.unreachable));
             // A delivery audits every device it was given, or none.
             if let Some((member, why)) = roster.absent.first() {
                 return Err(Error::Absent {
@@ -126,10 +140,10 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
             config: &config,
             playbooks: &playbooks,
             run_dir: &run_dir,
-            hdc,
+            target: &target,
             resume: args.resume.is_some(),
             waive_review: args.no_review,
-            strict: args.strict,
+            strict: args.measuring.strict,
             events: &events,
         };
         let delivered = delivery.run(&opened, &cancel).await;
@@ -140,12 +154,12 @@ pub(super) fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     });
     progress.finish();
     let report = summary_or_error(delivered?)?;
-    if args.json {
+    if args.output.json {
         print::json(&report);
     } else {
-        print_summary(&report.summary);
+        print_summary(&report);
     }
-    Ok(exit_code::of_delivery(report.summary.terminal_reason))
+    Ok(exit_code::of_delivery(report.terminal_reason))
 }
 
 fn run_dir_error(error: RunDirError) -> Error {
@@ -178,7 +192,7 @@ fn summary_or_error(
     })
 }
 
-fn print_summary(summary: &Summary) {
+fn print_summary(summary: &DeliverReport) {
     for (criterion, result) in &summary.criteria {
         print::out(&format!("  {criterion:<8} {result}"));
     }
@@ -222,7 +236,7 @@ fn print_summary(summary: &Summary) {
         "open: {}",
         summary
             .run_dir
-            .join(crate::pipeline::page_to_open(&summary.reports))
+            .join(page_to_open(&summary.reports))
             .display()
     ));
 }

@@ -8,9 +8,24 @@ use crate::target::HdcClient;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::{Edge, Run};
+
+impl Run for super::args::DevicesArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        run(&edge.client(&self.client), &self.servers, self.output.json)
+    }
+}
 
 /// Lists and identifies devices; exit 3 only when no server could be reached at all.
-pub(super) fn run(hdc: &HdcClient, servers: &[Server], json: bool) -> Result<i32, Error> {
+fn run(hdc: &HdcClient, servers: &[Server], json: bool) -> Result<i32, Error> {
     let cancel = Cancel::new();
     let clients = if servers.is_empty() {
         vec![hdc.server(None, &cancel)]

@@ -15,9 +15,24 @@ use super::args::DoctorArgs;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::{Edge, Run};
+
+impl Run for DoctorArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        run(&edge.client(&self.client), &self)
+    }
+}
 
 /// Runs every check; `Ok(0)` when everything is there, `Ok(3)` when something is missing.
-pub(super) fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
+fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
     let config_path: Option<PathBuf> = args.config.clone().or_else(|| {
         Path::new("dwpipe.yaml")
             .is_file()
@@ -43,7 +58,7 @@ pub(super) fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
         checks
     });
     let ok = checks.iter().all(|c| c.problem.is_none());
-    if args.json {
+    if args.output.json {
         print::json(&serde_json::json!({
             "format-version": 1,
             "config": config_path,

@@ -10,6 +10,7 @@ use crate::exit_code;
 use crate::output::{PublishError, WriteError};
 use crate::pipeline::DeliveryError;
 use crate::pipeline::ledger::AppendError;
+use crate::session::{AbError, PlanError, SessionError};
 use crate::template::RenderError;
 
 /// Why a command could not finish with a verdict.
@@ -39,6 +40,9 @@ pub(super) enum Error {
     /// An audit stopped short of its report (its folder, its evidence).
     #[error(transparent)]
     Audit(AuditError),
+    /// An audit session stopped: a signal, the device, an A/B switch.
+    #[error(transparent)]
+    Session(SessionError),
     /// A delivery's own files failed.
     #[error(transparent)]
     Delivery(#[from] DeliveryError),
@@ -83,6 +87,19 @@ impl Error {
                 AuditError::EvidenceExists(_) | AuditError::Unsafe(_) | AuditError::Refused(_),
             ) => exit_code::INVALID_INPUT,
             Error::Audit(_) => exit_code::ENVIRONMENT,
+            Error::Session(SessionError::Interrupted(_)) => exit_code::INTERRUPTED,
+            Error::Session(SessionError::Ab {
+                error:
+                    AbError::Audit {
+                        source:
+                            AuditError::EvidenceExists(_)
+                            | AuditError::Unsafe(_)
+                            | AuditError::Refused(_),
+                        ..
+                    },
+                ..
+            }) => exit_code::INVALID_INPUT,
+            Error::Session(_) => exit_code::ENVIRONMENT,
             Error::Device(e) if e.is_invalid_input() => exit_code::INVALID_INPUT,
             Error::Device(_)
             | Error::Missing(_)
@@ -99,7 +116,7 @@ impl Error {
     }
 
     /// The stable code every error is printed with.
-    pub(super) fn code(&self) -> &'static str {
+    pub(super) fn code(&self) -> &str {
         use crate::pipeline::DeliveryError as D;
         match self {
             // Each diagnostic prints its own code.
@@ -110,6 +127,7 @@ impl Error {
             Error::Render(_) | Error::Publish(PublishError::Render(_)) => "E_RENDER",
             Error::Device(e) => e.code(),
             Error::Audit(e) => e.code(),
+            Error::Session(e) => e.code(),
             Error::Delivery(e) => match e {
                 D::Resume(_) => "E_RESUME_REFUSED",
                 D::Ledger(_) => "E_LEDGER_APPEND",
@@ -153,6 +171,44 @@ impl From<crate::preflight::Refusal> for Error {
         match refusal {
             crate::preflight::Refusal::Missing(problems) => Error::Missing(problems),
             crate::preflight::Refusal::Device(e) => Error::Device(e),
+        }
+    }
+}
+
+impl From<PlanError> for Error {
+    fn from(refused: PlanError) -> Error {
+        match refused {
+            PlanError::Invalid(diagnostic) => Error::Invalid(vec![diagnostic]),
+            PlanError::Folder { path, source } => Error::Folder { path, source },
+        }
+    }
+}
+
+impl From<SessionError> for Error {
+    /// A session's ending as the command reports it: what the input is at fault for as a
+    /// diagnostic with its fix, the rest by its own kind.
+    fn from(error: SessionError) -> Error {
+        match error {
+            SessionError::Refused(e) => Error::Device(e),
+            SessionError::Audit(e) => Error::Audit(e),
+            SessionError::Publish(e) => Error::Publish(e),
+            SessionError::History(d)
+            | SessionError::Ab {
+                error: AbError::History(d),
+                ..
+            } => Error::Invalid(vec![d]),
+            SessionError::Ab {
+                error: AbError::Compare(e),
+                ..
+            } => Diagnostic::error(e.code(), e.to_string())
+                .fix("the device's identity changed during the session: run it again")
+                .into(),
+            SessionError::NoDevices => {
+                Diagnostic::error("E_LAB_NO_DEVICES", "no connected device on the hdc servers")
+                    .fix("check `dwpipe devices` (and --server for remote hosts)")
+                    .into()
+            }
+            other => Error::Session(other),
         }
     }
 }

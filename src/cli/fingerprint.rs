@@ -11,9 +11,20 @@ use crate::verify::{StatCache, fingerprint};
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::{Edge, Run};
+
+impl Run for super::args::FingerprintArgs {
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self.workspace, self.cache.as_deref())
+    }
+}
 
 /// Prints the fingerprint, reading and updating the stat cache when given.
-pub(super) fn run(workspace: &Path, cache_path: Option<&Path>) -> Result<i32, Error> {
+fn run(workspace: &Path, cache_path: Option<&Path>) -> Result<i32, Error> {
     let mut cache = cache_path.map(StatCache::load).unwrap_or_default();
     let cancel = Cancel::new();
     let print = block_on(&cancel, fingerprint(workspace, &mut cache, &cancel))

@@ -2,29 +2,26 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::pack::{LOCK_FILE, freeze_file};
 
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
 
-/// `--json` output of freeze: what the command did (the lock itself is the document kept).
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct FreezeOutput<'a> {
-    format_version: u32,
-    sha256: &'a str,
-    criteria: usize,
-    lock: String,
-    spec: String,
-    diagnostics: &'a [Diagnostic],
+impl Run for super::args::FreezeArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self.pack, &self.out, self.force, self.output.json)
+    }
 }
 
 /// Validates and freezes a pack; returns `Ok(exit code)`.
-pub(super) fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Result<i32, Error> {
+fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Result<i32, Error> {
     let frozen = freeze_file(pack_path)?;
     if !force {
         refuse_orphaning(&out.join(LOCK_FILE), &frozen.lock.sha256, out)?;
@@ -32,7 +29,7 @@ pub(super) fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Resu
     let (lock_path, spec_path) = frozen.write(out)?;
     let warnings = &frozen.found;
     if json {
-        print::json(&FreezeOutput {
+        print::json(&crate::schema::FreezeOutput {
             format_version: crate::format::FREEZE,
             sha256: &frozen.lock.sha256,
             criteria: frozen.pack.criteria.len(),

@@ -1,53 +1,27 @@
 //! `dwpipe history`: the measurements recorded in the history, oldest first, where each
 //! criterion's series shifted (`--changes`), and `history import` of runs made elsewhere.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
-
 use crate::diagnostic::Diagnostic;
-use crate::history::changes::{Change, changes};
-use crate::history::{Filter, History, Point, Recorder};
+use crate::history::{Filter, History, Recorder, shifts};
+use crate::schema::{Point, SeriesOutput, Shift, ShiftsOutput};
 
 use super::args::{HistoryArgs, HistoryCommand};
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
 
-/// The points `--json` prints.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Series<'a> {
-    format_version: u32,
-    points: &'a [Point],
-}
+impl Run for HistoryArgs {
+    fn json(&self) -> bool {
+        self.json
+    }
 
-/// A change point as it is printed.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Shift<'a> {
-    criterion: &'a str,
-    device_model: Option<&'a str>,
-    /// The first audit after the change.
-    run: i64,
-    recorded_at: &'a str,
-    report: &'a str,
-    /// The series' mean before and after, in the unit.
-    before: f64,
-    after: f64,
-    unit: Option<&'a str>,
-    p: f64,
-}
-
-/// The shifts `--json --changes` prints.
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Shifts<'a> {
-    format_version: u32,
-    changes: &'a [Shift<'a>],
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self)
+    }
 }
 
 /// Exit 0: the history was read (or the runs imported).
-pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
+fn run(args: &HistoryArgs) -> Result<i32, Error> {
     if let Some(HistoryCommand::Import { runs }) = &args.command {
         if args.criterion.is_some()
             || args.device_model.is_some()
@@ -93,7 +67,7 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
     if args.changes {
         let shifts = shifts(&points);
         if args.json {
-            print::json(&Shifts {
+            print::json(&ShiftsOutput {
                 format_version: crate::format::HISTORY,
                 changes: &shifts,
             });
@@ -101,7 +75,7 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
             print_shifts(&shifts, &points);
         }
     } else if args.json {
-        print::json(&Series {
+        print::json(&SeriesOutput {
             format_version: crate::format::HISTORY,
             points: &points,
         });
@@ -109,43 +83,6 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
         print_points(&points);
     }
     Ok(0)
-}
-
-/// Every criterion's series per device model, and where each shifted.
-fn shifts(points: &[Point]) -> Vec<Shift<'_>> {
-    let mut series: BTreeMap<(&str, Option<&str>), Vec<&Point>> = BTreeMap::new();
-    for point in points.iter().filter(|p| p.value.is_some()) {
-        series
-            .entry((point.criterion.as_str(), point.model.as_deref()))
-            .or_default()
-            .push(point);
-    }
-    let mut shifts = Vec::new();
-    for ((criterion, model), series) in series {
-        let values: Vec<f64> = series.iter().filter_map(|p| p.value).collect();
-        let found = changes(&values);
-        let mut bounds: Vec<usize> = found.iter().map(|c| c.index).collect();
-        bounds.insert(0, 0);
-        bounds.push(values.len());
-        for (i, Change { index, p, .. }) in found.iter().enumerate() {
-            let mean = |range: std::ops::Range<usize>| {
-                values[range.clone()].iter().sum::<f64>() / range.len() as f64
-            };
-            let first = series[*index];
-            shifts.push(Shift {
-                criterion,
-                device_model: model,
-                run: first.run,
-                recorded_at: &first.recorded_at,
-                report: &first.report,
-                before: mean(bounds[i]..*index),
-                after: mean(*index..bounds[i + 2]),
-                unit: first.unit.as_deref(),
-                p: *p,
-            });
-        }
-    }
-    shifts
 }
 
 fn print_points(points: &[Point]) {
@@ -173,13 +110,13 @@ fn print_points(points: &[Point]) {
     print::out(&format!("{} measurement(s)", points.len()));
 }
 
-fn print_shifts(shifts: &[Shift<'_>], points: &[Point]) {
+fn print_shifts(shifts: &[Shift], points: &[Point]) {
     for s in shifts {
-        let unit = s.unit.unwrap_or("");
+        let unit = s.unit.as_deref().unwrap_or("");
         print::out(&format!(
             "  {} on {}: changed from the audit of {} ({}): mean {:.1}{unit} → {:.1}{unit} (p = {:.4})",
             s.criterion,
-            s.device_model.unwrap_or("an unknown model"),
+            s.device_model.as_deref().unwrap_or("an unknown model"),
             s.recorded_at,
             s.report,
             s.before,

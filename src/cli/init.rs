@@ -12,9 +12,16 @@ use crate::template::{INIT_CONFIG, INIT_PACK};
 
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
+
+impl Run for super::args::InitArgs {
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self.dir, self.force)
+    }
+}
 
 /// Writes `DIR/pack.yaml` and `DIR/dwpipe.yaml`, refusing to overwrite either unless `force`.
-pub(super) fn run(dir: &Path, force: bool) -> Result<i32, Error> {
+fn run(dir: &Path, force: bool) -> Result<i32, Error> {
     let files = [("pack.yaml", INIT_PACK), ("dwpipe.yaml", INIT_CONFIG)];
     for (name, _) in files {
         let path = dir.join(name);

@@ -12,20 +12,30 @@ use crate::probe::{hidumper, hitrace, hypium};
 use super::args::{DumpKind, InspectCommand};
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
 
-/// Runs one `inspect` subcommand.
-pub(super) fn run(command: InspectCommand) -> Result<i32, Error> {
-    match command {
-        InspectCommand::Trace { file, bundle, json } => trace(&file, bundle, json),
-        InspectCommand::Layout {
-            file,
-            vpr,
-            bundle,
-            json,
-        } => layout(&file, vpr, bundle.as_deref(), json),
-        InspectCommand::Hidumper { file, kind, json } => hidumper_dump(&file, kind, json),
-        InspectCommand::Screenshot { file, bounds, json } => screenshot(&file, &bounds, json),
-        InspectCommand::Hypium { file, json } => hypium_output(&file, json),
+impl Run for InspectCommand {
+    fn json(&self) -> bool {
+        match self {
+            InspectCommand::Trace { output, .. }
+            | InspectCommand::Layout { output, .. }
+            | InspectCommand::Hidumper { output, .. }
+            | InspectCommand::Screenshot { output, .. }
+            | InspectCommand::Hypium { output, .. } => output.json,
+        }
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        let json = self.json();
+        match self {
+            InspectCommand::Trace { file, bundle, .. } => trace(&file, bundle, json),
+            InspectCommand::Layout {
+                file, vpr, bundle, ..
+            } => layout(&file, vpr, bundle.as_deref(), json),
+            InspectCommand::Hidumper { file, kind, .. } => hidumper_dump(&file, kind, json),
+            InspectCommand::Screenshot { file, bounds, .. } => screenshot(&file, &bounds, json),
+            InspectCommand::Hypium { file, .. } => hypium_output(&file, json),
+        }
     }
 }
 

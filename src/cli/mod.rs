@@ -1,7 +1,6 @@
 //! The command line: parse the arguments into a plan, run it through the library, print what
 //! it returns; and the one place errors become exit codes ([`error::Error`]).
 
-mod ab;
 mod args;
 mod audit;
 mod brief;
@@ -17,12 +16,12 @@ mod gate;
 mod history;
 mod init;
 mod inspect;
-mod lab;
 mod print;
 mod probes;
 mod progress;
 mod review;
 mod runtime;
+mod show;
 mod verify_evidence;
 
 use std::ffi::OsString;
@@ -34,7 +33,7 @@ use crate::device::CallTimeouts;
 use crate::pack::Frozen;
 use crate::target::HdcClient;
 
-use args::{Cli, Command, InspectCommand, ReportCommand};
+use args::{Cli, Command, DeviceClient, ReportCommand};
 use error::Error;
 
 /// Runs dwpipe with these arguments and returns the process exit code.
@@ -45,13 +44,16 @@ where
 {
     let (result, json) = match Cli::try_parse_from(args) {
         Ok(cli) => {
-            let json = cli.command.json();
-            let hdc = cli.command.hdc(cli.hdc);
-            let result = if cli.command.drives_children() {
-                cli.command.execute(&hdc)
+            let (json, drives_children) = {
+                let command = cli.command.as_run();
+                (command.json(), command.drives_children())
+            };
+            let edge = Edge { hdc: cli.hdc };
+            let command = cli.command;
+            let result = if drives_children {
+                command.execute(&edge)
             } else {
-                let command = cli.command;
-                runtime::interruptible(move || command.execute(&hdc))
+                runtime::interruptible(move || command.execute(&edge))
             };
             (result, json)
         }
@@ -72,6 +74,114 @@ where
     }
 }
 
+/// What every command shares from the command line itself.
+struct Edge {
+    /// `--hdc` given before the command (kept for scripts).
+    hdc: Option<PathBuf>,
+}
+
+impl Edge {
+    /// The hdc client of a command's flags: its `--hdc`, else one given before the command,
+    /// else `$DWPIPE_HDC`, else `hdc` on PATH; every call limited by `--call-timeout` when
+    /// given, else by its kind's own limit ([`CallTimeouts::default`]).
+    fn client(&self, flags: &DeviceClient) -> HdcClient {
+        HdcClient {
+            binary: flags
+                .hdc
+                .clone()
+                .or_else(|| self.hdc.clone())
+                .or_else(|| std::env::var_os("DWPIPE_HDC").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("hdc")),
+            timeouts: flags
+                .call_timeout
+                .map_or_else(CallTimeouts::default, CallTimeouts::all),
+        }
+    }
+}
+
+/// A command as the edge runs it: what it prints, whether it drives children, and the run.
+trait Run {
+    /// Whether it was asked for JSON (its errors then print as JSON too).
+    fn json(&self) -> bool {
+        false
+    }
+
+    /// Whether it drives children (devices, agents, commands) on its own runtime, where a
+    /// signal stops them first; the others are simply interruptible.
+    fn drives_children(&self) -> bool {
+        false
+    }
+
+    /// Runs it; `Ok(exit code)`.
+    fn execute(self, edge: &Edge) -> Result<i32, Error>
+    where
+        Self: Sized;
+}
+
+/// Each command's arguments are its [`Run`]: one list, so dispatch and properties cannot
+/// drift apart.
+macro_rules! commands {
+    ($($variant:ident),* $(,)?) => {
+        impl Command {
+            fn as_run(&self) -> &dyn Run {
+                match self {
+                    $(Command::$variant(args) => args,)*
+                }
+            }
+
+            fn execute(self, edge: &Edge) -> Result<i32, Error> {
+                match self {
+                    $(Command::$variant(args) => args.execute(edge),)*
+                }
+            }
+        }
+    };
+}
+
+commands!(
+    Init,
+    Doctor,
+    Freeze,
+    Gate,
+    Brief,
+    Fingerprint,
+    Review,
+    Devices,
+    Capture,
+    Audit,
+    Deliver,
+    VerifyEvidence,
+    Compare,
+    History,
+    Runs,
+    Probes,
+    Completions,
+    Report,
+    Inspect,
+);
+
+impl Run for ReportCommand {
+    fn json(&self) -> bool {
+        let ReportCommand::Merge(args) = self;
+        args.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        let ReportCommand::Merge(args) = self;
+        show::merge(&args)
+    }
+}
+
+impl Run for args::CompletionsArgs {
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        let mut command = <Cli as clap::CommandFactory>::command();
+        let mut script = Vec::new();
+        clap_complete::generate(self.shell, &mut command, "dwpipe", &mut script);
+        print::raw(&script);
+        Ok(crate::exit_code::OK)
+    }
+}
+
 /// Loads a lock, showing on stderr what loading it noticed (a format-1 lock to freeze again).
 fn load_lock(path: &Path) -> Result<Frozen, Error> {
     let frozen = crate::pack::load_lock(path)?;
@@ -79,118 +189,18 @@ fn load_lock(path: &Path) -> Result<Frozen, Error> {
     Ok(frozen)
 }
 
-impl Command {
-    /// Whether the command drives children (devices, agents, commands) on its own runtime,
-    /// where a signal stops them first; the others are simply interruptible.
-    fn drives_children(&self) -> bool {
-        matches!(
-            self,
-            Command::Audit(_)
-                | Command::Deliver(_)
-                | Command::Doctor(_)
-                | Command::Devices(_)
-                | Command::Capture(_)
-                | Command::Fingerprint(_)
-                | Command::Review(_)
-        )
-    }
-
-    /// Whether the command was asked for JSON (errors then print as JSON too).
-    fn json(&self) -> bool {
-        match self {
-            Command::Freeze(a) => a.json,
-            Command::Gate(a) => a.json,
-            Command::Compare(a) => a.json,
-            Command::History(a) => a.json,
-            Command::Probes { json } | Command::Runs { json, .. } => *json,
-            Command::Review(a) => a.json,
-            Command::Devices(a) => a.json,
-            Command::Doctor(a) => a.json,
-            Command::Audit(a) => a.json,
-            Command::Deliver(a) => a.json,
-            Command::Report(ReportCommand::Merge { json, .. }) => *json,
-            Command::Inspect(
-                InspectCommand::Trace { json, .. }
-                | InspectCommand::Layout { json, .. }
-                | InspectCommand::Hidumper { json, .. }
-                | InspectCommand::Screenshot { json, .. }
-                | InspectCommand::Hypium { json, .. },
-            ) => *json,
-            Command::Init(_)
-            | Command::Completions { .. }
-            | Command::Brief(_)
-            | Command::Fingerprint(_)
-            | Command::Capture(_)
-            | Command::VerifyEvidence(_) => false,
-        }
-    }
-
-    /// The hdc client: the command's `--hdc`, else one given before the command, else
-    /// `$DWPIPE_HDC`, else `hdc` on PATH.
-    fn hdc(&self, before: Option<PathBuf>) -> PathBuf {
-        let own = match self {
-            Command::Doctor(a) => &a.hdc,
-            Command::Audit(a) => &a.hdc,
-            Command::Deliver(a) => &a.hdc,
-            Command::Devices(a) => &a.hdc,
-            Command::Capture(a) => &a.hdc,
-            _ => &args::HdcArg { hdc: None },
-        };
-        own.hdc
-            .clone()
-            .or(before)
-            .or_else(|| std::env::var_os("DWPIPE_HDC").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("hdc"))
-    }
-
-    fn execute(self, hdc: &Path) -> Result<i32, Error> {
-        let client = |limit| HdcClient {
-            binary: hdc.to_owned(),
-            timeouts: CallTimeouts::all(limit),
-        };
-        match self {
-            Command::Init(a) => init::run(&a.dir, a.force),
-            Command::Doctor(a) => doctor::run(&client(a.call_timeout), &a),
-            Command::Freeze(a) => freeze::run(&a.pack, &a.out, a.force, a.json),
-            Command::Gate(a) => gate::run(&a.lock, &a.audit, &a.out, a.json),
-            Command::Brief(a) => brief::run(&a),
-            Command::Fingerprint(a) => fingerprint::run(&a.workspace, a.cache.as_deref()),
-            Command::Review(a) => review::run(&a),
-            Command::Devices(a) => devices::run(&client(a.call_timeout), &a.servers, a.json),
-            Command::Capture(a) => {
-                capture::run(&client(a.call_timeout), &a.serial, a.server, &a.out)
-            }
-            Command::Audit(a) => {
-                let target = a
-                    .target
-                    .clone()
-                    .target(a.record.clone())
-                    .expect("clap requires --device, --devices or --replay");
-                if a.baseline_hap.is_some() {
-                    ab::run(&client(a.call_timeout), &target, &a)
-                } else if target.is_lab() {
-                    lab::run(&client(a.call_timeout), &target, &a)
-                } else {
-                    audit::run(&client(a.call_timeout), &target, &a)
-                }
-            }
-            Command::Deliver(a) => deliver::run(&client(a.call_timeout), &a),
-            Command::VerifyEvidence(a) => verify_evidence::run(&a.report, a.lock.as_deref()),
-            Command::Compare(a) => compare::run(&a),
-            Command::History(a) => history::run(&a),
-            Command::Probes { json } => probes::run(json),
-            Command::Runs { config, json } => probes::runs(&config, json),
-            Command::Completions { shell } => {
-                let mut command = <Cli as clap::CommandFactory>::command();
-                clap_complete::generate(shell, &mut command, "dwpipe", &mut std::io::stdout());
-                Ok(crate::exit_code::OK)
-            }
-            Command::Report(ReportCommand::Merge { runs, out, json }) => {
-                lab::merge(&runs, &out, json)
-            }
-            Command::Inspect(inspect) => inspect::run(inspect),
-        }
-    }
+/// Where a command's reports go without `--out`: a new folder named for the command and the
+/// time under `.dwpipe/`, never the folder the user is in (a checkout's sources).
+fn out_or_default(out: Option<&Path>, command: &str) -> PathBuf {
+    out.map_or_else(
+        || {
+            Path::new(".dwpipe").join(format!(
+                "{command}-{}",
+                crate::time::now().replace([':', '-'], "")
+            ))
+        },
+        Path::to_owned,
+    )
 }
 
 #[cfg(test)]

@@ -79,6 +79,20 @@ pub(super) fn out(text: &str) {
     emit(Stream::Out, text);
 }
 
+/// Writes bytes to stdout as they are (a completion script); a failed write counts as one.
+pub(super) fn raw(bytes: &[u8]) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    match io::stdout().lock().write_all(bytes) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+        Err(_) => FAILED.store(true, Ordering::Relaxed),
+    }
+}
+
 /// Prints a value as pretty JSON on stdout.
 pub(super) fn json(value: &impl Serialize) {
     out(&serde_json::to_string_pretty(value).expect("output values always serialize"));
@@ -101,21 +115,16 @@ pub(super) fn line(text: &str) {
     emit(Stream::Err, text);
 }
 
-/// The hdc servers that did not answer (the others were enough to go on).
-pub(super) fn unreachable_servers(servers: &[(String, crate::device::DeviceError)]) {
-    for (server, error) in servers {
-        note(&format!(
-            "hdc server {server}: {}",
-            crate::diagnostic::chain(error)
-        ));
-    }
-}
-
 /// Reports an error that ended a command.
 pub(super) fn error(error: &Error, json_mode: bool) {
     match error {
         Error::Usage(e) => {
-            let _ = e.print();
+            // `--help` and `--version` arrive here too: what cannot be written is an error.
+            if let Err(failed) = e.print()
+                && failed.kind() != io::ErrorKind::BrokenPipe
+            {
+                FAILED.store(true, Ordering::Relaxed);
+            }
         }
         Error::Invalid(found) | Error::Missing(found) if json_mode => json(&serde_json::json!({
             "format-version": crate::format::DIAGNOSTICS,

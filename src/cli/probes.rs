@@ -1,29 +1,42 @@
 //! The references people look for: `dwpipe probes` (the probe catalog) and `dwpipe runs`
 //! (the run folders of `deliver`), for people and scripts (`--json`).
 
-use serde::Serialize;
-
 use std::path::Path;
 
 use crate::output::dir_or_dot;
-use crate::pack::{ProbeRef, probes};
-use crate::pipeline::{RUNS_FOLDER, RunListing, list_runs};
+use crate::pack::probes;
+use crate::pipeline::{RUNS_FOLDER, list_runs};
+use crate::schema::{ProbesOutput, RunsOutput};
 
 use super::error::Error;
 use super::print;
+use super::{Edge, Run};
 
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Printed {
-    format_version: u32,
-    probes: Vec<ProbeRef>,
+impl Run for super::args::ProbesArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(self.output.json)
+    }
+}
+
+impl Run for super::args::RunsArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        runs(&self.config, self.output.json)
+    }
 }
 
 /// Exit 0.
-pub(super) fn run(json: bool) -> Result<i32, Error> {
+fn run(json: bool) -> Result<i32, Error> {
     let probes = probes();
     if json {
-        print::json(&Printed {
+        print::json(&ProbesOutput {
             format_version: crate::format::PROBES,
             probes,
         });
@@ -52,22 +65,15 @@ pub(super) fn run(json: bool) -> Result<i32, Error> {
     Ok(0)
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Runs<'a> {
-    format_version: u32,
-    runs: &'a [RunListing],
-}
-
 /// `dwpipe runs`: exit 0, also when there is none yet.
-pub(super) fn runs(config: &Path, json: bool) -> Result<i32, Error> {
+fn runs(config: &Path, json: bool) -> Result<i32, Error> {
     let base = dir_or_dot(config.parent());
     let runs = list_runs(base).map_err(|source| Error::Folder {
         path: base.join(RUNS_FOLDER),
         source,
     })?;
     if json {
-        print::json(&Runs {
+        print::json(&RunsOutput {
             format_version: crate::format::RUNS,
             runs: &runs,
         });

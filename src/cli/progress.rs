@@ -8,18 +8,23 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::audit::AuditEvent;
 use crate::diagnostic::chain;
-use crate::lab::LabEvent;
 use crate::pipeline::{Event, Note};
+use crate::session::{self, Reporter};
 use crate::verify::VerifyReport;
 
-/// A bar that follows an audit's events.
-pub(super) struct AuditProgress {
+use super::print;
+
+/// Follows an audit session of any shape: a bar over the one device's session visits (an A/B
+/// session's arms included), a line when a lab's device starts and ends, when an A/B session
+/// switches builds or adds runs, and for each hdc server that did not answer.
+pub(super) struct SessionProgress {
     bar: ProgressBar,
+    quiet: bool,
 }
 
-impl AuditProgress {
-    /// A bar, drawn only where a person is watching.
-    pub(super) fn new(json: bool) -> AuditProgress {
+impl SessionProgress {
+    /// A reporter; `json` keeps stderr to what cannot wait (servers that did not answer).
+    pub(super) fn new(json: bool) -> SessionProgress {
         let bar = if watched(json) {
             ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4))
         } else {
@@ -27,28 +32,60 @@ impl AuditProgress {
         };
         bar.set_style(audit_style());
         bar.enable_steady_tick(Duration::from_millis(250));
-        AuditProgress { bar }
+        SessionProgress { bar, quiet: json }
     }
 
-    /// Follows one event.
-    pub(super) fn event(&self, event: AuditEvent) {
-        match event {
-            AuditEvent::Started { serial, visits } => {
-                self.bar.set_prefix(serial);
-                self.bar.set_length(visits);
-                // An A/B session starts a bar per block.
-                self.bar.set_position(0);
-            }
-            AuditEvent::Session { run, runs, session } => self
-                .bar
-                .set_message(format!("run {run}/{runs} · {session}")),
-            AuditEvent::SessionDone => self.bar.inc(1),
-        }
+    /// A note on stderr with the bar out of the way.
+    fn note(&self, text: &str) {
+        self.bar.suspend(|| print::note(text));
     }
 
     /// Clears the bar before the summary is printed.
     pub(super) fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+impl Reporter for SessionProgress {
+    fn event(&self, event: session::Event<'_>) {
+        match event {
+            session::Event::Audit(event) => follow(&self.bar, event, ""),
+            session::Event::Unreachable(servers) => {
+                for (server, error) in servers {
+                    self.note(&format!("hdc server {server}: {}", chain(error)));
+                }
+            }
+            _ if self.quiet => {}
+            session::Event::DeviceStarted(serial) => self.note(&format!("{serial}: auditing…")),
+            session::Event::DeviceEnded(serial, Ok(verdict)) => {
+                self.note(&format!("{serial}: {verdict}"));
+            }
+            session::Event::DeviceEnded(serial, Err(error)) => {
+                self.note(&format!("{serial}: {}", chain(error)));
+            }
+            session::Event::Installing(arm) => self.note(&format!("installing the {arm} build…")),
+            session::Event::Escalated { runs, unknown } => self.note(&format!(
+                "{} still unknown: {runs} runs per arm",
+                unknown.join(", ")
+            )),
+        }
+    }
+}
+
+/// Moves an audit's bar on one event; `prefix` goes before the device's serial.
+fn follow(bar: &ProgressBar, event: AuditEvent, prefix: &str) {
+    match event {
+        AuditEvent::Started { serial, visits } => {
+            bar.set_style(audit_style());
+            bar.set_prefix(format!("{prefix}{serial}"));
+            bar.set_length(visits);
+            // An A/B session starts a bar per block.
+            bar.set_position(0);
+        }
+        AuditEvent::Session { run, runs, session } => {
+            bar.set_message(format!("run {run}/{runs} · {session}"));
+        }
+        AuditEvent::SessionDone => bar.inc(1),
     }
 }
 
@@ -84,7 +121,7 @@ impl DeliverProgress {
         if self.quiet {
             return;
         }
-        self.suspended(|| super::print::line(text));
+        self.suspended(|| print::line(text));
     }
 
     /// Runs `print` with the bar out of the way.
@@ -114,24 +151,24 @@ impl DeliverProgress {
                     self.line(&format!("dwpipe: {label}…"));
                 }
             }
-            Event::Audit(AuditEvent::Started { serial, visits }) => {
-                self.bar.set_style(audit_style());
-                self.bar.set_prefix(format!("audit on {serial}"));
-                self.bar.set_length(visits);
+            Event::Session(session::Event::Audit(event)) => follow(&self.bar, event, "audit on "),
+            Event::Session(session::Event::Unreachable(servers)) => {
+                for (server, error) in servers {
+                    self.line(&format!("dwpipe: hdc server {server}: {}", chain(error)));
+                }
             }
-            Event::Audit(AuditEvent::Session { run, runs, session }) => {
-                self.bar
-                    .set_message(format!("run {run}/{runs} · {session}"));
+            Event::Session(session::Event::DeviceStarted(serial)) => {
+                self.bar.set_message(serial.to_owned());
             }
-            Event::Audit(AuditEvent::SessionDone) => self.bar.inc(1),
-            Event::Lab(LabEvent::Started(serial)) => self.bar.set_message(serial.to_owned()),
-            Event::Lab(LabEvent::Finished(serial, outcome)) => {
+            Event::Session(session::Event::DeviceEnded(serial, outcome)) => {
                 let outcome = match outcome {
                     Ok(verdict) => verdict.as_str().to_owned(),
                     Err(error) => chain(error),
                 };
                 self.line(&format!("dwpipe: audit: {serial}: {outcome}"));
             }
+            // A delivery's audit is no A/B session.
+            Event::Session(session::Event::Installing(_) | session::Event::Escalated { .. }) => {}
             Event::Done {
                 stage,
                 outcome,

@@ -15,10 +15,25 @@ use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::runtime::block_on;
+use super::{Edge, Run};
+
+impl Run for ReviewArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self)
+    }
+}
 
 /// Reviews a lock; exit 0 when delivery may go on, 1 when the pack must change or the review
 /// blocks, 2 for invalid input (a waiver refused under `closed` among them).
-pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
+fn run(args: &ReviewArgs) -> Result<i32, Error> {
     let started = Instant::now();
     let frozen = load_lock(&args.lock)?;
     let settings = match &args.config {
@@ -67,7 +82,7 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
     let report = &receipt.report;
     if receipt.written.is_empty() {
         // A lock is reviewed once: the receipt stands until the pack changes.
-        if args.json {
+        if args.output.json {
             print::json(report);
         } else {
             let name = receipt
@@ -92,7 +107,7 @@ pub(super) fn run(args: &ReviewArgs) -> Result<i32, Error> {
     entry.reason = (report.reviewer != ReviewerOutcome::NotConfigured)
         .then(|| format!("reviewer: {}", report.reviewer));
     record(&out, &entry)?;
-    if args.json {
+    if args.output.json {
         print::json(report);
     } else {
         print::diagnostics(&report.diagnostics);

@@ -4,16 +4,17 @@
 
 use std::path::Path;
 
-use crate::compare::Comparison;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, parse_json, read_bounded};
 use crate::recheck::{Cause, recheck};
-use crate::report::AuditReport;
+use crate::schema::AuditReport;
+use crate::schema::Comparison;
 
 use super::error::Error;
 use super::load_lock;
 use super::print;
+use super::{Edge, Run};
 
 /// An `audit-<n>.json`, read and parsed; what does not read is `code`.
 pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error> {
@@ -28,9 +29,15 @@ pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error>
     Ok(report)
 }
 
+impl Run for super::args::VerifyEvidenceArgs {
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        run(&self.report, self.lock.as_deref())
+    }
+}
+
 /// Exit 0 when the report is exactly its rebuild, 1 on any difference. A `compare.json` is
 /// verified too: both audits it compared, then the comparison recomputed from them.
-pub(super) fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
+fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
     if let Some(comparison) = read_comparison(report_path) {
         return verify_comparison(report_path, &comparison, pack);
     }

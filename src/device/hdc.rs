@@ -57,9 +57,9 @@ impl fmt::Display for Server {
 /// Host-side time limits per kind of call.
 #[derive(Clone, Copy, Debug)]
 pub struct CallTimeouts {
-    /// `list targets` and other server queries.
-    pub list: Duration,
-    /// `shell`.
+    /// `list targets`, other server queries, and reading a device's identity.
+    pub query: Duration,
+    /// `shell`: a playbook's commands (a test suite among them).
     pub shell: Duration,
     /// `file send`/`file recv`.
     pub transfer: Duration,
@@ -72,8 +72,8 @@ pub struct CallTimeouts {
 impl Default for CallTimeouts {
     fn default() -> Self {
         CallTimeouts {
-            list: Duration::from_secs(15),
-            shell: Duration::from_secs(60),
+            query: Duration::from_secs(15),
+            shell: Duration::from_secs(120),
             transfer: Duration::from_secs(180),
             app: Duration::from_secs(300),
             grace: Duration::from_secs(2),
@@ -85,7 +85,7 @@ impl CallTimeouts {
     /// Every call limited to `limit` (grace stays as is).
     pub fn all(limit: Duration) -> CallTimeouts {
         CallTimeouts {
-            list: limit,
+            query: limit,
             shell: limit,
             transfer: limit,
             app: limit,
@@ -145,7 +145,7 @@ impl Hdc {
     /// `hdc list targets -v`.
     pub async fn list_targets(&self) -> Result<Vec<Target>, DeviceError> {
         let raw = self
-            .call(None, &["list", "targets", "-v"], self.timeouts.list)
+            .call(None, &["list", "targets", "-v"], self.timeouts.query)
             .await?;
         if let Some(failure) = hdc_failure(&raw.stdout, &raw.stderr) {
             return Err(self.failure(failure, ""));
@@ -251,6 +251,32 @@ impl HdcDevice {
             None => otherwise(first_line(&raw.stdout)),
         }
     }
+
+    /// Runs one shell command within `limit`; its output and device exit status.
+    async fn shell_within(
+        &self,
+        command: &ShellCommand,
+        limit: Duration,
+    ) -> Result<ShellReply, DeviceError> {
+        let line = format!("{command}; echo {SENTINEL}$?");
+        let raw = self.device_call(&["shell", &line], limit).await?;
+
+        if raw.stderr.contains("Connect server failed") {
+            return Err(self.hdc.failure(HdcFailure::ServerUnreachable, ""));
+        }
+        // Only without the sentinel is a `[Fail]` line hdc's: device output may contain one.
+        match split_sentinel(&raw.stdout) {
+            Some((output, status)) => Ok(ShellReply {
+                output,
+                status,
+                duration: raw.duration,
+            }),
+            None => Err(self.unexpected(&raw, |reply| DeviceError::NoStatus {
+                command: command.to_string(),
+                reply,
+            })),
+        }
+    }
 }
 
 fn first_line(text: &str) -> String {
@@ -267,7 +293,9 @@ impl Device for HdcDevice {
     }
 
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
-        let reply = self.shell(&identity_command()).await?;
+        let reply = self
+            .shell_within(&identity_command(), self.hdc.timeouts.query)
+            .await?;
         Ok(DeviceInfo {
             server: Some(self.hdc.server_name()),
             ..parse_identity(self.serial.as_str(), &reply.output)
@@ -275,25 +303,7 @@ impl Device for HdcDevice {
     }
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
-        let line = format!("{command}; echo {SENTINEL}$?");
-        let raw = self
-            .device_call(&["shell", &line], self.hdc.timeouts.shell)
-            .await?;
-        if raw.stderr.contains("Connect server failed") {
-            return Err(self.hdc.failure(HdcFailure::ServerUnreachable, ""));
-        }
-        // Only without the sentinel is a `[Fail]` line hdc's: device output may contain one.
-        match split_sentinel(&raw.stdout) {
-            Some((output, status)) => Ok(ShellReply {
-                output,
-                status,
-                duration: raw.duration,
-            }),
-            None => Err(self.unexpected(&raw, |reply| DeviceError::NoStatus {
-                command: command.to_string(),
-                reply,
-            })),
-        }
+        self.shell_within(command, self.hdc.timeouts.shell).await
     }
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {

@@ -5,8 +5,12 @@
 //! (`p ≤ 0.05`) is kept and both halves are searched again, the largest `Q̂` first, until a
 //! split is not significant.
 
+use std::collections::BTreeMap;
+
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
+
+use crate::schema::{Point, Shift};
 
 /// The significance a split needs.
 pub(crate) const P_VALUE: f64 = 0.05;
@@ -125,6 +129,43 @@ fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
             return (m >> 64) as u64;
         }
     }
+}
+
+/// Every criterion's series per device model, and where each shifted.
+pub(crate) fn shifts(points: &[Point]) -> Vec<Shift> {
+    let mut series: BTreeMap<(&str, Option<&str>), Vec<&Point>> = BTreeMap::new();
+    for point in points.iter().filter(|p| p.value.is_some()) {
+        series
+            .entry((point.criterion.as_str(), point.model.as_deref()))
+            .or_default()
+            .push(point);
+    }
+    let mut shifts = Vec::new();
+    for ((criterion, model), series) in series {
+        let values: Vec<f64> = series.iter().filter_map(|p| p.value).collect();
+        let found = changes(&values);
+        let mut bounds: Vec<usize> = found.iter().map(|c| c.index).collect();
+        bounds.insert(0, 0);
+        bounds.push(values.len());
+        for (i, Change { index, p, .. }) in found.iter().enumerate() {
+            let mean = |range: std::ops::Range<usize>| {
+                values[range.clone()].iter().sum::<f64>() / range.len() as f64
+            };
+            let first = series[*index];
+            shifts.push(Shift {
+                criterion: criterion.to_owned(),
+                device_model: model.map(str::to_owned),
+                run: first.run,
+                recorded_at: first.recorded_at.clone(),
+                report: first.report.clone(),
+                before: mean(bounds[i]..*index),
+                after: mean(*index..bounds[i + 2]),
+                unit: first.unit.clone(),
+                p: *p,
+            });
+        }
+    }
+    shifts
 }
 
 #[cfg(test)]

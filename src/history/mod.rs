@@ -14,14 +14,12 @@ mod schema;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
-
-use crate::compare::Comparison;
 use crate::device::Source;
 use crate::diagnostic::{Diagnostic, chain};
-use crate::report::AuditReport;
+use crate::schema::{AuditReport, Comparison, Point};
+use rusqlite::{Connection, OptionalExtension, params};
 
+pub(crate) use changes::shifts;
 pub(crate) use facts::build_facts;
 pub(crate) use record::{Recorder, app_of};
 pub(crate) use schema::SCHEMA;
@@ -106,46 +104,6 @@ pub(crate) struct RunFacts {
     pub(crate) arm: Option<&'static str>,
     /// When it was made (seconds since the epoch; default: now).
     pub(crate) time: Option<i64>,
-}
-
-/// One audit's reading of a criterion, as the history gives it back.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct Point {
-    /// The audit's row.
-    pub(crate) run: i64,
-    /// When it was recorded (UTC, ISO 8601).
-    pub(crate) recorded_at: String,
-    /// The report, as recorded.
-    pub(crate) report: String,
-    /// The app.
-    pub(crate) app: String,
-    /// Its version, when known.
-    pub(crate) app_version: Option<String>,
-    /// The workspace's commit, when known.
-    pub(crate) commit: Option<String>,
-    /// The lock.
-    pub(crate) pack_sha256: String,
-    /// The device.
-    pub(crate) serial: String,
-    /// Its model.
-    pub(crate) model: Option<String>,
-    /// Its software version.
-    pub(crate) software_version: Option<String>,
-    /// Its refresh rate, when recorded.
-    pub(crate) refresh_rate: Option<f64>,
-    /// Whether the audit replayed a capture.
-    pub(crate) replay: bool,
-    /// The criterion.
-    pub(crate) criterion: String,
-    /// Its unit.
-    pub(crate) unit: Option<String>,
-    /// The aggregate of its runs.
-    pub(crate) value: Option<f64>,
-    /// Its check's result (`pass`, `fail`, `unverified`).
-    pub(crate) verdict: String,
-    /// Every run's value.
-    pub(crate) runs: Vec<f64>,
 }
 
 /// Which points a query wants.

@@ -6,12 +6,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::audit::{Trend, TrendPoint};
-use crate::compare::Comparison;
 use crate::diagnostic::Diagnostic;
 use crate::hash::sha256_hex;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::dir_or_dot;
-use crate::report::AuditReport;
+use crate::schema::{AuditReport, Comparison, Imported};
 
 use super::changes::changes;
 use super::{Filter, History, RunFacts};
@@ -34,18 +33,6 @@ pub(crate) struct Recorder {
 enum Document {
     Audit(Box<AuditReport>),
     Comparison(Box<Comparison>),
-}
-
-/// What an import recorded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct Imported {
-    /// Audits recorded.
-    pub(crate) audits: usize,
-    /// Comparisons recorded.
-    pub(crate) comparisons: usize,
-    /// Reports the history already had.
-    pub(crate) known: usize,
 }
 
 impl Recorder {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::config::Repair;
 
-use super::reason::TerminalReason;
+use crate::schema::TerminalReason;
 
 /// What the loop does after a failed round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

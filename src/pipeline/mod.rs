@@ -6,7 +6,6 @@
 mod claim;
 mod guard;
 pub(crate) mod ledger;
-mod reason;
 mod record;
 mod records;
 mod resume;
@@ -14,30 +13,25 @@ mod run;
 mod run_dir;
 mod runs;
 mod stages;
-mod summary;
 
 use std::path::PathBuf;
 
-use crate::agent::{AgentEnd, Claim};
-use crate::audit::AuditEvent;
+use crate::agent::AgentEnd;
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
-use crate::lab::LabEvent;
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
-use crate::target::HdcClient;
+use crate::schema::{Claim, TerminalReason};
 
 pub(crate) use claim::{ClaimError, claim};
 pub(crate) use ledger::{Outcome, Stage};
-pub(crate) use reason::TerminalReason;
 pub(crate) use records::{RUN_FILE, RunTarget};
 pub(crate) use resume::Ended;
 pub(crate) use run_dir::{RunDir, RunDirError};
-pub(crate) use runs::{RunListing, list as list_runs};
+pub(crate) use runs::list as list_runs;
 
 /// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
 pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";
-pub(crate) use summary::{DeliverReport, Summary, page_to_open};
 
 /// What a finished stage says besides its outcome, for reporters to show.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,10 +61,8 @@ pub(crate) enum Event<'a> {
         /// The round (0 = the first dispatch).
         round: u32,
     },
-    /// The audit stage's own progress on the device.
-    Audit(AuditEvent),
-    /// The audit stage's progress over a lab of devices.
-    Lab(LabEvent<'a>),
+    /// The audit stage's session (on the device, or over a lab of devices).
+    Session(crate::session::Event<'a>),
     /// A stage ended.
     Done {
         /// The stage.
@@ -97,8 +89,8 @@ pub(crate) struct Delivery<'a> {
     pub(crate) playbooks: &'a Playbooks,
     /// The run directory.
     pub(crate) run_dir: &'a RunDir,
-    /// The hdc client a lab's devices are driven through.
-    pub(crate) hdc: &'a HdcClient,
+    /// Where the audits measure (opened by preflight; each round's plan names it).
+    pub(crate) target: &'a crate::target::Target,
     /// Continue the run in `run_dir` from its ledger instead of starting one.
     pub(crate) resume: bool,
     /// Waive the outside reviewer.

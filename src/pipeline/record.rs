@@ -7,8 +7,8 @@ use std::time::Instant;
 use crate::process::Cancel;
 
 use super::ledger::{Entry, Input, Outcome, Stage};
-use super::reason::TerminalReason;
 use super::{Delivery, DeliveryError, Event, Note};
+use crate::schema::TerminalReason;
 
 /// Why the loop stops before a verdict: a terminal reason (already recorded), or a failure of
 /// the run itself.

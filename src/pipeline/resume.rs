@@ -6,7 +6,7 @@
 use crate::verify::VerifyReport;
 
 use super::ledger::{Entry, Input, Outcome, Stage};
-use super::reason::TerminalReason;
+use crate::schema::TerminalReason;
 
 /// Where a resumed delivery starts.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,13 +16,14 @@ use crate::verify::{StatCache, VerifyReport, fingerprint};
 
 use super::guard::{Next, RepairGuard};
 use super::ledger::{Entry, Input, Outcome, Stage};
-use super::reason::TerminalReason;
 use super::record::{Halt, Staged};
 use super::resume::{Resume, StartAt, decide};
 use super::run_dir::RunDir;
 use super::stages::{AuditVerdict, Failed};
-use super::summary::{DeliverReport, Summary};
 use super::{Delivery, DeliveryError, ResumeRefused};
+use crate::report::publish;
+use crate::schema::DeliverReport;
+use crate::schema::TerminalReason;
 
 /// What the Goal brief says when the pack's review did not complete.
 const REVIEW_INCOMPLETE: &str =
@@ -36,13 +37,13 @@ impl Delivery<'_> {
         target: &Opened,
         cancel: &Cancel,
     ) -> Result<DeliverReport, DeliveryError> {
-        let mut summary = Summary::new(self.run_dir.path());
+        let mut report = DeliverReport::new(self.run_dir.path(), &self.frozen.lock.sha256);
         let resume = if self.resume {
             self.resume_point(cancel).await?
         } else {
             None
         };
-        let (reason, detail) = match self.deliver(target, cancel, &mut summary, resume).await {
+        let (reason, detail) = match self.deliver(target, cancel, &mut report, resume).await {
             Ok(()) => (TerminalReason::Verified, None),
             Err(Halt::Stop { reason, detail }) => (reason, detail),
             // The run's own files failed (a full disk, a folder gone): it still ends with its
@@ -52,23 +53,18 @@ impl Delivery<'_> {
                 Some(crate::diagnostic::chain(&error)),
             ),
         };
-        summary.terminal_reason = reason;
-        summary.detail = detail;
+        report.terminal_reason = reason;
+        report.detail = detail;
         let mut entry = Entry::new(Stage::Deliver, Outcome::Ended(reason), Duration::ZERO);
         entry
             .inputs
             .insert(Input::Pack, self.frozen.lock.sha256.clone());
-        entry.reason.clone_from(&summary.detail);
-        let report = DeliverReport {
-            format_version: crate::format::DELIVER,
-            pack_sha256: self.frozen.lock.sha256.clone(),
-            summary,
-        };
+        entry.reason.clone_from(&report.detail);
         let mut unwritten = Vec::new();
         if let Err(e) = self.run_dir.ledger().append(&entry) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
-        if let Err(e) = report.write(self.run_dir.path()) {
+        if let Err(e) = publish::deliver(&report, self.run_dir.path()) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
         if unwritten.is_empty() {
@@ -77,7 +73,7 @@ impl Delivery<'_> {
             Err(DeliveryError::Unrecorded {
                 run: self.run_dir.id(),
                 reason,
-                detail: report.summary.detail.clone(),
+                detail: report.detail.clone(),
                 unwritten,
             })
         }
@@ -121,7 +117,7 @@ impl Delivery<'_> {
         &self,
         target: &Opened,
         cancel: &Cancel,
-        summary: &mut Summary,
+        summary: &mut DeliverReport,
         resume: Option<Resume>,
     ) -> Staged<()> {
         let reviewed = self.review(cancel).await?;
@@ -282,7 +278,7 @@ impl Delivery<'_> {
         &self,
         guard: &mut RepairGuard,
         failed: &Failed,
-        summary: &mut Summary,
+        summary: &mut DeliverReport,
     ) -> Staged<u32> {
         summary.unresolved = failed.failures.iter().map(|f| f.id.clone()).collect();
         let stop = |reason| Halt::Stop {

@@ -4,27 +4,12 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::schema::RunListing;
 
 use super::RUNS_FOLDER;
-
-/// One run folder.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct RunListing {
-    /// The folder's name: what `deliver --resume` takes.
-    pub(crate) id: String,
-    /// When it started (UTC), from the id.
-    pub(crate) started: Option<String>,
-    /// The pack's hash, from `run.json`.
-    pub(crate) pack_sha256: Option<String>,
-    /// How it ended (`deliver.json`); absent while it runs or after it was cut off.
-    pub(crate) terminal_reason: Option<String>,
-    /// The report to open, relative to the run folder.
-    pub(crate) report: Option<String>,
-}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -68,7 +53,7 @@ pub(crate) fn list(base: &Path) -> std::io::Result<Vec<RunListing>> {
             .map(crate::time::iso8601);
         let report = ended
             .as_ref()
-            .map(|e| super::page_to_open(&e.reports).to_owned());
+            .map(|e| crate::schema::page_to_open(&e.reports).to_owned());
         runs.push(RunListing {
             id,
             started,

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::audit::{AsRecorded, Recorded, rebuild};
 use crate::diagnostic::Diagnostic;
 use crate::pack::Frozen;
-use crate::report::AuditReport;
+use crate::schema::AuditReport;
 
 use diff::{FieldDifference, differences};
 

@@ -2,10 +2,8 @@
 //! medians, the delta, its interval, p and the floor.
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
-use crate::compare::Comparison;
-use crate::output::{WriteError, write_atomic};
+use crate::schema::Comparison;
 
 /// A number as a row shows it (three decimals at most, no trailing zeros).
 fn num(value: Option<f64>) -> String {
@@ -16,28 +14,6 @@ fn num(value: Option<f64>) -> String {
             text.trim_end_matches('0').trim_end_matches('.').to_owned()
         },
     )
-}
-
-/// Writes every form of a comparison into `out`: `compare.json`, `compare.md`,
-/// `compare-junit.xml` and `compare.html`; returns their paths.
-pub(crate) fn publish(comparison: &Comparison, out: &Path) -> Result<Vec<PathBuf>, WriteError> {
-    let json = serde_json::to_vec_pretty(comparison).expect("a comparison always serializes");
-    let written = [
-        ("compare.json", json),
-        ("compare.md", markdown(comparison).into_bytes()),
-        (
-            "compare-junit.xml",
-            super::junit_compare(comparison).into_bytes(),
-        ),
-        ("compare.html", super::compare_html(comparison).into_bytes()),
-    ];
-    let mut paths = Vec::with_capacity(written.len());
-    for (name, bytes) in &written {
-        let path = out.join(name);
-        write_atomic(&path, bytes)?;
-        paths.push(path);
-    }
-    Ok(paths)
 }
 
 /// The Markdown of a comparison.

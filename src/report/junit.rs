@@ -7,9 +7,9 @@ use std::fmt::Write;
 use crate::diagnostic::Severity;
 use crate::gate::{AssertionVerdict, CheckResult};
 
-use crate::compare::{Comparison, Regression};
+use crate::schema::{Comparison, Regression};
 
-use super::AuditReport;
+use crate::schema::AuditReport;
 
 fn escape(text: &str) -> String {
     text.chars()

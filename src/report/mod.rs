@@ -1,6 +1,7 @@
-//! Reports: the versioned JSON schema of an audit and of a lab's matrix, and every form
-//! rendered from the same structs (Markdown through the embedded templates, JUnit XML, one
-//! self-contained HTML page). Reporters render what was already decided: nothing here gates.
+//! Every form a document is kept in, rendered from the typed documents of [`crate::schema`]:
+//! Markdown through the embedded templates, JUnit XML, self-contained HTML pages. Renderers
+//! are pure functions of what was already decided (nothing here gates, nothing reads
+//! evidence); [`publish`] is the one place their text is written to disk.
 
 mod ab_lab;
 mod audit;
@@ -8,14 +9,11 @@ mod compare;
 pub(crate) mod html;
 mod junit;
 mod lab;
+pub(crate) mod publish;
 
-pub(crate) use ab_lab::{AbColumn, AbLabReport};
-pub(crate) use audit::ReportCheck;
-pub use audit::{AuditReport, Summary};
+pub(crate) use ab_lab::rows as ab_lab_rows;
+pub use audit::markdown;
 pub use compare::markdown as compare_markdown;
-pub(crate) use compare::publish as publish_comparison;
 pub use html::{compare_html, html};
 pub use junit::junit;
-pub(crate) use junit::junit_compare;
-pub(crate) use junit::junit_lab;
-pub(crate) use lab::{Column, LabReport, LabVerdict, UnreachableServer, merge};
+pub(crate) use junit::{junit_compare, junit_lab};

@@ -17,7 +17,7 @@ use crate::agent::AgentEnd;
 use crate::review::ReviewVerdict;
 use crate::words::words;
 
-use super::reason::TerminalReason;
+use crate::schema::TerminalReason;
 
 pub(crate) use file::{AppendError, Ledger, LedgerError};
 

@@ -1,23 +1,19 @@
-//! The audit stage: on the device, or on every device of the lab, into `audit-round-<n>/`;
-//! what failed goes back to the agent with the measured values (and the device, in a lab).
+//! The audit stage: the round's plan — the pack, the target, the verified build to install,
+//! the project's history — run through the session engine into `audit-round-<n>/`; what
+//! failed goes back to the agent with the measured values (and the device, in a lab).
 
 use crate::audit::{InstalledHap, Workspace};
-use crate::brief::{Failure, failures_from_audit};
 use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
 use crate::history::Recorder;
-use crate::lab::{
-    AuditDeviceError, AuditJob, LabPlan, audit_device, audit_lab, install_haps, interrupted,
-    publish,
-};
 use crate::process::Cancel;
-use crate::report::AuditReport;
+use crate::schema::TerminalReason;
+use crate::session::{self, AuditPlan, BuildUnderTest, Reporter, Request, SessionError};
 use crate::target::Opened;
 
-use super::super::ledger::{Input, Outcome, Stage};
-use super::super::reason::TerminalReason;
-use super::super::record::Staged;
+use super::super::ledger::{Input, Outcome as Decided, Stage};
+use super::super::record::{Halt, Staged};
 use super::super::{Delivery, Event, Note};
 use super::Failed;
 
@@ -48,6 +44,15 @@ pub(in crate::pipeline) enum AuditVerdict {
     Unaudited(String),
 }
 
+/// The delivery's reporter: the session's events become the stage's.
+struct Forward<'d, 'e>(&'d (dyn Fn(Event<'_>) + 'e));
+
+impl Reporter for Forward<'_, '_> {
+    fn event(&self, event: session::Event<'_>) {
+        (self.0)(Event::Session(event));
+    }
+}
+
 impl Delivery<'_> {
     /// Audits the round's change on the target.
     pub(in crate::pipeline) async fn audit(
@@ -62,12 +67,88 @@ impl Delivery<'_> {
         let inputs = [(Input::Pack, sha), (Input::Workspace, after)];
         // A replay has no child to see a signal: it is looked for here.
         self.unless_cancelled(&clock, cancel, &inputs)?;
-        let out = self.run_dir.audit_folder(round);
-        // The build that was verified is what gets measured: its HAPs go on the device first.
-        let haps = match self.verified_haps() {
-            Ok(haps) => haps,
+        let (plan, not_installed) = match self.round_plan(round, target, after) {
+            Ok(planned) => planned,
             Err(detail) => return Err(self.environment(&clock, &inputs, detail)),
         };
+        let installed = plan.build.installed();
+        let outcome = match session::run(&plan, target, cancel, &Forward(self.events)).await {
+            Ok(outcome) => outcome,
+            Err(SessionError::Interrupted(_)) => return Err(self.interrupted(&clock, &inputs)),
+            Err(SessionError::Publish(e)) => return Err(Halt::Failed(e.into())),
+            Err(SessionError::Install(e)) => {
+                let detail = format!(
+                    "{}: the verified build could not be installed: {}{}",
+                    e.code(),
+                    chain(&e),
+                    install_fix(&e)
+                );
+                return Err(self.environment(&clock, &inputs, detail));
+            }
+            Err(e) => {
+                let detail = format!("{}: the audit failed: {}", e.code(), chain(&e));
+                return Err(self.environment(&clock, &inputs, detail));
+            }
+        };
+        let done = |verdict| AuditDone {
+            reports: outcome
+                .written()
+                .iter()
+                .map(|p| self.run_dir.relative(p))
+                .collect(),
+            criteria: outcome.criteria(),
+            verdict,
+            sources: outcome.sources(),
+            installed: installed.clone(),
+            not_installed: not_installed.clone(),
+        };
+        let failures = outcome.failures(self.frozen);
+        if failures.is_empty() {
+            let unaudited = outcome.unaudited();
+            if !unaudited.is_empty() {
+                let detail = format!("not every device was audited: {}", unaudited.join("; "));
+                let note = Note::Detail(detail.clone());
+                self.end(
+                    &clock,
+                    Decided::EnvironmentError,
+                    &inputs,
+                    Some(detail.clone()),
+                    note,
+                    None,
+                )?;
+                return Ok(done(AuditVerdict::Unaudited(detail)));
+            }
+            self.end(&clock, Decided::Pass, &inputs, None, Note::None, None)?;
+            return Ok(done(AuditVerdict::Pass));
+        }
+        // The same criteria failing with the same numbers is "the same failure again".
+        let measured: Vec<String> = failures
+            .iter()
+            .map(|f| format!("{}={}", f.id, f.actual))
+            .collect();
+        let fingerprint = sha256_hex(measured.join("\n").as_bytes());
+        let mut inputs = inputs.to_vec();
+        inputs.push((Input::Failure, &fingerprint));
+        self.end(&clock, Decided::Fail, &inputs, None, Note::None, None)?;
+        Ok(done(AuditVerdict::Failed(Failed {
+            fingerprint,
+            failures,
+            output: None,
+            kind: TerminalReason::AuditFailed,
+        })))
+    }
+
+    /// The round's plan: the run's lock, the target as opened, the verified HAPs to install
+    /// (none on a replay, or when no verification command declares one: why, then), the
+    /// project's history and the workspace measured. Why it cannot be made, in words.
+    fn round_plan(
+        &self,
+        round: u32,
+        target: &Opened,
+        after: &str,
+    ) -> Result<(AuditPlan<'_>, Option<String>), String> {
+        // The build that was verified is what gets measured: its HAPs go on the device first.
+        let haps = self.verified_haps()?;
         let replay = matches!(target, Opened::One(AnyDevice::Replay(_)));
         let not_installed = if haps.is_empty() {
             Some(
@@ -80,12 +161,6 @@ impl Delivery<'_> {
         } else {
             None
         };
-        let to_install = if not_installed.is_none() {
-            haps
-        } else {
-            Vec::new()
-        };
-        let installed: Vec<InstalledHap> = to_install.iter().map(|(_, hap)| hap.clone()).collect();
         // Every audit of a delivery goes into the project's history.
         let history = Recorder {
             path: self.run_dir.history(),
@@ -95,143 +170,30 @@ impl Delivery<'_> {
             fingerprint: after.to_owned(),
             commit: history.commit.clone(),
         };
-        // Each device's report (the serial only in a lab), and the devices left unaudited.
-        let (reports, unaudited, written, criteria) = match target {
-            Opened::One(device) => {
-                if let Err(e) = install_haps(device, &to_install).await {
-                    if matches!(e, DeviceError::Cancelled) {
-                        return Err(self.interrupted(&clock, &inputs));
-                    }
-                    let detail = format!(
-                        "{}: the verified build could not be installed: {}{}",
-                        e.code(),
-                        chain(&e),
-                        install_fix(&e)
-                    );
-                    return Err(self.environment(&clock, &inputs, detail));
-                }
-                let progress = |event| (self.events)(Event::Audit(event));
-                let lock = self.run_dir.lock();
-                let job = AuditJob {
-                    frozen: self.frozen,
-                    lock: &lock,
-                    playbooks: self.playbooks,
-                    runs: None,
-                    auditor: None,
-                    strict: self.strict,
-                    installed: &installed,
-                    history: Some(&history),
-                    workspace: Some(&workspace),
-                };
-                let (report, written) = match audit_device(device, &job, &out, &progress).await {
-                    Ok(published) => published,
-                    Err(AuditDeviceError::Audit(e)) if e.is_interrupted() => {
-                        return Err(self.interrupted(&clock, &inputs));
-                    }
-                    Err(AuditDeviceError::Audit(e)) => {
-                        let detail = format!("{}: the audit failed: {}", e.code(), chain(&e));
-                        return Err(self.environment(&clock, &inputs, detail));
-                    }
-                    Err(AuditDeviceError::Publish(e)) => return Err(e.into()),
-                    Err(AuditDeviceError::History(e)) => {
-                        let detail = format!("{}: {}", e.code, e.message);
-                        return Err(self.environment(&clock, &inputs, detail));
-                    }
-                };
-                let criteria = report
-                    .checks
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.check.criterion_id.clone(),
-                            c.check.result.as_str().to_owned(),
-                        )
-                    })
-                    .collect();
-                (vec![(None, report)], Vec::new(), written, criteria)
-            }
-            Opened::Lab(roster) => {
-                let lock = self.run_dir.lock();
-                let plan = LabPlan {
-                    hdc: self.hdc,
-                    frozen: self.frozen,
-                    lock: &lock,
-                    playbooks: self.playbooks,
-                    runs: None,
-                    haps: &to_install,
-                    history: Some(&history),
-                    workspace: Some(&workspace),
-                };
-                let progress = |event: crate::lab::LabEvent<'_>| (self.events)(Event::Lab(event));
-                let seats = audit_lab(&plan, roster, &out, cancel, &progress).await;
-                if interrupted(&seats) {
-                    return Err(self.interrupted(&clock, &inputs));
-                }
-                let (matrix, written) = publish(self.frozen, &seats, &roster.unreachable, &out)?;
-                let criteria = matrix
-                    .rows
-                    .iter()
-                    .map(|row| (row.criterion_id.clone(), matrix.across(row)))
-                    .collect();
-                let mut reports = Vec::new();
-                let mut unaudited = Vec::new();
-                for seat in seats {
-                    match seat.outcome {
-                        Ok(report) => reports.push((Some(seat.member.serial), report)),
-                        Err(error) => {
-                            unaudited.push(format!("{}: {}", seat.member.serial, chain(&error)));
-                        }
-                    }
-                }
-                (reports, unaudited, written, criteria)
-            }
+        let request = Request {
+            frozen: self.frozen,
+            lock: self.run_dir.lock(),
+            playbooks: self.playbooks,
+            // The target was opened by preflight: the plan only names its shape.
+            target: self.target.clone(),
+            record: None,
+            out: self.run_dir.audit_folder(round),
+            runs: None,
+            ab: None,
+            history: Some(history),
+            strict: self.strict,
+            auditor: None,
+            build: BuildUnderTest {
+                haps: if not_installed.is_none() {
+                    haps
+                } else {
+                    Vec::new()
+                },
+                workspace: Some(workspace),
+            },
         };
-        let written = written.iter().map(|p| self.run_dir.relative(p)).collect();
-        let failures = failures_across(self.frozen, &reports);
-        let sources = reports
-            .iter()
-            .filter_map(|(_, report)| report.source.clone())
-            .collect();
-        let done = |verdict| AuditDone {
-            reports: written,
-            criteria,
-            verdict,
-            sources,
-            installed,
-            not_installed,
-        };
-        if failures.is_empty() {
-            if !unaudited.is_empty() {
-                let detail = format!("not every device was audited: {}", unaudited.join("; "));
-                let note = Note::Detail(detail.clone());
-                self.end(
-                    &clock,
-                    Outcome::EnvironmentError,
-                    &inputs,
-                    Some(detail.clone()),
-                    note,
-                    None,
-                )?;
-                return Ok(done(AuditVerdict::Unaudited(detail)));
-            }
-            self.end(&clock, Outcome::Pass, &inputs, None, Note::None, None)?;
-            return Ok(done(AuditVerdict::Pass));
-        }
-        // The same criteria failing with the same numbers is "the same failure again".
-        let measured: Vec<String> = failures
-            .iter()
-            .map(|f| format!("{}={}", f.id, f.actual))
-            .collect();
-        let fingerprint = sha256_hex(measured.join("\n").as_bytes());
-        let mut inputs = inputs.to_vec();
-        inputs.push((Input::Failure, &fingerprint));
-        self.end(&clock, Outcome::Fail, &inputs, None, Note::None, None)?;
-        Ok(done(AuditVerdict::Failed(Failed {
-            fingerprint,
-            failures,
-            output: None,
-            kind: TerminalReason::AuditFailed,
-        })))
+        let plan = AuditPlan::new(request).map_err(|e| chain(&e))?;
+        Ok((plan, not_installed))
     }
 }
 
@@ -279,28 +241,4 @@ fn install_fix(error: &DeviceError) -> &'static str {
     } else {
         ""
     }
-}
-
-/// The failures of every report that did not pass; in a lab, each measured value names its
-/// device, and a criterion failing on several devices is one failure with all their values.
-fn failures_across(
-    frozen: &crate::pack::Frozen,
-    reports: &[(Option<String>, AuditReport)],
-) -> Vec<Failure> {
-    let mut failures: Vec<Failure> = Vec::new();
-    for (serial, report) in reports
-        .iter()
-        .filter(|(_, r)| r.verdict != crate::gate::Verdict::Pass)
-    {
-        for mut failure in failures_from_audit(frozen, report) {
-            if let Some(serial) = serial {
-                failure.actual = format!("{serial}: {}", failure.actual);
-            }
-            match failures.iter_mut().find(|f| f.id == failure.id) {
-                Some(known) => known.actual = format!("{}; {}", known.actual, failure.actual),
-                None => failures.push(failure),
-            }
-        }
-    }
-    failures
 }

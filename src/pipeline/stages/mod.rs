@@ -16,9 +16,9 @@ use crate::output::write_atomic;
 use super::Delivery;
 use super::Note;
 use super::ledger::{Input, Outcome, Stage};
-use super::reason::TerminalReason;
 use super::record::Staged;
 use super::run_dir::RunDir;
+use crate::schema::TerminalReason;
 
 pub(super) use audit::AuditVerdict;
 

@@ -5,9 +5,9 @@ use crate::process::Cancel;
 use crate::review::{ReceiptError, ReviewVerdict, receipt};
 
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::reason::TerminalReason;
 use super::super::record::Staged;
 use super::super::{Delivery, Note};
+use crate::schema::TerminalReason;
 
 /// What the review found.
 pub(in crate::pipeline) struct Reviewed {

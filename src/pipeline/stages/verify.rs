@@ -7,11 +7,11 @@ use crate::process::Cancel;
 use crate::verify::{CommandStatus, StatCache, VerifyError, verify};
 
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::reason::TerminalReason;
 use super::super::record::Staged;
 use super::super::run_dir::RunDir;
 use super::super::{Delivery, Note};
 use super::{Failed, Quoted};
+use crate::schema::TerminalReason;
 
 /// What verification found.
 pub(in crate::pipeline) struct Verified {

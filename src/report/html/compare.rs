@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::compare::{Compared, Comparison};
+use crate::schema::{Compared, Comparison};
 
 use super::{escape, head};
 

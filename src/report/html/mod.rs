@@ -18,7 +18,7 @@ use std::fmt::Write;
 use crate::audit::Figures;
 use crate::pack::Pack;
 
-use super::AuditReport;
+use crate::schema::AuditReport;
 
 pub use compare::compare_html;
 pub(crate) use view::Page;

@@ -10,8 +10,8 @@ use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::{Rect, to_vp};
 
-use super::super::AuditReport;
 use super::TOUCH_BASELINE_VP;
+use crate::schema::AuditReport;
 
 /// The whole page.
 pub(crate) struct Page<'a> {

@@ -3,10 +3,10 @@
 use crate::report::html::{escape, head};
 use std::fmt::Write;
 
-use super::{Cell, LabReport};
+use crate::schema::{Cell, LabReport};
 
 /// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
-pub(super) fn html(report: &LabReport) -> String {
+pub(crate) fn html(report: &LabReport) -> String {
     let mut page = head("lab", "Lab audit", report.verdict.as_str());
     let _ = write!(
         page,

@@ -2,19 +2,28 @@
 //! in the order they ran (which arm, which runs, where the discarded warm-up is), how far the
 //! runs were escalated, both verdicts, and what the device was left with.
 
-use std::path::{Path, PathBuf};
-
 use serde::{Deserialize, Serialize};
 
-use crate::compare::{Comparison, Regression};
+use crate::audit::InstalledHap;
 use crate::gate::Verdict;
-use crate::output::{WriteError, write_atomic};
-use crate::report::AuditReport;
+use crate::words::words;
 
-use super::{AbPlan, Arm};
+use super::{AuditReport, Comparison, Regression};
+
+words! {
+    /// One side of an A/B session.
+    pub(crate) enum Arm {
+        /// The last release.
+        Baseline = "baseline",
+        /// The build under test.
+        Candidate = "candidate",
+    }
+}
 
 /// The record's file name, in the session's folder.
 pub(crate) const RECORD: &str = "ab.json";
+/// The comparison's file name, beside the record.
+pub(crate) const COMPARISON: &str = "compare.json";
 
 /// One block of runs on one build.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,18 +104,21 @@ pub(crate) struct AbRecord {
 }
 
 impl AbRecord {
-    /// The record of a finished session in `out`.
-    pub(super) fn new(
-        plan: &AbPlan<'_>,
+    /// The record of a finished session: both builds (baseline, candidate), the runs per arm
+    /// asked for and allowed, the blocks as they ran, both arms' reports and the comparison
+    /// (whose report names are the arms' files).
+    pub(crate) fn new(
+        builds: [&InstalledHap; 2],
+        runs: [u32; 2],
         blocks: Vec<Block>,
         (baseline, candidate): (&AuditReport, &AuditReport),
         comparison: &Comparison,
     ) -> AbRecord {
         let arm = |arm: Arm, report: &AuditReport, name: &str| {
-            let build = plan.build(arm);
+            let build = builds[usize::from(arm == Arm::Candidate)];
             ArmRecord {
-                hap: build.hap.path.clone(),
-                sha256: build.hap.sha256.clone(),
+                hap: build.path.clone(),
+                sha256: build.sha256.clone(),
                 report: name.to_owned(),
                 runs: blocks
                     .iter()
@@ -123,11 +135,11 @@ impl AbRecord {
                 .device
                 .as_ref()
                 .map_or_else(String::new, |d| d.serial.clone()),
-            runs: [plan.runs, plan.max_runs],
+            runs,
             baseline: arm(Arm::Baseline, baseline, &comparison.baseline.report),
             candidate: arm(Arm::Candidate, candidate, &comparison.candidate.report),
             blocks,
-            comparison: "compare.json".to_owned(),
+            comparison: COMPARISON.to_owned(),
             regression: comparison.verdict,
             absolute: candidate.verdict,
             left_installed: Restored::Untouched,
@@ -139,13 +151,5 @@ impl AbRecord {
     pub(crate) fn passed(&self) -> bool {
         self.absolute == Verdict::Pass
             && matches!(self.regression, Regression::Same | Regression::Improved)
-    }
-
-    /// Writes the record into `out`.
-    pub(super) fn publish(&self, out: &Path) -> Result<PathBuf, WriteError> {
-        let path = out.join(RECORD);
-        let json = serde_json::to_vec_pretty(self).expect("the record always serializes");
-        write_atomic(&path, &json)?;
-        Ok(path)
     }
 }

@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, chain};
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::relative_to;
 
-use super::{LabDevice, LabReport, LabVerdict, verdict_of};
+use crate::schema::{LabDevice, LabReport, LabVerdict, verdict_of};
 
 /// A shard: its folder, its `lab.json`, its `lab-junit.xml`.
 struct Shard {

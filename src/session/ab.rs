@@ -8,38 +8,24 @@
 //! ends `inconclusive`. The device is left with the candidate installed, after an error or a
 //! signal too, and the record says when it could not be.
 
-mod record;
-
 use std::path::{Path, PathBuf};
 
-use crate::audit::{AuditError, AuditEvent, AuditSpec, InstalledHap, Ongoing, Prepared};
-use crate::compare::{CompareError, Comparison, Outcome, Side, compare};
+use crate::audit::{AuditError, AuditSpec, Ongoing, Prepared};
+use crate::compare::{CompareError, compare};
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::Diagnostic;
-use crate::history::Recorder;
 use crate::output::{PublishError, relative_to};
-use crate::pack::Frozen;
-use crate::playbook::Playbooks;
-use crate::report::{AuditReport, publish_comparison};
+use crate::report::publish;
+use crate::schema::{AbRecord, Arm, AuditReport, Block, Comparison, Outcome, Restored, Side};
 use crate::shell::ShellValue;
-use crate::words::words;
 
-pub(crate) use record::{AbRecord, Block, RECORD, Restored};
+use super::plan::Builds;
+use super::{AuditPlan, Event, Reporter};
 
 /// The bundle manager's code for uninstalling an app that is not installed.
 const NOT_INSTALLED: &str = "9568386";
 /// Where the warm-up runs' evidence is kept (not read, not counted).
 const WARM_UP: &str = "warm-up";
-
-words! {
-    /// One side of an A/B session.
-    pub(crate) enum Arm {
-        /// The last release.
-        Baseline = "baseline",
-        /// The build under test.
-        Candidate = "candidate",
-    }
-}
 
 /// Both arms, in the order each round measures them (the candidate last, so that the
 /// device ends with it).
@@ -56,55 +42,6 @@ enum Holds {
     Build(Arm),
 }
 
-/// A build to install: its file and its record.
-#[derive(Clone, Debug)]
-pub(crate) struct Build {
-    /// The HAP on this host.
-    pub(crate) path: PathBuf,
-    /// What the audit records of it (the path as given, the SHA-256).
-    pub(crate) hap: InstalledHap,
-}
-
-/// What an A/B session measures and how often.
-pub(crate) struct AbPlan<'a> {
-    /// The frozen pack.
-    pub(crate) frozen: &'a Frozen,
-    /// The lock's path, for the reports' back-references.
-    pub(crate) lock: &'a Path,
-    /// The playbooks.
-    pub(crate) playbooks: &'a Playbooks,
-    /// The last release.
-    pub(crate) baseline: &'a Build,
-    /// The candidate.
-    pub(crate) candidate: &'a Build,
-    /// Runs per arm before any escalation (at least 2: two blocks each).
-    pub(crate) runs: u32,
-    /// Runs per arm at most.
-    pub(crate) max_runs: u32,
-    /// The history both arms' audits and the comparison are recorded in.
-    pub(crate) history: Option<&'a Recorder>,
-}
-
-impl AbPlan<'_> {
-    fn build(&self, arm: Arm) -> &Build {
-        match arm {
-            Arm::Baseline => self.baseline,
-            Arm::Candidate => self.candidate,
-        }
-    }
-}
-
-/// What an A/B session is doing, for reporters.
-#[derive(Debug)]
-pub(crate) enum AbEvent<'a> {
-    /// Switching the device to a build.
-    Installing(Arm),
-    /// An event of the audit of the arm installed last.
-    Audit(AuditEvent),
-    /// Criteria were still unknown: each arm goes on to this many runs.
-    Escalated { runs: u32, unknown: &'a [String] },
-}
-
 /// A finished A/B session: the comparison and the record (each arm's audit is published in
 /// its folder).
 #[derive(Debug)]
@@ -113,6 +50,8 @@ pub(crate) struct AbSession {
     pub(crate) comparison: Comparison,
     /// `ab.json`.
     pub(crate) record: AbRecord,
+    /// The candidate's audit.
+    pub(crate) candidate: AuditReport,
     /// Every file written.
     pub(crate) written: Vec<PathBuf>,
 }
@@ -147,11 +86,23 @@ pub(crate) enum AbError {
     #[error(transparent)]
     Publish(#[from] PublishError),
     /// The history could not be written (the reports were).
-    #[error("{0}")]
+    #[error("{}", .0.message)]
     History(Diagnostic),
 }
 
 impl AbError {
+    /// The stable code.
+    pub(crate) fn code(&self) -> &str {
+        match self {
+            AbError::Switch { source, .. } => source.code(),
+            AbError::Audit { source, .. } => source.code(),
+            AbError::Compare(e) => e.code(),
+            AbError::Publish(PublishError::Write(_)) => "E_WRITE",
+            AbError::Publish(PublishError::Render(_)) => "E_RENDER",
+            AbError::History(d) => &d.code,
+        }
+    }
+
     /// Whether a signal stopped the session.
     pub(crate) fn is_interrupted(&self) -> bool {
         match self {
@@ -169,9 +120,10 @@ impl AbError {
 pub(crate) async fn run<D: Device, S: Device>(
     device: &D,
     sheltered: Option<&S>,
-    plan: &AbPlan<'_>,
+    plan: &AuditPlan<'_>,
+    builds: &Builds,
     out: &Path,
-    events: &dyn Fn(AbEvent<'_>),
+    reporter: &dyn Reporter,
 ) -> (Result<AbSession, AbError>, Restored) {
     let bundle = match ShellValue::bundle(&plan.frozen.pack.doc.app.bundle.value) {
         Ok(bundle) => bundle,
@@ -184,13 +136,13 @@ pub(crate) async fn run<D: Device, S: Device>(
         }
     };
     let mut holds = Holds::Untouched;
-    let result = session(device, &bundle, plan, out, events, &mut holds).await;
+    let result = session(device, &bundle, (plan, builds), out, reporter, &mut holds).await;
     let restored = match holds {
         Holds::Untouched => Restored::Untouched,
         Holds::Build(Arm::Candidate) => Restored::Candidate,
         Holds::Switching | Holds::Build(Arm::Baseline) => match sheltered {
             None => Restored::Failed("a replay has no device to put the candidate back on".into()),
-            Some(sheltered) => match switch(sheltered, &bundle, &plan.candidate.path).await {
+            Some(sheltered) => match switch(sheltered, &bundle, &builds.candidate.path).await {
                 Ok(()) => Restored::Candidate,
                 Err(e) => Restored::Failed(crate::diagnostic::chain(&e)),
             },
@@ -199,12 +151,12 @@ pub(crate) async fn run<D: Device, S: Device>(
     let result = match result {
         Ok(mut session) => {
             session.record.left_installed = restored.clone();
-            match session.record.publish(out) {
+            match publish::ab_record(&session.record, out) {
                 Ok(path) => {
                     session.written.push(path);
                     Ok(session)
                 }
-                Err(e) => Err(AbError::Publish(e.into())),
+                Err(e) => Err(AbError::Publish(e)),
             }
         }
         Err(e) => Err(e),
@@ -216,15 +168,15 @@ pub(crate) async fn run<D: Device, S: Device>(
 async fn session<D: Device>(
     device: &D,
     bundle: &ShellValue,
-    plan: &AbPlan<'_>,
+    (plan, builds): (&AuditPlan<'_>, &Builds),
     out: &Path,
-    events: &dyn Fn(AbEvent<'_>),
+    reporter: &dyn Reporter,
     holds: &mut Holds,
 ) -> Result<AbSession, AbError> {
     let pack = &plan.frozen.pack;
     let specs = ARMS.map(|arm| AuditSpec {
-        runs: Some(plan.max_runs),
-        installed: std::slice::from_ref(&plan.build(arm).hap),
+        runs: Some(builds.runs.max),
+        installed: std::slice::from_ref(&builds.of(arm).hap),
         ..AuditSpec::new(pack, plan.playbooks)
     });
     let prepared = [Prepared::new(&specs[0]), Prepared::new(&specs[1])];
@@ -241,8 +193,8 @@ async fn session<D: Device>(
         begin(device, base, Arm::Baseline, &folder(Arm::Baseline)).await?,
         begin(device, cand, Arm::Candidate, &folder(Arm::Candidate)).await?,
     ];
-    let block = plan.runs.div_ceil(2).max(1);
-    let mut target = plan.runs.min(plan.max_runs);
+    let block = builds.runs.first.div_ceil(2).max(1);
+    let mut target = builds.runs.first.min(builds.runs.max);
     let mut blocks = Vec::new();
     let comparison = loop {
         while arms.iter().any(|a| a.done() < target) {
@@ -250,8 +202,8 @@ async fn session<D: Device>(
                 if ongoing.done() >= target {
                     continue;
                 }
-                let build = plan.build(arm);
-                events(AbEvent::Installing(arm));
+                let build = builds.of(arm);
+                reporter.event(Event::Installing(arm));
                 *holds = Holds::Switching;
                 switch(device, bundle, &build.path)
                     .await
@@ -269,7 +221,7 @@ async fn session<D: Device>(
                 let from = ongoing.done() + 1;
                 let to = (ongoing.done() + block).min(target);
                 ongoing
-                    .measure(device, to, &|e| events(AbEvent::Audit(e)))
+                    .measure(device, to, &|e| reporter.event(Event::Audit(e)))
                     .await
                     .map_err(to_audit)?;
                 blocks.push(Block {
@@ -295,11 +247,11 @@ async fn session<D: Device>(
             .filter(|c| c.outcome == Some(Outcome::Unknown))
             .map(|c| c.criterion_id.clone())
             .collect();
-        if unknown.is_empty() || target >= plan.max_runs {
+        if unknown.is_empty() || target >= builds.runs.max {
             break comparison;
         }
-        target = (target * 2).min(plan.max_runs);
-        events(AbEvent::Escalated {
+        target = (target * 2).min(builds.runs.max);
+        reporter.event(Event::Escalated {
             runs: target,
             unknown: &unknown,
         });
@@ -309,9 +261,9 @@ async fn session<D: Device>(
     let mut publish = |arm: Arm, ongoing: Ongoing<'_, '_, '_>| {
         let dir = folder(arm);
         let audited = ongoing.finish(device).gate(pack);
-        let lock = Some(relative_to(plan.lock, &dir));
+        let lock = Some(relative_to(&plan.lock, &dir));
         let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
-        let paths = report.publish(pack, &audited.figures, &dir)?;
+        let paths = publish::audit(&report, pack, &audited.figures, &dir)?;
         let json = relative_to(&paths[0], out);
         written.extend(paths);
         Ok::<_, AbError>((report, json))
@@ -331,8 +283,8 @@ async fn session<D: Device>(
         },
         ..comparison
     };
-    let compared = publish_comparison(&comparison, out).map_err(PublishError::from)?;
-    if let Some(history) = plan.history {
+    let compared = publish::comparison(&comparison, out)?;
+    if let Some(history) = &plan.history {
         let record = |path: &Path, arm| history.record(path, arm).map_err(AbError::History);
         record(
             &out.join(&comparison.baseline.report),
@@ -345,10 +297,17 @@ async fn session<D: Device>(
         record(&compared[0], None)?;
     }
     written.extend(compared);
-    let record = AbRecord::new(plan, blocks, (&baseline, &candidate), &comparison);
+    let record = AbRecord::new(
+        [&builds.baseline.hap, &builds.candidate.hap],
+        [builds.runs.first, builds.runs.max],
+        blocks,
+        (&baseline, &candidate),
+        &comparison,
+    );
     Ok(AbSession {
         comparison,
         record,
+        candidate,
         written,
     })
 }
@@ -373,7 +332,7 @@ async fn begin<'p, 's, 'a>(
 /// The candidate held against the baseline, for `compare.json` in `out` (the reports are
 /// named by their arms until they are written).
 fn compare_arms(
-    plan: &AbPlan<'_>,
+    plan: &AuditPlan<'_>,
     (baseline, candidate): (&AuditReport, &AuditReport),
     out: &Path,
 ) -> Result<Comparison, AbError> {
@@ -382,18 +341,14 @@ fn compare_arms(
         candidate,
         &plan.frozen.pack,
         (Arm::Baseline.as_str(), Arm::Candidate.as_str()),
-        &relative_to(plan.lock, out),
+        &relative_to(&plan.lock, out),
     )
     .map_err(AbError::Compare)
 }
 
 /// Puts `hap` on the device in place of whatever build of `bundle` it has: uninstalled first
 /// (an app that is not installed is fine), then installed, each judged by hdc's text.
-pub(crate) async fn switch(
-    device: &impl Device,
-    bundle: &ShellValue,
-    hap: &Path,
-) -> Result<(), DeviceError> {
+async fn switch(device: &impl Device, bundle: &ShellValue, hap: &Path) -> Result<(), DeviceError> {
     match device.uninstall(bundle).await {
         Err(DeviceError::App {
             code: Some(code), ..

@@ -1,0 +1,234 @@
+//! A session's outcome on the terminal, whatever its shape: one audit's checks and summary
+//! line, a lab's criterion × device matrix, an A/B session's comparison and both verdicts, a
+//! lab's A/B matrix; or, with `--json`, the document itself. Also `dwpipe report merge`,
+//! which shows a merged matrix the same way.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use crate::gate::Verdict;
+use crate::report::{ab_lab_rows, publish};
+use crate::schema::{AbLabReport, AbOutput, AuditReport, LabReport, Restored};
+use crate::session::{AbSession, Outcome, merge as merge_shards};
+
+use super::args::MergeArgs;
+use super::compare::print_comparison;
+use super::error::Error;
+use super::{out_or_default, print};
+
+/// Shows an outcome (or prints its document as JSON).
+pub(super) fn outcome(outcome: &Outcome, json: bool) {
+    match outcome {
+        Outcome::Audit { report, written } if json => print::json(report),
+        Outcome::Audit { report, written } => audit(report, written),
+        Outcome::Lab { report, .. } if json => print::json(report),
+        Outcome::Lab {
+            report, written, ..
+        } => lab(report, written),
+        Outcome::Ab(session) if json => print::json(&AbOutput {
+            session: &session.record,
+            compared: &session.comparison,
+        }),
+        Outcome::Ab(session) => ab(session),
+        Outcome::AbLab { report, .. } if json => print::json(report),
+        Outcome::AbLab {
+            report, written, ..
+        } => ab_lab(report, written),
+    }
+}
+
+/// `wrote a, b, c`.
+fn wrote(written: &[PathBuf]) -> String {
+    let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    format!("wrote {}", paths.join(", "))
+}
+
+fn audit(report: &AuditReport, written: &[PathBuf]) {
+    print::diagnostics(&report.diagnostics);
+    for entry in &report.checks {
+        let c = &entry.check;
+        print::out(&format!(
+            "  {:<8} {:<13} {:<6} {:<10} {:<12} {}",
+            c.criterion_id,
+            c.dimension.as_str(),
+            c.weight.as_str(),
+            c.result.as_str(),
+            c.actual.as_deref().unwrap_or("-"),
+            c.reason.as_deref().unwrap_or(&c.evidence),
+        ));
+    }
+    let s = report.summary;
+    let serial = report.device.as_ref().map_or("-", |d| d.serial.as_str());
+    print::out(&format!(
+        "audit of {serial}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+        if report.verdict == Verdict::Pass {
+            "PASS"
+        } else {
+            "FAIL"
+        },
+        s.criteria,
+        s.pass,
+        s.fail,
+        s.unverified,
+        s.errors,
+        s.warnings
+    ));
+    let evidence = written
+        .first()
+        .and_then(|json| json.parent())
+        .map(|out| out.join("evidence"));
+    print::out(&format!(
+        "{}; evidence in {}",
+        wrote(written),
+        evidence.unwrap_or_default().display()
+    ));
+}
+
+fn lab(report: &LabReport, written: &[PathBuf]) {
+    print::out(&matrix(report));
+    print::out(&wrote(written));
+}
+
+fn ab(session: &AbSession) {
+    let record = &session.record;
+    if let Restored::Failed(_) = record.left_installed {
+        print::note(&format!(
+            "the device could not be left as it should be: {}",
+            record.left_installed
+        ));
+    }
+    print_comparison(&session.comparison);
+    print::out(&format!(
+        "A/B on {}: the candidate {} the pack ({}), {} against the baseline — {} and {} runs; {}",
+        record.serial,
+        if record.absolute == Verdict::Pass {
+            "PASSES"
+        } else {
+            "FAILS"
+        },
+        record.candidate.report,
+        record.regression.as_str().to_uppercase(),
+        record.baseline.runs,
+        record.candidate.runs,
+        record.left_installed,
+    ));
+    print::out(&wrote(&session.written));
+}
+
+fn ab_lab(report: &AbLabReport, written: &[PathBuf]) {
+    let rows = ab_lab_rows(report);
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        print::out(&format!("  {}", cells.join("  ").trim_end()));
+    }
+    for device in report.devices.iter().filter(|d| d.error.is_some()) {
+        print::out(&format!(
+            "  {}: {}",
+            device.serial,
+            device.error.as_deref().unwrap_or_default()
+        ));
+    }
+    for down in &report.unreachable {
+        print::out(&format!(
+            "  hdc server {} did not answer: {}",
+            down.server, down.reason
+        ));
+    }
+    print::out(&format!(
+        "A/B on {} device(s): {}; {}",
+        report.devices.len(),
+        report.verdict.as_str().to_uppercase(),
+        wrote(written)
+    ));
+}
+
+/// `dwpipe report merge RUN…`: exit 0 every device passed, 1 one failed, 3 none failed but
+/// one could not be audited.
+pub(super) fn merge(args: &MergeArgs) -> Result<i32, Error> {
+    let out = out_or_default(args.out.as_deref(), "merge");
+    // The device reports are linked relative to the folder, which must exist for that; a
+    // merge that is refused leaves no empty folder behind.
+    std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
+    let (report, junit) = merge_shards(&args.runs, &out).inspect_err(|_| {
+        let _ = std::fs::remove_dir(&out);
+    })?;
+    let written = publish::lab(&report, &junit, &out)?;
+    if args.output.json {
+        print::json(&report);
+    } else {
+        lab(&report, &written);
+    }
+    Ok(crate::exit_code::of_lab(report.verdict))
+}
+
+/// The criterion × device matrix as a terminal table.
+fn matrix(report: &LabReport) -> String {
+    let shown: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|row| (0..report.devices.len()).map(|i| row.shown(i)).collect())
+        .collect();
+    let width = report
+        .devices
+        .iter()
+        .map(|d| d.serial.len())
+        .chain(shown.iter().flatten().map(|c| c.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let mut text = format!("  {:<9} {:<13} {:<6}", "criterion", "dimension", "weight");
+    for device in &report.devices {
+        let _ = write!(text, " {:<width$}", device.serial);
+    }
+    let _ = write!(text, "\n  {:<30}", "");
+    for device in &report.devices {
+        let _ = write!(
+            text,
+            " {:<width$}",
+            device.model.as_deref().unwrap_or(&device.server)
+        );
+    }
+    for (row, cells) in report.rows.iter().zip(&shown) {
+        let _ = write!(
+            text,
+            "\n  {:<9} {:<13} {:<6}",
+            row.criterion_id, row.dimension, row.weight
+        );
+        for cell in cells {
+            let _ = write!(text, " {cell:<width$}");
+        }
+    }
+    let _ = write!(text, "\n  {:<30}", "device verdict");
+    for device in &report.devices {
+        let _ = write!(text, " {:<width$}", device.verdict.as_str());
+    }
+    for device in report.devices.iter().filter(|d| d.error.is_some()) {
+        let _ = write!(
+            text,
+            "\n  {}: {}",
+            device.serial,
+            device.error.as_deref().unwrap_or_default()
+        );
+    }
+    for server in &report.unreachable {
+        let _ = write!(
+            text,
+            "\n  hdc server {} did not answer: {}",
+            server.server, server.reason
+        );
+    }
+    let _ = write!(
+        text,
+        "\nlab audit of {} device(s): {}",
+        report.devices.len(),
+        report.verdict.as_str().to_uppercase()
+    );
+    text
+}

@@ -1,0 +1,134 @@
+//! The one writer of reports: each document rendered in every form it is kept in, the files
+//! written atomically in an order where the machine-readable one comes last (a `lab.json` on
+//! disk always has its siblings), and the paths returned. Renderers are pure; only this file
+//! touches the disk for them.
+
+use std::path::{Path, PathBuf};
+
+use crate::audit::Figures;
+use crate::output::{PublishError, WriteError, publish_numbered, write_atomic};
+use crate::pack::Pack;
+use crate::schema::{AbLabReport, AbRecord, AuditReport, Comparison, DeliverReport, LabReport};
+
+/// The JSON text of a document (pretty, stable field order, a final newline).
+pub(crate) fn json<T: serde::Serialize>(document: &T) -> String {
+    serde_json::to_string_pretty(document).expect("every document serializes") + "\n"
+}
+
+/// Writes each `(name, text)` into `out`, in order; returns their paths.
+fn forms(out: &Path, forms: &[(&str, &[u8])]) -> Result<Vec<PathBuf>, WriteError> {
+    forms
+        .iter()
+        .map(|(name, bytes)| {
+            let path = out.join(name);
+            write_atomic(&path, bytes)?;
+            Ok(path)
+        })
+        .collect()
+}
+
+/// `audit-<n>.json` and `audit-<n>.md` in `out`, n the next number free (never overwriting
+/// an earlier audit's); returns their paths.
+pub(crate) fn audit_numbered(
+    report: &AuditReport,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PublishError> {
+    let markdown = super::audit::markdown(report)?;
+    let (_, paths) = publish_numbered(
+        out,
+        "audit",
+        &[
+            ("json", json(report).as_bytes()),
+            ("md", markdown.as_bytes()),
+        ],
+    )?;
+    Ok(paths)
+}
+
+/// Every form of an audit in `out`: `audit-<n>.json` and `audit-<n>.md`, `junit.xml` and
+/// `report.html` (drawn from the audit's `figures`); returns their paths, the JSON first.
+pub(crate) fn audit(
+    report: &AuditReport,
+    pack: &Pack,
+    figures: &Figures,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PublishError> {
+    let mut paths = audit_numbered(report, out)?;
+    let junit = super::junit(report);
+    let page = super::html(report, figures, pack);
+    paths.extend(forms(
+        out,
+        &[
+            ("junit.xml", junit.as_bytes()),
+            ("report.html", page.as_bytes()),
+        ],
+    )?);
+    Ok(paths)
+}
+
+/// A lab's matrix in `out`: `lab.md`, `lab-junit.xml` (given, one suite per device),
+/// `lab.html`, then `lab.json`.
+pub(crate) fn lab(
+    report: &LabReport,
+    junit: &str,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PublishError> {
+    let markdown = super::lab::markdown(report)?;
+    let page = super::lab::html(report);
+    Ok(forms(
+        out,
+        &[
+            ("lab.md", markdown.as_bytes()),
+            ("lab-junit.xml", junit.as_bytes()),
+            ("lab.html", page.as_bytes()),
+            ("lab.json", json(report).as_bytes()),
+        ],
+    )?)
+}
+
+/// A lab's A/B matrix in `out`: `ab-lab.md`, then `ab-lab.json`.
+pub(crate) fn ab_lab(report: &AbLabReport, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
+    Ok(forms(
+        out,
+        &[
+            ("ab-lab.md", super::ab_lab::markdown(report).as_bytes()),
+            ("ab-lab.json", json(report).as_bytes()),
+        ],
+    )?)
+}
+
+/// A comparison in `out`: `compare.md`, `compare-junit.xml`, `compare.html`, then
+/// `compare.json` (returned first).
+pub(crate) fn comparison(
+    comparison: &Comparison,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PublishError> {
+    let mut paths = forms(
+        out,
+        &[
+            ("compare.md", super::compare_markdown(comparison).as_bytes()),
+            (
+                "compare-junit.xml",
+                super::junit_compare(comparison).as_bytes(),
+            ),
+            ("compare.html", super::compare_html(comparison).as_bytes()),
+            (crate::schema::COMPARISON, json(comparison).as_bytes()),
+        ],
+    )?;
+    paths.rotate_right(1);
+    Ok(paths)
+}
+
+/// An A/B session's `ab.json` in `out`.
+pub(crate) fn ab_record(record: &AbRecord, out: &Path) -> Result<PathBuf, PublishError> {
+    let path = out.join(crate::schema::RECORD);
+    write_atomic(&path, json(record).as_bytes())?;
+    Ok(path)
+}
+
+/// A delivery's `deliver.json` in its run folder.
+pub(crate) fn deliver(report: &DeliverReport, run_dir: &Path) -> Result<PathBuf, WriteError> {
+    let path = run_dir.join("deliver.json");
+    write_atomic(&path, json(report).as_bytes())?;
+    Ok(path)
+}

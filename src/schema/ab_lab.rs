@@ -1,0 +1,135 @@
+//! `ab-lab.json`: a lab's A/B sessions as a criterion × device matrix, each device compared
+//! with itself — the candidate against the pack, against the baseline, and every criterion's
+//! regression verdict with its delta.
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::Verdict;
+
+use super::{AbRecord, Comparison, LabVerdict, Regression, Restored, UnreachableServer};
+
+/// One criterion on one device.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct AbCell {
+    /// The criterion.
+    pub(crate) criterion_id: String,
+    /// Its regression verdict.
+    pub(crate) verdict: Regression,
+    /// Candidate median minus baseline median, in the unit.
+    pub(crate) delta: Option<f64>,
+    /// The delta as a percentage of the baseline median.
+    pub(crate) delta_pct: Option<f64>,
+    /// The unit.
+    pub(crate) unit: Option<String>,
+}
+
+/// One device's column.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct AbColumn {
+    /// Its connect key.
+    pub(crate) serial: String,
+    /// Its session's folder, relative to the matrix.
+    pub(crate) folder: String,
+    /// The candidate against the pack (absent when the session stopped).
+    pub(crate) absolute: Option<Verdict>,
+    /// The candidate against the baseline (absent when the session stopped).
+    pub(crate) regression: Option<Regression>,
+    /// Every criterion compared.
+    pub(crate) criteria: Vec<AbCell>,
+    /// What the device was left with.
+    pub(crate) left_installed: Option<Restored>,
+    /// Why the session stopped.
+    pub(crate) error: Option<String>,
+}
+
+impl AbColumn {
+    /// A device's finished session: its record and comparison.
+    pub(crate) fn of(
+        serial: &str,
+        folder: &str,
+        record: &AbRecord,
+        comparison: &Comparison,
+    ) -> AbColumn {
+        AbColumn {
+            serial: serial.to_owned(),
+            folder: folder.to_owned(),
+            absolute: Some(record.absolute),
+            regression: Some(record.regression),
+            criteria: comparison
+                .criteria
+                .iter()
+                .map(|c| AbCell {
+                    criterion_id: c.criterion_id.clone(),
+                    verdict: c.verdict,
+                    delta: c.delta,
+                    delta_pct: c.delta_pct,
+                    unit: c.unit.clone(),
+                })
+                .collect(),
+            left_installed: Some(record.left_installed.clone()),
+            error: None,
+        }
+    }
+
+    /// A device whose session stopped, and why.
+    pub(crate) fn stopped(serial: &str, folder: &str, error: String) -> AbColumn {
+        AbColumn {
+            serial: serial.to_owned(),
+            folder: folder.to_owned(),
+            absolute: None,
+            regression: None,
+            criteria: Vec::new(),
+            left_installed: None,
+            error: Some(error),
+        }
+    }
+
+    fn passed(&self) -> Option<bool> {
+        Some(
+            self.absolute? == Verdict::Pass
+                && matches!(self.regression?, Regression::Same | Regression::Improved),
+        )
+    }
+}
+
+/// `ab-lab.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct AbLabReport {
+    /// 1.
+    pub(crate) format_version: u32,
+    /// The dwpipe that ran the sessions.
+    pub(crate) dwpipe_version: String,
+    /// `pass` when every device's candidate passed and did not regress, `fail` when one did
+    /// not, `incomplete` when none failed but a session stopped.
+    pub(crate) verdict: LabVerdict,
+    /// The devices, in the roster's order.
+    pub(crate) devices: Vec<AbColumn>,
+    /// The hdc servers that did not answer, and why: their devices are in no column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unreachable: Vec<UnreachableServer>,
+}
+
+impl AbLabReport {
+    /// The matrix of the devices' columns, and the servers that did not answer (whose devices
+    /// were not shown to pass).
+    pub(crate) fn new(devices: Vec<AbColumn>, unreachable: Vec<UnreachableServer>) -> AbLabReport {
+        let outcomes: Vec<Option<bool>> = devices.iter().map(AbColumn::passed).collect();
+        let verdict = if outcomes.contains(&Some(false)) {
+            LabVerdict::Fail
+        } else if outcomes.is_empty() || outcomes.contains(&None) || !unreachable.is_empty() {
+            LabVerdict::Incomplete
+        } else {
+            LabVerdict::Pass
+        };
+        AbLabReport {
+            format_version: crate::format::AB_LAB,
+            dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
+            verdict,
+            devices,
+            unreachable,
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! `audit-<n>.json`: the contract CI jobs read. Top level `format-version`, `pack-sha256`,
+//! `verdict`, `diagnostics[]`, `checks[]`; CI fails a build on `"verdict": "fail"` without
+//! parsing Markdown.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::audit::{Audited, DeviceTime, Inputs, MeasurementRecord, Workspace};
+use crate::device::{DeviceInfo, Source};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
+
+/// An audit report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AuditReport {
+    /// Schema version.
+    pub(crate) format_version: u32,
+    /// The dwpipe that recomputed the verdicts.
+    pub(crate) dwpipe_version: String,
+    /// The hash of the lock the audit was held against.
+    pub(crate) pack_sha256: String,
+    /// `pass` or `fail`.
+    pub(crate) verdict: Verdict,
+    /// Counts, for the summary line.
+    pub(crate) summary: Summary,
+    /// When the audit started on its device (UTC, ISO 8601; since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) started: Option<String>,
+    /// When it ended (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ended: Option<String>,
+    /// How long the audit held its device: every visit's time on the device's clock, sleeps
+    /// included (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) device_time: Option<DeviceTime>,
+    /// The workspace whose build was measured, when a delivery knows it (since format 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace: Option<Workspace>,
+    /// The device measured (`null` for an outside auditor's report).
+    pub(crate) device: Option<DeviceInfo>,
+    /// Where the readings came from: the device, or the capture replayed (since format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<Source>,
+    /// What the audit was measured with, kept as evidence (since format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) inputs: Option<Inputs>,
+    /// The lock, relative to this report's folder, so the verdicts can be recomputed.
+    pub(crate) lock: Option<String>,
+    /// Every finding.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// One entry per criterion, in pack order.
+    pub(crate) checks: Vec<ReportCheck>,
+}
+
+/// A check with dwpipe's own measurements behind it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ReportCheck {
+    /// The gate's verdict.
+    #[serde(flatten)]
+    pub(crate) check: CheckOutcome,
+    /// dwpipe's measurements of the criterion: value, unit, runs, evidence files and hashes.
+    pub(crate) measurements: Vec<MeasurementRecord>,
+}
+
+/// Counts over the checks and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    /// Criteria in the pack.
+    pub(crate) criteria: usize,
+    /// Checks that say pass.
+    pub(crate) pass: usize,
+    /// Checks that say fail.
+    pub(crate) fail: usize,
+    /// Criteria unverified or without a check.
+    pub(crate) unverified: usize,
+    /// Assertions that recomputed to fail.
+    pub(crate) assertion_failures: usize,
+    /// Error diagnostics.
+    pub(crate) errors: usize,
+    /// Warning diagnostics.
+    pub(crate) warnings: usize,
+}
+
+impl AuditReport {
+    /// The report of an outside auditor's checks, gated.
+    pub fn of_gate(pack_sha256: &str, outcome: GateOutcome) -> AuditReport {
+        AuditReport::measured(pack_sha256, outcome, None, None, &[])
+    }
+
+    /// The report of an audit dwpipe measured and gated; `lock` names the lock (relative to
+    /// the report's folder) for `verify-evidence`.
+    pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {
+        let mut report = AuditReport::measured(
+            pack_sha256,
+            audited.gate.clone(),
+            Some(audited.device.clone()),
+            lock,
+            &audited.measurements,
+        );
+        report.source = Some(audited.source.clone());
+        report.inputs = audited.inputs.clone();
+        if let Some(times) = &audited.times {
+            report.started = Some(times.started.clone());
+            report.ended = Some(times.ended.clone());
+            report.device_time = Some(times.device.clone());
+        }
+        report
+    }
+
+    fn measured(
+        pack_sha256: &str,
+        outcome: GateOutcome,
+        device: Option<DeviceInfo>,
+        lock: Option<String>,
+        measurements: &[MeasurementRecord],
+    ) -> AuditReport {
+        let count = |result| outcome.checks.iter().filter(|c| c.result == result).count();
+        let summary = Summary {
+            criteria: outcome.checks.len(),
+            pass: count(CheckResult::Pass),
+            fail: count(CheckResult::Fail),
+            unverified: count(CheckResult::Unverified),
+            assertion_failures: outcome
+                .checks
+                .iter()
+                .filter(|c| c.assertion_verdict == AssertionVerdict::Fail)
+                .count(),
+            errors: outcome.diagnostics.iter().filter(|d| d.is_error()).count(),
+            warnings: outcome
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .count(),
+        };
+        AuditReport {
+            format_version: crate::format::AUDIT,
+            dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
+            pack_sha256: pack_sha256.to_owned(),
+            verdict: outcome.verdict,
+            summary,
+            started: None,
+            ended: None,
+            device_time: None,
+            workspace: None,
+            device,
+            source: None,
+            inputs: None,
+            lock,
+            diagnostics: outcome.diagnostics,
+            checks: {
+                let mut by_criterion: HashMap<&str, Vec<MeasurementRecord>> = HashMap::new();
+                for m in measurements {
+                    by_criterion
+                        .entry(m.criterion_id.as_str())
+                        .or_default()
+                        .push(m.clone());
+                }
+                outcome
+                    .checks
+                    .into_iter()
+                    .map(|check| ReportCheck {
+                        measurements: by_criterion
+                            .remove(check.criterion_id.as_str())
+                            .unwrap_or_default(),
+                        check,
+                    })
+                    .collect()
+            },
+        }
+    }
+
+    /// Refuses a report of a format newer than this dwpipe reads, as the error `code` of the
+    /// command reading `path`.
+    pub(crate) fn readable(&self, path: &Path, code: &str) -> Result<(), Diagnostic> {
+        if self.format_version <= crate::format::AUDIT {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            code,
+            format!(
+                "`{}` is an audit report of format-version {}, written by dwpipe {}; this dwpipe \
+                 {} reads format-version 1 to {}",
+                path.display(),
+                self.format_version,
+                self.dwpipe_version,
+                env!("CARGO_PKG_VERSION"),
+                crate::format::AUDIT
+            ),
+        )
+        .fix(format!(
+            "read it with dwpipe {} or newer",
+            self.dwpipe_version
+        )))
+    }
+
+    /// The JSON text of the report (pretty, stable field order).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report always serializes") + "\n"
+    }
+}

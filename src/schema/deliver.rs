@@ -1,0 +1,164 @@
+//! `deliver.json`, the file CI reads at the end of a run: why the delivery ended (one terminal
+//! reason, DESIGN §6), what the last audit found, what the agent claimed (never the verdict).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::audit::InstalledHap;
+use crate::device::Source;
+use crate::words::words;
+
+words! {
+    /// Why a delivery ended.
+    pub(crate) enum TerminalReason {
+        /// Every verification command passed after a change, and the audit passed.
+        Verified = "verified",
+        /// The agent changed nothing.
+        NoChanges = "no_changes",
+        /// Verification failed and no repair is left.
+        VerificationFailed = "verification_failed",
+        /// The audit failed and no repair is left.
+        AuditFailed = "audit_failed",
+        /// The same failure came back more often than allowed.
+        RepeatedFailure = "repeated_failure",
+        /// The repair rounds ran out.
+        BudgetExhausted = "budget_exhausted",
+        /// The pre-review blocked dispatch.
+        ReviewBlocked = "review_blocked",
+        /// A signal (SIGINT, SIGTERM) stopped it.
+        Interrupted = "interrupted",
+        /// A tool, a device or the machine failed.
+        EnvironmentError = "environment_error",
+        /// The run's own records (its lock, spec, `run.json`, ledger) changed under it while
+        /// the agent or a verification command ran: nothing it would say can be trusted.
+        RecordsTampered = "records_tampered",
+        /// DevEco Code's run did not finish (killed, stalled, ended on `tool-calls`, a
+        /// permission rejected, a session error) and it changed nothing.
+        AgentIncomplete = "agent_incomplete",
+    }
+}
+
+words! {
+    /// What the agent said about its own work.
+    pub(crate) enum Claim {
+        /// It says it is done.
+        Pass = "pass",
+        /// It says it failed.
+        Fail = "fail",
+        /// It says it could not finish.
+        Incomplete = "incomplete",
+        /// It said nothing recognizable.
+        None = "none",
+    }
+}
+
+/// `deliver.json`: how the delivery ended, and what it was about.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct DeliverReport {
+    /// Schema version.
+    pub(crate) format_version: u32,
+    /// The lock delivered.
+    pub(crate) pack_sha256: String,
+    /// Why it ended.
+    pub(crate) terminal_reason: TerminalReason,
+    /// The run directory.
+    pub(crate) run_dir: PathBuf,
+    /// Repair rounds sent.
+    pub(crate) repairs: u32,
+    /// The last audit's result per criterion (`criterionId`, result in words), if an audit
+    /// ran; over a lab, who did what (`fail on LAB02`).
+    pub(crate) criteria: Vec<(String, String)>,
+    /// What is still failing when it stopped: criterion ids or verification command names.
+    pub(crate) unresolved: Vec<String>,
+    /// Reports written (relative to the run directory when inside it).
+    pub(crate) reports: Vec<String>,
+    /// What went wrong, when a tool or the machine failed.
+    pub(crate) detail: Option<String>,
+    /// The agent's last claim (never the verdict).
+    pub(crate) agent_claim: Option<Claim>,
+    /// How DevEco Code's last run ended, by dwpipe's reading of its stream
+    /// (`finished`, or `incomplete (why)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) agent_ending: Option<String>,
+    /// What the last audit measured on: each device, or the capture replayed.
+    pub(crate) sources: Vec<Source>,
+    /// The verified HAPs installed before the last audit, with their SHA-256.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) installed: Vec<InstalledHap>,
+    /// Why nothing was installed before the last audit (the app measured is not this run's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_installed: Option<String>,
+    /// The agent changed nothing in the first round: the workspace was verified and audited
+    /// as it stood.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) agent_changed_nothing: bool,
+}
+
+impl DeliverReport {
+    /// A delivery of the lock `pack_sha256` in `run_dir` that has not ended yet.
+    pub(crate) fn new(run_dir: &Path, pack_sha256: &str) -> DeliverReport {
+        DeliverReport {
+            format_version: crate::format::DELIVER,
+            pack_sha256: pack_sha256.to_owned(),
+            terminal_reason: TerminalReason::EnvironmentError,
+            run_dir: run_dir.to_owned(),
+            repairs: 0,
+            criteria: Vec::new(),
+            unresolved: Vec::new(),
+            reports: Vec::new(),
+            detail: None,
+            agent_claim: None,
+            agent_ending: None,
+            sources: Vec::new(),
+            installed: Vec::new(),
+            not_installed: None,
+            agent_changed_nothing: false,
+        }
+    }
+
+    /// Whether the last audit measured a recorded capture, not a device.
+    pub(crate) fn replayed(&self) -> bool {
+        !self.sources.is_empty() && self.sources.iter().all(Source::is_replay)
+    }
+}
+
+/// The page a delivery's reports (as `deliver.json` lists them, relative to the run folder)
+/// offer to open: the last audit's HTML (its lab's, in a lab), else the delivery's record.
+pub(crate) fn page_to_open(reports: &[String]) -> &str {
+    reports
+        .iter()
+        .rev()
+        .find(|r| r.ends_with(".html"))
+        .map_or("deliver.json", String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_the_words_deliver_json_has_always_said() {
+        assert_eq!(
+            serde_json::to_string(&TerminalReason::RepeatedFailure).unwrap(),
+            "\"repeated_failure\""
+        );
+        assert_eq!(
+            TerminalReason::WORDS,
+            [
+                "verified",
+                "no_changes",
+                "verification_failed",
+                "audit_failed",
+                "repeated_failure",
+                "budget_exhausted",
+                "review_blocked",
+                "interrupted",
+                "environment_error",
+                "records_tampered",
+                "agent_incomplete"
+            ]
+        );
+    }
+}

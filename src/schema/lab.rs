@@ -1,0 +1,284 @@
+//! `lab.json`: the criterion × device matrix of a lab audit, built from each device's report or
+//! from why it has none, and the lab's verdict.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::{CheckOutcome, CheckResult, Verdict};
+use crate::pack::Frozen;
+use crate::words::words;
+
+use super::AuditReport;
+
+words! {
+    /// The lab's verdict.
+    pub(crate) enum LabVerdict {
+        /// Every device passed.
+        Pass = "pass",
+        /// A device failed.
+        Fail = "fail",
+        /// None failed, but one could not be audited (or there was none).
+        Incomplete = "incomplete",
+    }
+}
+
+words! {
+    /// A device's verdict in the matrix.
+    pub(crate) enum DeviceVerdict {
+        /// Its audit passed.
+        Pass = "pass",
+        /// Its audit failed.
+        Fail = "fail",
+        /// It has no report (unreachable, vanished).
+        Error = "error",
+    }
+}
+
+words! {
+    /// One cell: a criterion's result on a device.
+    pub(crate) enum Cell {
+        /// The check passed.
+        Pass = "pass",
+        /// The check failed.
+        Fail = "fail",
+        /// Nobody could tell.
+        Unverified = "unverified",
+        /// The device has no report, or the report no check for the criterion.
+        NoReport = "-",
+    }
+}
+
+impl Cell {
+    fn of(result: CheckResult) -> Cell {
+        match result {
+            CheckResult::Pass => Cell::Pass,
+            CheckResult::Fail => Cell::Fail,
+            CheckResult::Unverified => Cell::Unverified,
+        }
+    }
+}
+
+/// `lab.json`: the criterion × device matrix.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct LabReport {
+    /// Schema version.
+    pub(crate) format_version: u32,
+    /// The lock every device was held against.
+    pub(crate) pack_sha256: String,
+    /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
+    /// failed but one could not be audited.
+    pub(crate) verdict: LabVerdict,
+    /// The devices, in the lab's order.
+    pub(crate) devices: Vec<LabDevice>,
+    /// One row per criterion, its results in the devices' order.
+    pub(crate) rows: Vec<LabRow>,
+    /// The hdc servers that did not answer, and why: their devices are in no column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unreachable: Vec<UnreachableServer>,
+}
+
+/// An hdc server the lab could not list.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct UnreachableServer {
+    /// `HOST:PORT`, or `local`.
+    pub(crate) server: String,
+    /// Why, in words.
+    pub(crate) reason: String,
+}
+
+impl UnreachableServer {
+    /// The servers a roster could not list, in words.
+    pub(crate) fn all(unreachable: &[(String, crate::device::DeviceError)]) -> Vec<Self> {
+        unreachable
+            .iter()
+            .map(|(server, e)| UnreachableServer {
+                server: server.clone(),
+                reason: crate::diagnostic::chain(e),
+            })
+            .collect()
+    }
+}
+
+/// A device's column.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct LabDevice {
+    /// Its connect key.
+    pub(crate) serial: String,
+    /// Its hdc server (`local` for the local one).
+    pub(crate) server: String,
+    /// Its model, as it reported it (`null` without a report).
+    #[serde(default)]
+    pub(crate) model: Option<String>,
+    /// Its software version.
+    #[serde(default)]
+    pub(crate) software_version: Option<String>,
+    /// Its verdict.
+    pub(crate) verdict: DeviceVerdict,
+    /// Why it has no report.
+    pub(crate) error: Option<String>,
+    /// Its report, relative to the lab's folder.
+    pub(crate) report: Option<String>,
+}
+
+/// A criterion's row.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct LabRow {
+    /// The criterion.
+    pub(crate) criterion_id: String,
+    /// Its dimension.
+    pub(crate) dimension: String,
+    /// must or should.
+    pub(crate) weight: String,
+    /// Its result on each device, in the devices' order.
+    pub(crate) results: Vec<Cell>,
+    /// What each device measured (`612ms`), or why it could not tell, in the devices' order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) details: Vec<Option<String>>,
+}
+
+impl LabRow {
+    /// A cell as the matrix shows it: its result, with what was measured or why not.
+    pub(crate) fn shown(&self, device: usize) -> String {
+        let result = self.results.get(device).map_or("-", |r| r.as_str());
+        match self.details.get(device).and_then(Option::as_deref) {
+            // A pass/fail probe's actual is the result itself.
+            Some(detail) if detail != result => format!("{result} ({detail})"),
+            _ => result.to_owned(),
+        }
+    }
+}
+
+/// One device of the matrix as the lab audited it.
+#[derive(Debug)]
+pub(crate) struct Column<'a> {
+    /// Its connect key.
+    pub(crate) serial: &'a str,
+    /// Its server, `local` or `HOST:PORT`.
+    pub(crate) server: String,
+    /// Its report and where it is (relative to the lab's folder), or why it has none.
+    pub(crate) outcome: Result<(&'a AuditReport, String), String>,
+}
+
+impl Column<'_> {
+    fn device(&self) -> Option<&crate::device::DeviceInfo> {
+        self.outcome.as_ref().ok()?.0.device.as_ref()
+    }
+}
+
+impl LabReport {
+    /// The matrix of these columns; `unreachable`: the servers that did not answer.
+    pub(crate) fn new(
+        frozen: &Frozen,
+        columns: &[Column<'_>],
+        unreachable: Vec<UnreachableServer>,
+    ) -> LabReport {
+        let devices: Vec<LabDevice> = columns
+            .iter()
+            .map(|column| LabDevice {
+                serial: column.serial.to_owned(),
+                server: column.server.clone(),
+                model: column.device().and_then(|d| d.model.clone()),
+                software_version: column.device().and_then(|d| d.software_version.clone()),
+                verdict: match &column.outcome {
+                    Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
+                    Ok(_) => DeviceVerdict::Fail,
+                    Err(_) => DeviceVerdict::Error,
+                },
+                error: column.outcome.as_ref().err().cloned(),
+                report: column.outcome.as_ref().ok().map(|(_, path)| path.clone()),
+            })
+            .collect();
+        let rows = frozen
+            .pack
+            .criteria
+            .iter()
+            .map(|criterion| {
+                // Each device's check of the criterion, found once for its result and detail.
+                let checks: Vec<Option<&CheckOutcome>> = columns
+                    .iter()
+                    .map(|column| {
+                        let (report, _) = column.outcome.as_ref().ok()?;
+                        report
+                            .checks
+                            .iter()
+                            .find(|c| c.check.criterion_id == criterion.id)
+                            .map(|c| &c.check)
+                    })
+                    .collect();
+                LabRow {
+                    criterion_id: criterion.id.clone(),
+                    dimension: criterion.dimension.as_str().to_owned(),
+                    weight: criterion.weight.as_str().to_owned(),
+                    results: checks
+                        .iter()
+                        .map(|c| c.map_or(Cell::NoReport, |c| Cell::of(c.result)))
+                        .collect(),
+                    details: checks
+                        .iter()
+                        .map(|c| {
+                            let c = (*c)?;
+                            match c.result {
+                                CheckResult::Unverified => c.reason.clone(),
+                                _ => c.actual.clone(),
+                            }
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        LabReport {
+            format_version: crate::format::LAB,
+            pack_sha256: frozen.lock.sha256.clone(),
+            verdict: verdict_of(&devices, &unreachable),
+            devices,
+            rows,
+            unreachable,
+        }
+    }
+
+    /// A criterion's results across the lab in a few words: `pass` when every device passed,
+    /// else who did what (`fail on LAB02; unverified on LAB05`).
+    pub(crate) fn across(&self, row: &LabRow) -> String {
+        if row.results.iter().all(|r| *r == Cell::Pass) {
+            return Cell::Pass.as_str().to_owned();
+        }
+        let mut by_result: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (device, result) in self.devices.iter().zip(&row.results) {
+            let result = match result {
+                Cell::Pass => continue,
+                Cell::NoReport => "no report",
+                other => other.as_str(),
+            };
+            match by_result.iter_mut().find(|(r, _)| *r == result) {
+                Some((_, serials)) => serials.push(&device.serial),
+                None => by_result.push((result, vec![&device.serial])),
+            }
+        }
+        by_result
+            .iter()
+            .map(|(result, serials)| format!("{result} on {}", serials.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The lab's verdict from its devices', and the servers that did not answer (whose devices
+/// were not shown to pass).
+pub(crate) fn verdict_of(devices: &[LabDevice], unreachable: &[UnreachableServer]) -> LabVerdict {
+    let verdicts: BTreeSet<DeviceVerdict> = devices.iter().map(|d| d.verdict).collect();
+    if verdicts.contains(&DeviceVerdict::Fail) {
+        LabVerdict::Fail
+    } else if verdicts.contains(&DeviceVerdict::Error)
+        || devices.is_empty()
+        || !unreachable.is_empty()
+    {
+        LabVerdict::Incomplete
+    } else {
+        LabVerdict::Pass
+    }
+}

@@ -1,0 +1,27 @@
+//! The documents dwpipe writes and reads back, as serde types and nothing else: no files are
+//! read or written here, nothing is rendered. Each has a `format-version` (the table is
+//! `crate::format`); a field added is optional, a shape changed bumps its number, and readers
+//! take the previous number or refuse it with a fix. Producers build these; `report` renders
+//! and publishes them; readers (`verify-evidence`, `compare`, the history) parse them typed.
+
+mod ab;
+mod ab_lab;
+mod audit;
+mod compare;
+mod deliver;
+mod lab;
+mod printed;
+
+pub(crate) use ab::{AbRecord, Arm, Block, COMPARISON, RECORD, Restored};
+pub(crate) use ab_lab::{AbCell, AbColumn, AbLabReport};
+pub(crate) use audit::ReportCheck;
+pub use audit::{AuditReport, Summary};
+pub use compare::{ArmStats, Compared, Comparison, Outcome, Regression, Side};
+pub(crate) use deliver::{Claim, DeliverReport, TerminalReason, page_to_open};
+pub(crate) use lab::{
+    Cell, Column, LabDevice, LabReport, LabVerdict, UnreachableServer, verdict_of,
+};
+pub(crate) use printed::{
+    AbOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing, RunsOutput, SeriesOutput,
+    Shift, ShiftsOutput,
+};

@@ -1,0 +1,171 @@
+//! What commands print with `--json` besides the documents they keep: the freeze's result,
+//! the probe catalog, the run folders, the history's points and shifts, an import's counts,
+//! an A/B session with its comparison. Each has its own `format-version`.
+
+use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::pack::ProbeRef;
+
+use super::{AbRecord, Comparison};
+
+/// `dwpipe freeze --json`: what the command did (the lock itself is the document kept).
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct FreezeOutput<'a> {
+    /// `format::FREEZE`.
+    pub(crate) format_version: u32,
+    /// The lock's hash.
+    pub(crate) sha256: &'a str,
+    /// Criteria in the pack.
+    pub(crate) criteria: usize,
+    /// Where the lock was written.
+    pub(crate) lock: String,
+    /// Where `spec.md` was written.
+    pub(crate) spec: String,
+    /// The warnings sealed with the pack.
+    pub(crate) diagnostics: &'a [Diagnostic],
+}
+
+/// `dwpipe probes --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct ProbesOutput {
+    /// `format::PROBES`.
+    pub(crate) format_version: u32,
+    /// The catalog.
+    pub(crate) probes: Vec<ProbeRef>,
+}
+
+/// `dwpipe runs --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct RunsOutput<'a> {
+    /// `format::RUNS`.
+    pub(crate) format_version: u32,
+    /// The run folders, newest first.
+    pub(crate) runs: &'a [RunListing],
+}
+
+/// One run folder.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct RunListing {
+    /// The folder's name: what `deliver --resume` takes.
+    pub(crate) id: String,
+    /// When it started (UTC), from the id.
+    pub(crate) started: Option<String>,
+    /// The pack's hash, from `run.json`.
+    pub(crate) pack_sha256: Option<String>,
+    /// How it ended (`deliver.json`); absent while it runs or after it was cut off.
+    pub(crate) terminal_reason: Option<String>,
+    /// The report to open, relative to the run folder.
+    pub(crate) report: Option<String>,
+}
+
+/// One audit's reading of a criterion, as the history gives it back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Point {
+    /// The audit's row.
+    pub(crate) run: i64,
+    /// When it was recorded (UTC, ISO 8601).
+    pub(crate) recorded_at: String,
+    /// The report, as recorded.
+    pub(crate) report: String,
+    /// The app.
+    pub(crate) app: String,
+    /// Its version, when known.
+    pub(crate) app_version: Option<String>,
+    /// The workspace's commit, when known.
+    pub(crate) commit: Option<String>,
+    /// The lock.
+    pub(crate) pack_sha256: String,
+    /// The device.
+    pub(crate) serial: String,
+    /// Its model.
+    pub(crate) model: Option<String>,
+    /// Its software version.
+    pub(crate) software_version: Option<String>,
+    /// Its refresh rate, when recorded.
+    pub(crate) refresh_rate: Option<f64>,
+    /// Whether the audit replayed a capture.
+    pub(crate) replay: bool,
+    /// The criterion.
+    pub(crate) criterion: String,
+    /// Its unit.
+    pub(crate) unit: Option<String>,
+    /// The aggregate of its runs.
+    pub(crate) value: Option<f64>,
+    /// Its check's result (`pass`, `fail`, `unverified`).
+    pub(crate) verdict: String,
+    /// Every run's value.
+    pub(crate) runs: Vec<f64>,
+}
+
+/// `dwpipe history --json`: the points, oldest first.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct SeriesOutput<'a> {
+    /// `format::HISTORY`.
+    pub(crate) format_version: u32,
+    /// The points.
+    pub(crate) points: &'a [Point],
+}
+
+/// Where a criterion's series shifted on a device model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Shift {
+    /// The criterion.
+    pub(crate) criterion: String,
+    /// The device model of the series.
+    pub(crate) device_model: Option<String>,
+    /// The first audit after the change.
+    pub(crate) run: i64,
+    /// When that audit was recorded.
+    pub(crate) recorded_at: String,
+    /// Its report.
+    pub(crate) report: String,
+    /// The series' mean before the change, in the unit.
+    pub(crate) before: f64,
+    /// And after it.
+    pub(crate) after: f64,
+    /// The unit.
+    pub(crate) unit: Option<String>,
+    /// The permutation test's p.
+    pub(crate) p: f64,
+}
+
+/// `dwpipe history --changes --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct ShiftsOutput<'a> {
+    /// `format::HISTORY`.
+    pub(crate) format_version: u32,
+    /// The shifts.
+    pub(crate) changes: &'a [Shift],
+}
+
+/// What `dwpipe history import` recorded (its `--json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Imported {
+    /// Audits recorded.
+    pub(crate) audits: usize,
+    /// Comparisons recorded.
+    pub(crate) comparisons: usize,
+    /// Reports the history already had.
+    pub(crate) known: usize,
+}
+
+/// `dwpipe audit --baseline-hap … --json` on one device: the session's record and its
+/// comparison, side by side (each keeps its own `format-version`).
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct AbOutput<'a> {
+    /// `ab.json`.
+    pub(crate) session: &'a AbRecord,
+    /// `compare.json`.
+    pub(crate) compared: &'a Comparison,
+}

@@ -1,0 +1,76 @@
+//! The device lab's A/B: every device compared with itself (the baseline and the candidate
+//! alternated on it, as the one-device session does), each into its own folder, at most
+//! `--jobs` at once; a device that fails or vanishes ends its own session, never the others'.
+//! The sessions become the criterion × device matrix `ab-lab.json`.
+
+use std::path::PathBuf;
+
+use crate::diagnostic::chain;
+use crate::gate::Verdict;
+use crate::process::Cancel;
+use crate::report::publish;
+use crate::schema::{AbColumn, AbLabReport, UnreachableServer};
+use crate::target::{Member, Roster};
+
+use super::ab::{self, AbSession};
+use super::lab::each_member;
+use super::plan::Builds;
+use super::{AuditPlan, Outcome, Reporter, SessionError};
+
+/// Runs the A/B session on every member of the roster, into `<out>/<folder>/`, and publishes
+/// the matrix.
+pub(super) async fn ab_lab(
+    plan: &AuditPlan<'_>,
+    builds: &Builds,
+    roster: &Roster,
+    cancel: &Cancel,
+    reporter: &dyn Reporter,
+) -> Result<Outcome, SessionError> {
+    let job = |member: Member, out: PathBuf| async move {
+        let device = roster
+            .hdc
+            .server(member.server.clone(), cancel)
+            .device(&member.serial)
+            .map_err(|e| SessionError::Install(e.into()))?;
+        let sheltered = device.sheltered();
+        // A lab shows devices starting and ending, not each device's sessions.
+        let (result, restored) =
+            ab::run(&device, Some(&sheltered), plan, builds, &out, &super::Quiet).await;
+        result.map_err(|error| {
+            if error.is_interrupted() {
+                SessionError::Interrupted(out.clone())
+            } else {
+                SessionError::Ab {
+                    error,
+                    restored,
+                    out: out.clone(),
+                }
+            }
+        })
+    };
+    let verdict = |session: &AbSession| {
+        if session.record.passed() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    };
+    let seats = each_member(roster, &plan.out, job, verdict, reporter).await?;
+    let columns = seats
+        .iter()
+        .map(|seat| {
+            let (serial, folder) = (&seat.member.serial, seat.member.folder());
+            match &seat.outcome {
+                Ok(session) => AbColumn::of(serial, &folder, &session.record, &session.comparison),
+                Err(e) => AbColumn::stopped(serial, &folder, chain(e)),
+            }
+        })
+        .collect();
+    let report = AbLabReport::new(columns, UnreachableServer::all(&roster.unreachable));
+    let written = publish::ab_lab(&report, &plan.out)?;
+    Ok(Outcome::AbLab {
+        report,
+        seats,
+        written,
+    })
+}

@@ -1,0 +1,185 @@
+//! The device lab: one audit per device across hdc servers, in parallel with a bound, each
+//! into its own folder; a device that fails or vanishes ends its own seat, never the others'.
+//! The seats become the criterion × device matrix (`lab.json` and its forms).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+use tokio::sync::Semaphore;
+
+use crate::device::DeviceError;
+use crate::diagnostic::chain;
+use crate::gate::Verdict;
+use crate::output::PublishError;
+use crate::pack::Frozen;
+use crate::process::{Cancel, join_all};
+use crate::report::{junit_lab, publish};
+use crate::schema::{AuditReport, Column, LabReport, UnreachableServer};
+use crate::target::{Absence, Member, Roster};
+
+use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
+
+/// The report file each device's folder holds (the matrix links to it).
+pub(crate) const DEVICE_REPORT: &str = "audit-1.json";
+
+/// Why a device has no report.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SeatError {
+    /// It was asked for but is not there.
+    #[error(transparent)]
+    Absent(Absence),
+    /// Its folder could not be created.
+    #[error("cannot create `{}`", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Its audit (or A/B session) stopped: the device vanished, timed out, …
+    #[error(transparent)]
+    Stopped(SessionError),
+}
+
+/// One device's audit.
+#[derive(Debug)]
+pub(crate) struct Seat<T = AuditReport> {
+    /// The device.
+    pub(crate) member: Member,
+    /// What it gave, or why it has nothing.
+    pub(crate) outcome: Result<T, SeatError>,
+}
+
+/// Runs `job` on every member of the roster into `<out>/<folder>/`, at most `roster.jobs` at
+/// once, telling the reporter when each starts and ends (with `verdict` of what it gave);
+/// seats come back in the members' order, then the absent devices'. A signal that stopped
+/// any seat stops the lab.
+pub(super) async fn each_member<T, F>(
+    roster: &Roster,
+    out: &Path,
+    job: impl Fn(Member, PathBuf) -> F,
+    verdict: impl Fn(&T) -> Verdict,
+    reporter: &dyn Reporter,
+) -> Result<Vec<Seat<T>>, SessionError>
+where
+    F: Future<Output = Result<T, SessionError>>,
+{
+    let limit = Semaphore::new(roster.jobs.max(1));
+    let jobs = roster.members.iter().map(|member| {
+        let (limit, job, verdict) = (&limit, &job, &verdict);
+        async move {
+            let _permit = limit.acquire().await;
+            reporter.event(Event::DeviceStarted(&member.serial));
+            let folder = out.join(member.folder());
+            let outcome = match std::fs::create_dir_all(&folder) {
+                Ok(()) => job(member.clone(), folder)
+                    .await
+                    .map_err(SeatError::Stopped),
+                Err(source) => Err(SeatError::Folder {
+                    path: folder,
+                    source,
+                }),
+            };
+            reporter.event(Event::DeviceEnded(
+                &member.serial,
+                outcome.as_ref().map(verdict),
+            ));
+            Seat {
+                member: member.clone(),
+                outcome,
+            }
+        }
+    });
+    let mut seats = join_all(jobs.collect()).await;
+    if seats.iter().any(|s| {
+        matches!(
+            s.outcome,
+            Err(SeatError::Stopped(SessionError::Interrupted(_)))
+        )
+    }) {
+        return Err(SessionError::Interrupted(out.to_owned()));
+    }
+    seats.extend(roster.absent.iter().map(|(member, why)| Seat {
+        member: member.clone(),
+        outcome: Err(SeatError::Absent(why.clone())),
+    }));
+    Ok(seats)
+}
+
+/// Audits every member of the roster (the verified build installed first) and publishes the
+/// matrix.
+pub(super) async fn audit_lab(
+    plan: &AuditPlan<'_>,
+    roster: &Roster,
+    cancel: &Cancel,
+    reporter: &dyn Reporter,
+) -> Result<Outcome, SessionError> {
+    let job = |member: Member, folder: PathBuf| async move {
+        let device = roster
+            .hdc
+            .server(member.server.clone(), cancel)
+            .device(&member.serial)
+            .map_err(|e| SessionError::Install(e.into()))?;
+        super::one::install_haps(&device, &plan.build.haps)
+            .await
+            .map_err(SessionError::Install)?;
+        // A lab shows devices starting and ending, not each device's sessions.
+        let (report, _) = super::one::audit(&device, plan, &folder, &|_| {}).await?;
+        Ok(report)
+    };
+    let seats = each_member(roster, &plan.out, job, |r| r.verdict, reporter).await?;
+    let (report, written) = publish_matrix(plan.frozen, &seats, &roster.unreachable, &plan.out)?;
+    Ok(Outcome::Lab {
+        report,
+        seats,
+        written,
+    })
+}
+
+/// The matrix of the seats and its JUnit XML (one suite per seat, and one per hdc server that
+/// did not answer), written into `out`; returns the matrix and the files written.
+fn publish_matrix(
+    frozen: &Frozen,
+    seats: &[Seat],
+    unreachable: &[(String, DeviceError)],
+    out: &Path,
+) -> Result<(LabReport, Vec<PathBuf>), PublishError> {
+    let errors: Vec<String> = seats
+        .iter()
+        .map(|s| match &s.outcome {
+            Ok(_) => String::new(),
+            Err(e) => chain(e),
+        })
+        .collect();
+    let columns: Vec<Column<'_>> = seats
+        .iter()
+        .zip(&errors)
+        .map(|(seat, error)| Column {
+            serial: &seat.member.serial,
+            server: seat.member.server_name(),
+            outcome: match &seat.outcome {
+                Ok(report) => Ok((report, format!("{}/{DEVICE_REPORT}", seat.member.folder()))),
+                Err(_) => Err(error.clone()),
+            },
+        })
+        .collect();
+    let servers = UnreachableServer::all(unreachable);
+    let mut suites: Vec<(String, Result<&AuditReport, &str>)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.serial.to_owned(),
+                c.outcome.as_ref().map(|(r, _)| *r).map_err(String::as_str),
+            )
+        })
+        .collect();
+    suites.extend(
+        servers
+            .iter()
+            .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str()))),
+    );
+    let matrix = LabReport::new(frozen, &columns, servers.clone());
+    let written = publish::lab(&matrix, &junit_lab(&suites), out)?;
+    Ok((matrix, written))
+}
