@@ -20,6 +20,8 @@ pub(crate) const REVIEW: u32 = 1;
 pub(crate) const VERIFY: u32 = 2;
 /// `compare.json`.
 pub(crate) const COMPARE: u32 = 1;
+/// A flow run's `flow.json`, kept beside its evidence.
+pub(crate) const FLOW: u32 = 1;
 /// `ab.json`, a same-device A/B session's record.
 pub(crate) const AB: u32 = 1;
 /// `ab-lab.json`, a lab's A/B matrix.

@@ -10,8 +10,8 @@ use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
 use crate::probe::screenshot::{Shrunk, thumbnail_of};
 
+use super::evidence::{FlowRecord, StepFile, step_file};
 use super::extract::Decoded;
-use super::flow::{FlowRecord, step_file};
 
 /// The frame budget assumed when the trace names none (60 Hz).
 const DEFAULT_BUDGET_MS: f64 = 16.667;
@@ -105,7 +105,7 @@ impl Figures {
         let mut shrunk: HashMap<String, Option<Shrunk>> = HashMap::new();
         let screens = (0..record.steps.len())
             .map(|i| {
-                let bytes = evidence.file_bytes(&step_file(i, "screen.png"))?;
+                let bytes = evidence.file_bytes(&step_file(i, StepFile::Screen))?;
                 shrunk
                     .entry(sha256_hex(&bytes))
                     .or_insert_with(|| thumbnail_of(&bytes, THUMBNAIL_PX))

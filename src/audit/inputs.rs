@@ -14,9 +14,9 @@ use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::write_atomic;
 use crate::playbook::Playbooks;
 
+use super::keep::relative;
 use super::model::{AuditError, EvidenceFile, Inputs};
 use super::plan::AuditSpec;
-use super::session::relative;
 
 const DEVICE: &str = "device.yaml";
 const PLAYBOOKS: &str = "playbooks";

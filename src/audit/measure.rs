@@ -9,11 +9,12 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, chain};
 
 use super::aggregate::{actual, aggregate, spread};
-use super::extract::{Context, Decoded, ExtractError, Files, Reading, Value, extract};
+use super::evidence::{Context, Files};
+use super::extract::{Decoded, ExtractError, Reading, Value, extract};
 use super::figures::Figures;
+use super::keep::hash_files;
 use super::model::{AuditError, MeasurementRecord, RunReading};
 use super::plan::{Planned, Visit};
-use super::session::hash_files;
 use crate::pack::ProbeArgs;
 use crate::probe::Extractor;
 

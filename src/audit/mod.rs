@@ -6,10 +6,12 @@
 
 mod aggregate;
 mod checks;
+mod evidence;
 mod extract;
 mod figures;
 mod flow;
 mod inputs;
+mod keep;
 mod measure;
 mod model;
 mod plan;
@@ -20,7 +22,8 @@ mod session;
 
 pub use aggregate::{actual, aggregate};
 pub(crate) use checks::folded;
-pub use extract::{Context, Decoded, Files, Value, extract};
+pub use evidence::{Context, Files};
+pub use extract::{Decoded, Value, extract};
 pub use extract::{ExtractError, Reading, Screenshot, Trace};
 pub use figures::Figures;
 pub(crate) use figures::{FlowFigure, FrameSeries, Trend, TrendPoint};

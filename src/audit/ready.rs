@@ -17,8 +17,8 @@ use crate::diagnostic::chain;
 use crate::playbook::Values;
 use crate::shell::ShellValue;
 
-use super::extract::Files;
-use super::session::{StepFailure, device_or_step, keep_file};
+use super::evidence::{Files, StepFailure};
+use super::keep::{device_or_step, keep_file};
 
 /// How long a poll waits before it asks again.
 const EVERY: Duration = Duration::from_millis(200);

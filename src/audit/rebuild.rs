@@ -13,7 +13,8 @@ use crate::playbook::{FAILED_STEP, Playbooks};
 
 use crate::diagnostic::chain;
 
-use super::extract::{Context, Decoded, Files, extract};
+use super::evidence::{Context, Files};
+use super::extract::{Decoded, extract};
 use super::inputs::{inside, read_kept};
 use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{AuditRun, Inputs, RunReading};

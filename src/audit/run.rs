@@ -15,16 +15,17 @@ use crate::diagnostic::Diagnostic;
 use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
 
-use super::extract::{Context, Files};
+use super::evidence::{Context, Files, StepFailure};
 use super::figures::Figures;
 use super::flow::{FlowPlan, run_flow};
 use super::inputs::keep;
+use super::keep::keep_file;
 use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{
     AuditError, AuditEvent, AuditRun, DeviceTime, Inputs, MeasurementRecord, Times,
 };
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
-use super::session::{StepFailure, gather, keep_file};
+use super::session::gather;
 
 /// Runs the audit on `device` into the audit folder `out`.
 pub async fn run(

@@ -1,26 +1,15 @@
 //! One visit of a session on the device: its steps run in order, replies and pulled files
-//! saved into the evidence folder (pulled files under a temporary name first), and the files
-//! hashed for the report.
+//! kept in the evidence folder.
 
 use std::path::Path;
 
-use crate::device::{Device, DeviceError};
+use crate::device::Device;
 use crate::diagnostic::chain;
-use crate::input::hash_file;
 use crate::playbook::{READY, Step, Values};
 use crate::shell::ShellValue;
 
-use super::extract::Files;
-use super::model::{AuditError, EvidenceFile};
-
-/// Why a session stopped: the device itself, or one step on a healthy device.
-pub(super) enum StepFailure {
-    /// The device failed: the audit stops.
-    Device(DeviceError),
-    /// A step failed: the files gathered before it are kept, the probes that needed more are
-    /// unverified with the reason.
-    Step { reason: String },
-}
+use super::evidence::{Files, StepFailure};
+use super::keep::{device_or_step, keep_file, pull};
 
 /// Runs session steps, saving replies and pulled files into `dir` and naming them in `files`.
 pub(super) async fn gather<'s>(
@@ -84,85 +73,6 @@ pub(super) async fn gather<'s>(
     Ok(())
 }
 
-/// Writes `bytes` as the visit's evidence file `name` in `dir`, and names it in `files`.
-pub(super) fn keep_file(
-    dir: &Path,
-    files: &mut Files,
-    name: &str,
-    bytes: &[u8],
-) -> Result<(), crate::output::WriteError> {
-    let path = dir.join(name);
-    crate::output::write_atomic(&path, bytes)?;
-    files.insert(name.to_owned(), path);
-    Ok(())
-}
-
-/// Pulls a device file into the evidence as `save`, under a temporary name first: hdc writes
-/// the file itself, and an interrupted pull must not leave a half file under the evidence name.
-pub(super) async fn pull(
-    device: &impl Device,
-    values: &Values,
-    template: &str,
-    save: &str,
-    dir: &Path,
-    files: &mut Files,
-) -> Result<(), StepFailure> {
-    let fail = |reason: String| StepFailure::Step { reason };
-    let remote = values
-        .remote_path(template)
-        .map_err(|e| fail(e.to_string()))?;
-    let path = dir.join(save);
-    let partial = dir.join(format!(".{save}.partial"));
-    if let Err(e) = device.pull(&remote, &partial).await {
-        let _ = std::fs::remove_file(&partial);
-        return Err(device_or_step(e));
-    }
-    std::fs::rename(&partial, &path)
-        .map_err(|e| fail(format!("cannot keep `{}`: {e}", path.display())))?;
-    files.insert(save.to_owned(), path);
-    Ok(())
-}
-
 fn name_kind(name: &str) -> &'static str {
     if name == "pid" { "pid" } else { "value" }
-}
-
-/// Device-level failures stop the audit; a command that failed on a healthy device only
-/// leaves its criteria unverified.
-pub(super) fn device_or_step(error: DeviceError) -> StepFailure {
-    match error {
-        DeviceError::HdcFailed { .. }
-        | DeviceError::Transfer { .. }
-        | DeviceError::App { .. }
-        | DeviceError::Capture(_) => StepFailure::Step {
-            reason: chain(&error),
-        },
-        other => StepFailure::Device(other),
-    }
-}
-
-/// Every file of a session with its SHA-256, paths relative to the audit's folder.
-pub(super) fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>, AuditError> {
-    files
-        .values()
-        .map(|path| {
-            let sha256 =
-                hash_file(path, "an evidence file").map_err(|source| AuditError::Evidence {
-                    path: path.clone(),
-                    source,
-                })?;
-            Ok(EvidenceFile {
-                path: relative(path, out),
-                sha256,
-            })
-        })
-        .collect()
-}
-
-/// `path` relative to `base` (as is when it is not under it).
-pub(super) fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
 }

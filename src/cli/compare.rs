@@ -2,21 +2,19 @@
 //! same device, criterion by criterion; `compare.json`, `compare.md`, `compare-junit.xml` and
 //! `compare.html` in `--out`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::compare::compare;
+use crate::compare::{from_files, read_audit};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::history::{History, Recorder, app_of};
-use crate::output::{dir_or_dot, relative_to};
+use crate::output::relative_to;
 use crate::report::publish;
 use crate::schema::Comparison;
 
 use super::args::{Against, CompareArgs};
 use super::error::Error;
-use super::load_lock;
 use super::print;
-use super::verify_evidence::read_report;
 use super::{Edge, Run, out_or_default};
 
 impl Run for CompareArgs {
@@ -35,12 +33,13 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
     let out = out_or_default(args.out.as_deref(), "compare");
     std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
     let lock = args.lock.as_ref().map(|lock| relative_to(lock, &out));
-    let comparison = build(
+    let (comparison, frozen) = from_files(
         &out,
         (&baseline, &relative_to(&baseline, &out)),
         (&candidate, &relative_to(&candidate, &out)),
         lock.as_deref(),
     )?;
+    print::diagnostics(&frozen.found);
     let written = publish::comparison(&comparison, &out)?;
     if let Some(history) = &args.history {
         Recorder::at(history).record(&written[0], None)?;
@@ -79,7 +78,7 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                 .history
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(".dwpipe").join(crate::history::DEFAULT_FILE));
-            let report = read_report(candidate, "E_COMPARE_INVALID")?;
+            let report = read_audit(candidate, "E_COMPARE_INVALID")?;
             let app = app_of(&report, candidate)?;
             let device = report.device.as_ref();
             let (model, software) = (
@@ -127,47 +126,4 @@ pub(super) fn print_comparison(comparison: &Comparison) {
             c.reason
         ));
     }
-}
-
-/// The comparison of the audits `baseline` and `candidate` — each read from its path and
-/// recorded by its name relative to `out`, where `compare.json` lives — by the criteria of
-/// `lock` (relative to `out` too; default: the lock the candidate names): what `compare`
-/// writes and `verify-evidence` recomputes.
-pub(super) fn build(
-    out: &Path,
-    (base_path, baseline): (&Path, &str),
-    (cand_path, candidate): (&Path, &str),
-    lock: Option<&str>,
-) -> Result<Comparison, Error> {
-    let base_report = read_report(base_path, "E_COMPARE_INVALID")?;
-    let cand_report = read_report(cand_path, "E_COMPARE_INVALID")?;
-    let lock = match lock {
-        Some(lock) => lock.to_owned(),
-        None => {
-            let named = cand_report.lock.as_deref().ok_or_else(|| {
-                Error::from(
-                    Diagnostic::error(
-                        "E_COMPARE_INVALID",
-                        format!("`{}` names no lock", cand_path.display()),
-                    )
-                    .fix("pass the lock with --pack"),
-                )
-            })?;
-            relative_to(&dir_or_dot(cand_path.parent()).join(named), out)
-        }
-    };
-    let frozen = load_lock(&out.join(&lock))?;
-    compare(
-        &base_report,
-        &cand_report,
-        &frozen.pack,
-        (baseline, candidate),
-        &lock,
-    )
-    .map_err(|e| {
-        Error::from(
-            Diagnostic::error(e.code(), e.to_string())
-                .fix("compare audits of one device model, software version and refresh rate"),
-        )
-    })
 }

@@ -4,30 +4,17 @@
 
 use std::path::Path;
 
+use crate::compare::{from_files, read_audit};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::{MAX_REPORT_BYTES, parse_json, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::recheck::{Cause, recheck};
-use crate::schema::AuditReport;
 use crate::schema::Comparison;
 
 use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::{Edge, Run};
-
-/// An `audit-<n>.json`, read and parsed; what does not read is `code`.
-pub(super) fn read_report(path: &Path, code: &str) -> Result<AuditReport, Error> {
-    let fix = "pass an audit-<n>.json written by `dwpipe audit`";
-    let bytes = read_bounded(path, MAX_REPORT_BYTES, "an audit report")
-        .map_err(|e| e.diagnostic(code, fix))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        Error::from(Diagnostic::error(code, format!("`{}` is not UTF-8", path.display())).fix(fix))
-    })?;
-    let report: AuditReport = parse_json(path, &text).map_err(|d| d.recode(code, fix))?;
-    report.readable(path, code)?;
-    Ok(report)
-}
 
 impl Run for super::args::VerifyEvidenceArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
@@ -65,12 +52,13 @@ fn verify_comparison(
     }
     let lock = pack.map(|p| crate::output::relative_to(p, out));
     let (baseline, candidate) = (&recorded.baseline.report, &recorded.candidate.report);
-    let mut recomputed = super::compare::build(
+    let (mut recomputed, frozen) = from_files(
         out,
         (&out.join(baseline), baseline),
         (&out.join(candidate), candidate),
         Some(lock.as_deref().unwrap_or(&recorded.lock)),
     )?;
+    print::diagnostics(&frozen.found);
     // Which dwpipe wrote it is a recorded fact, not a reading.
     recomputed
         .dwpipe_version
@@ -97,7 +85,7 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error>
                 .fix("pass an audit-<n>.json written by `dwpipe audit`"),
         )
     };
-    let report = read_report(report_path, "E_EVIDENCE_INVALID")?;
+    let report = read_audit(report_path, "E_EVIDENCE_INVALID")?;
     let frozen = match pack {
         Some(lock) => load_lock(lock)?,
         None => {

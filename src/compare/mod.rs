@@ -6,6 +6,7 @@
 //! `improved`, `same` or `inconclusive`. Nothing that was not shown is a pass: inconclusive
 //! fails like regressed.
 
+mod files;
 pub(crate) mod stats;
 
 use std::collections::HashMap;
@@ -18,6 +19,8 @@ use crate::gate::AssertionVerdict;
 use crate::hash::sha256_hex;
 use crate::pack::{Floor, Pack, Weight};
 use crate::schema::{ArmStats, AuditReport, Compared, Comparison, Outcome, Regression, Side};
+
+pub(crate) use files::{from_files, read_audit};
 
 /// The significance a difference needs.
 const ALPHA: f64 = 0.01;

@@ -217,7 +217,7 @@ mod tests {
         assert!(
             ui.steps
                 .iter()
-                .any(|s| matches!(s, Step::Screenshot { save } if save == "screen.png"))
+                .any(|s| matches!(s, Step::Screenshot { save } if save == crate::probe::Evidence::Screen.as_str()))
         );
         let users: Vec<&str> = playbooks
             .probes

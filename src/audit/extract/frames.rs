@@ -5,7 +5,7 @@ use crate::pack::FrameMetric;
 use crate::probe::hidumper;
 use crate::probe::hitrace::{FrameStats, FrameTracker};
 
-use super::super::flow::{FPS_AFTER, FPS_BEFORE, FPS_SURFACE, SCREEN};
+use super::super::evidence::{FPS_AFTER, FPS_BEFORE, FPS_SURFACE, SCREEN};
 use super::{Decoded, ExtractError, Reading, number};
 
 /// One number of a frame measurement, with what it was read from.

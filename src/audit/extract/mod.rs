@@ -20,7 +20,8 @@ const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
 use crate::probe::hidumper::{self, DumpError};
 use crate::probe::hitrace::{self, Analysis, FrameTracker, TraceReport};
 
-use super::flow::{FLOW_RECORD, FlowRecord, step_file};
+use super::evidence::{Context, Files};
+use super::evidence::{FLOW_RECORD, FlowRecord, StepFile, step_file};
 
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
@@ -48,9 +49,6 @@ impl Value {
     }
 }
 
-/// Evidence files of one session run, by the name the playbook saved them under.
-pub type Files = BTreeMap<String, PathBuf>;
-
 /// One run's reading of one probe.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reading {
@@ -60,15 +58,6 @@ pub struct Reading {
     pub(crate) detail: String,
     /// Something about the evidence the criterion should carry as a warning.
     pub(crate) warning: Option<String>,
-}
-
-/// What an extractor may need besides the files.
-#[derive(Clone, Copy, Debug)]
-pub struct Context<'a> {
-    /// The app.
-    pub bundle: &'a str,
-    /// The device density (px per vp).
-    pub vpr: Option<f64>,
 }
 
 /// Why a probe read nothing from a session's evidence.
@@ -349,7 +338,7 @@ pub fn extract(
         }
         Extractor::Response => {
             let step = probe.step.ok_or(ExtractError::MissingArgument("step"))?;
-            let name = step_file(step.index, "trace");
+            let name = step_file(step.index, StepFile::Trace);
             let analysis = evidence
                 .step_traces()
                 .get(&name)

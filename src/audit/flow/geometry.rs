@@ -5,8 +5,7 @@ use crate::pack::{Direction, Selector};
 use crate::probe::layout::{Layout, NodeId, Rect};
 use crate::shell::ShellValue;
 
-use super::super::session::StepFailure;
-use super::{step_error, step_file};
+use super::super::evidence::{StepFailure, StepFile, step_error, step_file};
 
 /// The node `selector` names in the app window of `layout`, or why there is none.
 pub(super) fn select(
@@ -15,7 +14,7 @@ pub(super) fn select(
     selector: &Selector,
     index: usize,
 ) -> Result<NodeId, StepFailure> {
-    let last = step_file(index, "layout.json");
+    let last = step_file(index, StepFile::Layout);
     let window = layout
         .app_window(Some(bundle))
         .map_err(|e| step_error(format!("{e} (last layout: {last})")))?;

@@ -15,29 +15,18 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::device::Device;
 use crate::pack::{Action, Flow, FramesVia};
 use crate::playbook::Values;
 use crate::probe::Extractor;
 
-use super::extract::{Context, Files};
+use super::evidence::{
+    Context, FLOW_RECORD, FPS_AFTER, Files, FlowRecord, StepFailure, StepRecord,
+};
+use super::keep::keep_file;
 use super::plan::Planned;
-use super::session::{StepFailure, keep_file};
 
-pub(crate) use present::{FPS_AFTER, FPS_BEFORE, FPS_SURFACE, SCREEN};
 use runner::Runner;
-
-/// The record of a flow run, kept beside its evidence.
-pub(crate) const FLOW_RECORD: &str = "flow.json";
-/// The evidence file of a step: `step-02-layout.json`, `step-02-screen.png`, `step-02.ftrace`.
-pub(crate) fn step_file(step: usize, what: &str) -> String {
-    match what {
-        "trace" => format!("step-{:02}.ftrace", step + 1),
-        _ => format!("step-{:02}-{what}", step + 1),
-    }
-}
 
 /// What a flow run does besides its steps.
 pub(super) struct FlowPlan<'a> {
@@ -80,49 +69,6 @@ impl<'a> FlowPlan<'a> {
     }
 }
 
-/// What one step did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct StepRecord {
-    /// 1-based.
-    pub(crate) step: usize,
-    /// Its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) name: Option<String>,
-    /// What it did, in words.
-    pub(crate) action: String,
-    /// The node its selector resolved to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) node: Option<String>,
-    /// Where the finger went down, in px.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) at: Option<[i64; 2]>,
-    /// Where a swipe ended, in px.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) to: Option<[i64; 2]>,
-    /// Layout dumps taken (more than one: a wait polled).
-    pub(crate) dumps: u32,
-    /// When it started, device time since the flow began, in ms.
-    pub(crate) started_ms: u64,
-    /// How long it held the device, in ms.
-    pub(crate) took_ms: u64,
-    /// Why it could not be done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) failed: Option<String>,
-}
-
-/// `flow.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct FlowRecord {
-    /// 1.
-    pub(crate) format_version: u32,
-    /// The flow's name.
-    pub(crate) flow: String,
-    /// Its steps, as far as it got.
-    pub(crate) steps: Vec<StepRecord>,
-}
-
 /// Runs `plan`'s flow on `device`, its evidence into `dir` (and `files`).
 pub(super) async fn run_flow(
     device: &impl Device,
@@ -144,7 +90,7 @@ pub(super) async fn run_flow(
         began: device.clock(),
     };
     let mut record = FlowRecord {
-        format_version: 1,
+        format_version: crate::format::FLOW,
         flow: plan.flow.name.clone(),
         steps: Vec::with_capacity(plan.flow.steps.len()),
     };
@@ -208,10 +154,4 @@ pub(super) async fn run_flow(
 
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-fn step_error(reason: impl Into<String>) -> StepFailure {
-    StepFailure::Step {
-        reason: reason.into(),
-    }
 }

@@ -7,16 +7,10 @@ use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::shell::ShellValue;
 
-use super::super::session::{StepFailure, keep_file};
+use super::super::evidence::{FPS_BEFORE, FPS_SURFACE, SCREEN, StepFailure, step_error};
+use super::super::keep::keep_file;
 use super::runner::Runner;
-use super::step_error;
 
-/// RenderService's present times before the flow's actions (after its launch) and after its
-/// last step, the surface they were read for, and the screen's refresh rate.
-pub(crate) const FPS_BEFORE: &str = "fps-before.txt";
-pub(crate) const FPS_AFTER: &str = "fps-after.txt";
-pub(crate) const FPS_SURFACE: &str = "fps-surface.txt";
-pub(crate) const SCREEN: &str = "screen.txt";
 /// The render layer every ArkUI window is composed in: read when the app's window has no
 /// records of its own (OpenHarmony 5.1 and later keep per-surface records only for
 /// self-drawing surfaces).

@@ -12,11 +12,12 @@ use crate::playbook::Values;
 use crate::probe::layout::{Layout, LayoutError};
 use crate::shell::ShellValue;
 
-use super::super::extract::{Context, Files};
+use super::super::evidence::{
+    Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
+};
+use super::super::keep::{device_or_step, pull};
 use super::super::ready;
-use super::super::session::{StepFailure, device_or_step, pull};
 use super::geometry::{along, centre, coordinate, select};
-use super::{StepRecord, step_error, step_file};
 
 /// How often a wait looks again.
 const POLL: Duration = Duration::from_millis(500);
@@ -52,7 +53,7 @@ impl<D: Device> Runner<'_, '_, D> {
                 self.shell("aa start -b {bundle} -a {ability}").await?;
                 // Polled as a session's start is, the step's timeout the ceiling (the fixed
                 // wait it replaced): a launch is never traced, so nothing measured is loaded.
-                let save = step_file(index, "ready.txt");
+                let save = step_file(index, StepFile::Ready);
                 ready::window(
                     self.device,
                     self.values,
@@ -101,7 +102,7 @@ impl<D: Device> Runner<'_, '_, D> {
                         break;
                     }
                     if self.device.clock().saturating_sub(started) >= step.timeout {
-                        let file = step_file(index, "layout.json");
+                        let file = step_file(index, StepFile::Layout);
                         return Err(step_error(match found {
                             Err(e) => format!(
                                 "{} within {} ms: {e} (last layout: {file})",
@@ -132,7 +133,7 @@ impl<D: Device> Runner<'_, '_, D> {
                     if swipes == *max_swipes {
                         return Err(step_error(format!(
                             "`{target}` did not appear after {swipes} swipes (last layout: {})",
-                            step_file(index, "layout.json")
+                            step_file(index, StepFile::Layout)
                         )));
                     }
                     let layout = self.layout(index)?;
@@ -212,7 +213,7 @@ impl<D: Device> Runner<'_, '_, D> {
         self.written(
             "hitrace --trace_finish -o",
             &remote,
-            &step_file(index, "trace"),
+            &step_file(index, StepFile::Trace),
         )
         .await
     }
@@ -261,7 +262,7 @@ impl<D: Device> Runner<'_, '_, D> {
         self.written(
             "uitest dumpLayout -p",
             &remote,
-            &step_file(index, "layout.json"),
+            &step_file(index, StepFile::Layout),
         )
         .await?;
         done.dumps += 1;
@@ -270,7 +271,7 @@ impl<D: Device> Runner<'_, '_, D> {
 
     /// The step's last dump, parsed.
     fn layout(&self, index: usize) -> Result<Layout, StepFailure> {
-        let name = step_file(index, "layout.json");
+        let name = step_file(index, StepFile::Layout);
         let path = self.dir.join(&name);
         let bytes = read_bounded(&path, MAX_DUMP_BYTES, "a layout dump")
             .map_err(|e| step_error(chain(&e)))?;
@@ -346,7 +347,7 @@ impl<D: Device> Runner<'_, '_, D> {
         self.written(
             "uitest screenCap -p",
             &remote,
-            &step_file(index, "screen.png"),
+            &step_file(index, StepFile::Screen),
         )
         .await
     }

@@ -1,0 +1,93 @@
+//! Keeping a visit's files as evidence: replies written under their evidence name, device
+//! files pulled under a temporary name and renamed once whole, every file hashed for the
+//! report; and which failures stop the audit (the device) and which only stop the visit (a
+//! command on a healthy device).
+
+use std::path::Path;
+
+use crate::device::{Device, DeviceError};
+use crate::diagnostic::chain;
+use crate::input::hash_file;
+use crate::playbook::Values;
+
+use super::evidence::{Files, StepFailure};
+use super::model::{AuditError, EvidenceFile};
+
+/// Writes `bytes` as the visit's evidence file `name` in `dir`, and names it in `files`.
+pub(super) fn keep_file(
+    dir: &Path,
+    files: &mut Files,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), crate::output::WriteError> {
+    let path = dir.join(name);
+    crate::output::write_atomic(&path, bytes)?;
+    files.insert(name.to_owned(), path);
+    Ok(())
+}
+
+/// Pulls a device file into the evidence as `save`, under a temporary name first: hdc writes
+/// the file itself, and an interrupted pull must not leave a half file under the evidence name.
+pub(super) async fn pull(
+    device: &impl Device,
+    values: &Values,
+    template: &str,
+    save: &str,
+    dir: &Path,
+    files: &mut Files,
+) -> Result<(), StepFailure> {
+    let fail = |reason: String| StepFailure::Step { reason };
+    let remote = values
+        .remote_path(template)
+        .map_err(|e| fail(e.to_string()))?;
+    let path = dir.join(save);
+    let partial = dir.join(format!(".{save}.partial"));
+    if let Err(e) = device.pull(&remote, &partial).await {
+        let _ = std::fs::remove_file(&partial);
+        return Err(device_or_step(e));
+    }
+    std::fs::rename(&partial, &path)
+        .map_err(|e| fail(format!("cannot keep `{}`: {e}", path.display())))?;
+    files.insert(save.to_owned(), path);
+    Ok(())
+}
+
+/// Device-level failures stop the audit; a command that failed on a healthy device only
+/// leaves its criteria unverified.
+pub(super) fn device_or_step(error: DeviceError) -> StepFailure {
+    match error {
+        DeviceError::HdcFailed { .. }
+        | DeviceError::Transfer { .. }
+        | DeviceError::App { .. }
+        | DeviceError::Capture(_) => StepFailure::Step {
+            reason: chain(&error),
+        },
+        other => StepFailure::Device(other),
+    }
+}
+
+/// Every file of a session with its SHA-256, paths relative to the audit's folder.
+pub(super) fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>, AuditError> {
+    files
+        .values()
+        .map(|path| {
+            let sha256 =
+                hash_file(path, "an evidence file").map_err(|source| AuditError::Evidence {
+                    path: path.clone(),
+                    source,
+                })?;
+            Ok(EvidenceFile {
+                path: relative(path, out),
+                sha256,
+            })
+        })
+        .collect()
+}
+
+/// `path` relative to `base` (as is when it is not under it).
+pub(super) fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
