@@ -18,11 +18,69 @@ use regex::Regex;
 use super::decimal::{Decimal, DecimalError};
 use super::quantity::{Quantity, first_quantity};
 use super::unit::{Unit, UnitError, common_scale};
+use crate::words::words;
 
-/// The names of the matchers, as written in a pack.
-pub(crate) const MATCHER_NAMES: [&str; 8] = [
-    "equals", "contains", "regex", "range", "gte", "lte", "oneOf", "present",
-];
+words! {
+    /// A matcher, as a pack names it.
+    pub(crate) enum Matcher {
+        /// Numeric comparison when both sides are numbers, exact string otherwise.
+        Equals = "equals",
+        /// Substring, case-insensitive.
+        Contains = "contains",
+        /// Pattern, unanchored.
+        Regex = "regex",
+        /// Within `[min, max]`, inclusive.
+        Range = "range",
+        /// Numerically greater or equal.
+        Gte = "gte",
+        /// Numerically less or equal.
+        Lte = "lte",
+        /// Equals one of a list.
+        OneOf = "oneOf",
+        /// Non-empty.
+        Present = "present",
+    }
+}
+
+/// The side of a numeric limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The most allowed.
+    AtMost,
+    /// The least allowed.
+    AtLeast,
+}
+
+/// The numeric limits an expectation sets: what it allows at least and at most (an exact
+/// number sets both). Everything that asks which direction is worse, or where a threshold
+/// lies, asks this.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// The least allowed.
+    pub(crate) at_least: Option<Decimal>,
+    /// The most allowed.
+    pub(crate) at_most: Option<Decimal>,
+}
+
+impl Limits {
+    /// Each limit with its side, the lower first.
+    pub(crate) fn sides(&self) -> Vec<(Side, Decimal)> {
+        let lower = self.at_least.map(|v| (Side::AtLeast, v));
+        let upper = self.at_most.map(|v| (Side::AtMost, v));
+        lower.into_iter().chain(upper).collect()
+    }
+}
+
+/// Which way a measurement gets worse under an expectation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Worse {
+    /// A larger value (`lte`, a range with only a maximum).
+    Larger,
+    /// A smaller value (`gte`, a range with only a minimum).
+    Smaller,
+    /// Further from the middle of a range.
+    AwayFrom(f64),
+}
 
 /// One expected value of `equals` or `oneOf`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +124,51 @@ pub(crate) enum Expectation {
     OneOf(Vec<Scalar>),
     /// `present`.
     Present,
+}
+
+impl Expectation {
+    /// The numeric limits it sets (none for text matchers and lists).
+    pub(crate) fn limits(&self) -> Limits {
+        match self {
+            Expectation::Lte(b) => Limits {
+                at_most: Some(*b),
+                ..Limits::default()
+            },
+            Expectation::Gte(b) => Limits {
+                at_least: Some(*b),
+                ..Limits::default()
+            },
+            Expectation::Range { min, max } => Limits {
+                at_least: *min,
+                at_most: *max,
+            },
+            Expectation::Equals(Scalar::Number(n)) => Limits {
+                at_least: Some(*n),
+                at_most: Some(*n),
+            },
+            _ => Limits::default(),
+        }
+    }
+
+    /// Which way is worse: larger under an upper limit alone, smaller under a lower one, away
+    /// from the middle of a range; none for an exact value (compared by its verdicts).
+    pub(crate) fn worse(&self) -> Option<Worse> {
+        match self.limits() {
+            Limits {
+                at_least: None,
+                at_most: Some(_),
+            } => Some(Worse::Larger),
+            Limits {
+                at_least: Some(_),
+                at_most: None,
+            } => Some(Worse::Smaller),
+            Limits {
+                at_least: Some(lo),
+                at_most: Some(hi),
+            } if lo != hi => Some(Worse::AwayFrom((lo.to_f64() + hi.to_f64()) / 2.0)),
+            _ => None,
+        }
+    }
 }
 
 /// A validated assertion: the matcher's expectation and the unit its numbers are written in.
@@ -135,17 +238,11 @@ impl AssertionError {
 }
 
 impl Assertion {
-    /// The most this assertion allows (`lte`, a range's `max`), in `unit` (its own unit when
+    /// The most this assertion allows (`lte`, a range's `max`, an exact number), in `unit` (its own unit when
     /// it declares none), for a chart's threshold line; `None` when it sets no upper bound or
     /// its unit does not convert to `unit`.
     pub(crate) fn upper_bound_in(&self, unit: &str) -> Option<f64> {
-        let bound = match &self.expectation {
-            Expectation::Lte(bound) => *bound,
-            Expectation::Range {
-                max: Some(bound), ..
-            } => *bound,
-            _ => return None,
-        };
+        let bound = self.expectation.limits().at_most?;
         let wanted = Unit::parse(unit);
         let (scaled, factor) = common_scale(bound, self.unit.as_ref(), Some(&wanted), None).ok()?;
         Some(scaled.to_f64() / factor.to_f64())

@@ -2,6 +2,7 @@
 
 use regex::Regex;
 
+use super::matcher::Limits;
 use super::*;
 
 fn d(text: &str) -> Decimal {
@@ -176,4 +177,87 @@ fn huge_actuals_are_errors_not_guesses() {
         Ok(false),
         "exact even far beyond f64"
     );
+}
+
+#[test]
+fn every_expectation_says_once_where_its_limits_are_and_which_way_is_worse() {
+    let limits = |at_least: Option<&str>, at_most: Option<&str>| Limits {
+        at_least: at_least.map(d),
+        at_most: at_most.map(d),
+    };
+    let rows = [
+        (
+            Expectation::Lte(d("800")),
+            limits(None, Some("800")),
+            Some(Worse::Larger),
+        ),
+        (
+            Expectation::Gte(d("48")),
+            limits(Some("48"), None),
+            Some(Worse::Smaller),
+        ),
+        (
+            Expectation::Range {
+                min: Some(d("11.5")),
+                max: Some(d("12.5")),
+            },
+            limits(Some("11.5"), Some("12.5")),
+            Some(Worse::AwayFrom(12.0)),
+        ),
+        (
+            Expectation::Range {
+                min: None,
+                max: Some(d("5")),
+            },
+            limits(None, Some("5")),
+            Some(Worse::Larger),
+        ),
+        (
+            Expectation::Range {
+                min: Some(d("60")),
+                max: None,
+            },
+            limits(Some("60"), None),
+            Some(Worse::Smaller),
+        ),
+        // An exact number bounds both sides and has no worse direction: compared by verdict.
+        (
+            Expectation::Equals(num("12")),
+            limits(Some("12"), Some("12")),
+            None,
+        ),
+        (Expectation::Equals(text("12")), Limits::default(), None),
+        (Expectation::Contains("ok".into()), Limits::default(), None),
+        (
+            Expectation::OneOf(vec![num("1"), num("2")]),
+            Limits::default(),
+            None,
+        ),
+        (Expectation::Present, Limits::default(), None),
+    ];
+    for (expectation, expected, worse) in rows {
+        assert_eq!(expectation.limits(), expected, "{expectation:?}");
+        assert_eq!(expectation.worse(), worse, "{expectation:?}");
+    }
+    let sides = limits(Some("1"), Some("2")).sides();
+    assert_eq!(sides, [(Side::AtLeast, d("1")), (Side::AtMost, d("2"))]);
+    // A chart's threshold line is the upper limit, in the chart's unit.
+    let cold = assertion(Expectation::Lte(d("0.8")), Some("s"));
+    assert_eq!(cold.upper_bound_in("ms"), Some(800.0));
+    assert_eq!(
+        assertion(Expectation::Gte(d("48")), Some("vp")).upper_bound_in("vp"),
+        None
+    );
+}
+
+#[test]
+fn matchers_are_the_words_a_pack_writes() {
+    assert_eq!(
+        Matcher::WORDS,
+        [
+            "equals", "contains", "regex", "range", "gte", "lte", "oneOf", "present"
+        ]
+    );
+    assert_eq!(Matcher::parse("oneOf"), Some(Matcher::OneOf));
+    assert_eq!(Matcher::parse("one_of"), None);
 }

@@ -11,6 +11,6 @@ mod matcher_tests;
 
 pub use decimal::Decimal;
 pub use matcher::{Assertion, UnitContext};
-pub(crate) use matcher::{Expectation, MATCHER_NAMES, Scalar};
+pub(crate) use matcher::{Expectation, Matcher, Scalar, Side, Worse};
 pub(crate) use quantity::first_quantity;
 pub(crate) use unit::{Unit, common_scale, known_spellings};

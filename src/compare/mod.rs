@@ -11,7 +11,7 @@ pub(crate) mod stats;
 
 use std::collections::HashMap;
 
-use crate::assertion::Expectation;
+use crate::assertion::{Expectation, Worse};
 use crate::audit::MeasurementRecord;
 use crate::device::DeviceInfo;
 use crate::diagnostic::Diagnostic;
@@ -232,30 +232,6 @@ fn numbers(m: &MeasurementRecord) -> Vec<f64> {
         .collect()
 }
 
-/// Which way is worse for an assertion.
-enum Worse {
-    /// A larger value (`lte`, a range with only a maximum).
-    Larger,
-    /// A smaller value (`gte`, a range with only a minimum).
-    Smaller,
-    /// Further from the middle of a range.
-    AwayFrom(f64),
-}
-
-fn worse(expectation: Option<&Expectation>) -> Option<Worse> {
-    match expectation? {
-        Expectation::Lte(_) => Some(Worse::Larger),
-        Expectation::Gte(_) => Some(Worse::Smaller),
-        Expectation::Range { min, max } => match (min, max) {
-            (Some(lo), Some(hi)) => Some(Worse::AwayFrom((lo.to_f64() + hi.to_f64()) / 2.0)),
-            (Some(_), None) => Some(Worse::Smaller),
-            (None, Some(_)) => Some(Worse::Larger),
-            (None, None) => None,
-        },
-        _ => None,
-    }
-}
-
 fn arm(m: &MeasurementRecord, verdict: AssertionVerdict) -> ArmStats {
     let runs = numbers(m);
     ArmStats {
@@ -284,7 +260,7 @@ fn one(
         arm(base, base_verdict),
         arm(cand, cand_verdict),
     );
-    let direction = worse(expectation);
+    let direction = expectation.and_then(Expectation::worse);
     let (Some(direction), Some(median_a), Some(median_b)) = (
         direction,
         compared.baseline.median,

@@ -2,6 +2,7 @@
 //! lock; and its vocabulary: the probe catalog and layout selectors.
 
 mod catalog;
+mod compile;
 mod flow;
 mod load;
 mod lock;

@@ -75,7 +75,7 @@ pub struct CriterionAssertion {
     /// What the gate evaluates.
     pub(crate) assertion: Assertion,
     /// The matcher name as written.
-    pub(crate) matcher: String,
+    pub(crate) matcher: crate::assertion::Matcher,
     /// Where the actual value comes from, in words.
     pub(crate) source: Option<String>,
     /// The probe that measures it on a device, if any.

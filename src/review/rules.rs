@@ -1,7 +1,7 @@
 //! The built-in adversarial rules (DESIGN §4): the holes that make audits unresolvable later,
 //! found before anything is dispatched. Deterministic, always on, pure.
 
-use crate::assertion::{Decimal, Expectation, Unit, common_scale, first_quantity};
+use crate::assertion::{Decimal, Expectation, Side, Unit, common_scale, first_quantity};
 use crate::diagnostic::Diagnostic;
 use crate::pack::{Criterion, Dimension, Pack, ResponseMetric, Weight};
 
@@ -32,12 +32,6 @@ const BASELINES: &[(&str, Option<ResponseMetric>, Side, &str, &str)] = &[
     ("a11y.touch-target", None, Side::AtLeast, "40", "vp"),
     ("a11y.contrast", None, Side::AtLeast, "4.5", "ratio"),
 ];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    AtMost,
-    AtLeast,
-}
 
 /// Words that mark evidence only the audited process can produce.
 const SELF_REPORTED: &[&str] = &[
@@ -94,7 +88,7 @@ fn rules(criterion: &Criterion) -> Vec<Diagnostic> {
         }
         return found;
     };
-    let numeric_bounds = bounds(&assertion.assertion.expectation);
+    let numeric_bounds = assertion.assertion.expectation.limits().sides();
     if let Some(contradiction) = contradiction(
         &criterion.statement,
         &assertion.assertion.expectation,
@@ -173,23 +167,6 @@ fn rules(criterion: &Criterion) -> Vec<Diagnostic> {
     found
 }
 
-/// The numeric bounds of an expectation, with the side each one limits.
-fn bounds(expectation: &Expectation) -> Vec<(Side, Decimal)> {
-    match expectation {
-        Expectation::Lte(b) => vec![(Side::AtMost, *b)],
-        Expectation::Gte(b) => vec![(Side::AtLeast, *b)],
-        Expectation::Range { min, max } => min
-            .map(|m| (Side::AtLeast, m))
-            .into_iter()
-            .chain(max.map(|m| (Side::AtMost, m)))
-            .collect(),
-        Expectation::Equals(crate::assertion::Scalar::Number(n)) => {
-            vec![(Side::AtLeast, *n), (Side::AtMost, *n)]
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// Orders `a` (in `a_unit`) against `b` (in `b_unit`) exactly, when the units convert.
 fn compare(a: Decimal, a_unit: &Unit, b: Decimal, b_unit: &Unit) -> Option<std::cmp::Ordering> {
     let (scaled, factor) = common_scale(a, Some(a_unit), Some(b_unit), None).ok()?;
@@ -244,7 +221,7 @@ fn contradiction(
     let (Some(said_unit), Some(unit)) = (said.unit.as_ref(), unit) else {
         return None;
     };
-    let limits = bounds(expectation);
+    let limits = expectation.limits().sides();
     let against = |v: Decimal| compare(said.value, said_unit, v, unit);
     if limits.is_empty() || against(limits[0].1).is_none() {
         return None;
