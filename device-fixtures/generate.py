@@ -8,8 +8,9 @@ for 3 runs). The notes-editor-* captures answer tests/fixtures/packs/editor.yaml
 flow open-note, then the ui session on the editor. Expected verdicts are asserted by
 tests/audit.rs and tests/flows.rs.
 
-Every capture is transcript format 2, as a recording by this dwpipe writes it: each pause is a
-`sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
+Every capture is transcript format 3, as a recording by this dwpipe writes it: each visit of
+the audit begins with a `visit` mark (`2 cold-start`: its run plan, which a replay with other
+runs is refused on before its first call), each pause is a `sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
 session that starts the app and each flow's `launch` poll for its window (`ready: window`: no
 process at the first look, the window focused and drawn 200 ms later), and `sessions:` holds the SHA-256 of every file in
 playbooks/sessions/, so a changed session makes the audit refuse these captures until this
@@ -241,7 +242,7 @@ class Capture:
         self.dir = os.path.join(ROOT, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(os.path.join(self.dir, "files"))
-        self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 2", "recorded-by: device-fixtures/generate.py", "sessions:"]
+        self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 3", "recorded-by: device-fixtures/generate.py", "sessions:"]
         self.lines += [f"  {name}: {sha}" for name, sha in session_hashes()]
         self.lines.append("exchanges:")
     def shell(self, command, reply="", fault=None, status=0):
@@ -251,6 +252,9 @@ class Capture:
             self.lines.append(f"    status: {status}")
         if fault:
             self.lines.append(f"    fault: {fault}")
+    def visit(self, label):
+        """Where a visit of the audit begins: its run and session (or `flow NAME`)."""
+        self.lines.append(f"  - visit: {label}")
     def sleep(self, ms):
         """A pause the audit takes on the device's time: a playbook's fixed wait, a flow's settle, a poll's interval."""
         self.lines.append(f"  - sleep: {ms}ms")
@@ -347,14 +351,18 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
     trace1 = cold_trace(cold_ms[0])
     if cut_trace:
         trace1 = trace1[: trace1.index("Waiting for Present Fence 101") - 60]
+    c.visit("1 cold-start")
     cold_session(c, 1, trace1)
+    c.visit("1 hypium")
     c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000", hypium(failing_test))
+    c.visit("1 scroll")
     c.start()
     c.shell("hitrace -b 65536 graphic ace app --trace_begin")
     c.shell("uitest uiInput swipe 600 2000 600 600 600")
     c.shell("uitest uiInput swipe 600 600 600 2000 600")
     c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-1.ftrace")
     c.pull("/data/local/tmp/dwpipe-scroll-1.ftrace", "scroll-1.ftrace", scroll_trace(intervals).encode())
+    c.visit("1 ui")
     c.start()
     c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
     c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(gap_vp, small_icon, with_app).encode())
@@ -364,15 +372,19 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
     else:
         c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot(title_colour))
     if flows:
+        c.visit("1 flow open-note")
         open_note_flow(c, 1, gap_vp, title_colour, cold_ms[0])
     for run in (2, 3):
+        c.visit(f"{run} cold-start")
         cold_session(c, run, cold_trace(cold_ms[run - 1]))
         if flows:
+            c.visit(f"{run} flow open-note")
             open_note_flow(c, run, gap_vp, title_colour, cold_ms[run - 1])
     c.finish()
 
 def build_editor(name, comment, complete_ms, gap_vp, save_vp, opens=True):
     c = Capture(name, comment)
+    c.visit("1 flow open-note")
     # tests/fixtures/packs/editor.yaml settles 100 ms after the launch and the traced tap.
     launch_step(c, 1, screenshot((0, 0, 0)), 100)
     open_step(c, 1, layout(12, False), 12, response_trace(complete_ms, lane=opens), editor_png(False) if opens else screenshot((0, 0, 0)), 100)
@@ -426,6 +438,7 @@ def build_scroll(name, comment, intervals_ms):
     list, traced, with RenderService's UniRender records read after the launch and after the
     swipe (the app's window `notes0` has none of its own, as on OpenHarmony 5.1+)."""
     c = Capture(name, comment)
+    c.visit("1 flow scroll-list")
     # tests/fixtures/packs/scroll.yaml settles 100 ms after the launch and the traced swipe.
     launch_step(c, 1, screenshot((0, 0, 0)), 100)
     c.shell(f"pidof {BUNDLE}", "5000\n")
@@ -510,6 +523,7 @@ def build_cold(name, comment, cold_ms):
     """Cold starts only, one run per value (tests/fixtures/packs/cold-start.yaml)."""
     c = Capture(name, comment)
     for run, ms in enumerate(cold_ms, start=1):
+        c.visit(f"{run} cold-start")
         cold_session(c, run, cold_trace(ms))
     c.finish()
 
@@ -530,6 +544,7 @@ def build_jank(name, comment, long_frames_ms):
     which one, the 31st, takes the given time, so each run's jank is known."""
     c = Capture(name, comment)
     for run, long_ms in enumerate(long_frames_ms, start=1):
+        c.visit(f"{run} scroll")
         c.start()
         c.shell("hitrace -b 65536 graphic ace app --trace_begin")
         c.shell("uitest uiInput swipe 600 2000 600 600 600")
@@ -561,6 +576,7 @@ def build_ab_arm(name, comment, warm_up_ms, cold_ms):
     session's blocks ask for them."""
     c = Capture(name, comment)
     for run, ms in enumerate([warm_up_ms] + cold_ms):
+        c.visit(f"{run} cold-start")
         cold_session(c, run, cold_trace(ms))
     c.finish()
 

@@ -6,9 +6,10 @@
 /// `pack.lock.json` (2: the warnings are sealed with the pack; 1 is still read).
 pub(crate) const LOCK: u32 = 2;
 /// A capture's `transcript.yaml` (2: every pause recorded as a `sleep` exchange, the
-/// recording dwpipe and the sessions it ran; 1 is still read, and refused by an audit, whose
-/// sessions then slept where they now poll).
-pub(crate) const TRANSCRIPT: u32 = 2;
+/// recording dwpipe and the sessions it ran; 3: where each visit of the audit began, its run
+/// plan; 1 and 2 are still read, and refused by an audit: their sessions slept where they now
+/// poll, their run plan is unknown).
+pub(crate) const TRANSCRIPT: u32 = 3;
 /// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
 /// extractor revision; 3: each check's statement, runs that say the same thing named once in
 /// its evidence, the start and end times, the workspace; 1 and 2 are still read).

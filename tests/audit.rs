@@ -313,7 +313,7 @@ fn a_live_recording_replays_to_the_same_numbers() {
             .unwrap()
             .iter()
             .map(|e| {
-                ["shell", "pull", "sleep"]
+                ["shell", "pull", "sleep", "visit"]
                     .iter()
                     .find_map(|k| e[*k].as_str().map(|v| format!("{k} {v}")))
                     .unwrap()
@@ -328,7 +328,7 @@ fn a_live_recording_replays_to_the_same_numbers() {
     let doc: serde_json::Value =
         serde_saphyr::from_str(&fs::read_to_string(recorded.join("transcript.yaml")).unwrap())
             .unwrap();
-    assert_eq!(doc["format-version"], 2);
+    assert_eq!(doc["format-version"], 3);
     assert_eq!(
         doc["recorded-by"],
         format!("dwpipe {}", env!("CARGO_PKG_VERSION"))
@@ -524,9 +524,14 @@ fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
         .expect("the fixture names its sessions");
     let rows = [
         (
-            "format-version: 2\n",
+            "format-version: 3\n",
             "format-version: 1\n",
             "recorded by device-fixtures/generate.py in transcript format-version 1, whose sessions slept fixed times where this dwpipe polls",
+        ),
+        (
+            "format-version: 3\n",
+            "format-version: 2\n",
+            "recorded by device-fixtures/generate.py in transcript format-version 2, which does not say where each visit began",
         ),
         (
             "recorded-by: device-fixtures/generate.py\n",
@@ -548,8 +553,8 @@ fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
         let capture = dir.path().join(format!("outdated-{i}"));
         copy_tree(&repo("device-fixtures/notes-pass"), &capture);
         let mut transcript = source.replacen(from, to, 1);
-        if i == 1 {
-            transcript = transcript.replacen("format-version: 2\n", "format-version: 1\n", 1);
+        if i == 2 {
+            transcript = transcript.replacen("format-version: 3\n", "format-version: 1\n", 1);
         }
         fs::write(capture.join("transcript.yaml"), transcript).unwrap();
         let out = format!("out-{i}");
@@ -571,14 +576,14 @@ fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
     copy_tree(&repo("device-fixtures/notes-pass"), &capture);
     fs::write(
         capture.join("transcript.yaml"),
-        source.replacen("format-version: 2\n", "format-version: 3\n", 1),
+        source.replacen("format-version: 3\n", "format-version: 4\n", 1),
     )
     .unwrap();
     let (code, _, stderr) = audit_capture(dir.path(), &capture, "newer-out", &[]);
     assert!(
         code == 2
             && stderr.contains(
-                "format-version 3 is not supported (this dwpipe reads 1 to 2); a newer dwpipe recorded it: upgrade dwpipe"
+                "format-version 4 is not supported (this dwpipe reads 1 to 3); a newer dwpipe recorded it: upgrade dwpipe"
             ),
         "{stderr}"
     );
@@ -599,7 +604,12 @@ fn a_capture_recorded_with_other_sessions_is_refused_before_its_first_call() {
 #[test]
 fn a_realtime_replay_takes_the_device_time_it_recorded() {
     let dir = frozen_fixture("packs/cold-start.yaml");
-    let capture = repo("device-fixtures/regress-base");
+    // regress-base's first run alone: a capture of the one-run audit replayed here.
+    let capture = dir.path().join("one-run");
+    copy_tree(&repo("device-fixtures/regress-base"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let (first, _) = transcript.split_once("  - visit: 2 cold-start\n").unwrap();
+    fs::write(capture.join("transcript.yaml"), first).unwrap();
     let started = std::time::Instant::now();
     let (code, report, stderr) = audit_capture(
         dir.path(),
@@ -816,4 +826,40 @@ fn a_case_count_against_the_summary_is_one_warning_on_the_criterion() {
         "{}",
         warnings[0]
     );
+}
+
+/// A capture holds the run plan it was recorded with (where each visit began): a replay
+/// planned otherwise (`--runs N`, another pack) is input that does not fit the capture,
+/// refused before its first call — never the app failing.
+#[test]
+fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
+    let dir = frozen_example();
+    let capture = repo("device-fixtures/notes-pass");
+    for runs in ["1", "2", "3", "5"] {
+        let out = format!("runs-{runs}");
+        let (code, report, stderr) = audit_capture(dir.path(), &capture, &out, &["--runs", runs]);
+        assert_eq!(code, 2, "--runs {runs}: {stderr}");
+        assert!(report.is_null(), "no report: {report}");
+        assert!(
+            stderr.contains("error[E_CAPTURE_PLAN]")
+                && stderr.contains(
+                    "recorded with another run plan: cold-start ×3, hypium ×1, scroll ×1, ui ×1, flow open-note ×3"
+                ),
+            "--runs {runs}: {stderr}"
+        );
+        assert!(
+            !dir.path().join(&out).join("evidence").exists(),
+            "refused before any evidence: {stderr}"
+        );
+    }
+    let with_three = audit_capture(dir.path(), &capture, "runs-3x", &["--runs", "3"]).2;
+    assert!(
+        with_three.contains(
+            "this audit plans cold-start ×3, hypium ×3, scroll ×3, ui ×3, flow open-note ×3"
+        ),
+        "{with_three}"
+    );
+    // As recorded, it replays.
+    let (code, _, stderr) = audit_capture(dir.path(), &capture, "as-recorded", &[]);
+    assert_eq!(code, 0, "{stderr}");
 }

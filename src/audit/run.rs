@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::device::{Device, DeviceInfo, Source};
+use crate::device::{Device, DeviceInfo, RunPlan, Source};
 use crate::diagnostic::Diagnostic;
 use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
@@ -35,7 +35,10 @@ pub async fn run(
     progress: &dyn Fn(AuditEvent),
 ) -> Result<AuditRun, AuditError> {
     let prepared = Prepared::new(spec)?;
-    let mut ongoing = prepared.begin(device, out).await?;
+    // Every visit is known before the first call: a capture recorded with another plan is
+    // refused then, not read as the app failing.
+    let visits = labels(&visits(&prepared.planned, 1..=prepared.runs()));
+    let mut ongoing = prepared.begin(device, out, Some(visits)).await?;
     ongoing.measure(device, prepared.runs(), progress).await?;
     Ok(ongoing.finish(device))
 }
@@ -63,14 +66,16 @@ impl<'s, 'a> Prepared<'s, 'a> {
     }
 
     /// Reads the device's identity and keeps the inputs in `out`'s evidence folder (which must
-    /// not exist yet).
+    /// not exist yet); `visits`, when every visit is known in advance, is told the device
+    /// with the sessions (an audit made in blocks tells each visit as it begins).
     pub(crate) async fn begin<'p>(
         &'p self,
         device: &impl Device,
         out: &Path,
+        visits: Option<Vec<String>>,
     ) -> Result<Ongoing<'p, 's, 'a>, AuditError> {
         let started = crate::time::now();
-        // A capture recorded with other sessions is refused before any call.
+        // A capture recorded with other sessions or another plan is refused before any call.
         let sessions: BTreeMap<String, String> = self
             .planned
             .iter()
@@ -85,7 +90,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             })
             .collect();
         device
-            .runs_sessions(&sessions)
+            .plans(&RunPlan { sessions, visits })
             .map_err(AuditError::Refused)?;
         let info = device
             .identity()
@@ -215,6 +220,9 @@ impl Ongoing<'_, '_, '_> {
                 runs: upto,
                 session: visit.to_string(),
             });
+            device
+                .visit(&label((run, visit)))
+                .map_err(AuditError::Refused)?;
             let dir = self.root.join(run.to_string()).join(visit.folder());
             // On the device's clock: its calls' durations and pauses, so a replay holds the
             // device as long as the recording did.
@@ -237,6 +245,9 @@ impl Ongoing<'_, '_, '_> {
     /// device is the one a measured run pulls.)
     pub(crate) async fn warm_up(&self, device: &impl Device, dir: &Path) -> Result<(), AuditError> {
         for (_, visit) in visits(&self.prepared.planned, 1..=1) {
+            device
+                .visit(&label((0, visit)))
+                .map_err(AuditError::Refused)?;
             let dir = dir.join(visit.folder());
             self.prepared
                 .visit(device, (0, visit), &dir, self.context)
@@ -293,4 +304,15 @@ impl Ongoing<'_, '_, '_> {
             figures: Figures::default(),
         }
     }
+}
+
+/// How a visit is marked in a capture: its run and what it visits (`2 cold-start`,
+/// `1 flow open-note`; a warm-up is run 0).
+fn label((run, visit): RunVisit<'_>) -> String {
+    format!("{run} {visit}")
+}
+
+/// The marks of these visits, in order.
+fn labels(visits: &[RunVisit<'_>]) -> Vec<String> {
+    visits.iter().copied().map(label).collect()
 }

@@ -93,11 +93,12 @@ impl Device for AnyDevice {
         each!(self, d => d.pause(duration).await)
     }
 
-    fn runs_sessions(
-        &self,
-        sessions: &std::collections::BTreeMap<String, String>,
-    ) -> Result<(), DeviceError> {
-        each!(self, d => d.runs_sessions(sessions))
+    fn plans(&self, plan: &super::RunPlan) -> Result<(), DeviceError> {
+        each!(self, d => d.plans(plan))
+    }
+
+    fn visit(&self, label: &str) -> Result<(), DeviceError> {
+        each!(self, d => d.visit(label))
     }
 
     fn clock(&self) -> Duration {

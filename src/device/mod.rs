@@ -36,6 +36,16 @@ pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_
 pub use source::Source;
 pub(crate) use survey::{ServerReport, survey};
 
+/// What an audit is about to run on a device, said before its first call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunPlan {
+    /// Each session's name and the SHA-256 of its playbook file.
+    pub sessions: BTreeMap<String, String>,
+    /// Every visit it will make, in order (`1 cold-start`, `1 flow open-note`), when known in
+    /// advance; an A/B session adds runs as it goes, and tells its visits one by one.
+    pub visits: Option<Vec<String>>,
+}
+
 /// What a shell command answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellReply {
@@ -94,11 +104,18 @@ pub trait Device: Send + Sync {
     /// and waits only with `--realtime`). A recording writes it into the capture.
     fn pause(&self, duration: Duration) -> impl Future<Output = Result<(), DeviceError>> + Send;
 
-    /// The sessions an audit is about to run on it (name → SHA-256 of the session's playbook
-    /// file): a replay refuses a capture recorded with other sessions before its first call,
-    /// a recording notes them in its capture, a live device has nothing to check.
-    fn runs_sessions(&self, sessions: &BTreeMap<String, String>) -> Result<(), DeviceError> {
-        let _ = sessions;
+    /// What an audit is about to run on it: a replay refuses a capture recorded with other
+    /// sessions or another run plan before its first call, a recording notes the sessions in
+    /// its capture, a live device has nothing to check.
+    fn plans(&self, plan: &RunPlan) -> Result<(), DeviceError> {
+        let _ = plan;
+        Ok(())
+    }
+
+    /// A visit of the audit begins (`2 cold-start`): a recording marks it in its capture, a
+    /// replay takes the mark the recording made (another one is a mismatch).
+    fn visit(&self, label: &str) -> Result<(), DeviceError> {
+        let _ = label;
         Ok(())
     }
 

@@ -107,12 +107,15 @@ impl<D: Device> Device for RecordingDevice<D> {
         Ok(())
     }
 
-    fn runs_sessions(
-        &self,
-        sessions: &std::collections::BTreeMap<String, String>,
-    ) -> Result<(), DeviceError> {
-        self.inner.runs_sessions(sessions)?;
-        self.writer().sessions(sessions);
+    fn plans(&self, plan: &super::RunPlan) -> Result<(), DeviceError> {
+        self.inner.plans(plan)?;
+        self.writer().sessions(&plan.sessions);
+        Ok(())
+    }
+
+    fn visit(&self, label: &str) -> Result<(), DeviceError> {
+        self.inner.visit(label)?;
+        self.writer().visit(label);
         Ok(())
     }
 

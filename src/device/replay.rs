@@ -29,6 +29,10 @@ pub struct ReplayDevice {
 #[derive(Debug, Default)]
 struct State {
     next: usize,
+    /// Exchanges a visit that stopped short did not ask for (the replay went on to the next
+    /// visit's mark, as the device went on), and the first of them.
+    skipped: usize,
+    first_skipped: Option<usize>,
     vanished: bool,
     /// The recorded delays of the exchanges served, and the pauses asked for.
     spent: Duration,
@@ -194,15 +198,16 @@ impl Device for ReplayDevice {
     }
 
     fn source(&self, _info: &DeviceInfo) -> Source {
-        let next = self.lock().next;
+        let state = self.lock();
         let capture = &self.capture;
+        let first = state.first_skipped.unwrap_or(state.next);
         Source::Replay {
             capture: capture.root.to_string_lossy().into_owned(),
             transcript_sha256: capture.transcript_sha256.clone(),
-            unserved: capture.exchanges.len().saturating_sub(next),
-            first_unserved: capture.exchanges.get(next).map(|e| match &e.operation {
-                Some(operation) => format!("exchange {}: {operation}", next + 1),
-                None => format!("exchange {}", next + 1),
+            unserved: capture.exchanges.len().saturating_sub(state.next) + state.skipped,
+            first_unserved: capture.exchanges.get(first).map(|e| match &e.operation {
+                Some(operation) => format!("exchange {}: {operation}", first + 1),
+                None => format!("exchange {}", first + 1),
             }),
         }
     }
@@ -219,11 +224,32 @@ impl Device for ReplayDevice {
         self.wait(duration).await
     }
 
-    fn runs_sessions(
-        &self,
-        sessions: &std::collections::BTreeMap<String, String>,
-    ) -> Result<(), DeviceError> {
-        Ok(self.capture.recorded_with(sessions)?)
+    fn plans(&self, plan: &super::RunPlan) -> Result<(), DeviceError> {
+        self.capture.recorded_with(&plan.sessions)?;
+        if let Some(visits) = &plan.visits {
+            self.capture.planned(visits)?;
+        }
+        Ok(())
+    }
+
+    fn visit(&self, label: &str) -> Result<(), DeviceError> {
+        if self.cancel.is_cancelled() {
+            return Err(DeviceError::Cancelled);
+        }
+        let mut state = self.lock();
+        if state.vanished {
+            return Err(self.gone());
+        }
+        // A visit that stopped short on a step left its recorded exchanges unasked: the
+        // device went on to the next visit, and so does the replay, counting what it skipped.
+        let index = self.capture.visit_from(state.next, label)?;
+        if index > state.next {
+            let from = state.next;
+            state.first_skipped.get_or_insert(from);
+            state.skipped += index - from;
+        }
+        state.next = index + 1;
+        Ok(())
     }
 
     fn clock(&self) -> Duration {

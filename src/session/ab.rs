@@ -326,7 +326,7 @@ async fn begin<'p, 's, 'a>(
             source,
         })
     })?;
-    prepared.begin(device, dir).await.map_err(to_audit)
+    prepared.begin(device, dir, None).await.map_err(to_audit)
 }
 
 /// The candidate held against the baseline, for `compare.json` in `out` (the reports are

@@ -370,7 +370,7 @@ fn device_command(device: &Served, command: &[String]) -> String {
     };
     match &device.device {
         Kind::Transcript(capture) => {
-            let index = capture.skip_pauses(state.next("next"));
+            let index = capture.skip_unsent(state.next("next"));
             let exchange = match capture.exchange(index, &operation) {
                 Ok(exchange) => exchange,
                 Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
@@ -485,7 +485,9 @@ fn serve(
         Operation::Uninstall(_) => {
             "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n".to_owned()
         }
-        // `operation` never reads one from a command line: a pause is the host's.
+        // `operation` never reads these from a command line: a pause is the host's, a visit
+        // mark only the capture's.
         Operation::Sleep(_) => fail("a pause is not an hdc call"),
+        Operation::Visit(_) => fail("a visit mark is not an hdc call"),
     }
 }

@@ -3,7 +3,8 @@
 //! ```text
 //! <capture>/device.yaml       who the device is (DeviceInfo)
 //! <capture>/transcript.yaml   the ordered exchanges: command, reply, status, delay, fault,
-//!                             the pauses between them, and the sessions it was recorded with
+//!                             the pauses between them, where each visit of the audit began,
+//!                             and the sessions it was recorded with
 //! <capture>/replies/…         long replies, when not inline
 //! <capture>/files/…           pulled files, each with its SHA-256 in the transcript
 //! ```
@@ -61,6 +62,11 @@ pub struct ExchangeDoc {
     /// interval (format 2 on; format 1 did not record them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sleep: Option<String>,
+    /// Where a visit of the audit began (`2 cold-start`: run 2's cold-start session; `1 flow
+    /// open-note`): the run plan the capture was recorded with, read before a replay's first
+    /// call (format 3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) visit: Option<String>,
     /// The reply text, inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reply: Option<String>,
@@ -118,6 +124,8 @@ pub enum Operation {
     Uninstall(String),
     /// A pause on the device's time (recorded, never sent to hdc).
     Sleep(Duration),
+    /// Where a visit of the audit began (recorded, never sent to hdc).
+    Visit(String),
 }
 
 impl std::fmt::Display for Operation {
@@ -129,6 +137,7 @@ impl std::fmt::Display for Operation {
             Operation::Install(h) => write!(f, "install -r {h}"),
             Operation::Uninstall(b) => write!(f, "uninstall {b}"),
             Operation::Sleep(d) => write!(f, "sleep {} ms", d.as_millis()),
+            Operation::Visit(label) => write!(f, "visit {label}"),
         }
     }
 }

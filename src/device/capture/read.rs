@@ -139,6 +139,12 @@ impl Capture {
                 self.format_version
             )));
         }
+        if self.format_version < 3 {
+            return Err(outdated(format!(
+                "recorded{by} in transcript format-version {}, which does not say where each visit began: a replay could not refuse an audit planned with other runs",
+                self.format_version
+            )));
+        }
         let Some(recorded) = &self.sessions else {
             return Ok(());
         };
@@ -160,13 +166,80 @@ impl Capture {
         Ok(())
     }
 
-    /// The first exchange from `from` on that is a call: a live device pauses on the host,
-    /// never through hdc, so fake-hdc steps over the pauses a capture recorded.
-    pub fn skip_pauses(&self, from: usize) -> usize {
+    /// Whether an audit that plans these visits (`1 cold-start`, `1 flow open-note`, … in
+    /// order) is the audit the capture recorded: refused before the first call when the
+    /// capture's visits differ (another `--runs`, another pack), which would otherwise read
+    /// as the app failing.
+    pub(crate) fn planned(&self, visits: &[String]) -> Result<(), CaptureError> {
+        let recorded: Vec<&str> = self
+            .exchanges
+            .iter()
+            .filter_map(|e| match &e.operation {
+                Some(Operation::Visit(label)) => Some(label.as_str()),
+                _ => None,
+            })
+            .collect();
+        if recorded
+            .iter()
+            .copied()
+            .eq(visits.iter().map(String::as_str))
+        {
+            return Ok(());
+        }
+        Err(CaptureError {
+            code: "E_CAPTURE_PLAN",
+            file: self.root.join("transcript.yaml"),
+            exchange: None,
+            message: format!(
+                "the capture was recorded with another run plan: {}; this audit plans {}",
+                plan_in_words(recorded.iter().copied()),
+                plan_in_words(visits.iter().map(String::as_str))
+            ),
+        })
+    }
+
+    /// The index of the visit mark `label` from `from` on: the next mark the capture has,
+    /// which must be this one (another is a mismatch naming both).
+    pub(crate) fn visit_from(&self, from: usize, label: &str) -> Result<usize, CaptureError> {
+        let next = self
+            .exchanges
+            .iter()
+            .enumerate()
+            .skip(from)
+            .find_map(|(i, e)| match &e.operation {
+                Some(Operation::Visit(recorded)) => Some((i, recorded.as_str())),
+                _ => None,
+            });
+        let mismatch = |exchange: Option<usize>, message: String| CaptureError {
+            code: "E_CAPTURE_MISMATCH",
+            file: self.root.join("transcript.yaml"),
+            exchange,
+            message,
+        };
+        match next {
+            Some((index, recorded)) if recorded == label => Ok(index),
+            Some((index, recorded)) => Err(mismatch(
+                Some(index + 1),
+                format!(
+                    "the audit begins visit `{label}`; the capture's next visit is `{recorded}`"
+                ),
+            )),
+            None => Err(mismatch(
+                None,
+                format!(
+                    "the audit begins visit `{label}`; the capture has no visit after exchange {from}"
+                ),
+            )),
+        }
+    }
+
+    /// The first exchange from `from` on that is a call: a live device pauses on the host and
+    /// marks no visit through hdc, so fake-hdc steps over what a capture recorded of both.
+    pub fn skip_unsent(&self, from: usize) -> usize {
         let mut index = from;
         while matches!(
             self.exchanges.get(index).and_then(|e| e.operation.as_ref()),
-            Some(Operation::Sleep(_))
+            Some(Operation::Sleep(_) | Operation::Visit(_))
         ) {
             index += 1;
         }
@@ -272,6 +345,27 @@ impl Capture {
     }
 }
 
+/// A run plan in words: how many visits, and each visit with its runs (`3 runs of
+/// cold-start, 1 of hypium`).
+fn plan_in_words<'a>(visits: impl Iterator<Item = &'a str>) -> String {
+    let mut runs: Vec<(&str, u32)> = Vec::new();
+    for label in visits {
+        let visit = label.split_once(' ').map_or(label, |(_, visit)| visit);
+        match runs.iter_mut().find(|(v, _)| *v == visit) {
+            Some((_, n)) => *n += 1,
+            None => runs.push((visit, 1)),
+        }
+    }
+    if runs.is_empty() {
+        return "no visit".to_owned();
+    }
+    let each: Vec<String> = runs
+        .iter()
+        .map(|(visit, n)| format!("{visit} ×{n}"))
+        .collect();
+    each.join(", ")
+}
+
 /// The capture code of a refused read.
 fn read_code(error: &ReadError) -> &'static str {
     match error {
@@ -313,6 +407,7 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
             .map(|d| crate::input::parse_duration(d).map(Operation::Sleep))
             .transpose()
             .map_err(invalid)?,
+        doc.visit.clone().map(Operation::Visit),
     ]
     .into_iter()
     .flatten()
@@ -322,7 +417,7 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         (0, Some(Fault::Vanish)) => None,
         (0, _) => {
             return Err(invalid(
-                "no operation (shell, pull, push, install, uninstall or sleep)".to_owned(),
+                "no operation (shell, pull, push, install, uninstall, sleep or visit)".to_owned(),
             ));
         }
         _ => {
@@ -384,6 +479,12 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         (Some(Operation::Sleep(_)), Some(_)) => {
             return Err(invalid(
                 "a sleep lasts what it says: `delay` belongs to calls".to_owned(),
+            ));
+        }
+        (Some(Operation::Visit(_)), None) => std::time::Duration::ZERO,
+        (Some(Operation::Visit(_)), Some(_)) => {
+            return Err(invalid(
+                "a visit marks where a visit began: `delay` belongs to calls".to_owned(),
             ));
         }
         (_, delay) => delay

@@ -44,6 +44,14 @@ impl CaptureWriter {
             .extend(sessions.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
 
+    /// Records where a visit of the audit began.
+    pub(crate) fn visit(&mut self, label: &str) {
+        self.exchanges.push(ExchangeDoc {
+            visit: Some(label.to_owned()),
+            ..ExchangeDoc::default()
+        });
+    }
+
     /// Records a pause on the device's time.
     pub(crate) fn sleep(&mut self, duration: Duration) {
         self.exchanges.push(ExchangeDoc {
