@@ -863,3 +863,54 @@ fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
     let (code, _, stderr) = audit_capture(dir.path(), &capture, "as-recorded", &[]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Without `--out`, reports never land among the user's sources: `audit` and `compare` each
+/// write into a new `.dwpipe/<command>-<time>/` and say where.
+#[test]
+fn reports_default_to_a_folder_of_their_own_under_dwpipe() {
+    let dir = frozen_example();
+    let before: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let capture = repo("device-fixtures/notes-pass");
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let audits: Vec<PathBuf> = fs::read_dir(dir.path().join(".dwpipe"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(audits.len(), 1, "{audits:?}");
+    let folder = audits[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(folder.starts_with("audit-20"), "{folder}");
+    assert!(audits[0].join("audit-1.json").is_file());
+    assert!(
+        stdout.contains(&format!("wrote .dwpipe/{folder}/audit-1.json")),
+        "{stdout}"
+    );
+    let report = format!(".dwpipe/{folder}/audit-1.json");
+    // Three runs a side cannot show the same cold start (exit 1, inconclusive): the folder is
+    // what is looked at here.
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["compare", &report, &report]);
+    assert!(code < 2, "{stderr}");
+    assert!(stdout.contains("wrote .dwpipe/compare-20"), "{stdout}");
+    let after: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|name| name != ".dwpipe")
+        .collect();
+    assert_eq!(after, before, "nothing written beside the pack");
+}

@@ -126,10 +126,12 @@ pub(super) fn error(error: &Error, json_mode: bool) {
                 FAILED.store(true, Ordering::Relaxed);
             }
         }
-        Error::Invalid(found) | Error::Missing(found) if json_mode => json(&serde_json::json!({
-            "format-version": crate::format::DIAGNOSTICS,
-            "diagnostics": found,
-        })),
+        Error::Invalid(found) | Error::Missing(found) if json_mode => {
+            json(&crate::schema::DiagnosticsOutput {
+                format_version: crate::format::DIAGNOSTICS,
+                diagnostics: found,
+            });
+        }
         Error::Invalid(found) => {
             diagnostics(found);
             let errors = found.iter().filter(|d| d.is_error()).count();

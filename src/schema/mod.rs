@@ -22,6 +22,6 @@ pub(crate) use lab::{
     Cell, Column, LabDevice, LabReport, LabVerdict, UnreachableServer, verdict_of,
 };
 pub(crate) use printed::{
-    AbOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing, RunsOutput, SeriesOutput,
-    Shift, ShiftsOutput,
+    AbOutput, DiagnosticsOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing,
+    RunsOutput, SeriesOutput, Shift, ShiftsOutput,
 };

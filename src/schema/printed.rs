@@ -27,6 +27,17 @@ pub(crate) struct FreezeOutput<'a> {
     pub(crate) diagnostics: &'a [Diagnostic],
 }
 
+/// What a refused command prints under `--json`: every diagnostic, each with its code,
+/// location and fix.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct DiagnosticsOutput<'a> {
+    /// `format::DIAGNOSTICS`.
+    pub(crate) format_version: u32,
+    /// The findings.
+    pub(crate) diagnostics: &'a [Diagnostic],
+}
+
 /// `dwpipe probes --json`.
 #[derive(Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -12,6 +12,9 @@ mod one;
 mod outcome;
 mod plan;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::PathBuf;
 
 use crate::audit::{AuditError, AuditEvent};
