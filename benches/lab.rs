@@ -12,9 +12,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-// The integration tests' helpers: sleep-free sessions.
-#[path = "../tests/common/mod.rs"]
-mod common;
+// The bench drives fake-hdc as the tests do; of their helpers it uses `no_sleeps` alone.
+#[expect(dead_code, reason = "the bench uses one of the tests' helpers")]
+#[path = "../tests/it/support/mod.rs"]
+mod support;
 
 const SERVERS: usize = 8;
 
@@ -98,7 +99,7 @@ fn main() {
         .output()
         .unwrap();
     assert!(freeze.status.success());
-    let playbooks = common::no_sleeps(work.path());
+    let playbooks = support::no_sleeps(work.path());
     println!("lab audit, fake-hdc at 200 ms per call, --jobs 128:");
     let (one, one_cpu) = lab(work.path(), 1, 1, &playbooks);
     println!(

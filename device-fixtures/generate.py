@@ -6,7 +6,7 @@ the audit asks: run 1 = sessions cold-start, hypium, scroll, ui, then the flow o
 the ui session after it, for F-02); runs 2 and 3 = cold-start and the flow (P-01 and P-03 ask
 for 3 runs). The notes-editor-* captures answer tests/fixtures/packs/editor.yaml: one run of the
 flow open-note, then the ui session on the editor. Expected verdicts are asserted by
-tests/audit.rs and tests/flows.rs.
+tests/it/audit.rs and tests/it/flows.rs.
 
 Every capture is transcript format 3, as a recording by this dwpipe writes it: each visit of
 the audit begins with a `visit` mark (`2 cold-start`: its run plan, which a replay with other

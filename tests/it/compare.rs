@@ -1,0 +1,315 @@
+//! `dwpipe compare` through the real binary, on replayed audits whose cold starts come from
+//! known distributions (device-fixtures/generate.py): 10 % slower, within the floor, faster,
+//! and three noisy runs an arm.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::{Test, dwpipe, fixture, frozen_fixture};
+
+/// A folder with the cold-start pack frozen and every regress-* capture audited into it.
+fn audited() -> tempfile::TempDir {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (arm, runs) in [
+        ("base", None),
+        ("slower", None),
+        ("same", None),
+        ("faster", None),
+        ("few-base", Some("3")),
+        ("few", Some("3")),
+    ] {
+        let capture = repo.join(format!("device-fixtures/regress-{arm}"));
+        let mut args = vec![
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--strict",
+            "--out",
+            arm,
+        ];
+        if let Some(runs) = runs {
+            args.extend(["--runs", runs]);
+        }
+        let (code, _, stderr) = dwpipe(dir.path(), &args);
+        assert_eq!(code, 0, "{arm}: {stderr}");
+    }
+    dir
+}
+
+fn compare(
+    dir: &Path,
+    base: &str,
+    candidate: &str,
+    extra: &[&str],
+) -> (i32, serde_json::Value, String) {
+    let (b, c) = (
+        format!("{base}/audit-1.json"),
+        format!("{candidate}/audit-1.json"),
+    );
+    let out = format!("cmp-{candidate}");
+    let mut args = vec!["compare", &b, &c, "--out", &out, "--json"];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = dwpipe(dir, &args);
+    (
+        code,
+        serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
+        stderr,
+    )
+}
+
+#[test]
+fn each_known_shift_gets_its_verdict_and_exit_code() {
+    let dir = audited();
+    let rows = [
+        ("base", "slower", 1, "regressed", "different", 61.5),
+        ("base", "same", 0, "same", "same", 2.0),
+        ("base", "faster", 0, "improved", "different", -67.5),
+    ];
+    for (base, candidate, exit, verdict, outcome, delta) in rows {
+        let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
+        assert_eq!(code, exit, "{candidate}: {stderr}");
+        assert_eq!(report["verdict"], verdict, "{candidate}");
+        let p01 = &report["criteria"][0];
+        assert_eq!(p01["outcome"], outcome, "{candidate}: {p01}");
+        assert_eq!(p01["delta"], delta, "{candidate}");
+        assert_eq!(
+            (
+                p01["baseline"]["n"].as_u64(),
+                p01["candidate"]["n"].as_u64()
+            ),
+            (Some(10), Some(10))
+        );
+        assert_eq!(
+            p01["baseline"]["median"], 700.5,
+            "median of the baseline's ten"
+        );
+        assert_eq!(p01["floor"], 20.0, "the built-in floor of a ms probe");
+        let [lo, hi] = [
+            p01["ci95"][0].as_f64().unwrap(),
+            p01["ci95"][1].as_f64().unwrap(),
+        ];
+        assert!(
+            lo <= delta && delta <= hi,
+            "{candidate}: {lo} ≤ {delta} ≤ {hi}"
+        );
+        assert!(
+            dir.path()
+                .join(format!("cmp-{candidate}/compare.md"))
+                .is_file()
+        );
+    }
+    // Reproducible: the same two audits give the same numbers, interval included.
+    let first = fs::read_to_string(dir.path().join("cmp-slower/compare.json")).unwrap();
+    compare(dir.path(), "base", "slower", &[]);
+    assert_eq!(
+        first,
+        fs::read_to_string(dir.path().join("cmp-slower/compare.json")).unwrap()
+    );
+}
+
+#[test]
+fn three_runs_an_arm_are_inconclusive_and_say_why() {
+    let dir = audited();
+    let (code, report, _) = compare(dir.path(), "few-base", "few", &[]);
+    assert_eq!(code, 1, "inconclusive is never a pass");
+    assert_eq!(report["verdict"], "inconclusive");
+    let reason = report["criteria"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("3 against 3") && reason.contains("0.029"),
+        "{reason}"
+    );
+    let md = fs::read_to_string(dir.path().join("cmp-few/compare.md")).unwrap();
+    assert!(md.starts_with("# Regression check: inconclusive"), "{md}");
+    // Inconclusive is never green in CI either.
+    let junit = fs::read_to_string(dir.path().join("cmp-few/compare-junit.xml")).unwrap();
+    assert!(
+        junit.contains("failures=\"1\"")
+            && junit.contains("<failure message=\"inconclusive: 3 against 3"),
+        "{junit}"
+    );
+    let page = fs::read_to_string(dir.path().join("cmp-few/compare.html")).unwrap();
+    assert!(
+        page.contains("baseline (n=3)")
+            && page.contains("candidate (n=3)")
+            && page.contains("floor ±20"),
+        "{page}"
+    );
+}
+
+#[test]
+fn the_floor_comes_from_the_criterion_then_the_pack_and_must_fit_the_probe() {
+    let dir = audited();
+    let pack = fs::read_to_string(fixture("packs/cold-start.yaml")).unwrap();
+    // A 100 ms floor on the criterion: 61.5 ms slower is within it.
+    let wide = pack.replace(
+        "      probe: { id: perf.cold-start, runs: 10 }\n",
+        "      probe: { id: perf.cold-start, runs: 10 }\n    regression: { floor: 100ms }\n",
+    );
+    fs::create_dir_all(dir.path().join("wide")).unwrap();
+    fs::write(dir.path().join("wide/pack.yaml"), wide).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "wide/pack.yaml", "--out", "wide"])
+        .run();
+    let (code, report, _) = compare(
+        dir.path(),
+        "base",
+        "slower",
+        &["--pack", "wide/pack.lock.json"],
+    );
+    assert_eq!(
+        (code, report["criteria"][0]["floor"].as_f64()),
+        (0, Some(100.0))
+    );
+    assert_eq!(report["verdict"], "same");
+    // A pack-wide 5 % of the 700.5 ms baseline: 35.025 ms, and 61.5 ms is past it.
+    let share = pack.replace("criteria:\n", "regression: { floor: 5% }\ncriteria:\n");
+    fs::create_dir_all(dir.path().join("share")).unwrap();
+    fs::write(dir.path().join("share/pack.yaml"), share).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "share/pack.yaml", "--out", "share"])
+        .run();
+    let (code, report, _) = compare(
+        dir.path(),
+        "base",
+        "slower",
+        &["--pack", "share/pack.lock.json"],
+    );
+    assert_eq!(code, 1);
+    assert!((report["criteria"][0]["floor"].as_f64().unwrap() - 35.025).abs() < 1e-9);
+    // A floor in a unit the probe does not measure is refused at freeze, located.
+    let wrong = pack.replace(
+        "      probe: { id: perf.cold-start, runs: 10 }\n",
+        "      probe: { id: perf.cold-start, runs: 10 }\n    regression: { floor: 3vp }\n",
+    );
+    fs::write(dir.path().join("wrong.yaml"), wrong).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "wrong.yaml", "--out", "wrong"])
+        .status(2)
+        .stderr_contains("E_PACK_BAD_FLOOR")
+        .stderr_contains("--> wrong.yaml:")
+        .run();
+}
+
+#[test]
+fn audits_of_another_device_are_refused_and_an_unknown_refresh_rate_is_said() {
+    let dir = audited();
+    let path = dir.path().join("slower/audit-1.json");
+    let original = fs::read_to_string(&path).unwrap();
+    let mut report: serde_json::Value = serde_json::from_str(&original).unwrap();
+    report["device"]["refresh-rate"] = serde_json::json!(120);
+    fs::write(&path, report.to_string()).unwrap();
+    // Under --json a refusal is JSON on stdout too.
+    let (code, refused, _) = compare(dir.path(), "base", "slower", &[]);
+    assert_eq!(code, 2, "{refused}");
+    let said = refused.to_string();
+    assert!(
+        said.contains("E_COMPARE_DEVICE_DIFFERS")
+            && said.contains("refresh rate 60 Hz against 120 Hz"),
+        "{said}"
+    );
+    // An audit recorded before the refresh rate was: compared, with a warning.
+    report["device"]
+        .as_object_mut()
+        .unwrap()
+        .remove("refresh-rate");
+    fs::write(&path, report.to_string()).unwrap();
+    let (code, report, stderr) = compare(dir.path(), "base", "slower", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        report["diagnostics"][0]["code"],
+        "W_COMPARE_REFRESH_UNKNOWN"
+    );
+    let (code, refused, _) = compare(dir.path(), "base", "nowhere", &[]);
+    assert_eq!(code, 2, "{refused}");
+    assert!(
+        refused.to_string().contains("E_COMPARE_INVALID"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
+    let dir = audited();
+    let (code, _, _) = compare(dir.path(), "base", "slower", &[]);
+    assert_eq!(code, 1);
+    let (code, stdout, stderr) =
+        dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("base/audit-1.json: ") && stdout.contains("slower/audit-1.json: "),
+        "both audits verified first: {stdout}"
+    );
+    assert!(
+        stdout.contains("1 criteria recomputed from the two audits: 0 difference(s)"),
+        "{stdout}"
+    );
+    // A regression rewritten as `same` is found.
+    let path = dir.path().join("cmp-slower/compare.json");
+    let mut comparison: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    comparison["verdict"] = "same".into();
+    comparison["criteria"][0]["verdict"] = "same".into();
+    fs::write(&path, comparison.to_string()).unwrap();
+    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "DIFFERENT  verdict: the report says \"same\", its evidence gives \"regressed\""
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn jank_drawn_from_known_distributions_gets_its_verdicts() {
+    // One long frame per scroll (device-fixtures/jank-*): around 50 ms in the baseline (about
+    // 32 ms/s of jank), 53.5 ms (+10 %), 50.1 ms (within the 1 ms/s floor), 40 ms; three noisy
+    // scrolls an arm.
+    let dir = frozen_fixture("packs/jank.yaml");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (arm, runs) in [
+        ("base", "10"),
+        ("slower", "10"),
+        ("same", "10"),
+        ("faster", "10"),
+        ("few-base", "3"),
+        ("few", "3"),
+    ] {
+        let capture = repo.join(format!("device-fixtures/jank-{arm}"));
+        let (code, _, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--strict",
+                "--runs",
+                runs,
+                "--out",
+                arm,
+            ],
+        );
+        // A verdict either way: three noisy scrolls may exceed the pack's 40 ms/s.
+        assert!(code == 0 || code == 1, "{arm}: {stderr}");
+    }
+    let rows = [
+        ("base", "slower", 1, "regressed", 8.0..12.0),
+        ("base", "same", 0, "same", -1.0..1.0),
+        ("base", "faster", 0, "improved", -35.0..-25.0),
+        ("few-base", "few", 1, "inconclusive", -100.0..100.0),
+    ];
+    for (base, candidate, exit, verdict, pct) in rows {
+        let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
+        assert_eq!(code, exit, "{candidate}: {stderr}");
+        assert_eq!(report["verdict"], verdict, "{candidate}: {report}");
+        let p02 = &report["criteria"][0];
+        assert_eq!(p02["floor"], 1.0, "the built-in floor of a ms/s probe");
+        let delta_pct = p02["delta-pct"].as_f64().unwrap();
+        assert!(pct.contains(&delta_pct), "{candidate}: {delta_pct}%");
+    }
+}

@@ -1,0 +1,421 @@
+//! Input built to hurt, through the real binary: image bombs, devices and FIFOs where files
+//! belong, outputs that cannot be written, streams that fail, signals mid-work and escape
+//! sequences from a device. Each case asserts the exit code and the `E_` code; the time and
+//! memory bounds are the bench's and the fuzz harness's (a watchdog here only turns a hang
+//! into a failure instead of a stuck run).
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::delivery::repo;
+use crate::support::{
+    Test, capture_with, check, dwpipe, executable, first_audit, frozen_example, replay_audit,
+};
+
+/// Waits for a child, failing (and killing it) if it has not ended in a minute: a hang.
+fn finish(mut child: Child) -> (i32, String, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut out = String::new();
+            let mut err = String::new();
+            if let Some(mut s) = child.stdout.take() {
+                s.read_to_string(&mut out).unwrap();
+            }
+            if let Some(mut s) = child.stderr.take() {
+                s.read_to_string(&mut err).unwrap();
+            }
+            return (status.code().unwrap_or(-1), out, err);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("dwpipe hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs dwpipe with a watchdog: `(exit code, stdout, stderr)`.
+fn guarded(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    finish(
+        Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("DWPIPE_HDC")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for byte in bytes {
+        crc ^= u32::from(*byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A 69-byte PNG whose header claims `width` × `height` RGB pixels.
+fn png_bomb(width: u32, height: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], data: &[u8]| {
+        png.extend((data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend(data);
+        png.extend(&body);
+        png.extend(crc32(&body).to_be_bytes());
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend(height.to_be_bytes());
+    header.extend([8, 2, 0, 0, 0]);
+    chunk(b"IHDR", &header);
+    chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    chunk(b"IEND", &[]);
+    png
+}
+
+/// A baseline JPEG header claiming 65535 × 65535 pixels, and nothing to decode.
+fn jpeg_bomb() -> Vec<u8> {
+    let mut jpeg = vec![0xff, 0xd8];
+    jpeg.extend([0xff, 0xdb, 0x00, 0x43, 0x00]);
+    jpeg.extend([1u8; 64]);
+    jpeg.extend([
+        0xff, 0xc0, 0x00, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01, 0x11, 0x00,
+    ]);
+    jpeg.extend([0xff, 0xd9]);
+    jpeg
+}
+
+#[test]
+fn image_bombs_are_refused_before_decoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("bomb.png");
+    fs::write(&png, png_bomb(1260, 16_777_216)).unwrap();
+    let jpeg = dir.path().join("bomb.jpg");
+    fs::write(&jpeg, jpeg_bomb()).unwrap();
+    for (file, dimensions) in [(&png, "1260×16777216"), (&jpeg, "65535×65535")] {
+        let (code, _, stderr) = guarded(
+            dir.path(),
+            &[
+                "inspect",
+                "screenshot",
+                file.to_str().unwrap(),
+                "--box",
+                "0,0,10,10",
+            ],
+        );
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("E_IMAGE_TOO_LARGE"), "{stderr}");
+        assert!(stderr.contains(dimensions), "{stderr}");
+    }
+}
+
+#[test]
+fn an_audit_with_an_image_bomb_reports_contrast_unverified() {
+    let dir = frozen_example();
+    let capture = capture_with(dir.path(), "screen-1.png", &png_bomb(1260, 16_777_216));
+    let (code, _, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(
+        code, 1,
+        "the must contrast criterion is unverified: {stderr}"
+    );
+    let report = first_audit(dir.path());
+    let contrast = check(&report, "X-02");
+    assert_eq!(contrast["result"], "unverified", "{contrast}");
+    let evidence = contrast["evidence"].as_str().unwrap();
+    assert!(evidence.contains("1260×16777216"), "{evidence}");
+    let gap = check(&report, "A-01");
+    assert_eq!(gap["result"], "pass", "the layout dump is still read");
+}
+
+fn fifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn devices_and_fifos_are_refused_by_type() {
+    let dir = frozen_example();
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    let pipe = pipe.to_str().unwrap();
+    for special in ["/dev/zero", pipe] {
+        for (args, code) in [
+            (vec!["freeze", special], "E_PACK_NOT_A_FILE"),
+            (
+                vec!["gate", "--pack", special, "--audit", special],
+                "E_LOCK_NOT_A_FILE",
+            ),
+            (
+                vec!["gate", "--pack", "pack.lock.json", "--audit", special],
+                "E_INPUT_NOT_A_FILE",
+            ),
+            (
+                vec!["review", "pack.lock.json", "--config", special],
+                "E_INPUT_NOT_A_FILE",
+            ),
+            (vec!["inspect", "layout", special], "E_INPUT_NOT_A_FILE"),
+            (vec!["inspect", "trace", special], "E_INPUT_NOT_A_FILE"),
+            (
+                vec!["inspect", "hidumper", special, "--kind", "mem"],
+                "E_INPUT_NOT_A_FILE",
+            ),
+            (
+                vec!["verify-evidence", special, "--pack", "pack.lock.json"],
+                "E_INPUT_NOT_A_FILE",
+            ),
+        ] {
+            let (exit, stdout, stderr) = guarded(dir.path(), &args);
+            assert_eq!(exit, 2, "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(code) || stdout.contains(code),
+                "{args:?} should say {code}: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_capture_pointing_at_a_device_or_a_fifo_is_refused() {
+    let dir = frozen_example();
+    let layout = fs::read(repo("device-fixtures/notes-pass/files/layout-1.json")).unwrap();
+    let capture = capture_with(dir.path(), "layout-1.json", &layout);
+    let replay = |capture: &Path| {
+        guarded(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                "out",
+            ],
+        )
+    };
+    // A reply file that is a FIFO: nobody ever writes it.
+    fs::remove_file(capture.join("files/layout-1.json")).unwrap();
+    fifo(&capture.join("files/layout-1.json"));
+    let (code, _, stderr) = replay(&capture);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("E_CAPTURE_NOT_A_FILE"), "{stderr}");
+    // device.yaml linked to /dev/zero: outside the capture, refused before it is opened.
+    fs::remove_file(capture.join("files/layout-1.json")).unwrap();
+    fs::write(capture.join("files/layout-1.json"), &layout).unwrap();
+    fs::remove_file(capture.join("device.yaml")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", capture.join("device.yaml")).unwrap();
+    let (code, _, stderr) = replay(&capture);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("E_CAPTURE_PATH_ESCAPE"), "{stderr}");
+    // device.yaml as a FIFO inside it: refused by type.
+    fs::remove_file(capture.join("device.yaml")).unwrap();
+    fifo(&capture.join("device.yaml"));
+    let (code, _, stderr) = replay(&capture);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("E_CAPTURE_NOT_A_FILE"), "{stderr}");
+}
+
+#[test]
+fn a_trace_on_standard_input_is_bounded_by_its_line_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = finish(
+        Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args(["inspect", "trace", "-"])
+            .stdin(fs::File::open("/dev/zero").unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("E_INSPECT_NOT_A_TRACE"), "{stderr}");
+    assert!(stderr.contains("longer than 1048576 bytes"), "{stderr}");
+    let empty = dir.path().join("empty.ftrace");
+    fs::write(&empty, "").unwrap();
+    let (code, _, stderr) = guarded(dir.path(), &["inspect", "trace", empty.to_str().unwrap()]);
+    assert_eq!(code, 2, "an empty trace is no trace: {stderr}");
+    assert!(stderr.contains("is empty"), "{stderr}");
+}
+
+#[test]
+fn unwritable_outputs_are_exit_3() {
+    let dir = frozen_example();
+    fs::write(dir.path().join("a-file"), "").unwrap();
+    let replay = repo("device-fixtures/notes-pass");
+    for args in [
+        vec![
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            replay.to_str().unwrap(),
+            "--out",
+            "a-file/out",
+        ],
+        vec![
+            "freeze",
+            repo("examples/notes/pack.yaml").to_str().unwrap(),
+            "--out",
+            "a-file/out",
+            "--force",
+        ],
+    ] {
+        let (code, _, stderr) = guarded(dir.path(), &args);
+        assert_eq!(code, 3, "{args:?}: {stderr}");
+        assert!(stderr.contains("error[E_"), "{stderr}");
+        assert!(
+            !stderr.contains(".tmp"),
+            "the final path is named: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
+    let dir = frozen_example();
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let status = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["freeze", "/nonexistent.yaml"])
+        .stderr(full())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "an error that cannot be told");
+    let layout = repo("tests/fixtures/layout/notes.json");
+    let status = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["inspect", "layout", layout.to_str().unwrap(), "--json"])
+        .stdout(full())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "a result that cannot be written");
+    // `dwpipe audit --json | head -c1`: the reader goes away; the verdict is still the exit.
+    let replay = repo("device-fixtures/notes-pass");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args([
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            replay.to_str().unwrap(),
+            "--out",
+            "out",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, 0, "the passing audit's own exit: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(dir.path().join("out/audit-1.json").is_file());
+}
+
+#[test]
+fn signals_stop_a_replayed_audit_and_a_trace_read() {
+    let dir = frozen_example();
+    // A cold-start trace of 40 MB: long enough to parse that the signal lands mid-audit.
+    let trace = fs::read(repo("device-fixtures/notes-pass/files/cold-1.ftrace")).unwrap();
+    let big = trace.repeat(40_000_000 / trace.len());
+    let capture = capture_with(dir.path(), "cold-1.ftrace", &big);
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args([
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                "out",
+            ])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Under way once it has started keeping evidence.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !dir.path().join("out/evidence").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        crate::support::delivery::signal(&child, signal);
+        let (code, _, stderr) = finish(child);
+        assert_eq!(code, 130, "{stderr}");
+        assert!(stderr.contains("E_INTERRUPTED"), "{stderr}");
+        fs::remove_dir_all(dir.path().join("out")).unwrap();
+    }
+    // A trace read from a pipe that never ends.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["inspect", "trace", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &trace).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    crate::support::delivery::signal(&child, libc::SIGINT);
+    let (code, _, stderr) = finish(child);
+    assert_eq!(code, 130, "{stderr}");
+}
+
+#[test]
+fn escape_sequences_from_a_device_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let hdc = dir.path().join("hdc");
+    executable(
+        &hdc,
+        "#!/bin/sh\ncase \"$*\" in\n  *'list targets'*) printf 'EVIL\\033]0;pwned\\007\\033[2J\\t\\tUSB\\tConnected\\tlocalhost\\thdc\\n';;\n  *) printf 'model \\033[31mred\\n';;\nesac\n",
+    );
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["devices", "--hdc", hdc.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    for text in [&stdout, &stderr] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+    }
+    assert!(stdout.contains("EVIL\\u{1b}]0;pwned"), "{stdout}");
+    assert!(
+        stdout.contains("is not allowed in a device command"),
+        "{stdout}"
+    );
+    // A serial like that never names a folder.
+    let stderr = Test::new(dir.path())
+        .args([
+            "audit",
+            "--pack",
+            "x",
+            "--device",
+            "EVIL\u{1b}[2J",
+            "--hdc",
+            hdc.to_str().unwrap(),
+        ])
+        .status(2)
+        .run()
+        .stderr;
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+}

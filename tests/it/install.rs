@@ -1,0 +1,122 @@
+//! The audit measures the build that was verified: after verification passes, `deliver`
+//! installs the HAPs the verification commands declare on the device (`install -r`, judged by
+//! hdc's text), records their SHA-256 in the audit and `deliver.json`, and only then audits.
+//! Through fake-hdc: the install succeeds, fails with the bundle manager's real failure text,
+//! or the device vanishes mid-install.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::delivery::{FIXING_AGENT, project, repo, run_dir};
+use crate::support::{dwpipe, fake_hdc};
+use serde_json::Value;
+
+/// Verification that checks the spacing and "builds" the HAP.
+const BUILD: &str = "  - name: build\n    argv: [sh, -c, \"grep -q 'List({ space: 12 })' entry/src/main/ets/pages/Index.ets && mkdir -p entry/build && echo hap > entry/build/entry-default-signed.hap\"]\n    hap: entry/build/entry-default-signed.hap\n";
+
+/// The passing capture with `install` (the exchange's YAML) recorded first.
+fn capture_installing(root: &Path, install: &str) -> String {
+    let capture = root.join("phone");
+    crate::support::copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml"))
+        .unwrap()
+        .replacen("exchanges:\n", &format!("exchanges:\n{install}"), 1);
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    capture.display().to_string()
+}
+
+/// `deliver --json --device FMR0223C13000649` through fake-hdc serving `capture`.
+fn deliver_on(dir: &Path, capture: &str) -> (i32, Value) {
+    let hdc = fake_hdc(dir, "hdc", &[capture.to_owned()], "");
+    let playbooks = crate::support::no_sleeps(dir);
+    let (code, stdout, stderr) = dwpipe(
+        dir,
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "deliver",
+            "--pack",
+            "pack.yaml",
+            "--json",
+            "--device",
+            "FMR0223C13000649",
+            "--playbooks",
+            &playbooks,
+        ],
+    );
+    let summary = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    (code, summary)
+}
+
+#[test]
+fn the_verified_hap_is_installed_and_recorded_before_the_audit() {
+    let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+    let capture = capture_installing(dir.path(), "  - install: entry-default-signed.hap\n");
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(summary["terminal-reason"], "verified");
+    let sha = dwpipe::hash::sha256_hex(b"hap\n");
+    assert_eq!(
+        summary["installed"],
+        serde_json::json!([{"path": "entry/build/entry-default-signed.hap", "sha256": sha}])
+    );
+    let run = run_dir(&summary, dir.path());
+    let audit: Value =
+        serde_json::from_slice(&fs::read(run.join("audit-round-1/audit-1.json")).unwrap()).unwrap();
+    assert_eq!(audit["inputs"]["installed"][0]["sha256"], sha.as_str());
+}
+
+#[test]
+fn a_refused_install_is_reported_with_the_fix() {
+    let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+    let refused = "  - install: entry-default-signed.hap\n    reply: \"[Info]App install path:/data/entry-default-signed.hap, queuesize:0, msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\\r\\nAppMod finish\\r\\n\"\n";
+    let capture = capture_installing(dir.path(), refused);
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 3, "{summary}");
+    assert_eq!(summary["terminal-reason"], "environment_error");
+    let detail = summary["detail"].as_str().unwrap();
+    assert!(detail.contains("could not be installed"), "{detail}");
+    assert!(detail.contains("9568332"), "{detail}");
+    assert!(detail.contains("signed by another certificate"), "{detail}");
+    let run = run_dir(&summary, dir.path());
+    assert!(
+        !run.join("audit-round-1/audit-1.json").exists(),
+        "nothing was audited"
+    );
+}
+
+#[test]
+fn a_device_that_vanishes_mid_install_is_an_environment_error() {
+    let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+    let capture = capture_installing(
+        dir.path(),
+        "  - install: entry-default-signed.hap\n    fault: vanish\n",
+    );
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 3, "{summary}");
+    assert_eq!(summary["terminal-reason"], "environment_error");
+    assert!(
+        summary["detail"].as_str().unwrap().contains("E_DEVICE"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn without_a_declared_hap_the_summary_says_nothing_was_installed() {
+    let dir = project(
+        FIXING_AGENT,
+        crate::support::delivery::SPACING,
+        "notes-pass",
+        "",
+    );
+    let capture = capture_installing(dir.path(), "");
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 0, "{summary}");
+    assert!(
+        summary["not-installed"]
+            .as_str()
+            .unwrap()
+            .contains("the app on the device was not installed by this run"),
+        "{summary}"
+    );
+}

@@ -1,0 +1,411 @@
+//! A device lab through the real binary and `fake-hdc`: many devices on many servers audited in
+//! parallel, one vanishing mid-run, the criterion × device matrix in every form.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::{device, dwpipe, fake_hdc, frozen_example, no_sleeps};
+use serde_json::Value;
+
+/// `dwpipe audit` of the frozen example in `dir` through a fake-hdc (`hdc`, serving
+/// `captures`) with sleep-free sessions, `args` naming the devices, servers and `--out`:
+/// `(exit code, stdout, stderr)`.
+fn lab_audit(dir: &Path, hdc: &str, captures: &[String], args: &[&str]) -> (i32, String, String) {
+    let hdc = fake_hdc(dir, hdc, captures, "");
+    let playbooks = no_sleeps(dir);
+    let mut argv = vec![
+        "--hdc",
+        hdc.to_str().unwrap(),
+        "audit",
+        "--pack",
+        "pack.lock.json",
+        "--playbooks",
+        &playbooks,
+    ];
+    argv.extend_from_slice(args);
+    dwpipe(dir, &argv)
+}
+
+#[test]
+fn a_lab_of_eight_where_one_device_vanishes() {
+    let dir = frozen_example();
+    // Eight devices over two hdc servers; LAB05 vanishes during its audit.
+    let captures: Vec<String> = (1..=8)
+        .map(|n| {
+            let serial = format!("LAB0{n}");
+            let folder = device(dir.path(), "notes-pass", &serial, n == 5);
+            let server = if n % 2 == 0 {
+                "10.0.0.2:8710"
+            } else {
+                "10.0.0.1:8710"
+            };
+            format!("{server}={folder}")
+        })
+        .collect();
+    let (code, stdout, stderr) = lab_audit(
+        dir.path(),
+        "hdc",
+        &captures,
+        &[
+            "--devices",
+            "all",
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.2:8710",
+            "--jobs",
+            "3",
+            "--out",
+            "lab",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let lab: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(lab["verdict"], "incomplete");
+    let devices = lab["devices"].as_array().unwrap();
+    let serials: Vec<&str> = devices
+        .iter()
+        .map(|d| d["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        serials,
+        [
+            "LAB01", "LAB03", "LAB05", "LAB07", "LAB02", "LAB04", "LAB06", "LAB08"
+        ]
+    );
+    for device in devices {
+        let serial = device["serial"].as_str().unwrap();
+        if serial == "LAB05" {
+            assert_eq!(device["verdict"], "error");
+            assert!(
+                device["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not found or not connected"),
+                "{device}"
+            );
+            // What it measured before it vanished is kept.
+            assert!(dir.path().join("lab/LAB05/evidence").is_dir());
+            assert!(!dir.path().join("lab/LAB05/audit-1.json").exists());
+        } else {
+            assert_eq!(device["verdict"], "pass", "{device}");
+            assert!(
+                dir.path()
+                    .join("lab")
+                    .join(serial)
+                    .join("audit-1.json")
+                    .is_file()
+            );
+        }
+    }
+    let p01 = lab["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion-id"] == "P-01")
+        .unwrap();
+    assert_eq!(
+        p01["results"],
+        serde_json::json!(["pass", "pass", "-", "pass", "pass", "pass", "pass", "pass"])
+    );
+
+    let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 8);
+    assert!(
+        junit.contains("tests=\"64\" failures=\"0\" skipped=\"0\" errors=\"1\""),
+        "{junit}"
+    );
+    let page = fs::read_to_string(dir.path().join("lab/lab.html")).unwrap();
+    // Each column says which device it is; each cell what was measured.
+    assert!(
+        page.contains("<th><a href=\"LAB01/report.html\">LAB01</a><br><small>ALN-AL00 · ")
+            && page.contains(" · 10.0.0.1:8710</small></th>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<th>LAB05<br><small>10.0.0.1:8710</small></th>")
+            && page.contains("<td class=\"error\">-</td>"),
+        "{page}"
+    );
+    let p01_value = p01["details"][0].as_str().unwrap_or_default().to_owned();
+    assert!(p01_value.ends_with("ms"), "{p01_value}");
+    assert!(
+        page.contains(&format!("pass<br><small>{p01_value}</small>")),
+        "{page}"
+    );
+    assert!(dir.path().join("lab/LAB01/report.html").is_file());
+    let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
+    let pass = format!("pass ({p01_value})");
+    assert!(
+        markdown.contains(&format!(
+            "| P-01 | performance | must | {pass} | {pass} | - | {pass} | {pass} | {pass} | {pass} | {pass} |"
+        )),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn named_devices_a_failing_one_and_one_on_no_server() {
+    let dir = frozen_example();
+    let captures = [
+        device(dir.path(), "notes-pass", "GOOD1", false),
+        device(dir.path(), "notes-fail", "BAD1", false),
+    ];
+    let (code, stdout, stderr) = lab_audit(
+        dir.path(),
+        "hdc",
+        &captures,
+        &[
+            "--jobs", "1", "--device", "GOOD1", "--device", "BAD1", "--device", "GONE1", "--out",
+            "lab",
+        ],
+    );
+    // A failing device is a failed verdict, whatever else happened.
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("lab audit of 3 device(s): FAIL"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GONE1: the device is on no hdc server"),
+        "{stdout}"
+    );
+    // --jobs 1: one device at a time, so each audit ends before the next begins.
+    let progress: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("dwpipe: "))
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            "dwpipe: GOOD1: auditing…",
+            "dwpipe: GOOD1: pass",
+            "dwpipe: BAD1: auditing…",
+            "dwpipe: BAD1: fail"
+        ],
+        "{stderr}"
+    );
+    let lab: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+            .unwrap();
+    let verdicts: Vec<&str> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["pass", "fail", "error"]);
+}
+
+#[test]
+fn shards_from_two_hosts_merge_into_one_matrix() {
+    let dir = frozen_example();
+    let shard = |name: &str, captures: &[String], serials: &[&str]| {
+        let mut args = vec!["--out", name, "--json"];
+        for serial in serials {
+            args.extend(["--device", serial]);
+        }
+        let (code, stdout, stderr) = lab_audit(dir.path(), &format!("hdc-{name}"), captures, &args);
+        assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
+    };
+    shard(
+        "host-a",
+        &[
+            device(dir.path(), "notes-pass", "A1", false),
+            device(dir.path(), "notes-pass", "A2", false),
+        ],
+        &["A1", "A2"],
+    );
+    shard(
+        "host-b",
+        &[
+            device(dir.path(), "notes-fail", "B1", false),
+            device(dir.path(), "notes-pass", "B2", false),
+        ],
+        &["B1", "B2"],
+    );
+
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "report", "merge", "host-a", "host-b", "--out", "merged", "--json",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(merged["verdict"], "fail");
+    let devices: Vec<(&str, &str)> = merged["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["serial"].as_str().unwrap(),
+                d["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            ("A1", "pass"),
+            ("A2", "pass"),
+            ("B1", "fail"),
+            ("B2", "pass")
+        ]
+    );
+    // Links point from the merged folder back into the shards.
+    assert_eq!(merged["devices"][2]["report"], "../host-b/B1/audit-1.json");
+    let page = fs::read_to_string(dir.path().join("merged/lab.html")).unwrap();
+    assert!(
+        page.contains("<a href=\"../host-b/B1/report.html\">B1</a>"),
+        "{page}"
+    );
+    let p01 = merged["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["criterion-id"] == "P-01")
+        .unwrap();
+    assert_eq!(
+        p01["results"],
+        serde_json::json!(["pass", "pass", "fail", "pass"])
+    );
+    let junit = fs::read_to_string(dir.path().join("merged/lab-junit.xml")).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 4);
+    assert!(junit.contains("<testsuite name=\"dwpipe audit B1\""));
+
+    // A shard of another pack, or a device in two shards, does not merge.
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &[
+            "report", "merge", "host-a", "host-a", "--out", "twice", "--json",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_MERGE_DUPLICATE_DEVICE"), "{stdout}");
+    let other = dir.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let lab = fs::read_to_string(dir.path().join("host-b/lab.json")).unwrap();
+    let sha = merged["pack-sha256"].as_str().unwrap();
+    fs::write(other.join("lab.json"), lab.replace(sha, &"0".repeat(64))).unwrap();
+    fs::copy(
+        dir.path().join("host-b/lab-junit.xml"),
+        other.join("lab-junit.xml"),
+    )
+    .unwrap();
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &["report", "merge", "host-a", "other", "--json"],
+    );
+    assert_eq!(code, 2);
+    assert!(stdout.contains("E_MERGE_PACK_MISMATCH"), "{stdout}");
+    fs::write(
+        other.join("lab.json"),
+        "{\"format-version\": 1, \"rows\": 3}",
+    )
+    .unwrap();
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &["report", "merge", "host-a", "other", "--json"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stdout.contains("E_MERGE_INVALID") && stdout.contains("lab.json"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
+    // Emulators answer as 127.0.0.1:5555 on every host.
+    let dir = frozen_example();
+    let a = device(dir.path(), "notes-pass", "127.0.0.1:5555", false);
+    let b_root = dir.path().join("second");
+    fs::create_dir_all(&b_root).unwrap();
+    let b = device(&b_root, "notes-fail", "127.0.0.1:5555", false);
+    let (code, stdout, stderr) = lab_audit(
+        dir.path(),
+        "hdc",
+        &[format!("10.0.0.1:8710={a}"), format!("10.0.0.2:8710={b}")],
+        &[
+            "--devices",
+            "all",
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.2:8710",
+            "--out",
+            "lab",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 1, "one passes, one fails: {stdout}\n{stderr}");
+    for folder in [
+        "10.0.0.1_8710_127.0.0.1_5555",
+        "10.0.0.2_8710_127.0.0.1_5555",
+    ] {
+        assert!(
+            dir.path()
+                .join("lab")
+                .join(folder)
+                .join("audit-1.json")
+                .is_file(),
+            "{folder}: {stderr}"
+        );
+    }
+    let lab: Value = serde_json::from_str(&stdout).unwrap();
+    let verdicts: Vec<&str> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["pass", "fail"]);
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_in_every_lab_format() {
+    let dir = frozen_example();
+    let phone = device(dir.path(), "notes-pass", "LAB01", false);
+    let (code, stdout, stderr) = lab_audit(
+        dir.path(),
+        "hdc",
+        &[format!("10.0.0.1:8710={phone}")],
+        &[
+            "--devices",
+            "all",
+            "--server",
+            "10.0.0.1:8710",
+            "--server",
+            "10.0.0.9:8710",
+            "--out",
+            "lab",
+        ],
+    );
+    // The devices listed passed; those of the silent server were not shown to: incomplete.
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    assert!(stdout.contains("INCOMPLETE"), "{stdout}");
+    assert!(
+        stdout.contains("hdc server 10.0.0.9:8710 did not answer"),
+        "{stdout}"
+    );
+    let lab: Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
+            .unwrap();
+    assert_eq!(lab["unreachable"][0]["server"], "10.0.0.9:8710", "{lab}");
+    for file in ["lab.md", "lab.html"] {
+        let text = fs::read_to_string(dir.path().join("lab").join(file)).unwrap();
+        assert!(
+            text.contains("10.0.0.9:8710") && text.contains("did not answer"),
+            "{file}: {text}"
+        );
+    }
+    let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testsuite name=\"dwpipe audit hdc server 10.0.0.9:8710\"")
+            && junit.contains("errors=\"1\""),
+        "{junit}"
+    );
+}

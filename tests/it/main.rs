@@ -1,0 +1,28 @@
+//! dwpipe's integration tests, one binary: each module drives the real binary (or the
+//! library) through one area. The shared helpers are in `support`.
+
+mod support;
+
+mod ab;
+mod audit;
+mod browser;
+mod ci_examples;
+mod cli;
+mod compare;
+mod deliver;
+mod deveco;
+mod device;
+mod evidence;
+mod flows;
+mod fuzz;
+mod history;
+mod hostile;
+mod inspect;
+mod install;
+mod lab;
+mod preflight;
+mod readme;
+mod records;
+mod resume;
+mod review;
+mod variance;

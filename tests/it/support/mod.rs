@@ -1,0 +1,307 @@
+//! Helpers shared by the integration tests.
+
+pub(crate) mod delivery;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The folder of the real device captures (`DWPIPE_CAPTURES`, which `.ci/run` sets to
+/// `../shared/captures`); `None`, with a line saying the test is skipped, when it is not set or
+/// not there — these captures are other people's recordings and never live in the repo.
+#[cfg(feature = "real-captures")]
+pub(crate) fn real_captures() -> Option<PathBuf> {
+    match std::env::var_os("DWPIPE_CAPTURES").map(PathBuf::from) {
+        Some(root) if root.is_dir() => Some(root),
+        Some(root) => {
+            eprintln!(
+                "skipped: DWPIPE_CAPTURES={} is not a folder (the shared captures live beside the repo, in ../shared/captures)",
+                root.display()
+            );
+            None
+        }
+        None => {
+            eprintln!(
+                "skipped: set DWPIPE_CAPTURES to the shared captures folder (../shared/captures beside the repo)"
+            );
+            None
+        }
+    }
+}
+
+/// Writes an executable script.
+pub(crate) fn executable(path: &Path, script: &str) {
+    fs::write(path, script).unwrap();
+    let mut permissions = fs::metadata(path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(path, permissions).unwrap();
+}
+
+/// Writes an `hdc` shell wrapper in `dir` that runs `fake-hdc` serving `captures`
+/// (comma-joined, `HOST:PORT=folder` allowed), with `extra_env` assignments before it.
+pub(crate) fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) -> PathBuf {
+    let script = dir.join(name);
+    executable(
+        &script,
+        &format!(
+            "#!/bin/sh\nDWPIPE_FAKE_HDC_CAPTURES='{}' DWPIPE_FAKE_HDC_STATE='{}' {extra_env} exec '{}' \"$@\"\n",
+            captures.join(","),
+            dir.join("state").display(),
+            env!("CARGO_BIN_EXE_fake-hdc"),
+        ),
+    );
+    script
+}
+
+/// One run of the real `dwpipe`, said the way it is checked:
+/// `Test::new(dir).args(["audit", …]).status(2).stderr_contains("E_…").run()`. It runs in `dir`
+/// without any `DWPIPE_HDC` of the caller's environment, expects exit 0 unless told otherwise,
+/// and on any mismatch fails with the command line and both streams.
+#[must_use = "a Test does nothing until it is run"]
+pub(crate) struct Test {
+    dir: PathBuf,
+    args: Vec<String>,
+    status: i32,
+    stdout: Vec<String>,
+    stderr: Vec<String>,
+}
+
+/// What a [`Test`] printed.
+pub(crate) struct Ran {
+    /// Its standard output.
+    pub(crate) stdout: String,
+    /// Its standard error.
+    pub(crate) stderr: String,
+}
+
+impl Test {
+    /// `dwpipe` in `dir`, expected to exit 0.
+    pub(crate) fn new(dir: &Path) -> Test {
+        Test {
+            dir: dir.to_owned(),
+            args: Vec::new(),
+            status: 0,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Its arguments.
+    pub(crate) fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Test {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// The exit code it must end with.
+    pub(crate) fn status(mut self, code: i32) -> Test {
+        self.status = code;
+        self
+    }
+
+    /// A text its standard output must hold.
+    pub(crate) fn stdout_contains(mut self, text: &str) -> Test {
+        self.stdout.push(text.to_owned());
+        self
+    }
+
+    /// A text its standard error must hold.
+    pub(crate) fn stderr_contains(mut self, text: &str) -> Test {
+        self.stderr.push(text.to_owned());
+        self
+    }
+
+    /// Runs it and checks the exit code and every text; what it printed.
+    pub(crate) fn run(self) -> Ran {
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = dwpipe(&self.dir, &args);
+        let said = || {
+            format!(
+                "dwpipe {}\n--- exit {code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+                args.join(" ")
+            )
+        };
+        assert_eq!(code, self.status, "exit code: {}", said());
+        for text in &self.stdout {
+            assert!(
+                stdout.contains(text.as_str()),
+                "stdout lacks {text:?}: {}",
+                said()
+            );
+        }
+        for text in &self.stderr {
+            assert!(
+                stderr.contains(text.as_str()),
+                "stderr lacks {text:?}: {}",
+                said()
+            );
+        }
+        Ran { stdout, stderr }
+    }
+}
+
+/// Runs the real `dwpipe` in `dir` (without any `DWPIPE_HDC` of the caller's environment):
+/// `(exit code, stdout, stderr)`.
+pub(crate) fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
+/// scroll session.
+pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
+    let dir = root.join(serial);
+    let source = repo().join("device-fixtures").join(from);
+    fs::create_dir_all(dir.join("files")).unwrap();
+    for entry in fs::read_dir(source.join("files")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), dir.join("files").join(entry.file_name())).unwrap();
+    }
+    let identity = fs::read_to_string(source.join("device.yaml")).unwrap();
+    let identity: String = identity
+        .lines()
+        .map(|l| {
+            if l.starts_with("serial:") {
+                format!("serial: {serial}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.join("device.yaml"), identity).unwrap();
+    let mut transcript = fs::read_to_string(source.join("transcript.yaml")).unwrap();
+    if vanish {
+        let cut = transcript
+            .find("  - shell: hitrace -b 65536 graphic")
+            .unwrap();
+        transcript.insert_str(cut, "  - fault: vanish\n");
+    }
+    fs::write(dir.join("transcript.yaml"), transcript).unwrap();
+    dir.display().to_string()
+}
+
+/// The embedded sessions without their settling sleeps (a fake device has nothing to settle),
+/// passed as `--playbooks` overrides for fake-hdc, which steps over a capture's recorded
+/// pauses. Readiness polls stay (their looks are recorded exchanges), with a ceiling no busy
+/// test machine reaches, so they end on the looks the capture recorded.
+pub(crate) fn no_sleeps(dir: &Path) -> String {
+    let sessions = dir.join("playbooks/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    for entry in fs::read_dir(repo().join("playbooks/sessions")).unwrap() {
+        let entry = entry.unwrap();
+        let text = fs::read_to_string(entry.path()).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("- sleep:"))
+            .map(|l| match l.split_once("within:") {
+                Some((indent, _)) => format!("{indent}within: 60s\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        fs::write(sessions.join(entry.file_name()), kept).unwrap();
+    }
+    dir.join("playbooks").display().to_string()
+}
+
+/// A copy of the passing notes capture with one recorded file replaced (its hash updated).
+pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
+    let capture = root.join("capture");
+    let source = repo().join("device-fixtures/notes-pass");
+    copy_tree(&source, &capture);
+    let old = dwpipe::hash::sha256_hex(&fs::read(source.join("files").join(file)).unwrap());
+    let transcript = fs::read_to_string(source.join("transcript.yaml"))
+        .unwrap()
+        .replace(&old, &dwpipe::hash::sha256_hex(bytes));
+    fs::write(capture.join("transcript.yaml"), transcript).unwrap();
+    fs::write(capture.join("files").join(file), bytes).unwrap();
+    capture
+}
+
+/// Copies a folder and everything under it.
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A temp folder with the example pack frozen in it.
+pub(crate) fn frozen_example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = repo().join("examples/notes/pack.yaml");
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+/// A temp folder with `tests/fixtures/<pack>` frozen in it.
+pub(crate) fn frozen_fixture(pack: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fixture(pack);
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`:
+/// `(exit code, stdout, stderr)`.
+pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> (i32, String, String) {
+    let capture = capture.display().to_string();
+    dwpipe(
+        dir,
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            &capture,
+            "--out",
+            "out",
+        ],
+    )
+}
+
+/// The check of `criterion` in a report.
+pub(crate) fn check<'a>(report: &'a serde_json::Value, criterion: &str) -> &'a serde_json::Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterionId"] == criterion)
+        .unwrap_or_else(|| panic!("no check of {criterion}"))
+}
+
+/// `out/audit-1.json` in `dir`.
+pub(crate) fn first_audit(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(dir.join("out/audit-1.json")).unwrap()).unwrap()
+}
+
+/// A file of `tests/fixtures`.
+pub(crate) fn fixture(path: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(path)
+}
+
+/// `dwpipe inspect ARGS`: `(exit code, stdout, stderr)`.
+pub(crate) fn inspect(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["inspect"];
+    all.extend_from_slice(args);
+    dwpipe(Path::new("."), &all)
+}
