@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::matcher::Limits;
+use super::limits::Limits;
 use super::*;
 
 fn d(text: &str) -> Decimal {

@@ -2,6 +2,7 @@
 //! matchers. Everything here is pure; the gate and the audit call [`Assertion::evaluate`].
 
 mod decimal;
+mod limits;
 mod matcher;
 mod quantity;
 mod unit;
@@ -10,7 +11,8 @@ mod unit;
 mod matcher_tests;
 
 pub use decimal::Decimal;
+pub(crate) use limits::{Side, Worse};
 pub use matcher::{Assertion, UnitContext};
-pub(crate) use matcher::{Expectation, Matcher, Scalar, Side, Worse};
+pub(crate) use matcher::{Expectation, Matcher, Scalar};
 pub(crate) use quantity::first_quantity;
 pub(crate) use unit::{Unit, common_scale, known_spellings};

@@ -132,8 +132,10 @@ pub(super) struct DoctorArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Writes audit-<n>.json, audit-<n>.md and junit.xml into --out, and every pulled file and saved reply \
-under --out/evidence/<device>/<run>/<session>/ with its SHA-256. Criteria without a probe are \
+Writes audit-<n>.json, audit-<n>.md, junit.xml and report.html into --out (default: a new \
+.dwpipe/audit-<time>/), and every pulled file and saved reply under \
+--out/evidence/<device>/<run>/<session>/ with its SHA-256. A replay is refused before its first \
+call when the capture was recorded with other sessions or another run plan (--runs, the pack). Criteria without a probe are \
 unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.
 
 A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \

@@ -12,6 +12,7 @@
 //! Loading validates everything a replay will rely on: one operation per exchange, device
 //! commands that obey the same rules as live ones, and no path that leaves the folder.
 
+mod plan;
 mod read;
 mod write;
 
