@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::hash::sha256_hex;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::dir_or_dot;
-use crate::schema::{AuditReport, Comparison, Imported};
+use crate::schema::{AuditReport, Comparison, Imported, files};
 
 use super::changes::changes;
 use super::{Filter, History, RunFacts};
@@ -109,8 +109,7 @@ impl Recorder {
                             .fix("pass run folders or report files dwpipe wrote")
                     })?;
                     let name = entry.file_name().to_string_lossy();
-                    let report = (name.starts_with("audit-") && name.ends_with(".json"))
-                        || name == "compare.json";
+                    let report = files::is_audit(&name) || name == files::COMPARISON;
                     if entry.file_type().is_file() && report {
                         files.push(entry.into_path());
                     }
@@ -133,14 +132,14 @@ impl Recorder {
             .collect();
         // Audits before the comparisons of them, each kind oldest first.
         files.sort_by(|(a, at), (b, bt)| {
-            (a.ends_with("compare.json"), at, a).cmp(&(b.ends_with("compare.json"), bt, b))
+            (a.ends_with(files::COMPARISON), at, a).cmp(&(b.ends_with(files::COMPARISON), bt, b))
         });
         let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
         let mut imported = Imported::default();
         let mut apps = Apps::new();
         for (file, time) in &files {
             let new = self.record_into(&mut history, file, (None, *time), &mut apps)?;
-            match (new, file.ends_with("compare.json")) {
+            match (new, file.ends_with(files::COMPARISON)) {
                 (false, _) => imported.known += 1,
                 (true, true) => imported.comparisons += 1,
                 (true, false) => imported.audits += 1,

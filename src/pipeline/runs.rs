@@ -45,7 +45,7 @@ pub(crate) fn list(base: &Path) -> std::io::Result<Vec<RunListing>> {
         };
         let began: Option<Began> = read("run.json").and_then(|b| serde_json::from_slice(&b).ok());
         let ended: Option<Ended> =
-            read("deliver.json").and_then(|b| serde_json::from_slice(&b).ok());
+            read(crate::schema::files::DELIVER).and_then(|b| serde_json::from_slice(&b).ok());
         let started = id
             .split('-')
             .next()

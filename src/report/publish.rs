@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::audit::Figures;
 use crate::output::{PublishError, WriteError, publish_numbered, write_atomic};
 use crate::pack::Pack;
+use crate::schema::files;
 use crate::schema::{AbLabReport, AbRecord, AuditReport, Comparison, DeliverReport, LabReport};
 
 /// The JSON text of a document (pretty, stable field order, a final newline).
@@ -59,8 +60,8 @@ pub(crate) fn audit(
     paths.extend(forms(
         out,
         &[
-            ("junit.xml", junit.as_bytes()),
-            ("report.html", page.as_bytes()),
+            (files::AUDIT_JUNIT, junit.as_bytes()),
+            (files::AUDIT_HTML, page.as_bytes()),
         ],
     )?);
     Ok(paths)
@@ -78,10 +79,10 @@ pub(crate) fn lab(
     Ok(forms(
         out,
         &[
-            ("lab.md", markdown.as_bytes()),
-            ("lab-junit.xml", junit.as_bytes()),
-            ("lab.html", page.as_bytes()),
-            ("lab.json", json(report).as_bytes()),
+            (files::LAB_MD, markdown.as_bytes()),
+            (files::LAB_JUNIT, junit.as_bytes()),
+            (files::LAB_HTML, page.as_bytes()),
+            (files::LAB, json(report).as_bytes()),
         ],
     )?)
 }
@@ -91,8 +92,8 @@ pub(crate) fn ab_lab(report: &AbLabReport, out: &Path) -> Result<Vec<PathBuf>, P
     Ok(forms(
         out,
         &[
-            ("ab-lab.md", super::ab_lab::markdown(report).as_bytes()),
-            ("ab-lab.json", json(report).as_bytes()),
+            (files::AB_LAB_MD, super::ab_lab::markdown(report).as_bytes()),
+            (files::AB_LAB, json(report).as_bytes()),
         ],
     )?)
 }
@@ -106,13 +107,19 @@ pub(crate) fn comparison(
     let mut paths = forms(
         out,
         &[
-            ("compare.md", super::compare_markdown(comparison).as_bytes()),
             (
-                "compare-junit.xml",
+                files::COMPARISON_MD,
+                super::compare_markdown(comparison).as_bytes(),
+            ),
+            (
+                files::COMPARISON_JUNIT,
                 super::junit_compare(comparison).as_bytes(),
             ),
-            ("compare.html", super::compare_html(comparison).as_bytes()),
-            (crate::schema::COMPARISON, json(comparison).as_bytes()),
+            (
+                files::COMPARISON_HTML,
+                super::compare_html(comparison).as_bytes(),
+            ),
+            (files::COMPARISON, json(comparison).as_bytes()),
         ],
     )?;
     paths.rotate_right(1);
@@ -121,14 +128,14 @@ pub(crate) fn comparison(
 
 /// An A/B session's `ab.json` in `out`.
 pub(crate) fn ab_record(record: &AbRecord, out: &Path) -> Result<PathBuf, PublishError> {
-    let path = out.join(crate::schema::RECORD);
+    let path = out.join(files::AB);
     write_atomic(&path, json(record).as_bytes())?;
     Ok(path)
 }
 
 /// A delivery's `deliver.json` in its run folder.
 pub(crate) fn deliver(report: &DeliverReport, run_dir: &Path) -> Result<PathBuf, WriteError> {
-    let path = run_dir.join("deliver.json");
+    let path = run_dir.join(files::DELIVER);
     write_atomic(&path, json(report).as_bytes())?;
     Ok(path)
 }

@@ -20,11 +20,6 @@ words! {
     }
 }
 
-/// The record's file name, in the session's folder.
-pub(crate) const RECORD: &str = "ab.json";
-/// The comparison's file name, beside the record.
-pub(crate) const COMPARISON: &str = "compare.json";
-
 /// One block of runs on one build.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -139,7 +134,7 @@ impl AbRecord {
             baseline: arm(Arm::Baseline, baseline, &comparison.baseline.report),
             candidate: arm(Arm::Candidate, candidate, &comparison.candidate.report),
             blocks,
-            comparison: COMPARISON.to_owned(),
+            comparison: super::files::COMPARISON.to_owned(),
             regression: comparison.verdict,
             absolute: candidate.verdict,
             left_installed: Restored::Untouched,

@@ -131,7 +131,7 @@ pub(crate) fn page_to_open(reports: &[String]) -> &str {
         .iter()
         .rev()
         .find(|r| r.ends_with(".html"))
-        .map_or("deliver.json", String::as_str)
+        .map_or(super::files::DELIVER, String::as_str)
 }
 
 #[cfg(test)]

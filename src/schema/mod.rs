@@ -9,10 +9,11 @@ mod ab_lab;
 mod audit;
 mod compare;
 mod deliver;
+pub(crate) mod files;
 mod lab;
 mod printed;
 
-pub(crate) use ab::{AbRecord, Arm, Block, COMPARISON, RECORD, Restored};
+pub(crate) use ab::{AbRecord, Arm, Block, Restored};
 pub(crate) use ab_lab::{AbCell, AbColumn, AbLabReport};
 pub(crate) use audit::ReportCheck;
 pub use audit::{AuditReport, Summary};

@@ -25,7 +25,7 @@ use super::{AuditPlan, Event, Reporter};
 /// The bundle manager's code for uninstalling an app that is not installed.
 const NOT_INSTALLED: &str = "9568386";
 /// Where the warm-up runs' evidence is kept (not read, not counted).
-const WARM_UP: &str = "warm-up";
+pub(super) const WARM_UP: &str = "warm-up";
 
 /// Both arms, in the order each round measures them (the candidate last, so that the
 /// device ends with it).

@@ -14,13 +14,10 @@ use crate::output::PublishError;
 use crate::pack::Frozen;
 use crate::process::{Cancel, join_all};
 use crate::report::{junit_lab, publish};
-use crate::schema::{AuditReport, Column, LabReport, UnreachableServer};
+use crate::schema::{AuditReport, Column, LabReport, UnreachableServer, files};
 use crate::target::{Absence, Member, Roster};
 
 use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
-
-/// The report file each device's folder holds (the matrix links to it).
-pub(crate) const DEVICE_REPORT: &str = "audit-1.json";
 
 /// Why a device has no report.
 #[derive(Debug, thiserror::Error)]
@@ -159,7 +156,10 @@ fn publish_matrix(
             serial: &seat.member.serial,
             server: seat.member.server_name(),
             outcome: match &seat.outcome {
-                Ok(report) => Ok((report, format!("{}/{DEVICE_REPORT}", seat.member.folder()))),
+                Ok(report) => Ok((
+                    report,
+                    format!("{}/{}", seat.member.folder(), files::DEVICE_AUDIT),
+                )),
                 Err(_) => Err(error.clone()),
             },
         })

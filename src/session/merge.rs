@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, chain};
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::relative_to;
 
-use crate::schema::{LabDevice, LabReport, LabVerdict, verdict_of};
+use crate::schema::{LabDevice, LabReport, LabVerdict, files, verdict_of};
 
 /// A shard: its folder, its `lab.json`, its `lab-junit.xml`.
 struct Shard {
@@ -26,7 +26,7 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> Diagnostic {
 }
 
 fn load(dir: &Path) -> Result<Shard, Diagnostic> {
-    let json = dir.join("lab.json");
+    let json = dir.join(files::LAB);
     let bytes = read_bounded(&json, MAX_REPORT_BYTES, "a lab report")
         .map_err(|e| invalid(&json, chain(&e)))?;
     let report: LabReport = serde_json::from_slice(&bytes).map_err(|e| invalid(&json, e))?;
@@ -41,7 +41,7 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
             "not a lab report of format 1 with one result per device",
         ));
     }
-    let xml = dir.join("lab-junit.xml");
+    let xml = dir.join(files::LAB_JUNIT);
     let bytes = read_bounded(&xml, MAX_REPORT_BYTES, "a JUnit report")
         .map_err(|e| invalid(&xml, chain(&e)))?;
     let junit = String::from_utf8(bytes).map_err(|_| invalid(&xml, "not UTF-8"))?;
@@ -90,7 +90,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
     };
     let (mut totals, mut suites) = ([0u64; 4], String::new());
     for shard in shards {
-        let json = shard.dir.join("lab.json");
+        let json = shard.dir.join(files::LAB);
         if shard.report.pack_sha256 != pack {
             return Err(Diagnostic::error(
                 "E_MERGE_PACK_MISMATCH",

@@ -14,7 +14,7 @@ use crate::history::Recorder;
 use crate::input::hash_file;
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
-use crate::schema::{Arm, RECORD};
+use crate::schema::{Arm, files};
 use crate::target::Target;
 
 /// Runs per arm of an A/B session when none are asked for.
@@ -283,10 +283,15 @@ impl<'a> AuditPlan<'a> {
 /// An A/B session writes into a folder that holds no earlier session: its evidence would be
 /// mixed with this one's.
 fn fresh_for_ab(out: &Path) -> Result<(), Diagnostic> {
-    let taken = [RECORD, "baseline", "candidate", "warm-up"]
-        .iter()
-        .map(|name| out.join(name))
-        .find(|path| path.exists());
+    let taken = [
+        files::AB,
+        Arm::Baseline.as_str(),
+        Arm::Candidate.as_str(),
+        super::ab::WARM_UP,
+    ]
+    .iter()
+    .map(|name| out.join(name))
+    .find(|path| path.exists());
     match taken {
         Some(path) => Err(Diagnostic::error(
             "E_AB_OUT_TAKEN",

@@ -3,7 +3,7 @@
 use crate::report::html::{escape, head};
 use std::fmt::Write;
 
-use crate::schema::{Cell, LabReport};
+use crate::schema::{Cell, LabReport, files};
 
 /// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 pub(crate) fn html(report: &LabReport) -> String {
@@ -29,8 +29,8 @@ pub(crate) fn html(report: &LabReport) -> String {
         match &device.report {
             Some(json) => {
                 let html = json
-                    .strip_suffix("audit-1.json")
-                    .map_or_else(|| json.clone(), |dir| format!("{dir}report.html"));
+                    .strip_suffix(files::DEVICE_AUDIT)
+                    .map_or_else(|| json.clone(), |dir| format!("{dir}{}", files::AUDIT_HTML));
                 let _ = write!(
                     page,
                     "<th><a href=\"{}\">{name}</a><br><small>{about}</small></th>",
