@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::device::{
-    AnyDevice, CallTimeouts, DeviceError, Hdc, RecordingDevice, ReplayDevice, Server,
+    AnyDevice, CallTimeouts, DeviceError, Hdc, HdcDevice, RecordingDevice, ReplayDevice, Server,
 };
 use crate::process::{Cancel, join_all};
 
@@ -170,6 +170,20 @@ pub(crate) struct Roster {
     pub(crate) unreachable: Vec<(String, DeviceError)>,
     /// At most this many devices at once.
     pub(crate) jobs: usize,
+}
+
+impl Roster {
+    /// A member's device, on its server.
+    pub(crate) fn device(
+        &self,
+        member: &Member,
+        cancel: &Cancel,
+    ) -> Result<HdcDevice, DeviceError> {
+        Ok(self
+            .hdc
+            .server(member.server.clone(), cancel)
+            .device(&member.serial)?)
+    }
 }
 
 /// A target, opened. (One of them lives for the whole run: its size does not matter.)

@@ -28,10 +28,8 @@ pub(super) async fn ab_lab(
 ) -> Result<Outcome, SessionError> {
     let job = |member: Member, out: PathBuf| async move {
         let device = roster
-            .hdc
-            .server(member.server.clone(), cancel)
-            .device(&member.serial)
-            .map_err(|e| SessionError::Install(e.into()))?;
+            .device(&member, cancel)
+            .map_err(SessionError::Refused)?;
         let sheltered = device.sheltered();
         // A lab shows devices starting and ending, not each device's sessions.
         let (result, restored) =

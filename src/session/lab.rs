@@ -114,10 +114,8 @@ pub(super) async fn audit_lab(
 ) -> Result<Outcome, SessionError> {
     let job = |member: Member, folder: PathBuf| async move {
         let device = roster
-            .hdc
-            .server(member.server.clone(), cancel)
-            .device(&member.serial)
-            .map_err(|e| SessionError::Install(e.into()))?;
+            .device(&member, cancel)
+            .map_err(SessionError::Refused)?;
         super::one::install_haps(&device, &plan.build.haps)
             .await
             .map_err(SessionError::Install)?;

@@ -73,7 +73,8 @@ pub(crate) enum SessionError {
     /// A signal stopped it; the evidence so far is kept.
     #[error("interrupted; the evidence so far is under {}", .0.display())]
     Interrupted(PathBuf),
-    /// The capture cannot serve this audit: nothing was asked of it.
+    /// The target cannot serve this audit (a capture recorded otherwise, a serial that cannot
+    /// be addressed): nothing was asked of it.
     #[error(transparent)]
     Refused(DeviceError),
     /// The verified build could not be installed.

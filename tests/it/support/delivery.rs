@@ -15,6 +15,15 @@ pub(crate) fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
+/// A resumed run's last ledger lines when it verified again and passed its audit.
+pub(crate) const RESUMED_AND_VERIFIED: [&str; 5] = [
+    "deliver/resumed",
+    "review/0/pass",
+    "verify/0/pass",
+    "audit/0/pass",
+    "deliver/verified",
+];
+
 /// The example app's page the agent edits.
 pub(crate) const PAGE: &str = "project/entry/src/main/ets/pages/Index.ets";
 
