@@ -49,11 +49,18 @@ pub(crate) struct Stream {
     last_finish: Option<String>,
     /// Whether an event came after the last `step_finish`.
     after_finish: bool,
-    /// `error` events' messages.
+    /// `error` events' messages (the first [`KEPT`]; `error_count` counts them all).
     errors: Vec<String>,
-    /// Tools whose call was rejected for want of a permission.
+    error_count: usize,
+    /// Tools whose call was rejected for want of a permission (the first [`KEPT`]).
     rejected: Vec<String>,
+    rejected_count: usize,
+    /// Event lines too long to read whole.
+    unreadable: usize,
 }
+
+/// Messages and names kept of each kind; the counts go on.
+const KEPT: usize = 20;
 
 impl Stream {
     /// Reads one parsed event.
@@ -69,13 +76,18 @@ impl Stream {
                 self.after_finish = false;
                 return;
             }
-            Some("error") => self.errors.push(
-                event["error"]["data"]["message"]
-                    .as_str()
-                    .or(event["error"]["name"].as_str())
-                    .unwrap_or("error")
-                    .to_owned(),
-            ),
+            Some("error") => {
+                self.error_count += 1;
+                if self.errors.len() < KEPT {
+                    self.errors.push(
+                        event["error"]["data"]["message"]
+                            .as_str()
+                            .or(event["error"]["name"].as_str())
+                            .unwrap_or("error")
+                            .to_owned(),
+                    );
+                }
+            }
             Some("tool_use") if event["part"]["state"]["status"] == "error" => {
                 let error = event["part"]["state"]["error"]
                     .as_str()
@@ -85,8 +97,11 @@ impl Stream {
                     .iter()
                     .any(|w| error.contains(w))
                 {
+                    self.rejected_count += 1;
                     let tool = event["part"]["tool"].as_str().unwrap_or("a tool");
-                    self.rejected.push(tool.to_owned());
+                    if self.rejected.len() < KEPT && !self.rejected.iter().any(|t| t == tool) {
+                        self.rejected.push(tool.to_owned());
+                    }
                 }
             }
             _ => {}
@@ -94,7 +109,13 @@ impl Stream {
         self.after_finish = true;
     }
 
-    /// The `error` events' messages.
+    /// An event line too long to read whole went by: what it said is unknown.
+    pub(crate) fn unreadable(&mut self) {
+        self.unreadable += 1;
+        self.after_finish = true;
+    }
+
+    /// The `error` events' messages (the first ones).
     pub(crate) fn errors(&self) -> &[String] {
         &self.errors
     }
@@ -113,12 +134,22 @@ impl Stream {
             }
         }
         if let Some(error) = self.errors.first() {
-            return incomplete(format!("session error: {error}"));
+            let more = match self.error_count {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            return incomplete(format!("session error: {error}{more}"));
         }
         if !self.rejected.is_empty() {
             return incomplete(format!(
                 "permission rejected for {} (the run went on without it)",
                 self.rejected.join(", ")
+            ));
+        }
+        if self.unreadable > 0 {
+            return incomplete(format!(
+                "{} event line(s) too long to read whole: what they said is unknown",
+                self.unreadable
             ));
         }
         match (self.last_finish.as_deref(), self.after_finish) {

@@ -20,7 +20,7 @@ use regex::Regex;
 
 use crate::config::{Agent, AgentKind};
 use crate::output::WriteError;
-use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+use crate::process::{Cancel, Completion, Line, Pipe, ProcessSpec, SpawnError, run};
 pub(crate) use crate::schema::Claim;
 
 pub(crate) use deveco::Ending;
@@ -176,22 +176,47 @@ pub(crate) fn argv(
     }
 }
 
-/// Reads the event stream: JSON lines of `{type, part: {...}}` (DevEco Code / OpenCode), or
-/// plain text from a command agent. The last `Result: …` line found in text wins.
-fn read_events(stdout: &str, run_record: &mut AgentRun, stream: &mut Stream) {
-    for line in stdout.lines() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
+/// The longest line of the agent's stdout read whole: an event carrying a large file's diff
+/// is still one event. Longer lines arrive in windows, and an event that cannot be read whole
+/// leaves the run not shown to have finished.
+const AGENT_LINE: usize = 16 * 1024 * 1024;
+/// Tools named in the record at most (the count goes on).
+const MAX_TOOLS: usize = 200;
+
+/// What the agent's stdout said, read line by line as it arrived — every line, whatever the
+/// kept log drops — in bounded memory: counts, the claim, the tools' names up to a bound, and
+/// the stream's own judgement ([`Stream`]).
+#[derive(Debug, Default)]
+struct Reading {
+    claim: Option<Claim>,
+    events: usize,
+    unparsed: usize,
+    tools: Vec<String>,
+    stream: Stream,
+}
+
+impl Reading {
+    /// One line of the agent's stdout: JSON events of `{type, part: {...}}` (DevEco Code /
+    /// OpenCode), or plain text from a command agent. The last `Result: …` found wins.
+    fn line(&mut self, line: Line<'_>) {
+        if line.pipe != Pipe::Out {
+            return;
         }
-        let text = if trimmed.starts_with('{') {
+        let trimmed = line.text.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        let text = if trimmed.starts_with('{') || line.cut {
+            if line.cut {
+                self.stream.unreadable();
+                return;
+            }
             match serde_json::from_str::<serde_json::Value>(trimmed) {
                 Ok(event) => {
-                    run_record.events += 1;
-                    stream.event(&event);
-                    if event["type"] == "tool_use" {
-                        run_record
-                            .tools
+                    self.events += 1;
+                    self.stream.event(&event);
+                    if event["type"] == "tool_use" && self.tools.len() < MAX_TOOLS {
+                        self.tools
                             .push(event["part"]["tool"].as_str().unwrap_or("?").to_owned());
                     }
                     // Text parts, and the output of a tool (the spec-verify report arrives there).
@@ -202,22 +227,21 @@ fn read_events(stdout: &str, run_record: &mut AgentRun, stream: &mut Stream) {
                         .to_owned()
                 }
                 Err(_) => {
-                    run_record.unparsed_lines += 1;
-                    continue;
+                    self.unparsed += 1;
+                    return;
                 }
             }
         } else {
             trimmed.to_owned()
         };
         if let Some(found) = CLAIM.captures_iter(&text).last() {
-            run_record.claim = match found[1].to_uppercase().as_str() {
+            self.claim = Some(match found[1].to_uppercase().as_str() {
                 "PASS" => Claim::Pass,
                 "FAIL" => Claim::Fail,
                 _ => Claim::Incomplete,
-            };
+            });
         }
     }
-    run_record.errors = stream.errors().to_vec();
 }
 
 /// Dispatches one round and stores the agent's output as `log` (and, for DevEco Code, its
@@ -244,11 +268,18 @@ pub(crate) async fn dispatch(
         .collect();
     let deveco = agent.kind == AgentKind::Deveco;
     let last_line = Arc::new(Mutex::new(Instant::now()));
-    if deveco {
-        let last_line = Arc::clone(&last_line);
-        spec.lines = Some(Arc::new(Mutex::new(move |_: &str| {
+    // The whole stream is judged as it arrives; the log keeps a bounded head and tail.
+    let reading = Arc::new(Mutex::new(Reading::default()));
+    {
+        let (last_line, reading) = (Arc::clone(&last_line), Arc::clone(&reading));
+        spec.lines = Some(Arc::new(Mutex::new(move |line: Line<'_>| {
             *last_line.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            reading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .line(line);
         })));
+        spec.line_limit = AGENT_LINE;
     }
     let (stop, done, stalled) = (
         cancel.child(),
@@ -308,19 +339,19 @@ pub(crate) async fn dispatch(
         );
     }
     crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
+    let reading = std::mem::take(&mut *reading.lock().unwrap_or_else(PoisonError::into_inner));
+    let stream = reading.stream;
     let mut record = AgentRun {
-        claim: Claim::None,
+        claim: reading.claim.unwrap_or(Claim::None),
         end,
-        events: 0,
-        unparsed_lines: 0,
-        errors: Vec::new(),
-        tools: Vec::new(),
+        events: reading.events,
+        unparsed_lines: reading.unparsed,
+        errors: stream.errors().to_vec(),
+        tools: reading.tools,
         leaked: outcome.leaked,
         ending: None,
         export: None,
     };
-    let mut stream = Stream::default();
-    read_events(&stdout, &mut record, &mut stream);
     if deveco {
         record.ending = Some(if stalled {
             Ending::Incomplete(format!(

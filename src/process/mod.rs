@@ -7,6 +7,7 @@
 mod bounded;
 mod cancel;
 mod join;
+mod observe;
 mod runner;
 mod unix;
 
@@ -15,5 +16,6 @@ mod tests;
 
 pub use cancel::Cancel;
 pub(crate) use join::join_all;
+pub(crate) use observe::{Line, Pipe};
 pub use runner::{Completion, ProcessOutcome, SpawnError};
 pub use runner::{ProcessSpec, run};

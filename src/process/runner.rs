@@ -5,7 +5,6 @@ use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -14,14 +13,11 @@ use tokio::sync::{Notify, watch};
 
 use super::bounded::BoundedOutput;
 use super::cancel::Cancel;
+use super::observe::{LineObserver, Pipe, Splitter};
 use super::unix::{KILL, TERM, group_alive, signal_group};
 
-/// Sees every line of stdout and stderr as it arrives (both streams, merged), before the
-/// bounded head and tail drop the middle of a long output.
-pub(crate) type LineObserver = Arc<Mutex<dyn FnMut(&str) + Send>>;
-
-/// A line longer than this is cut before the observer sees it.
-const MAX_OBSERVED_LINE: usize = 64 * 1024;
+/// A line longer than this is seen in windows by default.
+const OBSERVED_LINE: usize = 64 * 1024;
 
 /// What to run and under which limits.
 #[derive(Clone)]
@@ -49,6 +45,8 @@ pub struct ProcessSpec {
     pub(crate) tail_limit: usize,
     /// Who reads the output line by line as it streams, if anyone.
     pub(crate) lines: Option<LineObserver>,
+    /// The longest line the observer sees whole; a longer one arrives in windows.
+    pub(crate) line_limit: usize,
 }
 
 impl std::fmt::Debug for ProcessSpec {
@@ -82,6 +80,7 @@ impl ProcessSpec {
             head_limit: 4 * 1024 * 1024,
             tail_limit: 1024 * 1024,
             lines: None,
+            line_limit: OBSERVED_LINE,
         }
     }
 
@@ -208,8 +207,8 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
     // block the child for ever).
     let draining = async {
         let streams = tokio::join!(
-            drain(stdout_pipe, limits, stop.clone(), spec.lines.clone()),
-            drain(stderr_pipe, limits, stop, spec.lines.clone())
+            drain(stdout_pipe, limits, stop.clone(), splitter(spec, Pipe::Out)),
+            drain(stderr_pipe, limits, stop, splitter(spec, Pipe::Err))
         );
         drained.notify_one();
         streams
@@ -306,41 +305,33 @@ fn from_status(status: &io::Result<ExitStatus>) -> Completion {
 /// never stops is not read for ever).
 const LAST_READS: usize = 64;
 
-/// Reads a pipe to its end (or until told to stop) into bounded memory.
+/// The observer of a spec's pipe, if it has one.
+fn splitter(spec: &ProcessSpec, pipe: Pipe) -> Option<Splitter> {
+    let observer = spec.lines.clone()?;
+    Some(Splitter::new(observer, pipe, spec.line_limit))
+}
+
+/// Reads a pipe to its end (or until told to stop) into bounded memory, each line seen by
+/// `lines` as it arrives.
 pub(super) async fn drain(
     pipe: Option<impl AsyncRead + Unpin>,
     (head, tail): (usize, usize),
     mut stop: watch::Receiver<bool>,
-    observer: Option<LineObserver>,
+    mut lines: Option<Splitter>,
 ) -> BoundedOutput {
     let mut output = BoundedOutput::new(head, tail);
     let Some(mut pipe) = pipe else {
         return output;
     };
     let mut buffer = vec![0u8; 64 * 1024];
-    let mut partial: Vec<u8> = Vec::new();
-    let observe = |line: &[u8]| {
-        if let Some(observer) = &observer {
-            let text = String::from_utf8_lossy(&line[..line.len().min(MAX_OBSERVED_LINE)]);
-            (observer.lock().unwrap_or_else(PoisonError::into_inner))(&text);
-        }
-    };
     loop {
         tokio::select! {
             read = pipe.read(&mut buffer) => match read {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     output.push(&buffer[..n]);
-                    if observer.is_some() {
-                        for piece in buffer[..n].split_inclusive(|b| *b == b'\n') {
-                            if partial.len() < MAX_OBSERVED_LINE {
-                                partial.extend_from_slice(piece);
-                            }
-                            if piece.ends_with(b"\n") {
-                                observe(partial.strip_suffix(b"\n").unwrap_or(&partial));
-                                partial.clear();
-                            }
-                        }
+                    if let Some(lines) = &mut lines {
+                        lines.push(&buffer[..n]);
                     }
                 }
             },
@@ -358,8 +349,8 @@ pub(super) async fn drain(
             }
         }
     }
-    if !partial.is_empty() {
-        observe(&partial);
+    if let Some(lines) = &mut lines {
+        lines.finish();
     }
     output
 }

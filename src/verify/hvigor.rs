@@ -3,13 +3,19 @@
 //! both streams line by line as they arrive (the kept head and tail can lose the middle),
 //! never from the exit code:
 //!
-//! - `fail` on `BUILD FAILED`, `COMPILE RESULT:FAIL` or any `N ERROR:` item;
+//! - `fail` on `BUILD FAILED`, `COMPILE RESULT:FAIL`, any `N ERROR:` item, any `> hvigor
+//!   ERROR:` line (with or without a numeric code) and any `Tests run:` summary that counts a
+//!   failure or an error, wherever it stands among several;
 //! - a build passes only on `BUILD SUCCESSFUL` with a `Finished` or `UP-TO-DATE` line for the
 //!   ArkTS compile task (and, when the command declares its HAPs, each exists and is not older
 //!   than the workspace's newest source file: an up-to-date build does not rewrite it);
 //! - `hvigorw test` / `onDeviceTest` (no compile line) pass on `BUILD SUCCESSFUL` with a test
 //!   result line and no failure in it;
 //! - anything else is inconclusive, which is never a pass.
+//!
+//! Lines are read as hvigor's terminal would show them: colour codes removed, and a line of
+//! carriage-return progress split at each `\r`; a line too long for the observer is still
+//! searched for these markers, window by window.
 //!
 //! Every compiler error is kept as a structured item, in the older style (`1 ERROR:
 //! ArkTS:ERROR File: <path>:<line>:<col>` then the message) and the newer one (`1 ERROR:
@@ -50,7 +56,7 @@ pub(crate) struct HvigorLog {
     failed: bool,
     compile_fail: bool,
     compiled: bool,
-    /// Counts of a `Tests run:` line (run, failures + errors).
+    /// `Tests run:` summaries seen: cases run and failures + errors, over all of them.
     tests: Option<(u64, u64)>,
     errors: Vec<CompileError>,
     /// An error item whose message is on the next line(s).
@@ -84,11 +90,29 @@ static AT_FILE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(.*?)\s*At [Ff]ile:\s*(.+?):(\d+)(?::(\d+))?\s*$"));
 static TESTS_RUN: LazyLock<Regex> =
     LazyLock::new(|| re(r"Tests run:\s*(\d+),\s*Failure:\s*(\d+),\s*Error:\s*(\d+)"));
+/// An error item anywhere in a line (a window of a long line is not parsed into items).
+static ERROR_ANYWHERE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|\s)\d+ ERROR:"));
+/// A terminal escape sequence: CSI (colours, cursor moves) or OSC (titles, links).
+static ESCAPE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"));
 
 impl HvigorLog {
-    /// Reads one line of stdout or stderr.
-    pub(crate) fn line(&mut self, line: &str) {
-        let line = line.trim_end_matches('\r');
+    /// Reads one line of stdout or stderr as the runner observed it: colour codes removed,
+    /// carriage-return progress split into its lines; a window of a line too long to read
+    /// whole is searched for the conclusion markers only.
+    pub(crate) fn observe(&mut self, line: crate::process::Line<'_>) {
+        let plain = ESCAPE.replace_all(line.text, "");
+        for part in plain.split('\r') {
+            if line.cut {
+                self.markers(part);
+            } else {
+                self.line(part);
+            }
+        }
+    }
+
+    /// What a line says about the build's conclusion, wherever it stands in it.
+    fn markers(&mut self, line: &str) {
         if line.contains("BUILD SUCCESSFUL") {
             self.successful = true;
         }
@@ -98,13 +122,26 @@ impl HvigorLog {
         if line.contains("COMPILE RESULT:FAIL") {
             self.compile_fail = true;
         }
+        if line.contains("> hvigor ERROR:") || ERROR_ANYWHERE.is_match(line) {
+            self.failed = true;
+        }
         if COMPILE_TASK.is_match(line) {
             self.compiled = true;
         }
-        if let Some(c) = TESTS_RUN.captures(line) {
+        // Every summary counts: a failing suite followed by a passing one is a failure.
+        for c in TESTS_RUN.captures_iter(line) {
             let n = |i: usize| c[i].parse::<u64>().unwrap_or(u64::MAX);
-            self.tests = Some((n(1), n(2).saturating_add(n(3))));
+            let (run, failed) = self.tests.unwrap_or((0, 0));
+            self.tests = Some((
+                run.saturating_add(n(1)),
+                failed.saturating_add(n(2)).saturating_add(n(3)),
+            ));
         }
+    }
+
+    /// Reads one whole line (its `\r`, colour codes already removed).
+    pub(crate) fn line(&mut self, line: &str) {
+        self.markers(line);
         if let Some(open) = &mut self.open {
             let text = line.trim();
             if let Some(message) = text.strip_prefix("Error Message:") {
@@ -302,5 +339,59 @@ mod tests {
             read("> hvigor BUILD SUCCESSFUL in 9 s\n").outcome(true, None),
             HvigorOutcome::Inconclusive(_)
         ));
+    }
+
+    fn observed(lines: &[(&str, bool)]) -> HvigorLog {
+        let mut hvigor = HvigorLog::default();
+        for (text, cut) in lines {
+            hvigor.observe(crate::process::Line {
+                pipe: crate::process::Pipe::Out,
+                text,
+                cut: *cut,
+            });
+        }
+        hvigor
+    }
+
+    #[test]
+    fn colour_carriage_returns_and_windows_hide_no_failure() {
+        let success = [
+            ("> hvigor Finished :entry:default@CompileArkTS...", false),
+            ("> hvigor BUILD SUCCESSFUL in 4 s", false),
+        ];
+        let failing: [&[(&str, bool)]; 4] = [
+            &[(
+                "\u{1b}[31m1 ERROR:\u{1b}[39m 10505001 ArkTS Compiler Error",
+                false,
+            )],
+            &[(
+                "50%\r1 ERROR: 10505001 ArkTS Compiler Error\rError Message: x",
+                false,
+            )],
+            &[("> hvigor ERROR: Failed :entry:default@SignHap...", false)],
+            &[("##########> hvigor BUILD FAILED in 9 s", true)],
+        ];
+        for lines in failing {
+            let mut all = lines.to_vec();
+            all.extend(success);
+            assert_eq!(
+                observed(&all).outcome(false, None),
+                HvigorOutcome::Fail,
+                "{lines:?}"
+            );
+        }
+        assert_eq!(observed(&success).outcome(false, None), HvigorOutcome::Pass);
+        // A window of a long line is searched for markers, never parsed into items.
+        let mut window = observed(&[("1 ERROR: 10505001 x", true)]);
+        assert!(window.errors().is_empty());
+        assert_eq!(window.outcome(false, None), HvigorOutcome::Fail);
+    }
+
+    #[test]
+    fn every_test_summary_counts() {
+        let log = "Tests run: 4, Failure: 1, Error: 0, Pass: 3, Ignore: 0\nTests run: 3, Failure: 0, Error: 0, Pass: 3, Ignore: 0\n> hvigor BUILD SUCCESSFUL in 9 s\n";
+        assert_eq!(read(log).outcome(true, None), HvigorOutcome::Fail);
+        let both = "Tests run: 4, Failure: 0, Error: 0, Pass: 4, Ignore: 0\nTests run: 3, Failure: 0, Error: 0, Pass: 3, Ignore: 0\n> hvigor BUILD SUCCESSFUL in 9 s\n";
+        assert_eq!(read(both).outcome(true, None), HvigorOutcome::Pass);
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{VerifyCommand, VerifyKind};
 use crate::hash::sha256_hex;
-use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
+use crate::process::{Cancel, Completion, Line, ProcessSpec, SpawnError, run};
 use crate::words::words;
 
 pub(crate) use failure::fingerprint as failure_fingerprint;
@@ -171,10 +171,10 @@ async fn run_command(
         (command.kind == VerifyKind::Hvigor).then(|| Arc::new(Mutex::new(HvigorLog::default())));
     if let Some(log) = &hvigor {
         let log = Arc::clone(log);
-        spec.lines = Some(Arc::new(Mutex::new(move |line: &str| {
+        spec.lines = Some(Arc::new(Mutex::new(move |line: Line<'_>| {
             log.lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .line(line);
+                .observe(line);
         })));
     }
     let outcome = run(&spec, cancel).await.map_err(|e| match e {

@@ -690,3 +690,60 @@ fn deliver_finds_pack_yaml_and_dwpipe_yaml_in_the_current_folder() {
         .stderr_contains("no pack.yaml in the current folder")
         .run();
 }
+
+/// hvigor outputs that showed a failure and passed before: a failing test suite followed by
+/// a passing one, an error line without a numeric code, a coloured error item, an error item
+/// inside carriage-return progress, `BUILD FAILED` past 64 KiB of one line. Each beside the
+/// signs of success that used to win; each exits 0.
+#[test]
+fn hvigor_failures_are_failures_whatever_their_shape() {
+    let success = "> hvigor Finished :entry:default@CompileArkTS... after 2 s\n> hvigor BUILD SUCCESSFUL in 4 s\n";
+    let long_line = format!("{}> hvigor BUILD FAILED in 9 s\n", "#".repeat(70 * 1024));
+    let cases: [(&str, &str, String); 5] = [
+        (
+            "two suites, the first failing",
+            "test",
+            "Tests run: 4, Failure: 1, Error: 0, Pass: 3, Ignore: 0\nTests run: 3, Failure: 0, Error: 0, Pass: 3, Ignore: 0\n> hvigor BUILD SUCCESSFUL in 9 s\n".to_owned(),
+        ),
+        (
+            "an error line without a code",
+            "assembleHap",
+            format!("> hvigor ERROR: Failed :entry:default@SignHap...\n{success}"),
+        ),
+        (
+            "a coloured error item",
+            "assembleHap",
+            format!("\u{1b}[31m1 ERROR:\u{1b}[39m 10505001 ArkTS Compiler Error\nError Message: Cannot find name Foo. At File: entry/src/Index.ets:1:1\n\n{success}"),
+        ),
+        (
+            "an error item inside progress",
+            "assembleHap",
+            format!("> hvigor compiling 10%\r> hvigor compiling 90%\r1 ERROR: 10505001 ArkTS Compiler Error\rError Message: Cannot find name Foo. At File: entry/src/Index.ets:1:1\r\n{success}"),
+        ),
+        ("BUILD FAILED past 64 KiB of a line", "assembleHap", format!("{success}{long_line}")),
+    ];
+    for (what, task, output) in cases {
+        let agent = r#"[sh, -c, "echo x >> notes.txt", agent]"#;
+        let verify =
+            format!("  - name: build\n    kind: hvigor\n    argv: [sh, ../hvigorw.sh, {task}]\n");
+        let dir = project(agent, &verify, "notes-pass", "repair:\n  max-rounds: 0\n");
+        fs::write(dir.path().join("hvigor.out"), &output).unwrap();
+        crate::support::executable(
+            &dir.path().join("hvigorw.sh"),
+            "#!/bin/sh\ncat ../hvigor.out\nexit 0\n",
+        );
+        let (code, summary, _) = deliver(dir.path(), &[]);
+        assert_eq!(code, 1, "{what}: {summary}");
+        assert_eq!(
+            summary["terminal-reason"], "verification_failed",
+            "{what}: {summary}"
+        );
+        let run = run_dir(&summary, dir.path());
+        let verified: Value =
+            serde_json::from_slice(&fs::read(run.join("verify-1.json")).unwrap()).unwrap();
+        assert_eq!(
+            verified["commands"][0]["status"], "fail",
+            "{what}: {verified}"
+        );
+    }
+}

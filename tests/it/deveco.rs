@@ -194,3 +194,40 @@ fn a_failed_export_is_recorded_not_fatal() {
         "{line}"
     );
 }
+
+/// The whole stream is judged, not the log's head and tail: a permission rejected 4.5 MiB into
+/// a 6 MiB stream (past the 4 MiB head the log keeps, before its 1 MiB tail) leaves the run
+/// incomplete. Here the workspace already met the pack and the
+/// agent changed nothing, so a run that ended badly must not be `verified`.
+#[test]
+fn a_rejection_deep_in_a_long_stream_is_seen() {
+    let dir = deveco_project("cat bin/events.jsonl", &[], EXPORTED);
+    let page = dir.path().join(PAGE);
+    let fixed = fs::read_to_string(&page)
+        .unwrap()
+        .replace("List({ space: 8 })", "List({ space: 12 })");
+    fs::write(&page, fixed).unwrap();
+    let chatter = format!(
+        "{{\"type\":\"text\",\"timestamp\":2,\"sessionID\":\"ses_7f3a\",\"part\":{{\"type\":\"text\",\"text\":\"{}\"}}}}\n",
+        "thinking ".repeat(100)
+    );
+    let mib = |n: usize| chatter.repeat(n * 1024 * 1024 / 2 / chatter.len() + 1);
+    let events = format!("{START}\n{}{REJECTED}\n{}{PASS}\n{STOP}\n", mib(9), mib(3));
+    assert!(events.len() > 6 * 1024 * 1024);
+    fs::create_dir_all(dir.path().join("project/bin")).unwrap();
+    fs::write(dir.path().join("project/bin/events.jsonl"), &events).unwrap();
+    let (code, summary) = deliver(dir.path());
+    assert_eq!(code, 1, "{summary}");
+    assert_eq!(summary["terminal-reason"], "agent_incomplete", "{summary}");
+    assert!(
+        summary["detail"]
+            .as_str()
+            .unwrap()
+            .contains("permission rejected for external_directory"),
+        "{summary}"
+    );
+    // The kept log is bounded; the judgement was not.
+    let run = run_dir(&summary, dir.path());
+    let log = fs::metadata(run.join("agent-1.log")).unwrap().len();
+    assert!(log < events.len() as u64, "{log}");
+}

@@ -91,6 +91,19 @@ impl Delivery<'_> {
             }
             None => {}
         }
+        // What the whole stream held, counted as it arrived (the log keeps a head and a tail).
+        if run.events > 0 || run.unparsed_lines > 0 {
+            let _ = write!(
+                reason,
+                "; {} event(s), {} unparsed line(s), {} tool call(s) named",
+                run.events,
+                run.unparsed_lines,
+                run.tools.len()
+            );
+        }
+        if !run.errors.is_empty() {
+            let _ = write!(reason, "; {} error event(s)", run.errors.len());
+        }
         self.end(
             &clock,
             Outcome::Agent(run.end),

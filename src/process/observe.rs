@@ -1,0 +1,156 @@
+//! Watching a child's output line by line as it streams, before the bounded head and tail
+//! drop the middle of a long output: each line goes to an observer with the pipe it came
+//! from. A line longer than the spec's limit is not dropped: it is seen in windows of that
+//! length, each overlapping the last by [`OVERLAP`] bytes (a marker across a window's edge is
+//! still seen whole) and marked cut, so memory stays bounded whatever a child prints.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Bytes each window of a cut line repeats of the one before.
+pub(crate) const OVERLAP: usize = 1024;
+
+/// Which pipe a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pipe {
+    /// stdout.
+    Out,
+    /// stderr.
+    Err,
+}
+
+/// One line, or one window of a line longer than the limit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Line<'a> {
+    /// Where it came from.
+    pub(crate) pipe: Pipe,
+    /// Its text (invalid UTF-8 replaced), without the newline.
+    pub(crate) text: &'a str,
+    /// Whether this is a window of a longer line.
+    pub(crate) cut: bool,
+}
+
+/// Sees every line of stdout and stderr as it arrives.
+pub(crate) type LineObserver = Arc<Mutex<dyn FnMut(Line<'_>) + Send>>;
+
+/// Splits one pipe's bytes into lines (and windows) for an observer.
+pub(super) struct Splitter {
+    observer: LineObserver,
+    pipe: Pipe,
+    limit: usize,
+    partial: Vec<u8>,
+    /// The line under way was already seen in part.
+    cut: bool,
+}
+
+impl Splitter {
+    /// A splitter of `pipe` for `observer`, windows of at most `limit` bytes.
+    pub(super) fn new(observer: LineObserver, pipe: Pipe, limit: usize) -> Splitter {
+        Splitter {
+            observer,
+            pipe,
+            limit: limit.max(2 * OVERLAP),
+            partial: Vec::new(),
+            cut: false,
+        }
+    }
+
+    /// Takes the next bytes the pipe gave.
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        for piece in bytes.split_inclusive(|b| *b == b'\n') {
+            let (body, ends) = match piece.strip_suffix(b"\n") {
+                Some(body) => (body, true),
+                None => (piece, false),
+            };
+            let mut rest = body;
+            while !rest.is_empty() {
+                let room = self.limit - self.partial.len();
+                let (take, left) = rest.split_at(rest.len().min(room));
+                self.partial.extend_from_slice(take);
+                rest = left;
+                if self.partial.len() == self.limit {
+                    // A line longer than the limit: this window now, its end kept to overlap.
+                    self.emit(true);
+                    let keep = self.partial.split_off(self.limit - OVERLAP);
+                    self.partial = keep;
+                    self.cut = true;
+                }
+            }
+            if ends {
+                self.emit(self.cut);
+                self.partial.clear();
+                self.cut = false;
+            }
+        }
+    }
+
+    /// The pipe ended: a last line without its newline is seen too.
+    pub(super) fn finish(&mut self) {
+        if !self.partial.is_empty() {
+            self.emit(self.cut);
+            self.partial.clear();
+        }
+    }
+
+    fn emit(&self, cut: bool) {
+        let text = String::from_utf8_lossy(&self.partial);
+        let line = Line {
+            pipe: self.pipe,
+            text: &text,
+            cut,
+        };
+        (self.observer.lock().unwrap_or_else(PoisonError::into_inner))(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(limit: usize, chunks: &[&[u8]]) -> Vec<(String, bool)> {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&log);
+        let observer: LineObserver = Arc::new(Mutex::new(move |line: Line<'_>| {
+            kept.lock().unwrap().push((line.text.to_owned(), line.cut));
+        }));
+        let mut splitter = Splitter::new(observer, Pipe::Out, limit);
+        for chunk in chunks {
+            splitter.push(chunk);
+        }
+        splitter.finish();
+        log.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn lines_across_reads_and_a_last_line_without_its_newline() {
+        assert_eq!(
+            seen(4096, &[b"one\ntw", b"o\n\nthr", b"ee"]),
+            [
+                ("one".to_owned(), false),
+                ("two".to_owned(), false),
+                (String::new(), false),
+                ("three".to_owned(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_seen_in_overlapping_windows_and_a_marker_on_an_edge_is_whole() {
+        let limit = 4 * OVERLAP;
+        let mut line = vec![b'.'; 10 * OVERLAP];
+        // Across the first window's edge.
+        let at = limit - 5;
+        line[at..at + 12].copy_from_slice(b"BUILD FAILED");
+        line.extend_from_slice(b"\nnext\n");
+        let windows = seen(limit, &[&line]);
+        assert!(windows.iter().all(|(w, _)| w.len() <= limit));
+        assert!(windows[..windows.len() - 1].iter().all(|(_, cut)| *cut));
+        assert_eq!(windows.last().unwrap(), &("next".to_owned(), false));
+        assert!(windows.iter().any(|(w, _)| w.contains("BUILD FAILED")));
+        // Every byte of the long line was seen.
+        let seen_bytes: usize = windows[..windows.len() - 1]
+            .iter()
+            .map(|(w, _)| w.len())
+            .sum();
+        assert!(seen_bytes >= 10 * OVERLAP);
+    }
+}
