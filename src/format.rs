@@ -12,15 +12,16 @@ pub(crate) const LOCK: u32 = 2;
 pub(crate) const TRANSCRIPT: u32 = 3;
 /// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
 /// extractor revision; 3: each check's statement, runs that say the same thing named once in
-/// its evidence, the start and end times, the workspace; 1 and 2 are still read).
-pub(crate) const AUDIT: u32 = 3;
+/// its evidence, the start and end times, the workspace; 4: a copy of the lock and the source
+/// kept among the inputs, the report naming the copy; 1 to 3 are still read).
+pub(crate) const AUDIT: u32 = 4;
 /// `review-<n>.json`.
 pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json` (2: a command may be `inconclusive`, with its reason and the compiler
 /// errors hvigor printed; 1 is still read).
 pub(crate) const VERIFY: u32 = 2;
-/// `compare.json`.
-pub(crate) const COMPARE: u32 = 1;
+/// `compare.json` (2: its lock's SHA-256 and each report's; 1 is still read, as unbound).
+pub(crate) const COMPARE: u32 = 2;
 /// A flow run's `flow.json`, kept beside its evidence.
 pub(crate) const FLOW: u32 = 1;
 /// `ab.json`, a same-device A/B session's record.

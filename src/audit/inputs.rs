@@ -1,12 +1,13 @@
-//! What an audit is measured with besides the lock, kept as evidence under
-//! `evidence/<device>/` beside the readings: who the device said it was (`device.yaml`), the
-//! playbooks it ran (`playbooks/`), an outside auditor's report (`auditor-report.json`). The
-//! audit writes them before the first session; `verify-evidence` reads them back, so the
-//! report is rebuilt from files alone.
+//! What an audit is measured with, kept as evidence under `evidence/<device>/` beside the
+//! readings: who the device said it was (`device.yaml`), the playbooks it ran (`playbooks/`),
+//! an outside auditor's report (`auditor-report.json`), a copy of the lock (`pack.lock.json`),
+//! and, once it ended, where its readings came from (`source.json`). The audit writes them;
+//! `verify-evidence` reads them back, so the report is rebuilt from files alone wherever its
+//! folder travels.
 
 use std::path::Path;
 
-use crate::device::DeviceInfo;
+use crate::device::{DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::gate::{CheckInput, parse_auditor_report};
 use crate::hash::sha256_hex;
@@ -21,6 +22,21 @@ use super::plan::AuditSpec;
 const DEVICE: &str = "device.yaml";
 const PLAYBOOKS: &str = "playbooks";
 const AUDITOR: &str = "auditor-report.json";
+const LOCK: &str = crate::pack::LOCK_FILE;
+const SOURCE: &str = "source.json";
+
+/// Writes `bytes` as the evidence file `name` in `root`, named relative to `out`.
+fn write(root: &Path, out: &Path, name: &str, bytes: &[u8]) -> Result<EvidenceFile, AuditError> {
+    let path = root.join(name);
+    write_atomic(&path, bytes).map_err(|e| AuditError::Keep {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(EvidenceFile {
+        path: relative(&path, out),
+        sha256: sha256_hex(bytes),
+    })
+}
 
 /// Writes the inputs of an audit into its device's evidence folder `root` (paths recorded
 /// relative to `out`, the audit's folder).
@@ -30,17 +46,7 @@ pub(super) fn keep(
     info: &DeviceInfo,
     spec: &AuditSpec<'_>,
 ) -> Result<Inputs, AuditError> {
-    let write = |name: &str, bytes: &[u8]| -> Result<EvidenceFile, AuditError> {
-        let path = root.join(name);
-        write_atomic(&path, bytes).map_err(|e| AuditError::Keep {
-            path: e.path,
-            source: e.source,
-        })?;
-        Ok(EvidenceFile {
-            path: relative(&path, out),
-            sha256: sha256_hex(bytes),
-        })
-    };
+    let write = |name: &str, bytes: &[u8]| write(root, out, name, bytes);
     let identity = serde_saphyr::to_string(info).map_err(|e| AuditError::Keep {
         path: root.join(DEVICE),
         source: std::io::Error::other(e),
@@ -56,6 +62,10 @@ pub(super) fn keep(
         .auditor
         .map(|auditor| write(AUDITOR, &auditor.bytes))
         .transpose()?;
+    let lock = spec
+        .lock
+        .map(|lock| write(LOCK, lock.to_json().as_bytes()))
+        .transpose()?;
     Ok(Inputs {
         device,
         playbooks,
@@ -63,7 +73,19 @@ pub(super) fn keep(
         runs: spec.runs,
         strict: spec.strict,
         installed: spec.installed.to_vec(),
+        lock,
+        source: None,
     })
+}
+
+/// Keeps where the readings came from, once the audit ended, in its device's evidence folder.
+pub(super) fn keep_source(
+    root: &Path,
+    out: &Path,
+    source: &Source,
+) -> Result<EvidenceFile, AuditError> {
+    let json = serde_json::to_string_pretty(source).expect("a source always serializes") + "\n";
+    write(root, out, SOURCE, json.as_bytes())
 }
 
 /// The inputs an audit kept, read back.
@@ -76,6 +98,8 @@ pub(super) struct Kept {
     pub(super) auditor: Vec<CheckInput>,
     /// The files, hashed now, with the recorded facts of `recorded`.
     pub(super) inputs: Inputs,
+    /// Where the readings came from, as kept (audits before format 4 kept no record).
+    pub(super) source: Option<Source>,
 }
 
 /// Reads back the inputs kept in `root` (paths relative to `out`); `recorded` gives the
@@ -121,6 +145,28 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
     } else {
         (None, Vec::new())
     };
+    // The lock copy and the source record: read when the audit kept them (or the folder
+    // holds them now), so one added or taken away is a difference too.
+    let optional =
+        |name: &str, recorded: bool| -> Result<Option<(EvidenceFile, Vec<u8>)>, Diagnostic> {
+            let path = root.join(name);
+            if recorded || path.exists() {
+                read(&path).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+    let lock = optional(LOCK, recorded.lock.is_some())?.map(|(file, _)| file);
+    let (source_file, source) = match optional(SOURCE, recorded.source.is_some())? {
+        Some((file, bytes)) => {
+            let path = root.join(SOURCE);
+            let text = String::from_utf8(bytes)
+                .map_err(|_| unreadable(&path, "it is not UTF-8".to_owned()))?;
+            let source: Source = crate::input::parse_json(&path, &text)?;
+            (Some(file), Some(source))
+        }
+        None => (None, None),
+    };
     Ok(Kept {
         info,
         playbooks: Playbooks::load_kept(&dir)?,
@@ -132,7 +178,10 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
             runs: recorded.runs,
             strict: recorded.strict,
             installed: recorded.installed.clone(),
+            lock,
+            source: source_file,
         },
+        source,
     })
 }
 

@@ -87,6 +87,14 @@ pub struct Inputs {
     /// The HAPs a delivery installed before this audit (recorded facts: the HAPs are not kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) installed: Vec<InstalledHap>,
+    /// A copy of the lock the audit was held against (since format 4): the folder carries what
+    /// verifying and importing it need, wherever it travels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock: Option<EvidenceFile>,
+    /// Where the readings came from, kept when the audit ended (since format 4): the report's
+    /// `source` is rebuilt from it, so a relabelled source is a difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<EvidenceFile>,
 }
 
 /// A HAP installed on the device before it was audited.
@@ -105,6 +113,8 @@ impl Inputs {
         std::iter::once(&self.device)
             .chain(&self.playbooks)
             .chain(&self.auditor_report)
+            .chain(&self.lock)
+            .chain(&self.source)
     }
 }
 

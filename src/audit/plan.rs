@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::gate::AuditorFile;
-use crate::pack::{Aggregate, Criterion, MeasuredBy, Pack, ProbeArgs};
+use crate::pack::{Aggregate, Criterion, LockFile, MeasuredBy, Pack, ProbeArgs};
 use crate::playbook::{Playbooks, Values};
 use crate::probe::Extractor;
 use crate::shell::ShellValue;
@@ -26,6 +26,9 @@ pub struct AuditSpec<'a> {
     pub(crate) strict: bool,
     /// The HAPs installed before the audit, to record.
     pub(crate) installed: &'a [InstalledHap],
+    /// The lock the pack was frozen into: the audit keeps a copy of it among its evidence, so
+    /// its folder is verified and imported wherever it travels.
+    pub(crate) lock: Option<&'a LockFile>,
 }
 
 impl<'a> AuditSpec<'a> {
@@ -38,6 +41,7 @@ impl<'a> AuditSpec<'a> {
             auditor: None,
             strict: false,
             installed: &[],
+            lock: None,
         }
     }
 }

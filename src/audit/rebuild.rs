@@ -25,7 +25,8 @@ pub(crate) struct Recorded<'a> {
     /// The device the report names: its serial finds the evidence folder; a first-format
     /// audit kept no `device.yaml`, so its identity is taken as recorded.
     pub(crate) device: &'a DeviceInfo,
-    /// Where the readings came from (a recorded fact; absent in the first format).
+    /// Where the readings came from, as the report says (rebuilt from the kept record since
+    /// format 4; a recorded fact before; absent in the first format).
     pub(crate) source: Option<&'a Source>,
     /// The inputs (absent in the first format: the embedded playbooks are used).
     pub(crate) inputs: Option<&'a Inputs>,
@@ -55,15 +56,22 @@ pub(crate) fn rebuild(
         .fix("verify the report inside the audit folder `dwpipe audit` wrote"));
     }
     inside(&root, out)?;
-    let (info, playbooks, auditor, inputs) = match recorded.inputs {
+    let (info, playbooks, auditor, inputs, kept_source) = match recorded.inputs {
         Some(inputs) => {
             let kept = read_kept(&root, out, inputs)?;
-            (kept.info, kept.playbooks, kept.auditor, Some(kept.inputs))
+            (
+                kept.info,
+                kept.playbooks,
+                kept.auditor,
+                Some(kept.inputs),
+                kept.source,
+            )
         }
         None => (
             recorded.device.clone(),
             Playbooks::load(None)?,
             Vec::new(),
+            None,
             None,
         ),
     };
@@ -94,9 +102,10 @@ pub(crate) fn rebuild(
     let figures = measuring.into_figures();
     Ok(AuditRun {
         times: None,
-        source: recorded
-            .source
-            .cloned()
+        // Where the readings came from, as the audit kept it; a report before format 4 kept
+        // no record, and its label is taken as recorded.
+        source: kept_source
+            .or_else(|| recorded.source.cloned())
             .unwrap_or_else(|| Source::live(&info)),
         device: info,
         inputs,

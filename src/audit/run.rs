@@ -18,7 +18,7 @@ use crate::shell::ShellValue;
 use super::evidence::{Context, Files, StepFailure};
 use super::figures::Figures;
 use super::flow::{FlowPlan, run_flow};
-use super::inputs::keep;
+use super::inputs::{keep, keep_source};
 use super::keep::keep_file;
 use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{
@@ -40,7 +40,7 @@ pub async fn run(
     let visits = labels(&visits(&prepared.planned, 1..=prepared.runs()));
     let mut ongoing = prepared.begin(device, out, Some(visits)).await?;
     ongoing.measure(device, prepared.runs(), progress).await?;
-    Ok(ongoing.finish(device))
+    ongoing.finish(device)
 }
 
 /// An audit decided before the device is touched: its criteria, visits and values.
@@ -263,12 +263,15 @@ impl Ongoing<'_, '_, '_> {
         self.run_of(device.source(&self.info), measurements, warnings)
     }
 
-    /// The audit of the runs made on `device` (a replay's source is known once it is done).
-    pub(crate) fn finish(self, device: &impl Device) -> AuditRun {
+    /// The audit of the runs made on `device` (a replay's source is known once it is done,
+    /// and kept among the evidence then).
+    pub(crate) fn finish(mut self, device: &impl Device) -> Result<AuditRun, AuditError> {
+        let source = device.source(&self.info);
+        self.inputs.source = Some(keep_source(&self.root, &self.out, &source)?);
         let (measurements, warnings) = self.measuring.measurements();
-        let mut run = self.run_of(device.source(&self.info), measurements, warnings);
+        let mut run = self.run_of(source, measurements, warnings);
         run.figures = self.measuring.into_figures();
-        run
+        Ok(run)
     }
 
     fn run_of(

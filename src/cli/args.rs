@@ -659,18 +659,21 @@ Rebuilds the whole report from the lock and the audit's folder alone, then compa
 field with what the report says; any difference is named by its path and exits 1.
 
 Recomputed from the lock and the evidence: pack-sha256; device (from the kept device.yaml); \
-inputs (device.yaml, the playbooks and an outside auditor's report, re-hashed); every criterion's \
-check (statement, result, actual, assertion verdict, reason, evidence text); every measurement (probe, \
-extractor, aggregate, unit, resolution, each run's reading from its session's files, which are \
-re-hashed, and the aggregate); the diagnostics; the summary; the verdict.
+inputs (device.yaml, the playbooks, an outside auditor's report, the copy of the lock and \
+source.json, re-hashed); the source (from the kept source.json: the device, or the capture \
+replayed); every criterion's check (statement, result, actual, assertion verdict, reason, \
+evidence text); every measurement (probe, extractor, aggregate, unit, resolution, each run's \
+reading from its session's files, which are re-hashed, and the aggregate); the diagnostics; the \
+summary; the verdict.
 
-Recorded facts, taken as the report says: format-version, dwpipe-version, lock, source (the device \
-or the capture replayed), started and ended, device-time (each visit's time on the device), the \
-workspace (a delivery's fingerprint and commit), \
-inputs.runs (--runs), inputs.strict (--strict), and each measurement's extracted-by (the dwpipe \
-version that read it). A report of an older format is rebuilt as that format worded it. A reading made by an older revision of its \
-extractor is taken as recorded, so everything built on it is still checked, and the difference \
-from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart from tampering.
+Recorded facts, taken as the report says: format-version, dwpipe-version, lock (the path of the \
+copy the audit keeps), started and ended, device-time (each visit's time on the device), the \
+workspace (a delivery's fingerprint and commit), inputs.runs (--runs), inputs.strict (--strict), \
+and each measurement's extracted-by (the dwpipe version that read it); before format 4, the \
+source too. A report of an older format is rebuilt as that format worded it. A reading made by \
+an older revision of its extractor is taken as recorded, so everything built on it is still \
+checked, and the difference from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart \
+from tampering.
 
 Evidence is read only from inside the report's folder: a symlink or a path that leaves it is \
 refused. Without --pack the check is unanchored: the report is held to the lock it names itself, \

@@ -38,40 +38,82 @@ fn read_comparison(path: &Path) -> Option<Comparison> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Verifies both audits a comparison names, then recomputes it from them (by the lock it
-/// recorded, or `pack`) and names every field that differs.
+/// Verifies both audits a comparison names (each the bytes compared, held to the lock it
+/// recorded), then recomputes the comparison from them by the lock it was judged by — or by
+/// `pack`, which must be that lock — and names every field that differs.
 fn verify_comparison(
     path: &Path,
     recorded: &Comparison,
     pack: Option<&Path>,
 ) -> Result<i32, Error> {
+    if recorded.format_version > crate::format::COMPARE {
+        return Err(Diagnostic::error(
+            "E_EVIDENCE_INVALID",
+            format!(
+                "`{}` is a comparison of format-version {}, written by dwpipe {}; this dwpipe reads 1 to {}",
+                path.display(),
+                recorded.format_version,
+                recorded.dwpipe_version,
+                crate::format::COMPARE
+            ),
+        )
+        .fix(format!("verify it with dwpipe {} or newer", recorded.dwpipe_version))
+        .into());
+    }
     let out = crate::output::dir_or_dot(path.parent());
+    let bound = recorded.lock_sha256.is_some();
+    if !bound {
+        print::out(&format!(
+            "UNBOUND  `{}` (comparison format {}) names its lock and both reports by path only: \
+             a lock or a report swapped under it cannot be told",
+            path.display(),
+            recorded.format_version
+        ));
+    }
     let mut found = 0;
     for side in [&recorded.baseline, &recorded.candidate] {
         found += verify_audit(&out.join(&side.report), None)?;
     }
-    let lock = pack.map(|p| crate::output::relative_to(p, out));
+    let lock = match pack {
+        Some(trusted) => crate::output::relative_to(trusted, out),
+        None => recorded.lock.clone(),
+    };
     let (baseline, candidate) = (&recorded.baseline.report, &recorded.candidate.report);
     let (mut recomputed, frozen) = from_files(
         out,
         (&out.join(baseline), baseline),
         (&out.join(candidate), candidate),
-        Some(lock.as_deref().unwrap_or(&recorded.lock)),
+        Some(&lock),
     )?;
     print::diagnostics(&frozen.found);
-    // Which dwpipe wrote it is a recorded fact, not a reading.
+    if pack.is_none() {
+        print::out(&format!(
+            "UNANCHORED  the comparison is held to the lock it names itself, `{}` (sha256 {}); pass --pack with the lock you trust",
+            out.join(&recorded.lock).display(),
+            frozen.lock.sha256
+        ));
+    }
+    // Recorded facts, not readings: which dwpipe wrote it, the lock's path (its hash binds it).
     recomputed
         .dwpipe_version
         .clone_from(&recorded.dwpipe_version);
+    recomputed.lock.clone_from(&recorded.lock);
+    if !bound {
+        recomputed.format_version = recorded.format_version;
+        recomputed.lock_sha256 = None;
+        recomputed.baseline.report_sha256 = None;
+        recomputed.candidate.report_sha256 = None;
+    }
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
     for d in &differences {
         print::out(&format!("DIFFERENT  {d}"));
     }
     print::out(&format!(
-        "{}: {} criteria recomputed from the two audits: {} difference(s)",
+        "{}: {} criteria recomputed from the two audits against lock {}: {} difference(s)",
         path.display(),
         recomputed.criteria.len(),
+        &frozen.lock.sha256[..12],
         differences.len()
     ));
     Ok(exit_code::of_differences(found + differences.len()))

@@ -14,15 +14,24 @@ use super::compare;
 
 /// An `audit-<n>.json`, read and parsed; what does not read is `code`.
 pub(crate) fn read_audit(path: &Path, code: &str) -> Result<AuditReport, Diagnostic> {
+    read_audit_hashed(path, code).map(|(report, _)| report)
+}
+
+/// An `audit-<n>.json`, read and parsed, and the SHA-256 of its bytes.
+pub(crate) fn read_audit_hashed(
+    path: &Path,
+    code: &str,
+) -> Result<(AuditReport, String), Diagnostic> {
     let fix = "pass an audit-<n>.json written by `dwpipe audit`";
     let bytes = read_bounded(path, MAX_REPORT_BYTES, "an audit report")
         .map_err(|e| e.diagnostic(code, fix))?;
+    let sha256 = crate::hash::sha256_hex(&bytes);
     let text = String::from_utf8(bytes).map_err(|_| {
         Diagnostic::error(code, format!("`{}` is not UTF-8", path.display())).fix(fix)
     })?;
     let report: AuditReport = parse_json(path, &text).map_err(|d| d.recode(code, fix))?;
     report.readable(path, code)?;
-    Ok(report)
+    Ok((report, sha256))
 }
 
 /// The comparison of the audits at `base_path` and `cand_path` — recorded by their names
@@ -36,8 +45,8 @@ pub(crate) fn from_files(
     lock: Option<&str>,
 ) -> Result<(Comparison, Frozen), Vec<Diagnostic>> {
     let one = |d: Diagnostic| vec![d];
-    let base_report = read_audit(base_path, "E_COMPARE_INVALID").map_err(one)?;
-    let cand_report = read_audit(cand_path, "E_COMPARE_INVALID").map_err(one)?;
+    let (base_report, base_sha) = read_audit_hashed(base_path, "E_COMPARE_INVALID").map_err(one)?;
+    let (cand_report, cand_sha) = read_audit_hashed(cand_path, "E_COMPARE_INVALID").map_err(one)?;
     let lock = match lock {
         Some(lock) => lock.to_owned(),
         None => {
@@ -56,10 +65,10 @@ pub(crate) fn from_files(
         }
     };
     let frozen = load_lock(&out.join(&lock))?;
-    let comparison = compare(
+    let mut comparison = compare(
         &base_report,
         &cand_report,
-        &frozen.pack,
+        &frozen,
         (baseline, candidate),
         &lock,
     )
@@ -67,5 +76,7 @@ pub(crate) fn from_files(
         one(Diagnostic::error(e.code(), e.to_string())
             .fix("compare audits of one device model, software version and refresh rate"))
     })?;
+    comparison.baseline.report_sha256 = Some(base_sha);
+    comparison.candidate.report_sha256 = Some(cand_sha);
     Ok((comparison, frozen))
 }

@@ -17,7 +17,7 @@ use crate::device::DeviceInfo;
 use crate::diagnostic::Diagnostic;
 use crate::gate::AssertionVerdict;
 use crate::hash::sha256_hex;
-use crate::pack::{Floor, Pack, Weight};
+use crate::pack::{Floor, Frozen, Weight};
 use crate::schema::{ArmStats, AuditReport, Compared, Comparison, Outcome, Regression, Side};
 
 pub(crate) use files::{from_files, read_audit};
@@ -48,15 +48,16 @@ impl CompareError {
     }
 }
 
-/// Compares `candidate` with `baseline` by the criteria of `pack`; `names` are the two
-/// reports' paths and `lock` the pack's, relative to where the comparison is kept.
+/// Compares `candidate` with `baseline` by the criteria of `frozen`; `names` are the two
+/// reports' paths and `lock` the lock's, relative to where the comparison is kept.
 pub fn compare(
     baseline: &AuditReport,
     candidate: &AuditReport,
-    pack: &Pack,
+    frozen: &Frozen,
     names: (&str, &str),
     lock: &str,
 ) -> Result<Comparison, CompareError> {
+    let pack = &frozen.pack;
     let (a, b) = (
         baseline
             .device
@@ -137,6 +138,7 @@ pub fn compare(
     let verdict = overall(&criteria, &mut diagnostics);
     let side = |report: &AuditReport, name: &str| Side {
         report: name.to_owned(),
+        report_sha256: None,
         pack_sha256: report.pack_sha256.clone(),
         device: report.device.clone(),
     };
@@ -145,6 +147,7 @@ pub fn compare(
         dwpipe_version: env!("CARGO_PKG_VERSION").to_owned(),
         verdict,
         lock: lock.to_owned(),
+        lock_sha256: Some(frozen.lock.sha256.clone()),
         baseline: side(baseline, names.0),
         candidate: side(candidate, names.1),
         criteria,

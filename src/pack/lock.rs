@@ -45,6 +45,14 @@ pub struct LockFile {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
+impl LockFile {
+    /// The lock as `pack.lock.json` holds it (pretty JSON, a final newline): what `freeze`
+    /// writes and an audit keeps a copy of.
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a lock always serializes") + "\n"
+    }
+}
+
 /// The hash of a lock of format `format`: the pack alone (format 1, or no warnings), else the
 /// pack and its warnings together.
 pub(crate) fn seal(format: u32, pack: &serde_json::Value, diagnostics: &[Diagnostic]) -> String {

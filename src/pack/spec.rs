@@ -119,8 +119,7 @@ impl Frozen {
         let lock_path = dir.join(LOCK_FILE);
         let spec_path = dir.join(SPEC_FILE);
         let spec = render("spec.md", &SpecView::new(self))?;
-        let lock_json =
-            serde_json::to_string_pretty(&self.lock).expect("a lock always serializes") + "\n";
+        let lock_json = self.lock.to_json();
         write_atomic(&spec_path, spec.as_bytes())?;
         write_atomic(&lock_path, lock_json.as_bytes())?;
         Ok((lock_path, spec_path))

@@ -2,8 +2,9 @@
 //! rebuild takes the lock and the evidence alone (the kept inputs, every session's files, each
 //! read by the same code the audit ran), gates it, and compares the whole report field by
 //! field. Only what no file can hold is taken from the report, the recorded facts (the
-//! format and dwpipe versions, the lock's name, the source, `--runs`, `--strict`, which dwpipe
-//! read each measurement, when the audit ran, the workspace). A reading that differs because its extractor changed since is named as
+//! format and dwpipe versions, the lock's name, `--runs`, `--strict`, which dwpipe read each
+//! measurement, when the audit ran, the workspace; the source before format 4, which keeps it
+//! as evidence). A reading that differs because its extractor changed since is named as
 //! such, apart from tampering.
 
 mod diff;
@@ -187,7 +188,11 @@ fn rebuilt(
     rebuilt.ended.clone_from(&report.ended);
     rebuilt.device_time.clone_from(&report.device_time);
     rebuilt.workspace.clone_from(&report.workspace);
-    rebuilt.source.clone_from(&report.source);
+    // The source is rebuilt from its kept record (format 4 on); before, it was a label.
+    let kept_source = report.inputs.as_ref().is_some_and(|i| i.source.is_some());
+    if !kept_source {
+        rebuilt.source.clone_from(&report.source);
+    }
     if report.inputs.is_none() {
         rebuilt.inputs = None;
     }

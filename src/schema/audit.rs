@@ -91,9 +91,15 @@ impl AuditReport {
         AuditReport::measured(pack_sha256, outcome, None, None, &[])
     }
 
-    /// The report of an audit dwpipe measured and gated; `lock` names the lock (relative to
-    /// the report's folder) for `verify-evidence`.
+    /// The report of an audit dwpipe measured and gated; it names the lock (relative to the
+    /// report's folder) for `verify-evidence`: the copy the audit kept, else `lock`.
     pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {
+        let kept = audited
+            .inputs
+            .as_ref()
+            .and_then(|inputs| inputs.lock.as_ref())
+            .map(|copy| copy.path.clone());
+        let lock = kept.or(lock);
         let mut report = AuditReport::measured(
             pack_sha256,
             audited.gate.clone(),

@@ -89,6 +89,10 @@ pub struct Compared {
 pub struct Side {
     /// The report compared.
     pub report: String,
+    /// SHA-256 of the report's file, as compared (since format 2: the comparison is bound to
+    /// the reports it compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_sha256: Option<String>,
     /// The lock it was held against.
     pub pack_sha256: String,
     /// The device.
@@ -99,7 +103,7 @@ pub struct Side {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Comparison {
-    /// 1.
+    /// `format::COMPARE` (2: bound by hash to its lock and both reports; 1 named them by path).
     pub format_version: u32,
     /// The dwpipe that compared.
     pub dwpipe_version: String,
@@ -107,6 +111,9 @@ pub struct Comparison {
     pub verdict: Regression,
     /// The lock whose criteria gave directions and floors, relative to this file's folder.
     pub lock: String,
+    /// Its SHA-256 (since format 2): what the comparison was judged by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_sha256: Option<String>,
     /// The baseline.
     pub baseline: Side,
     /// The candidate.

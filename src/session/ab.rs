@@ -177,6 +177,7 @@ async fn session<D: Device>(
     let specs = ARMS.map(|arm| AuditSpec {
         runs: Some(builds.runs.max),
         installed: std::slice::from_ref(&builds.of(arm).hap),
+        lock: Some(&plan.frozen.lock),
         ..AuditSpec::new(pack, plan.playbooks)
     });
     let prepared = [Prepared::new(&specs[0]), Prepared::new(&specs[1])];
@@ -260,25 +261,33 @@ async fn session<D: Device>(
     let mut written = Vec::new();
     let mut publish = |arm: Arm, ongoing: Ongoing<'_, '_, '_>| {
         let dir = folder(arm);
-        let audited = ongoing.finish(device).gate(pack);
+        let audited = ongoing
+            .finish(device)
+            .map_err(|source| AbError::Audit { arm, source })?
+            .gate(pack);
         let lock = Some(relative_to(&plan.lock, &dir));
         let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
         let paths = publish::audit(&report, pack, &audited.figures, &dir)?;
         let json = relative_to(&paths[0], out);
+        // The comparison is bound to the bytes it compared.
+        let sha256 = publish::json(&report);
         written.extend(paths);
-        Ok::<_, AbError>((report, json))
+        Ok::<_, AbError>((report, (json, crate::hash::sha256_hex(sha256.as_bytes()))))
     };
     let (baseline, base_json) = publish(Arm::Baseline, a)?;
     let (candidate, cand_json) = publish(Arm::Candidate, c)?;
     // The last round's comparison stands (its snapshots held the runs the published reports
     // hold, so `verify-evidence` recomputes the same numbers); it now names their files.
+    let ((base_json, base_sha), (cand_json, cand_sha)) = (base_json, cand_json);
     let comparison = Comparison {
         baseline: Side {
             report: base_json,
+            report_sha256: Some(base_sha),
             ..comparison.baseline
         },
         candidate: Side {
             report: cand_json,
+            report_sha256: Some(cand_sha),
             ..comparison.candidate
         },
         ..comparison
@@ -339,7 +348,7 @@ fn compare_arms(
     compare(
         baseline,
         candidate,
-        &plan.frozen.pack,
+        plan.frozen,
         (Arm::Baseline.as_str(), Arm::Candidate.as_str()),
         &relative_to(&plan.lock, out),
     )

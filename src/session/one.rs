@@ -38,6 +38,7 @@ pub(super) async fn audit(
         auditor: plan.auditor.as_ref(),
         strict: plan.strict,
         installed: &installed,
+        lock: Some(&plan.frozen.lock),
         ..AuditSpec::new(pack, plan.playbooks)
     };
     let run = audit::run(device, &spec, out, progress)

@@ -243,7 +243,8 @@ fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
         "both audits verified first: {stdout}"
     );
     assert!(
-        stdout.contains("1 criteria recomputed from the two audits: 0 difference(s)"),
+        stdout.contains("1 criteria recomputed from the two audits against lock ")
+            && stdout.contains(": 0 difference(s)"),
         "{stdout}"
     );
     // A regression rewritten as `same` is found.
@@ -312,4 +313,127 @@ fn jank_drawn_from_known_distributions_gets_its_verdicts() {
         let delta_pct = p02["delta-pct"].as_f64().unwrap();
         assert!(pct.contains(&delta_pct), "{candidate}: {delta_pct}%");
     }
+}
+
+/// A comparison is bound to what it compared: its lock and both reports by SHA-256. Judged by
+/// a laxer lock (a 100 ms floor turns the regression into `same`), it verifies only against
+/// that lock, and is a difference against the trusted one; a lock path or a report swapped
+/// under it is a difference too. Each audit is held to the lock it recorded.
+#[test]
+fn a_comparison_is_bound_to_its_lock_and_its_reports() {
+    let dir = audited();
+    let lax = fs::read_to_string(fixture("packs/cold-start.yaml")).unwrap()
+        + "regression:\n  floor: 100ms\n";
+    fs::write(dir.path().join("lax.yaml"), lax).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "lax.yaml", "--out", "lax"])
+        .run();
+    let (code, judged, _) = compare(
+        dir.path(),
+        "base",
+        "slower",
+        &["--pack", "lax/pack.lock.json"],
+    );
+    assert_eq!(
+        (code, judged["verdict"].as_str()),
+        (0, Some("same")),
+        "{judged}"
+    );
+    assert_eq!(judged["format-version"], 2);
+    assert_eq!(judged["lock-sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(
+        judged["candidate"]["report-sha256"].as_str().unwrap().len(),
+        64
+    );
+    // Held to the lock it names, it is consistent (and says it is unanchored)...
+    Test::new(dir.path())
+        .args(["verify-evidence", "cmp-slower/compare.json"])
+        .stdout_contains("UNANCHORED  the comparison is held to the lock it names itself")
+        .stdout_contains(": 0 difference(s)")
+        .run();
+    // ...held to the trusted lock, the lock it was judged by is a difference.
+    Test::new(dir.path())
+        .args([
+            "verify-evidence",
+            "cmp-slower/compare.json",
+            "--pack",
+            "pack.lock.json",
+        ])
+        .status(1)
+        .stdout_contains("DIFFERENT  lock-sha256")
+        .stdout_contains(
+            "DIFFERENT  verdict: the report says \"same\", its evidence gives \"regressed\"",
+        )
+        .run();
+    // Its lock path pointed at the lax lock after a comparison by the trusted one.
+    let (code, _, _) = compare(dir.path(), "base", "same", &[]);
+    assert_eq!(code, 0);
+    let path = dir.path().join("cmp-same/compare.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    doc["lock"] = "../lax/pack.lock.json".into();
+    fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    Test::new(dir.path())
+        .args(["verify-evidence", "cmp-same/compare.json"])
+        .status(1)
+        .stdout_contains("DIFFERENT  lock-sha256")
+        .run();
+    // A report swapped under it.
+    fs::copy(
+        dir.path().join("faster/audit-1.json"),
+        dir.path().join("same/audit-1.json"),
+    )
+    .unwrap();
+    Test::new(dir.path())
+        .args([
+            "verify-evidence",
+            "cmp-same/compare.json",
+            "--pack",
+            "pack.lock.json",
+        ])
+        .status(1)
+        .stdout_contains("DIFFERENT  candidate.report-sha256")
+        .run();
+}
+
+/// A baseline measured under last release's lock stays verifiable after the pack changed:
+/// each audit is held to the lock it recorded, the comparison to the one it was judged by.
+#[test]
+fn a_comparison_across_a_changed_pack_verifies() {
+    let dir = audited();
+    let changed = fs::read_to_string(fixture("packs/cold-start.yaml"))
+        .unwrap()
+        .replace("≤ 1100ms", "≤ 1000ms")
+        .replace("expected: 1100", "expected: 1000");
+    fs::write(dir.path().join("next.yaml"), changed).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "next.yaml", "--out", "next"])
+        .run();
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("device-fixtures/regress-same");
+    Test::new(dir.path())
+        .args([
+            "audit",
+            "--pack",
+            "next/pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "candidate",
+        ])
+        .run();
+    let (code, _, stderr) = compare(
+        dir.path(),
+        "base",
+        "candidate",
+        &["--pack", "next/pack.lock.json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    Test::new(dir.path())
+        .args([
+            "verify-evidence",
+            "cmp-candidate/compare.json",
+            "--pack",
+            "next/pack.lock.json",
+        ])
+        .stdout_contains(": 0 difference(s)")
+        .run();
 }

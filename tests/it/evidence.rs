@@ -329,7 +329,7 @@ fn a_second_format_audit_is_still_read_as_it_was_worded() {
 fn a_report_states_each_criterion_and_names_repeated_runs_once() {
     let dir = audited("notes-fail", &[]);
     let doc = report(dir.path());
-    assert_eq!(doc["format-version"], 3);
+    assert_eq!(doc["format-version"], 4);
     for time in ["started", "ended"] {
         let text = doc[time].as_str().unwrap();
         assert!(text.len() == 20 && text.ends_with('Z'), "{time}: {text}");
@@ -410,37 +410,46 @@ fn verify_evidence_help_names_what_is_recomputed_and_what_is_recorded() {
     }
 }
 
+/// An audit carries a copy of its lock (format 4 on): freezing another pack over the lock of
+/// its folder leaves it verifiable, held to the copy. An older audit names the folder's lock
+/// itself: freezing over that lock is refused, unless forced.
 #[test]
-fn freeze_refuses_to_orphan_the_audits_made_against_its_lock() {
+fn an_audit_carries_its_lock_and_an_older_one_is_not_orphaned() {
     let dir = audited("notes-fail", &[]);
     let loose = fs::read_to_string(repo("examples/notes/pack.yaml"))
         .unwrap()
         .replace("expected: 800", "expected: 8000");
-    fs::write(dir.path().join("loose.yaml"), loose).unwrap();
+    fs::write(dir.path().join("loose.yaml"), &loose).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("out/audit-1.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["lock"], "evidence/FMR0223C13000649/pack.lock.json",
+        "the report names its copy"
+    );
+    Test::new(dir.path()).args(["freeze", "loose.yaml"]).run();
     Test::new(dir.path())
+        .args(["verify-evidence", "out/audit-1.json"])
+        .stdout_contains("UNANCHORED  held to the lock the report names itself")
+        .stdout_contains("0 difference(s)")
+        .run();
+    // A second-format audit names the folder's lock: replacing it is refused.
+    let old = dir.path().join("old");
+    crate::support::copy_tree(&repo("tests/fixtures/audits/second-format"), &old);
+    fs::write(old.join("loose.yaml"), &loose).unwrap();
+    Test::new(&old)
         .args(["freeze", "loose.yaml"])
         .status(2)
         .stderr_contains("E_FREEZE_REPLACES_AUDITED")
-        .stderr_contains("out/audit-1.json")
+        .stderr_contains("regress-base/audit-1.json")
         .run();
-    // The audit still verifies against the lock it was made with.
-    assert_eq!(verify(dir.path(), "audit-1.json").0, 0);
-    // The same pack again is the everyday loop: free.
-    let pack = repo("examples/notes/pack.yaml");
-    assert_eq!(dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0, 0);
-    // Another folder is free; --force replaces it anyway.
-    assert_eq!(
-        dwpipe(dir.path(), &["freeze", "loose.yaml", "--out", "elsewhere"]).0,
-        0
-    );
-    Test::new(dir.path())
+    // The same pack again is the everyday loop: free; another folder is free; --force
+    // replaces it anyway.
+    Test::new(&old)
+        .args(["freeze", "loose.yaml", "--out", "elsewhere"])
+        .run();
+    Test::new(&old)
         .args(["freeze", "loose.yaml", "--force"])
         .run();
-    assert_eq!(
-        verify(dir.path(), "audit-1.json").0,
-        1,
-        "now held to the looser lock"
-    );
 }
 
 /// An audit written before a playbook was added (it kept one file fewer) still verifies: the
@@ -466,4 +475,41 @@ fn an_audit_that_predates_a_playbook_verifies_and_a_missing_kept_one_does_not() 
     let (code, stdout, stderr) = verify(dir.path(), "older.json");
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
+}
+
+/// Where an audit came from is evidence (`source.json`, hashed among its inputs), not a label:
+/// a replay relabelled a device's audit is a difference.
+#[test]
+fn a_relabelled_source_is_a_difference() {
+    let dir = audited("notes-pass", &[]);
+    let path = dir.path().join("out/audit-1.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    assert_eq!(doc["source"]["kind"], "replay");
+    doc["source"] = serde_json::json!({
+        "kind": "device",
+        "serial": "FMR0223C13000649",
+        "model": "ALN-AL00",
+        "software-version": "ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)"
+    });
+    fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("DIFFERENT  source.kind"), "{stdout}");
+}
+
+/// An audit folder carries what verifying and importing it need: moved away from the lock it
+/// was frozen beside, it still verifies and imports.
+#[test]
+fn an_audit_folder_travels() {
+    let dir = audited("notes-pass", &[]);
+    let moved = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&dir.path().join("out"), &moved.path().join("artifact"));
+    Test::new(moved.path())
+        .args(["verify-evidence", "artifact/audit-1.json"])
+        .stdout_contains("0 difference(s)")
+        .run();
+    Test::new(moved.path())
+        .args(["history", "--history", "h.sqlite", "import", "artifact"])
+        .stdout_contains("imported 1 audit(s)")
+        .run();
 }
