@@ -24,6 +24,16 @@ pub(crate) fn of_verdict(verdict: Verdict) -> i32 {
     }
 }
 
+/// A verdict's code once its records are written: a passing verdict whose reports the
+/// history could not record is the environment's failure (a failed verdict still says so).
+pub(crate) fn unless_unrecorded(code: i32, unrecorded: bool) -> i32 {
+    if code == OK && unrecorded {
+        ENVIRONMENT
+    } else {
+        code
+    }
+}
+
 /// A regression comparison: regressed and inconclusive both fail (nothing not shown passes).
 pub(crate) fn of_regression(verdict: Regression) -> i32 {
     match verdict {

@@ -238,6 +238,21 @@ pub(crate) fn writable(what: &str, folder: &Path) -> Check {
     }
 }
 
+/// The history the run records into: opened (created if missing, migrated) and closed, so
+/// that a history that cannot be used is found before anything is dispatched.
+pub(crate) fn history(path: &Path) -> Check {
+    match crate::history::Recorder::at(path).prepare() {
+        Ok(()) => Check::ok("history", path.display().to_string(), "usable".to_owned()),
+        Err(e) => Check::missing(
+            "history",
+            path.display().to_string(),
+            e.code(),
+            crate::diagnostic::chain(&e),
+            e.fix(),
+        ),
+    }
+}
+
 /// The one device (or capture): it answers, says who it is, and knows its density. A signal
 /// meanwhile is not a missing device: it ends the run.
 async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {

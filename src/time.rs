@@ -31,9 +31,60 @@ pub(crate) fn iso8601(secs: u64) -> String {
     )
 }
 
+/// The seconds since the epoch of a time [`iso8601`] wrote (`YYYY-MM-DDTHH:MM:SSZ`);
+/// `None` for anything else.
+pub(crate) fn parse_iso8601(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let shape = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z';
+    if !shape {
+        return None;
+    }
+    let n = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let (year, month, day) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hour, minute, second) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::iso8601;
+    use super::{iso8601, parse_iso8601};
+
+    #[test]
+    fn the_calendar_reads_back() {
+        for secs in [0_u64, 951_782_400, 1_798_761_599, 1_796_142_962] {
+            assert_eq!(parse_iso8601(&iso8601(secs)), Some(secs as i64));
+        }
+        for bad in [
+            "",
+            "2026-13-01T00:00:00Z",
+            "2026-11-01 10:00:00Z",
+            "2026-11-01T10:00:00",
+        ] {
+            assert_eq!(parse_iso8601(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn days_become_the_calendar() {

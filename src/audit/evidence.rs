@@ -40,6 +40,9 @@ pub(super) fn step_error(reason: impl Into<String>) -> StepFailure {
     }
 }
 
+/// Where an audit's readings came from, kept in its device's evidence folder when it ends.
+pub(crate) const SOURCE_RECORD: &str = "source.json";
+
 /// The record of a flow run, kept beside its evidence.
 pub(crate) const FLOW_RECORD: &str = "flow.json";
 

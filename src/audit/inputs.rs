@@ -23,7 +23,7 @@ const DEVICE: &str = "device.yaml";
 const PLAYBOOKS: &str = "playbooks";
 const AUDITOR: &str = "auditor-report.json";
 const LOCK: &str = crate::pack::LOCK_FILE;
-const SOURCE: &str = "source.json";
+const SOURCE: &str = super::evidence::SOURCE_RECORD;
 
 /// Writes `bytes` as the evidence file `name` in `root`, named relative to `out`.
 fn write(root: &Path, out: &Path, name: &str, bytes: &[u8]) -> Result<EvidenceFile, AuditError> {
@@ -62,10 +62,24 @@ pub(super) fn keep(
         .auditor
         .map(|auditor| write(AUDITOR, &auditor.bytes))
         .transpose()?;
-    let lock = spec
-        .lock
-        .map(|lock| write(LOCK, lock.to_json().as_bytes()))
-        .transpose()?;
+    let lock = match spec.frozen {
+        Some(frozen) => {
+            // The lock and its spec, as `freeze` writes them; the lock is hashed as evidence.
+            let (lock, _spec) = frozen.write(root).map_err(|e| AuditError::Keep {
+                path: root.join(LOCK),
+                source: std::io::Error::other(chain(&e)),
+            })?;
+            let bytes = std::fs::read(&lock).map_err(|source| AuditError::Keep {
+                path: lock.clone(),
+                source,
+            })?;
+            Some(EvidenceFile {
+                path: relative(&lock, out),
+                sha256: sha256_hex(&bytes),
+            })
+        }
+        None => None,
+    };
     Ok(Inputs {
         device,
         playbooks,

@@ -22,6 +22,7 @@ mod session;
 
 pub use aggregate::{actual, aggregate};
 pub(crate) use checks::folded;
+pub(crate) use evidence::SOURCE_RECORD;
 pub use evidence::{Context, Files};
 pub use extract::{Decoded, Value, extract};
 pub use extract::{ExtractError, Reading, Screenshot, Trace};
@@ -32,6 +33,7 @@ pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
 pub(crate) use model::{DeviceTime, InstalledHap, Workspace};
 pub use model::{EvidenceFile, Inputs, RunReading};
 pub use plan::AuditSpec;
+pub(crate) use plan::evidence_root;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
 pub(crate) use run::{Ongoing, Prepared};

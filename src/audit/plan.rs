@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::gate::AuditorFile;
-use crate::pack::{Aggregate, Criterion, LockFile, MeasuredBy, Pack, ProbeArgs};
+use crate::pack::{Aggregate, Criterion, Frozen, MeasuredBy, Pack, ProbeArgs};
 use crate::playbook::{Playbooks, Values};
 use crate::probe::Extractor;
 use crate::shell::ShellValue;
@@ -26,9 +26,9 @@ pub struct AuditSpec<'a> {
     pub(crate) strict: bool,
     /// The HAPs installed before the audit, to record.
     pub(crate) installed: &'a [InstalledHap],
-    /// The lock the pack was frozen into: the audit keeps a copy of it among its evidence, so
-    /// its folder is verified and imported wherever it travels.
-    pub(crate) lock: Option<&'a LockFile>,
+    /// The pack as frozen: the audit keeps a copy of its lock (and the spec beside it) among
+    /// its evidence, so its folder is verified and imported wherever it travels.
+    pub(crate) frozen: Option<&'a Frozen>,
 }
 
 impl<'a> AuditSpec<'a> {
@@ -41,13 +41,13 @@ impl<'a> AuditSpec<'a> {
             auditor: None,
             strict: false,
             installed: &[],
-            lock: None,
+            frozen: None,
         }
     }
 }
 
 /// The folder of a device's evidence inside an audit's folder.
-pub(super) fn evidence_root(out: &Path, serial: &str) -> PathBuf {
+pub(crate) fn evidence_root(out: &Path, serial: &str) -> PathBuf {
     out.join("evidence").join(serial.replace([':', '/'], "_"))
 }
 

@@ -7,7 +7,7 @@ use crate::brief::{failures_from_audit, failures_from_verify, goal, repair};
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, read_bounded, top_level_keys};
 use crate::output::write_atomic;
 use crate::pack::Frozen;
 
@@ -73,24 +73,25 @@ fn repair_brief(
     let not_a = |what: &str, e: serde_json::Error| {
         invalid(format!("`{}` is not {what}: {e}", path.display()))
     };
-    // Which report it is, by its top-level key; then read as that report, so a wrong file
-    // gets the error of the field that is wrong.
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| invalid(format!("`{}`: {e}", path.display())))?;
+    // Which report it is, by its top-level keys (read without building the document); then
+    // read straight into that report's shape, so a wrong file gets the error of the field
+    // that is wrong and a large one costs its shape, not a generic value of every number.
+    let keys = top_level_keys(&bytes).map_err(|e| invalid(format!("`{}`: {e}", path.display())))?;
+    let has = |key: &str| keys.iter().any(|k| k == key);
     let source = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    if value.get("checks").is_some() {
+    if has("checks") {
         let report: AuditReport =
-            serde_json::from_value(value).map_err(|e| not_a("an audit report", e))?;
+            serde_json::from_slice(&bytes).map_err(|e| not_a("an audit report", e))?;
         let failures = failures_from_audit(frozen, &report);
         if failures.is_empty() {
             return Err(nothing_to_repair(path));
         }
         Ok(repair(frozen, config, round, failures, None, None)?)
-    } else if value.get("commands").is_some() {
+    } else if has("commands") {
         let report: VerifyReport =
-            serde_json::from_value(value).map_err(|e| not_a("a verification report", e))?;
+            serde_json::from_slice(&bytes).map_err(|e| not_a("a verification report", e))?;
         let (failures, output) = failures_from_verify(&report);
         if failures.is_empty() {
             return Err(nothing_to_repair(path));

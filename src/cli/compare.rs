@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::compare::{from_files, read_audit};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
 use crate::history::{History, Recorder, app_of};
 use crate::output::relative_to;
@@ -30,6 +30,11 @@ impl Run for CompareArgs {
 /// Exit 0 for same or improved, 1 for regressed or inconclusive.
 fn run(args: &CompareArgs) -> Result<i32, Error> {
     let (baseline, candidate) = arms(args)?;
+    // A history that cannot be used is refused before anything is written.
+    let recorder = args.history.as_deref().map(Recorder::at);
+    if let Some(recorder) = &recorder {
+        recorder.prepare()?;
+    }
     let out = out_or_default(args.out.as_deref(), "compare");
     std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
     let lock = args.lock.as_ref().map(|lock| relative_to(lock, &out));
@@ -41,9 +46,7 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
     )?;
     print::diagnostics(&frozen.found);
     let written = publish::comparison(&comparison, &out)?;
-    if let Some(history) = &args.history {
-        Recorder::at(history).record(&written[0], None)?;
-    }
+    let unrecorded = recorder.and_then(|r| r.record(&written[0], None).err());
     if args.output.json {
         print::json(&comparison);
     } else {
@@ -56,7 +59,18 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
             paths.join(", ")
         ));
     }
-    Ok(exit_code::of_regression(comparison.verdict))
+    // The comparison stands; the history's failure is the environment's.
+    if let Some(e) = &unrecorded {
+        print::note(&format!(
+            "{} was not recorded in the history: {}",
+            written[0].display(),
+            chain(e)
+        ));
+    }
+    Ok(exit_code::unless_unrecorded(
+        exit_code::of_regression(comparison.verdict),
+        unrecorded.is_some(),
+    ))
 }
 
 /// The baseline and the candidate: both given, or the baseline taken from the history.
@@ -85,10 +99,10 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                 device.and_then(|d| d.model.as_deref()),
                 device.and_then(|d| d.software_version.as_deref()),
             );
-            let history = History::open(&path).map_err(Diagnostic::from)?;
+            let history = History::open(&path)?;
             let baseline = history
-                .last_pass(&app, (model, software), candidate)
-                .map_err(Diagnostic::from)?
+                .last_pass(&app, (model, software), (&report, candidate))
+                ?
                 .ok_or_else(|| {
                     Error::from(
                         Diagnostic::error(

@@ -106,6 +106,14 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     if let Some(base) = &base {
         checks.push(preflight::writable("run folder", base));
     }
+    // Every audit of the delivery is recorded in the project's history: it must be usable.
+    let history = match (&resumed, &base) {
+        (Some(dir), _) => dir.history(),
+        (None, base) => dir_or_dot(base.as_deref())
+            .join(".dwpipe")
+            .join(crate::history::DEFAULT_FILE),
+    };
+    checks.push(preflight::history(&history));
     let progress = DeliverProgress::new(args.output.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();

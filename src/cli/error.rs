@@ -7,6 +7,7 @@ use crate::audit::AuditError;
 use crate::device::DeviceError;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
+use crate::history::{HistoryError, RecordError};
 use crate::output::{PublishError, WriteError};
 use crate::pipeline::DeliveryError;
 use crate::pipeline::ledger::AppendError;
@@ -52,6 +53,9 @@ pub(super) enum Error {
     /// The workspace is being delivered by another run, or cannot be locked.
     #[error(transparent)]
     Claim(#[from] crate::pipeline::ClaimError),
+    /// The history cannot be used (it is created if missing).
+    #[error(transparent)]
+    History(#[from] HistoryError),
     /// A device a delivery was given is not there.
     #[error("device {serial}")]
     Absent {
@@ -107,6 +111,7 @@ impl Error {
             | Error::Delivery(_)
             | Error::Ledger(_)
             | Error::Claim(_)
+            | Error::History(_)
             | Error::Absent { .. }
             | Error::NoDevices
             | Error::Folder { .. } => exit_code::ENVIRONMENT,
@@ -139,6 +144,7 @@ impl Error {
             Error::Ledger(_) => "E_LEDGER_APPEND",
             Error::Claim(crate::pipeline::ClaimError::Busy { .. }) => "E_DELIVER_BUSY",
             Error::Claim(_) => "E_DELIVER_LOCK",
+            Error::History(e) => e.code(),
             Error::Absent { .. } => "E_DEVICE_ABSENT",
             Error::NoDevices => "E_NO_DEVICES",
             Error::Folder { .. } => "E_OUT_FOLDER",
@@ -175,6 +181,15 @@ impl From<crate::preflight::Refusal> for Error {
     }
 }
 
+impl From<RecordError> for Error {
+    fn from(error: RecordError) -> Error {
+        match error {
+            RecordError::History(e) => Error::History(e),
+            RecordError::Report(diagnostic) => Error::Invalid(vec![diagnostic]),
+        }
+    }
+}
+
 impl From<PlanError> for Error {
     fn from(refused: PlanError) -> Error {
         match refused {
@@ -192,11 +207,7 @@ impl From<SessionError> for Error {
             SessionError::Refused(e) => Error::Device(e),
             SessionError::Audit(e) => Error::Audit(e),
             SessionError::Publish(e) => Error::Publish(e),
-            SessionError::History(d)
-            | SessionError::Ab {
-                error: AbError::History(d),
-                ..
-            } => Error::Invalid(vec![d]),
+            SessionError::History(e) => Error::History(e),
             SessionError::Ab {
                 error: AbError::Compare(e),
                 ..

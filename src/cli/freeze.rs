@@ -102,18 +102,25 @@ fn refuse_orphaning(lock: &Path, sha256: &str, out: &Path) -> Result<(), Error> 
     .into())
 }
 
-/// Whether the audit report at `path` names the lock `lock` and was made against pack `sha`.
+/// Whether the audit report at `path` names the lock `lock` and was made against pack `sha`
+/// (read for those two keys only: every other value is skipped as it is parsed).
 fn made_against(path: &Path, lock: &Path, sha: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    struct Made {
+        lock: Option<String>,
+        pack_sha256: Option<String>,
+    }
     let Ok(bytes) = crate::input::read_bounded(path, crate::input::MAX_REPORT_BYTES, "an audit")
     else {
         return false;
     };
-    let Ok(report) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+    let Ok(report) = serde_json::from_slice::<Made>(&bytes) else {
         return false;
     };
-    let named = report["lock"]
-        .as_str()
+    let named = report
+        .lock
         .map(|l| crate::output::dir_or_dot(path.parent()).join(l))
         .and_then(|l| std::fs::canonicalize(l).ok());
-    named.as_deref() == Some(lock) && report["pack-sha256"] == sha
+    named.as_deref() == Some(lock) && report.pack_sha256.as_deref() == Some(sha)
 }

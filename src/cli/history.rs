@@ -39,15 +39,30 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         if args.json {
             print::json(&imported);
         } else {
+            for refused in &imported.refused {
+                print::note(&format!(
+                    "not imported: {}: {}",
+                    refused.file, refused.reason
+                ));
+            }
+            let refused = match imported.refused.len() {
+                0 => String::new(),
+                n => format!("; {n} not imported"),
+            };
             print::out(&format!(
-                "imported {} audit(s) and {} comparison(s) into {}; {} already there",
+                "imported {} audit(s) and {} comparison(s) into {}; {} already there{refused}",
                 imported.audits,
                 imported.comparisons,
                 args.history.display(),
-                imported.known
+                imported.known,
             ));
         }
-        return Ok(0);
+        // What could not be read is the input's fault; the rest is recorded.
+        return Ok(if imported.refused.is_empty() {
+            crate::exit_code::OK
+        } else {
+            crate::exit_code::INVALID_INPUT
+        });
     }
     if !args.history.is_file() {
         return Err(Diagnostic::error(
@@ -57,13 +72,13 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         .fix("`deliver` records into .dwpipe/history.sqlite beside dwpipe.yaml; pass --history PATH for another")
         .into());
     }
-    let history = History::open(&args.history).map_err(Diagnostic::from)?;
+    let history = History::open(&args.history)?;
     let filter = Filter {
         criterion: args.criterion.clone(),
         model: args.device_model.clone(),
         since: args.since.clone(),
     };
-    let points = history.series(&filter).map_err(Diagnostic::from)?;
+    let points = history.series(&filter)?;
     if args.changes {
         let shifts = shifts(&points);
         if args.json {

@@ -190,17 +190,21 @@ fn load_lock(path: &Path) -> Result<Frozen, Error> {
 }
 
 /// Where a command's reports go without `--out`: a new folder named for the command and the
-/// time under `.dwpipe/`, never the folder the user is in (a checkout's sources).
+/// time under `.dwpipe/` (numbered when that second already has one), never the folder the
+/// user is in (a checkout's sources).
 fn out_or_default(out: Option<&Path>, command: &str) -> PathBuf {
-    out.map_or_else(
-        || {
-            Path::new(".dwpipe").join(format!(
-                "{command}-{}",
-                crate::time::now().replace([':', '-'], "")
-            ))
-        },
-        Path::to_owned,
-    )
+    if let Some(out) = out {
+        return out.to_owned();
+    }
+    let base = format!("{command}-{}", crate::time::now().replace([':', '-'], ""));
+    let dwpipe = Path::new(".dwpipe");
+    (1..)
+        .map(|n| match n {
+            1 => dwpipe.join(&base),
+            n => dwpipe.join(format!("{base}-{n}")),
+        })
+        .find(|path| !path.exists())
+        .expect("a free name")
 }
 
 #[cfg(test)]

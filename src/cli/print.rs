@@ -137,6 +137,13 @@ pub(super) fn error(error: &Error, json_mode: bool) {
             let errors = found.iter().filter(|d| d.is_error()).count();
             note(&format!("refused: {errors} error(s)"));
         }
+        Error::History(e) if json_mode => {
+            json(&crate::schema::DiagnosticsOutput {
+                format_version: crate::format::DIAGNOSTICS,
+                diagnostics: &[e.diagnostic()],
+            });
+        }
+        Error::History(e) => diagnostics(&[e.diagnostic()]),
         Error::Missing(found) => {
             diagnostics(found);
             note(&format!(

@@ -35,6 +35,9 @@ pub(super) fn outcome(outcome: &Outcome, json: bool) {
             report, written, ..
         } => ab_lab(report, written),
     }
+    for unrecorded in outcome.unrecorded() {
+        print::note(&format!("not recorded in the history: {unrecorded}"));
+    }
 }
 
 /// `wrote a, b, c`.

@@ -47,6 +47,24 @@ pub(crate) fn from_files(
     let one = |d: Diagnostic| vec![d];
     let (base_report, base_sha) = read_audit_hashed(base_path, "E_COMPARE_INVALID").map_err(one)?;
     let (cand_report, cand_sha) = read_audit_hashed(cand_path, "E_COMPARE_INVALID").map_err(one)?;
+    // A baseline is never the candidate: not the same report, however it was copied or
+    // re-serialized, nor another report of the same run.
+    let (base_id, cand_id) = (base_report.identity(), cand_report.identity());
+    if base_id.report_id == cand_id.report_id
+        || (base_id.run_key.is_some() && base_id.run_key == cand_id.run_key)
+    {
+        return Err(one(Diagnostic::error(
+            "E_COMPARE_SAME_AUDIT",
+            format!(
+                "`{}` and `{}` are the same audit: a candidate compared with itself shows nothing",
+                base_path.display(),
+                cand_path.display()
+            ),
+        )
+        .fix(
+            "compare the candidate with the last release's audit of the same device model",
+        )));
+    }
     let lock = match lock {
         Some(lock) => lock.to_owned(),
         None => {

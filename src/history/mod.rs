@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 pub(crate) use changes::shifts;
 pub(crate) use facts::build_facts;
-pub(crate) use record::{Recorder, app_of};
+pub(crate) use record::{RecordError, Recorder, app_of};
 pub(crate) use schema::SCHEMA;
 
 /// How long a writer waits for another to finish before the write fails.
@@ -33,6 +33,12 @@ pub(crate) const DEFAULT_FILE: &str = "history.sqlite";
 /// Why the history cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HistoryError {
+    /// The path names something that is not a regular file (a device, a folder, a FIFO).
+    #[error("the history `{}` is not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// The file cannot be opened as a database.
     #[error("the history `{}` cannot be opened", path.display())]
     Open {
@@ -41,6 +47,12 @@ pub(crate) enum HistoryError {
         /// SQLite's reason.
         #[source]
         source: rusqlite::Error,
+    },
+    /// It can be read but not written (its file or its folder is read-only).
+    #[error("the history `{}` is read-only", path.display())]
+    ReadOnly {
+        /// The database.
+        path: PathBuf,
     },
     /// A newer dwpipe wrote it.
     #[error("the history `{}` has schema version {found}; this dwpipe knows {SCHEMA} and older", path.display())]
@@ -67,7 +79,9 @@ impl HistoryError {
     /// The stable code.
     pub(crate) fn code(&self) -> &'static str {
         match self {
+            HistoryError::NotAFile { .. } => "E_HISTORY_NOT_A_FILE",
             HistoryError::Open { .. } => "E_HISTORY_OPEN",
+            HistoryError::ReadOnly { .. } => "E_HISTORY_READ_ONLY",
             HistoryError::Newer { .. } => "E_HISTORY_NEWER",
             HistoryError::Sql { doing: "read", .. } => "E_HISTORY_READ",
             HistoryError::Sql { .. } => "E_HISTORY_WRITE",
@@ -78,6 +92,12 @@ impl HistoryError {
     pub(crate) fn fix(&self) -> &'static str {
         match self {
             HistoryError::Newer { .. } => "use the dwpipe that wrote it, or a newer one",
+            HistoryError::NotAFile { .. } => {
+                "pass --history the path of a history file (it is created if missing)"
+            }
+            HistoryError::ReadOnly { .. } => {
+                "make the file and its folder writable, or pass --history another path"
+            }
             _ => {
                 "check the path (and the disk); a damaged history can be moved aside and rebuilt with `dwpipe history import`"
             }
@@ -85,9 +105,10 @@ impl HistoryError {
     }
 }
 
-impl From<HistoryError> for Diagnostic {
-    fn from(error: HistoryError) -> Diagnostic {
-        Diagnostic::error(error.code(), chain(&error)).fix(error.fix())
+impl HistoryError {
+    /// The error as a diagnostic, with its fix.
+    pub(crate) fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(self.code(), chain(self)).fix(self.fix())
     }
 }
 
@@ -140,6 +161,13 @@ impl History {
             path: path.to_owned(),
             source,
         };
+        // The rule every reader follows: a regular file, or nothing yet (SQLite would write a
+        // journal beside anything else: `/dev/null-journal`).
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(HistoryError::NotAFile {
+                path: path.to_owned(),
+            });
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|e| open(rusqlite::Error::ToSqlConversionFailure(Box::new(e))))?;
@@ -157,18 +185,24 @@ impl History {
         })
     }
 
+    /// Whether SQLite could only open it for reading.
+    fn read_only(&self) -> bool {
+        self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true)
+    }
+
     fn sql(&self, doing: &'static str) -> impl Fn(rusqlite::Error) -> HistoryError + use<> {
         sql_error(&self.path, doing)
     }
 
     /// Records an audit report (`path`: where it is, `sha256`: of its bytes), in one
-    /// transaction; `false` when it was recorded before (an import repeated).
+    /// transaction; `false` when it was recorded before (an import repeated, a copy of it).
     pub(crate) fn record_audit(
         &mut self,
         report: &AuditReport,
         (path, sha256): (&Path, &str),
         facts: &RunFacts,
     ) -> Result<bool, HistoryError> {
+        let identity = report.identity();
         let Some(device) = &report.device else {
             // An outside auditor's report has no device and no runs: nothing to chart.
             return Ok(false);
@@ -181,8 +215,9 @@ impl History {
             .execute(
                 "INSERT OR IGNORE INTO runs (report_sha256, report, recorded_at, app, app_version, \
                  commit_sha, pack_sha256, serial, model, software_version, refresh_rate, replay, \
-                 verdict, arm) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', COALESCE(?3, \
-                 unixepoch()), 'unixepoch'), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 verdict, arm, report_id, run_key) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', \
+                 COALESCE(?3, unixepoch()), 'unixepoch'), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
+                 ?13, ?14, ?15, ?16)",
                 params![
                     sha256,
                     report_path.display().to_string(),
@@ -198,6 +233,8 @@ impl History {
                     replay,
                     report.verdict.as_str(),
                     facts.arm,
+                    identity.report_id,
+                    identity.run_key,
                 ],
             )
             .map_err(&failed)?;
@@ -257,14 +294,15 @@ impl History {
         let inserted = tx
             .execute(
                 "INSERT OR IGNORE INTO comparisons (report_sha256, report, recorded_at, verdict, \
-                 baseline, candidate) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?3, \
-                 ?4, ?5)",
+                 baseline, candidate, report_id) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', \
+                 'now'), ?3, ?4, ?5, ?6)",
                 params![
                     sha256,
                     path_text,
                     comparison.verdict.as_str(),
                     comparison.baseline.report,
                     comparison.candidate.report,
+                    crate::schema::content_id(comparison),
                 ],
             )
             .map_err(&failed)?;
@@ -301,7 +339,7 @@ impl History {
                  m.criterion, m.unit, m.value, m.verdict, \
                  (SELECT group_concat(s.value, ' ') FROM (SELECT value FROM samples s WHERE \
                  s.run_id = r.id AND s.criterion = m.criterion AND s.value IS NOT NULL ORDER BY \
-                 s.run) s) \
+                 s.run) s), r.arm \
                  FROM runs r JOIN measurements m ON m.run_id = r.id \
                  WHERE (?1 IS NULL OR m.criterion = ?1) AND (?2 IS NULL OR r.model = ?2) \
                  AND (?3 IS NULL OR r.recorded_at >= ?3) \
@@ -335,6 +373,7 @@ impl History {
                             .split(' ')
                             .filter_map(|v| v.parse().ok())
                             .collect(),
+                        arm: row.get(17)?,
                     })
                 },
             )
@@ -343,21 +382,31 @@ impl History {
     }
 
     /// The latest passing audit of `app` on a device of `model` and `software_version`, made
-    /// on a device (never a replay) and other than the report `not` (the candidate): its
-    /// report's path.
+    /// on a device (never a replay) and not the candidate — by its content, its run or its
+    /// path: its report's path.
     pub(crate) fn last_pass(
         &self,
         app: &str,
         (model, software_version): (Option<&str>, Option<&str>),
-        not: &Path,
+        candidate: (&AuditReport, &Path),
     ) -> Result<Option<PathBuf>, HistoryError> {
-        let not = std::fs::canonicalize(not).unwrap_or_else(|_| not.to_owned());
+        let (report, path) = candidate;
+        let not = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let identity = report.identity();
         self.conn
             .query_row(
                 "SELECT report FROM runs WHERE app = ?1 AND model IS ?2 AND software_version IS ?3 \
-                 AND verdict = 'pass' AND replay = 0 AND report != ?4 \
+                 AND verdict = 'pass' AND replay = 0 AND report != ?4 AND report_id IS NOT ?5 \
+                 AND (run_key IS NULL OR run_key IS NOT ?6) \
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
-                params![app, model, software_version, not.display().to_string()],
+                params![
+                    app,
+                    model,
+                    software_version,
+                    not.display().to_string(),
+                    identity.report_id,
+                    identity.run_key
+                ],
                 |row| row.get::<_, String>(0),
             )
             .optional()

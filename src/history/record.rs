@@ -2,18 +2,35 @@
 //! published to (so that what is recorded is what is on disk, hashed), the run folders of
 //! `dwpipe history import`, and the trend of every criterion an audit's page draws.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::audit::{Trend, TrendPoint};
 use crate::diagnostic::Diagnostic;
 use crate::hash::sha256_hex;
-use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::input::{MAX_REPORT_BYTES, read_bounded, top_level_keys};
 use crate::output::dir_or_dot;
-use crate::schema::{AuditReport, Comparison, Imported, files};
+use crate::schema::{AbRecord, Arm, AuditReport, Comparison, Imported, files};
 
 use super::changes::changes;
-use super::{Filter, History, RunFacts};
+use super::{Filter, History, HistoryError, RunFacts};
+
+/// Why a report was not recorded: the history failed, or the report is not one to record.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RecordError {
+    /// The history could not be opened, read or written.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    /// The report cannot be read or recorded as it is.
+    #[error("{}", .0.message)]
+    Report(Diagnostic),
+}
+
+impl From<Diagnostic> for RecordError {
+    fn from(diagnostic: Diagnostic) -> RecordError {
+        RecordError::Report(diagnostic)
+    }
+}
 
 /// Points a trend draws at most (the latest).
 const TREND_POINTS: usize = 60;
@@ -35,6 +52,27 @@ enum Document {
     Comparison(Box<Comparison>),
 }
 
+/// A report read and checked, with where it is and the SHA-256 of its bytes (an audit with
+/// what is known of its run): what is written into the history.
+enum Ready {
+    Audit(Box<AuditReport>, PathBuf, String, RunFacts),
+    Comparison(Box<Comparison>, PathBuf, String),
+}
+
+impl Ready {
+    /// Writes it into `history`; `false` when the history had it.
+    fn write(self, history: &mut History) -> Result<bool, HistoryError> {
+        match self {
+            Ready::Audit(report, path, sha256, facts) => {
+                history.record_audit(&report, (&path, &sha256), &facts)
+            }
+            Ready::Comparison(comparison, path, sha256) => {
+                history.record_comparison(&comparison, (&path, &sha256))
+            }
+        }
+    }
+}
+
 impl Recorder {
     /// A recorder into `path` that knows nothing of the build.
     pub(crate) fn at(path: &Path) -> Recorder {
@@ -45,104 +83,138 @@ impl Recorder {
         }
     }
 
+    /// Opens (creating, migrating) the history, to find out before any work that it can be
+    /// used; closed again.
+    pub(crate) fn prepare(&self) -> Result<(), HistoryError> {
+        let history = History::open(&self.path)?;
+        // SQLite opens a file it may not write read-only, without a word: asked here, so
+        // that the audit is not the first to find out.
+        if history.read_only() {
+            return Err(HistoryError::ReadOnly {
+                path: self.path.clone(),
+            });
+        }
+        Ok(())
+    }
+
     /// Records the report published at `path` (an audit, with its A/B `arm` if any, or a
     /// comparison); `false` when the history had it.
     pub(crate) fn record(
         &self,
         path: &Path,
         arm: Option<&'static str>,
-    ) -> Result<bool, Diagnostic> {
-        let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
-        self.record_into(&mut history, path, (arm, None), &mut Apps::new())
+    ) -> Result<bool, RecordError> {
+        let ready = self.ready(path, arm, &mut Apps::new())?;
+        let mut history = History::open(&self.path)?;
+        Ok(ready.write(&mut history)?)
     }
 
-    /// Records the report at `path` as an `arm` at `time`; `apps` remembers the app of every
-    /// lock read so far (an import of a lab's runs reads each lock once).
-    fn record_into(
+    /// The report at `path`, read and checked, with what is known of its run: ready to be
+    /// written (as an `arm`). `apps` remembers the app of every lock read so far (an import
+    /// of a lab's runs reads each lock once).
+    fn ready(
         &self,
-        history: &mut History,
         path: &Path,
-        (arm, time): (Option<&'static str>, Option<i64>),
+        arm: Option<&'static str>,
         apps: &mut Apps,
-    ) -> Result<bool, Diagnostic> {
+    ) -> Result<Ready, Diagnostic> {
         let (document, sha256) = read(path)?;
-        match document {
-            Document::Audit(report) => {
-                let lock = lock_of(&report, path)?;
-                let app = match apps.get(&lock) {
-                    Some(app) => app.clone(),
-                    None => {
-                        let app = app_in(&lock, path)?;
-                        apps.insert(lock, app.clone());
-                        app
-                    }
-                };
-                let facts = RunFacts {
-                    app,
-                    app_version: self.app_version.clone(),
-                    // An imported audit of a delivery names its commit itself.
-                    commit: self
-                        .commit
-                        .clone()
-                        .or_else(|| report.workspace.as_ref().and_then(|w| w.commit.clone())),
-                    arm,
-                    time,
-                };
-                history.record_audit(&report, (path, &sha256), &facts)
-            }
+        let report = match document {
             Document::Comparison(comparison) => {
-                history.record_comparison(&comparison, (path, &sha256))
+                return Ok(Ready::Comparison(comparison, path.to_owned(), sha256));
             }
-        }
-        .map_err(Diagnostic::from)
+            Document::Audit(report) => report,
+        };
+        source_as_kept(&report, path)?;
+        // The audit's time is when it started; a report before format 3 did not say, and its
+        // file's time stands in.
+        let time = report
+            .started
+            .as_deref()
+            .and_then(crate::time::parse_iso8601)
+            .or_else(|| modified(path));
+        let lock = lock_of(&report, path)?;
+        let app = match apps.get(&lock) {
+            Some(app) => app.clone(),
+            None => {
+                let app = app_in(&lock, path)?;
+                apps.insert(lock, app.clone());
+                app
+            }
+        };
+        let facts = RunFacts {
+            app,
+            app_version: self.app_version.clone(),
+            // An imported audit of a delivery names its commit itself.
+            commit: self
+                .commit
+                .clone()
+                .or_else(|| report.workspace.as_ref().and_then(|w| w.commit.clone())),
+            arm,
+            time,
+        };
+        Ok(Ready::Audit(report, path.to_owned(), sha256, facts))
     }
 
     /// Records every report under `paths` (files, or folders searched for `audit-<n>.json` and
-    /// `compare.json`), each audit at its file's modification time, in one pass.
-    pub(crate) fn import(&self, paths: &[PathBuf]) -> Result<Imported, Diagnostic> {
-        let mut files = Vec::new();
+    /// `compare.json`; an A/B session's `ab.json` names its arms), each audit at the time it
+    /// started (its file's time for a report before format 3). A report that cannot be
+    /// recorded is named with why, and the others are recorded all the same; a history that
+    /// did not exist is created only when a report is recorded into it.
+    pub(crate) fn import(&self, paths: &[PathBuf]) -> Result<Imported, RecordError> {
+        let mut reports = Vec::new();
+        let mut arms: HashMap<PathBuf, &'static str> = HashMap::new();
+        let mut imported = Imported::default();
         for path in paths {
-            if path.is_dir() {
-                for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-                    let entry = entry.map_err(|e| {
-                        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {e}", path.display()))
-                            .fix("pass run folders or report files dwpipe wrote")
-                    })?;
-                    let name = entry.file_name().to_string_lossy();
-                    let report = files::is_audit(&name) || name == files::COMPARISON;
-                    if entry.file_type().is_file() && report {
-                        files.push(entry.into_path());
+            if !path.is_dir() {
+                reports.push(path.clone());
+                continue;
+            }
+            for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+                let entry = entry.map_err(|e| {
+                    Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {e}", path.display()))
+                        .fix("pass run folders or report files dwpipe wrote")
+                })?;
+                let name = entry.file_name().to_string_lossy();
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                if files::is_audit(&name) || name == files::COMPARISON {
+                    reports.push(entry.into_path());
+                } else if name == files::AB {
+                    match ab_arms(entry.path()) {
+                        Ok(found) => arms.extend(found),
+                        Err(why) => imported.refuse(entry.path(), why),
                     }
                 }
-            } else {
-                files.push(path.clone());
             }
         }
-        // Each file's modification time, read once: the audit's time in the history.
-        let mut files: Vec<(PathBuf, Option<i64>)> = files
-            .into_iter()
-            .map(|path| {
-                let time = std::fs::metadata(&path)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|d| d.as_secs() as i64);
-                (path, time)
-            })
-            .collect();
-        // Audits before the comparisons of them, each kind oldest first.
-        files.sort_by(|(a, at), (b, bt)| {
-            (a.ends_with(files::COMPARISON), at, a).cmp(&(b.ends_with(files::COMPARISON), bt, b))
-        });
-        let mut history = History::open(&self.path).map_err(Diagnostic::from)?;
-        let mut imported = Imported::default();
+        // Audits before the comparisons of them.
+        reports.sort_by_key(|path| path.ends_with(files::COMPARISON));
+        // Opened at the first report that can be recorded: an import that records nothing
+        // leaves no empty history behind to read as "0 measurements".
+        let mut history: Option<History> = None;
         let mut apps = Apps::new();
-        for (file, time) in &files {
-            let new = self.record_into(&mut history, file, (None, *time), &mut apps)?;
-            match (new, file.ends_with(files::COMPARISON)) {
-                (false, _) => imported.known += 1,
-                (true, true) => imported.comparisons += 1,
-                (true, false) => imported.audits += 1,
+        for file in &reports {
+            let arm = std::fs::canonicalize(file)
+                .ok()
+                .and_then(|real| arms.get(&real).copied());
+            let ready = match self.ready(file, arm, &mut apps) {
+                Ok(ready) => ready,
+                Err(why) => {
+                    imported.refuse(file, why.message);
+                    continue;
+                }
+            };
+            let history = match &mut history {
+                Some(history) => history,
+                None => history.insert(History::open(&self.path)?),
+            };
+            // The history itself failing ends the import: what is recorded stays.
+            match ready.write(history)? {
+                false => imported.known += 1,
+                true if file.ends_with(files::COMPARISON) => imported.comparisons += 1,
+                true => imported.audits += 1,
             }
         }
         Ok(imported)
@@ -153,11 +225,11 @@ impl Recorder {
     pub(crate) fn trends(
         &self,
         report: &AuditReport,
-    ) -> Result<BTreeMap<String, Trend>, Diagnostic> {
+    ) -> Result<BTreeMap<String, Trend>, HistoryError> {
         let Some(device) = &report.device else {
             return Ok(BTreeMap::new());
         };
-        let history = History::open(&self.path).map_err(Diagnostic::from)?;
+        let history = History::open(&self.path)?;
         let mut trends = BTreeMap::new();
         for entry in &report.checks {
             let Some(current) = entry
@@ -173,8 +245,7 @@ impl Recorder {
                 since: None,
             };
             let mut points: Vec<TrendPoint> = history
-                .series(&filter)
-                .map_err(Diagnostic::from)?
+                .series(&filter)?
                 .into_iter()
                 .filter_map(|p| {
                     Some(TrendPoint {
@@ -204,33 +275,27 @@ impl Recorder {
     }
 }
 
-/// The report at `path`, and the SHA-256 of its bytes.
+/// The report at `path`, read straight into its typed shape (never through a generic JSON
+/// value, which a file of many small values would multiply in memory), and the SHA-256 of its
+/// bytes.
 fn read(path: &Path) -> Result<(Document, String), Diagnostic> {
     let fix = "pass an audit-<n>.json or compare.json written by dwpipe, or a run folder";
     let bytes = read_bounded(path, MAX_REPORT_BYTES, "a report")
         .map_err(|e| e.diagnostic("E_HISTORY_IMPORT", fix))?;
     let sha256 = sha256_hex(&bytes);
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Diagnostic::error(
-            "E_HISTORY_IMPORT",
-            format!("`{}` is not JSON: {e}", path.display()),
-        )
-        .fix(fix)
-    })?;
-    let document = if value.get("checks").is_some() {
-        serde_json::from_value(value).map(Document::Audit)
+    let invalid = |message: String| Diagnostic::error("E_HISTORY_IMPORT", message).fix(fix);
+    let keys = top_level_keys(&bytes)
+        .map_err(|e| invalid(format!("`{}` is not a JSON object: {e}", path.display())))?;
+    let document = if keys.iter().any(|k| k == "checks") {
+        serde_json::from_slice(&bytes).map(|r| Document::Audit(Box::new(r)))
     } else {
-        serde_json::from_value(value).map(Document::Comparison)
+        serde_json::from_slice(&bytes).map(|c| Document::Comparison(Box::new(c)))
     }
     .map_err(|e| {
-        Diagnostic::error(
-            "E_HISTORY_IMPORT",
-            format!(
-                "`{}` is neither an audit nor a comparison: {e}",
-                path.display()
-            ),
-        )
-        .fix(fix)
+        invalid(format!(
+            "`{}` is neither an audit nor a comparison: {e}",
+            path.display()
+        ))
     })?;
     if let Document::Audit(report) = &document {
         report.readable(path, "E_HISTORY_IMPORT")?;
@@ -238,8 +303,79 @@ fn read(path: &Path) -> Result<(Document, String), Diagnostic> {
     Ok((document, sha256))
 }
 
+/// A file's modification time, in seconds since the epoch.
+fn modified(path: &Path) -> Option<i64> {
+    let time = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let secs = time.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    i64::try_from(secs).ok()
+}
+
+/// The arms of an A/B session's record: each arm's report (resolved) and its name.
+fn ab_arms(record: &Path) -> Result<Vec<(PathBuf, &'static str)>, String> {
+    let bytes =
+        read_bounded(record, MAX_REPORT_BYTES, "an A/B record").map_err(|e| e.to_string())?;
+    let record_doc: AbRecord =
+        serde_json::from_slice(&bytes).map_err(|e| format!("not an A/B session's record: {e}"))?;
+    let dir = dir_or_dot(record.parent());
+    Ok([
+        (&record_doc.baseline.report, Arm::Baseline),
+        (&record_doc.candidate.report, Arm::Candidate),
+    ]
+    .into_iter()
+    .filter_map(|(report, arm)| Some((std::fs::canonicalize(dir.join(report)).ok()?, arm.as_str())))
+    .collect())
+}
+
+/// Refuses an audit whose `source` is not the one its folder kept (`source.json`, hashed
+/// among its inputs since format 4): a replay relabelled as a device's audit would otherwise
+/// be taken as a baseline.
+fn source_as_kept(report: &AuditReport, path: &Path) -> Result<(), Diagnostic> {
+    let (Some(device), Some(said)) = (&report.device, &report.source) else {
+        return Ok(());
+    };
+    let folder = dir_or_dot(path.parent());
+    let recorded = report.inputs.as_ref().and_then(|i| i.source.as_ref());
+    let kept_path = match recorded {
+        Some(file) => folder.join(&file.path),
+        None => {
+            crate::audit::evidence_root(folder, &device.serial).join(crate::audit::SOURCE_RECORD)
+        }
+    };
+    let refuse = |why: String| {
+        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {why}", path.display())).fix(
+            "import audits as dwpipe wrote them (`dwpipe verify-evidence` names what was changed)",
+        )
+    };
+    if recorded.is_none() && report.format_version >= 4 {
+        return Err(refuse(
+            "it says it is of format 4, which keeps its source record, and names none".to_owned(),
+        ));
+    }
+    let bytes = match read_bounded(&kept_path, MAX_REPORT_BYTES, "a source record") {
+        Ok(bytes) => bytes,
+        // A report that never kept one (before format 4) is taken as it says.
+        Err(_) if recorded.is_none() => return Ok(()),
+        Err(e) => return Err(refuse(format!("its source record cannot be read: {e}"))),
+    };
+    if let Some(file) = recorded
+        && sha256_hex(&bytes) != file.sha256
+    {
+        return Err(refuse(
+            "its source record does not hash to what the report says".to_owned(),
+        ));
+    }
+    let kept: crate::device::Source = serde_json::from_slice(&bytes)
+        .map_err(|e| refuse(format!("its source record is not one: {e}")))?;
+    if kept != *said {
+        return Err(refuse(format!(
+            "the report says its readings came from {said}, its evidence says {kept}"
+        )));
+    }
+    Ok(())
+}
+
 /// The app of each lock read, by its path.
-type Apps = std::collections::HashMap<PathBuf, String>;
+type Apps = HashMap<PathBuf, String>;
 
 /// The lock an audit names, as a path.
 fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {

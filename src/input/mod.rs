@@ -7,7 +7,7 @@ mod duration;
 mod parse;
 
 pub use duration::parse_duration;
-pub(crate) use parse::{parse_json, parse_yaml};
+pub(crate) use parse::{parse_json, parse_yaml, top_level_keys};
 
 use std::io;
 use std::path::{Path, PathBuf};

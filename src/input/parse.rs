@@ -132,3 +132,31 @@ fn strip_position(message: &str) -> String {
     };
     trimmed.to_owned()
 }
+
+/// The keys of a JSON document's top-level object, read without building the document: every
+/// value is skipped as it is parsed, so a hostile file of many small values costs nothing
+/// but its keys. What kind of report a file is, before it is read into its typed shape.
+pub(crate) fn top_level_keys(bytes: &[u8]) -> Result<Vec<String>, serde_json::Error> {
+    struct Keys;
+    impl<'de> serde::de::Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let keys = serde::Deserializer::deserialize_map(&mut deserializer, Keys)?;
+    deserializer.end()?;
+    Ok(keys)
+}

@@ -222,7 +222,7 @@ impl Delivery<'_> {
                 failed = match audited.verdict {
                     AuditVerdict::Pass => None,
                     AuditVerdict::Failed(failed) => Some(failed),
-                    AuditVerdict::Unaudited(detail) => {
+                    AuditVerdict::Unproven(detail) => {
                         return Err(Halt::Stop {
                             reason: TerminalReason::EnvironmentError,
                             detail: Some(detail),

@@ -188,6 +188,7 @@ fn rebuilt(
     rebuilt.ended.clone_from(&report.ended);
     rebuilt.device_time.clone_from(&report.device_time);
     rebuilt.workspace.clone_from(&report.workspace);
+    rebuilt.unrecorded.clone_from(&report.unrecorded);
     // The source is rebuilt from its kept record (format 4 on); before, it was a label.
     let kept_source = report.inputs.as_ref().is_some_and(|i| i.source.is_some());
     if !kept_source {

@@ -70,6 +70,13 @@ pub(crate) fn markdown(report: &AbLabReport) -> String {
                 );
             }
         }
+        if let Some(why) = &device.unrecorded {
+            let _ = writeln!(
+                md,
+                "- `{}` not recorded in the history: {why}",
+                device.serial
+            );
+        }
     }
     for down in &report.unreachable {
         let _ = writeln!(

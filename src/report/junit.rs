@@ -126,6 +126,7 @@ fn properties(report: &AuditReport) -> String {
             "commit",
             report.workspace.as_ref().and_then(|w| w.commit.as_deref()),
         ),
+        ("not-recorded-in-history", report.unrecorded.as_deref()),
     ];
     known.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
     let seconds = report.device_time.as_ref().map(|t| t.seconds.to_string());

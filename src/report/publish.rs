@@ -46,25 +46,65 @@ pub(crate) fn audit_numbered(
     Ok(paths)
 }
 
+/// The files an audit was published to.
+#[derive(Clone, Debug)]
+pub(crate) struct AuditForms {
+    /// `audit-<n>.json`.
+    pub(crate) json: PathBuf,
+    /// `audit-<n>.md`.
+    md: PathBuf,
+    /// `junit.xml`.
+    junit: PathBuf,
+    /// `report.html`.
+    html: PathBuf,
+}
+
+impl AuditForms {
+    /// Every file, the JSON first.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        vec![
+            self.json.clone(),
+            self.md.clone(),
+            self.junit.clone(),
+            self.html.clone(),
+        ]
+    }
+}
+
 /// Every form of an audit in `out`: `audit-<n>.json` and `audit-<n>.md`, `junit.xml` and
-/// `report.html` (drawn from the audit's `figures`); returns their paths, the JSON first.
+/// `report.html` (drawn from the audit's `figures`).
 pub(crate) fn audit(
     report: &AuditReport,
     pack: &Pack,
     figures: &Figures,
     out: &Path,
-) -> Result<Vec<PathBuf>, PublishError> {
-    let mut paths = audit_numbered(report, out)?;
-    let junit = super::junit(report);
-    let page = super::html(report, figures, pack);
-    paths.extend(forms(
-        out,
-        &[
-            (files::AUDIT_JUNIT, junit.as_bytes()),
-            (files::AUDIT_HTML, page.as_bytes()),
-        ],
-    )?);
-    Ok(paths)
+) -> Result<AuditForms, PublishError> {
+    let numbered = audit_numbered(report, out)?;
+    let (json, md) = (numbered[0].clone(), numbered[1].clone());
+    let forms = AuditForms {
+        json,
+        md,
+        junit: out.join(files::AUDIT_JUNIT),
+        html: out.join(files::AUDIT_HTML),
+    };
+    write_atomic(&forms.junit, super::junit(report).as_bytes())?;
+    write_atomic(&forms.html, super::html(report, figures, pack).as_bytes())?;
+    Ok(forms)
+}
+
+/// An audit's forms written again over the files it was published to: the report amended
+/// after it was published (what the history could not record).
+pub(crate) fn audit_again(
+    report: &AuditReport,
+    pack: &Pack,
+    figures: &Figures,
+    forms: &AuditForms,
+) -> Result<(), PublishError> {
+    write_atomic(&forms.json, json(report).as_bytes())?;
+    write_atomic(&forms.md, super::audit::markdown(report)?.as_bytes())?;
+    write_atomic(&forms.junit, super::junit(report).as_bytes())?;
+    write_atomic(&forms.html, super::html(report, figures, pack).as_bytes())?;
+    Ok(())
 }
 
 /// A lab's matrix in `out`: `lab.md`, `lab-junit.xml` (given, one suite per device),

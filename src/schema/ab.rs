@@ -96,6 +96,10 @@ pub(crate) struct AbRecord {
     pub(crate) absolute: Verdict,
     /// What the device was left with.
     pub(crate) left_installed: Restored,
+    /// What of the session the history could not record, and why: the session stands, its
+    /// history entries do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) unrecorded: Option<String>,
 }
 
 impl AbRecord {
@@ -138,6 +142,7 @@ impl AbRecord {
             regression: comparison.verdict,
             absolute: candidate.verdict,
             left_installed: Restored::Untouched,
+            unrecorded: None,
         }
     }
 

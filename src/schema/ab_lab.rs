@@ -42,6 +42,9 @@ pub(crate) struct AbColumn {
     pub(crate) left_installed: Option<Restored>,
     /// Why the session stopped.
     pub(crate) error: Option<String>,
+    /// What of the session the history could not record, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) unrecorded: Option<String>,
 }
 
 impl AbColumn {
@@ -70,6 +73,7 @@ impl AbColumn {
                 .collect(),
             left_installed: Some(record.left_installed.clone()),
             error: None,
+            unrecorded: record.unrecorded.clone(),
         }
     }
 
@@ -83,6 +87,7 @@ impl AbColumn {
             criteria: Vec::new(),
             left_installed: None,
             error: Some(error),
+            unrecorded: None,
         }
     }
 
@@ -119,7 +124,11 @@ impl AbLabReport {
         let outcomes: Vec<Option<bool>> = devices.iter().map(AbColumn::passed).collect();
         let verdict = if outcomes.contains(&Some(false)) {
             LabVerdict::Fail
-        } else if outcomes.is_empty() || outcomes.contains(&None) || !unreachable.is_empty() {
+        } else if outcomes.is_empty()
+            || outcomes.contains(&None)
+            || !unreachable.is_empty()
+            || devices.iter().any(|d| d.unrecorded.is_some())
+        {
             LabVerdict::Incomplete
         } else {
             LabVerdict::Pass

@@ -39,6 +39,10 @@ pub struct AuditReport {
     /// The workspace whose build was measured, when a delivery knows it (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) workspace: Option<Workspace>,
+    /// What of this audit the history could not record, and why (a recorded fact): the
+    /// audit stands, its history entry does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) unrecorded: Option<String>,
     /// The device measured (`null` for an outside auditor's report).
     pub(crate) device: Option<DeviceInfo>,
     /// Where the readings came from: the device, or the capture replayed (since format 2).
@@ -152,6 +156,7 @@ impl AuditReport {
             ended: None,
             device_time: None,
             workspace: None,
+            unrecorded: None,
             device,
             source: None,
             inputs: None,

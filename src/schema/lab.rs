@@ -18,7 +18,8 @@ words! {
         Pass = "pass",
         /// A device failed.
         Fail = "fail",
-        /// None failed, but one could not be audited (or there was none).
+        /// None failed, but one could not be audited (or there was none), or its audit was
+        /// not recorded in the history.
         Incomplete = "incomplete",
     }
 }
@@ -122,6 +123,9 @@ pub(crate) struct LabDevice {
     pub(crate) error: Option<String>,
     /// Its report, relative to the lab's folder.
     pub(crate) report: Option<String>,
+    /// What the history could not record of its audit, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) unrecorded: Option<String>,
 }
 
 /// A criterion's row.
@@ -191,6 +195,11 @@ impl LabReport {
                 },
                 error: column.outcome.as_ref().err().cloned(),
                 report: column.outcome.as_ref().ok().map(|(_, path)| path.clone()),
+                unrecorded: column
+                    .outcome
+                    .as_ref()
+                    .ok()
+                    .and_then(|(report, _)| report.unrecorded.clone()),
             })
             .collect();
         let rows = frozen
@@ -276,6 +285,7 @@ pub(crate) fn verdict_of(devices: &[LabDevice], unreachable: &[UnreachableServer
     } else if verdicts.contains(&DeviceVerdict::Error)
         || devices.is_empty()
         || !unreachable.is_empty()
+        || devices.iter().any(|d| d.unrecorded.is_some())
     {
         LabVerdict::Incomplete
     } else {

@@ -112,6 +112,9 @@ pub(crate) struct Point {
     pub(crate) verdict: String,
     /// Every run's value.
     pub(crate) runs: Vec<f64>,
+    /// The A/B session's arm the audit was (`baseline`, `candidate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) arm: Option<String>,
 }
 
 /// `dwpipe history --json`: the points, oldest first.
@@ -159,15 +162,38 @@ pub(crate) struct ShiftsOutput<'a> {
 }
 
 /// What `dwpipe history import` recorded (its `--json`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct Imported {
     /// Audits recorded.
     pub(crate) audits: usize,
     /// Comparisons recorded.
     pub(crate) comparisons: usize,
-    /// Reports the history already had.
+    /// Reports the history already had (the same report, however copied or re-serialized).
     pub(crate) known: usize,
+    /// Files that could not be recorded, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) refused: Vec<Refused>,
+}
+
+/// A file an import could not record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Refused {
+    /// The file.
+    pub(crate) file: String,
+    /// Why.
+    pub(crate) reason: String,
+}
+
+impl Imported {
+    /// Notes a file that could not be recorded.
+    pub(crate) fn refuse(&mut self, file: &std::path::Path, reason: String) {
+        self.refused.push(Refused {
+            file: file.display().to_string(),
+            reason,
+        });
+    }
 }
 
 /// `dwpipe audit --baseline-hap … --json` on one device: the session's record and its

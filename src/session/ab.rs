@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::audit::{AuditError, AuditSpec, Ongoing, Prepared};
 use crate::compare::{CompareError, compare};
 use crate::device::{Device, DeviceError};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::chain;
 use crate::output::{PublishError, relative_to};
 use crate::report::publish;
 use crate::schema::{AbRecord, Arm, AuditReport, Block, Comparison, Outcome, Restored, Side};
@@ -85,9 +85,6 @@ pub(crate) enum AbError {
     /// A report could not be written.
     #[error(transparent)]
     Publish(#[from] PublishError),
-    /// The history could not be written (the reports were).
-    #[error("{}", .0.message)]
-    History(Diagnostic),
 }
 
 impl AbError {
@@ -99,7 +96,6 @@ impl AbError {
             AbError::Compare(e) => e.code(),
             AbError::Publish(PublishError::Write(_)) => "E_WRITE",
             AbError::Publish(PublishError::Render(_)) => "E_RENDER",
-            AbError::History(d) => &d.code,
         }
     }
 
@@ -108,7 +104,7 @@ impl AbError {
         match self {
             AbError::Switch { source, .. } => matches!(source, DeviceError::Cancelled),
             AbError::Audit { source, .. } => source.is_interrupted(),
-            AbError::Compare(_) | AbError::Publish(_) | AbError::History(_) => false,
+            AbError::Compare(_) | AbError::Publish(_) => false,
         }
     }
 }
@@ -144,7 +140,7 @@ pub(crate) async fn run<D: Device, S: Device>(
             None => Restored::Failed("a replay has no device to put the candidate back on".into()),
             Some(sheltered) => match switch(sheltered, &bundle, &builds.candidate.path).await {
                 Ok(()) => Restored::Candidate,
-                Err(e) => Restored::Failed(crate::diagnostic::chain(&e)),
+                Err(e) => Restored::Failed(chain(&e)),
             },
         },
     };
@@ -177,7 +173,7 @@ async fn session<D: Device>(
     let specs = ARMS.map(|arm| AuditSpec {
         runs: Some(builds.runs.max),
         installed: std::slice::from_ref(&builds.of(arm).hap),
-        lock: Some(&plan.frozen.lock),
+        frozen: Some(plan.frozen),
         ..AuditSpec::new(pack, plan.playbooks)
     });
     let prepared = [Prepared::new(&specs[0]), Prepared::new(&specs[1])];
@@ -267,11 +263,11 @@ async fn session<D: Device>(
             .gate(pack);
         let lock = Some(relative_to(&plan.lock, &dir));
         let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
-        let paths = publish::audit(&report, pack, &audited.figures, &dir)?;
-        let json = relative_to(&paths[0], out);
+        let forms = publish::audit(&report, pack, &audited.figures, &dir)?;
+        let json = relative_to(&forms.json, out);
         // The comparison is bound to the bytes it compared.
         let sha256 = publish::json(&report);
-        written.extend(paths);
+        written.extend(forms.paths());
         Ok::<_, AbError>((report, (json, crate::hash::sha256_hex(sha256.as_bytes()))))
     };
     let (baseline, base_json) = publish(Arm::Baseline, a)?;
@@ -293,17 +289,31 @@ async fn session<D: Device>(
         ..comparison
     };
     let compared = publish::comparison(&comparison, out)?;
+    // The history was opened before the device was touched; a failure now leaves the
+    // session whole and says what was not recorded.
+    let mut unrecorded = None;
     if let Some(history) = &plan.history {
-        let record = |path: &Path, arm| history.record(path, arm).map_err(AbError::History);
-        record(
-            &out.join(&comparison.baseline.report),
-            Some(Arm::Baseline.as_str()),
-        )?;
-        record(
-            &out.join(&comparison.candidate.report),
-            Some(Arm::Candidate.as_str()),
-        )?;
-        record(&compared[0], None)?;
+        let reports = [
+            (
+                out.join(&comparison.baseline.report),
+                Some(Arm::Baseline.as_str()),
+            ),
+            (
+                out.join(&comparison.candidate.report),
+                Some(Arm::Candidate.as_str()),
+            ),
+            (compared[0].clone(), None),
+        ];
+        for (i, (path, arm)) in reports.iter().enumerate() {
+            if let Err(e) = super::one::record(history, path, *arm).await {
+                let missed: Vec<String> = reports[i..]
+                    .iter()
+                    .map(|(path, _)| relative_to(path, out))
+                    .collect();
+                unrecorded = Some(format!("{} ({})", chain(&e), missed.join(", ")));
+                break;
+            }
+        }
     }
     written.extend(compared);
     let record = AbRecord::new(
@@ -313,6 +323,10 @@ async fn session<D: Device>(
         (&baseline, &candidate),
         &comparison,
     );
+    let record = AbRecord {
+        unrecorded,
+        ..record
+    };
     Ok(AbSession {
         comparison,
         record,

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use crate::audit::{AuditError, AuditEvent};
 use crate::device::DeviceError;
-use crate::diagnostic::Diagnostic;
 use crate::gate::Verdict;
+use crate::history::HistoryError;
 use crate::output::PublishError;
 use crate::process::Cancel;
 use crate::schema::{Arm, Restored};
@@ -108,9 +108,9 @@ pub(crate) enum SessionError {
     /// Reports could not be written.
     #[error(transparent)]
     Publish(#[from] PublishError),
-    /// The history could not be read or written.
-    #[error("{}", .0.message)]
-    History(Diagnostic),
+    /// The history cannot be used: refused before anything was measured or installed.
+    #[error(transparent)]
+    History(#[from] HistoryError),
     /// A lab found no device to audit.
     #[error("no connected device on the hdc servers")]
     NoDevices,
@@ -127,7 +127,7 @@ impl SessionError {
             SessionError::Ab { error, .. } => error.code(),
             SessionError::Publish(PublishError::Write(_)) => "E_WRITE",
             SessionError::Publish(PublishError::Render(_)) => "E_RENDER",
-            SessionError::History(d) => &d.code,
+            SessionError::History(e) => e.code(),
             SessionError::NoDevices => "E_LAB_NO_DEVICES",
         }
     }
@@ -160,6 +160,11 @@ pub(crate) async fn run(
     cancel: &Cancel,
     reporter: &dyn Reporter,
 ) -> Result<Outcome, SessionError> {
+    // A history that cannot be used is refused before the device is touched: a history
+    // failure never costs an audit.
+    if let Some(history) = &plan.history {
+        history.prepare()?;
+    }
     match (opened, &plan.mode) {
         (Opened::One(device), Mode::Audit { .. }) => {
             one::install_haps(device, &plan.build.haps)

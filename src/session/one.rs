@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::audit::{self, AuditEvent, AuditSpec, InstalledHap};
 use crate::device::{Device, DeviceError};
+use crate::diagnostic::chain;
+use crate::history::{RecordError, Recorder};
 use crate::output::relative_to;
 use crate::report::publish;
 use crate::schema::AuditReport;
@@ -38,7 +40,7 @@ pub(super) async fn audit(
         auditor: plan.auditor.as_ref(),
         strict: plan.strict,
         installed: &installed,
-        lock: Some(&plan.frozen.lock),
+        frozen: Some(plan.frozen),
         ..AuditSpec::new(pack, plan.playbooks)
     };
     let run = audit::run(device, &spec, out, progress)
@@ -48,15 +50,36 @@ pub(super) async fn audit(
     let lock = Some(relative_to(&plan.lock, out));
     let mut report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
     report.workspace = plan.build.workspace.clone();
-    if let Some(history) = &plan.history {
-        audited.figures.trends = history.trends(&report).map_err(SessionError::History)?;
+    let Some(history) = &plan.history else {
+        let forms = publish::audit(&report, pack, &audited.figures, out)?;
+        return Ok((report, forms.paths()));
+    };
+    // The history was opened before the device was touched; if it fails now, the audit
+    // stands and says what was not recorded (an environment error, never a lost audit).
+    match history.trends(&report) {
+        Ok(trends) => audited.figures.trends = trends,
+        Err(e) => report.unrecorded = Some(chain(&e)),
     }
-    let written = publish::audit(&report, pack, &audited.figures, out)?;
+    let forms = publish::audit(&report, pack, &audited.figures, out)?;
     // Recorded once its files are there: the history names the report it read back.
-    if let Some(history) = &plan.history {
-        history
-            .record(&written[0], None)
-            .map_err(SessionError::History)?;
+    if report.unrecorded.is_none()
+        && let Err(e) = record(history, &forms.json, None).await
+    {
+        report.unrecorded = Some(chain(&e));
+        publish::audit_again(&report, pack, &audited.figures, &forms)?;
     }
-    Ok((report, written))
+    Ok((report, forms.paths()))
+}
+
+/// Records the report at `path` (as an A/B `arm`) on a thread of its own: a history another
+/// writer holds waits out its busy timeout there, while the other devices of a lab go on.
+pub(super) async fn record(
+    history: &Recorder,
+    path: &Path,
+    arm: Option<&'static str>,
+) -> Result<bool, RecordError> {
+    let (history, path) = (history.clone(), path.to_owned());
+    tokio::task::spawn_blocking(move || history.record(&path, arm))
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }

@@ -49,13 +49,41 @@ pub(crate) enum Outcome {
 
 impl Outcome {
     /// The exit code of the outcome: 0 pass, 1 a verdict failed (a regression or an
-    /// inconclusive comparison too), 3 a lab where none failed but one could not be audited.
+    /// inconclusive comparison too), 3 a lab where none failed but one could not be audited,
+    /// or a pass the history could not record.
     pub(crate) fn exit_code(&self) -> i32 {
-        match self {
+        let code = match self {
             Outcome::Audit { report, .. } => exit_code::of_verdict(report.verdict),
             Outcome::Lab { report, .. } => exit_code::of_lab(report.verdict),
             Outcome::Ab(session) => exit_code::of_ab(session.record.passed()),
             Outcome::AbLab { report, .. } => exit_code::of_lab(report.verdict),
+        };
+        exit_code::unless_unrecorded(code, !self.unrecorded().is_empty())
+    }
+
+    /// What the history could not record, and why: one line per report (an A/B session's
+    /// per session), naming its device in a lab.
+    pub(crate) fn unrecorded(&self) -> Vec<String> {
+        let audits = self
+            .reports()
+            .into_iter()
+            .filter(|_| matches!(self, Outcome::Audit { .. } | Outcome::Lab { .. }))
+            .filter_map(|(serial, report)| Some(on(serial, report.unrecorded.as_deref()?)));
+        let sessions = self.sessions().into_iter().filter_map(|(serial, session)| {
+            Some(on(serial, session.record.unrecorded.as_deref()?))
+        });
+        audits.chain(sessions).collect()
+    }
+
+    /// The A/B sessions, each with the device's serial in a lab.
+    fn sessions(&self) -> Vec<(Option<&str>, &AbSession)> {
+        match self {
+            Outcome::Ab(session) => vec![(None, &**session)],
+            Outcome::AbLab { seats, .. } => seats
+                .iter()
+                .filter_map(|s| Some((Some(s.member.serial.as_str()), s.outcome.as_ref().ok()?)))
+                .collect(),
+            Outcome::Audit { .. } | Outcome::Lab { .. } => Vec::new(),
         }
     }
 
@@ -108,15 +136,7 @@ impl Outcome {
                 }
             }
         }
-        let sessions: Vec<(Option<&str>, &AbSession)> = match self {
-            Outcome::Ab(session) => vec![(None, session)],
-            Outcome::AbLab { seats, .. } => seats
-                .iter()
-                .filter_map(|s| Some((Some(s.member.serial.as_str()), s.outcome.as_ref().ok()?)))
-                .collect(),
-            Outcome::Audit { .. } | Outcome::Lab { .. } => Vec::new(),
-        };
-        for (serial, session) in sessions {
+        for (serial, session) in self.sessions() {
             let worse = session.comparison.criteria.iter().filter(|c| {
                 c.weight == Weight::Must
                     && matches!(c.verdict, Regression::Regressed | Regression::Inconclusive)
@@ -193,6 +213,11 @@ impl Outcome {
             Outcome::Audit { .. } | Outcome::Ab(_) => Vec::new(),
         }
     }
+}
+
+/// `text`, naming the lab's device it is about.
+fn on(serial: Option<&str>, text: &str) -> String {
+    serial.map_or_else(|| text.to_owned(), |serial| format!("{serial}: {text}"))
 }
 
 /// The seats without an outcome: `serial: why`.

@@ -896,9 +896,28 @@ fn reports_default_to_a_folder_of_their_own_under_dwpipe() {
         "{stdout}"
     );
     let report = format!(".dwpipe/{folder}/audit-1.json");
+    // A second audit, within the same second or not, gets a folder of its own.
+    let unstable = repo("device-fixtures/notes-unstable");
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            unstable.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let other = fs::read_dir(dir.path().join(".dwpipe"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|name| *name != folder)
+        .unwrap();
+    let candidate = format!(".dwpipe/{other}/audit-1.json");
     // Three runs a side cannot show the same cold start (exit 1, inconclusive): the folder is
     // what is looked at here.
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["compare", &report, &report]);
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["compare", &report, &candidate]);
     assert!(code < 2, "{stderr}");
     assert!(stdout.contains("wrote .dwpipe/compare-20"), "{stdout}");
     let after: Vec<_> = fs::read_dir(dir.path())

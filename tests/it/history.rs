@@ -22,9 +22,10 @@ fn seed(dir: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(dir.join("out/audit-1.json")).unwrap()).unwrap()
 }
 
-/// `count` audits made on a device, `runs/run-NN/audit-1.json`: cold starts around 700 ms,
-/// around 770 ms from run `shift` on (a deterministic wobble of ±6 ms, and a thousandth of a
-/// millisecond per run so that no two reports are the same bytes).
+/// `count` audits made on a device (reports of format 3, which kept no source record),
+/// `runs/run-NN/audit-1.json`, one an hour from 2026-01-01:
+/// cold starts around 700 ms, around 770 ms from run `shift` on (a deterministic wobble of
+/// ±6 ms, and a thousandth of a millisecond per run so that no two reports are the same).
 fn runs(dir: &Path, count: usize, shift: usize) {
     let template = seed(dir);
     for i in 1..=count {
@@ -42,6 +43,14 @@ fn runs(dir: &Path, count: usize, shift: usize) {
             run["value"] = json!(value);
         }
         report["lock"] = json!("../../pack.lock.json");
+        let (day, hour) = (i / 24, i % 24);
+        let when = format!("2026-{:02}-{:02}T{hour:02}", 1 + day / 28, 1 + day % 28);
+        report["started"] = json!(format!("{when}:00:00Z"));
+        report["ended"] = json!(format!("{when}:05:00Z"));
+        report["format-version"] = json!(3);
+        let inputs = report["inputs"].as_object_mut().unwrap();
+        inputs.remove("source");
+        inputs.remove("lock");
         report["source"] = json!({
             "kind": "device",
             "serial": "FMR0223C13000649",
@@ -225,7 +234,7 @@ fn a_history_from_a_newer_dwpipe_is_refused_with_a_fix() {
     drop(conn);
     Test::new(dir.path())
         .args(["history", "--history", "h.sqlite"])
-        .status(2)
+        .status(3)
         .stderr_contains("E_HISTORY_NEWER")
         .stderr_contains("schema version 99")
         .run();
@@ -284,4 +293,219 @@ fn a_killed_import_leaves_whole_runs_only() {
         stdout.contains(&format!("imported {} audit(s)", 400 - recorded)),
         "{recorded} before: {stdout}"
     );
+}
+
+/// A baseline is never the candidate: a copy of the candidate already in the history (moved
+/// to another folder, re-serialized), or another report of its run, is not taken as its own
+/// baseline; compared with itself explicitly, it is refused.
+#[test]
+fn the_candidate_is_never_its_own_baseline() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    runs(dir.path(), 3, 99);
+    // A copy of run 3, re-serialized compactly into another folder, recorded first.
+    fs::create_dir_all(dir.path().join("copy/run-03")).unwrap();
+    let run3: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("runs/run-03/audit-1.json")).unwrap())
+            .unwrap();
+    fs::write(
+        dir.path().join("copy/run-03/audit-1.json"),
+        run3.to_string(),
+    )
+    .unwrap();
+    let stdout = Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "copy", "runs"])
+        .run()
+        .stdout;
+    assert!(
+        stdout.contains("imported 3 audit(s)") && stdout.contains("1 already there"),
+        "the copy and the original are one audit: {stdout}"
+    );
+    // Its baseline is run 2, not the copy of itself.
+    let stdout = Test::new(dir.path())
+        .args([
+            "compare",
+            "--against",
+            "last-pass",
+            "runs/run-03/audit-1.json",
+            "--history",
+            "h.sqlite",
+            "--out",
+            "cmp",
+            "--json",
+        ])
+        .run()
+        .stdout;
+    let comparison: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        comparison["baseline"]["report"]
+            .as_str()
+            .unwrap()
+            .ends_with("run-02/audit-1.json"),
+        "{comparison}"
+    );
+    Test::new(dir.path())
+        .args([
+            "compare",
+            "copy/run-03/audit-1.json",
+            "runs/run-03/audit-1.json",
+            "--out",
+            "self",
+        ])
+        .status(2)
+        .stderr_contains("E_COMPARE_SAME_AUDIT")
+        .run();
+}
+
+/// An import records what happened: each audit at the time it started, an A/B session's arms
+/// as arms, every readable report whatever one of them is; it says which were not recorded
+/// and why, and leaves no empty history behind when nothing was.
+#[test]
+fn an_import_records_what_happened_and_says_what_it_could_not() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    runs(dir.path(), 3, 99);
+    fs::write(
+        dir.path().join("runs/run-02/audit-1.json"),
+        "{\"checks\": [",
+    )
+    .unwrap();
+    let run = Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "runs"])
+        .status(2)
+        .stderr_contains("not imported: runs/run-02/audit-1.json")
+        .run();
+    assert!(
+        run.stdout.contains("imported 2 audit(s)") && run.stdout.contains("1 not imported"),
+        "{}",
+        run.stdout
+    );
+    let series = history_json(dir.path(), &[]);
+    let times: Vec<&str> = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["recorded-at"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        times,
+        ["2026-01-01T01:00:00Z", "2026-01-01T03:00:00Z"],
+        "when each audit started"
+    );
+    // Nothing importable into a new history: no file is left to read as an empty history.
+    fs::create_dir_all(dir.path().join("junk")).unwrap();
+    fs::write(dir.path().join("junk/audit-1.json"), "not json").unwrap();
+    Test::new(dir.path())
+        .args(["history", "--history", "fresh.sqlite", "import", "junk"])
+        .status(2)
+        .run();
+    assert!(!dir.path().join("fresh.sqlite").exists());
+    Test::new(dir.path())
+        .args(["history", "--history", "fresh.sqlite"])
+        .status(2)
+        .stderr_contains("there is no history")
+        .run();
+    // A history is a regular file: nothing is written beside a device.
+    Test::new(dir.path())
+        .args(["history", "--history", "/dev/null", "import", "runs"])
+        .status(3)
+        .stderr_contains("E_HISTORY_NOT_A_FILE")
+        .run();
+    assert!(!Path::new("/dev/null-journal").exists());
+}
+
+/// Any number of writers meeting a history that does not exist yet agree: the first creates
+/// it, the others find it made, and no audit is lost (three rounds of sixteen processes).
+#[test]
+fn sixteen_first_writers_lose_no_audit() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    runs(dir.path(), 16, 99);
+    for round in 0..3 {
+        let history = format!("h{round}.sqlite");
+        let writers: Vec<_> = (1..=16)
+            .map(|i| {
+                Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+                    .args(["history", "--history", &history, "import"])
+                    .arg(format!("runs/run-{i:02}"))
+                    .current_dir(dir.path())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for writer in writers {
+            let output = writer.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let conn = rusqlite::Connection::open(dir.path().join(&history)).unwrap();
+        let audits: i64 = conn
+            .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(audits, 16, "round {round}");
+    }
+}
+
+/// An A/B session's folder is imported with its arms: each arm's audit is recorded as the
+/// arm it was, and the comparison of them beside.
+#[test]
+fn an_ab_session_is_imported_with_its_arms() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    let phone = repo("device-fixtures/ab-phone-1").display().to_string();
+    let hdc = crate::support::fake_hdc(dir.path(), "hdc", &[phone], "");
+    let hap = |v: &str| {
+        repo(&format!("device-fixtures/haps/notes-{v}.hap"))
+            .display()
+            .to_string()
+    };
+    let playbooks = crate::support::no_sleeps(dir.path());
+    Test::new(dir.path())
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--device",
+            "AB0PHONE01",
+            "--pack",
+            "pack.lock.json",
+            "--baseline-hap",
+            &hap("1.0"),
+            "--candidate-hap",
+            &hap("1.1"),
+            "--runs",
+            "4",
+            "--max-runs",
+            "4",
+            "--playbooks",
+            &playbooks,
+            "--out",
+            "ab",
+        ])
+        .run();
+    let stdout = Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "ab"])
+        .run()
+        .stdout;
+    assert!(
+        stdout.contains("imported 2 audit(s) and 1 comparison(s)"),
+        "{stdout}"
+    );
+    let series = history_json(dir.path(), &[]);
+    let arms: Vec<(&str, &str)> = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let report = p["report"].as_str().unwrap();
+            let folder = Path::new(report).parent().unwrap().file_name().unwrap();
+            (
+                folder.to_str().unwrap(),
+                p["arm"].as_str().unwrap_or("none"),
+            )
+        })
+        .collect();
+    assert!(arms.contains(&("baseline", "baseline")), "{arms:?}");
+    assert!(arms.contains(&("candidate", "candidate")), "{arms:?}");
 }

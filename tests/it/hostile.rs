@@ -419,3 +419,70 @@ fn escape_sequences_from_a_device_are_escaped() {
         .stderr;
     assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
 }
+
+/// What the fuzz harness holds a parser to for an input of `input` bytes (its `text_bound`):
+/// 64 times the input, plus 16 MiB.
+fn fuzz_bound(input: usize) -> usize {
+    64 * input + 16 * 1024 * 1024
+}
+
+/// `dwpipe args` in `dir` with its address space limited to `bytes` (`ulimit -v`).
+fn bounded(dir: &Path, bytes: usize, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", bytes / 1024))
+        .arg(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A report just under the 64 MiB limit, padded with many small objects (which a generic
+/// JSON value holds at some eighty times their bytes: 5.75 GB for this one), is read straight
+/// into its shape by `history import` and `brief --repair-from` within the fuzz harness's
+/// memory bound.
+#[test]
+fn a_report_of_63_mib_is_read_in_its_shape_within_the_fuzz_bound() {
+    let dir = frozen_example();
+    let (code, _, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-fail"));
+    assert_eq!(code, 1, "{stderr}");
+    let report = fs::read_to_string(dir.path().join("out/audit-1.json")).unwrap();
+    let target = 63 * 1024 * 1024;
+    let padding = "{\"a\":0},".repeat((target - report.len()) / 8 - 4);
+    let padded = format!(
+        "{}, \"x-padding\": [{}{{}}]}}",
+        report.trim_end().strip_suffix('}').unwrap(),
+        padding
+    );
+    assert!(padded.len() < 64 * 1024 * 1024 && padded.len() > 62 * 1024 * 1024);
+    fs::write(dir.path().join("out/audit-1.json"), &padded).unwrap();
+    let bound = fuzz_bound(padded.len());
+    let (code, stdout, stderr) = bounded(
+        dir.path(),
+        bound,
+        &["history", "--history", "h.sqlite", "import", "out"],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("imported 1 audit(s)"), "{stdout}");
+    let (code, stdout, stderr) = bounded(
+        dir.path(),
+        bound,
+        &[
+            "brief",
+            "pack.lock.json",
+            "--repair-from",
+            "out/audit-1.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("measured: 1200ms; required: ≤ 800 ms"),
+        "{stdout}"
+    );
+}

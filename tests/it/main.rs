@@ -16,6 +16,7 @@ mod evidence;
 mod flows;
 mod fuzz;
 mod history;
+mod history_guard;
 mod hostile;
 mod inspect;
 mod install;

@@ -39,9 +39,9 @@ pub(in crate::pipeline) enum AuditVerdict {
     Pass,
     /// Criteria failed: back to the agent.
     Failed(Failed),
-    /// Nothing failed, but not every device was audited (already recorded as an environment
-    /// error): why.
-    Unaudited(String),
+    /// Nothing failed, but not every device was audited, or the history did not record an
+    /// audit (already recorded as an environment error): why.
+    Unproven(String),
 }
 
 /// The delivery's reporter: the session's events become the stage's.
@@ -104,9 +104,23 @@ impl Delivery<'_> {
         };
         let failures = outcome.failures(self.frozen);
         if failures.is_empty() {
+            let mut unproven = Vec::new();
             let unaudited = outcome.unaudited();
             if !unaudited.is_empty() {
-                let detail = format!("not every device was audited: {}", unaudited.join("; "));
+                unproven.push(format!(
+                    "not every device was audited: {}",
+                    unaudited.join("; ")
+                ));
+            }
+            let unrecorded = outcome.unrecorded();
+            if !unrecorded.is_empty() {
+                unproven.push(format!(
+                    "the history did not record the audit: {}",
+                    unrecorded.join("; ")
+                ));
+            }
+            if !unproven.is_empty() {
+                let detail = unproven.join("; ");
                 let note = Note::Detail(detail.clone());
                 self.end(
                     &clock,
@@ -116,7 +130,7 @@ impl Delivery<'_> {
                     note,
                     None,
                 )?;
-                return Ok(done(AuditVerdict::Unaudited(detail)));
+                return Ok(done(AuditVerdict::Unproven(detail)));
             }
             self.end(&clock, Decided::Pass, &inputs, None, Note::None, None)?;
             return Ok(done(AuditVerdict::Pass));

@@ -258,6 +258,9 @@ fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
         words.extend(d.server.as_ref().map(|s| format!("hdc server {s}")));
         facts.push(("device", words.join(" · ")));
     }
+    if let Some(why) = &report.unrecorded {
+        facts.push(("not in the history", why.clone()));
+    }
     if let Some(w) = &report.workspace {
         let commit = w
             .commit

@@ -88,6 +88,14 @@ pub(crate) fn html(report: &LabReport) -> String {
             escape(device.error.as_deref().unwrap_or_default())
         );
     }
+    for device in report.devices.iter().filter(|d| d.unrecorded.is_some()) {
+        let _ = write!(
+            page,
+            "<p><b>{}</b>: not recorded in the history: {}</p>",
+            escape(&device.serial),
+            escape(device.unrecorded.as_deref().unwrap_or_default())
+        );
+    }
     for server in &report.unreachable {
         let _ = write!(
             page,
