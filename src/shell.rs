@@ -38,6 +38,19 @@ impl UnsafeValue {
     }
 }
 
+/// A host file's path as an argument of hdc (spawned as argv, never through a shell):
+/// absolute, so that it never begins with `-` (which hdc would read as an option), and text,
+/// since hdc takes it as text (a lossy name would be another file).
+pub(crate) fn host_path(kind: &'static str, path: &std::path::Path) -> Result<String, UnsafeValue> {
+    let lossy = || path.to_string_lossy().into_owned();
+    let absolute = std::path::absolute(path)
+        .map_err(|_| UnsafeValue::new(kind, &lossy(), "a path that can be made absolute"))?;
+    match absolute.to_str() {
+        Some(text) => Ok(text.to_owned()),
+        None => Err(UnsafeValue::new(kind, &lossy(), "a path named in UTF-8")),
+    }
+}
+
 /// A value validated for substitution into a device shell string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellValue(String);

@@ -307,7 +307,7 @@ impl Device for HdcDevice {
     }
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
-        let local_text = local.to_string_lossy();
+        let local_text = crate::shell::host_path("local file", local)?;
         let raw = self
             .device_call(
                 &["file", "recv", remote.as_str(), &local_text],
@@ -324,7 +324,7 @@ impl Device for HdcDevice {
     }
 
     async fn push(&self, local: &Path, remote: &ShellValue) -> Result<(), DeviceError> {
-        let local_text = local.to_string_lossy();
+        let local_text = crate::shell::host_path("local file", local)?;
         let raw = self
             .device_call(
                 &["file", "send", &local_text, remote.as_str()],
@@ -341,7 +341,7 @@ impl Device for HdcDevice {
     }
 
     async fn install(&self, hap: &Path) -> Result<(), DeviceError> {
-        let hap_text = hap.to_string_lossy();
+        let hap_text = crate::shell::host_path("HAP", hap)?;
         let raw = self
             .device_call(&["install", "-r", &hap_text], self.hdc.timeouts.app)
             .await?;
@@ -372,7 +372,7 @@ fn app_outcome(device: &HdcDevice, raw: &Raw, operation: &'static str) -> Result
     {
         return Err(device.hdc.failure(failure, device.serial.as_str()));
     }
-    app_result(&raw.stdout).map_err(|(code, message)| DeviceError::App {
+    app_result(&raw.stdout, operation).map_err(|(code, message)| DeviceError::App {
         operation,
         code,
         message,

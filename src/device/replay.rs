@@ -140,7 +140,7 @@ impl ReplayDevice {
         if exchange.reply.trim().is_empty() {
             return Ok(());
         }
-        app_result(&exchange.reply).map_err(|(code, message)| DeviceError::App {
+        app_result(&exchange.reply, name).map_err(|(code, message)| DeviceError::App {
             operation: name,
             code,
             message,

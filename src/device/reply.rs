@@ -130,22 +130,38 @@ pub(crate) fn transfer_size(stdout: &str) -> Option<u64> {
     TRANSFER_OK.captures(stdout)?.get(1)?.as_str().parse().ok()
 }
 
-/// The outcome of `install`/`uninstall`: `Ok` on `… bundle successfully`, else the error
-/// code and text (`AppMod finish` is not a success marker).
-pub(crate) fn app_result(stdout: &str) -> Result<(), (Option<String>, String)> {
-    if stdout.contains("install bundle successfully")
-        || stdout.contains("uninstall bundle successfully")
-    {
-        return Ok(());
-    }
-    let message = stdout
+/// The outcome of `install`/`uninstall` (`operation`), judged by what the bundle manager said
+/// (hdc exits 0 either way, and `AppMod finish` ends every reply): `Ok` only when a reply line
+/// says `msg:<operation> bundle successfully` and no line carries a failure marker (`[Fail]`,
+/// `error`, `failed`, `code:N`); else the error's code and text. `uninstall bundle
+/// successfully` is not an install's success, nor the other way round.
+pub(crate) fn app_result(stdout: &str, operation: &str) -> Result<(), (Option<String>, String)> {
+    let success = format!("{operation} bundle successfully");
+    // What the bundle manager said: after the last `msg:` of an `[Info]App …` line (the HAP's
+    // path before it is the user's, and may hold any word); any other line as it is.
+    let said: Vec<&str> = stdout
         .lines()
-        .find(|l| l.contains("error") || l.starts_with("[Fail]"))
-        .unwrap_or_else(|| stdout.lines().next().unwrap_or("no reply"))
-        .trim()
-        .to_owned();
-    let code = INSTALL_CODE.captures(&message).map(|c| c[1].to_owned());
-    Err((code, message))
+        .map(|line| line.rsplit_once("msg:").map_or(line, |(_, msg)| msg).trim())
+        .filter(|text| !text.is_empty())
+        .collect();
+    let failure = said.iter().find(|text| {
+        text.starts_with("[Fail]")
+            || text.contains("error")
+            || text.contains("failed")
+            || INSTALL_CODE.is_match(text)
+    });
+    let succeeded = said.iter().any(|text| text.starts_with(&success));
+    match failure {
+        None if succeeded => Ok(()),
+        _ => {
+            let message = failure
+                .or_else(|| said.first())
+                .map_or("no reply", |text| text)
+                .to_owned();
+            let code = INSTALL_CODE.captures(&message).map(|c| c[1].to_owned());
+            Err((code, message))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -235,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn transfers_and_installs_by_their_sentences() {
+    fn transfers_by_their_sentence() {
         assert_eq!(
             transfer_size(
                 "[I][2024-05-28 20:15:45] HdcFile::TransferSummary success\nFileTransfer finish, Size:71792, File count = 1, time:12ms rate:5982.67kB/s\n"
@@ -246,15 +262,40 @@ mod tests {
             transfer_size("[Fail]Error opening file: no such file or directory, path:/x\n"),
             None
         );
-        assert_eq!(
-            app_result(
-                "[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n"
-            ),
-            Ok(())
-        );
-        let failed = app_result(
-            "[Info]App install path:xxx.hap, queuesize:0, msg:error: failed to install bundle. code:9568263 error: install version downgrade.\nAppMod finish\n",
-        );
-        assert_eq!(failed.unwrap_err().0.as_deref(), Some("9568263"));
+    }
+
+    /// Install and uninstall replies as the bundle manager words them (docs, awesomehdc and a
+    /// FAQ capture), and the shapes that are not a success whatever else they say.
+    #[test]
+    fn installs_are_judged_by_what_the_bundle_manager_said() {
+        let ok = "[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n";
+        let ok_old = "[Info]App install path:D:\\example.hap msg:install bundle successfully.\nAppMod finish\n";
+        let removed = "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\nAppMod finish\n";
+        let downgrade = "[Info]App install path:xxx.hap, queuesize:0, msg:error: failed to install bundle. code:9568263 error: install version downgrade.\nAppMod finish\n";
+        let both = "[Fail] install error\n[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n";
+        let after = "[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nerror: failed to install bundle. code:9568329\nAppMod finish\n";
+        let odd_path = "[Info]App install path:/home/error/failed.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n";
+        // (reply, operation, Ok or the failure's code)
+        type Row<'a> = (&'a str, &'a str, Result<(), Option<&'a str>>);
+        let rows: [Row<'_>; 9] = [
+            (ok, "install", Ok(())),
+            (ok_old, "install", Ok(())),
+            (removed, "uninstall", Ok(())),
+            (odd_path, "install", Ok(())),
+            (removed, "install", Err(None)),
+            (ok, "uninstall", Err(None)),
+            (downgrade, "install", Err(Some("9568263"))),
+            (both, "install", Err(None)),
+            (after, "install", Err(Some("9568329"))),
+        ];
+        for (reply, operation, expected) in rows {
+            let judged = app_result(reply, operation).map_err(|(code, _)| code);
+            assert_eq!(
+                judged,
+                expected.map_err(|c| c.map(str::to_owned)),
+                "{operation}: {reply:?}"
+            );
+        }
+        assert_eq!(app_result("", "install").unwrap_err().1, "no reply");
     }
 }

@@ -4,9 +4,11 @@
 //! position of any error, and durations as people write them.
 
 mod duration;
+mod hap;
 mod parse;
 
 pub use duration::parse_duration;
+pub(crate) use hap::resolve_hap;
 pub(crate) use parse::{parse_json, parse_yaml, top_level_keys};
 
 use std::io;

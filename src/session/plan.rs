@@ -11,7 +11,7 @@ use crate::audit::{InstalledHap, Workspace};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::gate::AuditorFile;
 use crate::history::Recorder;
-use crate::input::hash_file;
+use crate::input::resolve_hap;
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
 use crate::schema::{Arm, files};
@@ -32,20 +32,21 @@ pub(crate) struct Build {
 }
 
 impl Build {
-    /// The HAP at `path`, hashed; `what` names it in the refusal (`the baseline HAP`).
+    /// The HAP at `path`, resolved and hashed (the file hashed is the file installed);
+    /// `what` names it in the refusal (`the baseline HAP`).
     pub(crate) fn hashed(path: &Path, what: &str) -> Result<Build, Diagnostic> {
-        let sha256 = hash_file(path, "a HAP").map_err(|e| {
+        let hap = resolve_hap(path, None).map_err(|e| {
             Diagnostic::error(
                 "E_AB_NO_HAP",
-                format!("{what} `{}` cannot be read: {}", path.display(), chain(&e)),
+                format!("{what} cannot be installed: {}", chain(&e)),
             )
             .fix("pass the signed .hap files of both builds")
         })?;
         Ok(Build {
-            path: path.to_owned(),
+            path: hap.resolved,
             hap: InstalledHap {
                 path: path.display().to_string(),
-                sha256,
+                sha256: hap.sha256,
             },
         })
     }

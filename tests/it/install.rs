@@ -120,3 +120,43 @@ fn without_a_declared_hap_the_summary_says_nothing_was_installed() {
         "{summary}"
     );
 }
+
+/// An install is a success only when the bundle manager said so and nothing said otherwise:
+/// a failure line before the success line, a failure after it, and an uninstall's success are
+/// each an install that failed.
+#[test]
+fn an_install_is_judged_by_every_line_of_the_reply() {
+    let replies = [
+        "[Fail] install failed: insufficient storage\\r\\n[Info]App install path:/data/a.hap, queuesize:0, msg:install bundle successfully.\\r\\nAppMod finish\\r\\n",
+        "[Info]App install path:/data/a.hap, queuesize:0, msg:install bundle successfully.\\r\\nerror: failed to install bundle. code:9568329\\r\\nAppMod finish\\r\\n",
+        "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\\r\\nAppMod finish\\r\\n",
+    ];
+    for reply in replies {
+        let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+        let install = format!("  - install: entry-default-signed.hap\n    reply: \"{reply}\"\n");
+        let capture = capture_installing(dir.path(), &install);
+        let (code, summary) = deliver_on(dir.path(), &capture);
+        assert_eq!(code, 3, "{reply}: {summary}");
+        assert_eq!(summary["terminal-reason"], "environment_error");
+        let detail = summary["detail"].as_str().unwrap();
+        assert!(detail.contains("could not be installed"), "{detail}");
+        let run = run_dir(&summary, dir.path());
+        assert!(!run.join("audit-round-1/audit-1.json").exists(), "{reply}");
+    }
+}
+
+/// A declared HAP is the file it resolves to: a symlink the build left pointing outside the
+/// workspace is refused, named, before anything is installed.
+#[test]
+fn a_declared_hap_that_resolves_outside_the_workspace_is_refused() {
+    let outside = "  - name: build\n    argv: [sh, -c, \"grep -q 'List({ space: 12 })' entry/src/main/ets/pages/Index.ets && mkdir -p entry/build && echo other > ../elsewhere.hap && ln -sf ../../../elsewhere.hap entry/build/entry-default-signed.hap\"]\n    hap: entry/build/entry-default-signed.hap\n";
+    let dir = project(FIXING_AGENT, outside, "notes-pass", "");
+    let capture = capture_installing(dir.path(), "  - install: entry-default-signed.hap\n");
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 3, "{summary}");
+    let detail = summary["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("E_DELIVER_NO_HAP") && detail.contains("outside the workspace"),
+        "{detail}"
+    );
+}

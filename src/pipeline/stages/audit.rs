@@ -7,6 +7,7 @@ use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
 use crate::history::Recorder;
+use crate::input::resolve_hap;
 use crate::process::Cancel;
 use crate::schema::TerminalReason;
 use crate::session::{self, AuditPlan, BuildUnderTest, Reporter, Request, SessionError};
@@ -220,19 +221,19 @@ impl Delivery<'_> {
             .iter()
             .flat_map(|c| &c.haps)
             .map(|hap| {
-                let path = workspace.join(hap);
-                let sha256 = crate::input::hash_file(&path, "a HAP").map_err(|e| {
+                // Declared inside the workspace, it must still be there once resolved.
+                let resolved = resolve_hap(&workspace.join(hap), Some(workspace)).map_err(|e| {
                     format!(
-                        "E_DELIVER_NO_HAP: the declared HAP `{}` is not there: {}",
+                        "E_DELIVER_NO_HAP: the declared HAP `{}` cannot be installed: {}",
                         hap.display(),
                         chain(&e)
                     )
                 })?;
                 Ok((
-                    path,
+                    resolved.resolved,
                     InstalledHap {
                         path: hap.display().to_string(),
-                        sha256,
+                        sha256: resolved.sha256,
                     },
                 ))
             })

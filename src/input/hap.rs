@@ -1,0 +1,134 @@
+//! A HAP to install, resolved once: the file its path names (symlinks followed), a regular
+//! file named in UTF-8 (hdc takes the path as text: a lossy name would hash one file and
+//! install another), inside the workspace when a delivery declared it, and hashed — the file
+//! hashed is the file installed, by its resolved, absolute path (which never begins with `-`,
+//! so hdc never reads it as an option).
+
+use std::path::{Path, PathBuf};
+
+use super::{ReadError, hash_file};
+
+/// A HAP resolved and hashed.
+#[derive(Clone, Debug)]
+pub(crate) struct Hap {
+    /// The file itself: absolute, symlinks resolved, UTF-8.
+    pub(crate) resolved: PathBuf,
+    /// The SHA-256 of its bytes.
+    pub(crate) sha256: String,
+}
+
+/// Why a HAP cannot be installed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HapError {
+    /// Its path resolves to nothing.
+    #[error("`{}` cannot be resolved", path.display())]
+    Missing {
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It resolves to a file outside the workspace that declared it.
+    #[error("`{}` resolves to `{}`, outside the workspace `{}`", path.display(), resolved.display(), workspace.display())]
+    Outside {
+        /// The path as given.
+        path: PathBuf,
+        /// What it resolves to.
+        resolved: PathBuf,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+    /// Its name is not UTF-8.
+    #[error("`{}` is not named in UTF-8: hdc takes a HAP's path as text", path.display())]
+    NotUtf8 {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// It is not a regular file, or cannot be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
+/// Resolves the HAP at `path`, inside `workspace` when given.
+pub(crate) fn resolve_hap(path: &Path, workspace: Option<&Path>) -> Result<Hap, HapError> {
+    let not_utf8 = || HapError::NotUtf8 {
+        path: path.to_owned(),
+    };
+    path.to_str().ok_or_else(not_utf8)?;
+    let missing = |source| HapError::Missing {
+        path: path.to_owned(),
+        source,
+    };
+    let resolved = std::fs::canonicalize(path).map_err(missing)?;
+    resolved.to_str().ok_or_else(not_utf8)?;
+    if let Some(workspace) = workspace {
+        let root = std::fs::canonicalize(workspace).map_err(missing)?;
+        if !resolved.starts_with(&root) {
+            return Err(HapError::Outside {
+                path: path.to_owned(),
+                resolved,
+                workspace: root,
+            });
+        }
+    }
+    // Refuses anything but a regular file by its type, before a byte is read.
+    let sha256 = hash_file(&resolved, "a HAP")?;
+    Ok(Hap { resolved, sha256 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hap_is_the_file_it_resolves_to_inside_its_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(workspace.join("out")).unwrap();
+        std::fs::write(workspace.join("out/app.hap"), b"hap").unwrap();
+        std::fs::write(dir.path().join("elsewhere.hap"), b"other").unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("elsewhere.hap"),
+            workspace.join("out/link.hap"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            workspace.join("out/app.hap"),
+            workspace.join("out/inside.hap"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(workspace.join("out/dir.hap")).unwrap();
+        let ws = Some(workspace.as_path());
+
+        let hap = resolve_hap(&workspace.join("out/inside.hap"), ws).unwrap();
+        assert_eq!(
+            hap.resolved,
+            std::fs::canonicalize(workspace.join("out/app.hap")).unwrap()
+        );
+        assert_eq!(hap.sha256, crate::hash::sha256_hex(b"hap"));
+        assert!(matches!(
+            resolve_hap(&workspace.join("out/link.hap"), ws),
+            Err(HapError::Outside { .. })
+        ));
+        assert!(matches!(
+            resolve_hap(&workspace.join("out/dir.hap"), ws),
+            Err(HapError::Read(ReadError::NotAFile { .. }))
+        ));
+        assert!(matches!(
+            resolve_hap(&workspace.join("out/none.hap"), ws),
+            Err(HapError::Missing { .. })
+        ));
+        // Outside a delivery (the A/B builds), any regular file.
+        assert!(resolve_hap(&workspace.join("out/link.hap"), None).is_ok());
+        // A Latin-1 name: a lossy text of it would name another file.
+        let latin1 = workspace.join(
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"out/\xe9t\xe9.hap"),
+        );
+        std::fs::write(&latin1, b"hap").unwrap();
+        assert!(matches!(
+            resolve_hap(&latin1, ws),
+            Err(HapError::NotUtf8 { .. })
+        ));
+    }
+}
