@@ -33,6 +33,7 @@ pub mod input; // bounded reads; YAML/JSON with key paths and positions; duratio
 mod output; // atomic writes and numbered publishing
 pub mod shell; // values validated for the device's shell
 pub mod template; // embedded Handlebars templates and init files
+mod text; // what a device or a file said, fit to show: one line, escaped, bounded
 mod time; // UTC timestamps as files show them
 mod words; // enums that are words in files and on screens
 
@@ -53,19 +54,19 @@ pub mod compare; // the regression gate: a candidate audit held against a baseli
 mod history; // the SQLite history of audits and comparisons, and where a series shifted
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
-mod recheck;
+mod recheck; // an audit report held against its rebuild from the evidence
 pub mod report; // Markdown, JUnit and HTML rendered from the documents, and their one writer
-pub mod schema; // the versioned documents: serde types only // an audit report held against its rebuild from the evidence
+pub mod schema; // the versioned documents: serde types only
 
 // The delivery.
 mod agent; // DevEco Code and command agents; claims, never verdicts
 mod brief; // the Goal brief and repair briefs
 mod exit_code; // the one place verdicts become exit codes
-mod pipeline;
+mod pipeline; // deliver: stages, ledger, run directory, resume
 mod preflight; // what a run needs, resolved before anything is dispatched
 mod review; // the adversarial pre-review and its receipts
 mod session; // every audit shape: a plan, run against an opened target, to one outcome
-mod verify; // verification commands and workspace fingerprints // deliver: stages, ledger, run directory, resume
+mod verify; // verification commands and workspace fingerprints
 
 // The edge.
 mod cli; // arguments → plans → the library → reporters

@@ -21,7 +21,10 @@ static SERIAL: LazyLock<Regex> =
 
 /// A value that failed its pattern; nothing was spawned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} {value:?} is not allowed in a device command ({rule})")]
+#[error(
+    "{kind} {:?} is not allowed in a device command ({rule})",
+    crate::text::one_line(value, crate::text::CELL)
+)]
 pub struct UnsafeValue {
     kind: &'static str,
     value: String,

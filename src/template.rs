@@ -1,6 +1,6 @@
 //! The files embedded from `templates/`: Handlebars templates, rendered in strict mode (a
-//! missing field is an error instead of an empty string; escaping is off because the output is
-//! Markdown, not HTML), and the files `dwpipe init` writes.
+//! missing field is an error instead of an empty string; the output is Markdown, not HTML, so
+//! escaping writes only control characters as escapes), and the files `dwpipe init` writes.
 
 use std::sync::LazyLock;
 
@@ -41,15 +41,24 @@ const TEMPLATES: &[(&str, &str)] = &[
 mod helpers {
     use handlebars::handlebars_helper;
 
-    // A Markdown table cell: a `|` would end the cell and a newline the row.
-    handlebars_helper!(cell: |text: str| text.replace('|', "\\|").replace(['\r', '\n'], " "));
+    use crate::text::{CELL, LINE, one_line};
+
+    // A Markdown table cell or a sentence in a list: one line (a newline would end the row,
+    // a control character is written as its escape), a `|` escaped (it would end the cell),
+    // at most a few hundred characters.
+    handlebars_helper!(cell: |text: str| one_line(text, LINE).replace('|', "\\|"));
+    // A name a device or a server gave: as a cell, at most a column's width.
+    handlebars_helper!(short: |text: str| one_line(text, CELL).replace('|', "\\|"));
 }
 
 static REGISTRY: LazyLock<Handlebars<'static>> = LazyLock::new(|| {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
-    registry.register_escape_fn(handlebars::no_escape);
+    // Markdown, not HTML: nothing is escaped but the control characters a device or a file
+    // may have put in a value (a report is read in terminals too).
+    registry.register_escape_fn(|text| crate::text::without_controls(text).into_owned());
     registry.register_helper("cell", Box::new(helpers::cell));
+    registry.register_helper("short", Box::new(helpers::short));
     for (name, text) in TEMPLATES {
         registry
             .register_template_string(name, *text)

@@ -49,34 +49,27 @@ fn run(hdc: &HdcClient, servers: &[Server], json: bool) -> Result<i32, Error> {
     })
 }
 
+/// The survey as a table, one device a row; why a server or a device could not be used
+/// last, where it may be long.
 fn table(reports: &[ServerReport]) -> String {
-    let mut rows = vec![
+    let mut rows: Vec<Vec<String>> = vec![
         [
-            "SERVER", "SERIAL", "STATUS", "MODEL", "SOFTWARE", "API", "DENSITY",
+            "SERVER", "SERIAL", "MODEL", "SOFTWARE", "API", "DENSITY", "STATUS",
         ]
-        .map(str::to_owned),
+        .map(str::to_owned)
+        .to_vec(),
     ];
     for report in reports {
+        let server = |status: String| {
+            let mut row = vec![report.server.clone(), "-".into()];
+            row.extend(std::iter::repeat_n(String::new(), 4));
+            row.push(status);
+            row
+        };
         if let Some(error) = &report.error {
-            rows.push([
-                report.server.clone(),
-                "-".into(),
-                format!("unreachable: {error}"),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
+            rows.push(server(format!("unreachable: {error}")));
         } else if report.devices.is_empty() {
-            rows.push([
-                report.server.clone(),
-                "-".into(),
-                "no devices".into(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
+            rows.push(server("no devices".into()));
         }
         for d in &report.devices {
             let status = match &d.error {
@@ -84,31 +77,17 @@ fn table(reports: &[ServerReport]) -> String {
                 None => d.status.clone(),
             };
             let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-            rows.push([
+            rows.push(vec![
                 report.server.clone(),
                 d.serial.clone(),
-                status,
                 show(&d.model),
                 show(&d.software_version),
                 d.api_level.map_or_else(|| "-".into(), |a| a.to_string()),
                 d.virtual_pixel_ratio
                     .map_or_else(|| "-".into(), |v| v.to_string()),
+                status,
             ]);
         }
     }
-    let widths: Vec<usize> = (0..7)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    rows.iter()
-        .map(|row| {
-            row.iter()
-                .zip(&widths)
-                .map(|(cell, width)| format!("{cell:<width$}"))
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::text::columns(&rows).join("\n")
 }

@@ -4,6 +4,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::history::{Filter, History, Recorder, shifts};
 use crate::schema::{Point, SeriesOutput, Shift, ShiftsOutput};
+use crate::text::{CELL, LINE, one_line};
 
 use super::args::{HistoryArgs, HistoryCommand};
 use super::error::Error;
@@ -100,40 +101,59 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
+/// The points as a table; what an imported report said (a criterion id, a model, a path) is
+/// one bounded line in its cell.
 fn print_points(points: &[Point]) {
-    print::out(&format!(
-        "  {:<20} {:<8} {:>12} {:<10} {:<10} {:<12} report",
-        "recorded", "criterion", "value", "result", "model", "serial"
-    ));
+    let mut rows: Vec<Vec<String>> = vec![
+        [
+            "recorded",
+            "criterion",
+            "value",
+            "result",
+            "model",
+            "serial",
+            "report",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+    ];
     for p in points {
         let value = p.value.map_or_else(
             || "—".to_owned(),
             |v| format!("{v:.1}{}", p.unit.as_deref().unwrap_or("")),
         );
-        print::out(&format!(
-            "  {:<20} {:<8} {:>12} {:<10} {:<10} {:<12} {}{}",
-            p.recorded_at,
-            p.criterion,
+        let mut report = p.report.clone();
+        if p.replay {
+            report.push_str(" (replay)");
+        }
+        rows.push(vec![
+            p.recorded_at.clone(),
+            p.criterion.clone(),
             value,
-            p.verdict,
-            p.model.as_deref().unwrap_or("—"),
-            p.serial,
-            p.report,
-            if p.replay { " (replay)" } else { "" }
-        ));
+            p.verdict.clone(),
+            p.model.clone().unwrap_or_else(|| "—".to_owned()),
+            p.serial.clone(),
+            report,
+        ]);
+    }
+    for line in crate::text::columns(&rows) {
+        print::out(&format!("  {line}"));
     }
     print::out(&format!("{} measurement(s)", points.len()));
 }
 
 fn print_shifts(shifts: &[Shift], points: &[Point]) {
     for s in shifts {
-        let unit = s.unit.as_deref().unwrap_or("");
+        let unit = one_line(s.unit.as_deref().unwrap_or(""), CELL);
         print::out(&format!(
             "  {} on {}: changed from the audit of {} ({}): mean {:.1}{unit} → {:.1}{unit} (p = {:.4})",
-            s.criterion,
-            s.device_model.as_deref().unwrap_or("an unknown model"),
-            s.recorded_at,
-            s.report,
+            one_line(&s.criterion, CELL),
+            one_line(
+                s.device_model.as_deref().unwrap_or("an unknown model"),
+                CELL
+            ),
+            one_line(&s.recorded_at, CELL),
+            one_line(&s.report, LINE),
             s.before,
             s.after,
             s.p

@@ -26,7 +26,9 @@ static FAILED: AtomicBool = AtomicBool::new(false);
 /// Writes one line, made safe for a terminal. A broken pipe ends that stream's output
 /// quietly; any other failure is remembered for the exit code ([`finish`]).
 fn emit(stream: Stream, text: &str) {
-    let text = terminal_safe(text);
+    // Device names, serials, replies and capture fields reach the terminal as text, never as
+    // escape sequences.
+    let text = crate::text::without_controls(text);
     let written = match stream {
         Stream::Out if STDOUT_CLOSED.load(Ordering::Relaxed) => return,
         Stream::Out => writeln!(io::stdout().lock(), "{text}"),
@@ -52,26 +54,6 @@ pub(super) fn finish() -> bool {
         FAILED.store(true, Ordering::Relaxed);
     }
     !FAILED.load(Ordering::Relaxed)
-}
-
-/// `text` with every control character but newline and tab escaped (`\u{1b}`): device names,
-/// serials, replies and capture fields reach the terminal as text, never as escape sequences.
-pub(super) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if unsafe_char(c) {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
 }
 
 /// Writes a line to stdout.

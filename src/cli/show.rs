@@ -10,6 +10,7 @@ use crate::gate::Verdict;
 use crate::report::{ab_lab_rows, publish};
 use crate::schema::{AbLabReport, AbOutput, AuditReport, LabReport, Restored};
 use crate::session::{AbSession, Outcome, merge as merge_shards};
+use crate::text::{CELL, LINE, one_line};
 
 use super::args::MergeArgs;
 use super::compare::print_comparison;
@@ -119,29 +120,21 @@ fn ab(session: &AbSession) {
 }
 
 fn ab_lab(report: &AbLabReport, written: &[PathBuf]) {
-    let rows = ab_lab_rows(report);
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        print::out(&format!("  {}", cells.join("  ").trim_end()));
+    for line in crate::text::columns(&ab_lab_rows(report)) {
+        print::out(&format!("  {line}"));
     }
     for device in report.devices.iter().filter(|d| d.error.is_some()) {
         print::out(&format!(
             "  {}: {}",
-            device.serial,
-            device.error.as_deref().unwrap_or_default()
+            one_line(&device.serial, CELL),
+            one_line(device.error.as_deref().unwrap_or_default(), LINE)
         ));
     }
     for down in &report.unreachable {
         print::out(&format!(
             "  hdc server {} did not answer: {}",
-            down.server, down.reason
+            one_line(&down.server, CELL),
+            one_line(&down.reason, LINE)
         ));
     }
     print::out(&format!(
@@ -171,60 +164,47 @@ pub(super) fn merge(args: &MergeArgs) -> Result<i32, Error> {
     Ok(crate::exit_code::of_lab(report.verdict))
 }
 
-/// The criterion × device matrix as a terminal table.
+/// The criterion × device matrix as a terminal table: a column per device, headed by its
+/// serial and model (each cell one bounded line, whatever the device called itself).
 fn matrix(report: &LabReport) -> String {
-    let shown: Vec<Vec<String>> = report
-        .rows
+    let fixed = |a: &str, b: &str, c: &str| vec![a.to_owned(), b.to_owned(), c.to_owned()];
+    let mut serials = fixed("criterion", "dimension", "weight");
+    serials.extend(report.devices.iter().map(|d| d.serial.clone()));
+    let mut models = fixed("", "", "");
+    models.extend(
+        report
+            .devices
+            .iter()
+            .map(|d| d.model.clone().unwrap_or_else(|| d.server.clone())),
+    );
+    let mut rows = vec![serials, models];
+    for row in &report.rows {
+        let mut cells = fixed(&row.criterion_id, &row.dimension, &row.weight);
+        cells.extend((0..report.devices.len()).map(|i| row.shown(i)));
+        rows.push(cells);
+    }
+    let mut verdicts = fixed("device verdict", "", "");
+    verdicts.extend(report.devices.iter().map(|d| d.verdict.as_str().to_owned()));
+    rows.push(verdicts);
+    let mut text: String = crate::text::columns(&rows)
         .iter()
-        .map(|row| (0..report.devices.len()).map(|i| row.shown(i)).collect())
-        .collect();
-    let width = report
-        .devices
-        .iter()
-        .map(|d| d.serial.len())
-        .chain(shown.iter().flatten().map(|c| c.chars().count()))
-        .max()
-        .unwrap_or(0)
-        .max(10);
-    let mut text = format!("  {:<9} {:<13} {:<6}", "criterion", "dimension", "weight");
-    for device in &report.devices {
-        let _ = write!(text, " {:<width$}", device.serial);
-    }
-    let _ = write!(text, "\n  {:<30}", "");
-    for device in &report.devices {
-        let _ = write!(
-            text,
-            " {:<width$}",
-            device.model.as_deref().unwrap_or(&device.server)
-        );
-    }
-    for (row, cells) in report.rows.iter().zip(&shown) {
-        let _ = write!(
-            text,
-            "\n  {:<9} {:<13} {:<6}",
-            row.criterion_id, row.dimension, row.weight
-        );
-        for cell in cells {
-            let _ = write!(text, " {cell:<width$}");
-        }
-    }
-    let _ = write!(text, "\n  {:<30}", "device verdict");
-    for device in &report.devices {
-        let _ = write!(text, " {:<width$}", device.verdict.as_str());
-    }
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     for device in report.devices.iter().filter(|d| d.error.is_some()) {
         let _ = write!(
             text,
             "\n  {}: {}",
-            device.serial,
-            device.error.as_deref().unwrap_or_default()
+            one_line(&device.serial, CELL),
+            one_line(device.error.as_deref().unwrap_or_default(), LINE)
         );
     }
     for server in &report.unreachable {
         let _ = write!(
             text,
             "\n  hdc server {} did not answer: {}",
-            server.server, server.reason
+            one_line(&server.server, CELL),
+            one_line(&server.reason, LINE)
         );
     }
     let _ = write!(

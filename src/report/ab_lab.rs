@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::schema::{AbCell, AbLabReport};
+use crate::text::{CELL, LINE, one_line};
 
 /// The matrix as text rows: the header, the two verdicts, then every criterion.
 pub(crate) fn rows(report: &AbLabReport) -> Vec<Vec<String>> {
@@ -51,30 +52,35 @@ pub(crate) fn markdown(report: &AbLabReport) -> String {
     let rows = rows(report);
     let mut md = format!("# Same-device A/B: {}\n\n", report.verdict.as_str());
     for (i, row) in rows.iter().enumerate() {
-        let _ = writeln!(md, "| {} |", row.join(" | "));
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| one_line(c, CELL).replace('|', "\\|"))
+            .collect();
+        let _ = writeln!(md, "| {} |", cells.join(" | "));
         if i == 0 {
             let _ = writeln!(md, "|{}", "---|".repeat(row.len()));
         }
     }
     md.push('\n');
     for device in &report.devices {
+        let serial = one_line(&device.serial, CELL);
         match &device.error {
             Some(error) => {
-                let _ = writeln!(md, "- `{}` stopped: {error}", device.serial);
+                let _ = writeln!(md, "- `{serial}` stopped: {}", one_line(error, LINE));
             }
             None => {
                 let _ = writeln!(
                     md,
-                    "- `{}`: [comparison]({}/compare.md), [session]({}/ab.json)",
-                    device.serial, device.folder, device.folder
+                    "- `{serial}`: [comparison]({}/compare.md), [session]({}/ab.json)",
+                    device.folder, device.folder
                 );
             }
         }
         if let Some(why) = &device.unrecorded {
             let _ = writeln!(
                 md,
-                "- `{}` not recorded in the history: {why}",
-                device.serial
+                "- `{serial}` not recorded in the history: {}",
+                one_line(why, LINE)
             );
         }
     }
@@ -82,7 +88,8 @@ pub(crate) fn markdown(report: &AbLabReport) -> String {
         let _ = writeln!(
             md,
             "- hdc server `{}` did not answer (its devices were not compared): {}",
-            down.server, down.reason
+            one_line(&down.server, CELL),
+            one_line(&down.reason, LINE)
         );
     }
     md

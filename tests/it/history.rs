@@ -509,3 +509,35 @@ fn an_ab_session_is_imported_with_its_arms() {
     assert!(arms.contains(&("baseline", "baseline")), "{arms:?}");
     assert!(arms.contains(&("candidate", "candidate")), "{arms:?}");
 }
+
+/// What an imported report said is data: a criterion id with a newline and a model with
+/// escape bytes are shown escaped, each on its row of the table, never as lines of their own.
+#[test]
+fn an_imported_newline_or_escape_stays_in_its_cell() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    runs(dir.path(), 1, 99);
+    let path = dir.path().join("runs/run-01/audit-1.json");
+    let mut report: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    report["checks"][0]["criterionId"] = json!("P-01\nINJECTED line");
+    report["checks"][0]["measurements"][0]["criterion-id"] = json!("P-01\nINJECTED line");
+    report["device"]["model"] = json!("ALN\u{1b}[2J\u{7}");
+    fs::write(&path, serde_json::to_string(&report).unwrap()).unwrap();
+    Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "runs"])
+        .run();
+    let stdout = Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite"])
+        .run()
+        .stdout;
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("INJECTED")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("P-01\\nINJECTED line"), "{stdout}");
+    assert!(stdout.contains("ALN\\u{1b}[2J\\u{7}"), "{stdout}");
+    assert_eq!(
+        stdout.lines().count(),
+        3,
+        "a heading, one point, the count: {stdout}"
+    );
+}

@@ -486,3 +486,99 @@ fn a_report_of_63_mib_is_read_in_its_shape_within_the_fuzz_bound() {
         "{stdout}"
     );
 }
+
+/// An hdc whose server lists a device named with 70,000 characters and one whose name holds
+/// ESC, BEL and NUL, and answers nothing else sensibly.
+fn hostile_hdc(dir: &Path) -> std::path::PathBuf {
+    let hdc = dir.join("hdc");
+    let long = "L".repeat(70_000);
+    executable(
+        &hdc,
+        &format!(
+            "#!/bin/sh\ncase \"$*\" in\n  *'list targets'*) printf '{long}\\t\\tUSB\\tConnected\\tlocalhost\\thdc\\nBAD\\033[2J\\007\\000NAME\\t\\tUSB\\tConnected\\tlocalhost\\thdc\\n';;\n  *) printf 'model \\033[31mred\\007\\000\\n';;\nesac\n"
+        ),
+    );
+    hdc
+}
+
+/// Every line of `text` is short enough to read, and no control character but a newline
+/// is in it.
+fn readable(what: &str, text: &str) {
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{what} holds a control character"
+    );
+    let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest < 4_000, "{what} has a line of {longest} characters");
+}
+
+/// Device text is data: a 70,000-character device name and control bytes neither panic
+/// `devices`, a lab audit nor an A/B lab (their format widths), nor reach the terminal,
+/// `lab.md`, `lab.html`, `ab-lab.md` raw.
+#[test]
+fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_escaped() {
+    let dir = frozen_example();
+    let hdc = hostile_hdc(dir.path());
+    let hdc = hdc.to_str().unwrap();
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["--hdc", hdc, "devices"]);
+    assert_eq!(code, 0, "{stderr}");
+    readable("devices", &stdout);
+    assert!(stdout.contains("BAD\\u{1b}[2J\\u{7}\\u{0}NAME"), "{stdout}");
+
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc,
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--out",
+            "lab",
+        ],
+    );
+    assert_eq!(code, 3, "no device could be audited: {stdout}{stderr}");
+    readable("the lab's terminal table", &stdout);
+    readable("the lab's stderr", &stderr);
+    for file in ["lab/lab.md", "lab/lab.html"] {
+        readable(file, &fs::read_to_string(dir.path().join(file)).unwrap());
+    }
+    let lab: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("lab/lab.json")).unwrap()).unwrap();
+    assert_eq!(
+        lab["devices"][0]["serial"].as_str().unwrap().len(),
+        70_000,
+        "the data is kept"
+    );
+
+    let hap = repo("device-fixtures/haps/notes-1.0.hap");
+    let hap = hap.to_str().unwrap();
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc,
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--baseline-hap",
+            hap,
+            "--candidate-hap",
+            hap,
+            "--out",
+            "ab",
+        ],
+    );
+    assert_eq!(code, 3, "no session could run: {stdout}{stderr}");
+    readable("the A/B lab's terminal table", &stdout);
+    readable(
+        "ab-lab.md",
+        &fs::read_to_string(dir.path().join("ab/ab-lab.md")).unwrap(),
+    );
+}

@@ -41,13 +41,25 @@ pub(crate) fn head(kind: &str, heading: &str, verdict: &str) -> String {
     )
 }
 
-/// Text made safe for HTML content and attributes.
+/// Text made safe for HTML content and attributes (a control character written as its
+/// escape: a NUL or an ESC from a device is shown, never passed on).
 pub(crate) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    crate::text::without_controls(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
         .replace('\'', "&#39;")
+}
+
+/// A name a device or a server gave (a serial, a model), escaped and at most a column wide.
+pub(crate) fn name(text: &str) -> String {
+    escape(&crate::text::one_line(text, crate::text::CELL))
+}
+
+/// A sentence a device or a file said (an error), escaped, on one line of bounded length.
+pub(crate) fn said(text: &str) -> String {
+    escape(&crate::text::one_line(text, crate::text::LINE))
 }
 
 fn base64(bytes: &[u8]) -> String {

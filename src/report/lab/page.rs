@@ -1,6 +1,6 @@
 //! `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 
-use crate::report::html::{escape, head};
+use crate::report::html::{escape, head, name, said};
 use std::fmt::Write;
 
 use crate::schema::{Cell, LabReport, files};
@@ -15,7 +15,7 @@ pub(crate) fn html(report: &LabReport) -> String {
         report.devices.len(),
     );
     for device in &report.devices {
-        let name = escape(&device.serial);
+        let serial = name(&device.serial);
         let about = [
             device.model.as_deref(),
             device.software_version.as_deref(),
@@ -23,7 +23,7 @@ pub(crate) fn html(report: &LabReport) -> String {
         ]
         .into_iter()
         .flatten()
-        .map(escape)
+        .map(name)
         .collect::<Vec<_>>()
         .join(" · ");
         match &device.report {
@@ -33,12 +33,12 @@ pub(crate) fn html(report: &LabReport) -> String {
                     .map_or_else(|| json.clone(), |dir| format!("{dir}{}", files::AUDIT_HTML));
                 let _ = write!(
                     page,
-                    "<th><a href=\"{}\">{name}</a><br><small>{about}</small></th>",
+                    "<th><a href=\"{}\">{serial}</a><br><small>{about}</small></th>",
                     escape(&html)
                 );
             }
             None => {
-                let _ = write!(page, "<th>{name}<br><small>{about}</small></th>");
+                let _ = write!(page, "<th>{serial}<br><small>{about}</small></th>");
             }
         }
     }
@@ -60,7 +60,7 @@ pub(crate) fn html(report: &LabReport) -> String {
                 .details
                 .get(i)
                 .and_then(Option::as_deref)
-                .map_or_else(String::new, |d| format!("<br><small>{}</small>", escape(d)));
+                .map_or_else(String::new, |d| format!("<br><small>{}</small>", said(d)));
             let _ = write!(
                 page,
                 "<td class=\"{}\">{}{detail}</td>",
@@ -76,7 +76,7 @@ pub(crate) fn html(report: &LabReport) -> String {
         let title = device
             .error
             .as_deref()
-            .map_or_else(String::new, |e| format!(" title=\"{}\"", escape(e)));
+            .map_or_else(String::new, |e| format!(" title=\"{}\"", said(e)));
         let _ = write!(page, "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>");
     }
     page.push_str("</tr></table>");
@@ -84,24 +84,24 @@ pub(crate) fn html(report: &LabReport) -> String {
         let _ = write!(
             page,
             "<p><b>{}</b>: {}</p>",
-            escape(&device.serial),
-            escape(device.error.as_deref().unwrap_or_default())
+            name(&device.serial),
+            said(device.error.as_deref().unwrap_or_default())
         );
     }
     for device in report.devices.iter().filter(|d| d.unrecorded.is_some()) {
         let _ = write!(
             page,
             "<p><b>{}</b>: not recorded in the history: {}</p>",
-            escape(&device.serial),
-            escape(device.unrecorded.as_deref().unwrap_or_default())
+            name(&device.serial),
+            said(device.unrecorded.as_deref().unwrap_or_default())
         );
     }
     for server in &report.unreachable {
         let _ = write!(
             page,
             "<p><b>hdc server {}</b> did not answer: {} (its devices are in no column)</p>",
-            escape(&server.server),
-            escape(&server.reason)
+            name(&server.server),
+            said(&server.reason)
         );
     }
     page.push_str("</body></html>\n");

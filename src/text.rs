@@ -1,0 +1,139 @@
+//! What a device or a file said, made fit to show. A device names itself, an hdc server
+//! lists what it likes, and an imported report holds any text: shown in a table, a report or
+//! on the terminal, it is one line (control characters written as escapes: `\n`, `\u{1b}`),
+//! bounded (cut with `…`), and padded by its characters — never by a format width, which has a
+//! ceiling of 65,535 and panics past it.
+
+use std::borrow::Cow;
+
+/// The most characters of a table cell.
+pub(crate) const CELL: usize = 64;
+
+/// The most characters of a sentence a device or a file said (an error, a path).
+pub(crate) const LINE: usize = 512;
+
+/// `text` on one line of at most `max` characters: every control character escaped, cut
+/// with `…` past the bound.
+pub(crate) fn one_line(text: &str, max: usize) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) && text.chars().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    // Escaped lazily: only as much of the text as is shown is ever looked at.
+    let mut escaped = text.chars().flat_map(|c| {
+        let piece: Vec<char> = if c.is_control() {
+            c.escape_default().collect()
+        } else {
+            vec![c]
+        };
+        piece
+    });
+    let mut shown: String = escaped.by_ref().take(max).collect();
+    if escaped.next().is_some() {
+        shown.pop();
+        shown.push('…');
+    }
+    Cow::Owned(shown)
+}
+
+/// `text` with every control character but newline and tab escaped: a multi-line text (a
+/// Markdown report, a terminal message) whose bytes never act as terminal or control codes.
+pub(crate) fn without_controls(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if unsafe_char(c) {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// `text` left-aligned in `width` characters (never cut; a wider text overflows).
+pub(crate) fn pad(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    let mut padded = String::with_capacity(text.len() + width.saturating_sub(count));
+    padded.push_str(text);
+    padded.extend(std::iter::repeat_n(' ', width.saturating_sub(count)));
+    padded
+}
+
+/// Rows of cells as aligned columns two spaces apart, each cell one line of at most [`CELL`]
+/// characters (the last, which nothing follows, of at most [`LINE`]); the trailing blanks of
+/// each row trimmed.
+pub(crate) fn columns<S: AsRef<str>>(rows: &[Vec<S>]) -> Vec<String> {
+    let shown: Vec<Vec<Cow<'_, str>>> = rows
+        .iter()
+        .map(|row| {
+            let last = row.len().saturating_sub(1);
+            row.iter()
+                .enumerate()
+                .map(|(i, c)| one_line(c.as_ref(), if i == last { LINE } else { CELL }))
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = (0..shown.iter().map(Vec::len).max().unwrap_or(0))
+        .map(|i| {
+            shown
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    shown
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(&widths)
+                .map(|(cell, width)| pad(cell, *width))
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_device_said_is_one_bounded_line() {
+        let rows: [(&str, usize, &str); 7] = [
+            ("FMR0223C13000649", 64, "FMR0223C13000649"),
+            ("EVIL\u{1b}]0;x\u{7}", 64, "EVIL\\u{1b}]0;x\\u{7}"),
+            ("two\nlines", 64, "two\\nlines"),
+            ("nul\0", 64, "nul\\u{0}"),
+            ("abcdef", 4, "abc…"),
+            ("abcd", 4, "abcd"),
+            ("ab\ncd", 5, "ab\\n…"),
+        ];
+        for (text, max, shown) in rows {
+            assert_eq!(one_line(text, max), shown, "{text:?}");
+            assert!(one_line(text, max).chars().count() <= max);
+        }
+        let long = "A".repeat(70_000);
+        assert_eq!(one_line(&long, CELL).chars().count(), CELL);
+    }
+
+    #[test]
+    fn columns_are_padded_by_characters_whatever_their_length() {
+        let long = "D".repeat(70_000);
+        let lines = columns(&[vec!["serial", "model"], vec![long.as_str(), "ALN-AL00"]]);
+        assert_eq!(lines[0].find("model"), Some(CELL + 2));
+        assert!(lines[1].ends_with("…  ALN-AL00"), "{}", lines[1]);
+        let last = columns(&[vec!["model", long.as_str()]]);
+        assert_eq!(last[0].chars().count(), "model  ".len() + LINE);
+        assert_eq!(pad("vp", 4), "vp  ");
+        assert_eq!(without_controls("a\tb\n\u{1b}[2J"), "a\tb\n\\u{1b}[2J");
+    }
+}
