@@ -170,6 +170,19 @@ pub(crate) struct Roster {
     pub(crate) unreachable: Vec<(String, DeviceError)>,
     /// At most this many devices at once.
     pub(crate) jobs: usize,
+    /// The jobs asked for, when the open-file limit allows fewer (and that limit).
+    pub(crate) capped: Option<Capped>,
+}
+
+/// Fewer devices at once than asked for: the host's open-file limit allows no more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Capped {
+    /// `--jobs` as given.
+    pub(crate) asked: usize,
+    /// What runs at once.
+    pub(crate) allowed: usize,
+    /// The open-file limit.
+    pub(crate) open_files: u64,
 }
 
 impl Roster {
@@ -305,12 +318,24 @@ async fn roster(
         }
     }
     settle_folders(members.iter_mut().chain(absent.iter_mut().map(|(m, _)| m)));
+    // As many at once as the open-file limit allows (raised to the hard limit at start): a
+    // device past it would fail with "Too many open files" instead of waiting its turn.
+    let wanted = jobs.min(members.len()).max(1);
+    let capped = crate::process::open_files()
+        .map(|open_files| (open_files, crate::process::jobs_within(open_files)))
+        .filter(|(_, allowed)| *allowed < wanted)
+        .map(|(open_files, allowed)| Capped {
+            asked: jobs,
+            allowed,
+            open_files,
+        });
     Ok(Roster {
         hdc: hdc.clone(),
         members,
         absent,
         unreachable,
-        jobs,
+        jobs: capped.map_or(jobs, |c| c.allowed),
+        capped,
     })
 }
 

@@ -283,6 +283,8 @@ pub(super) struct DeviceArgs {
     #[arg(long, requires = "replay", conflicts_with_all = ["serials", "devices", "servers"])]
     pub(super) realtime: bool,
     /// In a lab: devices audited at once (up to 256; a device's audit is mostly waiting on hdc).
+    /// Fewer when the host's open-file limit allows fewer (dwpipe raises it to the hard limit
+    /// first, and says when it runs fewer).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(super) jobs: u16,
 }

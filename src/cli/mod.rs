@@ -51,6 +51,8 @@ where
             let edge = Edge { hdc: cli.hdc };
             let command = cli.command;
             let result = if drives_children {
+                // Children hold pipes: as many open files as the host allows.
+                crate::process::raise_open_files();
                 command.execute(&edge)
             } else {
                 runtime::interruptible(move || command.execute(&edge))

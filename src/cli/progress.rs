@@ -10,6 +10,7 @@ use crate::audit::AuditEvent;
 use crate::diagnostic::chain;
 use crate::pipeline::{Event, Note};
 use crate::session::{self, Reporter};
+use crate::target::Capped;
 use crate::verify::VerifyReport;
 
 use super::print;
@@ -55,6 +56,7 @@ impl Reporter for SessionProgress {
                     self.note(&format!("hdc server {server}: {}", chain(error)));
                 }
             }
+            session::Event::Capped(capped) => self.note(&capped_note(capped)),
             _ if self.quiet => {}
             session::Event::DeviceStarted(serial) => self.note(&format!("{serial}: auditing…")),
             session::Event::DeviceEnded(serial, Ok(verdict)) => {
@@ -70,6 +72,15 @@ impl Reporter for SessionProgress {
             )),
         }
     }
+}
+
+/// Why a lab runs fewer devices at once than asked, and what to do about it.
+fn capped_note(capped: Capped) -> String {
+    format!(
+        "{} device(s) at once, not the {} asked for: this host allows {} open files per process \
+         (raise the hard limit, `ulimit -Hn`, for more)",
+        capped.allowed, capped.asked, capped.open_files
+    )
 }
 
 /// Moves an audit's bar on one event; `prefix` goes before the device's serial.
@@ -156,6 +167,9 @@ impl DeliverProgress {
                 for (server, error) in servers {
                     self.line(&format!("dwpipe: hdc server {server}: {}", chain(error)));
                 }
+            }
+            Event::Session(session::Event::Capped(capped)) => {
+                self.line(&format!("dwpipe: {}", capped_note(capped)));
             }
             Event::Session(session::Event::DeviceStarted(serial)) => {
                 self.bar.set_message(serial.to_owned());

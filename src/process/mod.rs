@@ -7,6 +7,7 @@
 mod bounded;
 mod cancel;
 mod join;
+mod limits;
 mod observe;
 mod runner;
 mod unix;
@@ -16,6 +17,7 @@ mod tests;
 
 pub use cancel::Cancel;
 pub(crate) use join::join_all;
+pub(crate) use limits::{jobs_within, open_files, raise_open_files};
 pub(crate) use observe::{Line, Pipe};
 pub use runner::{Completion, ProcessOutcome, SpawnError};
 pub use runner::{ProcessSpec, run};

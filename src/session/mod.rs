@@ -24,7 +24,7 @@ use crate::history::HistoryError;
 use crate::output::PublishError;
 use crate::process::Cancel;
 use crate::schema::{Arm, Restored};
-use crate::target::Opened;
+use crate::target::{Capped, Opened};
 
 pub(crate) use ab::{AbError, AbSession};
 pub(crate) use lab::SeatError;
@@ -39,6 +39,8 @@ pub(crate) enum Event<'a> {
     Audit(AuditEvent),
     /// hdc servers of the lab did not answer (their devices are in no column).
     Unreachable(&'a [(String, DeviceError)]),
+    /// The lab runs fewer devices at once than asked: the open-file limit allows no more.
+    Capped(Capped),
     /// A lab's device began.
     DeviceStarted(&'a str),
     /// A lab's device ended: its verdict, or why it has none.
@@ -203,6 +205,9 @@ pub(crate) async fn run(
         }
         (Opened::Lab(roster), mode) => {
             reporter.event(Event::Unreachable(&roster.unreachable));
+            if let Some(capped) = roster.capped {
+                reporter.event(Event::Capped(capped));
+            }
             if roster.members.is_empty() && roster.absent.is_empty() {
                 return Err(SessionError::NoDevices);
             }

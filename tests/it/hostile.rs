@@ -308,6 +308,17 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(3), "a result that cannot be written");
+    // Help, the version and a completion script that cannot be written are failures too.
+    for args in [&["completions", "bash"][..], &["--help"], &["--version"]] {
+        let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args(args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
     // `dwpipe audit --json | head -c1`: the reader goes away; the verdict is still the exit.
     let replay = repo("device-fixtures/notes-pass");
     let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))

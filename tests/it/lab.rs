@@ -409,3 +409,45 @@ fn a_server_that_does_not_answer_is_in_every_lab_format() {
         "{junit}"
     );
 }
+
+/// At an open-file limit of 256 (macOS's default), a lab of 256 devices at `--jobs 256` loses
+/// no device to "Too many open files": dwpipe runs as many at once as the limit allows and
+/// says so (before, 49 of these 256 ended in `error`).
+#[test]
+fn a_lab_of_256_devices_under_256_open_files_audits_every_device() {
+    let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("device-fixtures/regress-base")
+        .display()
+        .to_string();
+    let captures: Vec<String> = (0..256).map(|i| format!("{capture}@LAB{i:03}")).collect();
+    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
+    let playbooks = no_sleeps(dir.path());
+    let output = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 256 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_dwpipe"))
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+        ])
+        .args(["--devices", "all", "--jobs", "256", "--runs", "1"])
+        .args(["--playbooks", &playbooks, "--out", "lab"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("at once, not the 256 asked for"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Too many open files"), "{stderr}");
+    let lab: Value =
+        serde_json::from_slice(&fs::read(dir.path().join("lab/lab.json")).unwrap()).unwrap();
+    let devices = lab["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 256);
+    assert!(devices.iter().all(|d| d["verdict"] == "pass"), "{lab}");
+}
