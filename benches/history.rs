@@ -1,7 +1,9 @@
-//! The history over 10,000 recorded audits: `dwpipe history import` of 10,000 reports (100
-//! devices' worth of nightly runs, one criterion with 10 runs each), then the series listed
-//! (`history --json`), then `history --changes` over it (E-Divisive, 100 permutations per
-//! tested split). Each as the binary a lab runs.
+//! The history over 20,000 recorded audits of one criterion on one device model (55 years of
+//! nightly runs, or a lab's busy year): `dwpipe history import` of the 20,000 reports (10 runs
+//! each), the series listed (`history --json`), then `history --changes` over it (E-Divisive,
+//! 100 permutations per tested split) in a window of the latest 1,000 and over all
+//! 20,000 (`--window all`). The series steps up by 70 ms at audit 10,000 and again at 19,500.
+//! Each as the binary a lab runs.
 //!
 //! `cargo bench --bench history`
 
@@ -9,9 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const AUDITS: usize = 10_000;
-/// Device models the audits are spread over: each criterion's series is one model's.
-const MODELS: usize = 10;
+const AUDITS: usize = 20_000;
 const REPEATS: usize = 3;
 
 fn main() {
@@ -46,22 +46,34 @@ fn main() {
     let template: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("seed/audit-1.json")).unwrap())
             .unwrap();
-    // 10,000 audits of 10 models; every model's series steps up by 70 ms halfway.
+    // 20,000 audits of one model: 700 ms, 770 ms from audit 10,000, 840 ms from 19,500.
     for i in 0..AUDITS {
-        let (model, nth) = (i % MODELS, i / MODELS);
         let mut report = template.clone();
-        let base = if nth >= AUDITS / MODELS / 2 {
-            770.0
-        } else {
-            700.0
+        let base = match i {
+            0..10_000 => 700.0,
+            10_000..19_500 => 770.0,
+            _ => 840.0,
         };
         let m = &mut report["checks"][0]["measurements"][0];
         m["value"] = serde_json::json!(base + (i % 13) as f64 + i as f64 / 1e6);
         for (r, reading) in m["runs"].as_array_mut().unwrap().iter_mut().enumerate() {
             reading["value"] = serde_json::json!(base + ((i + r) % 13) as f64);
         }
-        report["device"]["model"] = serde_json::json!(format!("MODEL-{model}"));
+        // Each its own run: an audit an hour.
+        let (day, hour) = (i / 24, i % 24);
+        report["started"] = serde_json::json!(format!(
+            "{:04}-{:02}-{:02}T{hour:02}:00:00Z",
+            2000 + day / 336,
+            1 + day % 336 / 28,
+            1 + day % 28
+        ));
         report["lock"] = serde_json::json!("../../pack.lock.json");
+        // A report of format 3 (before audits kept their source record and lock): its folder
+        // here holds the report alone.
+        report["format-version"] = serde_json::json!(3);
+        let inputs = report["inputs"].as_object_mut().unwrap();
+        inputs.remove("source");
+        inputs.remove("lock");
         let folder = dir.join(format!("runs/{i:05}"));
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("audit-1.json"), report.to_string()).unwrap();
@@ -90,20 +102,49 @@ fn main() {
         );
     };
     time(
-        "history import of 10,000 audits",
+        "history import of 20,000 audits",
         &["history", "--history", "h.sqlite", "import", "runs"],
         true,
     );
     time(
-        "history --json over 10,000 audits",
+        "history --json over 20,000 audits",
         &["history", "--history", "h.sqlite", "--json"],
         false,
     );
     time(
-        "history --changes over 10 series of 1,000",
-        &["history", "--history", "h.sqlite", "--changes", "--json"],
+        "history --changes --window 1000, the latest 1,000 of 20,000",
+        &["history", "--history", "h.sqlite", "--changes", "--window", "1000", "--json"],
         false,
     );
-    let (_, bytes) = run(&["history", "--history", "h.sqlite", "--changes", "--json"]);
-    assert!(bytes > 0);
+    time(
+        "history --changes --window all, 20,000",
+        &[
+            "history",
+            "--history",
+            "h.sqlite",
+            "--changes",
+            "--window",
+            "all",
+            "--json",
+        ],
+        false,
+    );
+    // What was found: the latest step in the window of 1,000, both over all of it.
+    for (args, steps) in [(&["--window", "1000"][..], 1), (&["--window", "all"][..], 2)] {
+        let mut all = vec!["history", "--history", "h.sqlite", "--changes", "--json"];
+        all.extend_from_slice(args);
+        let output = Command::new(bin)
+            .args(&all)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let found: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let changes = found["changes"].as_array().unwrap();
+        println!(
+            "  {args:?}: {} change point(s), series {}",
+            changes.len(),
+            found["series"]
+        );
+        assert!(changes.len() >= steps, "{found}");
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::device::Server;
+use crate::history::Window;
 use crate::input::parse_duration;
 use crate::target::{Pick, Target};
 
@@ -52,8 +53,9 @@ pub(super) struct Json {
 /// How the probes are measured, on the commands that audit.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(super) struct Measuring {
-    /// A folder of playbooks overriding the embedded ones by file name.
-    #[arg(long, value_name = "DIR")]
+    /// A folder of playbooks overriding the embedded ones by file name (a lab host may set
+    /// $DWPIPE_PLAYBOOKS for every run).
+    #[arg(long, value_name = "DIR", env = "DWPIPE_PLAYBOOKS")]
     pub(super) playbooks: Option<PathBuf>,
     /// A replay that leaves recorded exchanges unserved fails the audit (else a warning).
     #[arg(long)]
@@ -574,6 +576,10 @@ pub(super) struct HistoryArgs {
     /// Where each criterion's series shifted, instead of the series.
     #[arg(long)]
     pub(super) changes: bool,
+    /// With --changes: the latest N audits of each series are searched (default 5000), or
+    /// `all` of them; the output says what was searched.
+    #[arg(long, value_name = "N|all", requires = "changes", value_parser = parse_window)]
+    pub(super) window: Option<Window>,
     /// Print JSON on stdout.
     #[arg(long, global = true)]
     pub(super) json: bool,
@@ -589,6 +595,19 @@ pub(super) enum HistoryCommand {
         #[arg(value_name = "RUN", required = true)]
         runs: Vec<PathBuf>,
     },
+}
+
+/// `--window`: a count of audits (at least 4, the fewest a split needs) or `all`.
+fn parse_window(text: &str) -> Result<Window, String> {
+    if text == "all" {
+        return Ok(Window::All);
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n >= 4 => Ok(Window::Last(n)),
+        _ => Err(format!(
+            "`{text}` is not a window: a number of audits (at least 4) or `all`"
+        )),
+    }
 }
 
 /// `YYYY-MM-DD`, a real day.

@@ -2,8 +2,8 @@
 //! criterion's series shifted (`--changes`), and `history import` of runs made elsewhere.
 
 use crate::diagnostic::Diagnostic;
-use crate::history::{Filter, History, Recorder, shifts};
-use crate::schema::{Point, SeriesOutput, Shift, ShiftsOutput};
+use crate::history::{Filter, History, Recorder, Window, shifts};
+use crate::schema::{Point, Searched, SeriesOutput, Shift, ShiftsOutput};
 use crate::text::{CELL, LINE, one_line};
 
 use super::args::{HistoryArgs, HistoryCommand};
@@ -81,14 +81,20 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
     };
     let points = history.series(&filter)?;
     if args.changes {
-        let shifts = shifts(&points);
+        let window = args.window.unwrap_or(Window::DEFAULT);
+        let (shifts, searched) = shifts(&points, window);
         if args.json {
             print::json(&ShiftsOutput {
                 format_version: crate::format::HISTORY,
                 changes: &shifts,
+                window: match window {
+                    Window::Last(n) => Some(n),
+                    Window::All => None,
+                },
+                series: &searched,
             });
         } else {
-            print_shifts(&shifts, &points);
+            print_shifts(&shifts, &searched, window);
         }
     } else if args.json {
         print::json(&SeriesOutput {
@@ -142,7 +148,8 @@ fn print_points(points: &[Point]) {
     print::out(&format!("{} measurement(s)", points.len()));
 }
 
-fn print_shifts(shifts: &[Shift], points: &[Point]) {
+/// The change points, then what was searched: the window, and the series it cut short.
+fn print_shifts(shifts: &[Shift], searched: &[Searched], window: Window) {
     for s in shifts {
         let unit = one_line(s.unit.as_deref().unwrap_or(""), CELL);
         print::out(&format!(
@@ -159,9 +166,31 @@ fn print_shifts(shifts: &[Shift], points: &[Point]) {
             s.p
         ));
     }
+    let measured: usize = searched.iter().map(|s| s.searched).sum();
+    let scope = match window {
+        Window::Last(n) => format!("the latest {n} audits of each series"),
+        Window::All => "every audit of each series".to_owned(),
+    };
     print::out(&format!(
-        "{} change point(s) in {} measurement(s) (E-Divisive with means, p ≤ 0.05, 100 permutations)",
+        "{} change point(s) in {measured} measurement(s) of {} series, {scope} (E-Divisive with means, p ≤ 0.05, 100 permutations)",
         shifts.len(),
-        points.len()
+        searched.len(),
     ));
+    let cut: Vec<&Searched> = searched.iter().filter(|s| s.searched < s.audits).collect();
+    for s in &cut {
+        print::out(&format!(
+            "  {} on {}: searched the latest {} of {} audits, since {}",
+            one_line(&s.criterion, CELL),
+            one_line(
+                s.device_model.as_deref().unwrap_or("an unknown model"),
+                CELL
+            ),
+            s.searched,
+            s.audits,
+            one_line(s.since.as_deref().unwrap_or("-"), CELL),
+        ));
+    }
+    if !cut.is_empty() {
+        print::out("  (--window N searches more of each series, --window all every audit)");
+    }
 }

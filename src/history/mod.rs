@@ -19,7 +19,7 @@ use crate::diagnostic::{Diagnostic, chain};
 use crate::schema::{AuditReport, Comparison, Point};
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub(crate) use changes::shifts;
+pub(crate) use changes::{Window, shifts};
 pub(crate) use facts::build_facts;
 pub(crate) use record::{RecordError, Recorder, app_of};
 pub(crate) use schema::SCHEMA;

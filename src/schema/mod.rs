@@ -26,7 +26,7 @@ pub(crate) use lab::{
 };
 pub(crate) use printed::{
     AbOutput, DiagnosticsOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing,
-    RunsOutput, SeriesOutput, Shift, ShiftsOutput,
+    RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };
 
 /// A report's identity beyond its file's bytes: its content as dwpipe reads it back (the

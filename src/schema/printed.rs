@@ -159,6 +159,26 @@ pub(crate) struct ShiftsOutput<'a> {
     pub(crate) format_version: u32,
     /// The shifts.
     pub(crate) changes: &'a [Shift],
+    /// The latest audits of each series searched at most (`null`: every audit).
+    pub(crate) window: Option<usize>,
+    /// What was searched of each series.
+    pub(crate) series: &'a [Searched],
+}
+
+/// What `history --changes` searched of one series.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Searched {
+    /// The criterion.
+    pub(crate) criterion: String,
+    /// The device model of the series.
+    pub(crate) device_model: Option<String>,
+    /// Its audits in the history (within the query's filters).
+    pub(crate) audits: usize,
+    /// The latest of them searched.
+    pub(crate) searched: usize,
+    /// When the first audit searched was recorded.
+    pub(crate) since: Option<String>,
 }
 
 /// What `dwpipe history import` recorded (its `--json`).

@@ -135,6 +135,33 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
         "{found}"
     );
     assert!(changes[0]["p"].as_f64().unwrap() <= 0.05);
+    assert_eq!(found["window"], 5000, "{found}");
+    assert_eq!(found["series"][0]["searched"], 20, "{found}");
+    // A narrower window searches the latest audits only, and says so.
+    let narrow = history_json(dir.path(), &["--changes", "--window", "12"]);
+    assert_eq!(narrow["series"][0]["audits"], 20, "{narrow}");
+    assert_eq!(narrow["series"][0]["searched"], 12, "{narrow}");
+    assert_eq!(narrow["changes"].as_array().unwrap().len(), 1, "{narrow}");
+    let stdout = Test::new(dir.path())
+        .args([
+            "history",
+            "--history",
+            "h.sqlite",
+            "--changes",
+            "--window",
+            "12",
+        ])
+        .run()
+        .stdout;
+    assert!(
+        stdout.contains("the latest 12 audits of each series")
+            && stdout.contains("searched the latest 12 of 20 audits, since 2026-01-01T09:00:00Z"),
+        "{stdout}"
+    );
+    Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "--window", "3"])
+        .status(2)
+        .run();
 
     // The last passing audit on a device is the baseline; the candidate is not its own.
     let (code, stdout, stderr) = dwpipe(

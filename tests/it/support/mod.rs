@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub(crate) mod ci;
 pub(crate) mod delivery;
 
 use std::fs;
