@@ -113,7 +113,15 @@ fn main() {
     );
     time(
         "history --changes --window 1000, the latest 1,000 of 20,000",
-        &["history", "--history", "h.sqlite", "--changes", "--window", "1000", "--json"],
+        &[
+            "history",
+            "--history",
+            "h.sqlite",
+            "--changes",
+            "--window",
+            "1000",
+            "--json",
+        ],
         false,
     );
     time(
@@ -130,7 +138,10 @@ fn main() {
         false,
     );
     // What was found: the latest step in the window of 1,000, both over all of it.
-    for (args, steps) in [(&["--window", "1000"][..], 1), (&["--window", "all"][..], 2)] {
+    for (args, steps) in [
+        (&["--window", "1000"][..], 1),
+        (&["--window", "all"][..], 2),
+    ] {
         let mut all = vec!["history", "--history", "h.sqlite", "--changes", "--json"];
         all.extend_from_slice(args);
         let output = Command::new(bin)

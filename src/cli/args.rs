@@ -700,10 +700,16 @@ Evidence is read only from inside the report's folder: a symlink or a path that 
 refused. Without --pack the check is unanchored: the report is held to the lock it names itself, \
 whose hash is printed; pass --pack with the lock you trust.
 
+A comparison (compare.json) is verified through both audits it names and recomputed from them. \
+It is bound to what it compared (since its format 2): the SHA-256 of the lock it was judged by \
+(with --pack, that lock must be the one given) and of each audit report's bytes; each audit is \
+held to the lock it recorded, so a baseline measured under last release's pack still verifies. \
+A format-1 comparison has neither binding, and says so (UNBOUND).
+
 Exit 0 when the report is exactly its rebuild, 1 on any difference, 2 when the report or the lock \
 cannot be read.")]
 pub(super) struct VerifyEvidenceArgs {
-    /// The audit report (audit-<n>.json written by `dwpipe audit`).
+    /// The audit report (audit-<n>.json written by `dwpipe audit`), or a comparison (compare.json).
     pub(super) report: PathBuf,
     /// The lock to hold the report to (default: the lock the report names, unanchored).
     #[arg(long = "pack", value_name = "LOCK")]
