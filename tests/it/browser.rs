@@ -77,11 +77,17 @@ fn the_html_report_renders_in_chromium() {
         "budget 16.67 ms",
         ">58</text>",
         "What failed",
-        "href=\"../spec.md\"",
+        "href=\"evidence/FMR0223C13000649/spec.md\"",
         "href=\"evidence/FMR0223C13000649/1/cold-start/trace.ftrace\"",
     ] {
         assert!(dom.contains(drawn), "{drawn} is on the page");
     }
+    // The spec it links is the copy the audit folder keeps.
+    assert!(
+        dir.path()
+            .join("out/evidence/FMR0223C13000649/spec.md")
+            .is_file()
+    );
     for fetch in ["src=\"http", "href=\"http", "url(http", "<script", "<link"] {
         assert!(
             !dom.contains(fetch),
