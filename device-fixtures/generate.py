@@ -207,7 +207,9 @@ Focus window: 13
 total window num: 3
 """
 
-# `hidumper -s WindowManagerService -a '-w 13'`: the app's window, drawn and visible.
+# `hidumper -s WindowManagerService -a '-w 13'` as SceneBoard prints it (the Mate 60 Pro is a
+# SceneBoard phone: `IsStartingWindow: -`, a constant first-frame flag, `IsVisible`), the
+# app's window shown (scene_session_manager.cpp, GetSpecifiedSessionDumpInfo).
 WMS_W13 = """----------------------------------WindowManagerService----------------------------------
 WindowName: notes0
 DisplayId: 0
@@ -217,11 +219,14 @@ Type: 1
 Mode: 1
 Flag: 0
 Orientation: 0
-IsStartingWindow: false
+IsStartingWindow: -
 FirstFrameCallbackCalled: 1
-VisibilityState: 0
+IsVisible: true
 Focusable: true
+DecoStatus: true
+isPrivacyMode: false
 WindowRect: [ 0, 0, 1260, 2720 ]
+TouchHotAreas: 
 """
 
 def session_hashes():
@@ -252,6 +257,12 @@ class Capture:
             self.lines.append(f"    status: {status}")
         if fault:
             self.lines.append(f"    fault: {fault}")
+    def rm(self, remote):
+        """A device file removed before the step that writes it (an earlier run's is never pulled)."""
+        self.shell(f"rm -f {remote}")
+    def clock(self, seconds):
+        """The device's uptime just before a trace begins: the trace pulled must end after it."""
+        self.shell("cat /proc/uptime", f"{seconds:.2f} {seconds * 7:.2f}\n")
     def visit(self, label):
         """Where a visit of the audit begins: its run and session (or `flow NAME`)."""
         self.lines.append(f"  - visit: {label}")
@@ -285,25 +296,32 @@ class Capture:
         self.lines += [f"  - pull: {remote}", f"    file: files/{name}", f"    sha256: {digest}"]
     def dump(self, run, step, data):
         remote = f"/data/local/tmp/dwpipe-flow-{run}-{step:02}.json"
+        self.rm(remote)
         self.shell(f"uitest dumpLayout -p {remote}", f"DumpLayout saved to:{remote}\n")
         self.pull(remote, f"flow-{run}-{step:02}.json", data.encode())
     def step_screen(self, run, step, png, name):
         remote = f"/data/local/tmp/dwpipe-step-{run}-{step:02}.png"
+        self.rm(remote)
         self.shell(f"uitest screenCap -p {remote}", f"ScreenCap saved to {remote}\n")
         self.pull(remote, name, png)
     def ui_session(self, run, layout_json, png, name):
+        """The ui session after a flow: its steps only, what they pull removed first."""
+        self.rm(f"/data/local/tmp/dwpipe-layout-{run}.json")
         self.shell(f"uitest dumpLayout -p /data/local/tmp/dwpipe-layout-{run}.json", f"DumpLayout saved to:/data/local/tmp/dwpipe-layout-{run}.json\n")
         self.pull(f"/data/local/tmp/dwpipe-layout-{run}.json", f"layout-{run}-{name}.json", layout_json.encode())
+        self.rm(f"/data/local/tmp/dwpipe-{run}-screen.png")
         self.shell(f"uitest screenCap -p /data/local/tmp/dwpipe-{run}-screen.png", f"ScreenCap saved to /data/local/tmp/dwpipe-{run}-screen.png\n")
         self.pull(f"/data/local/tmp/dwpipe-{run}-screen.png", f"screen-{run}-{name}.png", png)
     def finish(self):
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
-            f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\n")
+            f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
 
 def cold_session(c, run, trace):
+    c.rm(f"/data/local/tmp/dwpipe-cold-{run}.ftrace")
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
+    c.clock(9.5)  # the cold start's trace begins at 10 s of uptime
     c.shell("hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
     c.sleep(3000)  # fixed: inside the trace
@@ -322,6 +340,8 @@ def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000
     """Step 2, `click id:note_item_1` named open, traced for perf.response."""
     c.dump(run, 2, list_json)
     x, y = centre(item_rect(1, gap_vp))
+    c.rm(f"/data/local/tmp/dwpipe-step-{run}-02.ftrace")
+    c.clock(19.5)  # the tap's trace begins at 19.92 s of uptime
     c.shell(TRACE_BEGIN)
     c.shell(f"uitest uiInput click {x} {y}")
     c.sleep(settle_ms)  # a traced step settles for its timeout, a fixed wait
@@ -346,6 +366,18 @@ def open_note_flow(c, run, gap_vp, title_colour, complete_ms):
     if run == 1:
         c.ui_session(run, editor(toast=True), toasted, "editor-toast")
 
+def scroll_session(c, run, trace):
+    """The scroll session: swipes down the middle of the 1260x2720 display, a quarter of its
+    height from each edge."""
+    c.rm(f"/data/local/tmp/dwpipe-scroll-{run}.ftrace")
+    c.start()
+    c.clock(0.5)  # the scroll's trace begins at 0.99 s of uptime
+    c.shell("hitrace -b 65536 graphic ace app --trace_begin")
+    c.shell("uitest uiInput swipe 630 2040 630 680 600")
+    c.shell("uitest uiInput swipe 630 680 630 2040 600")
+    c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-{run}.ftrace")
+    c.pull(f"/data/local/tmp/dwpipe-scroll-{run}.ftrace", f"scroll-{run}.ftrace", trace.encode())
+
 def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, failing_test, cut_trace=False, with_app=True, no_screenshot=False, flows=True):
     c = Capture(name, comment)
     trace1 = cold_trace(cold_ms[0])
@@ -356,16 +388,13 @@ def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, f
     c.visit("1 hypium")
     c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000", hypium(failing_test))
     c.visit("1 scroll")
-    c.start()
-    c.shell("hitrace -b 65536 graphic ace app --trace_begin")
-    c.shell("uitest uiInput swipe 600 2000 600 600 600")
-    c.shell("uitest uiInput swipe 600 600 600 2000 600")
-    c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-1.ftrace")
-    c.pull("/data/local/tmp/dwpipe-scroll-1.ftrace", "scroll-1.ftrace", scroll_trace(intervals).encode())
+    scroll_session(c, 1, scroll_trace(intervals))
     c.visit("1 ui")
+    c.rm("/data/local/tmp/dwpipe-layout-1.json")
     c.start()
     c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
     c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(gap_vp, small_icon, with_app).encode())
+    c.rm("/data/local/tmp/dwpipe-1-screen.png")
     c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
     if no_screenshot:
         c.lines += ["  - pull: /data/local/tmp/dwpipe-1-screen.png", "    reply: \"[Fail]Error opening file: no such file or directory, path:/data/local/tmp/dwpipe-1-screen.png\\r\\n\"", "    fault: hdc-reply"]
@@ -449,6 +478,8 @@ def build_scroll(name, comment, intervals_ms):
     c.shell("hidumper -s RenderService -a 'UniRender fps'", rs_fps("UniRender", idle))
     c.dump(1, 2, layout(12, False))
     # swipe up 300 vp (975 px) through the centre of note_list [0,380][1260,2400]
+    c.rm("/data/local/tmp/dwpipe-step-1-02.ftrace")
+    c.clock(0.5)
     c.shell(TRACE_BEGIN)
     c.shell("uitest uiInput swipe 630 1877 630 903 600")
     c.sleep(100)
@@ -545,13 +576,8 @@ def build_jank(name, comment, long_frames_ms):
     c = Capture(name, comment)
     for run, long_ms in enumerate(long_frames_ms, start=1):
         c.visit(f"{run} scroll")
-        c.start()
-        c.shell("hitrace -b 65536 graphic ace app --trace_begin")
-        c.shell("uitest uiInput swipe 600 2000 600 600 600")
-        c.shell("uitest uiInput swipe 600 600 600 2000 600")
-        c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-scroll-{run}.ftrace")
         intervals = [16_667] * 30 + [round(long_ms * 1000)] + [16_667] * 29
-        c.pull(f"/data/local/tmp/dwpipe-scroll-{run}.ftrace", f"scroll-{run}.ftrace", scroll_trace(intervals).encode())
+        scroll_session(c, run, scroll_trace(intervals))
     c.finish()
 
 def normal_ms(seed, mean, sd, n):
@@ -587,7 +613,7 @@ def build_ab_device(name, serial, baseline, candidate):
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
     with open(os.path.join(root, "device.yaml"), "w") as f:
-        f.write(f"# A HUAWEI Mate 60 Pro with two builds of the notes app to switch between.\nserial: {serial}\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\n")
+        f.write(f"# A HUAWEI Mate 60 Pro with two builds of the notes app to switch between.\nserial: {serial}\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
     with open(os.path.join(root, "apps.yaml"), "w") as f:
         f.write(f"""# The notes app's last release and its candidate, each answered by its own capture.
 format-version: 1

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::device::{Device, DeviceError};
+use crate::device::{Device, DeviceError, judge};
 use crate::diagnostic::chain;
 use crate::input::hash_file;
 use crate::playbook::Values;
@@ -51,6 +51,42 @@ pub(super) async fn pull(
     files.insert(save.to_owned(), path);
     Ok(())
 }
+
+/// Removes the device file `template` names before the step that writes it (`rm -f`).
+pub(super) async fn remove_remote(
+    device: &impl Device,
+    values: &Values,
+    template: &str,
+) -> Result<(), StepFailure> {
+    let fail = |reason: String| StepFailure::Step { reason };
+    let remote = values
+        .remote_path(template)
+        .map_err(|e| fail(e.to_string()))?;
+    let command = values
+        .command(&format!("rm -f {}", remote.as_str()))
+        .map_err(|e| fail(e.to_string()))?;
+    let reply = device.shell(&command).await.map_err(device_or_step)?;
+    judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))
+}
+
+/// Keeps the device's uptime (`/proc/uptime`, the boot clock hitrace stamps events with) as
+/// `name`, just before a trace begins: the trace pulled later must end after it.
+pub(super) async fn keep_clock(
+    device: &impl Device,
+    values: &Values,
+    dir: &Path,
+    files: &mut Files,
+    name: &str,
+) -> Result<(), StepFailure> {
+    let fail = |reason: String| StepFailure::Step { reason };
+    let command = values.command(UPTIME).map_err(|e| fail(e.to_string()))?;
+    let reply = device.shell(&command).await.map_err(device_or_step)?;
+    judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))?;
+    keep_file(dir, files, name, reply.output.as_bytes()).map_err(|e| fail(chain(&e)))
+}
+
+/// Seconds since boot, and idle seconds.
+const UPTIME: &str = "cat /proc/uptime";
 
 /// Device-level failures stop the audit; a command that failed on a healthy device only
 /// leaves its criteria unverified.

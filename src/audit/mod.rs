@@ -10,6 +10,7 @@ mod evidence;
 mod extract;
 mod figures;
 mod flow;
+mod gesture;
 mod inputs;
 mod keep;
 mod measure;

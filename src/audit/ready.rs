@@ -6,8 +6,17 @@
 //!
 //! Ready means: `pidof` names the app's process; the window manager's focused window
 //! (`Focus window: <id>` of `hidumper -s WindowManagerService -a -a`) is a foreground window
-//! of that process; and its details (`-w <id>`) say its first frame was drawn
-//! (`FirstFrameCallbackCalled: 1`) and it is visible (`VisibilityState: 0`).
+//! of that process; and its details (`-w <id>`) say it is shown, by the signal its window
+//! manager really keeps:
+//!
+//! - the legacy window manager (`IsStartingWindow: true|false`; OpenHarmony 3.2–4.1 and
+//!   builds without SceneBoard) prints the window node's own first-frame flag: drawn is
+//!   `FirstFrameCallbackCalled: 1` and `VisibilityState: 0` (3.2 prints no visibility state);
+//! - SceneBoard (`IsStartingWindow: -`; OpenHarmony 4.0 on, every HarmonyOS NEXT phone)
+//!   prints `FirstFrameCallbackCalled: 1` from a constant, so it is never read: ready is the
+//!   session's visibility (`isRSVisible`, RenderService's, where printed, else `IsVisible`).
+//!
+//! The file the poll keeps names the signal it went on.
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,8 +34,8 @@ const EVERY: Duration = Duration::from_millis(200);
 
 /// What one look at the device found.
 enum Look {
-    /// The app's window is focused and drawn.
-    Ready { window: u64 },
+    /// The app's window is focused and shown, by `signal`.
+    Ready { window: u64, signal: Signal },
     /// Not yet, and why.
     NotYet(String),
 }
@@ -49,11 +58,13 @@ pub(super) async fn window(
         let look = look(device, values).await?;
         let spent = device.clock().saturating_sub(started);
         match look {
-            Look::Ready { window } => {
+            Look::Ready { window, signal } => {
                 break format!(
-                    "ready: window {window} focused and drawn after {} ms ({looks} looks; the ceiling is {} ms)\n",
+                    "ready: window {window} focused and {} after {} ms ({looks} looks; the ceiling is {} ms)\nsignal: {}\n",
+                    signal.state(),
                     spent.as_millis(),
-                    within.as_millis()
+                    within.as_millis(),
+                    signal.source()
                 );
             }
             Look::NotYet(why) if spent >= within => {
@@ -111,23 +122,88 @@ async fn look(device: &impl Device, values: &mut Values) -> Result<Look, StepFai
         "hidumper -s WindowManagerService -a '-w {window}'",
     )
     .await?;
+    Ok(match shown(&detail) {
+        Ok(signal) => Look::Ready {
+            window: focus,
+            signal,
+        },
+        Err(why) => Look::NotYet(format!("window {focus} {why}")),
+    })
+}
+
+/// The signal a window was found shown by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Signal {
+    /// The legacy window manager's first-frame flag of the window node.
+    FirstFrame,
+    /// SceneBoard: RenderService's visibility of the session (`isRSVisible`).
+    RenderVisible,
+    /// SceneBoard: the session's visibility (`IsVisible`).
+    SessionVisible,
+}
+
+impl Signal {
+    /// What the window was found to be.
+    fn state(self) -> &'static str {
+        match self {
+            Signal::FirstFrame => "drawn",
+            Signal::RenderVisible | Signal::SessionVisible => "visible",
+        }
+    }
+
+    /// Which field, of which window manager, said so.
+    fn source(self) -> &'static str {
+        match self {
+            Signal::FirstFrame => {
+                "legacy window manager: FirstFrameCallbackCalled 1 (the window node's own first frame), VisibilityState 0"
+            }
+            Signal::RenderVisible => {
+                "SceneBoard: isRSVisible (RenderService sees the window); its FirstFrameCallbackCalled is a constant and was not read"
+            }
+            Signal::SessionVisible => {
+                "SceneBoard: IsVisible (the session is shown); its FirstFrameCallbackCalled is a constant and was not read"
+            }
+        }
+    }
+}
+
+/// Whether a window's details (`hidumper -s WindowManagerService -a '-w <id>'`) say it is
+/// shown, and by which signal; else why not.
+fn shown(detail: &str) -> Result<Signal, String> {
     let field = |name: &str| {
         detail
             .lines()
             .find_map(|l| l.trim().strip_prefix(name))
             .map(str::trim)
     };
+    let yes = |value: Option<&str>| matches!(value, Some("1" | "true"));
+    let scene_board = match field("IsStartingWindow:") {
+        Some("true" | "false") => false,
+        Some(_) => true,
+        None => field("isRSVisible:").is_some(),
+    };
+    if scene_board {
+        return match field("isRSVisible:") {
+            Some(value) if yes(Some(value)) => Ok(Signal::RenderVisible),
+            Some(value) => Err(format!(
+                "is not visible to RenderService (isRSVisible {value})"
+            )),
+            None if yes(field("IsVisible:")) => Ok(Signal::SessionVisible),
+            None => Err("is not visible (IsVisible false)".to_owned()),
+        };
+    }
     match (
         field("FirstFrameCallbackCalled:"),
         field("VisibilityState:"),
     ) {
-        (Some("1"), Some("0") | None) => Ok(Look::Ready { window: focus }),
-        (Some("1"), Some(state)) => Ok(Look::NotYet(format!(
-            "window {focus} is drawn but not visible (VisibilityState {state})"
-        ))),
-        _ => Ok(Look::NotYet(format!(
-            "window {focus} has not drawn its first frame"
-        ))),
+        (Some("1"), Some("0")) => Ok(Signal::FirstFrame),
+        // 3.2 prints no visibility state: its `IsVisible`, when printed, stands for it.
+        (Some("1"), None) if field("IsVisible:") != Some("false") => Ok(Signal::FirstFrame),
+        (Some("1"), Some(state)) => Err(format!(
+            "is drawn but not visible (VisibilityState {state})"
+        )),
+        (Some("1"), None) => Err("is drawn but not visible (IsVisible false)".to_owned()),
+        _ => Err("has not drawn its first frame".to_owned()),
     }
 }
 
@@ -232,6 +308,55 @@ mod tests {
         assert!(result.is_ok(), "the poll itself never fails the session");
         let said = std::fs::read_to_string(&files["ready.txt"]).unwrap();
         (said, device.clock(), device.served() == count)
+    }
+
+    /// `-w <id>` as the legacy window manager prints it (`wmserver/src/window_dumper.cpp`).
+    fn legacy(first_frame: u8, visibility: Option<u8>) -> String {
+        let visibility = visibility.map_or_else(String::new, |v| format!("VisibilityState: {v}\n"));
+        format!(
+            "WindowName: note0\nDisplayId: 0\nWinId: 13\nPid: 4242\nType: 1\nMode: 1\nFlag: 0\nOrientation: 0\nIsStartingWindow: false\nFirstFrameCallbackCalled: {first_frame}\n{visibility}IsVisible: true\nFocusable: true\nDecoStatus: false\nisPrivacyMode: false\nWindowRect: [ 0, 0, 720, 1280 ]\nTouchHotAreas: [ 0, 0, 720, 1280 ]\n"
+        )
+    }
+
+    /// `-w <id>` as SceneBoard prints it (`scene_session_manager.cpp`,
+    /// `GetSpecifiedSessionDumpInfo`: `IsStartingWindow: -`, the first-frame flag a constant
+    /// 1), with RenderService's visibility where newer builds print it.
+    fn scene_board(visible: bool, rs_visible: Option<bool>) -> String {
+        let rs = rs_visible.map_or_else(String::new, |v| format!("isRSVisible: {}\n", u8::from(v)));
+        format!(
+            "WindowName: note0\nDisplayId: 0\nWinId: 13\nPid: 4242\nType: 1\nMode: 1\nFlag: 0\nOrientation: 0\nIsStartingWindow: -\nFirstFrameCallbackCalled: 1\nIsVisible: {visible}\n{rs}Focusable: true\nDecoStatus: true\nisPrivacyMode: false\nWindowRect: [ 0, 0, 1260, 2720 ]\nTouchHotAreas: \n"
+        )
+    }
+
+    #[test]
+    fn shown_is_read_from_the_signal_each_window_manager_really_keeps() {
+        use Signal::{FirstFrame, RenderVisible, SessionVisible};
+        let rows: Vec<(String, Result<Signal, &str>)> = vec![
+            (legacy(1, Some(0)), Ok(FirstFrame)),
+            (legacy(0, Some(0)), Err("has not drawn its first frame")),
+            (
+                legacy(1, Some(2)),
+                Err("is drawn but not visible (VisibilityState 2)"),
+            ),
+            // 3.2: no visibility state.
+            (legacy(1, None), Ok(FirstFrame)),
+            // SceneBoard's constant first-frame flag never makes a window ready by itself.
+            (scene_board(true, None), Ok(SessionVisible)),
+            (
+                scene_board(false, None),
+                Err("is not visible (IsVisible false)"),
+            ),
+            (scene_board(true, Some(true)), Ok(RenderVisible)),
+            (
+                scene_board(true, Some(false)),
+                Err("is not visible to RenderService (isRSVisible 0)"),
+            ),
+        ];
+        for (detail, expected) in rows {
+            assert_eq!(shown(&detail), expected.map_err(str::to_owned), "{detail}");
+        }
+        assert_eq!(FirstFrame.state(), "drawn");
+        assert_eq!(SessionVisible.state(), "visible");
     }
 
     #[test]

@@ -128,6 +128,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
         (run, visit): RunVisit<'a>,
         dir: &Path,
         context: Context<'_>,
+        display: Option<[u32; 2]>,
     ) -> Result<Gathered, AuditError> {
         let spec = self.spec;
         let mut values = self.base.clone();
@@ -135,11 +136,21 @@ impl<'s, 'a> Prepared<'s, 'a> {
             "run",
             ShellValue::number("run", &run.to_string()).map_err(AuditError::Unsafe)?,
         );
+        let placed = super::gesture::set(&mut values, display);
+        let placed = placed.as_deref();
         let mut files = Files::new();
         let outcome = match visit {
             Visit::Session(name) => {
                 let session = &spec.playbooks.sessions[name];
-                gather(device, session.standalone(), &mut values, dir, &mut files).await
+                gather(
+                    device,
+                    session.standalone(),
+                    &mut values,
+                    dir,
+                    &mut files,
+                    placed,
+                )
+                .await
             }
             Visit::Flow(name) => {
                 let here: Vec<&Planned<'_>> = self
@@ -157,7 +168,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
                         break;
                     }
                     let steps = &spec.playbooks.sessions[session].steps;
-                    outcome = gather(device, steps, &mut values, dir, &mut files).await;
+                    outcome = gather(device, steps, &mut values, dir, &mut files, placed).await;
                 }
                 outcome
             }
@@ -229,7 +240,13 @@ impl Ongoing<'_, '_, '_> {
             let before = device.clock();
             let gathered = self
                 .prepared
-                .visit(device, (run, visit), &dir, self.context)
+                .visit(
+                    device,
+                    (run, visit),
+                    &dir,
+                    self.context,
+                    self.info.display_size,
+                )
                 .await?;
             let held = device.clock().saturating_sub(before);
             self.device_time.add(run, visit.to_string(), held);
@@ -250,7 +267,13 @@ impl Ongoing<'_, '_, '_> {
                 .map_err(AuditError::Refused)?;
             let dir = dir.join(visit.folder());
             self.prepared
-                .visit(device, (0, visit), &dir, self.context)
+                .visit(
+                    device,
+                    (0, visit),
+                    &dir,
+                    self.context,
+                    self.info.display_size,
+                )
                 .await?;
         }
         Ok(())

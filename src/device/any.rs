@@ -69,6 +69,14 @@ impl Device for AnyDevice {
         each!(self, d => d.shell(command).await)
     }
 
+    async fn shell_limited(
+        &self,
+        command: &ShellCommand,
+        limit: Duration,
+    ) -> Result<ShellReply, DeviceError> {
+        each!(self, d => d.shell_limited(command, limit).await)
+    }
+
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
         each!(self, d => d.pull(remote, local).await)
     }

@@ -306,6 +306,14 @@ impl Device for HdcDevice {
         self.shell_within(command, self.hdc.timeouts.shell).await
     }
 
+    async fn shell_limited(
+        &self,
+        command: &ShellCommand,
+        limit: Duration,
+    ) -> Result<ShellReply, DeviceError> {
+        self.shell_within(command, limit).await
+    }
+
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {
         let local_text = crate::shell::host_path("local file", local)?;
         let raw = self

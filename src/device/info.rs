@@ -1,9 +1,12 @@
 //! A device's identity (`device.yaml`) and how it is read from a real device: one shell call
 //! that prints the product parameters and the display density, each behind a marker line.
 //!
-//! The density comes from `hidumper -s DisplayManagerService -a -a`: the `VirtualPixelRatio`
-//! (px per vp), else `Density:` (anchored, so `DensityInCurResolution:` is not read), else the
-//! legacy `VPR` field. Values outside the platform's limits (0.5–6.25) are not densities.
+//! The density is asked in the form each DisplayManagerService dumper answers, and read in
+//! order: SceneBoard's (`-a -a`: `VirtualPixelRatio`, px per vp, else `Density:`, anchored so
+//! `DensityInCurResolution:` is not read), then the legacy dmserver's, which refuses `-a -a`
+//! (it takes two arguments) and prints `VPR:` for `-a '-d 0'` (OpenHarmony 3.2–4.1 and builds
+//! without SceneBoard). Values outside the platform's limits (0.5–6.25) are not densities.
+//! The display's render size (what gestures are placed in) comes from RenderService's screen.
 
 use std::fmt::Write;
 use std::sync::LazyLock;
@@ -38,13 +41,17 @@ pub struct DeviceInfo {
     /// recorded before dwpipe read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_rate: Option<u32>,
+    /// The first screen's render size in px, width and height (absent in identities recorded
+    /// before dwpipe read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_size: Option<[u32; 2]>,
     /// The hdc server it was reached through (`local` or `HOST:PORT`): host-side, so absent
     /// where no server was asked (a fake's identity, one recorded before dwpipe noted it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) server: Option<String>,
 }
 
-const FIELDS: [(&str, &str); 6] = [
+const FIELDS: [(&str, &str); 7] = [
     ("name", "param get const.product.name"),
     ("model", "param get const.product.model"),
     (
@@ -53,6 +60,10 @@ const FIELDS: [(&str, &str); 6] = [
     ),
     ("api-level", "param get const.ohos.apiversion"),
     ("display", "hidumper -s DisplayManagerService -a -a"),
+    (
+        "display-legacy",
+        "hidumper -s DisplayManagerService -a '-d 0'",
+    ),
     ("screen", "hidumper -s RenderService -a screen"),
 ];
 
@@ -89,7 +100,13 @@ pub(crate) fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
             "software-version" if usable => info.software_version = Some(value.to_owned()),
             "api-level" => info.api_level = value.parse().ok(),
             "display" => info.virtual_pixel_ratio = virtual_pixel_ratio(body),
-            "screen" => info.refresh_rate = refresh_rate(body),
+            "display-legacy" if info.virtual_pixel_ratio.is_none() => {
+                info.virtual_pixel_ratio = virtual_pixel_ratio(body);
+            }
+            "screen" => {
+                info.refresh_rate = refresh_rate(body);
+                info.display_size = render_size(body);
+            }
             _ => {}
         }
     }
@@ -115,9 +132,23 @@ pub fn render_identity(info: &DeviceInfo) -> String {
             "display" => info.virtual_pixel_ratio.map_or_else(String::new, |vpr| {
                 format!("[SCREEN INFO]\nVirtualPixelRatio:            {vpr}")
             }),
-            _ => info.refresh_rate.map_or_else(String::new, |hz| {
-                format!("-- ScreenInfo\n  activeMode: 0x0, refreshrate={hz}")
-            }),
+            // SceneBoard's answer above is the one a fake gives; the legacy form is refused.
+            "display-legacy" => {
+                "The arguments are illegal and you can enter '-h' for help.".to_owned()
+            }
+            _ => {
+                let mut screen = String::from("-- ScreenInfo");
+                if let Some([w, h]) = info.display_size {
+                    let _ = write!(
+                        screen,
+                        "\n  screen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: {w}x{h}, physical screen resolution: {w}x{h}, isvirtual=false"
+                    );
+                }
+                if let Some(hz) = info.refresh_rate {
+                    let _ = write!(screen, "\n  activeMode: 0x0, refreshrate={hz}");
+                }
+                screen
+            }
         };
         reply.push_str(&line);
         reply.push('\n');
@@ -147,6 +178,20 @@ pub(crate) fn refresh_rate(dump: &str) -> Option<u32> {
         .parse()
         .ok()
         .filter(|hz| (1..=1000).contains(hz))
+}
+
+static RENDER_SIZE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?mi)render (?:size:\s*|resolution=)(\d+)x(\d+)").expect("static regex")
+});
+
+/// The first screen's render size (`render size: 1260x2720` on 5.x, `render
+/// resolution=1260x2720` on 6.x).
+pub(crate) fn render_size(dump: &str) -> Option<[u32; 2]> {
+    let c = RENDER_SIZE.captures(dump)?;
+    let size = [c[1].parse().ok()?, c[2].parse().ok()?];
+    size.iter()
+        .all(|px| (1..=100_000).contains(px))
+        .then_some(size)
 }
 
 /// The first density the dump states, in order of preference.
@@ -185,6 +230,38 @@ mod tests {
         assert_eq!(refresh_rate("activeMode: 1280x2800, refreshRate=0\n"), None);
     }
 
+    /// The legacy dmserver refuses SceneBoard's `-a -a` and prints `VPR:` for `-a '-d 0'`
+    /// (`dmserver/src/display_dumper.cpp`); the identity asks both and reads them in order.
+    #[test]
+    fn density_on_either_display_manager() {
+        let reply = |display: &str, legacy: &str| {
+            format!(
+                "{MARKER}display\n{display}\n{MARKER}display-legacy\n{legacy}\n{MARKER}screen\n"
+            )
+        };
+        let refused = "The arguments are illegal and you can enter '-h' for help.";
+        let legacy = "-------------------------------DisplayManagerService-------------------------------\n[DISPLAY INFO]\nID:                           0\nScreenId:                     0\nName:                         display0\nVPR:                          1.5\nDPI:                          240\n";
+        let scene_board = "[SCREEN INFO]\nVirtualPixelRatio:            3.25\n";
+        let rows = [
+            (reply(refused, legacy), Some(1.5)),
+            (reply(scene_board, refused), Some(3.25)),
+            (reply(scene_board, legacy), Some(3.25)),
+            (reply(refused, refused), None),
+        ];
+        for (text, expected) in rows {
+            assert_eq!(
+                parse_identity("x", &text).virtual_pixel_ratio,
+                expected,
+                "{text}"
+            );
+        }
+        assert!(identity_command().as_str().contains("-a '-d 0'"));
+        assert_eq!(
+            render_size("screen[0]: id=0, render resolution=1280x2800, physical"),
+            Some([1280, 2800])
+        );
+    }
+
     #[test]
     fn identity_round_trips_through_its_reply() {
         let info = DeviceInfo {
@@ -195,6 +272,7 @@ mod tests {
             api_level: Some(12),
             virtual_pixel_ratio: Some(3.25),
             refresh_rate: Some(120),
+            display_size: Some([1260, 2720]),
             server: None,
         };
         assert_eq!(

@@ -11,6 +11,7 @@ mod info;
 mod recording;
 mod replay;
 mod reply;
+mod said;
 mod source;
 mod survey;
 
@@ -33,6 +34,7 @@ pub use info::{DeviceInfo, identity_command, render_identity, virtual_pixel_rati
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;
 pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_sentinel};
+pub use said::{Refusal, judge};
 pub use source::Source;
 pub(crate) use survey::{ServerReport, survey};
 
@@ -70,6 +72,17 @@ pub trait Device: Send + Sync {
         &self,
         command: &ShellCommand,
     ) -> impl Future<Output = Result<ShellReply, DeviceError>> + Send;
+
+    /// Runs one shell command that may take longer than the per-call limit (a test suite),
+    /// within `limit` instead. A replay answers as recorded.
+    fn shell_limited(
+        &self,
+        command: &ShellCommand,
+        limit: Duration,
+    ) -> impl Future<Output = Result<ShellReply, DeviceError>> + Send {
+        let _ = limit;
+        self.shell(command)
+    }
 
     /// Copies a device file to `local`.
     fn pull(

@@ -64,6 +64,24 @@ impl<D: Device> RecordingDevice<D> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Writes a shell call's reply, or its failure, into the capture.
+    fn record_shell(
+        &self,
+        command: &ShellCommand,
+        result: Result<ShellReply, DeviceError>,
+    ) -> Result<ShellReply, DeviceError> {
+        if let Ok(reply) = &result {
+            self.writer()
+                .shell(command, &reply.output, reply.status, reply.duration)
+                .map_err(io)?;
+        }
+        let doc = ExchangeDoc {
+            shell: Some(command.as_str().to_owned()),
+            ..ExchangeDoc::default()
+        };
+        self.record_failure(doc, result)
+    }
+
     /// Records a failed call as the fault that replays it.
     fn record_failure<T>(
         &self,
@@ -134,16 +152,16 @@ impl<D: Device> Device for RecordingDevice<D> {
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
         let result = self.inner.shell(command).await;
-        if let Ok(reply) = &result {
-            self.writer()
-                .shell(command, &reply.output, reply.status, reply.duration)
-                .map_err(io)?;
-        }
-        let doc = ExchangeDoc {
-            shell: Some(command.as_str().to_owned()),
-            ..ExchangeDoc::default()
-        };
-        self.record_failure(doc, result)
+        self.record_shell(command, result)
+    }
+
+    async fn shell_limited(
+        &self,
+        command: &ShellCommand,
+        limit: std::time::Duration,
+    ) -> Result<ShellReply, DeviceError> {
+        let result = self.inner.shell_limited(command, limit).await;
+        self.record_shell(command, result)
     }
 
     async fn pull(&self, remote: &ShellValue, local: &Path) -> Result<(), DeviceError> {

@@ -60,6 +60,9 @@ pub(crate) enum Step {
         save: Option<String>,
         /// Placeholder to set from the reply.
         set: Option<String>,
+        /// Its own call limit, for a command that outlasts the per-call one (a test suite):
+        /// past it, the app is stopped on the device and the step fails.
+        within: Option<Duration>,
     },
     /// Pull a device file into the evidence as `save`.
     Pull {
@@ -303,8 +306,13 @@ mod tests {
             ),
             (
                 "sessions/memory.yaml",
-                "session: memory\nsteps:\n  - shell: ls\n    within: 1s\n",
-                "belongs to `ready`",
+                "session: memory\nsteps:\n  - pull: /data/local/tmp/x\n    save: x\n    within: 1s\n",
+                "belongs to `ready` and `shell` steps",
+            ),
+            (
+                "sessions/hypium.yaml",
+                "session: hypium\nsteps:\n  - shell: aa test -b {bundle} -m {module}_test -s timeout 60000\n    within: 30s\n",
+                "shorter than the suite's own per-case limit (60000 ms)",
             ),
             (
                 "sessions/cold-start.yaml",

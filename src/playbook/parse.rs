@@ -2,6 +2,8 @@
 //! typed form: probes against the catalog and the extractors, sessions step by step, every
 //! template checked with stand-in values at load time.
 
+use std::time::Duration;
+
 use serde::Deserialize;
 
 use crate::diagnostic::Diagnostic;
@@ -61,7 +63,7 @@ pub(crate) const FAILED_STEP: &str = "failed-step.txt";
 /// The file a `ready` step writes: what the poll saw, and when.
 pub(crate) const READY: &str = "ready.txt";
 /// The longest a readiness poll may wait.
-const MAX_READY: std::time::Duration = std::time::Duration::from_secs(60);
+const MAX_READY: Duration = Duration::from_secs(60);
 
 /// Which extractor reads each probe of the catalog: a playbook chooses how evidence is
 /// gathered, never how it is read, so an audit cannot be read with another probe's rules.
@@ -213,8 +215,10 @@ fn steps(
             steps.push(Step::Ready { within });
             continue;
         }
-        if step.within.is_some() {
-            return Err(at("`within` belongs to `ready` steps".to_owned()));
+        if step.within.is_some() && step.shell.is_none() {
+            return Err(at(
+                "`within` belongs to `ready` and `shell` steps".to_owned()
+            ));
         }
         if let Some(template) = &step.shell {
             if template.contains("--trace_begin") {
@@ -234,7 +238,17 @@ fn steps(
         }
         // Templates are checked now with stand-in values, so a bad template fails at load.
         let check = |template: &str| {
-            let placeholders = ["bundle", "ability", "module", "run", "pid", "classes"];
+            let placeholders = [
+                "bundle",
+                "ability",
+                "module",
+                "run",
+                "pid",
+                "classes",
+                "swipe_x",
+                "swipe_low",
+                "swipe_high",
+            ];
             let sample = ShellValue::number("sample", "1").expect("digits");
             let values: Vec<(&str, &ShellValue)> =
                 placeholders.iter().map(|p| (*p, &sample)).collect();
@@ -266,10 +280,16 @@ fn steps(
                 if let Some(set) = step.set.as_ref().filter(|s| s.as_str() != "pid") {
                     return Err(at(format!("`set: {set}`: only `pid` can be set")));
                 }
+                let within = step
+                    .within
+                    .as_deref()
+                    .map(|w| shell_limit(&template, w).map_err(at))
+                    .transpose()?;
                 Step::Shell {
                     template,
                     save: step.save,
                     set: step.set,
+                    within,
                 }
             }
             (None, Some(template), None) => {
@@ -294,4 +314,25 @@ fn steps(
         steps.push(parsed);
     }
     Ok(steps)
+}
+
+/// A shell step's own call limit (`within`, for a command that outlasts the per-call limit):
+/// at most a day, and for `aa test` at least hypium's per-case limit (`-s timeout <ms>`), so
+/// the suite's own timeout, not dwpipe's, ends a case.
+fn shell_limit(template: &str, within: &str) -> Result<Duration, String> {
+    let limit = parse_duration(within)?;
+    if limit.is_zero() || limit > Duration::from_secs(24 * 3600) {
+        return Err("`within` must be more than 0 and at most 24 h".to_owned());
+    }
+    let per_case = template
+        .split_once("-s timeout ")
+        .and_then(|(_, rest)| rest.split_whitespace().next()?.parse::<u64>().ok())
+        .map(Duration::from_millis);
+    if let Some(per_case) = per_case.filter(|p| limit < *p) {
+        return Err(format!(
+            "`within: {within}` is shorter than the suite's own per-case limit ({} ms): a case would be cut by dwpipe, not by the suite",
+            per_case.as_millis()
+        ));
+    }
+    Ok(limit)
 }

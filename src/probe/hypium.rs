@@ -18,9 +18,12 @@ pub(crate) struct Case {
     pub(crate) class: String,
     /// Test name.
     pub(crate) test: String,
-    /// `pass`, `error`, `failure`, `started` (never finished) or `code <n>`.
+    /// `pass`, `error`, `failure`, `skipped`, `started` (never finished) or `code <n>`.
     pub(crate) result: String,
 }
+
+/// A case newer hypium reports skipped (`OHOS_REPORT_STATUS_CODE: -3`).
+const SKIPPED: &str = "skipped";
 
 /// The summary line's counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -105,22 +108,29 @@ impl HypiumReport {
         if suite.is_some() && selected.is_empty() && expect.is_empty() {
             return Err(HypiumError::NotReported(named));
         }
+        // A skipped case neither fails its suite nor passes it, at every level alike: the
+        // suite passes when nothing failed and at least one case passed.
         let failed: Vec<String> = selected
             .iter()
-            .filter(|c| c.result != "pass")
+            .filter(|c| c.result != "pass" && c.result != SKIPPED)
             .map(|c| format!("{} {}", c.test, c.result))
+            .collect();
+        let skipped: Vec<&str> = selected
+            .iter()
+            .filter(|c| c.result == SKIPPED)
+            .map(|c| c.test.as_str())
             .collect();
         let passed = blocked.is_empty()
             && failed.is_empty()
             && if suite.is_some() {
-                !selected.is_empty()
+                selected.iter().any(|c| c.result == "pass")
             } else {
                 self.verdict == "pass"
             };
         let mut detail = if suite.is_some() {
             format!(
                 "{named}: {} of {} case(s) passed",
-                selected.len() - failed.len(),
+                selected.iter().filter(|c| c.result == "pass").count(),
                 selected.len()
             )
         } else {
@@ -129,6 +139,10 @@ impl HypiumReport {
         if !failed.is_empty() {
             detail.push_str("; ");
             detail.push_str(&failed.join(", "));
+        }
+        if !skipped.is_empty() {
+            detail.push_str("; skipped: ");
+            detail.push_str(&skipped.join(", "));
         }
         if !blocked.is_empty() {
             detail.push_str("; blocked (expected, never reported): ");
@@ -197,6 +211,8 @@ pub fn parse(output: &str) -> Result<HypiumReport, HypiumError> {
                 "0" => "pass".to_owned(),
                 "-1" => "error".to_owned(),
                 "-2" => "failure".to_owned(),
+                // Newer hypium's skipped case (OhReport `specDone`, `isSkip`).
+                "-3" => SKIPPED.to_owned(),
                 other => format!("code {other}"),
             };
             match cases
@@ -216,11 +232,14 @@ pub fn parse(output: &str) -> Result<HypiumReport, HypiumError> {
     let case_failed = cases
         .iter()
         .any(|c| c.result == "error" || c.result == "failure");
-    let passed = summary.run > 0
-        && summary.failure == 0
-        && summary.error == 0
-        && !unfinished
-        && !case_failed;
+    // A run of skipped cases only passed nothing: the same rule a suite is judged by.
+    let passed_one = if cases.is_empty() {
+        summary.pass > 0
+    } else {
+        cases.iter().any(|c| c.result == "pass")
+    };
+    let passed =
+        passed_one && summary.failure == 0 && summary.error == 0 && !unfinished && !case_failed;
     Ok(HypiumReport {
         verdict: if passed { "pass" } else { "fail" },
         summary,
@@ -246,6 +265,48 @@ mod tests {
             );
         }
         text + summary
+    }
+
+    /// Newer hypium's skipped case (`-3`, as OhReport prints it): the run and its suite
+    /// agree; a skipped case fails nothing and passes nothing.
+    #[test]
+    fn a_skipped_case_is_judged_alike_at_every_level() {
+        let report = parse(&run(
+            &[("saves", "0"), ("deletes", "-3")],
+            "OHOS_REPORT_RESULT: stream=Tests run: 2, Failure: 0, Error: 0, Pass: 1, Ignore: 1\nOHOS_REPORT_CODE: 0\n",
+        ))
+        .unwrap();
+        assert_eq!(report.verdict, "pass");
+        let suite = report.judge(Some("NoteListTest"), None, &[]).unwrap();
+        assert_eq!(suite.verdict, "pass", "{}", suite.detail);
+        assert!(
+            suite
+                .detail
+                .contains("1 of 2 case(s) passed; skipped: deletes"),
+            "{}",
+            suite.detail
+        );
+        let case = report
+            .judge(Some("NoteListTest"), Some("deletes"), &[])
+            .unwrap();
+        assert_eq!(
+            case.verdict, "fail",
+            "a skipped case did not pass: {}",
+            case.detail
+        );
+        let all_skipped = parse(&run(
+            &[("saves", "-3")],
+            "OHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 0, Pass: 0, Ignore: 1\n",
+        ))
+        .unwrap();
+        assert_eq!(all_skipped.verdict, "fail");
+        assert_eq!(
+            all_skipped
+                .judge(Some("NoteListTest"), None, &[])
+                .unwrap()
+                .verdict,
+            "fail"
+        );
     }
 
     #[test]

@@ -349,8 +349,9 @@ fn a_live_recording_replays_to_the_same_numbers() {
         )
         .unwrap();
         assert!(
-            ready.starts_with("ready: window 13 focused and drawn after")
-                && ready.contains("(2 looks;"),
+            ready.starts_with("ready: window 13 focused and visible after")
+                && ready.contains("(2 looks;")
+                && ready.contains("signal: SceneBoard: IsVisible"),
             "{audit}: {ready}"
         );
     }

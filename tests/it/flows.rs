@@ -99,7 +99,8 @@ fn the_editor_reached_by_a_flow_is_the_screen_measured() {
     // The launch polled for the app's window, its 100 ms timeout the ceiling.
     let ready = fs::read_to_string(flow.join("step-01-ready.txt")).unwrap();
     assert!(
-        ready.starts_with("ready: window 13 focused and drawn after 100 ms (2 looks;"),
+        ready.starts_with("ready: window 13 focused and visible after 100 ms (2 looks;")
+            && ready.contains("signal: SceneBoard: IsVisible"),
         "{ready}"
     );
     for name in [

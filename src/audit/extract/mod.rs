@@ -78,6 +78,17 @@ pub enum ExtractError {
     /// The trace holds no whole launch of the app: why.
     #[error("no whole launch of the app in the trace: {0}")]
     NoLaunch(String),
+    /// The trace pulled ends before its recording began: a file an earlier run left on the
+    /// device (`hitrace --trace_finish -o` exits 0 having written nothing).
+    #[error(
+        "the trace ends at {ends_s:.3} s of device uptime, before its recording began ({began_s:.3} s): a file left by an earlier run, not this one's"
+    )]
+    StaleTrace {
+        /// The latest event's clock, in seconds.
+        ends_s: f64,
+        /// The device's uptime just before the recording began, in seconds.
+        began_s: f64,
+    },
     /// Fewer than two frames were presented.
     #[error("fewer than two frames presented in the trace")]
     TooFewFrames,
@@ -164,9 +175,33 @@ impl<'a> Decoded<'a> {
             self.files
                 .iter()
                 .filter(|(name, _)| name.starts_with("step-") && name.ends_with(".ftrace"))
-                .map(|(name, path)| (name.clone(), stream(path, Analysis::of_step())))
+                .map(|(name, path)| {
+                    let analysis =
+                        stream(path, Analysis::of_step()).and_then(|a| self.fresh(name, a));
+                    (name.clone(), analysis)
+                })
                 .collect()
         })
+    }
+
+    /// `analysis` of the trace `name`, unless it ends before the device's uptime its
+    /// recording began at (kept beside it, [`clock_file`]); a visit recorded before dwpipe
+    /// kept that clock is taken as it is.
+    fn fresh(&self, name: &str, analysis: Analysis) -> Result<Analysis, ExtractError> {
+        let Some(path) = self.files.get(&clock_file(name)) else {
+            return Ok(analysis);
+        };
+        let text = String::from_utf8_lossy(&read(path)?).into_owned();
+        let Some(began_ns) = uptime_ns(&text) else {
+            return Ok(analysis);
+        };
+        match analysis.last_ns {
+            Some(ends) if ends < began_ns => Err(ExtractError::StaleTrace {
+                ends_s: ends as f64 / 1e9,
+                began_s: began_ns as f64 / 1e9,
+            }),
+            _ => Ok(analysis),
+        }
     }
 
     fn path(&self, evidence: Evidence) -> Result<&PathBuf, ExtractError> {
@@ -197,6 +232,7 @@ impl<'a> Decoded<'a> {
                     self.path(Evidence::Trace)?,
                     Analysis::new(Some(self.context.bundle.to_owned())),
                 )?;
+                let analysis = self.fresh(Evidence::Trace.as_str(), analysis)?;
                 Ok(Trace {
                     report: hitrace::report(&analysis),
                     intervals_ms: analysis.frames.intervals_ms(),
@@ -235,6 +271,27 @@ impl<'a> Decoded<'a> {
             .as_ref()
             .map_err(Clone::clone)
     }
+}
+
+/// The file that keeps the device's uptime at the start of the trace `trace`
+/// (`trace.ftrace` → `trace.clock`, `step-02.ftrace` → `step-02.clock`).
+pub(crate) fn clock_file(trace: &str) -> String {
+    format!("{}.clock", trace.strip_suffix(".ftrace").unwrap_or(trace))
+}
+
+/// `/proc/uptime`'s first field (seconds since boot, the clock hitrace stamps events with) in
+/// nanoseconds.
+fn uptime_ns(text: &str) -> Option<u64> {
+    let seconds = text.split_whitespace().next()?;
+    let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+    let whole: u64 = whole.parse().ok()?;
+    let digits = fraction.get(..fraction.len().min(9))?;
+    let fraction: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse::<u64>().ok()? * 10u64.pow(9 - digits.len() as u32)
+    };
+    whole.checked_mul(1_000_000_000)?.checked_add(fraction)
 }
 
 /// An evidence file read whole, within the evidence bound.

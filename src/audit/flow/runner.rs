@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::device::Device;
+use crate::device::{Device, judge};
 use crate::diagnostic::chain;
 use crate::input::read_bounded;
 use crate::pack::{Action, FlowStep, Gesture, Launch, Selector, SwipePath};
@@ -15,7 +15,8 @@ use crate::shell::ShellValue;
 use super::super::evidence::{
     Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
 };
-use super::super::keep::{device_or_step, pull};
+use super::super::extract::clock_file;
+use super::super::keep::{device_or_step, keep_clock, pull, remove_remote};
 use super::super::ready;
 use super::geometry::{along, centre, coordinate, select};
 
@@ -170,21 +171,15 @@ impl<D: Device> Runner<'_, '_, D> {
         self.device.pause(duration).await.map_err(device_or_step)
     }
 
-    /// Runs a command template; a reply with a non-zero status, or uitest's refusal of its
-    /// coordinates (which it prints with status 0), fails the step.
+    /// Runs a command template; a reply its tool does not call a success (a non-zero status,
+    /// a failure text such as `aa`'s or uitest's, printed with status 0) fails the step.
     pub(super) async fn shell(&mut self, template: &str) -> Result<String, StepFailure> {
         let command = self
             .values
             .command(template)
             .map_err(|e| step_error(e.to_string()))?;
         let reply = self.device.shell(&command).await.map_err(device_or_step)?;
-        if reply.status != 0 || reply.output.contains("Please confirm that the coordinate") {
-            return Err(step_error(format!(
-                "`{command}` exited {}: {}",
-                reply.status,
-                reply.output.lines().next().unwrap_or("")
-            )));
-        }
+        judge(command.as_str(), &reply).map_err(|r| step_error(format!("`{command}` {r}")))?;
         Ok(reply.output)
     }
 
@@ -201,19 +196,36 @@ impl<D: Device> Runner<'_, '_, D> {
             self.shell(template).await?;
             return Ok(());
         }
+        let remote = format!(
+            "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
+            index + 1
+        );
+        let save = step_file(index, StepFile::Trace);
+        // Before the traced window, where a call would load the frames being measured: an
+        // earlier run's trace removed, the device's clock kept to hold the new one to.
+        remove_remote(self.device, self.values, &remote).await?;
+        keep_clock(
+            self.device,
+            self.values,
+            self.dir,
+            self.files,
+            &clock_file(&save),
+        )
+        .await?;
         self.shell(TRACE_BEGIN).await?;
         self.shell(template).await?;
         // A fixed wait: a poll inside the traced window would load the device and show in
         // the very frames being measured.
         self.pause(settle).await?;
-        let remote = format!(
-            "/data/local/tmp/dwpipe-step-{{run}}-{:02}.ftrace",
-            index + 1
-        );
-        self.written(
-            "hitrace --trace_finish -o",
+        self.shell(&format!("hitrace --trace_finish -o {remote}"))
+            .await?;
+        pull(
+            self.device,
+            self.values,
             &remote,
-            &step_file(index, StepFile::Trace),
+            &save,
+            self.dir,
+            self.files,
         )
         .await
     }
@@ -226,6 +238,9 @@ impl<D: Device> Runner<'_, '_, D> {
         remote: &str,
         save: &str,
     ) -> Result<(), StepFailure> {
+        // Removed first: the tool may leave an earlier run's file there (uitest does not
+        // truncate; hitrace exits 0 having written nothing).
+        remove_remote(self.device, self.values, remote).await?;
         self.shell(&format!("{command} {remote}")).await?;
         pull(self.device, self.values, remote, save, self.dir, self.files).await
     }

@@ -63,6 +63,8 @@ pub struct Analysis {
     pub(crate) cold_start: ColdStartTracker,
     /// What an input cost, when asked for (a flow step's trace).
     pub(crate) response: Option<ResponseTracker>,
+    /// The latest event's clock: a trace that ends before its recording began is stale.
+    pub(crate) last_ns: Option<u64>,
 }
 
 impl Analysis {
@@ -102,6 +104,7 @@ impl Analysis {
                 marker,
             } => {
                 self.events += 1;
+                self.last_ns = self.last_ns.max(Some(ts_ns));
                 if let Some(response) = &mut self.response {
                     response.seen(ts_ns);
                 }
@@ -109,6 +112,9 @@ impl Analysis {
             }
             Parsed::Events { count, last_ns } => {
                 self.events += count;
+                if count > 0 {
+                    self.last_ns = self.last_ns.max(Some(last_ns));
+                }
                 if let Some(response) = &mut self.response {
                     response.seen(last_ns);
                 }

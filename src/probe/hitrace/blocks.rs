@@ -196,6 +196,9 @@ pub(super) fn for_each_parsed<R: Read>(
     };
     let mut lines = 0u64;
     let first = input.next(Chunk::default())?;
+    if let Some(what) = binary_recording(&first.text) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, what));
+    }
     if blocks.threads <= 1 || (input.eof && first.text.len() < blocks.threads_from) {
         let mut chunk = first;
         while !chunk.text.is_empty() {
@@ -387,6 +390,25 @@ fn for_each_line_of<'a>(text: &'a [u8], mut each: impl FnMut(&'a [u8])) {
     if start < text.len() {
         each(&text[start..]);
     }
+}
+
+/// What a binary recording is, from its first bytes, with how to get the text trace dwpipe
+/// reads: `hitrace --raw` writes a header whose `uint16` magic is 57161 (hitrace
+/// `trace_content.h`, `TraceFileHeader`); DevEco Profiler and hiprofiler write `.htrace`, a
+/// 1024-byte header starting with the magic `OHOSPROF` (`trace_file_header.h`).
+pub(crate) fn binary_recording(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"OHOSPROF") {
+        return Some(
+            "a binary DevEco Profiler / hiprofiler recording (.htrace, magic OHOSPROF), not a hitrace text trace: record with `hitrace <tags> --trace_begin`, then `hitrace --trace_finish -o /data/local/tmp/x.ftrace` (text), or open the .htrace in DevEco Profiler",
+        );
+    }
+    let raw_magic = 57161u16.to_le_bytes();
+    if head.len() >= 6 && head[..2] == raw_magic && head[2] <= 1 && head[4..6] == [1, 0] {
+        return Some(
+            "a binary hitrace recording (`hitrace --raw`, magic 0xDF49), not a hitrace text trace: record again without `--raw` (`hitrace --trace_finish -o /data/local/tmp/x.ftrace` writes text)",
+        );
+    }
+    None
 }
 
 #[cfg(test)]

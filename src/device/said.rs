@@ -1,0 +1,328 @@
+//! What the device's own tools said, judged by their words. `aa` exits 0 whatever happens,
+//! `hitrace --trace_finish -o` exits 0 having written nothing, uitest prints its refusal of a
+//! coordinate with status 0: a device tool's exit status is never enough. Each tool dwpipe
+//! sends a command to has one row here: the line that says it worked (when it prints one)
+//! and the texts that say it did not, as its printer writes them
+//! (`research/device-tools.md` names each source).
+
+use std::fmt;
+
+use super::ShellReply;
+use crate::text::one_line;
+
+/// How much of a line a refusal quotes.
+const SAID: usize = 200;
+
+/// How a failure text is found in a reply.
+#[derive(Clone, Copy, Debug)]
+enum Marker {
+    /// A line that starts with it (after leading blanks).
+    LineStarts(&'static str),
+    /// Anywhere in a line.
+    Within(&'static str),
+}
+
+/// One tool's row: how its commands start, the line that says it worked, and the texts that
+/// say it did not.
+struct Texts {
+    starts: &'static str,
+    success: Option<&'static str>,
+    failures: &'static [Marker],
+}
+
+use Marker::{LineStarts, Within};
+
+/// Every tool's texts. aa: `ability_runtime/tools/aa` (`STRING_START_ABILITY_OK/NG`,
+/// `STRING_FORCE_STOP_OK/NG`, `main.cpp` exits 0 after printing); hitrace:
+/// `hitrace_cmd.cpp` `ConsoleLog("error: …")`; uitest: `ui_input.cpp`, `server_main.cpp`;
+/// hidumper: `sa_dumper.cpp`, the dumpers' refusals, `memory_info.cpp`.
+const TABLE: &[Texts] = &[
+    Texts {
+        starts: "aa start ",
+        success: Some("start ability successfully."),
+        failures: &[LineStarts("error:")],
+    },
+    Texts {
+        starts: "aa force-stop ",
+        success: Some("force stop process successfully."),
+        failures: &[LineStarts("error:")],
+    },
+    Texts {
+        starts: "aa test ",
+        success: None,
+        failures: &[],
+    },
+    Texts {
+        starts: "hitrace ",
+        success: None,
+        failures: &[LineStarts("error:")],
+    },
+    Texts {
+        starts: "uitest uiInput ",
+        success: None,
+        failures: &[
+            Within("Please confirm that the coordinate"),
+            Within("The number of parameters is incorrect"),
+            Within("Invalid display id"),
+            LineStarts("Illegal argument"),
+        ],
+    },
+    Texts {
+        starts: "uitest screenCap ",
+        success: None,
+        failures: &[
+            LineStarts("ScreenCap failed"),
+            LineStarts("Illegal argument"),
+        ],
+    },
+    Texts {
+        starts: "uitest dumpLayout ",
+        success: None,
+        failures: &[
+            LineStarts("DumpLayout failed"),
+            LineStarts("Illegal argument"),
+        ],
+    },
+    Texts {
+        starts: "hidumper ",
+        success: None,
+        failures: &[
+            Within("The arguments are illegal"),
+            LineStarts("hidumper: No such process"),
+            LineStarts("hidumper: option pid missed"),
+        ],
+    },
+];
+
+/// The row of the tool `command` starts with (`aa test` has one with no texts: its report is
+/// judged whole by the hypium parser).
+fn row(command: &str) -> Option<&'static Texts> {
+    TABLE.iter().find(|t| command.starts_with(t.starts))
+}
+
+/// Why a reply is not the tool's success.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A non-zero exit status.
+    Status {
+        /// The status.
+        status: i32,
+        /// The reply's first line, bounded.
+        first_line: String,
+    },
+    /// A line the tool prints when it failed.
+    Said {
+        /// That line, bounded.
+        line: String,
+    },
+    /// The tool did not print its success line.
+    NoSuccess {
+        /// The line it prints when it worked.
+        expected: &'static str,
+        /// What it printed first instead, bounded.
+        first_line: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Status { status, first_line } => write!(f, "exited {status}: {first_line}"),
+            Refusal::Said { line } => write!(f, "said `{line}`"),
+            Refusal::NoSuccess {
+                expected,
+                first_line,
+            } if first_line.is_empty() => {
+                write!(f, "printed nothing, not `{expected}`")
+            }
+            Refusal::NoSuccess {
+                expected,
+                first_line,
+            } => write!(f, "said `{first_line}`, not `{expected}`"),
+        }
+    }
+}
+
+/// Judges what `command` answered: its status, then the tool's failure texts (any line), then
+/// the tool's success line when it prints one.
+pub fn judge(command: &str, reply: &ShellReply) -> Result<(), Refusal> {
+    let first_line = || {
+        one_line(
+            reply
+                .output
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim(),
+            SAID,
+        )
+        .into_owned()
+    };
+    let texts = row(command);
+    if let Some(texts) = texts {
+        for line in reply.output.lines() {
+            let trimmed = line.trim();
+            let failed = texts.failures.iter().any(|m| match m {
+                LineStarts(s) => trimmed.starts_with(s),
+                Within(s) => trimmed.contains(s),
+            });
+            if failed {
+                return Err(Refusal::Said {
+                    line: one_line(trimmed, SAID).into_owned(),
+                });
+            }
+        }
+    }
+    if reply.status != 0 {
+        return Err(Refusal::Status {
+            status: reply.status,
+            first_line: first_line(),
+        });
+    }
+    match texts.and_then(|t| t.success) {
+        Some(expected) if !reply.output.lines().any(|l| l.trim() == expected) => {
+            Err(Refusal::NoSuccess {
+                expected,
+                first_line: first_line(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn reply(output: &str, status: i32) -> ShellReply {
+        ShellReply {
+            output: output.to_owned(),
+            status,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// Each tool's texts as its printer writes them, with the verdict they must get.
+    #[test]
+    fn every_tool_is_judged_by_the_words_its_printer_writes() {
+        let rows: &[(&str, &str, i32, Result<(), &str>)] = &[
+            (
+                "aa start -b b -a A",
+                "start ability successfully.\n",
+                0,
+                Ok(()),
+            ),
+            (
+                "aa start -b b -a A",
+                "error: failed to start ability.\nerror: resolve ability err.\n",
+                0,
+                Err("said `error: failed to start ability.`"),
+            ),
+            (
+                "aa start -b b -a A",
+                "",
+                0,
+                Err("printed nothing, not `start ability successfully.`"),
+            ),
+            (
+                "aa start -b b -a A",
+                "start ability successfully.\nerror: something later\n",
+                0,
+                Err("said `error: something later`"),
+            ),
+            (
+                "aa force-stop b",
+                "force stop process successfully.\n",
+                0,
+                Ok(()),
+            ),
+            (
+                "aa force-stop b",
+                "error: failed to force stop process.\n",
+                0,
+                Err("said `error: failed to force stop process.`"),
+            ),
+            (
+                "aa force-stop b",
+                "uninstall bundle successfully.\n",
+                0,
+                Err(
+                    "said `uninstall bundle successfully.`, not `force stop process successfully.`",
+                ),
+            ),
+            (
+                "hitrace --trace_finish -o /data/local/tmp/x.ftrace",
+                "",
+                0,
+                Ok(()),
+            ),
+            (
+                "hitrace --trace_finish -o /data/local/tmp/x.ftrace",
+                "error: opening /data/local/tmp/x.ftrace failed, errno: 13.\n",
+                0,
+                Err("said `error: opening /data/local/tmp/x.ftrace failed, errno: 13.`"),
+            ),
+            (
+                "hitrace -b 65536 app --trace_begin",
+                "error: not in developermode, exit\n",
+                255,
+                Err("said `error: not in developermode, exit`"),
+            ),
+            ("uitest uiInput swipe 1 2 3 4 600", "", 0, Ok(())),
+            (
+                "uitest uiInput click 0 5",
+                "Please confirm that the coordinate values are correct. \n",
+                0,
+                Err("said `Please confirm that the coordinate values are correct.`"),
+            ),
+            (
+                "uitest uiInput click 5 5",
+                "Illegal argument: uiInput\n",
+                1,
+                Err("said `Illegal argument: uiInput`"),
+            ),
+            (
+                "uitest screenCap -p /data/local/tmp/s.png",
+                "ScreenCap saved to /data/local/tmp/s.png\n",
+                0,
+                Ok(()),
+            ),
+            (
+                "uitest dumpLayout -p /data/local/tmp/l.json",
+                "DumpLayout failed:no window\n",
+                1,
+                Err("said `DumpLayout failed:no window`"),
+            ),
+            (
+                "hidumper -s DisplayManagerService -a -a",
+                "The arguments are illegal and you can enter '-h' for help.\n",
+                0,
+                Err("said `The arguments are illegal and you can enter '-h' for help.`"),
+            ),
+            (
+                "hidumper --mem 9",
+                "hidumper: No such process: 9\n",
+                0,
+                Err("said `hidumper: No such process: 9`"),
+            ),
+            ("pidof com.example.notes", "", 1, Err("exited 1: ")),
+            ("rm -f /data/local/tmp/x", "", 0, Ok(())),
+            // aa test is judged by the hypium parser, which reads the whole report.
+            (
+                "aa test -b b -m e_test",
+                "error: failed to start user test.\n",
+                0,
+                Ok(()),
+            ),
+        ];
+        for (command, output, status, expected) in rows {
+            let got = judge(command, &reply(output, *status)).map_err(|r| r.to_string());
+            assert_eq!(
+                got,
+                expected.map_err(str::to_owned),
+                "{command} said {output:?}"
+            );
+        }
+    }
+}
