@@ -1,0 +1,239 @@
+//! The device's own tools cannot fool the audit: each failure text their printers write is
+//! replayed through a real audit (or `inspect`) and seen for what it is.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::support::{check, copy_tree, dwpipe, first_audit, frozen_example, replay_audit};
+
+/// A file of the repository.
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A copy of `notes-pass` in `dir` whose transcript `edit` changed.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let capture = dir.join(name);
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let changed = edit(transcript.clone());
+    assert_ne!(changed, transcript, "{name}: the edit changed nothing");
+    fs::write(capture.join("transcript.yaml"), changed).unwrap();
+    capture
+}
+
+/// The result and evidence of `criterion` in the audit of `dir`.
+fn verdict(dir: &Path, criterion: &str) -> (String, String) {
+    let report = first_audit(dir);
+    let check = check(&report, criterion);
+    (
+        check["result"].as_str().unwrap().to_owned(),
+        check["evidence"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+#[test]
+fn aa_is_judged_by_its_words_not_its_exit_status() {
+    // `aa` exits 0 whatever happens; these are its failure texts (ability_command.cpp).
+    let rows = [
+        (
+            "start ability successfully.\\n",
+            "error: failed to start ability.\\nerror: resolve ability err.\\n",
+            "error: failed to start ability.",
+            &["P-01", "P-02", "A-01", "X-01"][..],
+        ),
+        (
+            "force stop process successfully.\\n",
+            "error: failed to force stop process.\\n",
+            "error: failed to force stop process.",
+            &["P-01"][..],
+        ),
+    ];
+    for (success, failure, said, criteria) in rows {
+        let dir = frozen_example();
+        let capture = edited(dir.path(), "aa-failed", |t| t.replace(success, failure));
+        let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+        assert_eq!(code, 1, "a must criterion is unverified: {stdout}{stderr}");
+        for criterion in criteria {
+            let (result, evidence) = verdict(dir.path(), criterion);
+            assert_eq!(result, "unverified", "{said}: {criterion}: {evidence}");
+            assert!(evidence.contains(said), "{criterion}: {evidence}");
+        }
+        // The test suite's visit never calls `aa start` or `aa force-stop`.
+        assert_eq!(verdict(dir.path(), "F-01").0, "pass");
+    }
+}
+
+#[test]
+fn a_suite_past_its_own_limit_fails_its_criterion_and_the_audit_goes_on() {
+    let dir = frozen_example();
+    // The suite never finishes: the call runs past the hypium step's limit, and dwpipe stops
+    // the app (and the test run in it) on the device.
+    let capture = edited(dir.path(), "endless-suite", |t| {
+        let at = t.find("  - shell: aa test").unwrap();
+        let end = at + t[at..].find("\n  - visit:").unwrap() + 1;
+        format!(
+            "{}  - shell: aa test -b com.example.notes -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000\n    fault: hang\n  - shell: aa force-stop com.example.notes\n    reply: \"force stop process successfully.\\n\"\n{}",
+            &t[..at],
+            &t[end..]
+        )
+    });
+    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(code, 1, "a criterion, not the audit: {stdout}{stderr}");
+    let (result, evidence) = verdict(dir.path(), "F-01");
+    assert_eq!(result, "unverified", "{evidence}");
+    assert!(
+        evidence.contains("ran past its limit of 1800 s")
+            && evidence.contains("stopped on the device (`aa force-stop com.example.notes`)"),
+        "{evidence}"
+    );
+    // The rest of the audit was measured.
+    assert_eq!(verdict(dir.path(), "P-01").0, "pass");
+    assert_eq!(verdict(dir.path(), "X-02").0, "pass");
+}
+
+#[test]
+fn a_trace_from_before_its_recording_began_is_stale() {
+    let dir = frozen_example();
+    // Each cold start's trace runs from 10 s of uptime; say the device had been up 50 s when
+    // the recording began, as when `hitrace --trace_finish -o` wrote nothing and an earlier
+    // audit's file was pulled.
+    let capture = edited(dir.path(), "stale", |t| {
+        t.replace("reply: \"9.50 66.50\\n\"", "reply: \"50.00 350.00\\n\"")
+    });
+    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let (result, evidence) = verdict(dir.path(), "P-01");
+    assert_eq!(result, "unverified", "{evidence}");
+    assert!(
+        evidence.contains("before its recording began (50.000 s)")
+            && evidence.contains("a file left by an earlier run"),
+        "{evidence}"
+    );
+    assert_eq!(verdict(dir.path(), "P-02").0, "pass", "its own clock holds");
+}
+
+#[test]
+fn every_device_file_is_removed_before_the_step_that_writes_it() {
+    // The recording of a fresh audit: each file pulled was removed first, before any trace
+    // began (a call inside a traced window would load the frames being measured).
+    let transcript =
+        fs::read_to_string(repo("device-fixtures/notes-pass/transcript.yaml")).unwrap();
+    let lines: Vec<&str> = transcript.lines().collect();
+    let mut pulled = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some(remote) = line.strip_prefix("  - pull: ") else {
+            continue;
+        };
+        pulled += 1;
+        let removed = lines[..i]
+            .iter()
+            .rposition(|l| *l == format!("  - shell: rm -f {remote}"))
+            .unwrap_or_else(|| panic!("{remote} was not removed before it was written"));
+        let writer = lines[..i]
+            .iter()
+            .rposition(|l| l.starts_with("  - shell: ") && l.contains(remote))
+            .unwrap();
+        assert!(removed < writer, "{remote}: removed after it was written");
+    }
+    assert!(pulled > 10);
+    // And the replay of that recording passes, every exchange served.
+    let dir = frozen_example();
+    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_swipe_is_placed_in_the_display_the_identity_read() {
+    let dir = frozen_example();
+    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let said = fs::read_to_string(
+        dir.path()
+            .join("out/evidence/FMR0223C13000649/1/scroll/gesture.txt"),
+    )
+    .unwrap();
+    assert!(
+        said.starts_with(
+            "swipes at x=630 between y=2040 and y=680: the middle of the 1260x2720 px display"
+        ),
+        "{said}"
+    );
+    // An identity without a display size: the swipe is not guessed.
+    let dir = frozen_example();
+    let capture = dir.path().join("no-size");
+    copy_tree(&repo("device-fixtures/notes-pass"), &capture);
+    let identity = fs::read_to_string(capture.join("device.yaml")).unwrap();
+    fs::write(
+        capture.join("device.yaml"),
+        identity.replace("display-size: [1260, 2720]\n", ""),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(code, 0, "P-02 is a should: {stdout}{stderr}");
+    let (result, evidence) = verdict(dir.path(), "P-02");
+    assert_eq!(result, "unverified", "{evidence}");
+    assert!(
+        evidence.contains("the display size is unknown"),
+        "{evidence}"
+    );
+}
+
+#[test]
+fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
+    let dir = frozen_example();
+    let capture = repo("device-fixtures/notes-pass");
+    for runs in ["2", "3", "5"] {
+        let (code, _, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--runs",
+                runs,
+                "--out",
+                &format!("out-{runs}"),
+            ],
+        );
+        assert_eq!(code, 2, "--runs {runs}: {stderr}");
+        assert!(stderr.contains("E_CAPTURE_PLAN"), "{stderr}");
+        assert!(!dir.path().join(format!("out-{runs}/audit-1.json")).exists());
+    }
+}
+
+#[test]
+fn a_binary_trace_is_named_with_how_to_get_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // hitrace --raw: `uint16` magic 57161, file type 0, version 1 (trace_content.h).
+    let mut raw = vec![0x49, 0xDF, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0];
+    raw.extend_from_slice(&[0u8; 64]);
+    // DevEco Profiler's .htrace: a 1024-byte header starting with `OHOSPROF`.
+    let mut htrace = b"OHOSPROF".to_vec();
+    htrace.resize(1024, 0);
+    for (name, bytes, said) in [
+        (
+            "raw.trace",
+            raw,
+            "a binary hitrace recording (`hitrace --raw`",
+        ),
+        (
+            "x.htrace",
+            htrace,
+            "a binary DevEco Profiler / hiprofiler recording (.htrace",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let (code, _, stderr) = dwpipe(dir.path(), &["inspect", "trace", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("E_INSPECT_NOT_A_TRACE")
+                && stderr.contains(said)
+                && stderr.contains("--trace_finish -o"),
+            "{stderr}"
+        );
+    }
+}
