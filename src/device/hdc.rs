@@ -4,6 +4,7 @@
 
 use std::ffi::OsString;
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -18,39 +19,103 @@ use super::reply::{
 use super::{Device, ShellReply, Spent};
 use crate::shell::{ShellCommand, ShellValue, UnsafeValue};
 
-/// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices).
+/// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices): the
+/// name given, and the address hdc is handed. hdc's `-s` takes IP literals only (`main.cpp`,
+/// `FormatServerListenString`: `uv_ip4_addr`, else `uv_ip6_addr`, else it prints `-s content
+/// IP incorrect.` and exits 0), so a host name is resolved here, before hdc runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Server {
     host: String,
     port: u16,
+    address: IpAddr,
+}
+
+/// A server that cannot be handed to hdc.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ServerError {
+    /// Not `HOST:PORT`, or a host with characters no host name has.
+    #[error(transparent)]
+    Invalid(#[from] UnsafeValue),
+    /// A host name that does not resolve.
+    #[error(
+        "the host name `{host}` does not resolve ({reason}); hdc takes IP addresses only: give the server's address (like 10.0.0.5:8710), or fix the name"
+    )]
+    Unresolved {
+        /// The name given.
+        host: String,
+        /// What the resolver said.
+        reason: String,
+    },
 }
 
 impl Server {
-    /// Parses `HOST:PORT` (`[v6]:PORT` for IPv6).
-    pub fn parse(text: &str) -> Result<Server, UnsafeValue> {
+    /// Parses `HOST:PORT` (`[v6]:PORT` for IPv6), resolving a host name to the address hdc
+    /// is handed (IPv4 first, the form hdc's own examples use).
+    pub fn parse(text: &str) -> Result<Server, ServerError> {
         let refuse = || UnsafeValue::new("server", text, "HOST:PORT, like 10.0.0.5:8710");
         let (host, port) = text.rsplit_once(':').ok_or_else(refuse)?;
         let port: u16 = port.parse().ok().filter(|p| *p > 0).ok_or_else(refuse)?;
-        let host_ok = !host.is_empty()
-            && host.len() <= 253
-            && host
-                .trim_start_matches('[')
-                .trim_end_matches(']')
+        let bare = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let host_ok = !bare.is_empty()
+            && bare.len() <= 253
+            && bare
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'));
         if !host_ok || host.starts_with('-') {
-            return Err(refuse());
+            return Err(refuse().into());
         }
+        let address = match bare.parse::<IpAddr>() {
+            Ok(address) => address,
+            Err(_) if bare.contains(':') => return Err(refuse().into()),
+            Err(_) => resolve(bare, port)?,
+        };
         Ok(Server {
             host: host.to_owned(),
             port,
+            address,
         })
+    }
+
+    /// The argument of hdc's `-s`: the address, unbracketed (`10.0.0.5:8710`, `::1:8710`),
+    /// as `FormatServerListenString` splits it at its last colon.
+    fn hdc_argument(&self) -> String {
+        format!("{}:{}", self.address, self.port)
     }
 }
 
+/// The first address `host` resolves to, IPv4 before IPv6.
+fn resolve(host: &str, port: u16) -> Result<IpAddr, ServerError> {
+    use std::net::ToSocketAddrs;
+    let unresolved = |reason: String| ServerError::Unresolved {
+        host: host.to_owned(),
+        reason,
+    };
+    let addresses: Vec<IpAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| unresolved(e.to_string()))?
+        .map(|a| a.ip())
+        .collect();
+    addresses
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addresses.first())
+        .copied()
+        .ok_or_else(|| unresolved("no address".to_owned()))
+}
+
 impl fmt::Display for Server {
+    /// As given, with the address hdc was handed when that was a name
+    /// (`lab-host.local:8710 (10.0.0.5)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.host, self.port)
+        write!(f, "{}:{}", self.host, self.port)?;
+        let bare = self.host.trim_start_matches('[').trim_end_matches(']');
+        if bare.parse::<IpAddr>().is_err() {
+            write!(f, " ({})", self.address)?;
+        }
+        Ok(())
     }
 }
 
@@ -157,7 +222,7 @@ impl Hdc {
         let mut argv: Vec<OsString> = Vec::with_capacity(args.len() + 5);
         if let Some(server) = &self.server {
             // `-p`: do not pull up a local server that could never bind the remote address.
-            argv.extend(["-s".into(), server.to_string().into(), "-p".into()]);
+            argv.extend(["-s".into(), server.hdc_argument().into(), "-p".into()]);
         }
         if let Some(serial) = serial {
             argv.extend(["-t".into(), serial.into()]);

@@ -29,7 +29,7 @@ pub(crate) use any::AnyDevice;
 pub use capture::{Capture, Fault, Operation};
 pub use capture::{CaptureError, CaptureWriter, Exchange, ExchangeDoc};
 pub use error::DeviceError;
-pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server};
+pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server, ServerError};
 pub use info::{DeviceInfo, identity_command, render_identity, virtual_pixel_ratio};
 pub use recording::RecordingDevice;
 pub use replay::ReplayDevice;

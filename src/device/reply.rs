@@ -18,6 +18,10 @@ static TRANSFER_OK: LazyLock<Regex> = LazyLock::new(|| {
 static INSTALL_CODE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"code:(\d+)\s*(?:error:\s*)?(.*)").expect("static regex"));
 
+/// What hdc's client prints when it refuses its options (`-s` takes IP literals only; a
+/// connect key longer than 32 characters; hdc's own spelling).
+const CLIENT_REFUSALS: [&str; 2] = ["-s content IP incorrect", "Sizeo of of parament"];
+
 /// What hdc itself (not the device) said went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HdcFailure {
@@ -43,6 +47,18 @@ pub(crate) fn normalize(text: &str) -> String {
 pub fn hdc_failure(stdout: &str, stderr: &str) -> Option<HdcFailure> {
     if stderr.contains("Connect server failed") || stdout.starts_with("Connect server failed") {
         return Some(HdcFailure::ServerUnreachable);
+    }
+    // hdc's client refusing its own options prints on stdout and exits 0 before any
+    // command runs (`main.cpp`, `GetCommandlineOptions`): the server was never asked.
+    if let Some(refusal) = stdout.lines().map(str::trim).find(|line| {
+        CLIENT_REFUSALS
+            .iter()
+            .any(|refusal| line.starts_with(refusal))
+    }) {
+        return Some(HdcFailure::Fail {
+            code: None,
+            message: format!("hdc refused its options: {refusal}"),
+        });
     }
     let captures = FAIL.captures(stdout)?;
     let code = captures.get(1).map(|m| m.as_str().to_owned());
@@ -103,7 +119,8 @@ pub fn parse_targets(stdout: &str) -> Vec<Target> {
         .filter_map(|line| {
             let tokens: Vec<&str> = line.split_whitespace().collect();
             let (&serial, rest) = tokens.split_first()?;
-            if serial.starts_with('[') || serial == "$" {
+            // No connect key starts with `-`: such a line is hdc talking about its options.
+            if serial.starts_with('[') || serial.starts_with('-') || serial == "$" {
                 return None;
             }
             let transport_at = rest.iter().position(|t| TRANSPORTS.contains(t));

@@ -42,9 +42,19 @@ fn servers_are_host_and_port() {
         Server::parse("[::1]:8710").unwrap().to_string(),
         "[::1]:8710"
     );
+    // A host name is resolved before hdc runs (its `-s` takes IP literals only), and both
+    // are said.
     assert_eq!(
-        Server::parse("lab-host.local:8710").unwrap().to_string(),
-        "lab-host.local:8710"
+        Server::parse("localhost:8710").unwrap().to_string(),
+        "localhost:8710 (127.0.0.1)"
+    );
+    let unresolved = Server::parse("no-such-host.invalid:8710")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unresolved.contains("the host name `no-such-host.invalid` does not resolve")
+            && unresolved.contains("hdc takes IP addresses only"),
+        "{unresolved}"
     );
     for bad in [
         "10.0.0.5",
@@ -54,6 +64,8 @@ fn servers_are_host_and_port() {
         "-x:1",
         "a b:1",
         "h;rm:1",
+        "::1:8710:x",
+        "[fe80::1:8710",
     ] {
         assert!(Server::parse(bad).is_err(), "{bad}");
     }

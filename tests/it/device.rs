@@ -668,3 +668,65 @@ fn ctrl_c_stops_the_hdc_children_and_exits_130() {
         started.elapsed()
     );
 }
+
+/// hdc's `-s` takes IP literals only and prints `-s content IP incorrect.` (exit 0) for
+/// anything else: a host name is resolved before hdc runs, `[v6]:PORT` is handed over
+/// unbracketed, and the refusal is the server's error, never a device row.
+#[test]
+fn servers_are_handed_to_hdc_as_it_accepts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let hdc = dir.path().join("hdc");
+    // A stand-in applying hdc's rule (main.cpp, FormatServerListenString) to the addresses
+    // this test gives: only an IP literal is taken.
+    crate::support::executable(
+        &hdc,
+        "#!/bin/sh\ncase \"$2\" in\n  127.0.0.1:8710|::1:8710) echo '[Empty]' ;;\n  *) echo '-s content IP incorrect.' ;;\nesac\nexit 0\n",
+    );
+    let hdc = hdc.to_str().unwrap();
+    let survey = |server: &str| {
+        let (code, stdout, stderr) =
+            dwpipe(&["--hdc", hdc, "devices", "--server", server, "--json"]);
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+        (code, json["servers"][0].clone(), stderr)
+    };
+    for server in ["localhost:8710", "[::1]:8710", "127.0.0.1:8710"] {
+        let (code, report, stderr) = survey(server);
+        assert_eq!(code, 0, "{server}: {report} {stderr}");
+        assert_eq!(report["reachable"], true, "{server}: {report}");
+        assert_eq!(
+            report["devices"].as_array().map(Vec::len),
+            Some(0),
+            "{report}"
+        );
+    }
+    let (_, report, _) = survey("localhost:8710");
+    assert_eq!(report["server"], "localhost:8710 (127.0.0.1)", "{report}");
+    // Whatever hdc refuses is the server's error.
+    let (code, report, stderr) = survey("10.0.0.9:8710");
+    assert_eq!(code, 3, "{report} {stderr}");
+    assert_eq!(report["reachable"], false, "{report}");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("hdc refused its options: -s content IP incorrect."),
+        "{report}"
+    );
+    assert!(
+        report["devices"].as_array().is_none_or(Vec::is_empty),
+        "{report}"
+    );
+    // A name that does not resolve is refused before hdc runs, with the fix.
+    let (code, _, stderr) = dwpipe(&[
+        "--hdc",
+        hdc,
+        "devices",
+        "--server",
+        "no-such-host.invalid:8710",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("does not resolve") && stderr.contains("give the server's address"),
+        "{stderr}"
+    );
+}
