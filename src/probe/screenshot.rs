@@ -331,6 +331,33 @@ fn hex([r, g, b]: [u8; 3]) -> String {
     format!("#{r:02X}{g:02X}{b:02X}")
 }
 
+/// The mean colour of the pixels in `bounds` within JPEG noise (12 levels a channel) of
+/// `colour`.
+fn cluster_mean(image: &Image, bounds: Rect, colour: [u8; 3]) -> [u8; 3] {
+    const NOISE: u8 = 12;
+    let (mut count, mut sum) = (0u64, [0u64; 3]);
+    for y in bounds.t..bounds.b {
+        let row = y as usize * image.width;
+        for x in bounds.l..bounds.r {
+            let pixel = image.rgb[row + x as usize];
+            if pixel
+                .iter()
+                .zip(colour)
+                .all(|(p, c)| p.abs_diff(c) <= NOISE)
+            {
+                count += 1;
+                for (total, channel) in sum.iter_mut().zip(pixel) {
+                    *total += u64::from(channel);
+                }
+            }
+        }
+    }
+    if count == 0 {
+        return colour;
+    }
+    sum.map(|total| u8::try_from((total + count / 2) / count).unwrap_or(u8::MAX))
+}
+
 /// Measures the contrast inside `bounds` (px).
 pub fn contrast(image: &Image, bounds: Rect) -> Result<Contrast, ScreenshotError> {
     if bounds.is_empty() {
@@ -357,46 +384,70 @@ pub fn contrast(image: &Image, bounds: Rect) -> Result<Contrast, ScreenshotError
         warnings.push("the box extends past the image; measured the part inside".to_owned());
     }
     if image.lossy {
-        warnings.push("JPEG: compression noise blurs edges, colours were quantized before counting; prefer PNG".to_owned());
+        warnings.push("JPEG: compression noise blurs edges; colours were grouped in bins of 16 levels and each bin measured by its pixels' mean colour; prefer PNG".to_owned());
     }
-    let mut histogram: HashMap<[u8; 3], usize> = HashMap::new();
+    // Each colour (a JPEG's: each bin of 16 levels a channel, where noise scatters one flat
+    // colour) with its pixel count and the sum of its pixels' own colours: a bin is measured
+    // by its pixels' mean, never by its centre, so flat colours come out exact.
+    let mut histogram: HashMap<[u8; 3], (usize, [u64; 3])> = HashMap::new();
     for y in clipped.t..clipped.b {
         let row = y as usize * image.width;
         for x in clipped.l..clipped.r {
-            let mut colour = image.rgb[row + x as usize];
-            if image.lossy {
-                colour = colour.map(|c| (c & 0xF0) | 0x08);
+            let colour = image.rgb[row + x as usize];
+            let key = if image.lossy {
+                colour.map(|c| c & 0xF0)
+            } else {
+                colour
+            };
+            let (count, sum) = histogram.entry(key).or_default();
+            *count += 1;
+            for (total, channel) in sum.iter_mut().zip(colour) {
+                *total += u64::from(channel);
             }
-            *histogram.entry(colour).or_default() += 1;
         }
     }
+    let colours: Vec<([u8; 3], usize)> = histogram
+        .into_values()
+        .map(|(count, sum)| {
+            let mean = sum.map(|total| {
+                u8::try_from((total + count as u64 / 2) / count as u64).unwrap_or(u8::MAX)
+            });
+            (mean, count)
+        })
+        .collect();
     let pixels = (clipped.width() * clipped.height()) as usize;
     // ATF's single-foreground method: split the distinct colours at their mean luminance,
     // take the most frequent on each side; the more frequent of the two is the background.
-    let mean = histogram.keys().map(|c| luminance(*c)).sum::<f64>() / histogram.len() as f64;
+    let mean = colours.iter().map(|(c, _)| luminance(*c)).sum::<f64>() / colours.len() as f64;
     let most_frequent = |darker: bool| {
-        histogram
+        colours
             .iter()
-            .filter(|(c, _)| (luminance(**c) < mean) == darker)
-            .max_by_key(|(c, n)| (**n, **c))
-            .map(|(c, n)| (*c, *n))
+            .filter(|(c, _)| (luminance(*c) < mean) == darker)
+            .max_by_key(|(c, n)| (*n, *c))
+            .copied()
     };
     let (Some(dark), Some(light)) = (most_frequent(true), most_frequent(false)) else {
-        let only = histogram.keys().next().copied().unwrap_or_default();
+        let only = colours.first().map(|(c, _)| *c).unwrap_or_default();
         return Err(ScreenshotError::Uniform(hex(only)));
     };
-    let (background, foreground) = if dark.1 > light.1 {
+    let (mut background, mut foreground) = if dark.1 > light.1 {
         (dark.0, light.0)
     } else {
         (light.0, dark.0)
     };
+    if image.lossy {
+        // A flat colour on a bin's edge is split between two bins: each colour becomes the
+        // mean of every pixel near it, whichever bin its noise put it in.
+        background = cluster_mean(image, clipped, background);
+        foreground = cluster_mean(image, clipped, foreground);
+    }
     Ok(Contrast {
         ratio: (contrast_ratio(foreground, background) * 100.0).round() / 100.0,
         foreground: hex(foreground),
         background: hex(background),
         bounds: clipped,
         pixels,
-        method: "single foreground (ATF): most frequent colours either side of the mean luminance",
+        method: "single foreground (ATF): most frequent colours either side of the mean luminance, each the mean of its pixels",
         warnings,
     })
 }
@@ -547,6 +598,43 @@ mod tests {
         r: 40,
         b: 30,
     };
+
+    /// The same known boxes (tests/fixtures/screenshot/boxes.py) as PNG and as a phone's
+    /// JPEG: each measured within 1 % of its exact ratio, the JPEG's colours from its pixels.
+    #[test]
+    fn contrast_is_exact_on_flat_colours_whatever_the_format() {
+        let boxes: [([u8; 3], [u8; 3]); 5] = [
+            ([0, 0, 0], [255, 255, 255]),
+            ([0x76; 3], [255, 255, 255]),
+            ([0xFA; 3], [0x10, 0x20, 0x30]),
+            ([0x2F, 0x6F, 0xDF], [255, 255, 255]),
+            ([0x80; 3], [255, 255, 255]),
+        ];
+        for file in ["boxes.png", "boxes.jpg"] {
+            let image = Image::decode(&fixture(file)).unwrap();
+            for (i, (text, background)) in boxes.iter().enumerate() {
+                let l = 240 * i as i64;
+                let exact = contrast_ratio(*text, *background);
+                let measured = contrast(
+                    &image,
+                    Rect {
+                        l,
+                        t: 0,
+                        r: l + 240,
+                        b: 120,
+                    },
+                )
+                .unwrap();
+                let error = (measured.ratio - exact).abs() / exact;
+                assert!(
+                    error <= 0.01,
+                    "{file} box {i}: {} against {exact:.2} ({:.1} %): {measured:?}",
+                    measured.ratio,
+                    error * 100.0
+                );
+            }
+        }
+    }
 
     #[test]
     fn wcag_ratios_with_exact_constants() {

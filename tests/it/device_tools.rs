@@ -237,3 +237,32 @@ fn a_binary_trace_is_named_with_how_to_get_text() {
         );
     }
 }
+
+#[test]
+fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
+    // boxes.py: #767676 on white (4.54:1) and black on white (21:1), as PNG and as JPEG.
+    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/screenshot");
+    for (bounds, exact) in [("240,0,480,120", 4.54), ("0,0,240,120", 21.0)] {
+        for file in ["boxes.png", "boxes.jpg"] {
+            let path = screenshots.join(file);
+            let (code, stdout, stderr) = dwpipe(
+                &screenshots,
+                &[
+                    "inspect",
+                    "screenshot",
+                    path.to_str().unwrap(),
+                    "--box",
+                    bounds,
+                    "--json",
+                ],
+            );
+            assert_eq!(code, 0, "{stderr}");
+            let measured: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let ratio = measured["ratio"].as_f64().unwrap();
+            assert!(
+                (ratio - exact).abs() / exact <= 0.01,
+                "{file} {bounds}: {ratio} against {exact}"
+            );
+        }
+    }
+}
