@@ -266,3 +266,28 @@ fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
         }
     }
 }
+
+#[test]
+fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
+    let dump =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layout/hidden-targets.json");
+    let (code, stdout, stderr) = dwpipe(
+        dump.parent().unwrap(),
+        &[
+            "inspect",
+            "layout",
+            dump.to_str().unwrap(),
+            "--vpr",
+            "3.25",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // Transparent, hit testing off, disabled, untouchable: four clickables no finger hits.
+    assert_eq!(report["clickable"], 1, "{report}");
+    assert_eq!(
+        report["unlabeled_clickables"],
+        serde_json::json!(["id:shown"])
+    );
+}

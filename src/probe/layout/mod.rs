@@ -46,8 +46,9 @@ pub(crate) struct Node {
     pub(crate) shown: Option<Rect>,
     /// `clickable == "true"`.
     pub(crate) clickable: bool,
-    /// `enabled != "false"`.
-    pub(crate) enabled: bool,
+    /// A finger can hit it: enabled, and where the dump says so, not fully transparent, hit
+    /// testing on and touchable.
+    pub(crate) hittable: bool,
     /// Scrolls or clips its children.
     pub(crate) clips: bool,
     /// `visible == "false"`: uitest marks a node it keeps only for a visible descendant (and
@@ -312,10 +313,10 @@ impl Layout {
         })
     }
 
-    /// Clickable, enabled nodes of `window` of which something is visible.
+    /// Clickable nodes of `window` a finger can hit, of which something is visible.
     pub(crate) fn clickables(&self, window: NodeId) -> Vec<NodeId> {
         self.in_window(window)
-            .filter(|i| self.node(*i).clickable && self.node(*i).enabled)
+            .filter(|i| self.node(*i).clickable && self.node(*i).hittable)
             .filter(|i| self.visible_rect(*i).is_some_and(|r| !r.is_empty()))
             .collect()
     }

@@ -54,6 +54,33 @@ struct RawAttributes<'a> {
     visible: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "lenient")]
     bundle_name: Option<Cow<'a, str>>,
+    // The newer uitest attribute set (ArkUI's inspector fields): what decides whether a
+    // finger can hit a node.
+    #[serde(borrow, default, deserialize_with = "lenient")]
+    opacity: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "lenient")]
+    hit_test_behavior: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "lenient")]
+    touchable: Option<Cow<'a, str>>,
+}
+
+/// Whether a finger can hit a node with these attributes: enabled, not fully transparent,
+/// hit testing on (`hitTestBehavior` other than `HitTestMode.None`) and `touchable`. A dump
+/// without the newer attributes says only `enabled`.
+fn hittable(a: &RawAttributes<'_>) -> bool {
+    let transparent = a
+        .opacity
+        .as_deref()
+        .and_then(|o| o.trim().parse::<f64>().ok())
+        .is_some_and(|o| o <= 0.0);
+    let no_hit_test = a
+        .hit_test_behavior
+        .as_deref()
+        .is_some_and(|h| h.trim().to_ascii_lowercase().ends_with("none"));
+    a.enabled.as_deref() != Some("false")
+        && a.touchable.as_deref() != Some("false")
+        && !transparent
+        && !no_hit_test
 }
 
 /// A string as it is (borrowed from the dump when it has no escapes), a number or boolean as
@@ -155,6 +182,7 @@ impl Layout {
     fn apply(&mut self, index: NodeId, a: RawAttributes<'_>) {
         let is = |value: &Option<Cow<'_, str>>| value.as_deref() == Some("true");
         let shown = a.bounds.as_deref().and_then(Rect::parse);
+        let hittable = hittable(&a);
         let node = &mut self.nodes[index.0];
         *node = Node {
             id: owned(a.id),
@@ -166,7 +194,7 @@ impl Layout {
             rect: a.orig_bounds.as_deref().and_then(Rect::parse).or(shown),
             shown,
             clickable: is(&a.clickable),
-            enabled: a.enabled.as_deref() != Some("false"),
+            hittable,
             clips: is(&a.scrollable) || is(&a.clip),
             hidden: a.visible.as_deref() == Some("false"),
             bundle: a.bundle_name.map(Cow::into_owned),
@@ -209,7 +237,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
             Place::Root => None,
             Place::Under(parent) => {
                 layout.nodes.push(Node {
-                    enabled: true,
+                    hittable: true,
                     parent,
                     ..Node::default()
                 });

@@ -247,3 +247,22 @@ fn labels_as_a_screen_reader_reads_them() {
          labelled by their child Text, the cart by its description"
     );
 }
+
+/// The newer uitest attribute set (ArkUI's inspector fields): a clickable that is fully
+/// transparent, has hit testing off, is disabled or untouchable is nothing a finger can hit,
+/// so neither a touch target nor an unlabeled one.
+#[test]
+fn only_what_a_finger_can_hit_is_a_touch_target() {
+    let layout = fixture("hidden-targets.json");
+    let report = layout.report(Some("com.example.notes"), 3.25);
+    assert_eq!(report.clickable, 1, "{report:?}");
+    assert_eq!(report.unlabeled_clickables, ["id:shown"]);
+    assert_eq!(
+        report
+            .touch_targets
+            .iter()
+            .map(|t| t.selector.as_str())
+            .collect::<Vec<_>>(),
+        ["id:shown"]
+    );
+}
