@@ -12,7 +12,7 @@ Every capture is transcript format 3, as a recording by this dwpipe writes it: e
 the audit begins with a `visit` mark (`2 cold-start`: its run plan, which a replay with other
 runs is refused on before its first call), each pause is a `sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
 session that starts the app and each flow's `launch` poll for its window (`ready: window`: no
-process at the first look, the window focused and drawn 200 ms later), and `sessions:` holds the SHA-256 of every file in
+process at the first look, the window focused and shown 200 ms later, as SceneBoard prints it), and `sessions:` holds the SHA-256 of every file in
 playbooks/sessions/, so a changed session makes the audit refuse these captures until this
 script runs again.
 

@@ -1,5 +1,5 @@
 //! Readiness polls: where a session used to wait a fixed time after `aa start`, it asks the
-//! device until the app's window is focused and drawn, and goes on as soon as it is. The fixed
+//! device until the app's window is focused and shown, and goes on as soon as it is. The fixed
 //! wait stays the ceiling, so a device that never says so costs no more than before. The poll
 //! runs on the device's clock, so a replay, whose clock runs on the recorded delays and pauses,
 //! asks as often as the recording did.
@@ -40,7 +40,7 @@ enum Look {
     NotYet(String),
 }
 
-/// Polls until the app's window is focused and drawn, for at most `within`; writes what it
+/// Polls until the app's window is focused and shown, for at most `within`; writes what it
 /// saw into the visit's file `save` (a session's `ready.txt`, a flow's `step-01-ready.txt`)
 /// either way.
 pub(super) async fn window(

@@ -80,8 +80,11 @@ pub(super) enum Command {
     Review(ReviewArgs),
     /// List the devices on every hdc server, with model, software, API level and density.
     Devices(DevicesArgs),
-    /// Record a device's identity into a capture folder (device.yaml + transcript.yaml).
-    Capture(CaptureArgs),
+    /// Record a device's identity (device.yaml, no exchanges) into a new capture folder; a replayable recording is `audit --record DIR`.
+    Identify(IdentifyArgs),
+    /// Renamed: what it recorded was a device's identity (`dwpipe identify`); a replayable capture is `dwpipe audit --record DIR`.
+    #[command(hide = true)]
+    Capture(RenamedCapture),
     /// Measure every criterion that has a probe on a device (or a capture), keep the evidence, gate it.
     Audit(AuditArgs),
     /// Deliver a change: freeze, review, brief the agent, verify, audit, and repair until verified.
@@ -443,7 +446,7 @@ pub(super) struct DevicesArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub(super) struct CaptureArgs {
+pub(super) struct IdentifyArgs {
     #[command(flatten)]
     pub(super) client: DeviceClient,
     /// The device's connect key (see `dwpipe devices`).
@@ -455,6 +458,14 @@ pub(super) struct CaptureArgs {
     /// The hdc server the device is on, HOST:PORT (default: the local one).
     #[arg(long, value_name = "HOST:PORT", value_parser = parse_server)]
     pub(super) server: Option<Server>,
+}
+
+/// `dwpipe capture`, as earlier releases spelled `identify`: whatever it is given, it says
+/// where each of its jobs went.
+#[derive(Debug, clap::Args)]
+pub(super) struct RenamedCapture {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub(super) rest: Vec<String>,
 }
 
 pub(super) fn parse_server(text: &str) -> Result<Server, String> {
@@ -725,7 +736,7 @@ pub(super) enum DumpKind {
     FpsCount,
     /// `-s RenderService -a screen`: resolution, refresh rate, power.
     Screen,
-    /// `-s DisplayManagerService -a -a`: the density (VirtualPixelRatio).
+    /// `-s DisplayManagerService -a -a` (SceneBoard) or `-a '-d 0'` (the legacy dumper): the density.
     Density,
     /// `--mem <pid>`: the Total PSS row.
     Mem,

@@ -271,8 +271,14 @@ fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> 
         }
         DumpKind::Density => {
             hidumper::require_block(&text, "DisplayManagerService").map_err(bad)?;
-            let vpr = crate::device::virtual_pixel_ratio(&text)
-                .ok_or_else(|| invalid(file, "no VirtualPixelRatio, Density or VPR field", fix))?;
+            let vpr = crate::device::virtual_pixel_ratio(&text).ok_or_else(|| {
+                let why = if text.contains("The arguments are illegal") {
+                    "the dumper refused its arguments (the legacy DisplayManagerService takes two: ask `-a '-d 0'`, which prints `VPR:`)"
+                } else {
+                    "no VirtualPixelRatio, Density or VPR field"
+                };
+                invalid(file, why, fix)
+            })?;
             (
                 serde_json::json!({"virtual_pixel_ratio": vpr, "unit": "px/vp"}),
                 vec![format!("density: {vpr} px/vp")],

@@ -4,7 +4,6 @@
 mod args;
 mod audit;
 mod brief;
-mod capture;
 mod compare;
 mod deliver;
 mod devices;
@@ -14,6 +13,7 @@ mod fingerprint;
 mod freeze;
 mod gate;
 mod history;
+mod identify;
 mod init;
 mod inspect;
 mod print;
@@ -149,6 +149,7 @@ commands!(
     Fingerprint,
     Review,
     Devices,
+    Identify,
     Capture,
     Audit,
     Deliver,
@@ -261,7 +262,7 @@ mod tests {
             vec!["dwpipe", "devices", "--server", "10.0.0.5"],
             vec!["dwpipe", "devices", "--server", "-t:1"],
             vec!["dwpipe", "devices", "--call-timeout", "soon"],
-            vec!["dwpipe", "capture", "--out", "cap"],
+            vec!["dwpipe", "identify", "--out", "cap"],
         ];
         for line in rejected {
             assert!(Cli::try_parse_from(&line).is_err(), "{line:?}");

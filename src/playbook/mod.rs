@@ -74,7 +74,7 @@ pub(crate) enum Step {
     /// Wait a fixed time: inside a traced window, where a poll would load the device being
     /// measured.
     Sleep(Duration),
-    /// Poll until the app's window is focused and drawn, for at most `within` (the fixed
+    /// Poll until the app's window is focused and shown, for at most `within` (the fixed
     /// wait it replaced): the session goes on either way, and its evidence says which.
     Ready {
         /// The ceiling.

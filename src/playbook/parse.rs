@@ -46,7 +46,7 @@ pub(super) struct StepDoc {
     sleep: Option<String>,
     #[serde(default)]
     screenshot: Option<String>,
-    /// What to poll for (`window`: the app's window focused and drawn), with `within`.
+    /// What to poll for (`window`: the app's window focused and shown), with `within`.
     #[serde(default)]
     ready: Option<String>,
     #[serde(default)]
@@ -193,7 +193,7 @@ fn steps(
             }
             if ready != "window" {
                 return Err(at(format!(
-                    "`ready: {ready}`: the device can say `window` (the app's window focused and drawn)"
+                    "`ready: {ready}`: the device can say `window` (the app's window focused and shown)"
                 )));
             }
             if traced {

@@ -508,7 +508,7 @@ fn a_missing_hdc_is_an_environment_error_naming_the_path() {
 }
 
 #[test]
-fn capture_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
+fn identify_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let lab = Lab::new();
     let source = lab.capture("phone", SERIAL, "", &[]);
     let hdc = lab.hdc(&[source.display().to_string()], "");
@@ -516,7 +516,7 @@ fn capture_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let (code, stdout, stderr) = dwpipe(&[
         "--hdc",
         hdc.to_str().unwrap(),
-        "capture",
+        "identify",
         "--device",
         SERIAL,
         "--out",
@@ -532,7 +532,7 @@ fn capture_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let (code, _, stderr) = dwpipe(&[
         "--hdc",
         hdc.to_str().unwrap(),
-        "capture",
+        "identify",
         "--device",
         SERIAL,
         "--out",
@@ -544,7 +544,7 @@ fn capture_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let (code, _, stderr) = dwpipe(&[
         "--hdc",
         "/nonexistent/hdc",
-        "capture",
+        "identify",
         "--device",
         "x; rm -rf /",
         "--out",
@@ -556,6 +556,15 @@ fn capture_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
         "{stderr}"
     );
     assert!(ShellValue::bundle("com.x; rm -rf /").is_err());
+    // The name earlier releases gave it says where each of its jobs went.
+    let (code, _, stderr) = dwpipe(&["capture", "--device", SERIAL, "--out", "x"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("E_COMMAND_RENAMED")
+            && stderr.contains("dwpipe identify")
+            && stderr.contains("dwpipe audit --pack pack.lock.json --device SERIAL --record DIR"),
+        "{stderr}"
+    );
 }
 
 #[cfg(feature = "real-captures")]

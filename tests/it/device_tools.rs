@@ -291,3 +291,29 @@ fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
         serde_json::json!(["id:shown"])
     );
 }
+
+#[test]
+fn density_is_read_from_either_display_manager() {
+    // The legacy dmserver refuses SceneBoard's `-a -a` (it takes two arguments) and prints
+    // `VPR:` for `-a '-d 0'` (display_dumper.cpp); the identity asks both.
+    let dumps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hidumper");
+    let inspect = |file: &str| {
+        let path = dumps.join(file);
+        dwpipe(
+            &dumps,
+            &[
+                "inspect",
+                "hidumper",
+                "--kind",
+                "density",
+                path.to_str().unwrap(),
+            ],
+        )
+    };
+    let (code, stdout, stderr) = inspect("dms_legacy_d0.txt");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("density: 1.5 px/vp"), "{stdout}");
+    let (code, _, stderr) = inspect("dms_legacy_a_a.txt");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("ask `-a '-d 0'`"), "{stderr}");
+}

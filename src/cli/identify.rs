@@ -1,4 +1,7 @@
-//! `dwpipe capture --device SERIAL --out DIR`: record a device's identity into a capture.
+//! `dwpipe identify --device SERIAL --out DIR`: record a device's identity (`device.yaml`,
+//! no exchanges) into a capture folder, the start of a hand-written scenario. A capture that
+//! replays an audit is recorded by the audit itself (`dwpipe audit --record DIR`); the
+//! command earlier releases called `capture` says so.
 
 use std::path::Path;
 
@@ -13,7 +16,7 @@ use super::print;
 use super::runtime::block_on;
 use super::{Edge, Run};
 
-impl Run for super::args::CaptureArgs {
+impl Run for super::args::IdentifyArgs {
     fn drives_children(&self) -> bool {
         true
     }
@@ -25,6 +28,17 @@ impl Run for super::args::CaptureArgs {
             self.server,
             &self.out,
         )
+    }
+}
+
+impl Run for super::args::RenamedCapture {
+    fn execute(self, _edge: &Edge) -> Result<i32, Error> {
+        Err(Diagnostic::error(
+            "E_COMMAND_RENAMED",
+            "`dwpipe capture` recorded only a device's identity, and is now `dwpipe identify`",
+        )
+        .fix("to record a capture that replays an audit: `dwpipe audit --pack pack.lock.json --device SERIAL --record DIR`; for the identity alone: `dwpipe identify --device SERIAL --out DIR`")
+        .into())
     }
 }
 
@@ -46,7 +60,7 @@ fn run(hdc: &HdcClient, serial: &str, server: Option<Server>, out: &Path) -> Res
     let recording = RecordingDevice::new(device, out)?;
     let info = block_on(&cancel, recording.finish())?;
     print::out(&format!(
-        "recorded {} ({}, {}, API {}, density {}) → {}",
+        "recorded the identity of {} ({}, {}, API {}, density {}) → {} (no exchanges: `dwpipe audit --record DIR` records a replayable audit)",
         info.serial,
         info.model.as_deref().unwrap_or("unknown model"),
         info.software_version
