@@ -4,7 +4,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{check, copy_tree, dwpipe, first_audit, frozen_example, replay_audit};
+use crate::support::{
+    check, copy_tree, dwpipe, first_audit, fixture, frozen_example, inspect, replay_audit,
+};
 
 /// A file of the repository.
 fn repo(path: &str) -> PathBuf {
@@ -227,7 +229,7 @@ fn a_binary_trace_is_named_with_how_to_get_text() {
     ] {
         let path = dir.path().join(name);
         fs::write(&path, bytes).unwrap();
-        let (code, _, stderr) = dwpipe(dir.path(), &["inspect", "trace", path.to_str().unwrap()]);
+        let (code, _, stderr) = inspect(&["trace", path.to_str().unwrap()]);
         assert_eq!(code, 2, "{stderr}");
         assert!(
             stderr.contains("E_INSPECT_NOT_A_TRACE")
@@ -241,21 +243,11 @@ fn a_binary_trace_is_named_with_how_to_get_text() {
 #[test]
 fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
     // boxes.py: #767676 on white (4.54:1) and black on white (21:1), as PNG and as JPEG.
-    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/screenshot");
     for (bounds, exact) in [("240,0,480,120", 4.54), ("0,0,240,120", 21.0)] {
         for file in ["boxes.png", "boxes.jpg"] {
-            let path = screenshots.join(file);
-            let (code, stdout, stderr) = dwpipe(
-                &screenshots,
-                &[
-                    "inspect",
-                    "screenshot",
-                    path.to_str().unwrap(),
-                    "--box",
-                    bounds,
-                    "--json",
-                ],
-            );
+            let path = fixture(&format!("screenshot/{file}"));
+            let path = path.to_str().unwrap();
+            let (code, stdout, stderr) = inspect(&["screenshot", path, "--box", bounds, "--json"]);
             assert_eq!(code, 0, "{stderr}");
             let measured: serde_json::Value = serde_json::from_str(&stdout).unwrap();
             let ratio = measured["ratio"].as_f64().unwrap();
@@ -269,19 +261,9 @@ fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
 
 #[test]
 fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
-    let dump =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layout/hidden-targets.json");
-    let (code, stdout, stderr) = dwpipe(
-        dump.parent().unwrap(),
-        &[
-            "inspect",
-            "layout",
-            dump.to_str().unwrap(),
-            "--vpr",
-            "3.25",
-            "--json",
-        ],
-    );
+    let dump = fixture("layout/hidden-targets.json");
+    let (code, stdout, stderr) =
+        inspect(&["layout", dump.to_str().unwrap(), "--vpr", "3.25", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // Transparent, hit testing off, disabled, untouchable: four clickables no finger hits.
@@ -296,24 +278,14 @@ fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
 fn density_is_read_from_either_display_manager() {
     // The legacy dmserver refuses SceneBoard's `-a -a` (it takes two arguments) and prints
     // `VPR:` for `-a '-d 0'` (display_dumper.cpp); the identity asks both.
-    let dumps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hidumper");
-    let inspect = |file: &str| {
-        let path = dumps.join(file);
-        dwpipe(
-            &dumps,
-            &[
-                "inspect",
-                "hidumper",
-                "--kind",
-                "density",
-                path.to_str().unwrap(),
-            ],
-        )
+    let density = |file: &str| {
+        let path = fixture(&format!("hidumper/{file}"));
+        inspect(&["hidumper", "--kind", "density", path.to_str().unwrap()])
     };
-    let (code, stdout, stderr) = inspect("dms_legacy_d0.txt");
+    let (code, stdout, stderr) = density("dms_legacy_d0.txt");
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("density: 1.5 px/vp"), "{stdout}");
-    let (code, _, stderr) = inspect("dms_legacy_a_a.txt");
+    let (code, _, stderr) = density("dms_legacy_a_a.txt");
     assert_eq!(code, 2);
     assert!(stderr.contains("ask `-a '-d 0'`"), "{stderr}");
 }
