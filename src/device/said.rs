@@ -127,6 +127,9 @@ pub enum Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Refusal::Status { status, first_line } if first_line.is_empty() => {
+                write!(f, "exited {status}")
+            }
             Refusal::Status { status, first_line } => write!(f, "exited {status}: {first_line}"),
             Refusal::Said { line } => write!(f, "said `{line}`"),
             Refusal::NoSuccess {
@@ -306,7 +309,7 @@ mod tests {
                 0,
                 Err("said `hidumper: No such process: 9`"),
             ),
-            ("pidof com.example.notes", "", 1, Err("exited 1: ")),
+            ("pidof com.example.notes", "", 1, Err("exited 1")),
             ("rm -f /data/local/tmp/x", "", 0, Ok(())),
             // aa test is judged by the hypium parser, which reads the whole report.
             (
