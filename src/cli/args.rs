@@ -742,4 +742,10 @@ pub(super) enum DumpKind {
     Mem,
     /// `-s WindowManagerService -a '-a'`: the window table.
     Windows,
+    /// `-s BatteryService -a -i`: charge, charging, plug, temperature.
+    Battery,
+    /// `-s PowerManagerService -a -s`: the power state (AWAKE, INACTIVE, …).
+    Power,
+    /// `-s ThermalService -a -t`: each thermal zone's temperature.
+    Thermal,
 }

@@ -310,6 +310,38 @@ fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> 
             human.extend(table.warnings.iter().map(|w| format!("warning: {w}")));
             (serde_json::json!(table), human)
         }
+        DumpKind::Battery => {
+            let battery = hidumper::battery(&text).map_err(bad)?;
+            let human = vec![format!(
+                "battery: {}%, {}, plugged {}, {}",
+                battery.capacity_percent,
+                battery.charging,
+                battery.plugged,
+                battery
+                    .temperature_c
+                    .map_or_else(|| "temperature unknown".to_owned(), |t| format!("{t} °C"))
+            )];
+            (serde_json::json!(battery), human)
+        }
+        DumpKind::Power => {
+            let power = hidumper::power_state(&text).map_err(bad)?;
+            let human = vec![format!(
+                "power state: {}{}",
+                power.state,
+                power
+                    .screen_off_timeout_ms
+                    .map_or_else(String::new, |ms| format!(", screen off after {ms} ms"))
+            )];
+            (serde_json::json!(power), human)
+        }
+        DumpKind::Thermal => {
+            let zones = hidumper::thermal_zones(&text).map_err(bad)?;
+            let human = zones
+                .iter()
+                .map(|z| format!("  {:<24} {}", z.zone, z.temperature))
+                .collect();
+            (serde_json::json!(zones), human)
+        }
     };
     if json {
         print::json(&value);

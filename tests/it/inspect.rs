@@ -198,6 +198,50 @@ mod real_captures {
         assert_eq!(donghu.frames.count, 10);
     }
 
+    /// The device's state as two real phones printed it (awesome-hdc's README captures).
+    #[test]
+    fn the_real_battery_and_power_captures() {
+        use dwpipe::probe::hidumper;
+        let Some(root) = crate::support::real_captures() else {
+            return;
+        };
+        let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+        let battery = hidumper::battery(&read("hidumper/awesomehdc_batteryservice_i.txt")).unwrap();
+        assert_eq!(
+            (
+                battery.capacity_percent,
+                battery.charging,
+                battery.plugged,
+                battery.temperature_c
+            ),
+            (100, "full", "ac", Some(28.0))
+        );
+        for file in [
+            "hidumper/awesomehdc_powermanagerservice_s.txt",
+            "hidumper/awesomehdc_46dfcda_powermanagerservice_3301_a_a.txt",
+        ] {
+            let power = hidumper::power_state(&read(file)).unwrap();
+            assert_eq!(
+                (power.state.as_str(), power.screen_off_timeout_ms),
+                ("AWAKE", Some(600_000)),
+                "{file}"
+            );
+        }
+        // The documentation's `-a -t` sample of PowerManagerService prints nothing after the
+        // header: no state, said so.
+        assert!(
+            hidumper::power_state(&read("hidumper/docs_zh_powermanager_3301_t_f.txt")).is_err()
+        );
+        let path = root.join("hidumper/awesomehdc_batteryservice_i.txt");
+        let (code, stdout, stderr) =
+            inspect(&["hidumper", "--kind", "battery", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stdout.contains("battery: 100%, full, plugged ac, 28 °C"),
+            "{stdout}"
+        );
+    }
+
     #[test]
     fn every_real_hidumper_layout_and_hypium_capture() {
         use dwpipe::probe::{hidumper, hypium, layout::Layout};

@@ -1,5 +1,5 @@
-//! hidumper output: RenderService `fps` and `fpsCount` and `screen`, `--mem <pid>`, and the
-//! WindowManagerService window table (research/hdc-hidumper.md §2). Field names changed
+//! hidumper output: RenderService `fps` and `fpsCount` and `screen`, `--mem <pid>`, the
+//! device's state (battery, power, thermal zones) and the WindowManagerService window table (research/hdc-hidumper.md §2). Field names changed
 //! between HarmonyOS 5.x and 6.x, so every pattern is case-insensitive and accepts both.
 
 use std::sync::LazyLock;
@@ -8,9 +8,11 @@ use regex::Regex;
 use serde::Serialize;
 
 mod memory;
+mod state;
 mod windows;
 
 pub use memory::{MemoryTotal, memory_total};
+pub use state::{Battery, PowerState, ThermalZone, battery, power_state, thermal_zones};
 pub use windows::{Window, WindowTable, windows};
 
 /// Why a dump could not be read.

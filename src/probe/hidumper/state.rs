@@ -1,0 +1,189 @@
+//! The device's state as its services print it: the battery (`hidumper -s BatteryService -a
+//! -i`: `key: value` lines), the power state (`hidumper -s PowerManagerService -a -s`:
+//! `Current State: AWAKE …`) and the thermal zones (`hidumper -s ThermalService -a -t`:
+//! `Type:`/`Temperature:` pairs, `thermal_mgr_dumper.cpp` `ShowThermalZoneInfo`). Numbers
+//! are read as the services print them; codes become words by the services' enums.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::{DumpError, re, require_block};
+
+/// The battery, as BatteryService prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Battery {
+    /// `capacity`: the charge, in percent.
+    pub capacity_percent: u32,
+    /// `chargingStatus`, by `BatteryChargeState`.
+    pub charging: &'static str,
+    /// `pluggedType`, by `BatteryPluggedType`.
+    pub plugged: &'static str,
+    /// `temperature`, printed in tenths of a degree Celsius, in °C.
+    pub temperature_c: Option<f64>,
+}
+
+/// The power state, as PowerManagerService prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PowerState {
+    /// `Current State:` (`AWAKE`, `INACTIVE`, `SLEEP`, …).
+    pub state: String,
+    /// `ScreenOffTime: Timeout=<ms>ms`, when printed.
+    pub screen_off_timeout_ms: Option<u64>,
+}
+
+/// One thermal zone, as ThermalService prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ThermalZone {
+    /// `Type:` (the sensor's name, `soc_thermal`, `shell_front`, …).
+    pub zone: String,
+    /// `Temperature:` as printed (the zone's own unit, usually m°C).
+    pub temperature: i64,
+}
+
+static FIELD: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*([A-Za-z]+):\s*(-?\d+)\s*$"));
+static CURRENT_STATE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*Current State:\s*([A-Z_]+)"));
+static SCREEN_OFF: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^\s*ScreenOffTime:\s*Timeout=(\d+)ms"));
+static ZONE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^\s*Type:\s*(\S+)\s*\n\s*Temperature:\s*(-?\d+)\s*$"));
+
+/// Reads `hidumper -s BatteryService -a -i`.
+pub fn battery(dump: &str) -> Result<Battery, DumpError> {
+    require_block(dump, "BatteryService")?;
+    let field = |name: &str| -> Option<i64> {
+        FIELD
+            .captures_iter(dump)
+            .find(|c| &c[1] == name)
+            .and_then(|c| c[2].parse().ok())
+    };
+    let capacity = field("capacity")
+        .and_then(|c| u32::try_from(c).ok())
+        .filter(|c| *c <= 100)
+        .ok_or_else(|| DumpError::Empty("no `capacity:` between 0 and 100".to_owned()))?;
+    // battery_info.h: BatteryChargeState and BatteryPluggedType.
+    let charging = match field("chargingStatus") {
+        Some(0) => "discharging",
+        Some(1) => "charging",
+        Some(2) => "not-charging",
+        Some(3) => "full",
+        _ => "unknown",
+    };
+    let plugged = match field("pluggedType") {
+        Some(0) => "none",
+        Some(1) => "ac",
+        Some(2) => "usb",
+        Some(3) => "wireless",
+        _ => "unknown",
+    };
+    Ok(Battery {
+        capacity_percent: capacity,
+        charging,
+        plugged,
+        temperature_c: field("temperature")
+            .filter(|t| (-400..=1500).contains(t))
+            .map(|t| t as f64 / 10.0),
+    })
+}
+
+/// Reads `hidumper -s PowerManagerService -a -s` (or `-a -a`).
+pub fn power_state(dump: &str) -> Result<PowerState, DumpError> {
+    require_block(dump, "PowerManagerService")?;
+    let state = CURRENT_STATE
+        .captures(dump)
+        .map(|c| c[1].to_owned())
+        .ok_or_else(|| DumpError::Empty("no `Current State:` line".to_owned()))?;
+    Ok(PowerState {
+        state,
+        screen_off_timeout_ms: SCREEN_OFF.captures(dump).and_then(|c| c[1].parse().ok()),
+    })
+}
+
+/// Reads `hidumper -s ThermalService -a -t`.
+pub fn thermal_zones(dump: &str) -> Result<Vec<ThermalZone>, DumpError> {
+    require_block(dump, "ThermalService")?;
+    let zones: Vec<ThermalZone> = ZONE
+        .captures_iter(dump)
+        .filter_map(|c| {
+            Some(ThermalZone {
+                zone: c[1].to_owned(),
+                temperature: c[2].parse().ok()?,
+            })
+        })
+        .collect();
+    if zones.is_empty() {
+        return Err(DumpError::Empty(
+            "no `Type:`/`Temperature:` pair".to_owned(),
+        ));
+    }
+    Ok(zones)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        "\n-------------------------------[ability]-------------------------------\n\n\n";
+
+    fn block(name: &str, body: &str) -> String {
+        format!(
+            "{HEADER}----------------------------------{name}---------------------------------\n{body}"
+        )
+    }
+
+    #[test]
+    fn the_battery_as_batteryservice_prints_it() {
+        let dump = block(
+            "BatteryService",
+            "Current time: 2026-11-30 10:00:00.000\ncapacity: 15 \nbatteryLevel: 4 \nchargingStatus: 1 \nhealthState: 1 \npluggedType: 2 \nvoltage: 3800000 \npresent: 1 \ntechnology: Li-poly \ntemperature: 412 \n",
+        );
+        assert_eq!(
+            battery(&dump).unwrap(),
+            Battery {
+                capacity_percent: 15,
+                charging: "charging",
+                plugged: "usb",
+                temperature_c: Some(41.2),
+            }
+        );
+        let unplugged = dump
+            .replace("chargingStatus: 1", "chargingStatus: 0")
+            .replace("pluggedType: 2", "pluggedType: 0");
+        let read = battery(&unplugged).unwrap();
+        assert_eq!((read.charging, read.plugged), ("discharging", "none"));
+        assert!(battery(&block("BatteryService", "capacity: 140\n")).is_err());
+        assert!(matches!(
+            battery("hidumper: No such ability\n"),
+            Err(DumpError::Hidumper(_))
+        ));
+    }
+
+    #[test]
+    fn the_power_state_and_the_thermal_zones() {
+        let power = block(
+            "PowerManagerService",
+            "POWER STATE DUMP:\nCurrent State: INACTIVE  Reason: 20  Time: 521085695\nScreenOffTime: Timeout=30000ms\n",
+        );
+        assert_eq!(
+            power_state(&power).unwrap(),
+            PowerState {
+                state: "INACTIVE".to_owned(),
+                screen_off_timeout_ms: Some(30000),
+            }
+        );
+        // ShowThermalZoneInfo's format: `Type: ` name, `Temperature: ` value, each on a line.
+        let thermal = block(
+            "ThermalService",
+            "Type: soc_thermal\nTemperature: 47000\nType: shell_front\nTemperature: 38500\n",
+        );
+        let zones = thermal_zones(&thermal).unwrap();
+        assert_eq!(zones.len(), 2);
+        assert_eq!(
+            (zones[0].zone.as_str(), zones[0].temperature),
+            ("soc_thermal", 47000)
+        );
+        assert!(thermal_zones(&block("ThermalService", "")).is_err());
+    }
+}
