@@ -8,7 +8,9 @@ for 3 runs). The notes-editor-* captures answer tests/fixtures/packs/editor.yaml
 flow open-note, then the ui session on the editor. Expected verdicts are asserted by
 tests/it/audit.rs and tests/it/flows.rs.
 
-Every capture is transcript format 3, as a recording by this dwpipe writes it: each visit of
+Every capture is transcript format 3, as a recording by this dwpipe writes it: the device's
+state (battery, power, thermal zones, brightness, lock, screen) before the first visit and
+after the last; each visit of
 the audit begins with a `visit` mark (`2 cold-start`: its run plan, which a replay with other
 runs is refused on before its first call), each pause is a `sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
 session that starts the app and each flow's `launch` poll for its window (`ready: window`: no
@@ -229,6 +231,33 @@ WindowRect: [ 0, 0, 1260, 2720 ]
 TouchHotAreas: 
 """
 
+STATE_FIELDS = [
+    ("battery", "hidumper -s BatteryService -a -i"),
+    ("power", "hidumper -s PowerManagerService -a -s"),
+    ("thermal", "hidumper -s ThermalService -a -t"),
+    ("display", "hidumper -s 3308 -a -a"),
+    ("lock", "hidumper -s 3704 -a -all"),
+    ("screen", "hidumper -s RenderService -a screen"),
+]
+STATE_COMMAND = "; ".join(f"echo __DWPIPE_STATE={f}; {c}" for f, c in STATE_FIELDS)
+
+def sa(name):
+    return f"\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------{name}---------------------------------\n"
+
+def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False, hz=60):
+    """What the device says of its state (src/device/state.rs), each service as its printer
+    writes it: BatteryService -i (real captures' keys), PowerManagerService -s, ThermalService
+    -t (ShowThermalZoneInfo), DisplayPowerManagerService (3308), ScreenlockService (3704)
+    -all, RenderService screen."""
+    plugged = 0 if charging == 0 else 2
+    lock = "true" if locked else "false"
+    return (f"__DWPIPE_STATE=battery\n{sa('BatteryService')}capacity: {battery} \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \npresent: 1 \ntemperature: {temperature} \n"
+            f"__DWPIPE_STATE=power\n{sa('PowerManagerService')}POWER STATE DUMP:\nCurrent State: AWAKE  Reason: 20  Time: 100\nScreenOffTime: Timeout=600000ms\n"
+            f"__DWPIPE_STATE=thermal\n{sa('ThermalService')}Type: soc_thermal\nTemperature: {soc}\nType: shell_front\nTemperature: 31000\n"
+            f"__DWPIPE_STATE=display\n{sa('DisplayPowerManagerService')}DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=120\nDeviceBrightness=120\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n"
+            f"__DWPIPE_STATE=lock\n{sa('ScreenlockService')} * deviceLocked  \t\t{lock}\t\t100\n * screenLocked  \t\t{lock}\t\t100\n"
+            f"__DWPIPE_STATE=screen\n{sa('RenderService')}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n")
+
 def session_hashes():
     """The `sessions:` of a recording: each embedded session's SHA-256, as dwpipe hashes its file."""
     folder = os.path.join(ROOT, "..", "playbooks", "sessions")
@@ -250,6 +279,7 @@ class Capture:
         self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 3", "recorded-by: device-fixtures/generate.py", "sessions:"]
         self.lines += [f"  {name}: {sha}" for name, sha in session_hashes()]
         self.lines.append("exchanges:")
+        self.shell(STATE_COMMAND, state_reply())  # the device's state before its runs
     def shell(self, command, reply="", fault=None, status=0):
         self.lines.append(f"  - shell: {command}")
         self.lines.append(f"    reply: {yaml_str(reply)}")
@@ -313,6 +343,7 @@ class Capture:
         self.shell(f"uitest screenCap -p /data/local/tmp/dwpipe-{run}-screen.png", f"ScreenCap saved to /data/local/tmp/dwpipe-{run}-screen.png\n")
         self.pull(f"/data/local/tmp/dwpipe-{run}-screen.png", f"screen-{run}-{name}.png", png)
     def finish(self):
+        self.shell(STATE_COMMAND, state_reply())  # and after them
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
             f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:

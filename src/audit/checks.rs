@@ -53,6 +53,7 @@ impl AuditRun {
             measurements: self.measurements,
             gate,
             figures: self.figures,
+            states: self.states,
         }
     }
 }

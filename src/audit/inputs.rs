@@ -18,6 +18,7 @@ use crate::playbook::Playbooks;
 use super::keep::relative;
 use super::model::{AuditError, EvidenceFile, Inputs};
 use super::plan::AuditSpec;
+use super::state::DeviceStates;
 
 const DEVICE: &str = "device.yaml";
 const PLAYBOOKS: &str = "playbooks";
@@ -26,7 +27,12 @@ const LOCK: &str = crate::pack::LOCK_FILE;
 const SOURCE: &str = super::evidence::SOURCE_RECORD;
 
 /// Writes `bytes` as the evidence file `name` in `root`, named relative to `out`.
-fn write(root: &Path, out: &Path, name: &str, bytes: &[u8]) -> Result<EvidenceFile, AuditError> {
+pub(super) fn write(
+    root: &Path,
+    out: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<EvidenceFile, AuditError> {
     let path = root.join(name);
     write_atomic(&path, bytes).map_err(|e| AuditError::Keep {
         path: e.path,
@@ -89,6 +95,8 @@ pub(super) fn keep(
         installed: spec.installed.to_vec(),
         lock,
         source: None,
+        state_before: None,
+        state_after: None,
     })
 }
 
@@ -114,6 +122,8 @@ pub(super) struct Kept {
     pub(super) inputs: Inputs,
     /// Where the readings came from, as kept (audits before format 4 kept no record).
     pub(super) source: Option<Source>,
+    /// The device's state, as kept (audits before it was read kept none).
+    pub(super) states: Option<DeviceStates>,
 }
 
 /// Reads back the inputs kept in `root` (paths relative to `out`); `recorded` gives the
@@ -181,6 +191,18 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
         }
         None => (None, None),
     };
+    let state = |name: &str, recorded: bool| -> Result<_, Diagnostic> {
+        Ok(match optional(name, recorded)? {
+            Some((file, bytes)) => (
+                Some(file),
+                Some(super::state::parse(&String::from_utf8_lossy(&bytes))),
+            ),
+            None => (None, None),
+        })
+    };
+    let (state_before, before) = state(super::state::BEFORE, recorded.state_before.is_some())?;
+    let (state_after, after) = state(super::state::AFTER, recorded.state_after.is_some())?;
+    let states = before.map(|before| DeviceStates { before, after });
     Ok(Kept {
         info,
         playbooks: Playbooks::load_kept(&dir)?,
@@ -194,8 +216,11 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
             installed: recorded.installed.clone(),
             lock,
             source: source_file,
+            state_before,
+            state_after,
         },
         source,
+        states,
     })
 }
 

@@ -20,6 +20,7 @@ mod ready;
 mod rebuild;
 mod run;
 mod session;
+mod state;
 
 pub use aggregate::{actual, aggregate};
 pub(crate) use checks::folded;
@@ -38,3 +39,4 @@ pub(crate) use plan::evidence_root;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
 pub(crate) use run::{Ongoing, Prepared};
+pub use state::{DeviceState, DeviceStates, render as render_state};

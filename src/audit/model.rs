@@ -1,6 +1,7 @@
 //! What an audit produces and reads back: every run's reading with its evidence, one
 //! measurement per criterion, the gated outcome, and the events its reporters follow.
 
+use super::state::DeviceStates;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{DeviceError, DeviceInfo, Source};
@@ -95,6 +96,12 @@ pub struct Inputs {
     /// `source` is rebuilt from it, so a relabelled source is a difference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) source: Option<EvidenceFile>,
+    /// What the device said of its state before its first visit and after its last: the
+    /// report's `device-state` is read from these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) state_before: Option<EvidenceFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) state_after: Option<EvidenceFile>,
 }
 
 /// A HAP installed on the device before it was audited.
@@ -115,6 +122,8 @@ impl Inputs {
             .chain(&self.auditor_report)
             .chain(&self.lock)
             .chain(&self.source)
+            .chain(&self.state_before)
+            .chain(&self.state_after)
     }
 }
 
@@ -223,6 +232,8 @@ pub struct AuditRun {
     pub(crate) warnings: Vec<Diagnostic>,
     /// What the report draws, decoded from the evidence once.
     pub(crate) figures: Figures,
+    /// The device's state before and after its runs, when the audit read it.
+    pub(crate) states: Option<DeviceStates>,
 }
 
 /// A gated audit: the measurements and the verdicts the gate recomputed from them.
@@ -242,6 +253,8 @@ pub struct Audited {
     pub(crate) gate: GateOutcome,
     /// What the report draws.
     pub figures: Figures,
+    /// The device's state before and after its runs.
+    pub(crate) states: Option<DeviceStates>,
 }
 
 /// Why an audit stopped.

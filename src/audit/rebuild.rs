@@ -56,7 +56,7 @@ pub(crate) fn rebuild(
         .fix("verify the report inside the audit folder `dwpipe audit` wrote"));
     }
     inside(&root, out)?;
-    let (info, playbooks, auditor, inputs, kept_source) = match recorded.inputs {
+    let (info, playbooks, auditor, inputs, kept_source, states) = match recorded.inputs {
         Some(inputs) => {
             let kept = read_kept(&root, out, inputs)?;
             (
@@ -65,12 +65,14 @@ pub(crate) fn rebuild(
                 kept.auditor,
                 Some(kept.inputs),
                 kept.source,
+                kept.states,
             )
         }
         None => (
             recorded.device.clone(),
             Playbooks::load(None)?,
             Vec::new(),
+            None,
             None,
             None,
         ),
@@ -113,6 +115,7 @@ pub(crate) fn rebuild(
         measurements,
         warnings,
         figures,
+        states,
     })
 }
 

@@ -26,6 +26,7 @@ use super::model::{
 };
 use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
 use super::session::gather;
+use super::state::DeviceStates;
 
 /// Runs the audit on `device` into the audit folder `out`.
 pub async fn run(
@@ -40,6 +41,7 @@ pub async fn run(
     let visits = labels(&visits(&prepared.planned, 1..=prepared.runs()));
     let mut ongoing = prepared.begin(device, out, Some(visits)).await?;
     ongoing.measure(device, prepared.runs(), progress).await?;
+    ongoing.settle(device).await?;
     ongoing.finish(device)
 }
 
@@ -102,7 +104,9 @@ impl<'s, 'a> Prepared<'s, 'a> {
             // invalidate the earlier audit's hashes.
             return Err(AuditError::EvidenceExists(root));
         }
-        let inputs = keep(&root, out, &info, self.spec)?;
+        let mut inputs = keep(&root, out, &info, self.spec)?;
+        let (file, before) = super::state::read(device, &root, out, super::state::BEFORE).await?;
+        inputs.state_before = Some(file);
         let context = Context {
             bundle: &self.spec.pack.doc.app.bundle.value,
             vpr: info.virtual_pixel_ratio,
@@ -118,6 +122,10 @@ impl<'s, 'a> Prepared<'s, 'a> {
             done: 0,
             started,
             device_time: DeviceTime::default(),
+            states: DeviceStates {
+                before,
+                after: None,
+            },
         })
     }
 
@@ -205,6 +213,8 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     done: u32,
     started: String,
     device_time: DeviceTime,
+    /// The device's state before the runs, and after them once settled.
+    states: DeviceStates,
 }
 
 impl Ongoing<'_, '_, '_> {
@@ -288,6 +298,15 @@ impl Ongoing<'_, '_, '_> {
 
     /// The audit of the runs made on `device` (a replay's source is known once it is done,
     /// and kept among the evidence then).
+    /// Reads the device's state after its last visit, keeping it with the inputs.
+    pub(crate) async fn settle(&mut self, device: &impl Device) -> Result<(), AuditError> {
+        let (file, after) =
+            super::state::read(device, &self.root, &self.out, super::state::AFTER).await?;
+        self.inputs.state_after = Some(file);
+        self.states.after = Some(after);
+        Ok(())
+    }
+
     pub(crate) fn finish(mut self, device: &impl Device) -> Result<AuditRun, AuditError> {
         let source = device.source(&self.info);
         self.inputs.source = Some(keep_source(&self.root, &self.out, &source)?);
@@ -328,6 +347,7 @@ impl Ongoing<'_, '_, '_> {
             measurements,
             warnings,
             figures: Figures::default(),
+            states: Some(self.states.clone()),
         }
     }
 }

@@ -13,6 +13,7 @@ mod replay;
 mod reply;
 mod said;
 mod source;
+mod state;
 mod survey;
 
 #[cfg(test)]
@@ -36,6 +37,7 @@ pub use replay::ReplayDevice;
 pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_sentinel};
 pub use said::{Refusal, judge};
 pub use source::Source;
+pub use state::{STATE_FIELDS, STATE_MARKER, state_command};
 pub(crate) use survey::{ServerReport, survey};
 
 /// What an audit is about to run on a device, said before its first call.

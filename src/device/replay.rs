@@ -9,6 +9,7 @@ use super::error::DeviceError;
 use super::info::DeviceInfo;
 use super::reply::{app_result, hdc_failure};
 use super::source::Source;
+use super::state::state_command;
 use super::{Device, ShellReply, millis};
 use crate::process::Cancel;
 use crate::shell::{ShellCommand, ShellValue};
@@ -133,6 +134,15 @@ impl ReplayDevice {
         }
     }
 
+    /// Whether the next exchange is the shell call `command`.
+    fn holds_next(&self, command: &ShellCommand) -> bool {
+        let next = self.lock().next;
+        self.capture
+            .exchanges
+            .get(next)
+            .is_some_and(|e| e.operation == Some(Operation::Shell(command.clone())))
+    }
+
     /// An install or uninstall: the bundle manager's recorded answer.
     async fn app(&self, operation: &Operation, name: &'static str) -> Result<(), DeviceError> {
         let (_, exchange) = self.next(operation)?;
@@ -161,6 +171,15 @@ impl Device for ReplayDevice {
     }
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
+        if *command == state_command() && !self.holds_next(command) {
+            // A capture recorded before dwpipe read the device's state: it said nothing of
+            // it, and every reading is named unread.
+            return Ok(ShellReply {
+                output: String::new(),
+                status: 0,
+                duration: Duration::ZERO,
+            });
+        }
         let (_, exchange) = self.next(&Operation::Shell(command.clone()))?;
         self.wait(exchange.delay).await?;
         Ok(ShellReply {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::audit::DeviceState;
 use crate::audit::{DeviceTime, folded};
 use crate::schema::AuditReport;
 use crate::template::{RenderError, render};
@@ -19,6 +20,9 @@ struct MarkdownView<'a> {
     readings: BTreeMap<&'a str, Vec<Reading<'a>>>,
     /// How long the device was held, in words.
     device_time: Option<String>,
+    /// The device's state before its runs and after them, in words.
+    state_before: Option<String>,
+    state_after: Option<String>,
 }
 
 /// Runs (`runs 1–3`) and what they were read from.
@@ -46,6 +50,12 @@ impl<'a> MarkdownView<'a> {
             report,
             readings,
             device_time: report.device_time.as_ref().map(DeviceTime::summary),
+            state_before: report.device_state.as_ref().map(|s| s.before.summary()),
+            state_after: report
+                .device_state
+                .as_ref()
+                .and_then(|s| s.after.as_ref())
+                .map(DeviceState::summary),
         }
     }
 }

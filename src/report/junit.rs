@@ -129,6 +129,20 @@ fn properties(report: &AuditReport) -> String {
         ("not-recorded-in-history", report.unrecorded.as_deref()),
     ];
     known.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    let state_before = report.device_state.as_ref().map(|s| s.before.summary());
+    let state_after = report
+        .device_state
+        .as_ref()
+        .and_then(|s| s.after.as_ref())
+        .map(crate::audit::DeviceState::summary);
+    known.extend(
+        [
+            ("device-state-before", state_before.as_deref()),
+            ("device-state-after", state_after.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?))),
+    );
     let seconds = report.device_time.as_ref().map(|t| t.seconds.to_string());
     if let Some(seconds) = &seconds {
         known.push(("device-seconds", seconds));

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{Audited, DeviceTime, Inputs, MeasurementRecord, Workspace};
+use crate::audit::{Audited, DeviceStates, DeviceTime, Inputs, MeasurementRecord, Workspace};
 use crate::device::{DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
@@ -43,6 +43,10 @@ pub struct AuditReport {
     /// audit stands, its history entry does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) unrecorded: Option<String>,
+    /// What the device said of its state before its runs and after them (battery, power,
+    /// heat, brightness, lock, refresh rate), read from the files kept among the inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) device_state: Option<DeviceStates>,
     /// The device measured (`null` for an outside auditor's report).
     pub(crate) device: Option<DeviceInfo>,
     /// Where the readings came from: the device, or the capture replayed (since format 2).
@@ -113,6 +117,7 @@ impl AuditReport {
         );
         report.source = Some(audited.source.clone());
         report.inputs = audited.inputs.clone();
+        report.device_state = audited.states.clone();
         if let Some(times) = &audited.times {
             report.started = Some(times.started.clone());
             report.ended = Some(times.ended.clone());
@@ -157,6 +162,7 @@ impl AuditReport {
             device_time: None,
             workspace: None,
             unrecorded: None,
+            device_state: None,
             device,
             source: None,
             inputs: None,

@@ -253,7 +253,13 @@ async fn session<D: Device>(
             unknown: &unknown,
         });
     };
-    let [a, c] = arms;
+    let [mut a, mut c] = arms;
+    for (arm, ongoing) in [(Arm::Baseline, &mut a), (Arm::Candidate, &mut c)] {
+        ongoing
+            .settle(device)
+            .await
+            .map_err(|source| AbError::Audit { arm, source })?;
+    }
     let mut written = Vec::new();
     let mut publish = |arm: Arm, ongoing: Ongoing<'_, '_, '_>| {
         let dir = folder(arm);

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dwpipe::device::{Capture, DeviceInfo, Exchange, Fault, Operation, SENTINEL};
-use dwpipe::device::{identity_command, render_identity};
+use dwpipe::device::{identity_command, render_identity, state_command};
 use dwpipe::input::parse_duration;
 use dwpipe::shell::ShellCommand;
 
@@ -67,6 +67,8 @@ struct Named {
 struct Served {
     server: Option<String>,
     device: Kind,
+    /// Its folder: a `state.txt` there is what it says of its state (else a phone at rest).
+    folder: PathBuf,
 }
 
 enum Kind {
@@ -111,6 +113,7 @@ impl Named {
         let mut served = Served {
             server: self.server.clone(),
             device,
+            folder: self.folder.clone(),
         };
         if let Some(serial) = &self.serial {
             serial.clone_into(&mut served.info_mut().serial);
@@ -355,7 +358,36 @@ fn screens_command(screens: &Screens, state: &State, command: &[String]) -> Stri
 
 const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
 
+/// What the device says of its state: its folder's `state.txt`, else a phone at rest
+/// (charged, unplugged, awake, cool, unlocked) at its own refresh rate.
+fn state_reply(device: &Served) -> String {
+    let said = std::fs::read_to_string(device.folder.join("state.txt")).unwrap_or_else(|_| {
+        dwpipe::audit::render_state(90, 0, 300, false, device.info().refresh_rate.unwrap_or(60))
+    });
+    format!("{said}{SENTINEL}0\n")
+}
+
+/// Whether `command` asks for the device's state and the device answers it itself (a
+/// screens app or an app switcher always, a transcript when it did not record the call).
+fn answers_state(device: &Served, command: &[String]) -> bool {
+    let asks = matches!(command, [shell, rest @ ..] if shell == "shell"
+        && shell_body(&rest.iter().map(String::as_str).collect::<Vec<_>>()).0
+            == state_command().as_str());
+    asks && match &device.device {
+        Kind::Transcript(capture) => {
+            let next = capture.skip_unsent(device.state().next("next"));
+            capture
+                .exchange(next, &Operation::Shell(state_command()))
+                .is_err()
+        }
+        Kind::Screens(_) | Kind::Apps(_) => true,
+    }
+}
+
 fn device_command(device: &Served, command: &[String]) -> String {
+    if answers_state(device, command) {
+        return state_reply(device);
+    }
     if let Kind::Screens(screens) = &device.device {
         return screens_command(screens, &device.state(), command);
     }

@@ -12,7 +12,10 @@ mod state;
 mod windows;
 
 pub use memory::{MemoryTotal, memory_total};
-pub use state::{Battery, PowerState, ThermalZone, battery, power_state, thermal_zones};
+pub use state::{
+    Battery, Brightness, PowerState, ThermalZone, battery, brightness, power_state, screen_locked,
+    thermal_zones,
+};
 pub use windows::{Window, WindowTable, windows};
 
 /// Why a dump could not be read.

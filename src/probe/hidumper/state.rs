@@ -1,8 +1,11 @@
 //! The device's state as its services print it: the battery (`hidumper -s BatteryService -a
 //! -i`: `key: value` lines), the power state (`hidumper -s PowerManagerService -a -s`:
-//! `Current State: AWAKE …`) and the thermal zones (`hidumper -s ThermalService -a -t`:
-//! `Type:`/`Temperature:` pairs, `thermal_mgr_dumper.cpp` `ShowThermalZoneInfo`). Numbers
-//! are read as the services print them; codes become words by the services' enums.
+//! `Current State: AWAKE …`), the thermal zones (`hidumper -s ThermalService -a -t`:
+//! `Type:`/`Temperature:` pairs, `thermal_mgr_dumper.cpp` `ShowThermalZoneInfo`), the
+//! screen's brightness (`hidumper -s 3308 -a -a`, DisplayPowerManagerService:
+//! `display_power_mgr_service.cpp` `Dump`) and the lock (`hidumper -s 3704 -a -all`,
+//! ScreenlockService: `screenlock_system_ability.cpp`, ` * screenLocked \t\ttrue\t\t100`).
+//! Numbers are read as the services print them; codes become words by the services' enums.
 
 use std::sync::LazyLock;
 
@@ -40,6 +43,49 @@ pub struct ThermalZone {
     pub zone: String,
     /// `Temperature:` as printed (the zone's own unit, usually m°C).
     pub temperature: i64,
+}
+
+/// The screen's brightness, as DisplayPowerManagerService prints it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Brightness {
+    /// `Brightness=` of the first display (0–255).
+    pub level: u32,
+    /// `Auto Adjust Brightness: ON|OFF`, where the device has a light sensor.
+    pub auto: Option<bool>,
+}
+
+static BRIGHTNESS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^Display Id=\d+ State=\d+ Discount=[0-9.]+ Brightness=(\d+)"));
+static AUTO_BRIGHTNESS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^Auto Adjust Brightness: (ON|OFF)"));
+static SCREEN_LOCKED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^\s*\*\s*screenLocked\s+(true|false)\s+(\d+)"));
+
+/// Reads `hidumper -s 3308 -a -a` (DisplayPowerManagerService).
+pub fn brightness(dump: &str) -> Result<Brightness, DumpError> {
+    if let Some(error) = super::HIDUMPER_ERROR.captures(dump) {
+        return Err(DumpError::Hidumper(error[1].trim().to_owned()));
+    }
+    let level = BRIGHTNESS
+        .captures(dump)
+        .and_then(|c| c[1].parse().ok())
+        .ok_or_else(|| DumpError::Empty("no `Display Id=… Brightness=` line".to_owned()))?;
+    Ok(Brightness {
+        level,
+        auto: AUTO_BRIGHTNESS.captures(dump).map(|c| &c[1] == "ON"),
+    })
+}
+
+/// Reads `hidumper -s 3704 -a -all` (ScreenlockService): whether any user's screen is locked.
+pub fn screen_locked(dump: &str) -> Result<bool, DumpError> {
+    if let Some(error) = super::HIDUMPER_ERROR.captures(dump) {
+        return Err(DumpError::Hidumper(error[1].trim().to_owned()));
+    }
+    let mut users = SCREEN_LOCKED.captures_iter(dump).peekable();
+    if users.peek().is_none() {
+        return Err(DumpError::Empty("no ` * screenLocked` line".to_owned()));
+    }
+    Ok(users.any(|c| &c[1] == "true"))
 }
 
 static FIELD: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*([A-Za-z]+):\s*(-?\d+)\s*$"));
@@ -185,5 +231,28 @@ mod tests {
             ("soc_thermal", 47000)
         );
         assert!(thermal_zones(&block("ThermalService", "")).is_err());
+    }
+
+    #[test]
+    fn brightness_and_the_lock_as_their_services_print_them() {
+        // DisplayPowerMgrService::Dump: the header, DumpDisplayInfo, then the sensor lines.
+        let display = "DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=102\nDeviceBrightness=102\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n";
+        assert_eq!(
+            brightness(display).unwrap(),
+            Brightness {
+                level: 102,
+                auto: Some(false),
+            }
+        );
+        assert!(brightness("DISPLAY POWER MANAGER DUMP:\n").is_err());
+        // ScreenlockService's `-all` command: one line per user.
+        let lock = |state: &str| {
+            format!(
+                " * deviceLocked  \t\tfalse\t\t100\n * authState  \t\t2\t\t100\n * screenLocked  \t\t{state}\t\t100\n * strongAuth  \t\t100\t\t0\t\t0\n"
+            )
+        };
+        assert!(!screen_locked(&lock("false")).unwrap());
+        assert!(screen_locked(&lock("true")).unwrap());
+        assert!(screen_locked("").is_err());
     }
 }

@@ -258,6 +258,12 @@ fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
         words.extend(d.server.as_ref().map(|s| format!("hdc server {s}")));
         facts.push(("device", words.join(" · ")));
     }
+    if let Some(states) = &report.device_state {
+        facts.push(("state before", states.before.summary()));
+        if let Some(after) = &states.after {
+            facts.push(("state after", after.summary()));
+        }
+    }
     if let Some(why) = &report.unrecorded {
         facts.push(("not in the history", why.clone()));
     }

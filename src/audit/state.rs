@@ -1,0 +1,313 @@
+//! The device's state before and after its runs: battery, power state, thermal zones, screen
+//! brightness and lock, the refresh rate. Two audits of one build on one phone differ when the
+//! phone differs (a battery at 15 %, a hot phone, a panel switching rates), so each audit keeps
+//! what its device said, in one shell call before its first visit and one after its last
+//! (`state-before.txt`, `state-after.txt`, among the hashed inputs), and reads it from there:
+//! `verify-evidence` reads the same files the same way. Each reading is judged by its service's
+//! own text; one that does not read is named, never guessed.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{AuditError, EvidenceFile};
+use crate::device::Device;
+use crate::probe::hidumper;
+
+/// The evidence file of the state before the runs.
+pub(crate) const BEFORE: &str = "state-before.txt";
+/// The evidence file of the state after them.
+pub(crate) const AFTER: &str = "state-after.txt";
+
+use crate::device::{STATE_FIELDS as FIELDS, STATE_MARKER as MARKER, state_command as command};
+
+/// What a device said of its state at one moment.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DeviceState {
+    /// The battery's charge, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) battery_percent: Option<u32>,
+    /// `charging`, `discharging`, `not-charging` or `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) charging: Option<String>,
+    /// `none`, `ac`, `usb` or `wireless`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) plugged: Option<String>,
+    /// The battery's temperature, °C.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) battery_temperature_c: Option<f64>,
+    /// The power state (`AWAKE`, `INACTIVE`, `SLEEP`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) power_state: Option<String>,
+    /// Each thermal zone and its temperature, as the zone prints it (usually m°C).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) thermal: Vec<Zone>,
+    /// The screen's brightness level (0–255).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) brightness: Option<u32>,
+    /// Whether the brightness follows the light sensor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) auto_brightness: Option<bool>,
+    /// Whether the screen is locked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) screen_locked: Option<bool>,
+    /// The active refresh rate, Hz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) refresh_hz: Option<u32>,
+    /// Each reading that did not read, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unread: Vec<String>,
+}
+
+/// One thermal zone's temperature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(crate) struct Zone {
+    /// The zone (`soc_thermal`, `shell_front`, …).
+    pub(crate) zone: String,
+    /// Its temperature, in its own unit.
+    pub(crate) temperature: i64,
+}
+
+/// The state before a device's runs and after them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DeviceStates {
+    /// Before its first visit.
+    pub(crate) before: DeviceState,
+    /// After its last (absent when the audit stopped before its end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) after: Option<DeviceState>,
+}
+
+/// Asks the device for its state and keeps the reply as the evidence file `name` in the
+/// device's folder `root`.
+pub(super) async fn read(
+    device: &impl Device,
+    root: &Path,
+    out: &Path,
+    name: &str,
+) -> Result<(EvidenceFile, DeviceState), AuditError> {
+    let reply = device
+        .shell(&command())
+        .await
+        .map_err(|source| AuditError::Device { run: 0, source })?;
+    let file = super::inputs::write(root, out, name, reply.output.as_bytes())?;
+    Ok((file, parse(&reply.output)))
+}
+
+/// Reads the reply of [`command`].
+pub(crate) fn parse(reply: &str) -> DeviceState {
+    let mut state = DeviceState::default();
+    for (field, command) in FIELDS {
+        let body = section(reply, field);
+        let mut unread = |why: String| state.unread.push(format!("{field} (`{command}`): {why}"));
+        let Some(body) = body else {
+            unread("not in the reply".to_owned());
+            continue;
+        };
+        match field {
+            "battery" => match hidumper::battery(body) {
+                Ok(b) => {
+                    state.battery_percent = Some(b.capacity_percent);
+                    state.charging = Some(b.charging.to_owned());
+                    state.plugged = Some(b.plugged.to_owned());
+                    state.battery_temperature_c = b.temperature_c;
+                }
+                Err(e) => unread(e.to_string()),
+            },
+            "power" => match hidumper::power_state(body) {
+                Ok(p) => state.power_state = Some(p.state),
+                Err(e) => unread(e.to_string()),
+            },
+            "thermal" => match hidumper::thermal_zones(body) {
+                Ok(zones) => {
+                    state.thermal = zones
+                        .into_iter()
+                        .map(|z| Zone {
+                            zone: z.zone,
+                            temperature: z.temperature,
+                        })
+                        .collect();
+                }
+                Err(e) => unread(e.to_string()),
+            },
+            "display" => match hidumper::brightness(body) {
+                Ok(b) => {
+                    state.brightness = Some(b.level);
+                    state.auto_brightness = b.auto;
+                }
+                Err(e) => unread(e.to_string()),
+            },
+            "lock" => match hidumper::screen_locked(body) {
+                Ok(locked) => state.screen_locked = Some(locked),
+                Err(e) => unread(e.to_string()),
+            },
+            _ => match hidumper::screens(body)
+                .ok()
+                .and_then(|s| s.into_iter().find_map(|s| s.refresh_hz))
+            {
+                Some(hz) => state.refresh_hz = Some(hz),
+                None => unread("no active mode's refresh rate".to_owned()),
+            },
+        }
+    }
+    state
+}
+
+/// The text of `field` in the reply, when its marker is there.
+fn section<'a>(reply: &'a str, field: &str) -> Option<&'a str> {
+    reply.split(MARKER).skip(1).find_map(|section| {
+        let (name, body) = section.split_once('\n').unwrap_or((section, ""));
+        (name.trim() == field).then_some(body)
+    })
+}
+
+impl DeviceState {
+    /// One line for a report: what was read, then what was not.
+    pub(crate) fn summary(&self) -> String {
+        let mut words = Vec::new();
+        if let Some(p) = self.battery_percent {
+            let mut battery = format!("battery {p}%");
+            if let Some(c) = &self.charging {
+                let _ = write!(battery, " {c}");
+            }
+            if let Some(t) = self.battery_temperature_c {
+                let _ = write!(battery, " {t} °C");
+            }
+            words.push(battery);
+        }
+        words.extend(self.power_state.as_ref().map(|s| format!("power {s}")));
+        if let Some(hottest) = self.thermal.iter().max_by_key(|z| z.temperature) {
+            words.push(format!(
+                "hottest zone {} {}",
+                hottest.zone, hottest.temperature
+            ));
+        }
+        if let Some(b) = self.brightness {
+            let auto = match self.auto_brightness {
+                Some(true) => " (auto)",
+                _ => "",
+            };
+            words.push(format!("brightness {b}{auto}"));
+        }
+        words.extend(self.screen_locked.map(|locked| {
+            if locked {
+                "screen locked"
+            } else {
+                "screen unlocked"
+            }
+            .to_owned()
+        }));
+        words.extend(self.refresh_hz.map(|hz| format!("{hz} Hz")));
+        if !self.unread.is_empty() {
+            words.push(format!("{} reading(s) not read", self.unread.len()));
+        }
+        if words.is_empty() {
+            "nothing read".to_owned()
+        } else {
+            words.join(" · ")
+        }
+    }
+}
+
+/// What a fake or replayed device answers to [`command`]: a phone at rest (charged, awake,
+/// cool, unlocked), `state` changing what a scenario says otherwise.
+pub fn render(
+    battery: u32,
+    charging: u8,
+    temperature_tenths: i32,
+    locked: bool,
+    hz: u32,
+) -> String {
+    let header = |name: &str| {
+        format!(
+            "\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------{name}---------------------------------\n"
+        )
+    };
+    let mut reply = String::new();
+    for (field, _) in FIELDS {
+        let _ = writeln!(reply, "{MARKER}{field}");
+        let body = match field {
+            "battery" => format!(
+                "{}capacity: {battery} \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {} \npresent: 1 \ntemperature: {temperature_tenths} \n",
+                header("BatteryService"),
+                if charging == 0 { 0 } else { 2 }
+            ),
+            "power" => format!(
+                "{}POWER STATE DUMP:\nCurrent State: AWAKE  Reason: 20  Time: 100\nScreenOffTime: Timeout=600000ms\n",
+                header("PowerManagerService")
+            ),
+            "thermal" => format!(
+                "{}Type: soc_thermal\nTemperature: 36000\nType: shell_front\nTemperature: 31000\n",
+                header("ThermalService")
+            ),
+            "display" => format!(
+                "{}DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=120\nDeviceBrightness=120\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n",
+                header("DisplayPowerManagerService")
+            ),
+            "lock" => format!(
+                "{} * deviceLocked  \t\t{locked}\t\t100\n * screenLocked  \t\t{locked}\t\t100\n",
+                header("ScreenlockService")
+            ),
+            _ => format!(
+                "{}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n",
+                header("RenderService")
+            ),
+        };
+        reply.push_str(&body);
+    }
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_reads_back_from_its_reply_and_names_what_did_not_read() {
+        let state = parse(&render(15, 1, 412, true, 120));
+        assert_eq!(state.battery_percent, Some(15));
+        assert_eq!(state.charging.as_deref(), Some("charging"));
+        assert_eq!(state.plugged.as_deref(), Some("usb"));
+        assert_eq!(state.battery_temperature_c, Some(41.2));
+        assert_eq!(state.power_state.as_deref(), Some("AWAKE"));
+        assert_eq!(state.thermal.len(), 2);
+        assert_eq!(
+            (state.brightness, state.auto_brightness),
+            (Some(120), Some(false))
+        );
+        assert_eq!(state.screen_locked, Some(true));
+        assert_eq!(state.refresh_hz, Some(120));
+        assert!(state.unread.is_empty(), "{:?}", state.unread);
+        assert_eq!(
+            state.summary(),
+            "battery 15% charging 41.2 °C · power AWAKE · hottest zone soc_thermal 36000 · brightness 120 · screen locked · 120 Hz"
+        );
+        // A service that is not there, or says nothing usable, is named with why.
+        let reply = render(90, 0, 300, false, 60)
+            .replace("Current State: AWAKE", "Current: ?")
+            .replace("hidumper -s", "");
+        let without_lock: String = {
+            let at = reply.find(&format!("{MARKER}lock")).unwrap();
+            let end = reply.find(&format!("{MARKER}screen")).unwrap();
+            format!(
+                "{}{MARKER}lock\nhidumper: No such ability\n{}",
+                &reply[..at],
+                &reply[end..]
+            )
+        };
+        let state = parse(&without_lock);
+        assert_eq!(state.power_state, None);
+        assert_eq!(state.screen_locked, None);
+        assert_eq!(state.unread.len(), 2, "{:?}", state.unread);
+        assert!(state.unread[0].starts_with(
+            "power (`hidumper -s PowerManagerService -a -s`): no `Current State:` line"
+        ));
+        assert!(state.unread[1].contains("hidumper: No such ability"));
+        assert_eq!(parse("").unread.len(), 6);
+        assert!(!command().as_str().contains('"'));
+    }
+}
