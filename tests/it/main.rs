@@ -12,6 +12,7 @@ mod compare;
 mod deliver;
 mod deveco;
 mod device;
+mod device_state;
 mod device_tools;
 mod evidence;
 mod flows;
