@@ -24,6 +24,16 @@ pub(crate) fn of_verdict(verdict: Verdict) -> i32 {
     }
 }
 
+/// An audit's report: its verdict, unless its device did not meet a precondition (nothing
+/// was measured: the environment's failure, not the app's).
+pub(crate) fn of_audit(verdict: Verdict, not_audited: bool) -> i32 {
+    if not_audited {
+        ENVIRONMENT
+    } else {
+        of_verdict(verdict)
+    }
+}
+
 /// A verdict's code once its records are written: a passing verdict whose reports the
 /// history could not record is the environment's failure (a failed verdict still says so).
 pub(crate) fn unless_unrecorded(code: i32, unrecorded: bool) -> i32 {

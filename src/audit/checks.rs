@@ -38,6 +38,9 @@ impl AuditRun {
             }
         }
         gate.diagnostics.extend(self.warnings);
+        if let Some(states) = &self.states {
+            gate.diagnostics.extend(states.diagnostics());
+        }
         let strict = self.inputs.as_ref().is_some_and(|i| i.strict);
         if let Some(unserved) = unserved(&self.source, strict) {
             if unserved.is_error() {

@@ -97,6 +97,7 @@ pub(super) fn keep(
         source: None,
         state_before: None,
         state_after: None,
+        require: spec.require.clone(),
     })
 }
 
@@ -202,7 +203,11 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
     };
     let (state_before, before) = state(super::state::BEFORE, recorded.state_before.is_some())?;
     let (state_after, after) = state(super::state::AFTER, recorded.state_after.is_some())?;
-    let states = before.map(|before| DeviceStates { before, after });
+    let states = before.map(|before| DeviceStates {
+        before,
+        after,
+        ..DeviceStates::default()
+    });
     Ok(Kept {
         info,
         playbooks: Playbooks::load_kept(&dir)?,
@@ -218,6 +223,7 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
             source: source_file,
             state_before,
             state_after,
+            require: recorded.require.clone(),
         },
         source,
         states,

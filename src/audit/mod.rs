@@ -39,4 +39,4 @@ pub(crate) use plan::evidence_root;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
 pub(crate) use run::{Ongoing, Prepared};
-pub use state::{DeviceState, DeviceStates, render as render_state};
+pub use state::{DeviceState, DeviceStates, Required, render as render_state};

@@ -1,7 +1,7 @@
 //! What an audit produces and reads back: every run's reading with its evidence, one
 //! measurement per criterion, the gated outcome, and the events its reporters follow.
 
-use super::state::DeviceStates;
+use super::state::{DeviceStates, Required};
 use serde::{Deserialize, Serialize};
 
 use crate::device::{DeviceError, DeviceInfo, Source};
@@ -102,6 +102,10 @@ pub struct Inputs {
     pub(crate) state_before: Option<EvidenceFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) state_after: Option<EvidenceFile>,
+    /// The preconditions asked for besides the pack's (`dwpipe.yaml`, `--require`): recorded
+    /// facts, which the kept state is held to with the pack's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) require: Vec<Required>,
 }
 
 /// A HAP installed on the device before it was audited.

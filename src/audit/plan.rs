@@ -11,6 +11,7 @@ use crate::probe::Extractor;
 use crate::shell::ShellValue;
 
 use super::model::{AuditError, InstalledHap};
+use super::state::Required;
 
 /// What an audit measures and how: everything but the device and where it reports.
 pub struct AuditSpec<'a> {
@@ -29,6 +30,8 @@ pub struct AuditSpec<'a> {
     /// The pack as frozen: the audit keeps a copy of its lock (and the spec beside it) among
     /// its evidence, so its folder is verified and imported wherever it travels.
     pub(crate) frozen: Option<&'a Frozen>,
+    /// Preconditions besides the pack's (`dwpipe.yaml`, `--require`).
+    pub(crate) require: Vec<Required>,
 }
 
 impl<'a> AuditSpec<'a> {
@@ -42,8 +45,23 @@ impl<'a> AuditSpec<'a> {
             strict: false,
             installed: &[],
             frozen: None,
+            require: Vec::new(),
         }
     }
+
+    /// Every precondition: the pack's, then the others.
+    pub(crate) fn required(&self) -> Vec<Required> {
+        required(self.pack, &self.require)
+    }
+}
+
+/// The pack's preconditions, then `others`.
+pub(crate) fn required(pack: &Pack, others: &[Required]) -> Vec<Required> {
+    pack.require
+        .iter()
+        .map(|c| Required::new(c, "the pack"))
+        .chain(others.iter().cloned())
+        .collect()
 }
 
 /// The folder of a device's evidence inside an audit's folder.

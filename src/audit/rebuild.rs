@@ -102,6 +102,14 @@ pub(crate) fn rebuild(
     }
     let (measurements, warnings) = measuring.measurements();
     let figures = measuring.into_figures();
+    let states = states.map(|mut states| {
+        let others = inputs
+            .as_ref()
+            .map(|i| i.require.as_slice())
+            .unwrap_or_default();
+        states.judge(&super::plan::required(pack, others));
+        states
+    });
     Ok(AuditRun {
         times: None,
         // Where the readings came from, as the audit kept it; a report before format 4 kept

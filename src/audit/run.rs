@@ -122,9 +122,13 @@ impl<'s, 'a> Prepared<'s, 'a> {
             done: 0,
             started,
             device_time: DeviceTime::default(),
-            states: DeviceStates {
-                before,
-                after: None,
+            states: {
+                let mut states = DeviceStates {
+                    before,
+                    ..DeviceStates::default()
+                };
+                states.judge(&self.spec.required());
+                states
             },
         })
     }
@@ -230,6 +234,9 @@ impl Ongoing<'_, '_, '_> {
         upto: u32,
         progress: &dyn Fn(AuditEvent),
     ) -> Result<(), AuditError> {
+        if !self.states.unmet.is_empty() {
+            return self.not_audited();
+        }
         let visits = visits(&self.prepared.planned, self.done + 1..=upto);
         progress(AuditEvent::Started {
             serial: self.info.serial.clone(),
@@ -264,6 +271,37 @@ impl Ongoing<'_, '_, '_> {
             self.done = run;
             progress(AuditEvent::SessionDone);
         }
+        Ok(())
+    }
+
+    /// The device did not meet a precondition: no visit is made; the first run's visits keep
+    /// why (`failed-step.txt`, which `verify-evidence` reads back), so every criterion is
+    /// unverified with the reason.
+    fn not_audited(&mut self) -> Result<(), AuditError> {
+        if self.done > 0 {
+            return Ok(());
+        }
+        let reason = format!(
+            "the device was not audited: {}",
+            self.states.unmet.join("; ")
+        );
+        for (run, visit) in visits(&self.prepared.planned, 1..=1) {
+            let dir = self.root.join(run.to_string()).join(visit.folder());
+            let mut files = Files::new();
+            let keep_error = |source: std::io::Error| AuditError::Keep {
+                path: dir.join(FAILED_STEP),
+                source,
+            };
+            std::fs::create_dir_all(&dir).map_err(keep_error)?;
+            keep_file(&dir, &mut files, FAILED_STEP, reason.as_bytes())
+                .map_err(|e| keep_error(std::io::Error::other(crate::diagnostic::chain(&e))))?;
+            let gathered = Gathered {
+                files,
+                failure: Some(reason.clone()),
+            };
+            self.measuring.read((run, visit), &gathered, &self.out)?;
+        }
+        self.done = 1;
         Ok(())
     }
 
@@ -304,6 +342,7 @@ impl Ongoing<'_, '_, '_> {
             super::state::read(device, &self.root, &self.out, super::state::AFTER).await?;
         self.inputs.state_after = Some(file);
         self.states.after = Some(after);
+        self.states.judge(&self.prepared.spec.required());
         Ok(())
     }
 

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{AuditError, EvidenceFile};
 use crate::device::Device;
+use crate::diagnostic::Diagnostic;
+use crate::pack::{Condition, Reading};
 use crate::probe::hidumper;
 
 /// The evidence file of the state before the runs.
@@ -71,7 +73,7 @@ pub(crate) struct Zone {
     pub(crate) temperature: i64,
 }
 
-/// The state before a device's runs and after them.
+/// The state before a device's runs and after them, held to what the audit required.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DeviceStates {
@@ -80,6 +82,73 @@ pub struct DeviceStates {
     /// After its last (absent when the audit stopped before its end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) after: Option<DeviceState>,
+    /// Each precondition the device did not meet before its runs, with its reading: nothing
+    /// was measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unmet: Vec<String>,
+    /// Each precondition that held before the runs and no longer did after them: every
+    /// measurement may have been taken after it stopped holding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) changed: Vec<String>,
+}
+
+/// A precondition and who asked for it (`the pack`, `dwpipe.yaml`, `--require`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Required {
+    /// The condition, as [`Condition`] shows it.
+    pub(crate) condition: String,
+    /// Who asked for it.
+    pub(crate) by: String,
+}
+
+impl Required {
+    /// `condition`, asked for by `by`.
+    pub(crate) fn new(condition: &Condition, by: &str) -> Required {
+        Required {
+            condition: condition.to_string(),
+            by: by.to_owned(),
+        }
+    }
+}
+
+impl DeviceStates {
+    /// Holds the states to `required`: what did not hold before the runs, and what held
+    /// before and not after.
+    pub(crate) fn judge(&mut self, required: &[Required]) {
+        self.unmet = required
+            .iter()
+            .filter_map(|r| self.before.against(r).err())
+            .collect();
+        self.changed = match &self.after {
+            Some(after) => required
+                .iter()
+                .filter(|r| self.before.against(r).is_ok())
+                .filter_map(|r| after.against(r).err())
+                .collect(),
+            None => Vec::new(),
+        };
+    }
+
+    /// What the gate says of them: an error for each precondition not met (nothing was
+    /// measured), a warning for each that stopped holding during the runs.
+    pub(crate) fn diagnostics(&self) -> impl Iterator<Item = Diagnostic> + '_ {
+        let unmet = self.unmet.iter().map(|why| {
+            Diagnostic::error(
+                "E_DEVICE_NOT_READY",
+                format!("the device was not audited: {why}"),
+            )
+            .fix("bring the device to the state required (charge it, let it cool, unlock it), then audit it again")
+        });
+        let changed = self.changed.iter().map(|why| {
+            Diagnostic::warning(
+                "W_DEVICE_STATE_CHANGED",
+                format!("after the runs, {why}: every measurement may have been taken after it stopped holding"),
+            )
+            .fix("audit again once the device holds the state for the whole run")
+        });
+        unmet.chain(changed)
+    }
 }
 
 /// Asks the device for its state and keeps the reply as the evidence file `name` in the
@@ -166,6 +235,61 @@ fn section<'a>(reply: &'a str, field: &str) -> Option<&'a str> {
 }
 
 impl DeviceState {
+    /// The value of `reading`, when it was read (a switch is 1 on, 0 off).
+    fn value(&self, reading: Reading) -> Option<f64> {
+        match reading {
+            Reading::Battery => self.battery_percent.map(f64::from),
+            Reading::BatteryTemperature => self.battery_temperature_c,
+            Reading::HottestZone => self
+                .thermal
+                .iter()
+                .map(|z| z.temperature as f64)
+                .reduce(f64::max),
+            Reading::Charging => self
+                .charging
+                .as_deref()
+                .map(|c| if c == "charging" { 1.0 } else { 0.0 }),
+            Reading::ScreenLock => self.screen_locked.map(|l| if l { 1.0 } else { 0.0 }),
+            Reading::RefreshRate => self.refresh_hz.map(f64::from),
+        }
+    }
+
+    /// Whether this state meets `required`; else what it said instead.
+    pub(crate) fn against(&self, required: &Required) -> Result<(), String> {
+        let asked = format!("`{}` ({})", required.condition, required.by);
+        let condition = Condition::parse(&required.condition)
+            .map_err(|e| format!("{asked} cannot be read: {e}"))?;
+        let reading = condition.reading;
+        let Some(value) = self.value(reading) else {
+            return Err(format!(
+                "{asked}: the device's {} was not read",
+                reading.name()
+            ));
+        };
+        if condition.compare.holds(value, condition.bound) {
+            return Ok(());
+        }
+        let said = match reading {
+            Reading::Charging => if value > 0.5 {
+                "charging"
+            } else {
+                "not charging"
+            }
+            .to_owned(),
+            Reading::ScreenLock => if value > 0.5 {
+                "the screen is locked"
+            } else {
+                "the screen is unlocked"
+            }
+            .to_owned(),
+            Reading::Battery => format!("battery {value}%"),
+            Reading::BatteryTemperature => format!("battery temperature {value} °C"),
+            Reading::HottestZone => format!("hottest zone {value}"),
+            Reading::RefreshRate => format!("refresh rate {value} Hz"),
+        };
+        Err(format!("{asked}: {said}"))
+    }
+
     /// One line for a report: what was read, then what was not.
     pub(crate) fn summary(&self) -> String {
         let mut words = Vec::new();

@@ -209,6 +209,16 @@ pub(super) struct AuditArgs {
     /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
     #[arg(long, value_name = "FILE")]
     pub(super) auditor_report: Option<PathBuf>,
+    /// A precondition on each device's state before its runs, besides the pack's and
+    /// dwpipe.yaml's `device.require` (repeatable): `battery >= 80%`, `battery-temperature <= 40`,
+    /// `hottest-zone <= 45000`, `charging: off`, `screen-lock: off`, `refresh-rate = 120`. A
+    /// device that does not meet one is not audited: its criteria are unverified, exit 3.
+    #[arg(long, value_name = "COND", value_parser = parse_condition)]
+    pub(super) require: Vec<String>,
+    /// The project config whose `device.require` applies (default: ./dwpipe.yaml when there
+    /// is one).
+    #[arg(long, value_name = "FILE")]
+    pub(super) config: Option<PathBuf>,
     #[command(flatten)]
     pub(super) measuring: Measuring,
     #[command(flatten)]
@@ -466,6 +476,11 @@ pub(super) struct IdentifyArgs {
 pub(super) struct RenamedCapture {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub(super) rest: Vec<String>,
+}
+
+/// A precondition, written as it shows itself.
+fn parse_condition(text: &str) -> Result<String, String> {
+    crate::pack::Condition::parse(text).map(|c| c.to_string())
 }
 
 pub(super) fn parse_server(text: &str) -> Result<Server, String> {

@@ -2,6 +2,10 @@
 //! same-device A/B of two builds, an A/B over a lab. The arguments become one plan, preflight
 //! opens the target, the session engine runs the plan, and the outcome is shown.
 
+use std::path::Path;
+
+use crate::audit::Required;
+use crate::config::Config;
 use crate::gate::load_auditor_report;
 use crate::history::Recorder;
 use crate::playbook::Playbooks;
@@ -53,6 +57,7 @@ impl Run for AuditArgs {
                 .map(load_auditor_report)
                 .transpose()?,
             build: BuildUnderTest::default(),
+            require: required(self.config.as_deref(), &self.require)?,
         })?;
         let cancel = Cancel::new();
         let progress = SessionProgress::new(json);
@@ -73,4 +78,27 @@ impl Run for AuditArgs {
         show::outcome(&outcome, json);
         Ok(outcome.exit_code())
     }
+}
+
+/// The preconditions besides the pack's: dwpipe.yaml's `device.require` (`--config`, else
+/// ./dwpipe.yaml when there is one), then `--require`.
+fn required(config: Option<&Path>, cli: &[String]) -> Result<Vec<Required>, Error> {
+    let default = Path::new("dwpipe.yaml");
+    let config = config.or_else(|| default.is_file().then_some(default));
+    let from_config = match config {
+        Some(path) => Config::load(path)?.device.require,
+        None => Vec::new(),
+    };
+    let by = |by: &'static str, conditions: &[String]| {
+        conditions
+            .iter()
+            .map(|condition| Required {
+                condition: condition.clone(),
+                by: by.to_owned(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut required = by("dwpipe.yaml", &from_config);
+    required.extend(by("--require", cli));
+    Ok(required)
 }

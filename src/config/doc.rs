@@ -105,4 +105,7 @@ pub(super) struct DeviceDoc {
     pub(super) server: Option<String>,
     #[serde(default)]
     pub(super) replay: Option<PathBuf>,
+    /// The lab's preconditions on every device's state before its runs.
+    #[serde(default)]
+    pub(super) require: Vec<String>,
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::device::Server;
 use crate::diagnostic::Diagnostic;
 use crate::input::{parse_duration, parse_yaml, read_bounded};
+use crate::pack::Condition;
 use crate::target::Target;
 use crate::words::words;
 
@@ -114,6 +115,9 @@ pub(crate) struct DeviceDefaults {
     pub(crate) server: Option<Server>,
     /// A capture to replay instead.
     pub(crate) replay: Option<PathBuf>,
+    /// The lab's preconditions on a device's state before its runs (`device.require`),
+    /// validated and written as a condition shows itself.
+    pub(crate) require: Vec<String>,
 }
 
 impl DeviceDefaults {
@@ -357,6 +361,15 @@ impl Config {
                     })
                     .transpose()?,
                 replay: d.replay.map(|r| base.join(r)),
+                require: d
+                    .require
+                    .iter()
+                    .map(|text| {
+                        Condition::parse(text)
+                            .map(|c| c.to_string())
+                            .map_err(|e| invalid(path, format!("device.require: {e}")))
+                    })
+                    .collect::<Result<_, _>>()?,
             },
         };
         Ok(Config {

@@ -10,6 +10,7 @@ mod model;
 mod probe;
 mod probes_doc;
 mod regression;
+mod require;
 mod schema;
 mod selector;
 mod spec;
@@ -31,6 +32,7 @@ pub use probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgs, Respon
 pub(crate) use probes_doc::{ProbeRef, probes};
 pub(crate) use regression::Floor;
 pub use regression::RegressionDoc;
+pub use require::{Compare, Condition, Reading};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub(crate) use selector::{Selector, SelectorKind};
 pub(crate) use spec::FlowView;

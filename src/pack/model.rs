@@ -8,6 +8,7 @@ use crate::words::words;
 use super::catalog::MeasuredBy;
 use super::flow::Flow;
 use super::regression::Floor;
+use super::require::Condition;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
@@ -22,6 +23,8 @@ pub struct Pack {
     pub(crate) flows: BTreeMap<String, Flow>,
     /// The pack's regression floor, for criteria that set none.
     pub(crate) regression: Option<Floor>,
+    /// What the device must say of its state before its runs.
+    pub(crate) require: Vec<Condition>,
 }
 
 words! {

@@ -31,6 +31,11 @@ pub struct PackDoc {
     /// each probe's unit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) regression: Option<Spanned<RegressionDoc>>,
+    /// What the device must say of its state before its runs for an audit of this pack to
+    /// measure anything (`battery >= 80%`, `screen-lock: off`): sealed with the pack (absent:
+    /// none, and the pack's canonical JSON is what it was before preconditions existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) require: Vec<Spanned<String>>,
     /// The acceptance criteria, in the author's order.
     pub(crate) criteria: Vec<CriterionDoc>,
 }

@@ -16,6 +16,7 @@ use super::compile::{Invalid, bind_flow, compile};
 use super::flow::{self, Flow};
 use super::model::{Criterion, Dimension, Pack, Weight};
 use super::regression::{Floor, RegressionDoc};
+use super::require::Condition;
 use super::schema::{CriterionDoc, PackDoc};
 
 static CRITERION_ID: LazyLock<Regex> =
@@ -122,11 +123,23 @@ impl Validator<'_> {
             .regression
             .as_ref()
             .and_then(|r| self.floor(r, None, None));
+        let mut require = Vec::new();
+        for text in &doc.require {
+            match Condition::parse(&text.value) {
+                Ok(condition) => require.push(condition),
+                Err(message) => self.diagnostics.push(
+                    Diagnostic::error("E_PACK_BAD_REQUIRE", format!("require: {message}"))
+                        .at(self.at(text))
+                        .fix("write a precondition like `battery >= 80%`, `battery-temperature <= 40`, `charging: false` or `screen-lock: off`"),
+                ),
+            }
+        }
         Pack {
             doc,
             criteria,
             flows,
             regression,
+            require,
         }
     }
 

@@ -99,6 +99,13 @@ impl AuditReport {
         AuditReport::measured(pack_sha256, outcome, None, None, &[])
     }
 
+    /// Whether its device did not meet a precondition, and nothing was measured.
+    pub(crate) fn not_audited(&self) -> bool {
+        self.device_state
+            .as_ref()
+            .is_some_and(|s| !s.unmet.is_empty())
+    }
+
     /// The report of an audit dwpipe measured and gated; it names the lock (relative to the
     /// report's folder) for `verify-evidence`: the copy the audit kept, else `lock`.
     pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {

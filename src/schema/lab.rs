@@ -33,6 +33,8 @@ words! {
         Fail = "fail",
         /// It has no report (unreachable, vanished).
         Error = "error",
+        /// It did not meet a precondition on its state: nothing was measured.
+        NotMeasured = "not-measured",
     }
 }
 
@@ -189,6 +191,7 @@ impl LabReport {
                 model: column.device().and_then(|d| d.model.clone()),
                 software_version: column.device().and_then(|d| d.software_version.clone()),
                 verdict: match &column.outcome {
+                    Ok((report, _)) if report.not_audited() => DeviceVerdict::NotMeasured,
                     Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
                     Ok(_) => DeviceVerdict::Fail,
                     Err(_) => DeviceVerdict::Error,
@@ -283,6 +286,7 @@ pub(crate) fn verdict_of(devices: &[LabDevice], unreachable: &[UnreachableServer
     if verdicts.contains(&DeviceVerdict::Fail) {
         LabVerdict::Fail
     } else if verdicts.contains(&DeviceVerdict::Error)
+        || verdicts.contains(&DeviceVerdict::NotMeasured)
         || devices.is_empty()
         || !unreachable.is_empty()
         || devices.iter().any(|d| d.unrecorded.is_some())

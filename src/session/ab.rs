@@ -174,6 +174,7 @@ async fn session<D: Device>(
         runs: Some(builds.runs.max),
         installed: std::slice::from_ref(&builds.of(arm).hap),
         frozen: Some(plan.frozen),
+        require: plan.require.clone(),
         ..AuditSpec::new(pack, plan.playbooks)
     });
     let prepared = [Prepared::new(&specs[0]), Prepared::new(&specs[1])];

@@ -41,6 +41,7 @@ pub(super) async fn audit(
         strict: plan.strict,
         installed: &installed,
         frozen: Some(plan.frozen),
+        require: plan.require.clone(),
         ..AuditSpec::new(pack, plan.playbooks)
     };
     let run = audit::run(device, &spec, out, progress)

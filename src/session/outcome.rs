@@ -53,7 +53,9 @@ impl Outcome {
     /// or a pass the history could not record.
     pub(crate) fn exit_code(&self) -> i32 {
         let code = match self {
-            Outcome::Audit { report, .. } => exit_code::of_verdict(report.verdict),
+            Outcome::Audit { report, .. } => {
+                exit_code::of_audit(report.verdict, report.not_audited())
+            }
             Outcome::Lab { report, .. } => exit_code::of_lab(report.verdict),
             Outcome::Ab(session) => exit_code::of_ab(session.record.passed()),
             Outcome::AbLab { report, .. } => exit_code::of_lab(report.verdict),

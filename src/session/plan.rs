@@ -7,6 +7,7 @@
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
+use crate::audit::Required;
 use crate::audit::{InstalledHap, Workspace};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::gate::AuditorFile;
@@ -159,6 +160,8 @@ pub(crate) struct Request<'a> {
     pub(crate) auditor: Option<AuditorFile>,
     /// The verified build to install first.
     pub(crate) build: BuildUnderTest,
+    /// Preconditions on each device's state besides the pack's.
+    pub(crate) require: Vec<Required>,
 }
 
 /// An audit, validated: every shape of it (one device or a capture, a lab, an A/B session on
@@ -184,6 +187,8 @@ pub(crate) struct AuditPlan<'a> {
     pub(crate) auditor: Option<AuditorFile>,
     /// The verified build installed before each device is audited.
     pub(crate) build: BuildUnderTest,
+    /// Preconditions on each device's state besides the pack's.
+    pub(crate) require: Vec<Required>,
 }
 
 /// Why a plan was refused: the input, or the folder it reports into.
@@ -226,6 +231,7 @@ impl<'a> AuditPlan<'a> {
             strict,
             auditor,
             build,
+            require,
         } = request;
         // A lab takes neither a recording nor an outside auditor's report: both are of one
         // device (and a replay is already a recording).
@@ -269,6 +275,7 @@ impl<'a> AuditPlan<'a> {
             strict,
             auditor,
             build,
+            require,
         })
     }
 

@@ -60,6 +60,7 @@ fn request<'a>(
         strict: false,
         auditor: None,
         build: BuildUnderTest::default(),
+        require: Vec::new(),
     }
 }
 

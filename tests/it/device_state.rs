@@ -170,3 +170,240 @@ fn a_capture_that_never_recorded_the_state_names_every_reading_unread() {
             .starts_with("battery (`hidumper -s BatteryService -a -i`): not in the reply")
     );
 }
+
+/// The example pack frozen with `require`, in a fresh folder.
+fn frozen_requiring(require: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fs::read_to_string(repo("examples/notes/pack.yaml")).unwrap();
+    let lines: String = require.iter().map(|r| format!("\n  - \"{r}\"")).collect();
+    let list = if require.is_empty() { " []" } else { &lines };
+    let pack = pack.replacen(
+        "\ncriteria:\n",
+        &format!("\nrequire:{list}\n\ncriteria:\n"),
+        1,
+    );
+    fs::write(dir.path().join("pack.yaml"), pack).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+#[test]
+fn a_device_that_does_not_meet_the_packs_preconditions_is_not_audited() {
+    let dir = frozen_requiring(&["battery >= 80%", "screen-lock: off"]);
+    let capture = in_state(dir.path(), &[("capacity: 90 ", "capacity: 15 ")], &[]);
+    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(
+        code, 3,
+        "the environment's failure, not the app's: {stdout}{stderr}"
+    );
+    let report = first_audit(dir.path());
+    assert_eq!(
+        report["device-state"]["unmet"],
+        serde_json::json!(["`battery >= 80%` (the pack): battery 15%"])
+    );
+    for check in report["checks"].as_array().unwrap() {
+        assert_eq!(check["result"], "unverified", "{check}");
+        assert!(
+            check["evidence"]
+                .as_str()
+                .unwrap()
+                .contains("the device was not audited: `battery >= 80%` (the pack): battery 15%"),
+            "{check}"
+        );
+    }
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"E_DEVICE_NOT_READY"), "{codes:?}");
+    assert!(stderr.contains("the device was not audited"), "{stderr}");
+    // What was decided is recomputed from the kept state and the lock.
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &[
+            "verify-evidence",
+            "out/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    // The same device, charged, is audited as before.
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            repo("device-fixtures/notes-pass").to_str().unwrap(),
+            "--out",
+            "charged",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_lab_adds_its_own_preconditions_and_says_which_stopped_holding() {
+    let dir = frozen_example();
+    // dwpipe.yaml's `device.require` and `--require` both apply.
+    fs::write(
+        dir.path().join("lab.yaml"),
+        "agent:\n  kind: command\n  argv: [\"true\"]\nverify: []\ndevice:\n  require: [\"screen-lock: off\"]\n",
+    )
+    .unwrap();
+    let capture = in_state(
+        dir.path(),
+        &[("screenLocked  \\t\\tfalse", "screenLocked  \\t\\ttrue")],
+        &[],
+    );
+    let audit = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        dwpipe(dir.path(), &args)
+    };
+    let (code, stdout, stderr) = audit("locked", &["--config", "lab.yaml"]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("`screen-lock: off` (dwpipe.yaml): the screen is locked"),
+        "{stderr}"
+    );
+    // A condition that held before the runs and not after them warns.
+    let capture = in_state(
+        dir.path(),
+        &[],
+        &[("temperature: 300 ", "temperature: 455 ")],
+    );
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "warmed",
+            "--require",
+            "battery-temperature <= 40",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "measured, with a warning: {stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let warning = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "W_DEVICE_STATE_CHANGED")
+        .expect("a warning");
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap()
+            .contains("`battery-temperature <= 40` (--require): battery temperature 45.5 °C"),
+        "{warning}"
+    );
+    let (code, _, stderr) = audit("bad", &["--require", "thermal <= normal"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("`thermal` is not a reading"), "{stderr}");
+}
+
+#[test]
+fn a_pack_without_preconditions_keeps_its_hash_and_a_bad_one_is_refused() {
+    let sha = |dir: &Path| {
+        let lock: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("pack.lock.json")).unwrap()).unwrap();
+        lock["sha256"].as_str().unwrap().to_owned()
+    };
+    // The key added empty is the pack it was (the snapshots pin the example's hash).
+    let plain = frozen_example();
+    let empty = frozen_requiring(&[]);
+    assert_eq!(sha(plain.path()), sha(empty.path()));
+    let required = frozen_requiring(&["battery >= 80%"]);
+    assert_ne!(
+        sha(plain.path()),
+        sha(required.path()),
+        "a precondition is sealed"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fs::read_to_string(repo("examples/notes/pack.yaml"))
+        .unwrap()
+        .replacen(
+            "\ncriteria:\n",
+            "\nrequire:\n  - \"battery >= plenty\"\n\ncriteria:\n",
+            1,
+        );
+    fs::write(dir.path().join("pack.yaml"), pack).unwrap();
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("E_PACK_BAD_REQUIRE"), "{stderr}");
+}
+
+#[test]
+fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
+    use crate::support::{device, fake_hdc, no_sleeps};
+    let dir = frozen_example();
+    let captures: Vec<String> = ["LAB01", "LAB02"]
+        .iter()
+        .map(|serial| device(dir.path(), "notes-pass", serial, false))
+        .collect();
+    // LAB02's battery is at 15 % when its audit begins.
+    let transcript = Path::new(&captures[1]).join("transcript.yaml");
+    let text = fs::read_to_string(&transcript).unwrap();
+    fs::write(
+        &transcript,
+        text.replacen("capacity: 90 ", "capacity: 15 ", 1),
+    )
+    .unwrap();
+    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
+    let playbooks = no_sleeps(dir.path());
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--playbooks",
+            &playbooks,
+            "--devices",
+            "all",
+            "--require",
+            "battery >= 80%",
+            "--out",
+            "lab",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 3, "none failed, one was not measured: {stderr}");
+    let lab: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(lab["verdict"], "incomplete", "{lab}");
+    let verdicts: Vec<(&str, &str)> = lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["serial"].as_str().unwrap(),
+                d["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts, [("LAB01", "pass"), ("LAB02", "not-measured")]);
+    let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
+    assert!(markdown.contains("not-measured"), "{markdown}");
+}

@@ -2,6 +2,7 @@
 //! the project's history — run through the session engine into `audit-round-<n>/`; what
 //! failed goes back to the agent with the measured values (and the device, in a lab).
 
+use crate::audit::Required;
 use crate::audit::{InstalledHap, Workspace};
 use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
@@ -206,6 +207,16 @@ impl Delivery<'_> {
                 },
                 workspace: Some(workspace),
             },
+            require: self
+                .config
+                .device
+                .require
+                .iter()
+                .map(|c| Required {
+                    condition: c.clone(),
+                    by: "dwpipe.yaml".to_owned(),
+                })
+                .collect(),
         };
         let plan = AuditPlan::new(request).map_err(|e| chain(&e))?;
         Ok((plan, not_installed))
