@@ -290,6 +290,45 @@ impl DeviceState {
         Err(format!("{asked}: {said}"))
     }
 
+    /// How this state (one arm's, before its runs) differs from `other`'s in what moves
+    /// timings: charging, the power state, the refresh rate, the battery's temperature by
+    /// 5 °C or more, the hottest zone's by 5000 (5 °C in m°C) or more.
+    pub(crate) fn differences(&self, other: &DeviceState) -> Option<String> {
+        let mut differs = Vec::new();
+        let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unread".to_owned());
+        if self.charging != other.charging {
+            differs.push(format!(
+                "charging {} against {}",
+                shown(&self.charging),
+                shown(&other.charging)
+            ));
+        }
+        if self.power_state != other.power_state {
+            differs.push(format!(
+                "power {} against {}",
+                shown(&self.power_state),
+                shown(&other.power_state)
+            ));
+        }
+        if let (Some(x), Some(y)) = (self.refresh_hz, other.refresh_hz)
+            && x != y
+        {
+            differs.push(format!("refresh rate {x} Hz against {y} Hz"));
+        }
+        if let (Some(x), Some(y)) = (self.battery_temperature_c, other.battery_temperature_c)
+            && (x - y).abs() >= 5.0
+        {
+            differs.push(format!("battery temperature {x} °C against {y} °C"));
+        }
+        let hottest = |s: &DeviceState| s.value(Reading::HottestZone);
+        if let (Some(x), Some(y)) = (hottest(self), hottest(other))
+            && (x - y).abs() >= 5000.0
+        {
+            differs.push(format!("hottest zone {x} against {y}"));
+        }
+        (!differs.is_empty()).then(|| differs.join("; "))
+    }
+
     /// One line for a report: what was read, then what was not.
     pub(crate) fn summary(&self) -> String {
         let mut words = Vec::new();

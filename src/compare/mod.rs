@@ -70,6 +70,15 @@ pub fn compare(
     );
     let mut diagnostics = Vec::new();
     same_device(a, b, &mut diagnostics)?;
+    if let (Some(x), Some(y)) = (&baseline.device_state, &candidate.device_state) {
+        diagnostics.extend(x.before.differences(&y.before).map(|differs| {
+            Diagnostic::warning(
+                "W_COMPARE_STATE_DIFFERS",
+                format!("the arms ran in different device states: {differs}"),
+            )
+            .fix("compare audits made in the same state (a lab's `device.require` holds every audit to one)")
+        }));
+    }
     let (in_baseline, in_candidate) = (by_id(baseline), by_id(candidate));
     // What each criterion needs, gathered first; the statistics (a 10,000-resample bootstrap
     // each) then run on every core.

@@ -49,10 +49,15 @@ impl Reading {
 /// How a reading is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compare {
+    /// `>=`.
     AtLeast,
+    /// `>`.
     Above,
+    /// `<=`.
     AtMost,
+    /// `<`.
     Below,
+    /// `=` (or `:`).
     Equal,
 }
 

@@ -407,3 +407,59 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
     let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
     assert!(markdown.contains("not-measured"), "{markdown}");
 }
+
+#[test]
+fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
+    let dir = frozen_example();
+    let audit = |capture: &Path, out: &str| {
+        let (code, stdout, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                out,
+            ],
+        );
+        assert_eq!(code, 0, "{stdout}{stderr}");
+    };
+    audit(&repo("device-fixtures/notes-pass"), "cool");
+    // The same build on the same phone, hot and charging.
+    let hot = in_state(
+        dir.path(),
+        &[
+            ("Temperature: 36000", "Temperature: 52000"),
+            ("chargingStatus: 0 ", "chargingStatus: 1 "),
+        ],
+        &[],
+    );
+    audit(&hot, "hot");
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "compare",
+            "cool/audit-1.json",
+            "hot/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+            "--out",
+            "cmp",
+            "--json",
+        ],
+    );
+    assert!(code == 0 || code == 1, "{stderr}");
+    let comparison: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let warning = comparison["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "W_COMPARE_STATE_DIFFERS")
+        .unwrap_or_else(|| panic!("a warning: {comparison}"));
+    assert_eq!(
+        warning["message"],
+        "the arms ran in different device states: charging discharging against charging; hottest zone 36000 against 52000"
+    );
+}
