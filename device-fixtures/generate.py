@@ -669,6 +669,83 @@ os.makedirs(os.path.join(ROOT, "haps"), exist_ok=True)
 for version in ["1.0", "1.1"]:
     with open(os.path.join(ROOT, "haps", f"notes-{version}.hap"), "w") as f:
         f.write(f"a stand-in for the notes app's signed HAP, version {version}: fake-hdc installs it by name\n")
+def cpuusage(pid, percent):
+    """`hidumper --cpuusage <pid>` as hidumper prints it (its documented sample's layout)."""
+    return ("\n-------------------------------[cpuusage]-------------------------------\n\n"
+            "Load average: 2.1 / 2.2 / 2.1; the cpu load average in 1 min, 5 min and 15 min\n"
+            "CPU usage from 2026-11-30 10:00:00 to 2026-11-30 10:00:02\n"
+            "Total: 9.80%; User Space: 6.45%; Kernel Space: 3.35%; iowait: 0.00%; irq: 0.14%; idle: 90.06%\n"
+            "Details of Processes:\n"
+            "    PID   Total Usage      User Space    Kernel Space    Page Fault Minor    Page Fault Major    Name\n"
+            f"    {pid}       {percent:.2f}%           {percent * 0.75:.2f}%          {percent * 0.25:.2f}%           1204                 3            {BUNDLE}\n")
+
+def build_cpu(name, comment, foreground, background):
+    """tests/fixtures/packs/cpu.yaml: the foreground load in runs 1-3, the background load
+    (after Home and 3 minutes) in run 1."""
+    c = Capture(name, comment)
+    def cpu_session(run, percent, backgrounded):
+        c.start()
+        c.shell(f"pidof {BUNDLE}", "5000\n")
+        if backgrounded:
+            c.shell("uitest uiInput keyEvent Home")
+            c.sleep(180_000)
+        c.shell("hidumper --cpuusage 5000", cpuusage(5000, percent))
+    c.visit("1 cpu")
+    cpu_session(1, foreground[0], False)
+    c.visit("1 cpu-background")
+    cpu_session(1, background, True)
+    for run in (2, 3):
+        c.visit(f"{run} cpu")
+        cpu_session(run, foreground[run - 1], False)
+    c.finish()
+
+MEM = ("\n-------------------------------[memory]-------------------------------\n\n"
+       "                        Pss        Shared        Shared       Private       Private          Swap       SwapPss          Heap          Heap          Heap\n"
+       "                    Total         Clean         Dirty         Clean         Dirty         Total         Total          Size         Alloc          Free\n"
+       "                    ( kB )        ( kB )        ( kB )        ( kB )        ( kB )        ( kB )        ( kB )        ( kB )        ( kB )        ( kB )\n"
+       " native heap         61440             0             0         61440             0          1948          1948             0             0             0\n"
+       "        Total        {total}         15640          8560        {private}            72          2216          2216             0             0             0\n")
+
+def build_appanalyzer(name, comment):
+    """templates/init/appanalyzer.yaml on the notes app, every band passed: cold starts of
+    700/720/760 ms, a click complete by 700 ms, a smooth scroll, 240 MB in the foreground,
+    0.8% CPU three minutes in the background, 48 vp targets, black on white."""
+    c = Capture(name, comment)
+    plain = editor_png(False)
+    for run, ms in zip((1, 2, 3), (700, 720, 760)):
+        c.visit(f"{run} cold-start")
+        cold_session(c, run, cold_trace(ms))
+        if run == 1:
+            c.visit("1 cpu-background")
+            c.start()
+            c.shell(f"pidof {BUNDLE}", "5000\n")
+            c.shell("uitest uiInput keyEvent Home")
+            c.sleep(180_000)
+            c.shell("hidumper --cpuusage 5000", cpuusage(5000, 0.8))
+        c.visit(f"{run} memory")
+        c.start()
+        c.shell(f"pidof {BUNDLE}", "5000\n")
+        c.shell("hidumper --mem 5000", MEM.format(total=245760 + run * 1024, private=184320))
+        if run == 1:
+            c.visit("1 scroll")
+            scroll_session(c, 1, scroll_trace(SMOOTH))
+            c.visit("1 ui")
+            c.rm("/data/local/tmp/dwpipe-layout-1.json")
+            c.start()
+            c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
+            c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(12, False).encode())
+            c.rm("/data/local/tmp/dwpipe-1-screen.png")
+            c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
+            c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot((0, 0, 0)))
+        c.visit(f"{run} flow open-note")
+        launch_step(c, run, screenshot((0, 0, 0)))
+        open_step(c, run, layout(12, False), 12, response_trace(700), plain)
+        c.dump(run, 3, editor())
+        c.step_screen(run, 3, plain, "editor.png")
+    c.finish()
+
+build_appanalyzer("notes-appanalyzer", "The notes app audited against `dwpipe init --preset appanalyzer`: every band passed.")
+build_cpu("notes-cpu", "The notes app's CPU load: 12/14/13% on its first screen, 0.8% three minutes in the background.", (12.0, 14.0, 13.0), 0.8)
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)
 build_screens("notes-screens")
 print("written")

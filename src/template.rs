@@ -21,6 +21,8 @@ pub(crate) const INIT_CONFIG: &str = include_str!("../templates/init/dwpipe.yaml
 
 /// The example pack `dwpipe init` writes, the same file as `examples/notes/pack.yaml`.
 pub(crate) const INIT_PACK: &str = include_str!("../examples/notes/pack.yaml");
+/// `dwpipe init --preset appanalyzer`: Huawei's AppAnalyzer and DevEco Testing bands.
+pub(crate) const INIT_APPANALYZER: &str = include_str!("../templates/init/appanalyzer.yaml");
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("spec.md", include_str!("../templates/spec.md.hbs")),

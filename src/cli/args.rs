@@ -503,6 +503,20 @@ pub(super) struct InitArgs {
     /// Overwrite existing files.
     #[arg(long)]
     pub(super) force: bool,
+    /// Which pack to start from.
+    #[arg(long, value_enum, default_value_t = Preset::Example)]
+    pub(super) preset: Preset,
+}
+
+/// The packs `init` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Preset {
+    /// The example notes app's pack: one criterion of each kind, commented.
+    Example,
+    /// Huawei's own bands: AppAnalyzer's health-check rules and DevEco Testing's performance
+    /// tasks as should (pass band) and must (fail band) criteria, with DevEco Testing's device
+    /// preconditions.
+    Appanalyzer,
 }
 
 #[derive(Debug, clap::Args)]
@@ -763,4 +777,6 @@ pub(super) enum DumpKind {
     Power,
     /// `-s ThermalService -a -t`: each thermal zone's temperature.
     Thermal,
+    /// `--cpuusage <pid>`: the process's CPU load.
+    Cpu,
 }

@@ -8,21 +8,27 @@ use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::read_text;
 use crate::output::write_atomic;
-use crate::template::{INIT_CONFIG, INIT_PACK};
+use crate::template::{INIT_APPANALYZER, INIT_CONFIG, INIT_PACK};
 
+use super::args::Preset;
 use super::error::Error;
 use super::print;
 use super::{Edge, Run};
 
 impl Run for super::args::InitArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
-        run(&self.dir, self.force)
+        let pack = match self.preset {
+            Preset::Example => INIT_PACK,
+            Preset::Appanalyzer => INIT_APPANALYZER,
+        };
+        run(&self.dir, self.force, pack)
     }
 }
 
-/// Writes `DIR/pack.yaml` and `DIR/dwpipe.yaml`, refusing to overwrite either unless `force`.
-fn run(dir: &Path, force: bool) -> Result<i32, Error> {
-    let files = [("pack.yaml", INIT_PACK), ("dwpipe.yaml", INIT_CONFIG)];
+/// Writes `DIR/pack.yaml` (`pack`) and `DIR/dwpipe.yaml`, refusing to overwrite either unless
+/// `force`.
+fn run(dir: &Path, force: bool, pack: &str) -> Result<i32, Error> {
+    let files = [("pack.yaml", pack), ("dwpipe.yaml", INIT_CONFIG)];
     for (name, _) in files {
         let path = dir.join(name);
         if path.exists() && !force {

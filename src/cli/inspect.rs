@@ -334,6 +334,11 @@ fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> 
             )];
             (serde_json::json!(power), human)
         }
+        DumpKind::Cpu => {
+            let usage = hidumper::cpu_usage(&text).map_err(bad)?;
+            let human = vec![format!("cpu: {}", usage.evidence)];
+            (serde_json::json!(usage), human)
+        }
         DumpKind::Thermal => {
             let zones = hidumper::thermal_zones(&text).map_err(bad)?;
             let human = zones

@@ -103,6 +103,18 @@ pub const CATALOG: &[ProbeKind] = &[
         units: &[(None, Some("KB"))],
     },
     ProbeKind {
+        id: "perf.cpu",
+        method: "`hidumper --cpuusage <pid>`: the app process's Total Usage, in the foreground once its window shows",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("%"))],
+    },
+    ProbeKind {
+        id: "perf.cpu-background",
+        method: "`hidumper --cpuusage <pid>`: the app process's Total Usage 3 min after Home sent it to the background (AppAnalyzer's rule 0420)",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("%"))],
+    },
+    ProbeKind {
         id: "layout.gap",
         method: "`uitest dumpLayout` bounds: gap between two nodes in vp",
         args: &[

@@ -24,6 +24,14 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../playbooks/perf.memory.yaml"),
     ),
     (
+        "perf.cpu.yaml",
+        include_str!("../../playbooks/perf.cpu.yaml"),
+    ),
+    (
+        "perf.cpu-background.yaml",
+        include_str!("../../playbooks/perf.cpu-background.yaml"),
+    ),
+    (
         "layout.gap.yaml",
         include_str!("../../playbooks/layout.gap.yaml"),
     ),
@@ -62,6 +70,14 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     (
         "sessions/memory.yaml",
         include_str!("../../playbooks/sessions/memory.yaml"),
+    ),
+    (
+        "sessions/cpu.yaml",
+        include_str!("../../playbooks/sessions/cpu.yaml"),
+    ),
+    (
+        "sessions/cpu-background.yaml",
+        include_str!("../../playbooks/sessions/cpu-background.yaml"),
     ),
     (
         "sessions/ui.yaml",

@@ -72,6 +72,7 @@ fn extractor_of(probe: &str) -> Option<Extractor> {
         "perf.cold-start" => Extractor::ColdStart,
         "perf.frames" => Extractor::Frames,
         "perf.memory" => Extractor::Memory,
+        "perf.cpu" | "perf.cpu-background" => Extractor::Cpu,
         "layout.gap" => Extractor::LayoutGap,
         "layout.size" => Extractor::LayoutSize,
         "layout.align" => Extractor::LayoutAlign,

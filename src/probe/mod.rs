@@ -19,6 +19,8 @@ words! {
         Frames = "frames",
         /// The Total PSS row of `hidumper --mem`.
         Memory = "memory",
+        /// The app process's row of `hidumper --cpuusage <pid>`.
+        Cpu = "cpu",
         /// The gap between two nodes of a layout dump.
         LayoutGap = "layout-gap",
         /// A node's width or height.
@@ -52,7 +54,7 @@ impl Extractor {
     /// criteria are judged by their suite's cases, and an abnormal run is no result.
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames | Extractor::Response | Extractor::Text => 1,
+            Extractor::Frames | Extractor::Response | Extractor::Text | Extractor::Cpu => 1,
             Extractor::Hypium
             | Extractor::ColdStart
             | Extractor::Memory
@@ -74,6 +76,8 @@ words! {
         Trace = "trace.ftrace",
         /// `hidumper --mem <pid>`.
         Memory = "mem.txt",
+        /// `hidumper --cpuusage <pid>`.
+        Cpu = "cpu.txt",
         /// `uitest dumpLayout`.
         Layout = "layout.json",
         /// `uitest screenCap`.

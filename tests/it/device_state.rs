@@ -463,3 +463,119 @@ fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
         "the arms ran in different device states: charging discharging against charging; hottest zone 36000 against 52000"
     );
 }
+
+#[test]
+fn the_app_cpu_load_in_the_foreground_and_the_background() {
+    let dir = crate::support::frozen_fixture("packs/cpu.yaml");
+    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-cpu"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = first_audit(dir.path());
+    let actual = |id: &str| crate::support::check(&report, id)["actual"].clone();
+    // The median of 12, 14 and 13 %; the background load after Home and 3 minutes.
+    assert_eq!(actual("P-05"), "13%");
+    assert_eq!(actual("P-06"), "0.8%");
+    // A background load above AppAnalyzer's 5 % fails the must criterion.
+    let capture = dir.path().join("busy");
+    copy_tree(&repo("device-fixtures/notes-cpu"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    fs::write(
+        capture.join("transcript.yaml"),
+        transcript.replace("       0.80%", "       7.50%"),
+    )
+    .unwrap();
+    let (code, _, _) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "busy-out",
+        ],
+    );
+    assert_eq!(code, 1);
+    let busy: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("busy-out/audit-1.json")).unwrap())
+            .unwrap();
+    let check = crate::support::check(&busy, "P-06");
+    assert_eq!(
+        (check["result"].as_str(), check["actual"].as_str()),
+        (Some("fail"), Some("7.5%"))
+    );
+    // The parser through inspect, on the evidence the audit kept.
+    let kept = dir
+        .path()
+        .join("out/evidence/FMR0223C13000649/1/cpu-background/cpu.txt");
+    let (code, stdout, stderr) =
+        crate::support::inspect(&["hidumper", "--kind", "cpu", kept.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("com.example.notes (pid 5000): 0.80% total"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["init", "--preset", "appanalyzer"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let pack = fs::read_to_string(dir.path().join("pack.yaml")).unwrap();
+    assert!(
+        pack.contains("ide-peak-background-cpu-usage-0420"),
+        "each rule is named"
+    );
+    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    // The fail bands are looser than the baselines by design: their pass bands hold them.
+    let (code, stdout, stderr) = dwpipe(dir.path(), &["review", "pack.lock.json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        !stderr.contains("W_REVIEW_LOOSER_THAN_BASELINE"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) =
+        replay_audit(dir.path(), &repo("device-fixtures/notes-appanalyzer"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = first_audit(dir.path());
+    assert_eq!(report["summary"]["pass"], 11, "{}", report["summary"]);
+    assert_eq!(crate::support::check(&report, "AA-0420")["actual"], "0.8%");
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &[
+            "verify-evidence",
+            "out/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    // Its preconditions are DevEco Testing's: a phone at 50 % is not audited.
+    let low = dir.path().join("low");
+    copy_tree(&repo("device-fixtures/notes-appanalyzer"), &low);
+    let transcript = fs::read_to_string(low.join("transcript.yaml")).unwrap();
+    fs::write(
+        low.join("transcript.yaml"),
+        transcript.replacen("capacity: 90 ", "capacity: 50 ", 1),
+    )
+    .unwrap();
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            low.to_str().unwrap(),
+            "--out",
+            "low-out",
+        ],
+    );
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("`battery >= 80%` (the pack): battery 50%"),
+        "{stderr}"
+    );
+}

@@ -227,6 +227,12 @@ mod real_captures {
                 "{file}"
             );
         }
+        // hidumper's documented `--cpuusage 1`: init's row.
+        let cpu = hidumper::cpu_usage(&read("hidumper/docs_zh_hidumper_cpuusage.txt")).unwrap();
+        assert_eq!(
+            (cpu.pid, cpu.name.as_str(), cpu.total_percent),
+            (1, "init", 0.0)
+        );
         // The documentation's `-a -t` sample of PowerManagerService prints nothing after the
         // header: no state, said so.
         assert!(

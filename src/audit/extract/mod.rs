@@ -383,6 +383,10 @@ pub fn extract(
             let total = hidumper::memory_total(&evidence.text(Evidence::Memory)?)?;
             number(total.pss_kb as f64, total.evidence)
         }
+        Extractor::Cpu => {
+            let usage = hidumper::cpu_usage(&evidence.text(Evidence::Cpu)?)?;
+            number(usage.total_percent, usage.evidence)
+        }
         Extractor::Hypium => {
             let report = hypium::parse(&evidence.text(Evidence::TestOutput)?)?;
             let judged =

@@ -7,10 +7,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+mod cpu;
 mod memory;
 mod state;
 mod windows;
 
+pub use cpu::{CpuUsage, cpu_usage};
 pub use memory::{MemoryTotal, memory_total};
 pub use state::{
     Battery, Brightness, PowerState, ThermalZone, battery, brightness, power_state, screen_locked,
