@@ -744,6 +744,29 @@ def build_appanalyzer(name, comment):
         c.step_screen(run, 3, plain, "editor.png")
     c.finish()
 
+def smartperf(samples):
+    """`SP_daemon -N <n> -PKG <bundle> -g|-p` in SmartPerf's layout (its real `-f` captures):
+    `order:<i> key=value` lines, a blank line between samples."""
+    blocks = ["".join(f"order:{i} {k}={v}\n" for i, (k, v) in enumerate(sample)) for sample in samples]
+    return "\n" + "\n".join(blocks) + "\ncommand exec finished!\n"
+
+def build_resources(name, comment):
+    """tests/fixtures/packs/resources.yaml: GPU 40-50% at 279 MHz, 400 mA at 4 V (1600 mW),
+    the hottest zone at 41.5 °C after 30 s."""
+    c = Capture(name, comment)
+    c.visit("1 gpu")
+    c.start()
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", smartperf([[("gpuFrequency", "279000000"), ("gpuLoad", f"{load}.000000")] for load in (40, 45, 50, 45, 45)]))
+    c.visit("1 power")
+    c.start()
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", smartperf([[("currentNow", f"-{ma}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)]))
+    c.visit("1 temperature")
+    c.start()
+    c.sleep(30_000)
+    c.shell("hidumper -s ThermalService -a -t", f"{sa('ThermalService')}Type: soc_thermal\nTemperature: 41500\nType: shell_front\nTemperature: 36000\n")
+    c.finish()
+
+build_resources("notes-resources", "The notes app's GPU, power and heat on its first screen (see generate.py).")
 build_appanalyzer("notes-appanalyzer", "The notes app audited against `dwpipe init --preset appanalyzer`: every band passed.")
 build_cpu("notes-cpu", "The notes app's CPU load: 12/14/13% on its first screen, 0.8% three minutes in the background.", (12.0, 14.0, 13.0), 0.8)
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)

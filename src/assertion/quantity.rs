@@ -134,7 +134,8 @@ fn unit_after(rest: &str) -> Option<Unit> {
 }
 
 fn is_unit_char(c: char) -> bool {
-    c.is_alphabetic() || c == 'µ'
+    // `°C` and `℃` for temperatures.
+    c.is_alphabetic() || matches!(c, 'µ' | '°' | '℃')
 }
 
 #[cfg(test)]
@@ -151,6 +152,9 @@ mod tests {
     fn reads_the_first_number_and_its_unit() {
         let rows: &[(&str, &str, Option<&str>)] = &[
             ("12vp", "12", Some("vp")),
+            ("41.5°C", "41.5", Some("°C")),
+            ("39 ℃", "39", Some("°C")),
+            ("279MHz", "279", Some("MHz")),
             ("720ms", "720", Some("ms")),
             ("4.9:1", "4.9", Some(":1")),
             ("4.9 : 1", "4.9", Some(":1")),

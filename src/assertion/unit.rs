@@ -21,6 +21,12 @@ enum Family {
     Length,
     FontPixel,
     Ratio,
+    /// `°C`.
+    Temperature,
+    /// `MHz`, `GHz`.
+    Frequency,
+    /// `mW`, `W`.
+    Power,
 }
 
 /// A unit as written after a number or in an assertion's `unit`.
@@ -71,6 +77,11 @@ const KNOWN: &[(&[&str], KnownUnit)] = &[
         &["ratio", ":1", "x:1"],
         unit("ratio", Family::Ratio, Some((1, 0))),
     ),
+    (&["°C", "℃"], unit("°C", Family::Temperature, Some((1, 0)))),
+    (&["MHz"], unit("MHz", Family::Frequency, Some((1, 0)))),
+    (&["GHz"], unit("GHz", Family::Frequency, Some((1000, 0)))),
+    (&["mW"], unit("mW", Family::Power, Some((1, 0)))),
+    (&["W"], unit("W", Family::Power, Some((1000, 0)))),
 ];
 
 const fn unit(symbol: &'static str, family: Family, factor: Option<(i128, i32)>) -> KnownUnit {

@@ -421,6 +421,17 @@ pub(super) enum InspectCommand {
         #[command(flatten)]
         output: Json,
     },
+    /// SmartPerf's `SP_daemon … -g` or `-p` output: the GPU's load and frequency, or the
+    /// battery's draw.
+    Smartperf {
+        /// The output, as printed by SP_daemon.
+        file: PathBuf,
+        /// Which reading: `gpu` (`-g`) or `power` (`-p`).
+        #[arg(long, value_enum)]
+        kind: SmartperfKind,
+        #[command(flatten)]
+        output: Json,
+    },
     /// A screenshot (PNG, or JPEG with a warning): the WCAG contrast inside a box.
     Screenshot {
         /// The screenshot.
@@ -506,6 +517,15 @@ pub(super) struct InitArgs {
     /// Which pack to start from.
     #[arg(long, value_enum, default_value_t = Preset::Example)]
     pub(super) preset: Preset,
+}
+
+/// What an `SP_daemon` output was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum SmartperfKind {
+    /// `-g`: GPU load and frequency.
+    Gpu,
+    /// `-p`: the battery's current and voltage.
+    Power,
 }
 
 /// The packs `init` writes.

@@ -9,7 +9,7 @@ use crate::probe::layout::{Layout, Rect};
 use crate::probe::screenshot::{self, Image};
 use crate::probe::{hidumper, hitrace, hypium};
 
-use super::args::{DumpKind, InspectCommand};
+use super::args::{DumpKind, InspectCommand, SmartperfKind};
 use super::error::Error;
 use super::print;
 use super::{Edge, Run};
@@ -20,6 +20,7 @@ impl Run for InspectCommand {
             InspectCommand::Trace { output, .. }
             | InspectCommand::Layout { output, .. }
             | InspectCommand::Hidumper { output, .. }
+            | InspectCommand::Smartperf { output, .. }
             | InspectCommand::Screenshot { output, .. }
             | InspectCommand::Hypium { output, .. } => output.json,
         }
@@ -33,6 +34,7 @@ impl Run for InspectCommand {
                 file, vpr, bundle, ..
             } => layout(&file, vpr, bundle.as_deref(), json),
             InspectCommand::Hidumper { file, kind, .. } => hidumper_dump(&file, kind, json),
+            InspectCommand::Smartperf { file, kind, .. } => smartperf(&file, kind, json),
             InspectCommand::Screenshot { file, bounds, .. } => screenshot(&file, &bounds, json),
             InspectCommand::Hypium { file, .. } => hypium_output(&file, json),
         }
@@ -210,6 +212,38 @@ fn layout(file: &Path, vpr: Option<f64>, bundle: Option<&str>, json: bool) -> Re
 }
 
 /// `inspect hidumper FILE --kind K`: what the dump says, for people (or as JSON with `--json`).
+/// `inspect smartperf FILE --kind gpu|power`.
+fn smartperf(file: &Path, kind: SmartperfKind, json: bool) -> Result<i32, Error> {
+    let bytes = read(file, "an SP_daemon output")?;
+    let text = String::from_utf8_lossy(&bytes).replace('\r', "");
+    let fix = "pass the output of `SP_daemon -N <n> -PKG <bundle> -g` (gpu) or `-p` (power)";
+    let bad = |e: crate::probe::sp_daemon::SpError| invalid(file, e, fix);
+    let (value, line) = match kind {
+        SmartperfKind::Gpu => {
+            let gpu = crate::probe::sp_daemon::gpu(&text).map_err(bad)?;
+            let line = format!(
+                "gpu: {}% load at {} MHz over {} sample(s)",
+                gpu.load_percent, gpu.frequency_mhz, gpu.samples
+            );
+            (serde_json::json!(gpu), line)
+        }
+        SmartperfKind::Power => {
+            let power = crate::probe::sp_daemon::power(&text).map_err(bad)?;
+            let line = format!(
+                "power: {} mW ({} mA at {} V) over {} sample(s)",
+                power.milliwatts, power.current_ma, power.voltage_v, power.samples
+            );
+            (serde_json::json!(power), line)
+        }
+    };
+    if json {
+        print::json(&value);
+    } else {
+        print::out(&format!("{}:\n{line}", file.display()));
+    }
+    Ok(exit_code::OK)
+}
+
 fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> {
     let bytes = read(file, "a hidumper output")?;
     let text = String::from_utf8_lossy(&bytes).replace('\r', "");

@@ -115,6 +115,30 @@ pub const CATALOG: &[ProbeKind] = &[
         units: &[(None, Some("%"))],
     },
     ProbeKind {
+        id: "perf.gpu",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -g` on the app's first screen: the mean `gpuLoad` of its samples",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("%"))],
+    },
+    ProbeKind {
+        id: "perf.gpu-frequency",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -g` on the app's first screen: the mean `gpuFrequency` of its samples, in MHz",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("MHz"))],
+    },
+    ProbeKind {
+        id: "perf.power",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -p` on the app's first screen: the battery's mean |current| × voltage, in mW",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("mW"))],
+    },
+    ProbeKind {
+        id: "perf.temperature",
+        method: "`hidumper -s ThermalService -a -t` after 30 s on the app's first screen: the hottest thermal zone, in °C",
+        args: &[RUNS, AGGREGATE, TOLERANCE],
+        units: &[(None, Some("°C"))],
+    },
+    ProbeKind {
         id: "layout.gap",
         method: "`uitest dumpLayout` bounds: gap between two nodes in vp",
         args: &[

@@ -33,6 +33,9 @@ const DEFAULTS: &[(Option<&str>, f64)] = &[
     (Some("fps"), 1.0),
     (Some("vp"), 0.5),
     (Some("ratio"), 0.1),
+    (Some("°C"), 1.0),
+    (Some("MHz"), 50.0),
+    (Some("mW"), 50.0),
     (None, 1.0),
 ];
 

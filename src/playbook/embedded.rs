@@ -24,6 +24,22 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../playbooks/perf.memory.yaml"),
     ),
     (
+        "perf.gpu.yaml",
+        include_str!("../../playbooks/perf.gpu.yaml"),
+    ),
+    (
+        "perf.gpu-frequency.yaml",
+        include_str!("../../playbooks/perf.gpu-frequency.yaml"),
+    ),
+    (
+        "perf.power.yaml",
+        include_str!("../../playbooks/perf.power.yaml"),
+    ),
+    (
+        "perf.temperature.yaml",
+        include_str!("../../playbooks/perf.temperature.yaml"),
+    ),
+    (
         "perf.cpu.yaml",
         include_str!("../../playbooks/perf.cpu.yaml"),
     ),
@@ -70,6 +86,18 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     (
         "sessions/memory.yaml",
         include_str!("../../playbooks/sessions/memory.yaml"),
+    ),
+    (
+        "sessions/gpu.yaml",
+        include_str!("../../playbooks/sessions/gpu.yaml"),
+    ),
+    (
+        "sessions/power.yaml",
+        include_str!("../../playbooks/sessions/power.yaml"),
+    ),
+    (
+        "sessions/temperature.yaml",
+        include_str!("../../playbooks/sessions/temperature.yaml"),
     ),
     (
         "sessions/cpu.yaml",

@@ -7,6 +7,7 @@ pub mod hitrace;
 pub mod hypium;
 pub mod layout;
 pub mod screenshot;
+pub mod sp_daemon;
 
 use crate::words::words;
 
@@ -21,6 +22,14 @@ words! {
         Memory = "memory",
         /// The app process's row of `hidumper --cpuusage <pid>`.
         Cpu = "cpu",
+        /// SmartPerf's GPU load.
+        GpuLoad = "gpu-load",
+        /// SmartPerf's GPU frequency.
+        GpuFrequency = "gpu-frequency",
+        /// SmartPerf's battery draw.
+        Power = "power",
+        /// The hottest thermal zone.
+        Temperature = "temperature",
         /// The gap between two nodes of a layout dump.
         LayoutGap = "layout-gap",
         /// A node's width or height.
@@ -54,7 +63,14 @@ impl Extractor {
     /// criteria are judged by their suite's cases, and an abnormal run is no result.
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames | Extractor::Response | Extractor::Text | Extractor::Cpu => 1,
+            Extractor::Frames
+            | Extractor::Response
+            | Extractor::Text
+            | Extractor::Cpu
+            | Extractor::GpuLoad
+            | Extractor::GpuFrequency
+            | Extractor::Power
+            | Extractor::Temperature => 1,
             Extractor::Hypium
             | Extractor::ColdStart
             | Extractor::Memory
@@ -78,6 +94,12 @@ words! {
         Memory = "mem.txt",
         /// `hidumper --cpuusage <pid>`.
         Cpu = "cpu.txt",
+        /// `SP_daemon … -g`.
+        Gpu = "gpu.txt",
+        /// `SP_daemon … -p`.
+        Power = "power.txt",
+        /// `hidumper -s ThermalService -a -t`.
+        Thermal = "thermal.txt",
         /// `uitest dumpLayout`.
         Layout = "layout.json",
         /// `uitest screenCap`.

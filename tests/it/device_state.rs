@@ -579,3 +579,90 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
         "{stderr}"
     );
 }
+
+#[test]
+fn gpu_power_and_heat_are_measured_and_read_back() {
+    let dir = crate::support::frozen_fixture("packs/resources.yaml");
+    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-resources"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = first_audit(dir.path());
+    let actual = |id: &str| crate::support::check(&report, id)["actual"].clone();
+    // Hand-worked: loads 40/45/50/45/45 → 45 %; 279000000 Hz → 279 MHz; currents 350–450 mA
+    // (mean 400) at 4 V → 1600 mW; the hottest of two zones, 41500 m°C → 41.5 °C.
+    assert_eq!(actual("R-01"), "45%");
+    assert_eq!(actual("R-02"), "279MHz");
+    assert_eq!(actual("R-03"), "1600mW");
+    assert_eq!(actual("R-04"), "41.5°C");
+    let (code, stdout, _) = dwpipe(
+        dir.path(),
+        &[
+            "verify-evidence",
+            "out/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    // Each parser through inspect, on the evidence the audit kept.
+    let kept = |visit: &str, file: &str| {
+        dir.path()
+            .join(format!("out/evidence/FMR0223C13000649/1/{visit}/{file}"))
+            .display()
+            .to_string()
+    };
+    for (args, said) in [
+        (
+            vec!["smartperf", "--kind", "gpu", &kept("gpu", "gpu.txt")],
+            "gpu: 45% load at 279 MHz over 5 sample(s)",
+        ),
+        (
+            vec!["smartperf", "--kind", "power", &kept("power", "power.txt")],
+            "power: 1600 mW (400 mA at 4 V) over 5 sample(s)",
+        ),
+        (
+            vec![
+                "hidumper",
+                "--kind",
+                "thermal",
+                &kept("temperature", "thermal.txt"),
+            ],
+            "soc_thermal",
+        ),
+    ] {
+        let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
+        let (code, stdout, stderr) = crate::support::inspect(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains(said), "{stdout}");
+    }
+    // A device without SmartPerf's power reading leaves the criterion unverified, saying so.
+    let capture = dir.path().join("no-power");
+    copy_tree(&repo("device-fixtures/notes-resources"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let without = transcript.replace("currentNow=-", "failed=RK does not support ");
+    fs::write(capture.join("transcript.yaml"), without).unwrap();
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture.to_str().unwrap(),
+            "--out",
+            "no-power-out",
+        ],
+    );
+    assert_eq!(code, 0, "R-03 is a should: {stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("no-power-out/audit-1.json")).unwrap())
+            .unwrap();
+    let check = crate::support::check(&report, "R-03");
+    assert_eq!(check["result"], "unverified");
+    assert!(
+        check["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("no sample holds `currentNow`"),
+        "{check}"
+    );
+}

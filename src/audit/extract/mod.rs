@@ -26,6 +26,7 @@ use super::evidence::{FLOW_RECORD, FlowRecord, StepFile, step_file};
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
+use crate::probe::sp_daemon;
 use crate::probe::{Evidence, Extractor};
 use frames::{frame_reading, present_times};
 
@@ -125,6 +126,9 @@ pub enum ExtractError {
     /// The test output has no usable summary.
     #[error(transparent)]
     Hypium(#[from] HypiumError),
+    /// SmartPerf's output holds no reading.
+    #[error(transparent)]
+    SmartPerf(#[from] sp_daemon::SpError),
 }
 
 /// A trace, analysed: the report and every frame interval (for the report's chart).
@@ -386,6 +390,48 @@ pub fn extract(
         Extractor::Cpu => {
             let usage = hidumper::cpu_usage(&evidence.text(Evidence::Cpu)?)?;
             number(usage.total_percent, usage.evidence)
+        }
+        Extractor::GpuLoad | Extractor::GpuFrequency => {
+            let gpu = sp_daemon::gpu(&evidence.text(Evidence::Gpu)?)?;
+            let detail = format!(
+                "SmartPerf, {} sample(s): GPU load {}% at {} MHz",
+                gpu.samples, gpu.load_percent, gpu.frequency_mhz
+            );
+            if extractor == Extractor::GpuLoad {
+                number(gpu.load_percent, detail)
+            } else {
+                number(gpu.frequency_mhz, detail)
+            }
+        }
+        Extractor::Power => {
+            let power = sp_daemon::power(&evidence.text(Evidence::Power)?)?;
+            let detail = format!(
+                "SmartPerf, {} sample(s): {} mA at {} V",
+                power.samples, power.current_ma, power.voltage_v
+            );
+            number(power.milliwatts, detail)
+        }
+        Extractor::Temperature => {
+            let zones = hidumper::thermal_zones(&evidence.text(Evidence::Thermal)?)?;
+            let hottest = zones
+                .iter()
+                .max_by_key(|z| z.temperature)
+                .expect("thermal_zones returns at least one zone");
+            // Zones print m°C (a phone is never at 1000 °C); a small value is in °C already.
+            let celsius = if hottest.temperature.abs() >= 1000 {
+                hottest.temperature as f64 / 1000.0
+            } else {
+                hottest.temperature as f64
+            };
+            number(
+                celsius,
+                format!(
+                    "hottest of {} zone(s): {} at {}",
+                    zones.len(),
+                    hottest.zone,
+                    hottest.temperature
+                ),
+            )
         }
         Extractor::Hypium => {
             let report = hypium::parse(&evidence.text(Evidence::TestOutput)?)?;
