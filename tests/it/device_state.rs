@@ -629,7 +629,6 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
             "soc_thermal",
         ),
     ] {
-        let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
         let (code, stdout, stderr) = crate::support::inspect(&args);
         assert_eq!(code, 0, "{stderr}");
         assert!(stdout.contains(said), "{stdout}");
