@@ -411,7 +411,7 @@ pub(super) enum InspectCommand {
         #[command(flatten)]
         output: Json,
     },
-    /// A hidumper output: fps, fps-count, screen, density, mem or windows.
+    /// A hidumper output: fps, fps-count, screen, density, mem, windows, cpu, battery, power or thermal.
     Hidumper {
         /// The output, as printed by hidumper.
         file: PathBuf,
