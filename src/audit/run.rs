@@ -309,6 +309,10 @@ impl Ongoing<'_, '_, '_> {
     /// first launch pays for what no later one does. (Numbered 0, so that no file on the
     /// device is the one a measured run pulls.)
     pub(crate) async fn warm_up(&self, device: &impl Device, dir: &Path) -> Result<(), AuditError> {
+        // A device that is not ready is not run at all.
+        if !self.states.unmet.is_empty() {
+            return Ok(());
+        }
         for (_, visit) in visits(&self.prepared.planned, 1..=1) {
             device
                 .visit(&label((0, visit)))

@@ -208,6 +208,19 @@ impl Outcome {
     }
 
     /// The lab's devices that have no report, each with why.
+    /// The devices that did not meet a precondition on their state, and which: nothing of
+    /// them was measured (`serial: why` in a lab).
+    pub(crate) fn not_ready(&self) -> Vec<String> {
+        self.reports()
+            .into_iter()
+            .filter(|(_, report)| report.not_audited())
+            .filter_map(|(serial, report)| {
+                let unmet = report.device_state.as_ref()?.unmet.join("; ");
+                Some(on(serial, &unmet))
+            })
+            .collect()
+    }
+
     pub(crate) fn unaudited(&self) -> Vec<String> {
         match self {
             Outcome::Lab { seats, .. } => unaudited(seats),

@@ -665,3 +665,25 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
         "{check}"
     );
 }
+
+#[test]
+fn a_delivery_on_a_device_that_is_not_ready_ends_on_the_environment() {
+    use crate::support::delivery::{FIXING_AGENT, SPACING, deliver, project};
+    // The lab's policy: a full battery. The recorded phone is at 90 %.
+    let dir = project(
+        FIXING_AGENT,
+        SPACING,
+        "notes-pass",
+        "  require: [\"battery >= 95%\"]\n",
+    );
+    let (code, summary, stderr) = deliver(dir.path(), &[]);
+    assert_eq!(code, 3, "{summary} {stderr}");
+    assert_eq!(summary["terminal-reason"], "environment_error", "{summary}");
+    assert!(
+        summary["detail"]
+            .as_str()
+            .unwrap()
+            .contains("`battery >= 95%` (dwpipe.yaml): battery 90%"),
+        "{summary}"
+    );
+}

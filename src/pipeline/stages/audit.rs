@@ -104,6 +104,21 @@ impl Delivery<'_> {
             installed: installed.clone(),
             not_installed: not_installed.clone(),
         };
+        // A device that was not ready measured nothing: no repair of the app can change
+        // that, so the run ends on the environment, saying which precondition failed.
+        let not_ready = outcome.not_ready();
+        if !not_ready.is_empty() {
+            let detail = format!("the device was not audited: {}", not_ready.join("; "));
+            self.end(
+                &clock,
+                Decided::EnvironmentError,
+                &inputs,
+                Some(detail.clone()),
+                Note::Detail(detail.clone()),
+                None,
+            )?;
+            return Ok(done(AuditVerdict::Unproven(detail)));
+        }
         let failures = outcome.failures(self.frozen);
         if failures.is_empty() {
             let mut unproven = Vec::new();
