@@ -90,10 +90,7 @@ pub(crate) fn from_files(
         (baseline, candidate),
         &lock,
     )
-    .map_err(|e| {
-        one(Diagnostic::error(e.code(), e.to_string())
-            .fix("compare audits of one device model, software version and refresh rate"))
-    })?;
+    .map_err(|e| one(Diagnostic::error(e.code(), e.to_string()).fix(e.fix())))?;
     comparison.baseline.report_sha256 = Some(base_sha);
     comparison.candidate.report_sha256 = Some(cand_sha);
     Ok((comparison, frozen))

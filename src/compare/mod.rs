@@ -36,6 +36,9 @@ pub enum CompareError {
     /// The devices differ in what moves the numbers.
     #[error("the audits were made on different devices: {0}")]
     DeviceDiffers(String),
+    /// No criterion of the pack was measured in both audits: a gate that compared nothing.
+    #[error("no criterion of the pack was measured in both audits: nothing would be compared")]
+    NothingInCommon,
 }
 
 impl CompareError {
@@ -44,6 +47,19 @@ impl CompareError {
         match self {
             CompareError::NoDevice(_) => "E_COMPARE_NOT_AN_AUDIT",
             CompareError::DeviceDiffers(_) => "E_COMPARE_DEVICE_DIFFERS",
+            CompareError::NothingInCommon => "E_COMPARE_NOTHING_IN_COMMON",
+        }
+    }
+
+    /// How to put it right.
+    pub(crate) fn fix(&self) -> &'static str {
+        match self {
+            CompareError::NoDevice(_) | CompareError::DeviceDiffers(_) => {
+                "compare audits of one device model, software version and refresh rate"
+            }
+            CompareError::NothingInCommon => {
+                "compare two audits of the same pack (or of packs that share criteria with probes)"
+            }
         }
     }
 }
@@ -78,6 +94,19 @@ pub fn compare(
             )
             .fix("compare audits made in the same state (a lab's `device.require` holds every audit to one)")
         }));
+    }
+    if baseline.pack_sha256 != candidate.pack_sha256 {
+        diagnostics.push(
+            Diagnostic::warning(
+                "W_COMPARE_PACKS_DIFFER",
+                format!(
+                    "the audits were held against different packs ({} and {}): only the criteria both measured are compared",
+                    short(&baseline.pack_sha256),
+                    short(&candidate.pack_sha256)
+                ),
+            )
+            .fix("compare two audits of the same frozen pack"),
+        );
     }
     let (in_baseline, in_candidate) = (by_id(baseline), by_id(candidate));
     // What each criterion needs, gathered first; the statistics (a 10,000-resample bootstrap
@@ -144,6 +173,9 @@ pub fn compare(
             })
             .collect()
     });
+    if criteria.is_empty() {
+        return Err(CompareError::NothingInCommon);
+    }
     let verdict = overall(&criteria, &mut diagnostics);
     let side = |report: &AuditReport, name: &str| Side {
         report: name.to_owned(),
@@ -162,6 +194,11 @@ pub fn compare(
         criteria,
         diagnostics,
     })
+}
+
+/// The first 12 characters of a hash.
+fn short(sha256: &str) -> &str {
+    sha256.get(..12).unwrap_or(sha256)
 }
 
 /// An audit's measured criteria, by id: its measurement and recomputed verdict.

@@ -437,3 +437,84 @@ fn a_comparison_across_a_changed_pack_verifies() {
         .stdout_contains(": 0 difference(s)")
         .run();
 }
+
+/// A regression gate that compares nothing is refused, never green; audits of different
+/// packs are compared on what both measured, with a warning.
+#[test]
+fn a_comparison_of_nothing_in_common_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let freeze = |pack: &str, out: &str| {
+        let (code, _, stderr) = dwpipe(
+            dir.path(),
+            &["freeze", fixture(pack).to_str().unwrap(), "--out", out],
+        );
+        assert_eq!(code, 0, "{stderr}");
+    };
+    let audit = |lock: &str, capture: &str, out: &str| {
+        let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("device-fixtures")
+            .join(capture);
+        let (code, _, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                lock,
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                out,
+            ],
+        );
+        assert!(code == 0 || code == 1, "{stderr}");
+    };
+    freeze("packs/resources.yaml", "resources");
+    freeze("packs/cold-start.yaml", "cold");
+    audit("resources/pack.lock.json", "notes-resources", "r");
+    audit("cold/pack.lock.json", "regress-base", "c");
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "compare",
+            "r/audit-1.json",
+            "c/audit-1.json",
+            "--pack",
+            "cold/pack.lock.json",
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("E_COMPARE_NOTHING_IN_COMMON"), "{stderr}");
+    assert!(
+        !dir.path().join("cmp/junit.xml").exists(),
+        "no green JUnit of 0 tests"
+    );
+    // The example pack's audit against the cold-start pack's: P-01 in both, with a warning.
+    freeze("packs/../../../examples/notes/pack.yaml", "example");
+    audit("example/pack.lock.json", "notes-pass", "e");
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "compare",
+            "e/audit-1.json",
+            "c/audit-1.json",
+            "--pack",
+            "cold/pack.lock.json",
+            "--out",
+            "cmp2",
+            "--json",
+        ],
+    );
+    assert!(code == 0 || code == 1, "{stderr}");
+    let comparison: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(comparison["criteria"].as_array().unwrap().len(), 1);
+    assert!(
+        comparison["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "W_COMPARE_PACKS_DIFFER"),
+        "{comparison}"
+    );
+}
