@@ -79,6 +79,13 @@ fn runs(config: &Path, json: bool) -> Result<i32, Error> {
         });
         return Ok(0);
     }
+    if runs.is_empty() {
+        print::out(&format!(
+            "no delivery has run here: {} holds no run (`dwpipe deliver` starts one)",
+            base.join(RUNS_FOLDER).display()
+        ));
+        return Ok(0);
+    }
     for run in &runs {
         print::out(&format!(
             "  {:<32} {:<20} {:<12} {:<20} {}",

@@ -446,3 +446,16 @@ fn the_probe_reference_comes_from_the_catalog() {
     assert_eq!(bash.code, 0);
     assert!(bash.stdout.contains("verify-evidence") && bash.stdout.contains("--baseline-hap"));
 }
+
+#[test]
+fn runs_in_a_folder_with_nothing_to_show_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dwpipe(dir.path(), &["runs"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("no delivery has run here:")
+            && run.stdout.contains("`dwpipe deliver` starts one"),
+        "{}",
+        run.stdout
+    );
+}
