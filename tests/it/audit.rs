@@ -142,8 +142,12 @@ fn the_failing_capture_fails_each_planted_defect() {
         "the editor at rest after 1150/1200/1250 ms"
     );
     let junit = fs::read_to_string(dir.path().join("fail/junit.xml")).unwrap();
+    // P-02 is a should: it fails the criterion, not the gate (its JUnit case is skipped with
+    // why, so a dashboard agrees with the exit code).
     assert!(
-        junit.contains("failures=\"7\"") && junit.contains("36 vp &lt; 48 vp"),
+        junit.contains("failures=\"6\"")
+            && junit.contains("36 vp &lt; 48 vp")
+            && junit.contains("a should criterion failed (the gate passes on its musts)"),
         "{junit}"
     );
 }

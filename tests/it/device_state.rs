@@ -687,3 +687,28 @@ fn a_delivery_on_a_device_that_is_not_ready_ends_on_the_environment() {
         "{summary}"
     );
 }
+
+#[test]
+fn a_failed_should_criterion_does_not_turn_a_passing_gates_junit_red() {
+    let dir = crate::support::frozen_fixture("packs/cpu.yaml");
+    // The foreground load at 32–34 %: P-05 (should, ≤ 20 %) fails, P-06 (must) passes.
+    let capture = dir.path().join("busy-foreground");
+    copy_tree(&repo("device-fixtures/notes-cpu"), &capture);
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    let busy = transcript
+        .replace("      12.00%", "      32.00%")
+        .replace("      14.00%", "      34.00%")
+        .replace("      13.00%", "      33.00%");
+    assert_ne!(busy, transcript);
+    fs::write(capture.join("transcript.yaml"), busy).unwrap();
+    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    assert_eq!(code, 0, "the musts passed: {stdout}{stderr}");
+    let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    assert!(junit.contains("failures=\"0\""), "{junit}");
+    assert!(
+        junit.contains(
+            "<skipped message=\"a should criterion failed (the gate passes on its musts)"
+        ),
+        "{junit}"
+    );
+}
