@@ -63,8 +63,13 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
     }
     let s = report.summary;
     let serial = report.device.as_ref().map_or("-", |d| d.serial.as_str());
+    // A replay says so where a person looks, not only in the JSON.
+    let replayed = match &report.source {
+        Some(source) if source.is_replay() => format!(" (replay of {source})"),
+        _ => String::new(),
+    };
     print::out(&format!(
-        "audit of {serial}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+        "audit of {serial}{replayed}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
         if report.verdict == Verdict::Pass {
             "PASS"
         } else {

@@ -20,6 +20,8 @@ struct MarkdownView<'a> {
     readings: BTreeMap<&'a str, Vec<Reading<'a>>>,
     /// How long the device was held, in words.
     device_time: Option<String>,
+    /// The capture replayed, when the readings came from one.
+    replayed: Option<String>,
     /// The device's state before its runs and after them, in words.
     state_before: Option<String>,
     state_after: Option<String>,
@@ -50,6 +52,11 @@ impl<'a> MarkdownView<'a> {
             report,
             readings,
             device_time: report.device_time.as_ref().map(DeviceTime::summary),
+            replayed: report
+                .source
+                .as_ref()
+                .filter(|s| s.is_replay())
+                .map(ToString::to_string),
             state_before: report.device_state.as_ref().map(|s| s.before.summary()),
             state_after: report
                 .device_state

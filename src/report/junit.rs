@@ -130,6 +130,14 @@ fn properties(report: &AuditReport) -> String {
         ("not-recorded-in-history", report.unrecorded.as_deref()),
     ];
     known.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    let replayed = report
+        .source
+        .as_ref()
+        .filter(|s| s.is_replay())
+        .map(ToString::to_string);
+    if let Some(replayed) = &replayed {
+        known.push(("replay-of", replayed));
+    }
     let state_before = report.device_state.as_ref().map(|s| s.before.summary());
     let state_after = report
         .device_state

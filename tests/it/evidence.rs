@@ -513,3 +513,58 @@ fn an_audit_folder_travels() {
         .stdout_contains("imported 1 audit(s)")
         .run();
 }
+
+/// Every form says what a person must not miss: each error and warning with its code and fix
+/// (on the page too, where a pass with unstable runs looked clean), each criterion not
+/// verified with why, and that the readings came from a replay.
+#[test]
+fn every_form_shows_the_diagnostics_what_was_not_verified_and_a_replay() {
+    let dir = crate::support::frozen_example();
+    let capture = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("device-fixtures")
+            .join(name)
+    };
+    let (code, stdout, stderr) =
+        crate::support::replay_audit(dir.path(), &capture("notes-unstable"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("(replay of the capture "), "{stdout}");
+    let page = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(
+        page.contains("<h2>Errors and warnings</h2>")
+            && page.contains("<code>W_MEASUREMENT_UNSTABLE</code> (P-01)")
+            && page.contains("fix: measure again with more runs"),
+        "the unstable runs are on the page"
+    );
+    assert!(page.contains("<th>replay</th><td>measured from the capture "));
+    let markdown = fs::read_to_string(dir.path().join("out/audit-1.md")).unwrap();
+    assert!(
+        markdown.contains("- **Replay**: measured from the capture "),
+        "{markdown}"
+    );
+    let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    assert!(
+        junit.contains("<property name=\"replay-of\" value=\"the capture "),
+        "{junit}"
+    );
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            capture("notes-trace-cut").to_str().unwrap(),
+            "--out",
+            "cut",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let page = fs::read_to_string(dir.path().join("cut/report.html")).unwrap();
+    assert!(
+        page.contains("<h2>Not verified</h2>")
+            && page.contains("<li><b>P-01</b>: run 1: no whole launch"),
+        "{}",
+        &page[page.find("Not verified").unwrap_or(0)..][..400.min(page.len())]
+    );
+}

@@ -30,7 +30,8 @@ const TOUCH_BASELINE_VP: f64 = 48.0;
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
 td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}\
-table.facts th{background:#f6f8fa;font-weight:600}ul.failed li{margin:6px 0}a{color:#0969da}\
+table.facts th{background:#f6f8fa;font-weight:600}ul.failed li,ul.diagnostics li,ul.unverified li{margin:6px 0}a{color:#0969da}\
+ul.diagnostics li.fail code{color:#cf222e}ul.diagnostics li.warn code{color:#9a6700}\
 figure.screen{display:inline-block;margin:0;padding:8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa}";
 
 /// The start of a page: its title, the shared style, and the heading with the verdict.
@@ -123,6 +124,8 @@ fn render(view: &Page) -> String {
     }
     page.push_str("</table>");
     page.push_str(&failures(view));
+    page.push_str(&not_verified(view));
+    page.push_str(&diagnostics(view));
     for chart in &view.cold_starts {
         page.push_str(&charts::cold_start(chart));
     }
@@ -140,6 +143,48 @@ fn render(view: &Page) -> String {
     }
     page.push_str("</body></html>\n");
     page
+}
+
+/// The criteria not verified, each with why: a must among them fails the audit.
+fn not_verified(view: &Page) -> String {
+    if view.unverified.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from("<section><h2>Not verified</h2><ul class=\"unverified\">");
+    for (id, why) in &view.unverified {
+        let _ = write!(html, "<li><b>{}</b>: {}</li>", escape(id), escape(why));
+    }
+    html.push_str("</ul></section>");
+    html
+}
+
+/// Every error and warning, with its code and how to fix it.
+fn diagnostics(view: &Page) -> String {
+    if view.diagnostics.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from("<section><h2>Errors and warnings</h2><ul class=\"diagnostics\">");
+    for d in &view.diagnostics {
+        let class = match d.severity {
+            crate::diagnostic::Severity::Error => "fail",
+            crate::diagnostic::Severity::Warning => "warn",
+        };
+        let _ = write!(
+            html,
+            "<li class=\"{class}\"><code>{}</code>{}: {}{}</li>",
+            escape(&d.code),
+            d.criterion_id
+                .as_ref()
+                .map_or_else(String::new, |c| format!(" ({})", escape(c))),
+            escape(&d.message),
+            d.fix.as_ref().map_or_else(String::new, |f| format!(
+                "<br><small>fix: {}</small>",
+                escape(f)
+            ))
+        );
+    }
+    html.push_str("</ul></section>");
+    html
 }
 
 /// What failed, each with its measured value, the threshold, why, and its evidence files.

@@ -29,6 +29,10 @@ pub(crate) struct Page<'a> {
     pub(super) flows: Vec<FlowStrip<'a>>,
     /// Each criterion's trend over the history, in pack order.
     pub(super) trends: Vec<(&'a str, &'a Trend)>,
+    /// The criteria not verified, each with why.
+    pub(super) unverified: Vec<(&'a str, &'a str)>,
+    /// Every error and warning of the audit, errors first.
+    pub(super) diagnostics: Vec<&'a crate::diagnostic::Diagnostic>,
 }
 
 /// A flow's first run as a filmstrip, with the response times of the criteria measured in it.
@@ -217,6 +221,22 @@ impl<'a> Page<'a> {
                     Some(frames_chart(&m.criterion_id, not_measured(m), series))
                 })
                 .collect(),
+            unverified: report
+                .checks
+                .iter()
+                .filter(|entry| entry.check.result == CheckResult::Unverified)
+                .map(|entry| {
+                    (
+                        entry.check.criterion_id.as_str(),
+                        entry.check.evidence.as_str(),
+                    )
+                })
+                .collect(),
+            diagnostics: {
+                let mut all: Vec<_> = report.diagnostics.iter().collect();
+                all.sort_by_key(|d| d.severity != crate::diagnostic::Severity::Error);
+                all
+            },
             screen: screen(report, figures, pack),
             flows: flows(report, figures, pack),
             trends: report
@@ -257,6 +277,12 @@ fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
         words.extend(d.refresh_rate.map(|hz| format!("{hz} Hz")));
         words.extend(d.server.as_ref().map(|s| format!("hdc server {s}")));
         facts.push(("device", words.join(" · ")));
+    }
+    if let Some(source) = report.source.as_ref().filter(|s| s.is_replay()) {
+        facts.push((
+            "replay",
+            format!("measured from {source}, not a live device"),
+        ));
     }
     if let Some(states) = &report.device_state {
         facts.push(("state before", states.before.summary()));
