@@ -232,17 +232,11 @@ fn a_device_that_does_not_meet_the_packs_preconditions_is_not_audited() {
     );
     assert_eq!(code, 0, "{stdout}");
     // The same device, charged, is audited as before.
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = crate::support::replay_audit_into(
         dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            repo("device-fixtures/notes-pass").to_str().unwrap(),
-            "--out",
-            "charged",
-        ],
+        &repo("device-fixtures/notes-pass"),
+        "charged",
+        &[],
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
 }
@@ -262,17 +256,7 @@ fn a_lab_adds_its_own_preconditions_and_says_which_stopped_holding() {
         &[],
     );
     let audit = |out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            out,
-        ];
-        args.extend_from_slice(extra);
-        dwpipe(dir.path(), &args)
+        crate::support::replay_audit_into(dir.path(), &capture, out, extra)
     };
     let (code, stdout, stderr) = audit("locked", &["--config", "lab.yaml"]);
     assert_eq!(code, 3, "{stdout}{stderr}");
@@ -286,20 +270,11 @@ fn a_lab_adds_its_own_preconditions_and_says_which_stopped_holding() {
         &[],
         &[("temperature: 300 ", "temperature: 455 ")],
     );
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = crate::support::replay_audit_into(
         dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "warmed",
-            "--require",
-            "battery-temperature <= 40",
-            "--json",
-        ],
+        &capture,
+        "warmed",
+        &["--require", "battery-temperature <= 40", "--json"],
     );
     assert_eq!(code, 0, "measured, with a warning: {stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -412,18 +387,8 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
 fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
     let dir = frozen_example();
     let audit = |capture: &Path, out: &str| {
-        let (code, stdout, stderr) = dwpipe(
-            dir.path(),
-            &[
-                "audit",
-                "--pack",
-                "pack.lock.json",
-                "--replay",
-                capture.to_str().unwrap(),
-                "--out",
-                out,
-            ],
-        );
+        let (code, stdout, stderr) =
+            crate::support::replay_audit_into(dir.path(), capture, out, &[]);
         assert_eq!(code, 0, "{stdout}{stderr}");
     };
     audit(&repo("device-fixtures/notes-pass"), "cool");
@@ -483,18 +448,7 @@ fn the_app_cpu_load_in_the_foreground_and_the_background() {
         transcript.replace("       0.80%", "       7.50%"),
     )
     .unwrap();
-    let (code, _, _) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "busy-out",
-        ],
-    );
+    let (code, _, _) = crate::support::replay_audit_into(dir.path(), &capture, "busy-out", &[]);
     assert_eq!(code, 1);
     let busy: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("busy-out/audit-1.json")).unwrap())
@@ -561,18 +515,7 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
         transcript.replacen("capacity: 90 ", "capacity: 50 ", 1),
     )
     .unwrap();
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            low.to_str().unwrap(),
-            "--out",
-            "low-out",
-        ],
-    );
+    let (code, _, stderr) = crate::support::replay_audit_into(dir.path(), &low, "low-out", &[]);
     assert_eq!(code, 3, "{stderr}");
     assert!(
         stderr.contains("`battery >= 80%` (the pack): battery 50%"),
@@ -639,18 +582,8 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
     let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
     let without = transcript.replace("currentNow=-", "failed=RK does not support ");
     fs::write(capture.join("transcript.yaml"), without).unwrap();
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "no-power-out",
-        ],
-    );
+    let (code, _, stderr) =
+        crate::support::replay_audit_into(dir.path(), &capture, "no-power-out", &[]);
     assert_eq!(code, 0, "R-03 is a should: {stderr}");
     let report: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("no-power-out/audit-1.json")).unwrap())

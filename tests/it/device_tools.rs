@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::support::{
-    check, copy_tree, dwpipe, first_audit, fixture, frozen_example, inspect, replay_audit,
+    check, copy_tree, first_audit, fixture, frozen_example, inspect, replay_audit,
 };
 
 /// A file of the repository.
@@ -186,20 +186,9 @@ fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
     let dir = frozen_example();
     let capture = repo("device-fixtures/notes-pass");
     for runs in ["2", "3", "5"] {
-        let (code, _, stderr) = dwpipe(
-            dir.path(),
-            &[
-                "audit",
-                "--pack",
-                "pack.lock.json",
-                "--replay",
-                capture.to_str().unwrap(),
-                "--runs",
-                runs,
-                "--out",
-                &format!("out-{runs}"),
-            ],
-        );
+        let out = format!("out-{runs}");
+        let (code, _, stderr) =
+            crate::support::replay_audit_into(dir.path(), &capture, &out, &["--runs", runs]);
         assert_eq!(code, 2, "--runs {runs}: {stderr}");
         assert!(stderr.contains("E_CAPTURE_PLAN"), "{stderr}");
         assert!(!dir.path().join(format!("out-{runs}/audit-1.json")).exists());

@@ -553,18 +553,8 @@ fn every_form_shows_the_diagnostics_what_was_not_verified_and_a_replay() {
         junit.contains("<property name=\"replay-of\" value=\"the capture "),
         "{junit}"
     );
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture("notes-trace-cut").to_str().unwrap(),
-            "--out",
-            "cut",
-        ],
-    );
+    let (code, _, stderr) =
+        crate::support::replay_audit_into(dir.path(), &capture("notes-trace-cut"), "cut", &[]);
     assert_eq!(code, 1, "{stderr}");
     let page = fs::read_to_string(dir.path().join("cut/report.html")).unwrap();
     assert!(

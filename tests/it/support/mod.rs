@@ -265,19 +265,29 @@ pub(crate) fn frozen_fixture(pack: &str) -> tempfile::TempDir {
 /// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`:
 /// `(exit code, stdout, stderr)`.
 pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> (i32, String, String) {
+    replay_audit_into(dir, capture, "out", &[])
+}
+
+/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out OUT` plus `extra` in `dir`:
+/// `(exit code, stdout, stderr)`.
+pub(crate) fn replay_audit_into(
+    dir: &Path,
+    capture: &Path,
+    out: &str,
+    extra: &[&str],
+) -> (i32, String, String) {
     let capture = capture.display().to_string();
-    dwpipe(
-        dir,
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            &capture,
-            "--out",
-            "out",
-        ],
-    )
+    let mut args = vec![
+        "audit",
+        "--pack",
+        "pack.lock.json",
+        "--replay",
+        &capture,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    dwpipe(dir, &args)
 }
 
 /// The check of `criterion` in a report.
