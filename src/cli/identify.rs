@@ -57,8 +57,19 @@ fn run(hdc: &HdcClient, serial: &str, server: Option<Server>, out: &Path) -> Res
         .server(server, &cancel)
         .device(serial)
         .map_err(crate::device::DeviceError::from)?;
+    let fresh = !out.exists();
     let recording = RecordingDevice::new(device, out)?;
-    let info = block_on(&cancel, recording.finish())?;
+    let info = match block_on(&cancel, recording.finish()) {
+        Ok(info) => info,
+        Err(e) => {
+            // A folder this run created and left empty is not a capture: nothing stays behind.
+            if fresh {
+                let _ = std::fs::remove_dir(out.join("files"));
+                let _ = std::fs::remove_dir(out);
+            }
+            return Err(e.into());
+        }
+    };
     print::out(&format!(
         "recorded the identity of {} ({}, {}, API {}, density {}) → {} (no exchanges: `dwpipe audit --record DIR` records a replayable audit)",
         info.serial,

@@ -556,6 +556,19 @@ fn identify_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
         "{stderr}"
     );
     assert!(ShellValue::bundle("com.x; rm -rf /").is_err());
+    // A failed recording leaves no empty folder behind.
+    let gone = lab.path("never");
+    let (code, _, _) = dwpipe(&[
+        "--hdc",
+        "/nonexistent/hdc",
+        "identify",
+        "--device",
+        SERIAL,
+        "--out",
+        gone.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3);
+    assert!(!gone.exists(), "a failed identify leaves nothing");
     // The name earlier releases gave it says where each of its jobs went.
     let (code, _, stderr) = dwpipe(&["capture", "--device", SERIAL, "--out", "x"]);
     assert_eq!(code, 2, "{stderr}");
