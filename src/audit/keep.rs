@@ -62,11 +62,9 @@ pub(super) async fn remove_remote(
     let remote = values
         .remote_path(template)
         .map_err(|e| fail(e.to_string()))?;
-    let command = values
-        .command(&format!("rm -f {}", remote.as_str()))
-        .map_err(|e| fail(e.to_string()))?;
-    let reply = device.shell(&command).await.map_err(device_or_step)?;
-    judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))
+    judged(device, values, &format!("rm -f {}", remote.as_str()))
+        .await
+        .map(drop)
 }
 
 /// Keeps the device's uptime (`/proc/uptime`, the boot clock hitrace stamps events with) as
@@ -78,11 +76,24 @@ pub(super) async fn keep_clock(
     files: &mut Files,
     name: &str,
 ) -> Result<(), StepFailure> {
+    let uptime = judged(device, values, UPTIME).await?;
+    keep_file(dir, files, name, uptime.as_bytes())
+        .map_err(|e| StepFailure::Step { reason: chain(&e) })
+}
+
+/// Runs the command `template` fills and returns its output; a reply its tool does not call
+/// a success (its status, or its own failure text: `aa` and uitest print theirs with
+/// status 0) fails the step, naming the command.
+pub(super) async fn judged(
+    device: &impl Device,
+    values: &Values,
+    template: &str,
+) -> Result<String, StepFailure> {
     let fail = |reason: String| StepFailure::Step { reason };
-    let command = values.command(UPTIME).map_err(|e| fail(e.to_string()))?;
+    let command = values.command(template).map_err(|e| fail(e.to_string()))?;
     let reply = device.shell(&command).await.map_err(device_or_step)?;
     judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))?;
-    keep_file(dir, files, name, reply.output.as_bytes()).map_err(|e| fail(chain(&e)))
+    Ok(reply.output)
 }
 
 /// Seconds since boot, and idle seconds.

@@ -12,7 +12,7 @@ use crate::shell::{ShellCommand, ShellValue};
 use super::evidence::{Files, StepFailure};
 use super::extract::clock_file;
 use super::gesture;
-use super::keep::{device_or_step, keep_clock, keep_file, pull, remove_remote};
+use super::keep::{device_or_step, judged, keep_clock, keep_file, pull, remove_remote};
 
 /// Runs session steps, saving replies and pulled files into `dir` and naming them in `files`.
 pub(super) async fn gather<'s>(
@@ -81,11 +81,7 @@ pub(super) async fn gather<'s>(
                 // uitest writes a PNG (snapshot_display's default is JPEG, which blurs edges).
                 let remote = format!("/data/local/tmp/dwpipe-{{run}}-{save}");
                 remove_remote(device, values, &remote).await?;
-                let command = values
-                    .command(&format!("uitest screenCap -p {remote}"))
-                    .map_err(|e| fail(e.to_string()))?;
-                let reply = device.shell(&command).await.map_err(device_or_step)?;
-                judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))?;
+                judged(device, values, &format!("uitest screenCap -p {remote}")).await?;
                 pull(device, values, &remote, save, dir, files).await?;
             }
             Step::Pull { template, save } => {

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::device::{Device, judge};
+use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::input::read_bounded;
 use crate::pack::{Action, FlowStep, Gesture, Launch, Selector, SwipePath};
@@ -16,7 +16,7 @@ use super::super::evidence::{
     Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
 };
 use super::super::extract::clock_file;
-use super::super::keep::{device_or_step, keep_clock, pull, remove_remote};
+use super::super::keep::{device_or_step, judged, keep_clock, pull, remove_remote};
 use super::super::ready;
 use super::geometry::{along, centre, coordinate, select};
 
@@ -174,13 +174,7 @@ impl<D: Device> Runner<'_, '_, D> {
     /// Runs a command template; a reply its tool does not call a success (a non-zero status,
     /// a failure text such as `aa`'s or uitest's, printed with status 0) fails the step.
     pub(super) async fn shell(&mut self, template: &str) -> Result<String, StepFailure> {
-        let command = self
-            .values
-            .command(template)
-            .map_err(|e| step_error(e.to_string()))?;
-        let reply = self.device.shell(&command).await.map_err(device_or_step)?;
-        judge(command.as_str(), &reply).map_err(|r| step_error(format!("`{command}` {r}")))?;
-        Ok(reply.output)
+        judged(self.device, self.values, template).await
     }
 
     /// Sends an input, inside a trace when the step is measured: the trace begins after the
