@@ -10,6 +10,21 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
+/// `dwpipe verify-evidence out/audit-1.json --pack pack.lock.json` in `dir`: `(exit code,
+/// stdout)`.
+fn verify_evidence(dir: &Path) -> (i32, String) {
+    let (code, stdout, _) = dwpipe(
+        dir,
+        &[
+            "verify-evidence",
+            "out/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ],
+    );
+    (code, stdout)
+}
+
 /// A copy of `notes-pass` whose state before the runs is `before` (edits of the recorded
 /// reply) and, when given, after them `after`.
 fn in_state(dir: &Path, before: &[(&str, &str)], after: &[(&str, &str)]) -> PathBuf {
@@ -78,15 +93,7 @@ fn every_state_is_read_as_its_services_print_it() {
     let html = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     assert!(html.contains("state before") && html.contains("battery 15%"));
     // The state is recomputed from the files kept, like every reading.
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
 }
 
@@ -102,15 +109,7 @@ fn a_doctored_state_is_a_difference() {
         text.replacen("\"battery-percent\": 90", "\"battery-percent\": 95", 1),
     )
     .unwrap();
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 1, "{stdout}");
     assert!(
         stdout.contains("DIFFERENT") && stdout.contains("device-state.before.battery-percent"),
@@ -123,15 +122,7 @@ fn a_doctored_state_is_a_difference() {
         .join("out/evidence/FMR0223C13000649/state-before.txt");
     let said = fs::read_to_string(&kept).unwrap();
     fs::write(&kept, said.replace("capacity: 90 ", "capacity: 99 ")).unwrap();
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("inputs.state-before.sha256"), "{stdout}");
 }
@@ -221,15 +212,7 @@ fn a_device_that_does_not_meet_the_packs_preconditions_is_not_audited() {
     assert!(codes.contains(&"E_DEVICE_NOT_READY"), "{codes:?}");
     assert!(stderr.contains("the device was not audited"), "{stderr}");
     // What was decided is recomputed from the kept state and the lock.
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
     // The same device, charged, is audited as before.
     let (code, stdout, stderr) = crate::support::replay_audit_into(
@@ -496,15 +479,7 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
     let report = first_audit(dir.path());
     assert_eq!(report["summary"]["pass"], 11, "{}", report["summary"]);
     assert_eq!(crate::support::check(&report, "AA-0420")["actual"], "0.8%");
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
     // Its preconditions are DevEco Testing's: a phone at 50 % is not audited.
     let low = dir.path().join("low");
@@ -536,15 +511,7 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
     assert_eq!(actual("R-02"), "279MHz");
     assert_eq!(actual("R-03"), "1600mW");
     assert_eq!(actual("R-04"), "41.5°C");
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
-            "verify-evidence",
-            "out/audit-1.json",
-            "--pack",
-            "pack.lock.json",
-        ],
-    );
+    let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
     // Each parser through inspect, on the evidence the audit kept.
     let kept = |visit: &str, file: &str| {
