@@ -143,9 +143,12 @@ pub(crate) fn programs(config: &Config) -> Vec<Check> {
                 "deveco",
                 workspace,
                 "E_PREFLIGHT_AGENT",
-                "install DevEco Code's CLI (`npm install -g @deveco/deveco-code`; it runs on Windows \
-                 and macOS, not Linux) and put `deveco` on PATH, or configure `agent: { kind: \
-                 command, argv: [...] }` in dwpipe.yaml"),
+                "install DevEco Code, Huawei's coding agent for Windows and macOS (not on npm; its \
+                 source and install notes: gitcode.com/openharmony-sig/deveco-code), and put \
+                 `deveco` on PATH; on Linux, or to gate without it, configure `agent: { kind: \
+                 command, argv: [...] }` in dwpipe.yaml (README: Gating a change without DevEco \
+                 Code)",
+            ),
             AgentKind::Command => program(
                 "agent",
                 &agent.argv[0],
@@ -185,9 +188,10 @@ pub(crate) fn hdc(binary: &Path) -> Check {
         "hdc",
         &binary.display().to_string(),
         Path::new("."),
-        "E_PREFLIGHT_HDC",
-        "install the HarmonyOS command-line tools (hdc is in `toolchains/` of the SDK) and put \
-         `hdc` on PATH, or pass --hdc PATH (DWPIPE_HDC)",
+        "E_HDC_NOT_FOUND",
+        "install the HarmonyOS command-line tools (hdc is in `sdk/default/openharmony/toolchains/` \
+         of Huawei's Command Line Tools for HarmonyOS, or of DevEco Studio's SDK) and put `hdc` \
+         on PATH, or pass --hdc PATH (DWPIPE_HDC)",
     )
 }
 
@@ -316,7 +320,7 @@ pub(crate) async fn open(
     let hdc_missing = checks.iter().any(|c| {
         c.problem
             .as_ref()
-            .is_some_and(|p| p.code == "E_PREFLIGHT_HDC")
+            .is_some_and(|p| p.code == "E_HDC_NOT_FOUND")
     });
     if hdc_missing {
         let problems = problems(&checks);

@@ -157,7 +157,16 @@ impl Assertion {
     /// it declares none), for a chart's threshold line; `None` when it sets no upper bound or
     /// its unit does not convert to `unit`.
     pub(crate) fn upper_bound_in(&self, unit: &str) -> Option<f64> {
-        let bound = self.expectation.limits().at_most?;
+        self.bound_in(self.expectation.limits().at_most?, unit)
+    }
+
+    /// The least this assertion allows (`gte`, a range's `min`, an exact number), in `unit`,
+    /// as [`Self::upper_bound_in`].
+    pub(crate) fn lower_bound_in(&self, unit: &str) -> Option<f64> {
+        self.bound_in(self.expectation.limits().at_least?, unit)
+    }
+
+    fn bound_in(&self, bound: Decimal, unit: &str) -> Option<f64> {
         let wanted = Unit::parse(unit);
         let (scaled, factor) = common_scale(bound, self.unit.as_ref(), Some(&wanted), None).ok()?;
         Some(scaled.to_f64() / factor.to_f64())

@@ -86,6 +86,14 @@ pub(crate) struct TrendPoint {
     pub(crate) value: f64,
     /// Whether it is the audit the page shows.
     pub(crate) current: bool,
+    /// Its report as the history recorded it (none for the audit the page shows).
+    pub(crate) report: Option<String>,
+    /// The workspace's commit, when known.
+    pub(crate) commit: Option<String>,
+    /// Whether it replayed a capture.
+    pub(crate) replay: bool,
+    /// The A/B arm it was, when it was one.
+    pub(crate) arm: Option<String>,
 }
 
 impl Figures {

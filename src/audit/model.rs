@@ -190,6 +190,35 @@ impl DeviceTime {
         format!("{:.1} s: {}", self.seconds, parts.join(" · "))
     }
 
+    /// The seconds of the visits whose evidence `runs` hold (a session's folder is its visit's
+    /// name, `flow NAME` kept as `flow-NAME`): the device time a criterion's readings took,
+    /// shared with every criterion read from the same visits.
+    pub(crate) fn seconds_of<'a>(&self, runs: impl Iterator<Item = &'a RunReading>) -> f64 {
+        let mut visits: Vec<(u32, &str)> = Vec::new();
+        for path in runs.flat_map(|r| &r.files).map(|f| f.path.as_str()) {
+            let folders: Vec<&str> = path.split('/').collect();
+            let folders = &folders[..folders.len().saturating_sub(1)];
+            let visit = folders
+                .windows(2)
+                .rev()
+                .find_map(|w| Some((w[0].parse::<u32>().ok()?, w[1])));
+            if let Some(visit) = visit.filter(|v| !visits.contains(v)) {
+                visits.push(visit);
+            }
+        }
+        let seconds: f64 = self
+            .visits
+            .iter()
+            .filter(|v| {
+                visits
+                    .iter()
+                    .any(|(run, folder)| *run == v.run && v.visit.replace(' ', "-") == *folder)
+            })
+            .map(|v| v.seconds)
+            .sum();
+        (seconds * 1000.0).round() / 1000.0
+    }
+
     fn by_visit(&self) -> Vec<(&str, u32, f64)> {
         let mut totals: Vec<(&str, u32, f64)> = Vec::new();
         for v in &self.visits {

@@ -50,6 +50,17 @@ pub(super) struct Json {
     pub(super) json: bool,
 }
 
+/// `--summary-md`, on the commands whose outcome a CI job or a pull request shows.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub(super) struct SummaryMd {
+    /// Add the outcome as Markdown to FILE (created when missing, else appended to, as CI
+    /// step summaries are): the verdict in one line, what failed against its threshold, the
+    /// errors and warnings. Sized for a pull-request comment. In GitHub Actions: `--summary-md
+    /// "$GITHUB_STEP_SUMMARY"`.
+    #[arg(long, value_name = "FILE")]
+    pub(super) summary_md: Option<PathBuf>,
+}
+
 /// How the probes are measured, on the commands that audit.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(super) struct Measuring {
@@ -119,7 +130,8 @@ pub(super) enum Command {
 Runs the checks `deliver` and `audit` make before anything is dispatched: the agent's program, \
 every verification command's program, the outside reviewer's, the hdc client, the device named \
 in dwpipe.yaml (reachable, identified, density known) or its replay capture, and with --pack a \
-playbook for every probe. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
+playbook for every probe; --device SERIAL [--server HOST:PORT] checks the device the release \
+gate will use, --replay CAPTURE a capture. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
 --version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
 is there, 3 when something is missing (each with how to install or configure it).")]
 pub(super) struct DoctorArgs {
@@ -131,6 +143,9 @@ pub(super) struct DoctorArgs {
     /// A pack (pack.yaml or pack.lock.json) whose probes need playbooks.
     #[arg(long, value_name = "PACK")]
     pub(super) pack: Option<PathBuf>,
+    /// The device to check (default: `device:` in dwpipe.yaml), as `deliver` and `audit` name it.
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
     #[command(flatten)]
     pub(super) output: Json,
 }
@@ -222,6 +237,8 @@ pub(super) struct AuditArgs {
     #[command(flatten)]
     pub(super) measuring: Measuring,
     #[command(flatten)]
+    pub(super) summary: SummaryMd,
+    #[command(flatten)]
     pub(super) output: Json,
 }
 
@@ -272,6 +289,8 @@ pub(super) struct DeliverArgs {
     /// Unfold the agent's log and the verification commands' output under their stage lines.
     #[arg(long, short)]
     pub(super) verbose: bool,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
     #[command(flatten)]
     pub(super) output: Json,
 }
@@ -379,6 +398,8 @@ pub(super) struct MergeArgs {
     /// Folder for the merged matrix (default: a new .dwpipe/merge-<time>/).
     #[arg(long)]
     pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
     #[command(flatten)]
     pub(super) output: Json,
 }
@@ -610,6 +631,8 @@ pub(super) struct CompareArgs {
     /// .dwpipe/compare-<time>/).
     #[arg(long)]
     pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
     #[command(flatten)]
     pub(super) output: Json,
 }

@@ -17,7 +17,7 @@ use super::args::AuditArgs;
 use super::error::Error;
 use super::progress::SessionProgress;
 use super::runtime::block_on;
-use super::{Edge, Run, load_lock, out_or_default, show};
+use super::{Edge, Run, load_lock, out_or_default, show, summary_md};
 
 impl Run for AuditArgs {
     fn json(&self) -> bool {
@@ -76,6 +76,9 @@ impl Run for AuditArgs {
         progress.finish();
         let outcome = outcome?;
         show::outcome(&outcome, json);
+        if let Some(path) = &self.summary.summary_md {
+            summary_md::add(path, &summary_md::of_outcome(&outcome))?;
+        }
         Ok(outcome.exit_code())
     }
 }

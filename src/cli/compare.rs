@@ -52,12 +52,26 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
     } else {
         print_comparison(&comparison);
         let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-        print::out(&format!(
-            "compare: {} — {} criteria; wrote {}",
-            comparison.verdict.as_str().to_uppercase(),
-            comparison.criteria.len(),
-            paths.join(", ")
-        ));
+        print::out_line(
+            &print::Line::default()
+                .plain("compare: ")
+                .verdict(comparison.verdict.as_str().to_uppercase())
+                .plain(format!(
+                    " — {} criteria; wrote {}",
+                    comparison.criteria.len(),
+                    paths.join(", ")
+                )),
+        );
+    }
+    if let Some(path) = &args.summary.summary_md {
+        let page = written
+            .iter()
+            .find(|p| p.ends_with(crate::schema::files::COMPARISON_HTML))
+            .map(|p| p.to_string_lossy());
+        super::summary_md::add(
+            path,
+            &crate::report::summary::comparison(&comparison, page.as_deref()),
+        )?;
     }
     // The comparison stands; the history's failure is the environment's.
     if let Some(e) = &unrecorded {
@@ -117,6 +131,13 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                         .fix("record the last release's audit first (`dwpipe audit --history PATH`, or `dwpipe history import RUN`); replays never count"),
                     )
                 })?;
+            // Which audit was chosen is said, not only written into the comparison.
+            print::note(&format!(
+                "baseline: {}, the last passing audit of {app} on {} in {}",
+                baseline.display(),
+                model.unwrap_or("this model"),
+                path.display()
+            ));
             Ok((baseline, candidate.clone()))
         }
         _ => Err(usage("a comparison takes two audits")),
@@ -127,17 +148,12 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
 pub(super) fn print_comparison(comparison: &Comparison) {
     print::diagnostics(&comparison.diagnostics);
     for c in &comparison.criteria {
-        let unit = c.unit.as_deref().unwrap_or("");
-        let delta = c
-            .delta
-            .map_or_else(String::new, |d| format!("{d:+.3}{unit}"));
-        print::out(&format!(
-            "  {:<8} {:<6} {:<12} {:>12}  {}",
-            c.criterion_id,
-            c.weight.as_str(),
-            c.verdict.as_str(),
-            delta,
-            c.reason
-        ));
+        let delta = crate::report::numbers::delta(c.delta, c.delta_pct, c.unit.as_deref());
+        print::out_line(
+            &print::Line::default()
+                .plain(format!("  {:<8} {:<6} ", c.criterion_id, c.weight.as_str()))
+                .verdict(format!("{:<12}", c.verdict.as_str()))
+                .plain(format!(" {delta:>20}  {}", c.reason)),
+        );
     }
 }

@@ -46,18 +46,14 @@ impl Run for DeliverArgs {
 fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
     let config = delivery_config(&args.config)?;
-    let target = args
+    let Some(target) = args
         .target
         .clone()
         .target()
         .or_else(|| config.device.target())
-        .ok_or_else(|| {
-            Diagnostic::error(
-                "E_DELIVER_NO_DEVICE",
-                "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
-            )
-            .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE")
-        })?;
+    else {
+        return Err(no_device(&config, hdc, args));
+    };
     let run_target = RunTarget::of(&target);
     // Held until the delivery ends: a second one on this workspace is refused meanwhile.
     let mut claim = claim(&config.workspace)?;
@@ -167,7 +163,37 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     } else {
         print_summary(&report);
     }
+    if let Some(path) = &args.summary.summary_md {
+        super::summary_md::add(path, &super::summary_md::of_delivery(&report))?;
+    }
     Ok(exit_code::of_delivery(report.terminal_reason))
+}
+
+/// No device to audit on, said together with everything else a first delivery would miss (the
+/// agent, the verification commands' programs, hdc, the pack's playbooks), so that one try
+/// names every missing piece.
+fn no_device(config: &crate::config::Config, hdc: &HdcClient, args: &DeliverArgs) -> Error {
+    let mut checks = preflight::programs(config);
+    checks.push(preflight::hdc(&hdc.binary));
+    let pack = args.pack.clone().or_else(|| {
+        Path::new(DEFAULT_PACK)
+            .is_file()
+            .then(|| PathBuf::from(DEFAULT_PACK))
+    });
+    let playbooks = Playbooks::load(args.measuring.playbooks.as_deref());
+    if let (Some(Ok(frozen)), Ok(playbooks)) = (pack.as_deref().map(Frozen::open), &playbooks) {
+        checks.extend(preflight::playbooks(&frozen.pack, playbooks));
+    }
+    let mut found = preflight::problems(&checks);
+    found.insert(
+        0,
+        Diagnostic::error(
+            "E_DELIVER_NO_DEVICE",
+            "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
+        )
+        .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE, or set `device:` in dwpipe.yaml"),
+    );
+    Error::Invalid(found)
 }
 
 fn run_dir_error(error: RunDirError) -> Error {
@@ -210,10 +236,12 @@ fn print_summary(summary: &DeliverReport) {
     } else {
         ""
     };
-    let mut line = format!(
-        "deliver: {}{against} after {} repair round(s)",
-        summary.terminal_reason, summary.repairs
-    );
+    let tone = match summary.terminal_reason {
+        TerminalReason::Verified => print::Tone::Pass,
+        TerminalReason::EnvironmentError | TerminalReason::Interrupted => print::Tone::Warn,
+        _ => print::Tone::Fail,
+    };
+    let mut line = format!(" after {} repair round(s)", summary.repairs);
     if let Some(claim) = &summary.agent_claim {
         let _ = write!(line, "; the agent claimed {claim}");
     }
@@ -223,7 +251,12 @@ fn print_summary(summary: &DeliverReport) {
     if let Some(detail) = &summary.detail {
         let _ = write!(line, " ({detail})");
     }
-    print::out(&line);
+    print::out_line(
+        &print::Line::default()
+            .plain("deliver: ")
+            .toned(format!("{}{against}", summary.terminal_reason), tone)
+            .plain(line),
+    );
     if summary.agent_changed_nothing && summary.terminal_reason == TerminalReason::Verified {
         print::out("note: the agent changed nothing: the workspace already met the pack");
     }

@@ -44,7 +44,11 @@ fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
         let frozen = Frozen::open(pack)?;
         checks.extend(preflight::playbooks(&frozen.pack, &Playbooks::load(None)?));
     }
-    let target = config.as_ref().and_then(|c| c.device.target());
+    let target = args
+        .target
+        .clone()
+        .target()
+        .or_else(|| config.as_ref().and_then(|c| c.device.target()));
     let cancel = Cancel::new();
     let checks = block_on(&cancel, async {
         let mut checks = match &target {
@@ -102,14 +106,14 @@ fn print_table(checks: &[Check], config: Option<&Path>, has_target: bool) {
             print::diagnostics(&[diagnostic]);
         }
     }
-    match config {
-        None => print::note(
-            "no dwpipe.yaml here (--config FILE): only hdc was checked; `dwpipe init` writes one",
+    match (config, has_target) {
+        (_, true) => {}
+        (None, false) => print::note(
+            "no dwpipe.yaml here (--config FILE) and no --device: only hdc was checked; `dwpipe init` writes one",
         ),
-        Some(config) if !has_target => print::note(&format!(
-            "{} names no device (`device:`): the device was not checked",
+        (Some(config), false) => print::note(&format!(
+            "{} names no device (`device:`) and no --device was given: the device was not checked",
             config.display()
         )),
-        Some(_) => {}
     }
 }

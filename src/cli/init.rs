@@ -73,13 +73,20 @@ fn run(dir: &Path, force: bool, pack: &str) -> Result<i32, Error> {
         ));
     }
     let pack = dir.join("pack.yaml");
+    // The same next steps the README gives: the criteria and the project, a device, the
+    // tools, then the delivery.
+    let config = dir.join("dwpipe.yaml");
     print::out(&format!(
-        "wrote {}, {} and {}; next: dwpipe freeze {} --out {}",
+        "wrote {}, {} and {}\nnext:\n  1. edit {} (the criteria) and {} (workspace, agent, verify commands)\n  2. dwpipe devices                 # pick a device: set `device: {{ serial: … }}` in {}\n  3. dwpipe doctor --config {}    # every tool and the device, ok or missing\n  4. dwpipe deliver --config {} --pack {}",
         pack.display(),
-        dir.join("dwpipe.yaml").display(),
+        config.display(),
         permissions.display(),
         pack.display(),
-        dir.display()
+        config.display(),
+        config.display(),
+        config.display(),
+        config.display(),
+        pack.display(),
     ));
     Ok(exit_code::OK)
 }

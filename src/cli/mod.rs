@@ -22,6 +22,7 @@ mod progress;
 mod review;
 mod runtime;
 mod show;
+mod summary_md;
 mod verify_evidence;
 
 use std::ffi::OsString;

@@ -28,7 +28,11 @@ static FAILED: AtomicBool = AtomicBool::new(false);
 fn emit(stream: Stream, text: &str) {
     // Device names, serials, replies and capture fields reach the terminal as text, never as
     // escape sequences.
-    let text = crate::text::without_controls(text);
+    emit_safe(stream, &crate::text::without_controls(text));
+}
+
+/// Writes one line already made safe (its only escape sequences dwpipe's own colours).
+fn emit_safe(stream: Stream, text: &str) {
     let written = match stream {
         Stream::Out if STDOUT_CLOSED.load(Ordering::Relaxed) => return,
         Stream::Out => writeln!(io::stdout().lock(), "{text}"),
@@ -61,6 +65,98 @@ pub(super) fn out(text: &str) {
     emit(Stream::Out, text);
 }
 
+/// How a word of a verdict is coloured on a terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tone {
+    Pass,
+    Fail,
+    /// Neither shown to pass nor to fail, or a warning.
+    Warn,
+}
+
+impl Tone {
+    /// The tone of a verdict's word (`pass`, `REGRESSED`, `unverified`, …), if it has one.
+    pub(super) fn of(word: &str) -> Option<Tone> {
+        match word.to_ascii_lowercase().as_str() {
+            "pass" | "passes" | "same" | "improved" | "verified" => Some(Tone::Pass),
+            "fail" | "fails" | "regressed" | "error" => Some(Tone::Fail),
+            "unverified" | "incomplete" | "inconclusive" | "not-measured" | "stopped"
+            | "warning" => Some(Tone::Warn),
+            _ => None,
+        }
+    }
+
+    fn style(self) -> anstyle::Style {
+        let colour = match self {
+            Tone::Pass => anstyle::AnsiColor::Green,
+            Tone::Fail => anstyle::AnsiColor::Red,
+            Tone::Warn => anstyle::AnsiColor::Yellow,
+        };
+        anstyle::Style::new().fg_color(Some(colour.into())).bold()
+    }
+}
+
+/// A line whose verdict words are coloured on a terminal: plain parts and toned parts, each
+/// made safe for a terminal before any colour is added.
+#[derive(Default)]
+pub(super) struct Line(Vec<(String, Option<Tone>)>);
+
+impl Line {
+    /// Text as it is.
+    pub(super) fn plain(mut self, text: impl Into<String>) -> Line {
+        self.0.push((text.into(), None));
+        self
+    }
+
+    /// A verdict's word, coloured by what it says.
+    pub(super) fn verdict(mut self, word: impl Into<String>) -> Line {
+        let word = word.into();
+        let tone = Tone::of(word.trim());
+        self.0.push((word, tone));
+        self
+    }
+
+    /// Text in a tone of its own.
+    pub(super) fn toned(mut self, text: impl Into<String>, tone: Tone) -> Line {
+        self.0.push((text.into(), Some(tone)));
+        self
+    }
+
+    fn render(&self, coloured: bool) -> String {
+        self.0
+            .iter()
+            .map(|(text, tone)| {
+                let text = crate::text::without_controls(text);
+                match tone {
+                    Some(tone) if coloured => {
+                        let style = tone.style();
+                        format!("{}{text}{}", style.render(), style.render_reset())
+                    }
+                    _ => text.into_owned(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether a stream shows colour: a terminal, with `NO_COLOR` unset or empty
+/// (<https://no-color.org>) and a terminal that knows colour.
+fn coloured(stream: Stream) -> bool {
+    use std::io::IsTerminal;
+    let terminal = match stream {
+        Stream::Out => io::stdout().is_terminal(),
+        Stream::Err => io::stderr().is_terminal(),
+    };
+    terminal
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+}
+
+/// Writes a line with its verdict words coloured to stdout.
+pub(super) fn out_line(line: &Line) {
+    emit_safe(Stream::Out, &line.render(coloured(Stream::Out)));
+}
+
 /// Writes bytes to stdout as they are (a completion script); a failed write counts as one.
 pub(super) fn raw(bytes: &[u8]) {
     if STDOUT_CLOSED.load(Ordering::Relaxed) {
@@ -80,10 +176,13 @@ pub(super) fn json(value: &impl Serialize) {
     out(&serde_json::to_string_pretty(value).expect("output values always serialize"));
 }
 
-/// Prints diagnostics on stderr, one block each.
+/// Prints diagnostics on stderr, one block each, its severity coloured on a terminal.
 pub(super) fn diagnostics(diagnostics: &[Diagnostic]) {
     for diagnostic in diagnostics {
-        emit(Stream::Err, &diagnostic.to_string());
+        let text = diagnostic.to_string();
+        let (level, rest) = text.split_at(text.find('[').unwrap_or(0));
+        let line = Line::default().verdict(level).plain(rest);
+        emit_safe(Stream::Err, &line.render(coloured(Stream::Err)));
     }
 }
 
@@ -145,6 +244,36 @@ pub(super) fn error(error: &Error, json_mode: bool) {
                 source = cause.source();
             }
             line(&message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_words_are_coloured_only_where_colour_is_shown() {
+        let line = Line::default()
+            .plain("audit: ")
+            .verdict("FAIL")
+            .plain(" — \u{1b}[2Jdevice");
+        let coloured = line.render(true);
+        assert!(
+            coloured.contains("\u{1b}[1m\u{1b}[31mFAIL\u{1b}[0m"),
+            "{coloured:?}"
+        );
+        // A device's own escape is shown as text, coloured or not.
+        assert!(!coloured.contains("\u{1b}[2J"), "{coloured:?}");
+        assert_eq!(line.render(false), "audit: FAIL — \\u{1b}[2Jdevice");
+        for (word, tone) in [
+            ("pass", Some(Tone::Pass)),
+            ("REGRESSED", Some(Tone::Fail)),
+            ("inconclusive", Some(Tone::Warn)),
+            ("unverified  ", None),
+            ("measured", None),
+        ] {
+            assert_eq!(Tone::of(word), tone, "{word}");
         }
     }
 }

@@ -1,71 +1,192 @@
 //! The terminal reporters for long work (an audit, a delivery): indicatif bars on stderr,
 //! hidden when stderr is not a terminal, in CI, or with `--json`.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::audit::AuditEvent;
 use crate::diagnostic::chain;
 use crate::pipeline::{Event, Note};
+use crate::schema::Arm;
 use crate::session::{self, Reporter};
 use crate::target::Capped;
 use crate::verify::VerifyReport;
 
 use super::print;
 
-/// Follows an audit session of any shape: a bar over the one device's session visits (an A/B
-/// session's arms included), a line when a lab's device starts and ends, when an A/B session
-/// switches builds or adds runs, and for each hdc server that did not answer.
+/// Follows an audit session of any shape: a bar over the one device's session visits (each
+/// block of an A/B session its own, named by its arm, with a line when it is done), a bar per
+/// device in a lab, a line when an A/B session adds runs, and for each hdc server that did
+/// not answer. Nothing is drawn before there is something to count.
 pub(super) struct SessionProgress {
-    bar: ProgressBar,
+    multi: MultiProgress,
+    /// The one device's bar, from its first visit.
+    bar: Mutex<Option<ProgressBar>>,
+    /// A lab's bars, by serial.
+    devices: Mutex<HashMap<String, ProgressBar>>,
+    /// The build an A/B session installed last.
+    arm: Mutex<Option<Arm>>,
     quiet: bool,
 }
 
 impl SessionProgress {
     /// A reporter; `json` keeps stderr to what cannot wait (servers that did not answer).
     pub(super) fn new(json: bool) -> SessionProgress {
-        let bar = if watched(json) {
-            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4))
+        let multi = if watched(json) {
+            MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4))
         } else {
-            ProgressBar::hidden()
+            MultiProgress::with_draw_target(ProgressDrawTarget::hidden())
         };
-        bar.set_style(audit_style());
-        bar.enable_steady_tick(Duration::from_millis(250));
-        SessionProgress { bar, quiet: json }
+        SessionProgress {
+            multi,
+            bar: Mutex::default(),
+            devices: Mutex::default(),
+            arm: Mutex::default(),
+            quiet: json,
+        }
     }
 
-    /// A note on stderr with the bar out of the way.
+    /// A note on stderr with the bars out of the way.
     fn note(&self, text: &str) {
-        self.bar.suspend(|| print::note(text));
+        self.multi.suspend(|| print::note(text));
     }
 
-    /// Clears the bar before the summary is printed.
+    /// A bar over `visits` at the bottom, its label set before it is first drawn (never an
+    /// empty `0/0` bar).
+    fn add_bar(&self, label: String, visits: u64) -> ProgressBar {
+        let bar = ProgressBar::new(visits)
+            .with_style(audit_style())
+            .with_prefix(label);
+        let bar = self.multi.add(bar);
+        bar.enable_steady_tick(Duration::from_millis(250));
+        bar
+    }
+
+    /// An A/B block's bar is done: said on its own line, so that every block stays on record.
+    fn block_done(&self, bar: &ProgressBar) {
+        bar.finish_and_clear();
+        if !self.quiet {
+            self.note(&format!(
+                "{}: {}/{} visits done",
+                bar.prefix(),
+                bar.position(),
+                bar.length().unwrap_or(0)
+            ));
+        }
+    }
+
+    /// The one device's audit went on: each start (an A/B session's block) a bar of its own.
+    fn audit(&self, event: AuditEvent) {
+        let mut bar = self.bar.lock().unwrap_or_else(PoisonError::into_inner);
+        match event {
+            AuditEvent::Started { serial, visits } => {
+                if let Some(done) = bar.take() {
+                    // An A/B session's previous block.
+                    self.block_done(&done);
+                }
+                let arm = *self.arm.lock().unwrap_or_else(PoisonError::into_inner);
+                let label = match arm {
+                    Some(arm) => format!("{arm} build on {serial}"),
+                    None => serial,
+                };
+                *bar = Some(self.add_bar(label, visits));
+            }
+            other => {
+                if let Some(bar) = bar.as_ref() {
+                    follow(bar, other, "");
+                }
+            }
+        }
+    }
+
+    /// A lab's device went on, on its own bar.
+    fn device(&self, serial: &str, event: AuditEvent) {
+        let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
+        match event {
+            AuditEvent::Started { visits, .. } => {
+                if let Some(old) =
+                    devices.insert(serial.to_owned(), self.add_bar(serial.to_owned(), visits))
+                {
+                    old.finish_and_clear();
+                }
+            }
+            other => {
+                if let Some(bar) = devices.get(serial) {
+                    follow(bar, other, "");
+                }
+            }
+        }
+    }
+
+    /// Clears the bars before the summary is printed.
     pub(super) fn finish(&self) {
-        self.bar.finish_and_clear();
+        let ab = self
+            .arm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some();
+        if let Some(bar) = self
+            .bar
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            if ab {
+                // The last block is on record like the others.
+                self.block_done(&bar);
+            } else {
+                bar.finish_and_clear();
+            }
+        }
+        for bar in self
+            .devices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
+            bar.finish_and_clear();
+        }
+        let _ = self.multi.clear();
     }
 }
 
 impl Reporter for SessionProgress {
     fn event(&self, event: session::Event<'_>) {
         match event {
-            session::Event::Audit(event) => follow(&self.bar, event, ""),
+            session::Event::Audit(event) => self.audit(event),
+            session::Event::DeviceAudit(serial, event) => self.device(serial, event),
             session::Event::Unreachable(servers) => {
                 for (server, error) in servers {
                     self.note(&format!("hdc server {server}: {}", chain(error)));
                 }
             }
             session::Event::Capped(capped) => self.note(&capped_note(capped)),
+            session::Event::Installing(arm) => {
+                *self.arm.lock().unwrap_or_else(PoisonError::into_inner) = Some(arm);
+                if !self.quiet {
+                    self.note(&format!("installing the {arm} build…"));
+                }
+            }
             _ if self.quiet => {}
             session::Event::DeviceStarted(serial) => self.note(&format!("{serial}: auditing…")),
-            session::Event::DeviceEnded(serial, Ok(verdict)) => {
-                self.note(&format!("{serial}: {verdict}"));
+            session::Event::DeviceEnded(serial, outcome) => {
+                if let Some(bar) = self
+                    .devices
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(serial)
+                {
+                    bar.finish_and_clear();
+                }
+                match outcome {
+                    Ok(verdict) => self.note(&format!("{serial}: {verdict}")),
+                    Err(error) => self.note(&format!("{serial}: {}", chain(error))),
+                }
             }
-            session::Event::DeviceEnded(serial, Err(error)) => {
-                self.note(&format!("{serial}: {}", chain(error)));
-            }
-            session::Event::Installing(arm) => self.note(&format!("installing the {arm} build…")),
             session::Event::Escalated { runs, unknown } => self.note(&format!(
                 "{} still unknown: {runs} runs per arm",
                 unknown.join(", ")
@@ -90,8 +211,8 @@ fn follow(bar: &ProgressBar, event: AuditEvent, prefix: &str) {
             bar.set_style(audit_style());
             bar.set_prefix(format!("{prefix}{serial}"));
             bar.set_length(visits);
-            // An A/B session starts a bar per block.
             bar.set_position(0);
+            bar.enable_steady_tick(Duration::from_millis(250));
         }
         AuditEvent::Session { run, runs, session } => {
             bar.set_message(format!("run {run}/{runs} · {session}"));
@@ -163,6 +284,8 @@ impl DeliverProgress {
                 }
             }
             Event::Session(session::Event::Audit(event)) => follow(&self.bar, event, "audit on "),
+            // A delivery's lab shows its devices starting and ending on its one line.
+            Event::Session(session::Event::DeviceAudit(..)) => {}
             Event::Session(session::Event::Unreachable(servers)) => {
                 for (server, error) in servers {
                     self.line(&format!("dwpipe: hdc server {server}: {}", chain(error)));

@@ -8,13 +8,14 @@ use std::path::PathBuf;
 
 use crate::gate::Verdict;
 use crate::report::{ab_lab_rows, publish};
-use crate::schema::{AbLabReport, AbOutput, AuditReport, LabReport, Restored};
+use crate::schema::{AbLabReport, AbOutput, AuditReport, DeviceVerdict, LabReport, Restored};
 use crate::session::{AbSession, Outcome, merge as merge_shards};
 use crate::text::{CELL, LINE, one_line};
 
 use super::args::MergeArgs;
 use super::compare::print_comparison;
 use super::error::Error;
+use super::print::Line;
 use super::{out_or_default, print};
 
 /// Shows an outcome (or prints its document as JSON).
@@ -51,15 +52,21 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
     print::diagnostics(&report.diagnostics);
     for entry in &report.checks {
         let c = &entry.check;
-        print::out(&format!(
-            "  {:<8} {:<13} {:<6} {:<10} {:<12} {}",
-            c.criterion_id,
-            c.dimension.as_str(),
-            c.weight.as_str(),
-            c.result.as_str(),
-            c.actual.as_deref().unwrap_or("-"),
-            c.reason.as_deref().unwrap_or(&c.evidence),
-        ));
+        print::out_line(
+            &Line::default()
+                .plain(format!(
+                    "  {:<8} {:<13} {:<6} ",
+                    c.criterion_id,
+                    c.dimension.as_str(),
+                    c.weight.as_str()
+                ))
+                .verdict(format!("{:<10}", c.result.as_str()))
+                .plain(format!(
+                    " {:<12} {}",
+                    c.actual.as_deref().unwrap_or("-"),
+                    c.reason.as_deref().unwrap_or(&c.evidence),
+                )),
+        );
     }
     let s = report.summary;
     let serial = report.device.as_ref().map_or("-", |d| d.serial.as_str());
@@ -68,20 +75,19 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
         Some(source) if source.is_replay() => format!(" (replay of {source})"),
         _ => String::new(),
     };
-    print::out(&format!(
-        "audit of {serial}{replayed}: {} — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
-        if report.verdict == Verdict::Pass {
-            "PASS"
-        } else {
-            "FAIL"
-        },
-        s.criteria,
-        s.pass,
-        s.fail,
-        s.unverified,
-        s.errors,
-        s.warnings
-    ));
+    print::out_line(
+        &Line::default()
+            .plain(format!("audit of {serial}{replayed}: "))
+            .verdict(if report.verdict == Verdict::Pass {
+                "PASS"
+            } else {
+                "FAIL"
+            })
+            .plain(format!(
+                " — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+                s.criteria, s.pass, s.fail, s.unverified, s.errors, s.warnings
+            )),
+    );
     let evidence = written
         .first()
         .and_then(|json| json.parent())
@@ -95,6 +101,7 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
 
 fn lab(report: &LabReport, written: &[PathBuf]) {
     print::out(&matrix(report));
+    print::out_line(&lab_verdict(report));
     print::out(&wrote(written));
 }
 
@@ -107,20 +114,21 @@ fn ab(session: &AbSession) {
         ));
     }
     print_comparison(&session.comparison);
-    print::out(&format!(
-        "A/B on {}: the candidate {} the pack ({}), {} against the baseline — {} and {} runs; {}",
-        record.serial,
-        if record.absolute == Verdict::Pass {
-            "PASSES"
-        } else {
-            "FAILS"
-        },
-        record.candidate.report,
-        record.regression.as_str().to_uppercase(),
-        record.baseline.runs,
-        record.candidate.runs,
-        record.left_installed,
-    ));
+    print::out_line(
+        &Line::default()
+            .plain(format!("A/B on {}: the candidate ", record.serial))
+            .verdict(if record.absolute == Verdict::Pass {
+                "PASSES"
+            } else {
+                "FAILS"
+            })
+            .plain(format!(" the pack ({}), ", record.candidate.report))
+            .verdict(record.regression.as_str().to_uppercase())
+            .plain(format!(
+                " against the baseline — {} and {} runs; {}",
+                record.baseline.runs, record.candidate.runs, record.left_installed,
+            )),
+    );
     print::out(&wrote(&session.written));
 }
 
@@ -142,12 +150,12 @@ fn ab_lab(report: &AbLabReport, written: &[PathBuf]) {
             one_line(&down.reason, LINE)
         ));
     }
-    print::out(&format!(
-        "A/B on {} device(s): {}; {}",
-        report.devices.len(),
-        report.verdict.as_str().to_uppercase(),
-        wrote(written)
-    ));
+    print::out_line(
+        &Line::default()
+            .plain(format!("A/B on {} device(s): ", report.devices.len()))
+            .verdict(report.verdict.as_str().to_uppercase())
+            .plain(format!("; {}", wrote(written))),
+    );
 }
 
 /// `dwpipe report merge RUN…`: exit 0 every device passed, 1 one failed, 3 none failed but
@@ -165,6 +173,13 @@ pub(super) fn merge(args: &MergeArgs) -> Result<i32, Error> {
         print::json(&report);
     } else {
         lab(&report, &written);
+    }
+    if let Some(path) = &args.summary.summary_md {
+        let page = out.join(crate::schema::files::LAB_HTML);
+        super::summary_md::add(
+            path,
+            &crate::report::summary::lab(&report, Some(&page.to_string_lossy())),
+        )?;
     }
     Ok(crate::exit_code::of_lab(report.verdict))
 }
@@ -212,11 +227,20 @@ fn matrix(report: &LabReport) -> String {
             one_line(&server.reason, LINE)
         );
     }
-    let _ = write!(
-        text,
-        "\nlab audit of {} device(s): {}",
-        report.devices.len(),
-        report.verdict.as_str().to_uppercase()
-    );
     text
+}
+
+/// `lab audit of 3 device(s): FAIL — 2 passed, 1 failed`.
+fn lab_verdict(report: &LabReport) -> Line {
+    let count = |v: DeviceVerdict| report.devices.iter().filter(|d| d.verdict == v).count();
+    Line::default()
+        .plain(format!("lab audit of {} device(s): ", report.devices.len()))
+        .verdict(report.verdict.as_str().to_uppercase())
+        .plain(format!(
+            " — {} passed, {} failed, {} not measured, {} without a report",
+            count(DeviceVerdict::Pass),
+            count(DeviceVerdict::Fail),
+            count(DeviceVerdict::NotMeasured),
+            count(DeviceVerdict::Error),
+        ))
 }

@@ -182,6 +182,12 @@ pub fn compare(
         report_sha256: None,
         pack_sha256: report.pack_sha256.clone(),
         device: report.device.clone(),
+        source: report.source.clone(),
+        installed: report
+            .inputs
+            .as_ref()
+            .map(|i| i.installed.clone())
+            .unwrap_or_default(),
     };
     Ok(Comparison {
         format_version: crate::format::COMPARE,

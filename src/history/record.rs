@@ -252,6 +252,10 @@ impl Recorder {
                         label: p.recorded_at,
                         value: p.value?,
                         current: false,
+                        report: Some(p.report),
+                        commit: p.commit,
+                        replay: p.replay,
+                        arm: p.arm,
                     })
                 })
                 .collect();
@@ -259,6 +263,13 @@ impl Recorder {
                 label: "this audit".to_owned(),
                 value: current.1,
                 current: true,
+                report: None,
+                commit: report.workspace.as_ref().and_then(|w| w.commit.clone()),
+                replay: report
+                    .source
+                    .as_ref()
+                    .is_some_and(crate::device::Source::is_replay),
+                arm: None,
             });
             let points = points.split_off(points.len().saturating_sub(TREND_POINTS));
             let values: Vec<f64> = points.iter().map(|p| p.value).collect();

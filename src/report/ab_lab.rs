@@ -95,12 +95,14 @@ pub(crate) fn markdown(report: &AbLabReport) -> String {
     md
 }
 
-/// `regressed +69ms (+9.8%)`.
+/// `regressed +69 ms (+9.8%)`.
 fn cell_text(cell: &AbCell) -> String {
-    let unit = cell.unit.as_deref().unwrap_or("");
-    match (cell.delta, cell.delta_pct) {
-        (Some(delta), Some(pct)) => format!("{} {delta:+.1}{unit} ({pct:+.1}%)", cell.verdict),
-        (Some(delta), None) => format!("{} {delta:+.1}{unit}", cell.verdict),
-        _ => cell.verdict.as_str().to_owned(),
+    match cell.delta {
+        Some(_) => format!(
+            "{} {}",
+            cell.verdict,
+            crate::report::numbers::delta(cell.delta, cell.delta_pct, cell.unit.as_deref())
+        ),
+        None => cell.verdict.as_str().to_owned(),
     }
 }

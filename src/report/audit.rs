@@ -18,6 +18,8 @@ struct MarkdownView<'a> {
     report: &'a AuditReport,
     /// By criterion: which runs read what.
     readings: BTreeMap<&'a str, Vec<Reading<'a>>>,
+    /// The verdict in one line, as the page's banner says it.
+    headline: String,
     /// How long the device was held, in words.
     device_time: Option<String>,
     /// The capture replayed, when the readings came from one.
@@ -51,6 +53,7 @@ impl<'a> MarkdownView<'a> {
         MarkdownView {
             report,
             readings,
+            headline: crate::report::headline::audit(report).text,
             device_time: report.device_time.as_ref().map(DeviceTime::summary),
             replayed: report
                 .source

@@ -3,52 +3,39 @@
 
 use std::fmt::Write;
 
+use crate::report::headline;
+use crate::report::numbers::ComparedCells;
 use crate::schema::Comparison;
-
-/// A number as a row shows it (three decimals at most, no trailing zeros).
-fn num(value: Option<f64>) -> String {
-    value.map_or_else(
-        || "—".to_owned(),
-        |v| {
-            let text = format!("{v:.3}");
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        },
-    )
-}
 
 /// The Markdown of a comparison.
 pub fn markdown(comparison: &Comparison) -> String {
+    let short = |sha: &str| sha[..sha.len().min(12)].to_owned();
     let mut md = format!(
-        "# Regression check: {}\n\nBaseline `{}` (pack `{}`), candidate `{}` (pack `{}`).\n\n",
+        "# Regression check: {}\n\n**{}**\n\n- Baseline `{}` (pack `{}`): {}\n- Candidate `{}` (pack `{}`): {}\n\n",
         comparison.verdict.as_str(),
+        headline::comparison(comparison).text,
         comparison.baseline.report,
-        &comparison.baseline.pack_sha256[..comparison.baseline.pack_sha256.len().min(12)],
+        short(&comparison.baseline.pack_sha256),
+        headline::side(&comparison.baseline),
         comparison.candidate.report,
-        &comparison.candidate.pack_sha256[..comparison.candidate.pack_sha256.len().min(12)],
+        short(&comparison.candidate.pack_sha256),
+        headline::side(&comparison.candidate),
     );
     md.push_str("| criterion | weight | verdict | baseline median (n) | candidate median (n) | delta | 95% interval | p | floor | why |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for c in &comparison.criteria {
-        let unit = c.unit.as_deref().unwrap_or("");
+        let n = ComparedCells::of(c);
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {}{unit} ({}) | {}{unit} ({}) | {}{} | {} | {} | {}{} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.criterion_id,
             c.weight.as_str(),
             c.verdict.as_str(),
-            num(c.baseline.median),
-            c.baseline.n,
-            num(c.candidate.median),
-            c.candidate.n,
-            num(c.delta),
-            c.delta_pct
-                .map_or_else(String::new, |p| format!(" ({p:+.1}%)")),
-            c.ci95.map_or_else(
-                || "—".to_owned(),
-                |[lo, hi]| format!("[{}, {}]", num(Some(lo)), num(Some(hi)))
-            ),
-            num(c.p),
-            num(c.floor),
-            if c.floor.is_some() { unit } else { "" },
+            n.baseline,
+            n.candidate,
+            n.delta,
+            n.interval,
+            n.p,
+            n.floor,
             c.reason.replace('|', "\\|")
         );
     }

@@ -8,7 +8,9 @@ use crate::diagnostic::Severity;
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::Weight;
 
-use crate::schema::{Comparison, Regression};
+use crate::gate::Verdict;
+use crate::report::numbers::delta;
+use crate::schema::{AbLabReport, Comparison, Regression};
 
 use crate::schema::AuditReport;
 
@@ -37,7 +39,7 @@ struct Suite {
 
 /// Renders the report as JUnit XML (one suite named after the device or the pack).
 pub fn junit(report: &AuditReport) -> String {
-    document(&[suite(report)])
+    document(&[suite(report, "")])
 }
 
 /// A lab's JUnit XML: one suite per device; a device that could not be audited is one suite
@@ -46,14 +48,14 @@ pub(crate) fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> Str
     let suites: Vec<Suite> = devices
         .iter()
         .map(|(serial, outcome)| match outcome {
-            Ok(report) => suite(report),
+            Ok(report) => suite(report, &format!("{serial}.")),
             Err(error) => Suite {
                 tests: 1,
                 failures: 0,
                 errors: 1,
                 skipped: 0,
                 xml: format!(
-                    "  <testsuite name=\"dwpipe audit {serial}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"device\" name=\"audit\">\n      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+                    "  <testsuite name=\"dwpipe audit {serial}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"{serial}.device\" name=\"audit\">\n      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
                     escape(error),
                     serial = escape(serial),
                 ),
@@ -96,6 +98,101 @@ pub(crate) fn junit_compare(comparison: &Comparison) -> String {
             "  <testsuite name=\"dwpipe compare\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n"
         ),
     }])
+}
+
+/// A lab's A/B JUnit XML: one suite per device, a case for the candidate against the pack and
+/// one per criterion against the baseline (regressed and inconclusive fail); a device whose
+/// session stopped is one suite with one error.
+pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
+    let suites: Vec<Suite> = report
+        .devices
+        .iter()
+        .map(|device| {
+            let serial = escape(&device.serial);
+            let mut cases = String::new();
+            let (mut tests, mut failures, mut errors) = (0, 0, 0);
+            match (device.error.as_deref(), device.absolute) {
+                (error @ Some(_), _) | (error @ None, None) => {
+                    tests += 1;
+                    errors += 1;
+                    let _ = writeln!(
+                        cases,
+                        "    <testcase classname=\"{serial}.device\" name=\"A/B session\">\n      <error message=\"{}\"/>\n    </testcase>",
+                        escape(error.unwrap_or("the session stopped"))
+                    );
+                }
+                (None, Some(absolute)) => {
+                    tests += 1;
+                    let _ = writeln!(
+                        cases,
+                        "    <testcase classname=\"{serial}.pack\" name=\"the candidate against the pack\">"
+                    );
+                    if absolute == Verdict::Fail {
+                        failures += 1;
+                        let _ = writeln!(
+                            cases,
+                            "      <failure message=\"the candidate fails the pack (its audit: {}/candidate)\"/>",
+                            escape(&device.folder)
+                        );
+                    }
+                    cases.push_str("    </testcase>\n");
+                }
+            }
+            for cell in &device.criteria {
+                tests += 1;
+                let _ = writeln!(
+                    cases,
+                    "    <testcase classname=\"{serial}.regression\" name=\"{}\">",
+                    escape(&cell.criterion_id)
+                );
+                if matches!(cell.verdict, Regression::Regressed | Regression::Inconclusive) {
+                    failures += 1;
+                    let _ = writeln!(
+                        cases,
+                        "      <failure message=\"{}: {}\"/>",
+                        cell.verdict.as_str(),
+                        escape(&delta(cell.delta, cell.delta_pct, cell.unit.as_deref()))
+                    );
+                }
+                cases.push_str("    </testcase>\n");
+            }
+            if let Some(why) = &device.unrecorded {
+                tests += 1;
+                errors += 1;
+                let _ = writeln!(
+                    cases,
+                    "    <testcase classname=\"{serial}.audit\" name=\"history\">\n      <error message=\"not recorded in the history: {}\"/>\n    </testcase>",
+                    escape(why)
+                );
+            }
+            Suite {
+                tests,
+                failures,
+                errors,
+                skipped: 0,
+                xml: format!(
+                    "  <testsuite name=\"dwpipe A/B {serial}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n"
+                ),
+            }
+        })
+        .chain(report.unreachable.iter().map(unreachable_suite))
+        .collect();
+    document(&suites)
+}
+
+/// An hdc server that did not answer: one suite with one error.
+fn unreachable_suite(server: &crate::schema::UnreachableServer) -> Suite {
+    Suite {
+        tests: 1,
+        failures: 0,
+        errors: 1,
+        skipped: 0,
+        xml: format!(
+            "  <testsuite name=\"dwpipe hdc server {0}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"server\" name=\"{0}\">\n      <error message=\"{1}\"/>\n    </testcase>\n  </testsuite>\n",
+            escape(&server.server),
+            escape(&server.reason)
+        ),
+    }
 }
 
 fn document(suites: &[Suite]) -> String {
@@ -177,7 +274,21 @@ fn properties(report: &AuditReport) -> String {
     xml
 }
 
-fn suite(report: &AuditReport) -> Suite {
+/// `F-01 (must): The note list opens within 800 ms`: a case read without its suite still says
+/// what was checked.
+fn case_name(id: &str, weight: Weight, statement: Option<&str>) -> String {
+    match statement {
+        Some(statement) => format!(
+            "{id} ({weight}): {}",
+            crate::text::one_line(statement, crate::text::LINE)
+        ),
+        None => format!("{id} ({weight})"),
+    }
+}
+
+/// One suite per audit; `class_prefix` (`SERIAL.` in a lab) keeps each device's cases apart
+/// where a dashboard groups them by class.
+fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
     let suite = report.device.as_ref().map_or_else(
         || "dwpipe gate".to_owned(),
         |d| format!("dwpipe audit {}", d.serial),
@@ -198,12 +309,21 @@ fn suite(report: &AuditReport) -> Suite {
         let failed = check.result == CheckResult::Fail
             || check.assertion_verdict == AssertionVerdict::Fail
             || !errors.is_empty();
+        let time = report
+            .device_time
+            .as_ref()
+            .map(|t| t.seconds_of(entry.measurements.iter().flat_map(|m| &m.runs)))
+            .map_or_else(String::new, |s| format!(" time=\"{s:.3}\""));
         let _ = writeln!(
             cases,
-            "    <testcase classname=\"{}\" name=\"{} ({})\">",
+            "    <testcase classname=\"{}{}\" name=\"{}\"{time}>",
+            escape(class_prefix),
             escape(check.dimension.as_str()),
-            escape(&check.criterion_id),
-            check.weight
+            escape(&case_name(
+                &check.criterion_id,
+                check.weight,
+                check.statement.as_deref()
+            )),
         );
         // A should criterion that failed does not fail the gate (the exit code is 0 when
         // every must passed): a failure here would turn a passing gate's dashboard red.
@@ -254,19 +374,58 @@ fn suite(report: &AuditReport) -> Suite {
         }
         cases.push_str("    </testcase>\n");
     }
-    let tests = report.checks.len();
+    // What failed the audit without belonging to a criterion (the exit code counts it too).
+    let mut errors = 0;
+    let unowned: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.severity == Severity::Error
+                && !report
+                    .checks
+                    .iter()
+                    .any(|c| d.criterion_id.as_deref() == Some(c.check.criterion_id.as_str()))
+        })
+        .map(|d| format!("{}: {}", d.code, d.message))
+        .collect();
+    for (name, problem) in [
+        ("errors", (!unowned.is_empty()).then(|| unowned.join("; "))),
+        (
+            "history",
+            report
+                .unrecorded
+                .as_ref()
+                .map(|why| format!("not recorded in the history: {why}")),
+        ),
+    ] {
+        if let Some(problem) = problem {
+            errors += 1;
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{}audit\" name=\"{name}\">\n      <error message=\"{}\"/>\n    </testcase>",
+                escape(class_prefix),
+                escape(&problem)
+            );
+        }
+    }
+    let tests = report.checks.len() + errors;
     Suite {
         tests,
         failures,
-        errors: 0,
+        errors,
         skipped,
         xml: format!(
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\"{}>\n{}{cases}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\"{}{}>\n{}{cases}  </testsuite>\n",
             escape(&suite),
             report
                 .started
                 .as_ref()
                 .map(|t| format!(" timestamp=\"{}\"", escape(t)))
+                .unwrap_or_default(),
+            report
+                .device_time
+                .as_ref()
+                .map(|t| format!(" time=\"{:.3}\"", t.seconds))
                 .unwrap_or_default(),
             properties(report),
         ),

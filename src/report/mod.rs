@@ -6,10 +6,13 @@
 mod ab_lab;
 mod audit;
 mod compare;
+mod headline;
 pub(crate) mod html;
 mod junit;
 mod lab;
+pub(crate) mod numbers;
 pub(crate) mod publish;
+pub(crate) mod summary;
 
 pub(crate) use ab_lab::rows as ab_lab_rows;
 pub use audit::markdown;

@@ -127,12 +127,21 @@ pub(crate) fn lab(
     )?)
 }
 
-/// A lab's A/B matrix in `out`: `ab-lab.md`, then `ab-lab.json`.
+/// A lab's A/B matrix in `out`: `ab-lab.md`, `ab-lab-junit.xml`, `ab-lab.html`, then
+/// `ab-lab.json`.
 pub(crate) fn ab_lab(report: &AbLabReport, out: &Path) -> Result<Vec<PathBuf>, PublishError> {
     Ok(forms(
         out,
         &[
             (files::AB_LAB_MD, super::ab_lab::markdown(report).as_bytes()),
+            (
+                files::AB_LAB_JUNIT,
+                super::junit::junit_ab_lab(report).as_bytes(),
+            ),
+            (
+                files::AB_LAB_HTML,
+                super::html::ab_lab_html(report).as_bytes(),
+            ),
             (files::AB_LAB, json(report).as_bytes()),
         ],
     )?)
@@ -166,11 +175,25 @@ pub(crate) fn comparison(
     Ok(paths)
 }
 
-/// An A/B session's `ab.json` in `out`.
-pub(crate) fn ab_record(record: &AbRecord, out: &Path) -> Result<PathBuf, PublishError> {
-    let path = out.join(files::AB);
-    write_atomic(&path, json(record).as_bytes())?;
-    Ok(path)
+/// An A/B session's `ab.html`, then its `ab.json`, in `out`; returns their paths, the JSON
+/// first.
+pub(crate) fn ab_record(
+    record: &AbRecord,
+    comparison: &Comparison,
+    out: &Path,
+) -> Result<Vec<PathBuf>, PublishError> {
+    let mut paths = forms(
+        out,
+        &[
+            (
+                files::AB_HTML,
+                super::html::ab_html(record, comparison).as_bytes(),
+            ),
+            (files::AB, json(record).as_bytes()),
+        ],
+    )?;
+    paths.rotate_right(1);
+    Ok(paths)
 }
 
 /// A delivery's `deliver.json` in its run folder.

@@ -97,6 +97,12 @@ pub struct Side {
     pub pack_sha256: String,
     /// The device.
     pub device: Option<DeviceInfo>,
+    /// Where its readings came from (a replay says which capture), when the report says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::device::Source>,
+    /// The builds installed before it was audited, when a delivery or an A/B installed them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) installed: Vec<crate::audit::InstalledHap>,
 }
 
 /// `compare.json`.

@@ -18,6 +18,12 @@ pub(crate) const AB_LAB: &str = "ab-lab.json";
 pub(crate) const AB_LAB_MD: &str = "ab-lab.md";
 /// A same-device A/B session's record.
 pub(crate) const AB: &str = "ab.json";
+/// An A/B session's page.
+pub(crate) const AB_HTML: &str = "ab.html";
+/// A lab's A/B matrix as a page.
+pub(crate) const AB_LAB_HTML: &str = "ab-lab.html";
+/// A lab's A/B sessions as JUnit, one suite per device.
+pub(crate) const AB_LAB_JUNIT: &str = "ab-lab-junit.xml";
 /// A comparison.
 pub(crate) const COMPARISON: &str = "compare.json";
 /// A comparison for people.

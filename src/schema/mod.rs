@@ -22,7 +22,7 @@ pub use audit::{AuditReport, Summary};
 pub use compare::{ArmStats, Compared, Comparison, Outcome, Regression, Side};
 pub(crate) use deliver::{Claim, DeliverReport, TerminalReason, page_to_open};
 pub(crate) use lab::{
-    Cell, Column, LabDevice, LabReport, LabVerdict, UnreachableServer, verdict_of,
+    Cell, Column, DeviceVerdict, LabDevice, LabReport, LabVerdict, UnreachableServer, verdict_of,
 };
 pub(crate) use printed::{
     AbOutput, DiagnosticsOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing,

@@ -147,9 +147,9 @@ pub(crate) async fn run<D: Device, S: Device>(
     let result = match result {
         Ok(mut session) => {
             session.record.left_installed = restored.clone();
-            match publish::ab_record(&session.record, out) {
-                Ok(path) => {
-                    session.written.push(path);
+            match publish::ab_record(&session.record, &session.comparison, out) {
+                Ok(paths) => {
+                    session.written.extend(paths);
                     Ok(session)
                 }
                 Err(e) => Err(AbError::Publish(e)),

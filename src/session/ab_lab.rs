@@ -15,7 +15,7 @@ use crate::target::{Member, Roster};
 use super::ab::{self, AbSession};
 use super::lab::each_member;
 use super::plan::Builds;
-use super::{AuditPlan, Outcome, Reporter, SessionError};
+use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
 
 /// Runs the A/B session on every member of the roster, into `<out>/<folder>/`, and publishes
 /// the matrix.
@@ -31,9 +31,12 @@ pub(super) async fn ab_lab(
             .device(&member, cancel)
             .map_err(SessionError::Refused)?;
         let sheltered = device.sheltered();
-        // A lab shows devices starting and ending, not each device's sessions.
+        let on_device = OnDevice {
+            serial: &member.serial,
+            reporter,
+        };
         let (result, restored) =
-            ab::run(&device, Some(&sheltered), plan, builds, &out, &super::Quiet).await;
+            ab::run(&device, Some(&sheltered), plan, builds, &out, &on_device).await;
         result.map_err(|error| {
             if error.is_interrupted() {
                 SessionError::Interrupted(out.clone())
@@ -71,4 +74,19 @@ pub(super) async fn ab_lab(
         seats,
         written,
     })
+}
+
+/// A lab's device's session as its reporter sees it: each visit counted on the device's own
+/// bar; the rest of its events are the device's own business (its line comes when it ends).
+struct OnDevice<'a> {
+    serial: &'a str,
+    reporter: &'a dyn Reporter,
+}
+
+impl Reporter for OnDevice<'_> {
+    fn event(&self, event: Event<'_>) {
+        if let Event::Audit(event) = event {
+            self.reporter.event(Event::DeviceAudit(self.serial, event));
+        }
+    }
 }

@@ -119,8 +119,8 @@ pub(super) async fn audit_lab(
         super::one::install_haps(&device, &plan.build.haps)
             .await
             .map_err(SessionError::Install)?;
-        // A lab shows devices starting and ending, not each device's sessions.
-        let (report, _) = super::one::audit(&device, plan, &folder, &|_| {}).await?;
+        let progress = |event| reporter.event(Event::DeviceAudit(&member.serial, event));
+        let (report, _) = super::one::audit(&device, plan, &folder, &progress).await?;
         Ok(report)
     };
     let seats = each_member(roster, &plan.out, job, |r| r.verdict, reporter).await?;

@@ -37,6 +37,8 @@ pub(crate) use plan::{AuditPlan, BuildUnderTest, Mode, PlanError, Request};
 pub(crate) enum Event<'a> {
     /// The audit of the one device (an A/B session's arm included) went on.
     Audit(AuditEvent),
+    /// A lab's device's audit (or A/B session) went on.
+    DeviceAudit(&'a str, AuditEvent),
     /// hdc servers of the lab did not answer (their devices are in no column).
     Unreachable(&'a [(String, DeviceError)]),
     /// The lab runs fewer devices at once than asked: the open-file limit allows no more.
@@ -60,13 +62,6 @@ pub(crate) enum Event<'a> {
 pub(crate) trait Reporter {
     /// One event.
     fn event(&self, event: Event<'_>);
-}
-
-/// A reporter that shows nothing.
-pub(crate) struct Quiet;
-
-impl Reporter for Quiet {
-    fn event(&self, _: Event<'_>) {}
 }
 
 /// Why a session has no outcome.

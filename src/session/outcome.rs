@@ -188,10 +188,16 @@ impl Outcome {
                         .checks
                         .iter()
                         .map(|c| {
-                            (
-                                c.check.criterion_id.clone(),
-                                c.check.result.as_str().to_owned(),
-                            )
+                            let check = &c.check;
+                            // What was measured against what, where there is a number.
+                            let result = match (&check.actual, &check.expected) {
+                                (Some(actual), Some(expected)) => format!(
+                                    "{}: {actual} (threshold {expected})",
+                                    check.result.as_str()
+                                ),
+                                _ => check.result.as_str().to_owned(),
+                            };
+                            (check.criterion_id.clone(), result)
                         })
                         .collect()
                 })

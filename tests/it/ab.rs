@@ -17,7 +17,7 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-fn hap(version: &str) -> String {
+pub(crate) fn hap(version: &str) -> String {
     repo(&format!("device-fixtures/haps/notes-{version}.hap"))
         .display()
         .to_string()
@@ -25,7 +25,12 @@ fn hap(version: &str) -> String {
 
 /// The arguments of an A/B session of the cold-start pack on `target` (`--device S` or
 /// `--devices all`), 8 runs per arm at first, 16 at most.
-fn ab_args<'a>(dir: &Path, hdc: &'a Path, target: &[&'a str], max_runs: &'a str) -> Vec<String> {
+pub(crate) fn ab_args<'a>(
+    dir: &Path,
+    hdc: &'a Path,
+    target: &[&'a str],
+    max_runs: &'a str,
+) -> Vec<String> {
     let mut args: Vec<String> = vec!["--hdc".into(), hdc.display().to_string(), "audit".into()];
     args.extend(target.iter().map(|a| (*a).to_owned()));
     args.extend(

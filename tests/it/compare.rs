@@ -134,7 +134,7 @@ fn three_runs_an_arm_are_inconclusive_and_say_why() {
     assert!(
         page.contains("baseline (n=3)")
             && page.contains("candidate (n=3)")
-            && page.contains("floor ±20"),
+            && page.contains("±20 ms around the baseline"),
         "{page}"
     );
 }

@@ -53,7 +53,7 @@ fn the_example_is_delivered_in_one_round() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|c| c[0] == "P-01" && c[1] == "pass")
+            .any(|c| c[0] == "P-01" && c[1] == "pass: 720ms (threshold ≤ 800 ms)")
     );
     // The ledger records decisions, never the brief's or the agent's text.
     let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();

@@ -10,7 +10,12 @@ use serde_json::Value;
 /// `dwpipe audit` of the frozen example in `dir` through a fake-hdc (`hdc`, serving
 /// `captures`) with sleep-free sessions, `args` naming the devices, servers and `--out`:
 /// `(exit code, stdout, stderr)`.
-fn lab_audit(dir: &Path, hdc: &str, captures: &[String], args: &[&str]) -> (i32, String, String) {
+pub(crate) fn lab_audit(
+    dir: &Path,
+    hdc: &str,
+    captures: &[String],
+    args: &[&str],
+) -> (i32, String, String) {
     let hdc = fake_hdc(dir, hdc, captures, "");
     let playbooks = no_sleeps(dir);
     let mut argv = vec![

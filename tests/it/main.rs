@@ -26,6 +26,7 @@ mod lab;
 mod preflight;
 mod readme;
 mod records;
+mod reports;
 mod resume;
 mod review;
 mod variance;

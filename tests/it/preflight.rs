@@ -31,7 +31,7 @@ fn a_delivery_with_missing_tools_says_all_of_them_before_anything_runs() {
         .status(3)
         .stderr_contains("error[E_PREFLIGHT_VERIFY]: verify: spacing")
         .stderr_contains("`dwpipe-no-such-build-tool` is not on PATH")
-        .stderr_contains("error[E_PREFLIGHT_HDC]")
+        .stderr_contains("error[E_HDC_NOT_FOUND]")
         .stderr_contains("preflight: 2 missing; nothing was started")
         .run();
     assert!(
@@ -141,7 +141,7 @@ fn doctor_prints_the_checks_and_exits_3_when_something_is_missing() {
             .any(|l| l.starts_with("hdc") && l.ends_with("missing")),
         "{stdout}"
     );
-    assert!(stderr.contains("error[E_PREFLIGHT_HDC]"), "{stderr}");
+    assert!(stderr.contains("error[E_HDC_NOT_FOUND]"), "{stderr}");
     assert!(
         stderr.contains("install the HarmonyOS command-line tools"),
         "{stderr}"

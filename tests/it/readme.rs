@@ -1,6 +1,7 @@
 //! The README, line by line: every block marked ```` ```sh offline ```` (with `exit=N` when
 //! the example is meant to fail) runs in the order written, in a scratch copy of the
-//! repository's tracked files, and must end with its exit code. `.ci/run` runs this with
+//! repository's tracked files, and must end with its exit code; afterwards the copy's root holds
+//! nothing new but `target/`. `.ci/run` runs this with
 //! `--features readme`. The scratch copy's `target/debug` is this build's, and `cargo` in a
 //! block runs this build's binaries (`cargo build` checks they are there, `cargo run [--bin
 //! NAME] -- ARGS` executes one): the copy sits at another path, and real cargo would compile
@@ -73,6 +74,10 @@ fn cargo_shim(bin: &Path, debug: &Path) {
 debug='{debug}'
 case "$1" in
   build) for b in dwpipe fake-hdc; do test -x "$debug/$b" || {{ echo "shim: $debug/$b missing" >&2; exit 101; }}; done; exit 0 ;;
+  install)
+    # The documented install, and only it: dwpipe alone, from this checkout, onto PATH.
+    test "$*" = "install --locked --path . --bin dwpipe" || {{ echo "shim: cargo $* is not the README's install" >&2; exit 101; }}
+    ln -sf "$debug/dwpipe" "$(dirname "$0")/dwpipe"; exit 0 ;;
   run) shift ;;
   *) echo "shim: cargo $1 is not for the README's offline blocks" >&2; exit 101 ;;
 esac
@@ -150,4 +155,25 @@ fn every_offline_block_of_the_readme_runs_as_written() {
             started.elapsed()
         );
     }
+    // The README's commands leave nothing in the clone's root but what `target/` holds.
+    let tracked = Command::new("git")
+        .args(["ls-files"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let tracked = String::from_utf8(tracked.stdout).unwrap();
+    let left: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name != "target"
+                && !tracked
+                    .lines()
+                    .any(|t| t == name || t.starts_with(&format!("{name}/")))
+        })
+        .collect();
+    assert!(
+        left.is_empty(),
+        "README commands left {left:?} in the clone's root"
+    );
 }

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::escape;
 use super::view::{BINS, ColdStartChart, FramesChart};
+use super::{escape, scrolling, svg_open};
 
 /// Phase colours, in phase order.
 const COLOURS: [&str; 6] = [
@@ -98,9 +98,13 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
     let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
     let (first_row, row_height) = (24.0, 34.0);
     let axis_y = first_row + runs.len() as f64 * row_height + 4.0;
-    let mut svg = format!(
-        "<svg width=\"{WIDTH}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"cold start runs on a time axis\">",
-        axis_y + 24.0
+    let mut svg = svg_open(
+        WIDTH,
+        axis_y + 24.0,
+        &format!(
+            "{}: each cold start run split into its phases on a time axis (the table below has the numbers)",
+            chart.criterion_id
+        ),
     );
     time_axis(&mut svg, top, axis_y, first_row - 6.0, &x);
     for (row, (run, cold)) in runs.iter().enumerate() {
@@ -155,7 +159,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
         escape(chart.actual),
         escape(chart.aggregate.as_str()),
         chart.run_count,
-        phase_table(chart)
+        scrolling(&phase_table(chart))
     )
 }
 
@@ -203,12 +207,17 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     let most = chart.counts.iter().copied().max().unwrap_or(0).max(1);
     let count_step = nice_step(most as f64, 4.0).max(1.0).ceil();
     let count_top = (most as f64 / count_step).ceil() * count_step;
-    let (plot_top, plot_bottom) = (36.0, 216.0);
+    // Below the two markers' labels, so that the tallest bar's count never meets them.
+    let (plot_top, plot_bottom) = (50.0, 230.0);
     let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
     let y = |count: f64| plot_bottom - count / count_top * (plot_bottom - plot_top);
-    let mut svg = format!(
-        "<svg width=\"{WIDTH}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"frame interval distribution\">",
-        plot_bottom + 24.0
+    let mut svg = svg_open(
+        WIDTH,
+        plot_bottom + 24.0,
+        &format!(
+            "{}: distribution of the intervals between presented frames",
+            chart.criterion_id
+        ),
     );
     // The count axis.
     let _ = write!(
@@ -267,8 +276,21 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
         );
     }
     svg.push_str("</svg>");
+    let mut table = String::from(
+        "<details><summary>the histogram as a table</summary><table><tr><th>interval (ms)</th><th>frames</th></tr>",
+    );
+    for (i, count) in chart.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let from = i as f64 * width;
+        let _ = write!(
+            table,
+            "<tr><td>{:.1}–{:.1}</td><td>{count}</td></tr>",
+            from,
+            from + width
+        );
+    }
+    table.push_str("</table></details>");
     format!(
-        "<section><h2>{} frame intervals: {} frames, {}</h2>{svg}<p><small>the first run's intervals between presented frames, {:.2} ms bins from 0 to {:.1} ms</small></p></section>",
+        "<section><h2>{} frame intervals: {} frames, {}</h2>{svg}<p><small>the first run's intervals between presented frames, {:.2} ms bins from 0 to {:.1} ms</small></p>{table}</section>",
         escape(chart.criterion_id),
         chart.frames,
         escape(chart.actual),

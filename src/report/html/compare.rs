@@ -4,74 +4,101 @@
 
 use std::fmt::Write;
 
-use crate::schema::{Compared, Comparison};
+use crate::report::numbers::{ComparedCells, num, quantity};
+use crate::schema::{Compared, Comparison, Regression};
 
-use super::{escape, head};
+use super::{FOOT, escape, head, scrolling, svg_open};
+use crate::report::headline;
 
 /// The page of a comparison.
 pub fn compare_html(comparison: &Comparison) -> String {
-    let mut page = head("compare", "Regression check", comparison.verdict.as_str());
-    let _ = write!(
-        page,
-        "<p><small>baseline {} · candidate {} · dwpipe {}</small></p>",
-        escape(&comparison.baseline.report),
-        escape(&comparison.candidate.report),
-        escape(&comparison.dwpipe_version)
+    let mut page = head(
+        "compare",
+        "Regression check",
+        comparison.verdict.as_str(),
+        &headline::comparison(comparison),
     );
-    page.push_str("<table><tr><th>criterion</th><th>weight</th><th>verdict</th><th>delta</th><th>95% interval</th><th>p</th><th>floor</th><th>why</th></tr>");
-    for c in &comparison.criteria {
-        let class = match c.verdict.as_str() {
-            "regressed" => "fail",
-            "inconclusive" => "unverified",
-            _ => "pass",
-        };
-        let unit = c.unit.as_deref().unwrap_or("");
+    page.push_str("<table class=\"facts\">");
+    for (label, side) in [
+        ("baseline", &comparison.baseline),
+        ("candidate", &comparison.candidate),
+    ] {
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><small>{}</small></td></tr>",
-            escape(&c.criterion_id),
-            c.weight.as_str(),
-            c.verdict.as_str(),
-            c.delta
-                .map_or_else(|| "—".to_owned(), |d| format!("{d:+.3} {unit}")),
-            c.ci95.map_or_else(
-                || "—".to_owned(),
-                |[lo, hi]| format!("[{lo:.3}, {hi:.3}] {unit}")
-            ),
-            c.p.map_or_else(|| "—".to_owned(), |p| format!("{p:.2e}")),
-            c.floor
-                .map_or_else(|| "—".to_owned(), |f| format!("±{f} {unit}")),
-            escape(&c.reason)
+            "<tr><th>{label}</th><td><a href=\"{0}\">{0}</a> · {1} · pack sha256:{2}</td></tr>",
+            escape(&side.report),
+            escape(&headline::side(side)),
+            escape(&side.pack_sha256[..side.pack_sha256.len().min(12)]),
         );
     }
-    page.push_str("</table>");
+    let _ = write!(
+        page,
+        "<tr><th>dwpipe</th><td>{}</td></tr></table>",
+        escape(&comparison.dwpipe_version)
+    );
+    page.push_str(&scrolling(&criteria_table(comparison)));
     for c in comparison.criteria.iter().filter(|c| c.floor.is_some()) {
         page.push_str(&distributions(c));
     }
-    page.push_str("</body></html>\n");
+    page.push_str(FOOT);
     page
 }
 
-/// Both arms' runs on one axis.
-fn distributions(c: &Compared) -> String {
+/// One row per criterion: both medians with their n, the delta, its interval, p, the floor.
+pub(super) fn criteria_table(comparison: &Comparison) -> String {
+    let mut table = String::from(
+        "<table><tr><th>criterion</th><th>weight</th><th>verdict</th><th>baseline median (n)</th><th>candidate median (n)</th><th>delta</th><th>95% interval</th><th>p</th><th>floor</th><th>why</th></tr>",
+    );
+    for c in &comparison.criteria {
+        let class = match c.verdict {
+            Regression::Regressed => "fail",
+            Regression::Inconclusive => "unverified",
+            Regression::Same | Regression::Improved => "pass",
+        };
+        let n = ComparedCells::of(c);
+        let _ = write!(
+            table,
+            "<tr><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><small>{}</small></td></tr>",
+            escape(&c.criterion_id),
+            c.weight.as_str(),
+            c.verdict.as_str(),
+            escape(&n.baseline),
+            escape(&n.candidate),
+            escape(&n.delta),
+            escape(&n.interval),
+            escape(&n.p),
+            escape(&n.floor),
+            escape(&c.reason)
+        );
+    }
+    table.push_str("</table>");
+    table
+}
+
+/// Both arms' runs on one axis, and the same runs as a table for a reader who cannot see it.
+pub(super) fn distributions(c: &Compared) -> String {
     let all = || c.baseline.runs.iter().chain(&c.candidate.runs).copied();
     let floor = c.floor.unwrap_or(0.0);
     let base = c.baseline.median.unwrap_or(0.0);
     let lo = all().fold(base - floor, f64::min);
     let hi = all().fold(base + floor, f64::max);
     let span = (hi - lo).max(f64::EPSILON);
-    let (left, width) = (110.0, 660.0);
+    let (left, width) = (140.0, 640.0);
     let x = |v: f64| left + (v - lo) / span * width;
-    let unit = c.unit.as_deref().unwrap_or("");
+    let unit = c.unit.as_deref();
     let mut svg = format!(
-        "<section><h2>{} {}</h2><svg width=\"820\" height=\"130\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{} runs of both arms\">",
+        "<section><h2>{} {}</h2>{}",
         escape(&c.criterion_id),
         c.verdict.as_str(),
-        escape(&c.criterion_id)
+        svg_open(
+            820,
+            130,
+            &format!("{}: every run of both arms on one axis", c.criterion_id)
+        )
     );
     let _ = write!(
         svg,
-        "<rect x=\"{:.1}\" y=\"10\" width=\"{:.1}\" height=\"80\" fill=\"#fff8c5\"><title>floor ±{floor} {unit} around the baseline median</title></rect>",
+        "<rect x=\"{:.1}\" y=\"10\" width=\"{:.1}\" height=\"80\" fill=\"#fff8c5\" stroke=\"#d4a72c\" stroke-dasharray=\"3 3\"/>",
         x(base - floor),
         x(base + floor) - x(base - floor)
     );
@@ -89,28 +116,58 @@ fn distributions(c: &Compared) -> String {
             y + 4,
             arm.n
         );
-        for run in &arm.runs {
+        for (i, run) in arm.runs.iter().enumerate() {
+            // Spread over three lanes, so that equal runs stay countable.
+            let lane = (i % 3) as f64 * 5.0 - 5.0;
             let _ = write!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{y}\" r=\"3\" fill=\"{colour}\" opacity=\"0.6\"><title>{run} {unit}</title></circle>",
-                x(*run)
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\" opacity=\"0.6\"><title>{}</title></circle>",
+                x(*run),
+                y as f64 + lane,
+                escape(&quantity(Some(*run), unit))
             );
         }
         if let Some(median) = arm.median {
             let _ = write!(
                 svg,
-                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{0:.1}\" y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">median {median} {unit}</text>",
+                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{0:.1}\" y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">median {4}</text>",
                 x(median),
                 y - 12,
                 y + 12,
-                y - 15
+                y - 15,
+                escape(&quantity(Some(median), unit))
             );
         }
     }
     let _ = write!(
         svg,
-        "<line x1=\"{left}\" y1=\"105\" x2=\"{0}\" y2=\"105\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"122\" font-size=\"11\">{lo:.1} {unit}</text><text x=\"{0}\" y=\"122\" font-size=\"11\" text-anchor=\"end\">{hi:.1} {unit}</text></svg></section>",
-        left + width
+        "<line x1=\"{left}\" y1=\"105\" x2=\"{0}\" y2=\"105\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"122\" font-size=\"11\">{1}</text><text x=\"{0}\" y=\"122\" font-size=\"11\" text-anchor=\"end\">{2}</text></svg>",
+        left + width,
+        escape(&quantity(Some(lo), unit)),
+        escape(&quantity(Some(hi), unit))
+    );
+    let _ = write!(
+        svg,
+        "<p><small>Each dot is a run, each tick an arm's median; the dashed band is the floor, ±{} around the baseline's median: a move inside it is not a regression.</small></p>",
+        escape(&quantity(Some(floor), unit))
+    );
+    let runs = |arm: &crate::schema::ArmStats| {
+        arm.runs
+            .iter()
+            .map(|r| num(Some(*r)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = write!(
+        svg,
+        "<details><summary>the runs as a table</summary><table><tr><th>arm</th><th>n</th><th>median</th><th>runs ({})</th></tr><tr><td>baseline</td><td>{}</td><td>{}</td><td>{}</td></tr><tr><td>candidate</td><td>{}</td><td>{}</td><td>{}</td></tr></table></details></section>",
+        escape(unit.unwrap_or("")),
+        c.baseline.n,
+        escape(&num(c.baseline.median)),
+        escape(&runs(&c.baseline)),
+        c.candidate.n,
+        escape(&num(c.candidate.median)),
+        escape(&runs(&c.candidate)),
     );
     svg
 }

@@ -1,20 +1,17 @@
 //! A flow's first run as a filmstrip (each step's screen after it, the tapped point marked, a
-//! swipe drawn as an arrow, the step's device time), and its response criteria on a time axis
-//! against Huawei's click-completion lines (900 ms pass, 1600 ms fail).
+//! swipe drawn as an arrow, the step's device time), and its response criteria on a time axis,
+//! each against its own threshold from the lock.
 
 use std::fmt::Write;
 
 use super::view::{FlowStrip, Timing};
-use super::{base64, escape};
-
-/// Huawei's click-completion lines (rule 0404): pass at or below, warn to, fail above.
-const PASS_MS: f64 = 900.0;
-const FAIL_MS: f64 = 1600.0;
+use super::{base64, escape, scrolling, svg_open};
+use crate::report::numbers::{num, quantity};
 
 pub(super) fn strip(strip: &FlowStrip<'_>) -> String {
     let record = &strip.figure.record;
     let mut html = format!(
-        "<section><h2>Flow {}</h2><p><small>first run; times are device time since the flow began</small></p><div style=\"display:flex;gap:12px;overflow-x:auto;align-items:flex-start\">",
+        "<section><h2>Flow {}</h2><p><small>first run; times are device time since the flow began</small></p><div tabindex=\"0\" style=\"display:flex;gap:12px;overflow-x:auto;align-items:flex-start\">",
         escape(&record.flow)
     );
     for (step, screen) in record.steps.iter().zip(&strip.figure.screens) {
@@ -27,7 +24,7 @@ pub(super) fn strip(strip: &FlowStrip<'_>) -> String {
             Some(screen) => {
                 let _ = write!(
                     html,
-                    "<svg width=\"{w}\" height=\"{h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"screen after step {n}\" style=\"border:1px solid #d0d7de\"><image href=\"data:image/png;base64,{png}\" width=\"{w}\" height=\"{h}\"/>",
+                    "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"screen after step {n}\" style=\"border:1px solid #d0d7de\"><image href=\"data:image/png;base64,{png}\" width=\"{w}\" height=\"{h}\"/>",
                     w = screen.width,
                     h = screen.height,
                     n = step.step,
@@ -67,7 +64,7 @@ pub(super) fn strip(strip: &FlowStrip<'_>) -> String {
             .map_or_else(String::new, |n| format!(" ({})", escape(n)));
         let _ = write!(
             html,
-            "<figcaption><small><b>{}.</b> {}{name}<br>at {:.3} s, {} ms{}</small></figcaption></figure>",
+            "<figcaption><small><b>{}.</b> {}{name}<br>at {:.3} s, took {} ms{}</small></figcaption></figure>",
             step.step,
             escape(&step.action),
             step.started_ms as f64 / 1000.0,
@@ -86,31 +83,22 @@ pub(super) fn strip(strip: &FlowStrip<'_>) -> String {
     html
 }
 
-/// The response criteria on one time axis: every run a dot, the aggregate a bar.
+/// The response criteria on one time axis: every run a dot, the aggregate a bar (red when its
+/// check failed), and each criterion's own threshold from the lock across its row; then the
+/// same numbers as a table.
 fn timings(timings: &[Timing<'_>]) -> String {
     let longest = timings
         .iter()
-        .flat_map(|t| t.runs.iter().copied().chain(t.value))
-        .fold(FAIL_MS * 1.1, f64::max);
-    let (left, width) = (230.0, 560.0);
+        .flat_map(|t| t.runs.iter().copied().chain(t.value).chain(t.limit_ms))
+        .fold(1.0, f64::max)
+        * 1.15;
+    let (left, width) = (230.0, 520.0);
     let x = |ms: f64| left + ms / longest * width;
-    let height = 50 + timings.len() * 30;
-    let mut svg = format!(
-        "<svg width=\"820\" height=\"{height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"response times\">"
-    );
-    for (ms, colour, label) in [
-        (PASS_MS, "#9a6700", "900 ms pass"),
-        (FAIL_MS, "#cf222e", "1600 ms fail"),
-    ] {
-        let _ = write!(
-            svg,
-            "<line x1=\"{0:.1}\" y1=\"16\" x2=\"{0:.1}\" y2=\"{1}\" stroke=\"{colour}\" stroke-dasharray=\"4 3\"/><text x=\"{0:.1}\" y=\"12\" font-size=\"11\" text-anchor=\"middle\" fill=\"{colour}\">{label}</text>",
-            x(ms),
-            height - 20
-        );
-    }
+    let height = 40 + timings.len() * 36;
+    let mut svg = svg_open(820, height, "response times of the flow's criteria");
     for (row, timing) in timings.iter().enumerate() {
-        let y = 26 + row * 30;
+        let y = 10 + row * 36;
+        let colour = if timing.failed { "#cf222e" } else { "#1a7f37" };
         let _ = write!(
             svg,
             "<text x=\"0\" y=\"{}\" font-size=\"12\">{} {}</text>",
@@ -118,23 +106,43 @@ fn timings(timings: &[Timing<'_>]) -> String {
             escape(timing.criterion_id),
             timing.what
         );
-        if let Some(value) = timing.value {
-            // The label goes right of the bar and of every run's dot.
-            let end = timing.runs.iter().copied().fold(value, f64::max);
+        if let Some(limit) = timing.limit_ms {
             let _ = write!(
                 svg,
-                "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"18\" fill=\"#0969da\" opacity=\"0.35\"/><text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{value} ms</text>",
+                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"#a40e26\" stroke-width=\"2\" stroke-dasharray=\"4 3\"><title>threshold: at most {3} ms</title></line><text x=\"{0:.1}\" y=\"{4}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#a40e26\">≤ {3} ms</text>",
+                x(limit),
+                y,
+                y + 20,
+                num(Some(limit)),
+                y + 31
+            );
+        }
+        if let Some(value) = timing.value {
+            // The label goes right of the bar, of every run's dot and of the threshold.
+            let end = timing
+                .runs
+                .iter()
+                .copied()
+                .chain(timing.limit_ms)
+                .fold(value, f64::max);
+            let _ = write!(
+                svg,
+                "<rect x=\"{left}\" y=\"{}\" width=\"{:.1}\" height=\"18\" fill=\"{colour}\" opacity=\"0.35\"/><text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{} ms{}</text>",
+                y + 1,
                 x(value) - left,
                 x(end) + 10.0,
-                y + 14
+                y + 14,
+                num(Some(value)),
+                if timing.failed { " (failed)" } else { "" }
             );
         }
         for run in &timing.runs {
             let _ = write!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{}\" r=\"4\" fill=\"#0969da\"><title>{run} ms</title></circle>",
+                "<circle cx=\"{:.1}\" cy=\"{}\" r=\"4\" fill=\"{colour}\"><title>{} ms</title></circle>",
                 x(*run),
-                y + 9
+                y + 10,
+                num(Some(*run))
             );
         }
     }
@@ -145,6 +153,29 @@ fn timings(timings: &[Timing<'_>]) -> String {
         left + width,
         height - 6,
         longest
+    );
+    let mut table = String::from(
+        "<table><tr><th>criterion</th><th>measured</th><th>runs (ms)</th><th>threshold</th><th>result</th></tr>",
+    );
+    for t in timings {
+        let runs: Vec<String> = t.runs.iter().map(|r| num(Some(*r))).collect();
+        let _ = write!(
+            table,
+            "<tr><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(t.criterion_id),
+            t.what,
+            escape(&quantity(t.value, Some("ms"))),
+            runs.join(", "),
+            t.limit_ms
+                .map_or_else(|| "—".to_owned(), |l| format!("≤ {} ms", num(Some(l)))),
+            if t.failed { "fail" } else { "pass" }
+        );
+    }
+    table.push_str("</table>");
+    let _ = write!(
+        svg,
+        "<details><summary>the response times as a table</summary>{}</details>",
+        scrolling(&table)
     );
     svg
 }

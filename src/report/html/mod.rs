@@ -6,6 +6,7 @@
 //! view ([`view::Page`]), computed once from the report and the figures the audit decoded:
 //! nothing here opens or parses evidence.
 
+mod ab;
 mod charts;
 mod compare;
 mod flows;
@@ -18,27 +19,71 @@ use std::fmt::Write;
 use crate::audit::Figures;
 use crate::pack::Pack;
 
+use crate::report::headline::Headline;
 use crate::schema::AuditReport;
 
+pub(crate) use ab::{ab_html, ab_lab_html};
 pub use compare::compare_html;
 pub(crate) use view::Page;
 
 /// The smallest touch target the platform accepts (vp); smaller ones are drawn in red.
 const TOUCH_BASELINE_VP: f64 = 48.0;
 
-/// The pages' shared look: verdict colours, bordered tables.
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}\
+/// The pages' shared look: verdict colours, the banner, bordered tables that scroll sideways
+/// on a narrow screen with their first column kept in view, charts that shrink to fit.
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d1d1f}main{max-width:1200px}\
+h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}h1 .amber{color:#7d4e00}\
+p.banner{padding:10px 14px;border-radius:6px;font-size:16px;font-weight:600}p.banner.pass{background:#dafbe1;color:#116329}\
+p.banner.fail{background:#ffebe9;color:#a40e26}p.banner.amber{background:#fff8c5;color:#6b4200}\
+div.scroll{overflow-x:auto;max-width:100%}div.scroll td:first-child,div.scroll th:first-child{position:sticky;left:0;background:#fff}\
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
-td.pass{background:#dafbe1}td.fail,td.error{background:#ffebe9}td.unverified{background:#fff8c5}section{margin-top:28px}small{color:#57606a}\
+td.pass{background:#dafbe1}td.fail,td.error,td.regressed{background:#ffebe9}td.unverified,td.amber,td.not-measured{background:#fff8c5}\
+section{margin-top:28px}small{color:#57606a}svg{max-width:100%;height:auto}p,li,h2,table.facts td{overflow-wrap:anywhere}\
 table.facts th{background:#f6f8fa;font-weight:600}ul.failed li,ul.diagnostics li,ul.unverified li{margin:6px 0}a{color:#0969da}\
-ul.diagnostics li.fail code{color:#cf222e}ul.diagnostics li.warn code{color:#9a6700}\
-figure.screen{display:inline-block;margin:0;padding:8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa}";
+ul.diagnostics li.fail code{color:#cf222e}ul.diagnostics li.warn code{color:#9a6700}details{margin:6px 0}\
+figure.screen{display:inline-block;max-width:100%;box-sizing:border-box;margin:0;padding:8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa}";
 
-/// The start of a page: its title, the shared style, and the heading with the verdict.
-pub(crate) fn head(kind: &str, heading: &str, verdict: &str) -> String {
+/// The start of a page: its title, the shared style, the heading with the verdict and the
+/// banner that says it in one line; the page's content follows inside `<main>`.
+pub(crate) fn head(kind: &str, heading: &str, verdict: &str, headline: &Headline) -> String {
     let verdict = escape(verdict);
+    let tone = headline.tone.class();
     format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>dwpipe {kind}: {verdict}</title><style>{STYLE}</style></head><body><h1>{heading}: <span class=\"{verdict}\">{verdict}</span></h1>"
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>dwpipe {kind}: {verdict}</title>\n<style>{STYLE}</style></head>\n<body><main><h1>{heading}: <span class=\"{tone}\">{verdict}</span></h1>\n<p class=\"banner {tone}\" role=\"status\">{}</p>\n",
+        escape(&headline.text)
+    )
+}
+
+/// The end of a page.
+pub(crate) const FOOT: &str = "</main></body></html>\n";
+
+/// A table that scrolls sideways on a narrow screen, its first column kept in view (and
+/// reachable by keyboard, so that a reader without a pointer can scroll it too).
+pub(crate) fn scrolling(table: &str) -> String {
+    format!("<div class=\"scroll\" tabindex=\"0\">{table}</div>")
+}
+
+/// The opening tag of a chart `width` × `height` units big that shrinks to the page's width,
+/// labelled for a screen reader as one picture (its data is in a table beside it).
+pub(crate) fn svg_open(
+    width: impl std::fmt::Display,
+    height: impl std::fmt::Display,
+    label: &str,
+) -> String {
+    svg_open_as("img", width, height, label)
+}
+
+/// As [`svg_open`], with its role: `group` for a chart whose marks are links (the content of
+/// an `img` is not reachable, so links inside one would be lost to a keyboard).
+pub(crate) fn svg_open_as(
+    role: &str,
+    width: impl std::fmt::Display,
+    height: impl std::fmt::Display,
+    label: &str,
+) -> String {
+    format!(
+        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"{role}\" aria-label=\"{}\">",
+        escape(label)
     )
 }
 
@@ -89,7 +134,7 @@ pub fn html(report: &AuditReport, figures: &Figures, pack: &Pack) -> String {
 
 /// The page's markup.
 fn render(view: &Page) -> String {
-    let mut page = head("audit", "Audit", view.verdict);
+    let mut page = head("audit", "Audit", view.verdict, &view.headline);
     page.push_str("<table class=\"facts\">");
     for (label, text) in &view.facts {
         let _ = write!(page, "<tr><th>{label}</th><td>{}</td></tr>", escape(text));
@@ -104,7 +149,32 @@ fn render(view: &Page) -> String {
         );
     }
     page.push_str("</table>");
-    page.push_str("<table><tr><th>criterion</th><th>statement</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>");
+    page.push_str(&scrolling(&criteria_table(view)));
+    page.push_str(&failures(view));
+    page.push_str(&not_verified(view));
+    page.push_str(&diagnostics(view));
+    for chart in &view.cold_starts {
+        page.push_str(&charts::cold_start(chart));
+    }
+    for chart in &view.frames {
+        page.push_str(&charts::frames(chart));
+    }
+    if let Some(screen) = &view.screen {
+        page.push_str(&overlay::screen(screen));
+    }
+    for strip in &view.flows {
+        page.push_str(&flows::strip(strip));
+    }
+    page.push_str(&trends::trends(&view.trends));
+    page.push_str(FOOT);
+    page
+}
+
+/// Every criterion's row, failing ones first.
+fn criteria_table(view: &Page) -> String {
+    let mut page = String::from(
+        "<table><tr><th>criterion</th><th>statement</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>",
+    );
     for row in &view.rows {
         let (result, recomputed) = (row.result, row.recomputed);
         let _ = write!(
@@ -123,25 +193,6 @@ fn render(view: &Page) -> String {
         );
     }
     page.push_str("</table>");
-    page.push_str(&failures(view));
-    page.push_str(&not_verified(view));
-    page.push_str(&diagnostics(view));
-    for chart in &view.cold_starts {
-        page.push_str(&charts::cold_start(chart));
-    }
-    for chart in &view.frames {
-        page.push_str(&charts::frames(chart));
-    }
-    if let Some(screen) = &view.screen {
-        page.push_str(&overlay::screen(screen));
-    }
-    for strip in &view.flows {
-        page.push_str(&flows::strip(strip));
-    }
-    for (criterion_id, trend) in &view.trends {
-        page.push_str(&trends::trend(criterion_id, trend));
-    }
-    page.push_str("</body></html>\n");
     page
 }
 

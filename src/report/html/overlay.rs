@@ -17,6 +17,9 @@ struct Scale {
     per_css: f64,
     width: f64,
     height: f64,
+    /// The labels placed so far (x, y of the baseline, width, height): a new one moves down
+    /// until it overlaps none of them.
+    placed: std::cell::RefCell<Vec<[f64; 4]>>,
 }
 
 impl Scale {
@@ -33,11 +36,29 @@ impl Scale {
         let font = self.px(13.0);
         let wide = text.chars().count() as f64 * font * 0.6;
         let x = x.min(self.width - wide).max(0.0);
-        let y = if top - font * 0.4 >= font {
+        let mut y = if top - font * 0.4 >= font {
             top - font * 0.4
         } else {
             (top + font * 1.1).min(self.height - font * 0.3)
         };
+        // A line of text and its white halo, with room to spare.
+        let line = font * 1.45;
+        let overlaps = |y: f64, placed: &[[f64; 4]]| {
+            placed.iter().any(|[px, py, pw, ph]| {
+                x < px + pw && *px < x + wide && y - line < *py && py - ph < y
+            })
+        };
+        let mut placed = self.placed.borrow_mut();
+        // Down a line at a time (up from the bottom when there is no room below).
+        let mut tries = 0;
+        while overlaps(y, &placed) && tries < 40 {
+            y += line;
+            if y > self.height - font * 0.3 {
+                y = font;
+            }
+            tries += 1;
+        }
+        placed.push([x, y, wide, line]);
         let _ = write!(
             out,
             "<text x=\"{x:.0}\" y=\"{y:.0}\" font-size=\"{font:.0}\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"{:.1}\" paint-order=\"stroke\" font-weight=\"600\">{}</text>",
@@ -67,6 +88,7 @@ pub(super) fn screen(view: &ScreenView<'_>) -> String {
         per_css: w as f64 / SHOWN,
         width: w as f64,
         height: h as f64,
+        placed: std::cell::RefCell::default(),
     };
     let mut shapes = String::new();
     for shape in &view.shapes {
@@ -97,9 +119,15 @@ pub(super) fn screen(view: &ScreenView<'_>) -> String {
             }
         }
     }
+    let mut listed = String::from("<details><summary>the measured boxes as a list</summary><ul>");
+    for shape in &view.shapes {
+        let (Shape::Node { label, .. } | Shape::Gap { label, .. }) = shape;
+        let _ = write!(listed, "<li>{}</li>", escape(label));
+    }
+    listed.push_str("</ul></details>");
     format!(
-        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red: smaller; blue/violet: measured nodes and gaps ({w}×{h} px, shown {SHOWN} px wide)</small></p>\
-<figure class=\"screen\"><svg width=\"{SHOWN}\" height=\"{:.0}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"screenshot\"><image href=\"data:image/png;base64,{}\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"{:.1}\"/>{shapes}</svg></figure></section>",
+        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red and marked “&lt; {TOUCH_BASELINE_VP}”: smaller; blue/violet: measured nodes and gaps ({w}×{h} px, shown at most {SHOWN} px wide)</small></p>\
+<figure class=\"screen\"><svg width=\"{SHOWN}\" height=\"{:.0}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"the screenshot with the measured boxes drawn over it (listed below)\"><image href=\"data:image/png;base64,{}\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"{:.1}\"/>{shapes}</svg></figure>{listed}</section>",
         SHOWN * h as f64 / w as f64,
         base64(view.png),
         scale.px(1.0)

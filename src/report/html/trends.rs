@@ -1,54 +1,151 @@
-//! A criterion's trend over the history as an inline SVG: each audit of the same device model
-//! a dot on a line (this audit filled), and every change point E-Divisive found as a dashed
-//! line where the series shifted.
+//! Each criterion's trend over the history: with three audits or more, an inline SVG — each
+//! audit a dot on a line (this audit filled, replays square, A/B arms diamonds), each linking
+//! to its report, the pack's threshold dashed, every change point E-Divisive found marked, the
+//! first and last audit labelled by date and commit, and the same points as a table; shorter
+//! histories say nothing a chart would, and are one line each.
 
 use std::fmt::Write;
 
-use crate::audit::Trend;
+use crate::audit::{Trend, TrendPoint};
+use crate::report::numbers::quantity;
 
-use super::escape;
+use super::{escape, scrolling, svg_open_as};
 
 const WIDTH: f64 = 720.0;
-const HEIGHT: f64 = 160.0;
-const LEFT: f64 = 70.0;
+const HEIGHT: f64 = 180.0;
+const LEFT: f64 = 80.0;
 const TOP: f64 = 12.0;
-const BOTTOM: f64 = 28.0;
+const BOTTOM: f64 = 40.0;
 
-pub(super) fn trend(criterion_id: &str, trend: &Trend) -> String {
+/// A chart needs this many points to show a direction.
+const CHARTED: usize = 3;
+
+/// A criterion's trend and the pack's limits on it, in the trend's unit.
+pub(crate) struct TrendView<'a> {
+    pub(crate) criterion_id: &'a str,
+    pub(crate) trend: &'a Trend,
+    /// The least and the most the criterion allows.
+    pub(crate) limits: (Option<f64>, Option<f64>),
+}
+
+/// Every trend: the short ones folded into one list, then a chart for each longer one.
+pub(super) fn trends(views: &[TrendView<'_>]) -> String {
+    let (short, long): (Vec<_>, Vec<_>) =
+        views.iter().partition(|v| v.trend.points.len() < CHARTED);
+    let mut html = String::new();
+    if !short.is_empty() {
+        html.push_str("<section><h2>History</h2><p><small>Fewer than three audits of this device model in the history: no trend yet.</small></p><ul>");
+        for view in short {
+            let points: Vec<String> = view
+                .trend
+                .points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} ({})",
+                        escape(&quantity(Some(p.value), view.trend.unit.as_deref())),
+                        escape(&describe(p))
+                    )
+                })
+                .collect();
+            let _ = write!(
+                html,
+                "<li><b>{}</b>: {}</li>",
+                escape(view.criterion_id),
+                points.join(", ")
+            );
+        }
+        html.push_str("</ul></section>");
+    }
+    for view in long {
+        html.push_str(&chart(view));
+    }
+    html
+}
+
+/// `2026-12-01T10:00:00Z · commit 1a2b3c4d · replay`.
+fn describe(p: &TrendPoint) -> String {
+    let mut words = vec![p.label.clone()];
+    words.extend(p.commit.as_ref().map(|c| format!("commit {}", short(c))));
+    if p.replay {
+        words.push("replay".to_owned());
+    }
+    words.extend(p.arm.as_ref().map(|a| format!("A/B {a}")));
+    words.join(" · ")
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(8)]
+}
+
+fn chart(view: &TrendView<'_>) -> String {
+    let trend = view.trend;
     let points = &trend.points;
-    let unit = trend.unit.as_deref().unwrap_or("");
+    let unit = trend.unit.as_deref();
+    let limits = [view.limits.0, view.limits.1];
+    // The thresholds are in the range, so that the distance to them is seen.
     let (low, high) = points
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(p.value), hi.max(p.value))
+        .map(|p| p.value)
+        .chain(limits.iter().flatten().copied())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
         });
     let span = (high - low).max(f64::EPSILON);
-    let step = (WIDTH - LEFT - 10.0) / (points.len().max(2) - 1) as f64;
+    let step = (WIDTH - LEFT - 20.0) / (points.len().max(2) - 1) as f64;
     let x = |i: usize| LEFT + step * i as f64;
     let y = |v: f64| TOP + (HEIGHT - TOP - BOTTOM) * (1.0 - (v - low) / span);
     let mut svg = format!(
-        "<section><h2>Trend of {id}</h2><p><small>{n} audit(s) of this device model in the history, oldest first; {c} change point(s)</small></p><svg width=\"{WIDTH}\" height=\"{HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"trend of {id}\">",
-        id = escape(criterion_id),
+        "<section><h2>Trend of {id}</h2><p><small>{n} audits of this device model in the history, oldest first; {c} change point(s). Each point links to its report.</small></p>{}",
+        svg_open_as(
+            "group",
+            WIDTH,
+            HEIGHT,
+            &format!(
+                "trend of {} over {} audits",
+                view.criterion_id,
+                points.len()
+            )
+        ),
+        id = escape(view.criterion_id),
         n = points.len(),
         c = trend.changes.len(),
     );
-    for (v, anchor) in [(high, "hanging"), (low, "auto")] {
+    let mut labelled: Vec<f64> = Vec::new();
+    for v in [high, low] {
+        if labelled.iter().all(|l| (y(*l) - y(v)).abs() > 12.0) {
+            labelled.push(v);
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
+                LEFT - 6.0,
+                y(v),
+                escape(&quantity(Some(v), unit))
+            );
+        }
+    }
+    for (limit, word) in [(view.limits.0, "at least"), (view.limits.1, "at most")] {
+        let Some(limit) = limit else { continue };
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"{anchor}\">{v:.1}{}</text>",
-            LEFT - 6.0,
-            y(v),
-            escape(unit)
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#cf222e\" stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{2:.1}\" font-size=\"11\" text-anchor=\"end\" fill=\"#a40e26\">threshold: {word} {3}</text>",
+            y(limit),
+            WIDTH - 20.0,
+            // Above the line, or below it when the line is at the top.
+            if y(limit) - 4.0 < TOP + 11.0 {
+                y(limit) + 13.0
+            } else {
+                y(limit) - 4.0
+            },
+            escape(&quantity(Some(limit), unit))
         );
     }
     for &at in &trend.changes {
         let cx = (x(at - 1) + x(at)) / 2.0;
         let _ = write!(
             svg,
-            "<line x1=\"{cx:.1}\" y1=\"{TOP}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#cf222e\" stroke-dasharray=\"4 3\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#cf222e\">changed from {}</text>",
+            "<line x1=\"{cx:.1}\" y1=\"{TOP}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#8250df\" stroke-dasharray=\"4 3\"><title>changed from {}</title></line>",
             HEIGHT - BOTTOM,
-            cx + 4.0,
-            HEIGHT - 8.0,
             escape(&points[at].label)
         );
     }
@@ -63,18 +160,89 @@ pub(super) fn trend(criterion_id: &str, trend: &Trend) -> String {
         line.join(" ")
     );
     for (i, p) in points.iter().enumerate() {
+        let (cx, cy) = (x(i), y(p.value));
+        let fill = if p.current { "#0969da" } else { "#ffffff" };
+        let title = format!(
+            "<title>{}: {}</title>",
+            escape(&describe(p)),
+            escape(&quantity(Some(p.value), unit))
+        );
+        let mark = if p.replay {
+            format!(
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{fill}\" stroke=\"#0969da\">{title}</rect>",
+                cx - 4.0,
+                cy - 4.0
+            )
+        } else if p.arm.is_some() {
+            format!(
+                "<path d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" fill=\"{fill}\" stroke=\"#0969da\">{title}</path>",
+                cy - 5.0
+            )
+        } else {
+            format!(
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{fill}\" stroke=\"#0969da\">{title}</circle>",
+                if p.current { 5 } else { 4 }
+            )
+        };
+        match &p.report {
+            Some(report) => {
+                let _ = write!(svg, "<a href=\"{}\">{mark}</a>", escape(report));
+            }
+            None => svg.push_str(&mark),
+        }
+    }
+    // The first and the last audit, by date and commit.
+    for (i, anchor) in [(0, "start"), (points.len() - 1, "end")] {
+        let p = &points[i];
+        let date = p.label.split('T').next().unwrap_or(&p.label);
+        let commit = p
+            .commit
+            .as_ref()
+            .map_or_else(String::new, |c| format!(" · {}", short(c)));
         let _ = write!(
             svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#0969da\"><title>{}: {:.1}{}</title></circle>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"{anchor}\">{}{}</text>",
             x(i),
-            y(p.value),
-            if p.current { 5 } else { 3 },
-            if p.current { "#0969da" } else { "#ffffff" },
-            escape(&p.label),
-            p.value,
-            escape(unit)
+            HEIGHT - 12.0,
+            escape(date),
+            escape(&commit)
         );
     }
-    svg.push_str("</svg></section>");
+    svg.push_str("</svg>");
+    let kinds = [
+        (points.iter().any(|p| p.replay), "square: a replay"),
+        (
+            points.iter().any(|p| p.arm.is_some()),
+            "diamond: an A/B arm",
+        ),
+        (
+            !trend.changes.is_empty(),
+            "violet dashed line: a change point",
+        ),
+    ];
+    let legend: Vec<&str> = std::iter::once("filled: this audit")
+        .chain(kinds.iter().filter(|(shown, _)| *shown).map(|(_, w)| *w))
+        .collect();
+    let _ = write!(svg, "<p><small>{}</small></p>", legend.join(" · "));
+    svg.push_str("<details><summary>the points as a table</summary>");
+    let mut table = String::from("<table><tr><th>audit</th><th>value</th></tr>");
+    for p in points {
+        let what = match &p.report {
+            Some(report) => format!(
+                "<a href=\"{}\">{}</a>",
+                escape(report),
+                escape(&describe(p))
+            ),
+            None => escape(&describe(p)),
+        };
+        let _ = write!(
+            table,
+            "<tr><td>{what}</td><td>{}</td></tr>",
+            escape(&quantity(Some(p.value), unit))
+        );
+    }
+    table.push_str("</table>");
+    svg.push_str(&scrolling(&table));
+    svg.push_str("</details></section>");
     svg
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord, Trend};
+use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord};
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
 use crate::probe::hitrace::ColdStart;
@@ -16,6 +16,8 @@ use crate::schema::AuditReport;
 /// The whole page.
 pub(crate) struct Page<'a> {
     pub(super) verdict: &'static str,
+    /// The verdict in one line.
+    pub(super) headline: crate::report::headline::Headline,
     /// What the audit was, where and when, as far as the report knows: label and text.
     pub(super) facts: Vec<(&'static str, String)>,
     /// The lock and the spec beside it, relative to the page.
@@ -28,7 +30,7 @@ pub(crate) struct Page<'a> {
     pub(super) screen: Option<ScreenView<'a>>,
     pub(super) flows: Vec<FlowStrip<'a>>,
     /// Each criterion's trend over the history, in pack order.
-    pub(super) trends: Vec<(&'a str, &'a Trend)>,
+    pub(super) trends: Vec<super::trends::TrendView<'a>>,
     /// The criteria not verified, each with why.
     pub(super) unverified: Vec<(&'a str, &'a str)>,
     /// Every error and warning of the audit, errors first.
@@ -50,6 +52,10 @@ pub(super) struct Timing<'a> {
     pub(super) runs: Vec<f64>,
     /// The aggregate, in ms.
     pub(super) value: Option<f64>,
+    /// The most the criterion allows, in ms, when its assertion sets an upper bound.
+    pub(super) limit_ms: Option<f64>,
+    /// Whether its check failed.
+    pub(super) failed: bool,
 }
 
 /// Where the page's lock and spec are, relative to it.
@@ -148,6 +154,7 @@ impl<'a> Page<'a> {
         let not_measured = |m: &'a MeasurementRecord| m.actual.as_deref().unwrap_or("not measured");
         Page {
             verdict: report.verdict.as_str(),
+            headline: crate::report::headline::audit(report),
             facts: facts(report),
             lock: report.lock.as_deref().map(|lock| Links {
                 lock: lock.to_owned(),
@@ -178,9 +185,7 @@ impl<'a> Page<'a> {
                         .collect(),
                 })
                 .collect(),
-            rows: report
-                .checks
-                .iter()
+            rows: failing_first(report)
                 .map(|entry| {
                     let c = &entry.check;
                     Row {
@@ -244,11 +249,37 @@ impl<'a> Page<'a> {
                 .iter()
                 .filter_map(|c| {
                     let id = c.check.criterion_id.as_str();
-                    Some((id, figures.trends.get(id)?))
+                    let trend = figures.trends.get(id)?;
+                    let assertion = criteria.get(id).and_then(|c| c.assertion.as_ref());
+                    let unit = trend.unit.as_deref().unwrap_or("");
+                    Some(super::trends::TrendView {
+                        criterion_id: id,
+                        trend,
+                        limits: (
+                            assertion.and_then(|a| a.assertion.lower_bound_in(unit)),
+                            assertion.and_then(|a| a.assertion.upper_bound_in(unit)),
+                        ),
+                    })
                 })
                 .collect(),
         }
     }
+}
+
+/// The checks in the order a reader wants them: failed musts, failed shoulds, the unverified,
+/// then the passes, each group in pack order.
+fn failing_first(report: &AuditReport) -> impl Iterator<Item = &crate::schema::ReportCheck> {
+    let mut checks: Vec<_> = report.checks.iter().collect();
+    checks.sort_by_key(|entry| {
+        let c = &entry.check;
+        match (c.result, c.weight) {
+            (CheckResult::Fail, crate::pack::Weight::Must) => 0,
+            (CheckResult::Fail, crate::pack::Weight::Should) => 1,
+            (CheckResult::Unverified, _) => 2,
+            (CheckResult::Pass, _) => 3,
+        }
+    });
+    checks.into_iter()
 }
 
 /// The page's heading facts: the pack, dwpipe, when, the device, the workspace.
@@ -313,6 +344,23 @@ fn flows<'a>(report: &'a AuditReport, figures: &'a Figures, pack: &Pack) -> Vec<
         .iter()
         .filter_map(|c| Some((c.id.as_str(), &c.assertion.as_ref()?.probe.as_ref()?.args)))
         .collect();
+    let limits: HashMap<&str, Option<f64>> = pack
+        .criteria
+        .iter()
+        .map(|c| {
+            let limit = c
+                .assertion
+                .as_ref()
+                .and_then(|a| a.assertion.upper_bound_in("ms"));
+            (c.id.as_str(), limit)
+        })
+        .collect();
+    let failed: Vec<&str> = report
+        .checks
+        .iter()
+        .filter(|c| c.check.result == CheckResult::Fail)
+        .map(|c| c.check.criterion_id.as_str())
+        .collect();
     figures
         .flows
         .values()
@@ -338,6 +386,8 @@ fn flows<'a>(report: &'a AuditReport, figures: &'a Figures, pack: &Pack) -> Vec<
                             .filter_map(|r| r.value.as_ref()?.as_number())
                             .collect(),
                         value: m.value.as_ref().and_then(crate::audit::Value::as_number),
+                        limit_ms: limits.get(m.criterion_id.as_str()).copied().flatten(),
+                        failed: failed.contains(&m.criterion_id.as_str()),
                     })
                 })
                 .collect(),
@@ -396,7 +446,14 @@ fn screen<'a>(report: &AuditReport, figures: &'a Figures, pack: &Pack) -> Option
             } else {
                 "#1a7f37"
             },
-            label: format!("{} {side} vp", layout.selector_of(node)),
+            label: if side < TOUCH_BASELINE_VP {
+                format!(
+                    "{} {side} vp < {TOUCH_BASELINE_VP}",
+                    layout.selector_of(node)
+                )
+            } else {
+                format!("{} {side} vp", layout.selector_of(node))
+            },
         });
     }
     let on_screen = report

@@ -1,19 +1,57 @@
 //! `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 
-use crate::report::html::{escape, head, name, said};
+use crate::report::headline;
+use crate::report::html::{FOOT, escape, head, name, said, scrolling};
 use std::fmt::Write;
 
 use crate::schema::{Cell, LabReport, files};
 
 /// `lab.html`: the matrix as one self-contained page, each device linking to its own report.
 pub(crate) fn html(report: &LabReport) -> String {
-    let mut page = head("lab", "Lab audit", report.verdict.as_str());
+    let mut page = head(
+        "lab",
+        "Lab audit",
+        report.verdict.as_str(),
+        &headline::lab(report),
+    );
     let _ = write!(
         page,
-        "<p><small>pack sha256:{} · {} device(s)</small></p><table><tr><th>criterion</th><th>dimension</th><th>weight</th>",
+        "<p><small>pack sha256:{} · {} device(s)</small></p>",
         escape(&report.pack_sha256),
         report.devices.len(),
     );
+    page.push_str(&scrolling(&matrix(report)));
+    for device in report.devices.iter().filter(|d| d.error.is_some()) {
+        let _ = write!(
+            page,
+            "<p><b>{}</b>: {}</p>",
+            name(&device.serial),
+            said(device.error.as_deref().unwrap_or_default())
+        );
+    }
+    for device in report.devices.iter().filter(|d| d.unrecorded.is_some()) {
+        let _ = write!(
+            page,
+            "<p><b>{}</b>: not recorded in the history: {}</p>",
+            name(&device.serial),
+            said(device.unrecorded.as_deref().unwrap_or_default())
+        );
+    }
+    for server in &report.unreachable {
+        let _ = write!(
+            page,
+            "<p><b>hdc server {}</b> did not answer: {} (its devices are in no column)</p>",
+            name(&server.server),
+            said(&server.reason)
+        );
+    }
+    page.push_str(FOOT);
+    page
+}
+
+/// The criterion × device table, with each device's verdict under its column.
+fn matrix(report: &LabReport) -> String {
+    let mut page = String::from("<table><tr><th>criterion</th><th>dimension</th><th>weight</th>");
     for device in &report.devices {
         let serial = name(&device.serial);
         let about = [
@@ -68,7 +106,7 @@ pub(crate) fn html(report: &LabReport) -> String {
                 escape(result.as_str())
             );
         }
-        page.push_str("</tr>");
+        page.push_str("</tr>\n");
     }
     page.push_str("<tr><th colspan=\"3\">device verdict</th>");
     for device in &report.devices {
@@ -80,30 +118,5 @@ pub(crate) fn html(report: &LabReport) -> String {
         let _ = write!(page, "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>");
     }
     page.push_str("</tr></table>");
-    for device in report.devices.iter().filter(|d| d.error.is_some()) {
-        let _ = write!(
-            page,
-            "<p><b>{}</b>: {}</p>",
-            name(&device.serial),
-            said(device.error.as_deref().unwrap_or_default())
-        );
-    }
-    for device in report.devices.iter().filter(|d| d.unrecorded.is_some()) {
-        let _ = write!(
-            page,
-            "<p><b>{}</b>: not recorded in the history: {}</p>",
-            name(&device.serial),
-            said(device.unrecorded.as_deref().unwrap_or_default())
-        );
-    }
-    for server in &report.unreachable {
-        let _ = write!(
-            page,
-            "<p><b>hdc server {}</b> did not answer: {} (its devices are in no column)</p>",
-            name(&server.server),
-            said(&server.reason)
-        );
-    }
-    page.push_str("</body></html>\n");
     page
 }
