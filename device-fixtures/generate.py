@@ -666,9 +666,18 @@ for i, candidate in enumerate(["ab-same", "ab-same", "ab-same", "ab-slower"], st
     build_ab_device(f"ab-phone-{i}", f"AB0PHONE0{i}", "ab-base", candidate)
 build_ab_device("ab-phone-noisy", "AB0NOISY01", "ab-noisy-base", "ab-noisy")
 os.makedirs(os.path.join(ROOT, "haps"), exist_ok=True)
-for version in ["1.0", "1.1"]:
-    with open(os.path.join(ROOT, "haps", f"notes-{version}.hap"), "w") as f:
-        f.write(f"a stand-in for the notes app's signed HAP, version {version}: fake-hdc installs it by name\n")
+for version, code in [("1.0", 1000000), ("1.1", 1001000)]:
+    # A zip, as a HAP is, whose module.json names the version (what the A/B page shows); the
+    # rest stands in for the signed app: fake-hdc installs it by name. Fixed times and order,
+    # so that the bytes (and their SHA-256) are the same on every run.
+    import zipfile
+    with zipfile.ZipFile(os.path.join(ROOT, "haps", f"notes-{version}.hap"), "w", zipfile.ZIP_DEFLATED) as hap:
+        def member(name, text):
+            info = zipfile.ZipInfo(name, date_time=(2026, 11, 30, 10, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            hap.writestr(info, text)
+        member("module.json", '{"app":{"bundleName":"%s","versionCode":%d,"versionName":"%s.0"},"module":{"name":"entry","type":"entry"}}' % (BUNDLE, code, version))
+        member("README.txt", f"a stand-in for the notes app's signed HAP, version {version}: fake-hdc installs it by name\n")
 def cpuusage(pid, percent):
     """`hidumper --cpuusage <pid>` as hidumper prints it (its documented sample's layout)."""
     return ("\n-------------------------------[cpuusage]-------------------------------\n\n"

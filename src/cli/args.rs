@@ -161,8 +161,8 @@ unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid i
 A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \
 audited in parallel (--jobs at once), each into --out/<serial>/ (--out/<server>_<serial>/ when the \
 same connect key is on several servers, as emulators at 127.0.0.1:5555 are); a device that fails \
-or vanishes does not stop the others. lab.json, lab.md and lab-junit.xml (one suite per device) hold the \
-criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
+or vanishes does not stop the others. lab.json, lab.md, lab.html and lab-junit.xml (one suite per \
+device) hold the criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
 be audited.
 
 Same-device A/B: --baseline-hap (the last release) and --candidate-hap switch the device between \
@@ -170,9 +170,12 @@ the two builds (uninstall, then install: the app's data is reset), discard the f
 each install as a warm-up, and measure the arms alternately in blocks (A B A B …) for --runs per \
 arm (default 10); criteria whose comparison is still unknown get more runs, doubling up to \
 --max-runs (default 40), then end inconclusive. Writes baseline/ and candidate/ (an audit each), \
-warm-up/, compare.json, compare.md, compare-junit.xml, compare.html and ab.json into --out; the \
-device is left with the candidate installed (after an error or a signal too). With --devices, \
-each device is compared with itself and ab-lab.json/ab-lab.md hold the matrix. Exit 0 when the \
+warm-up/, compare.json, compare.md, compare-junit.xml, compare.html, ab.html (both builds with \
+their versions, the blocks, both verdicts) and ab.json into --out; the device is left with the \
+candidate installed (after an error or a signal too). With --devices, each device is compared \
+with itself and ab-lab.json, ab-lab.md, ab-lab.html and ab-lab-junit.xml hold the matrix.
+
+--summary-md FILE adds the outcome as Markdown to FILE (a CI step summary, a PR comment). Exit 0 when the \
 candidate passes the pack and is the same or better, 1 when it fails the pack, regressed or the \
 comparison is inconclusive.")]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]

@@ -2,6 +2,7 @@
 //! hitrace traces, hidumper outputs, layout dumps, screenshots and hypium results. The probe
 //! catalog (which probe ids a pack may name) is the pack's vocabulary and lives with the pack.
 
+pub mod hap;
 pub mod hidumper;
 pub mod hitrace;
 pub mod hypium;

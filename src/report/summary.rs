@@ -203,14 +203,21 @@ pub(crate) fn comparison(comparison: &Comparison, page: Option<&str>) -> String 
 /// A same-device A/B session.
 pub(crate) fn ab(record: &AbRecord, comparison: &Comparison, page: Option<&str>) -> String {
     let mut out = opening("same-device A/B", &headline::ab(record));
-    let _ = writeln!(
-        out,
-        "Baseline `{}` (sha256 {}), candidate `{}` (sha256 {})\n",
-        cell(&record.baseline.hap),
-        &record.baseline.sha256[..record.baseline.sha256.len().min(12)],
-        cell(&record.candidate.hap),
-        &record.candidate.sha256[..record.candidate.sha256.len().min(12)],
-    );
+    for (label, arm) in [
+        ("Baseline", &record.baseline),
+        ("Candidate", &record.candidate),
+    ] {
+        let _ = writeln!(
+            out,
+            "{label} `{}`{} (sha256 {})  ",
+            cell(&arm.hap),
+            arm.version
+                .as_ref()
+                .map_or_else(String::new, |v| format!(", {}", cell(&v.to_string()))),
+            &arm.sha256[..arm.sha256.len().min(12)],
+        );
+    }
+    out.push('\n');
     compared(&mut out, comparison);
     see(&mut out, page);
     out

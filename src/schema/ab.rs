@@ -54,6 +54,25 @@ impl std::fmt::Display for Restored {
     }
 }
 
+/// A build's version, as its HAP's `module.json` names it, or why it could not be read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub(crate) enum BuildVersion {
+    /// `versionName` and `versionCode`.
+    Read { name: String, code: u64 },
+    /// Why not.
+    Unread { reason: String },
+}
+
+impl std::fmt::Display for BuildVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildVersion::Read { name, code } => write!(f, "version {name} (code {code})"),
+            BuildVersion::Unread { reason } => write!(f, "version not read: {reason}"),
+        }
+    }
+}
+
 /// One arm in the record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -68,6 +87,9 @@ pub(crate) struct ArmRecord {
     pub(crate) runs: u32,
     /// Its audit's absolute verdict.
     pub(crate) verdict: Verdict,
+    /// Its version, as the HAP names it (absent in records made before dwpipe read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) version: Option<BuildVersion>,
 }
 
 /// `ab.json`.
@@ -107,14 +129,14 @@ impl AbRecord {
     /// asked for and allowed, the blocks as they ran, both arms' reports and the comparison
     /// (whose report names are the arms' files).
     pub(crate) fn new(
-        builds: [&InstalledHap; 2],
+        builds: [(&InstalledHap, &BuildVersion); 2],
         runs: [u32; 2],
         blocks: Vec<Block>,
         (baseline, candidate): (&AuditReport, &AuditReport),
         comparison: &Comparison,
     ) -> AbRecord {
         let arm = |arm: Arm, report: &AuditReport, name: &str| {
-            let build = builds[usize::from(arm == Arm::Candidate)];
+            let (build, version) = builds[usize::from(arm == Arm::Candidate)];
             ArmRecord {
                 hap: build.path.clone(),
                 sha256: build.sha256.clone(),
@@ -125,6 +147,7 @@ impl AbRecord {
                     .map(|b| b.runs[1] + 1 - b.runs[0])
                     .sum(),
                 verdict: report.verdict,
+                version: Some(version.clone()),
             }
         };
         AbRecord {

@@ -15,7 +15,7 @@ mod printed;
 
 use std::fmt::Write;
 
-pub(crate) use ab::{AbRecord, Arm, Block, Restored};
+pub(crate) use ab::{AbRecord, Arm, Block, BuildVersion, Restored};
 pub(crate) use ab_lab::{AbCell, AbColumn, AbLabReport};
 pub(crate) use audit::ReportCheck;
 pub use audit::{AuditReport, Summary};

@@ -324,7 +324,10 @@ async fn session<D: Device>(
     }
     written.extend(compared);
     let record = AbRecord::new(
-        [&builds.baseline.hap, &builds.candidate.hap],
+        [
+            (&builds.baseline.hap, &builds.baseline.version),
+            (&builds.candidate.hap, &builds.candidate.version),
+        ],
         [builds.runs.first, builds.runs.max],
         blocks,
         (&baseline, &candidate),

@@ -15,6 +15,7 @@ use crate::history::Recorder;
 use crate::input::resolve_hap;
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
+use crate::schema::BuildVersion;
 use crate::schema::{Arm, files};
 use crate::target::Target;
 
@@ -30,6 +31,8 @@ pub(crate) struct Build {
     pub(crate) path: PathBuf,
     /// What the audit records of it (the path as given, the SHA-256).
     pub(crate) hap: InstalledHap,
+    /// Its version, as its `module.json` names it.
+    pub(crate) version: BuildVersion,
 }
 
 impl Build {
@@ -43,7 +46,20 @@ impl Build {
             )
             .fix("pass the signed .hap files of both builds")
         })?;
+        let version = std::fs::File::open(&hap.resolved)
+            .map_err(|e| e.to_string())
+            .and_then(|file| {
+                crate::probe::hap::version(std::io::BufReader::new(file)).map_err(|e| chain(&e))
+            })
+            .map_or_else(
+                |reason| BuildVersion::Unread { reason },
+                |v| BuildVersion::Read {
+                    name: v.name,
+                    code: v.code,
+                },
+            );
         Ok(Build {
+            version,
             path: hap.resolved,
             hap: InstalledHap {
                 path: path.display().to_string(),
@@ -115,7 +131,7 @@ pub(crate) enum Mode {
         runs: Option<NonZeroU32>,
     },
     /// A same-device A/B of two builds.
-    Ab(Builds),
+    Ab(Box<Builds>),
 }
 
 /// The build a delivery verified, installed on each device before it is audited.
@@ -251,11 +267,11 @@ impl<'a> AuditPlan<'a> {
             None => Mode::Audit {
                 runs: runs.and_then(NonZeroU32::new),
             },
-            Some((baseline, candidate, max_runs)) => Mode::Ab(Builds {
+            Some((baseline, candidate, max_runs)) => Mode::Ab(Box::new(Builds {
                 runs: ArmRuns::new(runs, max_runs)?,
                 baseline: Build::hashed(&baseline, "the baseline HAP")?,
                 candidate: Build::hashed(&candidate, "the candidate HAP")?,
-            }),
+            })),
         };
         std::fs::create_dir_all(&out).map_err(|source| PlanError::Folder {
             path: out.clone(),

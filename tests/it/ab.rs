@@ -88,6 +88,17 @@ fn a_ten_percent_slower_candidate_regresses_against_the_release_on_the_same_devi
     assert_eq!(record["absolute"], "pass");
     assert_eq!(record["left-installed"]["state"], "candidate");
     assert_eq!(installed(dir.path(), "AB0PHONE04"), "notes-1.1.hap");
+    // Each build named as the release engineer knows it: its HAP's version.
+    assert_eq!(
+        record["candidate"]["version"],
+        serde_json::json!({"state": "read", "name": "1.1.0", "code": 1001000})
+    );
+    let page = fs::read_to_string(dir.path().join("out/ab.html")).unwrap();
+    assert!(
+        page.contains("version 1.0.0 (code 1000000)")
+            && page.contains("version 1.1.0 (code 1001000)"),
+        "{page}"
+    );
     // Alternating blocks of 4 runs, each after its own install and warm-up.
     let blocks: Vec<(String, Value)> = record["blocks"]
         .as_array()
@@ -287,6 +298,19 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
         .map(|d| d["regression"].as_str().unwrap())
         .collect();
     assert_eq!(verdicts, ["same", "same", "same", "regressed"]);
+    // The A/B lab has its page and its JUnit, as a plain lab does: the regressed device fails
+    // its suite, the silent server is an error.
+    let page = fs::read_to_string(dir.path().join("out/ab-lab.html")).unwrap();
+    assert!(
+        page.contains("href=\"AB0PHONE04/ab.html\"") && page.contains("class=\"banner fail\""),
+        "{page}"
+    );
+    let junit = fs::read_to_string(dir.path().join("out/ab-lab-junit.xml")).unwrap();
+    assert!(
+        junit.contains("<testsuite name=\"dwpipe A/B AB0PHONE04\" tests=\"2\" failures=\"1\"")
+            && junit.contains("<testsuite name=\"dwpipe hdc server 10.0.0.9:8710\""),
+        "{junit}"
+    );
     let fourth = &matrix["devices"][3]["criteria"][0];
     assert!(
         (5.0..15.0).contains(&fourth["delta-pct"].as_f64().unwrap()),

@@ -434,7 +434,14 @@ fn every_page_reads_at_a_glance_on_a_phone_and_for_every_reader() {
                 "{name}: the banner is `{banner}`, wanted {tone} with `{words}`"
             ));
         }
-        for must in ["<meta name=\"viewport\"", "<main>", "</main>"] {
+        let shown = SHOWN
+            .iter()
+            .find(|(page, _)| *page == name)
+            .map_or(&[][..], |(_, shown)| *shown);
+        for must in ["<meta name=\"viewport\"", "<main>", "</main>"]
+            .iter()
+            .chain(shown)
+        {
             if !html.contains(must) {
                 problems.push(format!("{name}: no {must}"));
             }
@@ -463,6 +470,38 @@ fn every_page_reads_at_a_glance_on_a_phone_and_for_every_reader() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// What a page shows besides its banner: the replay label, the diagnostics with their codes,
+/// the pack's thresholds, the builds.
+const SHOWN: &[(&str, &[&str])] = &[
+    (
+        "audit that fails",
+        &["<th>replay</th>", "What failed", "threshold 800 ms"],
+    ),
+    (
+        "pass with unstable runs",
+        &["Errors and warnings", "<code>W_MEASUREMENT_UNSTABLE</code>"],
+    ),
+    (
+        "a flow",
+        &["threshold: at most 900 ms", "threshold: at most 100 ms"],
+    ),
+    (
+        "trend",
+        &[
+            "threshold: at most 1100 ms",
+            "square: a replay",
+            "the points as a table",
+        ],
+    ),
+    ("comparison", &["replay of the capture", "700.5 ms (10)"]),
+    (
+        "A/B",
+        &["version 1.1.0 (code 1001000)", "warm-up/1-baseline"],
+    ),
+    ("A/B lab", &["href=\"AB0PHONE04/ab.html\""]),
+    ("lab incomplete", &["10.0.0.9:8710"]),
+];
 
 /// Names every `<text>` whose box leaves its `<svg>`'s drawing area (its viewBox, or its
 /// width and height), in `<pre id="cut">checked N: [...]</pre>`; every two labels of one

@@ -34,8 +34,11 @@ pub(crate) fn ab_html(record: &AbRecord, comparison: &Comparison) -> String {
             .map_or(String::new(), |(dir, _)| format!("{dir}/"));
         let _ = write!(
             page,
-            "<tr><th>{label}</th><td>{} · sha256:{} · {} run(s) · against the pack: <b>{}</b> · <a href=\"{}\">its audit</a> (<a href=\"{}\">page</a>)</td></tr>",
+            "<tr><th>{label}</th><td>{}{} · sha256:{} · {} run(s) · against the pack: <b>{}</b> · <a href=\"{}\">its audit</a> (<a href=\"{}\">page</a>)</td></tr>",
             escape(&arm.hap),
+            arm.version
+                .as_ref()
+                .map_or_else(String::new, |v| format!(" · {}", said(&v.to_string()))),
             escape(&arm.sha256),
             arm.runs,
             arm.verdict.as_str(),
