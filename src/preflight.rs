@@ -140,7 +140,7 @@ pub(crate) fn programs(config: &Config) -> Vec<Check> {
         checks.push(match agent.kind {
             AgentKind::Deveco => program(
                 "agent (DevEco Code)",
-                "deveco",
+                &agent.program,
                 workspace,
                 "E_PREFLIGHT_AGENT",
                 "install DevEco Code, Huawei's coding agent for Windows and macOS (not on npm; its \
@@ -355,7 +355,7 @@ pub(crate) async fn versions(checks: &mut [Check], cancel: &Cancel) {
             .unwrap_or_default();
         let flag = match name.as_str() {
             "hdc" => "-v",
-            "deveco" => "--version",
+            "deveco" | "opencode" => "--version",
             "hvigorw" | "hvigorw.js" => "-v",
             _ => continue,
         };

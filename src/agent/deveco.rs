@@ -88,6 +88,18 @@ impl Stream {
                     );
                 }
             }
+            // The runtime gives the model only the tools its permission config allows: a call
+            // to any other one comes back as the `invalid` tool, naming the tool it wanted.
+            Some("tool_use") if event["part"]["tool"] == "invalid" => {
+                self.rejected_count += 1;
+                let wanted = event["part"]["state"]["input"]["tool"]
+                    .as_str()
+                    .unwrap_or("a tool");
+                let tool = format!("{wanted} (not available to the agent)");
+                if self.rejected.len() < KEPT && !self.rejected.contains(&tool) {
+                    self.rejected.push(tool);
+                }
+            }
             Some("tool_use") if event["part"]["state"]["status"] == "error" => {
                 let error = event["part"]["state"]["error"]
                     .as_str()
@@ -123,9 +135,21 @@ impl Stream {
     /// The run's ending, from its stream and how the process ended.
     pub(crate) fn ending(&self, end: AgentEnd) -> Ending {
         let incomplete = |why: String| Ending::Incomplete(why);
+        let error = self.errors.first().map(|error| {
+            let more = match self.error_count {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            format!("session error: {error}{more}")
+        });
         match end {
             AgentEnd::Exited(0) => {}
-            AgentEnd::Exited(code) => return incomplete(format!("deveco exited {code}")),
+            AgentEnd::Exited(code) => {
+                return incomplete(match error {
+                    Some(error) => format!("the agent exited {code}; {error}"),
+                    None => format!("the agent exited {code}"),
+                });
+            }
             AgentEnd::Signalled(signal) => {
                 return incomplete(format!("killed mid-stream by signal {signal}"));
             }
@@ -133,12 +157,8 @@ impl Stream {
                 return incomplete(format!("stopped at its time limit ({after:?})"));
             }
         }
-        if let Some(error) = self.errors.first() {
-            let more = match self.error_count {
-                0 | 1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            return incomplete(format!("session error: {error}{more}"));
+        if let Some(error) = error {
+            return incomplete(error);
         }
         if !self.rejected.is_empty() {
             return incomplete(format!(
@@ -203,9 +223,14 @@ pub(super) async fn watchdog(
     }
 }
 
-/// `deveco export <session>` into `path`: the session as DevEco Code stored it, child
-/// sessions included.
-pub(super) async fn export(session: &str, path: &Path, cancel: &Cancel) -> Result<(), String> {
+/// `deveco export <session>` (`program` is `deveco`, or OpenCode's) into `path`: the session
+/// as the runtime stored it, child sessions included.
+pub(super) async fn export(
+    (program, env): (&str, &[(std::ffi::OsString, std::ffi::OsString)]),
+    session: &str,
+    path: &Path,
+    cancel: &Cancel,
+) -> Result<(), String> {
     let valid = !session.is_empty()
         && session.len() <= 128
         && session
@@ -216,7 +241,9 @@ pub(super) async fn export(session: &str, path: &Path, cancel: &Cancel) -> Resul
             "the stream's session id {session:?} is not a plain id"
         ));
     }
-    let mut spec = ProcessSpec::new("deveco", ["export", session]).timeout(EXPORT_TIMEOUT);
+    let mut spec = ProcessSpec::new(program, ["export", session]).timeout(EXPORT_TIMEOUT);
+    // In the run's environment: where the runtime keeps its sessions is set there.
+    spec.env = env.to_vec();
     // The session is kept whole or not at all: a cut JSON document is no evidence.
     spec.head_limit = crate::input::MAX_REPORT_BYTES as usize;
     let outcome = run(&spec, cancel).await.map_err(|e| e.to_string())?;
@@ -225,9 +252,9 @@ pub(super) async fn export(session: &str, path: &Path, cancel: &Cancel) -> Resul
         Completion::Exited(0) if outcome.stdout.is_complete() && !bytes.trim_ascii().is_empty() => {
             crate::output::write_atomic(path, &bytes).map_err(|e| e.to_string())
         }
-        Completion::Exited(0) => Err("`deveco export` printed nothing whole".to_owned()),
+        Completion::Exited(0) => Err(format!("`{program} export` printed nothing whole")),
         other => Err(format!(
-            "`deveco export` ended {other:?}: {}",
+            "`{program} export` ended {other:?}: {}",
             outcome.stderr.to_string_lossy().trim()
         )),
     }
@@ -252,6 +279,8 @@ mod tests {
     const TOOL_CALLS: &str = r#"{"type":"step_finish","timestamp":3,"sessionID":"ses_1","part":{"type":"step-finish","reason":"tool-calls"}}"#;
     const REJECTED: &str = r#"{"type":"tool_use","timestamp":2,"sessionID":"ses_1","part":{"type":"tool","tool":"external_directory","state":{"status":"error","error":"The user rejected permission to use this specific tool call."}}}"#;
     const ERROR: &str = r#"{"type":"error","timestamp":2,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"rate limited"}}}"#;
+    /// OpenCode 1.18.33's event when the model called a tool its permission config withheld.
+    const UNAVAILABLE: &str = r#"{"type":"tool_use","timestamp":2,"sessionID":"ses_1","part":{"type":"tool","tool":"invalid","callID":"call_1","state":{"status":"completed","input":{"tool":"edit","error":"Model tried to call unavailable tool 'edit'."},"output":"The arguments provided to the tool are invalid"}}}"#;
 
     #[test]
     fn only_a_clean_stop_is_finished() {
@@ -292,7 +321,17 @@ mod tests {
             (
                 stream(&[START, TEXT, STOP]),
                 AgentEnd::Exited(1),
-                "deveco exited 1",
+                "the agent exited 1",
+            ),
+            (
+                stream(&[START, ERROR]),
+                AgentEnd::Exited(1),
+                "the agent exited 1; session error: rate limited",
+            ),
+            (
+                stream(&[START, UNAVAILABLE, TOOL_CALLS, START, TEXT, STOP]),
+                AgentEnd::Exited(0),
+                "permission rejected for edit (not available to the agent)",
             ),
         ];
         for (stream, end, why) in cases {

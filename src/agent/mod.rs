@@ -154,11 +154,15 @@ pub(crate) fn argv(
     let (workspace, brief_file) = (absolute(workspace), absolute(brief_file));
     match agent.kind {
         AgentKind::Deveco => {
-            let mut argv: Vec<String> = [
-                "deveco", "run", "--agent", "goal", "--format", "json", "--dir",
-            ]
-            .map(str::to_owned)
-            .to_vec();
+            let mut argv: Vec<String> = vec![
+                agent.program.clone(),
+                "run".into(),
+                "--agent".into(),
+                agent.mode.clone(),
+                "--format".into(),
+                "json".into(),
+                "--dir".into(),
+            ];
             argv.push(workspace.display().to_string());
             argv.extend(agent.argv.iter().cloned());
             argv.push(brief.to_owned());
@@ -267,6 +271,11 @@ pub(crate) async fn dispatch(
         .map(|(k, v)| (k.into(), v.into()))
         .collect();
     let deveco = agent.kind == AgentKind::Deveco;
+    // The runtime's own configuration, inline (a provider, a model, its permissions).
+    if let (true, Some(config)) = (deveco, &agent.config) {
+        spec.env
+            .push((agent.config_env.clone().into(), config.clone().into()));
+    }
     let last_line = Arc::new(Mutex::new(Instant::now()));
     // The whole stream is judged as it arrives; the log keeps a bounded head and tail.
     let reading = Arc::new(Mutex::new(Reading::default()));
@@ -362,8 +371,15 @@ pub(crate) async fn dispatch(
             stream.ending(end)
         });
         if let Some(session) = &stream.session {
-            record.export =
-                Some(export(session, &log.with_extension("session.json"), cancel).await);
+            record.export = Some(
+                export(
+                    (&agent.program, &spec.env),
+                    session,
+                    &log.with_extension("session.json"),
+                    cancel,
+                )
+                .await,
+            );
         }
     }
     Ok(record)

@@ -25,6 +25,10 @@ fn agent(script: &str, timeout: Duration) -> Agent {
         timeout,
         idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
+        program: "deveco".into(),
+        mode: "goal".into(),
+        config_env: "DEVECO_CONFIG_CONTENT".into(),
+        config: None,
     }
 }
 
@@ -159,6 +163,10 @@ fn argv_for_deveco_and_for_commands() {
         timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
+        program: "deveco".into(),
+        mode: "goal".into(),
+        config_env: "DEVECO_CONFIG_CONTENT".into(),
+        config: None,
     };
     assert_eq!(
         argv(
@@ -199,6 +207,10 @@ fn argv_for_deveco_and_for_commands() {
         timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(60),
         env: BTreeMap::new(),
+        program: "deveco".into(),
+        mode: "goal".into(),
+        config_env: "DEVECO_CONFIG_CONTENT".into(),
+        config: None,
     };
     let dir = workspace();
     let result = block_on(dispatch(

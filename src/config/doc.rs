@@ -34,6 +34,14 @@ pub(super) struct AgentDoc {
     pub(super) idle_timeout: Option<String>,
     #[serde(default)]
     pub(super) env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(super) program: Option<String>,
+    #[serde(default)]
+    pub(super) mode: Option<String>,
+    #[serde(default)]
+    pub(super) config_env: Option<String>,
+    #[serde(default)]
+    pub(super) config: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]

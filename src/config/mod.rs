@@ -45,6 +45,15 @@ pub(crate) struct Agent {
     pub(crate) idle_timeout: Duration,
     /// Extra environment.
     pub(crate) env: BTreeMap<String, String>,
+    /// For `deveco`: the program (`deveco`, or OpenCode's `opencode`, whose command line
+    /// DevEco Code keeps).
+    pub(crate) program: String,
+    /// For `deveco`: the agent it runs as (`--agent`: DevEco Code's `goal`, OpenCode's `build`).
+    pub(crate) mode: String,
+    /// For `deveco`: the variable that carries inline configuration (`DEVECO_CONFIG_CONTENT`,
+    /// OpenCode's `OPENCODE_CONFIG_CONTENT`), and the configuration it carries (JSON), if any.
+    pub(crate) config_env: String,
+    pub(crate) config: Option<String>,
 }
 
 words! {
@@ -230,6 +239,45 @@ impl Config {
                     AgentKind::Command => argv(path, a.argv, "agent")?,
                     AgentKind::Deveco => a.argv,
                 };
+                if kind == AgentKind::Command
+                    && (a.program.is_some()
+                        || a.mode.is_some()
+                        || a.config_env.is_some()
+                        || a.config.is_some())
+                {
+                    return Err(invalid(
+                        path,
+                        "agent.program, mode, config-env and config are for `kind: deveco`; a command agent is its argv",
+                    ));
+                }
+                let config_env = a
+                    .config_env
+                    .unwrap_or_else(|| "DEVECO_CONFIG_CONTENT".to_owned());
+                if !config_env
+                    .bytes()
+                    .enumerate()
+                    .all(|(i, b)| b == b'_' || b.is_ascii_uppercase() || (i > 0 && b.is_ascii_digit()))
+                    || config_env.is_empty()
+                {
+                    return Err(invalid(
+                        path,
+                        format!("agent.config-env `{config_env}` is not an environment variable's name (A-Z, 0-9, _)"),
+                    ));
+                }
+                let config = match a.config {
+                    None => None,
+                    Some(value @ serde_json::Value::Object(_)) => Some(value.to_string()),
+                    Some(_) => {
+                        return Err(invalid(
+                            path,
+                            "agent.config must be a mapping (the agent's own configuration, passed inline)",
+                        ));
+                    }
+                };
+                let program = a.program.unwrap_or_else(|| "deveco".to_owned());
+                if program.is_empty() || program.contains('\0') {
+                    return Err(invalid(path, "agent.program must name a program"));
+                }
                 Ok(Agent {
                     kind,
                     argv,
@@ -246,6 +294,10 @@ impl Config {
                         "agent.idle-timeout",
                     )?,
                     env: a.env,
+                    program,
+                    mode: a.mode.unwrap_or_else(|| "goal".to_owned()),
+                    config_env,
+                    config,
                 })
             })
             .transpose()?;
@@ -422,7 +474,38 @@ mod tests {
                 "verify timeout",
             ),
             ("repair:\n  maxRounds: 3\n", "maxRounds"),
+            (
+                "agent:\n  kind: command\n  argv: [x]\n  program: opencode\n",
+                "are for `kind: deveco`",
+            ),
+            (
+                "agent:\n  kind: deveco\n  config-env: \"OPENCODE CONFIG\"\n",
+                "not an environment variable's name",
+            ),
+            (
+                "agent:\n  kind: deveco\n  config: [model]\n",
+                "agent.config must be a mapping",
+            ),
         ];
+        let opencode = Config::parse(
+            Path::new("dwpipe.yaml"),
+            "agent:\n  kind: deveco\n  program: opencode\n  mode: build\n  config-env: OPENCODE_CONFIG_CONTENT\n  config: { model: scripted/scripted }\n",
+        )
+        .unwrap()
+        .agent
+        .unwrap();
+        assert_eq!(
+            (
+                opencode.program.as_str(),
+                opencode.mode.as_str(),
+                opencode.config_env.as_str()
+            ),
+            ("opencode", "build", "OPENCODE_CONFIG_CONTENT")
+        );
+        assert_eq!(
+            opencode.config.as_deref(),
+            Some(r#"{"model":"scripted/scripted"}"#)
+        );
         for (text, expected) in rows {
             let error = Config::parse(Path::new("dwpipe.yaml"), text).unwrap_err();
             assert_eq!(error.code, "E_CONFIG_INVALID");

@@ -4,6 +4,7 @@
 mod support;
 
 mod ab;
+mod agent_runtime;
 mod audit;
 mod browser;
 mod ci_examples;

@@ -1,0 +1,279 @@
+//! The agent stage against a real agent runtime: OpenCode's (which DevEco Code is built from
+//! and whose command line it keeps), installed pinned from the npm registry by
+//! `.ci/agent-deps`, driven by `dwpipe deliver` as `agent.kind: deveco` with `program:` pointed
+//! at it, and played by a scripted model (`tests/agents/model_server.py`, an OpenAI-compatible
+//! server on loopback). Each scenario ends as `deliver` promises: a clean edit finishes and is
+//! verified; an edit the permission config withholds, a model that fails mid-answer and a model
+//! that stalls end the run `incomplete (why)`; a tool error is finished but fixes nothing, and
+//! the repair brief says how the run ended; a subagent's edit counts.
+//!
+//! Outside CI a missing runtime (no `.ci/agent-deps` run) skips with a line; inside CI it fails.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::delivery::{PAGE, SPACING, deliver, project, run_dir};
+
+/// OpenCode's runtime as `.ci/agent-deps` installs it, or `$DWPIPE_OPENCODE`.
+fn runtime() -> Option<PathBuf> {
+    let path = std::env::var_os("DWPIPE_OPENCODE").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/agent-deps/node_modules/.bin/opencode")
+        },
+        PathBuf::from,
+    );
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "OpenCode's runtime is missing at {} (run .ci/agent-deps)",
+        path.display()
+    );
+    eprintln!(
+        "skipped: the agent runtime tests (no OpenCode at {}; run .ci/agent-deps)",
+        path.display()
+    );
+    None
+}
+
+/// The scripted model, stopped when dropped.
+struct Model {
+    child: Child,
+    port: u16,
+}
+
+impl Model {
+    /// Serves `turns` (see model_server.py) on a free port of 127.0.0.1.
+    fn start(dir: &Path, turns: &Value) -> Model {
+        let scenario = dir.join("scenario.json");
+        fs::write(&scenario, turns.to_string()).unwrap();
+        let port_file = dir.join("model.port");
+        let child = Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/model_server.py"))
+            .arg(&scenario)
+            .arg(&port_file)
+            .spawn()
+            .expect("python3 runs the scripted model");
+        let started = Instant::now();
+        while !port_file.is_file() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the model never listened"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let port = fs::read_to_string(&port_file).unwrap().parse().unwrap();
+        Model { child, port }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A delivery of the example whose agent is OpenCode's runtime playing `turns`, with `edit`
+/// allowed or not and `idle` as the idle watchdog's limit: (exit code, deliver.json, run
+/// folder, project folder).
+fn delivered(
+    opencode: &Path,
+    turns: impl FnOnce(&Path) -> Value,
+    edit: &str,
+    idle: &str,
+) -> (i32, Value, PathBuf, tempfile::TempDir) {
+    let dir = project("[true]", SPACING, "notes-pass", "");
+    let page = dir.path().join(PAGE);
+    let model = Model::start(dir.path(), &turns(&page));
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/cache");
+    let state = dir.path().join("agent-home");
+    let config = json!({
+        "provider": {"scripted": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Scripted",
+            "options": {"baseURL": format!("http://127.0.0.1:{}/v1", model.port), "apiKey": "none"},
+            "models": {"scripted": {"name": "Scripted", "tool_call": true}}
+        }},
+        "model": "scripted/scripted",
+        "permission": {"edit": edit, "bash": "deny", "external_directory": "deny"}
+    });
+    let yaml = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
+    let rest = yaml.split_once("verify:").unwrap().1;
+    fs::write(
+        dir.path().join("dwpipe.yaml"),
+        format!(
+            "workspace: project\nagent:\n  kind: deveco\n  program: {}\n  mode: build\n  config-env: OPENCODE_CONFIG_CONTENT\n  config: {config}\n  timeout: 2m\n  idle-timeout: {idle}\n  env:\n    XDG_DATA_HOME: {home}/data\n    XDG_STATE_HOME: {home}/state\n    XDG_CONFIG_HOME: {home}/config\n    XDG_CACHE_HOME: {cache}\nrepair:\n  max-rounds: 1\nverify:{rest}",
+            opencode.display(),
+            home = state.display(),
+            cache = cache.display(),
+        ),
+    )
+    .unwrap();
+    let (code, report, stderr) = deliver(dir.path(), &["--no-review"]);
+    drop(model);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let run = run_dir(&report, dir.path());
+    (code, report, run, dir)
+}
+
+/// The agent's ledger lines.
+fn agent_lines(run: &Path) -> Vec<Value> {
+    fs::read_to_string(run.join("ledger.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["stage"] == "agent")
+        .collect()
+}
+
+fn edit(page: &Path, from: &str, to: &str) -> Value {
+    json!({"tool": "edit", "arguments": {"filePath": page, "oldString": from, "newString": to}})
+}
+
+#[test]
+fn a_clean_edit_finishes_and_is_verified() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, run, dir) = delivered(
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Set the spacing to 12.\nResult: PASS"}]),
+        "allow",
+        "1m",
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["terminal-reason"], "verified");
+    assert_eq!(report["agent-ending"], "finished");
+    // The claim is recorded as a claim; the verdict is the recomputed one.
+    assert_eq!(report["agent-claim"], "pass");
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 12 })"), "{page}");
+    assert!(
+        run.join("agent-1.session.json").is_file(),
+        "the runtime's own export of the session is kept"
+    );
+    let agent = &agent_lines(&run)[0];
+    assert!(
+        agent["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ending: finished"),
+        "{agent}"
+    );
+}
+
+#[test]
+fn an_edit_the_permission_config_withholds_leaves_the_run_incomplete() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, _, dir) = delivered(
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
+        "deny",
+        "1m",
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    assert_eq!(
+        report["agent-ending"],
+        "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
+    );
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 8 })"), "{page}");
+}
+
+#[test]
+fn a_model_that_fails_mid_answer_leaves_the_run_incomplete() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, _, _) = delivered(
+        &opencode,
+        |_| json!([{"fail": "the scripted model failed mid-answer"}]),
+        "allow",
+        "1m",
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    let ending = report["agent-ending"].as_str().unwrap();
+    assert!(
+        ending.starts_with("incomplete (the agent exited 1; session error: ")
+            && ending.contains("the scripted model failed mid-answer"),
+        "{ending}"
+    );
+}
+
+#[test]
+fn a_model_that_stalls_is_stopped_by_the_idle_watchdog() {
+    let Some(opencode) = runtime() else { return };
+    let started = Instant::now();
+    let (code, report, _, _) = delivered(&opencode, |_| json!([{"stall": true}]), "allow", "3s");
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    assert!(
+        report["agent-ending"]
+            .as_str()
+            .unwrap()
+            .starts_with("incomplete (stalled: no event and no change in the workspace for 3s"),
+        "{report}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "stopped by the watchdog, not the time limit"
+    );
+}
+
+#[test]
+fn a_tool_error_finishes_but_fixes_nothing_and_the_claim_stays_a_claim() {
+    let Some(opencode) = runtime() else { return };
+    // The project folder lives as long as the test reads it.
+    let (code, report, run, _project) = delivered(
+        &opencode,
+        |page| json!([edit(page, "space: 99", "space: 12"), {"text": "Done.\nResult: PASS"}]),
+        "allow",
+        "1m",
+    );
+    // The edit failed inside the runtime and the model claimed PASS anyway: the run finished,
+    // nothing changed, and the workspace as it stands fails its verification.
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "no_changes");
+    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(report["agent-claim"], "pass");
+    assert_eq!(report["unresolved"], json!(["spacing"]));
+    assert_eq!(
+        report["detail"],
+        "the agent changed nothing, and the workspace as it stands does not pass"
+    );
+    let agent = &agent_lines(&run)[0];
+    assert!(
+        agent["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ending: finished"),
+        "{agent}"
+    );
+}
+
+#[test]
+fn a_subagents_edit_counts() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, _, dir) = delivered(
+        &opencode,
+        |page| {
+            json!([
+                {"tool": "task", "arguments": {"description": "Set the spacing", "prompt": "Set the list spacing to 12", "subagent_type": "general"}},
+                edit(page, "space: 8", "space: 12"),
+                {"text": "The spacing is 12."},
+                {"text": "The subagent set the spacing.\nResult: PASS"}
+            ])
+        },
+        "allow",
+        "1m",
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["agent-ending"], "finished");
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 12 })"), "{page}");
+}
