@@ -89,7 +89,17 @@ fn delivered(
     edit: &str,
     idle: &str,
 ) -> (i32, Value, PathBuf, tempfile::TempDir) {
-    let dir = project("[true]", SPACING, "notes-pass", "");
+    delivered_on(opencode, turns, (edit, idle), "notes-pass")
+}
+
+/// [`delivered`], audited on the capture `replay`.
+fn delivered_on(
+    opencode: &Path,
+    turns: impl FnOnce(&Path) -> Value,
+    (edit, idle): (&str, &str),
+    replay: &str,
+) -> (i32, Value, PathBuf, tempfile::TempDir) {
+    let dir = project("[true]", SPACING, replay, "");
     let page = dir.path().join(PAGE);
     let model = Model::start(dir.path(), &turns(&page));
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/cache");
@@ -123,14 +133,21 @@ fn delivered(
     (code, report, run, dir)
 }
 
-/// The agent's ledger lines.
-fn agent_lines(run: &Path) -> Vec<Value> {
-    fs::read_to_string(run.join("ledger.jsonl"))
-        .unwrap()
+/// The run's ledger says the agent's first run finished, by dwpipe's reading of its stream.
+fn ledger_says_finished(run: &Path) {
+    let ledger = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
+    let agent: Value = ledger
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|l| l["stage"] == "agent")
-        .collect()
+        .find(|l| l["stage"] == "agent")
+        .expect("an agent line");
+    assert!(
+        agent["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ending: finished"),
+        "{agent}"
+    );
 }
 
 fn edit(page: &Path, from: &str, to: &str) -> Value {
@@ -157,14 +174,7 @@ fn a_clean_edit_finishes_and_is_verified() {
         run.join("agent-1.session.json").is_file(),
         "the runtime's own export of the session is kept"
     );
-    let agent = &agent_lines(&run)[0];
-    assert!(
-        agent["reason"]
-            .as_str()
-            .unwrap()
-            .contains("ending: finished"),
-        "{agent}"
-    );
+    ledger_says_finished(&run);
 }
 
 #[test]
@@ -246,13 +256,31 @@ fn a_tool_error_finishes_but_fixes_nothing_and_the_claim_stays_a_claim() {
         report["detail"],
         "the agent changed nothing, and the workspace as it stands does not pass"
     );
-    let agent = &agent_lines(&run)[0];
+    ledger_says_finished(&run);
+}
+
+#[test]
+fn an_incomplete_run_that_changed_the_code_is_audited_and_the_repair_brief_says_how_it_ended() {
+    let Some(opencode) = runtime() else { return };
+    // The edit lands, then the model fails: the change is verified and audited all the same
+    // (the evidence decides), the audit on the failing capture fails, and the agent is sent
+    // back with a brief that says its last run did not finish.
+    let (code, report, run, _project) = delivered_on(
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"fail": "the scripted model failed mid-answer"}]),
+        ("allow", "1m"),
+        "notes-fail",
+    );
+    assert_eq!(code, 1, "{report}");
+    let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
     assert!(
-        agent["reason"]
-            .as_str()
-            .unwrap()
-            .contains("ending: finished"),
-        "{agent}"
+        brief.contains("incomplete") && brief.contains("the scripted model failed mid-answer"),
+        "{brief}"
+    );
+    let stages = crate::support::delivery::stages(&run);
+    assert!(
+        stages.contains(&"verify/0/pass".to_owned()) && stages.contains(&"audit/0/fail".to_owned()),
+        "{stages:?}"
     );
 }
 
