@@ -220,11 +220,18 @@ pub(crate) fn ab(record: &AbRecord) -> Headline {
         crate::text::one_line(&record.serial, crate::text::CELL),
         record.left_installed
     );
-    let tone = match (record.absolute, tone_of_regression(record.regression)) {
-        (Verdict::Fail, _) => Tone::Fail,
-        (Verdict::Pass, tone) => tone,
-    };
-    Headline { tone, text }
+    Headline {
+        tone: ab_tone(record.absolute, record.regression),
+        text,
+    }
+}
+
+/// A session is green only when the candidate passes the pack and did not regress.
+fn ab_tone(absolute: Verdict, regression: Regression) -> Tone {
+    match absolute {
+        Verdict::Fail => Tone::Fail,
+        Verdict::Pass => tone_of_regression(regression),
+    }
 }
 
 /// `FAIL: 1 of 2 device(s) regressed, …`.
@@ -276,4 +283,41 @@ pub(crate) fn side(side: &crate::schema::Side) -> String {
         words.push("no device recorded".to_owned());
     }
     words.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_pass_is_green_and_what_is_neither_is_amber() {
+        for (regression, tone) in [
+            (Regression::Regressed, Tone::Fail),
+            (Regression::Inconclusive, Tone::Amber),
+            (Regression::Same, Tone::Pass),
+            (Regression::Improved, Tone::Pass),
+        ] {
+            assert_eq!(tone_of_regression(regression), tone, "{regression:?}");
+        }
+        for (verdict, tone) in [
+            (LabVerdict::Pass, Tone::Pass),
+            (LabVerdict::Fail, Tone::Fail),
+            (LabVerdict::Incomplete, Tone::Amber),
+        ] {
+            assert_eq!(lab_tone(verdict), tone, "{verdict:?}");
+        }
+        assert_eq!(tone_of(Verdict::Fail).class(), "fail");
+        for (absolute, regression, tone) in [
+            (Verdict::Fail, Regression::Improved, Tone::Fail),
+            (Verdict::Pass, Regression::Inconclusive, Tone::Amber),
+            (Verdict::Pass, Regression::Regressed, Tone::Fail),
+            (Verdict::Pass, Regression::Same, Tone::Pass),
+        ] {
+            assert_eq!(
+                ab_tone(absolute, regression),
+                tone,
+                "{absolute:?} {regression:?}"
+            );
+        }
+    }
 }
