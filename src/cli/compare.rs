@@ -64,10 +64,7 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
         );
     }
     if let Some(path) = &args.summary.summary_md {
-        let page = written
-            .iter()
-            .find(|p| p.ends_with(crate::schema::files::COMPARISON_HTML))
-            .map(|p| p.to_string_lossy());
+        let page = super::summary_md::page(&written, crate::schema::files::COMPARISON_HTML);
         super::summary_md::add(
             path,
             &crate::report::summary::comparison(&comparison, page.as_deref()),

@@ -15,7 +15,7 @@ use crate::session::Outcome;
 use super::error::Error;
 
 /// The page among `written` whose name is `name`, as written.
-fn page<'a>(written: &'a [PathBuf], name: &str) -> Option<std::borrow::Cow<'a, str>> {
+pub(super) fn page<'a>(written: &'a [PathBuf], name: &str) -> Option<std::borrow::Cow<'a, str>> {
     written
         .iter()
         .find(|p| p.file_name().is_some_and(|f| f == name))

@@ -37,6 +37,32 @@ struct Suite {
     xml: String,
 }
 
+/// A case that errored (the environment's, not the app's): `class` and `name` as given,
+/// `message` escaped.
+fn error_case(class: &str, name: &str, message: &str) -> String {
+    format!(
+        "    <testcase classname=\"{}\" name=\"{}\">\n      <error message=\"{}\"/>\n    </testcase>\n",
+        escape(class),
+        escape(name),
+        escape(message)
+    )
+}
+
+/// A suite of one errored case: a device with no report, a server that did not answer.
+fn error_suite(suite: &str, (class, name): (&str, &str), message: &str) -> Suite {
+    Suite {
+        tests: 1,
+        failures: 0,
+        errors: 1,
+        skipped: 0,
+        xml: format!(
+            "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n{}  </testsuite>\n",
+            escape(suite),
+            error_case(class, name, message)
+        ),
+    }
+}
+
 /// Renders the report as JUnit XML (one suite named after the device or the pack).
 pub fn junit(report: &AuditReport) -> String {
     document(&[suite(report, "")])
@@ -49,17 +75,11 @@ pub(crate) fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> Str
         .iter()
         .map(|(serial, outcome)| match outcome {
             Ok(report) => suite(report, &format!("{serial}.")),
-            Err(error) => Suite {
-                tests: 1,
-                failures: 0,
-                errors: 1,
-                skipped: 0,
-                xml: format!(
-                    "  <testsuite name=\"dwpipe audit {serial}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"{serial}.device\" name=\"audit\">\n      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
-                    escape(error),
-                    serial = escape(serial),
-                ),
-            },
+            Err(error) => error_suite(
+                &format!("dwpipe audit {serial}"),
+                (&format!("{serial}.device"), "audit"),
+                error,
+            ),
         })
         .collect();
     document(&suites)
@@ -115,11 +135,11 @@ pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
                 (error @ Some(_), _) | (error @ None, None) => {
                     tests += 1;
                     errors += 1;
-                    let _ = writeln!(
-                        cases,
-                        "    <testcase classname=\"{serial}.device\" name=\"A/B session\">\n      <error message=\"{}\"/>\n    </testcase>",
-                        escape(error.unwrap_or("the session stopped"))
-                    );
+                    cases.push_str(&error_case(
+                        &format!("{}.device", device.serial),
+                        "A/B session",
+                        error.unwrap_or("the session stopped"),
+                    ));
                 }
                 (None, Some(absolute)) => {
                     tests += 1;
@@ -159,11 +179,11 @@ pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
             if let Some(why) = &device.unrecorded {
                 tests += 1;
                 errors += 1;
-                let _ = writeln!(
-                    cases,
-                    "    <testcase classname=\"{serial}.audit\" name=\"history\">\n      <error message=\"not recorded in the history: {}\"/>\n    </testcase>",
-                    escape(why)
-                );
+                cases.push_str(&error_case(
+                    &format!("{}.audit", device.serial),
+                    "history",
+                    &format!("not recorded in the history: {why}"),
+                ));
             }
             Suite {
                 tests,
@@ -175,24 +195,15 @@ pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
                 ),
             }
         })
-        .chain(report.unreachable.iter().map(unreachable_suite))
+        .chain(report.unreachable.iter().map(|server| {
+            error_suite(
+                &format!("dwpipe hdc server {}", server.server),
+                ("server", &server.server),
+                &server.reason,
+            )
+        }))
         .collect();
     document(&suites)
-}
-
-/// An hdc server that did not answer: one suite with one error.
-fn unreachable_suite(server: &crate::schema::UnreachableServer) -> Suite {
-    Suite {
-        tests: 1,
-        failures: 0,
-        errors: 1,
-        skipped: 0,
-        xml: format!(
-            "  <testsuite name=\"dwpipe hdc server {0}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase classname=\"server\" name=\"{0}\">\n      <error message=\"{1}\"/>\n    </testcase>\n  </testsuite>\n",
-            escape(&server.server),
-            escape(&server.reason)
-        ),
-    }
 }
 
 fn document(suites: &[Suite]) -> String {
@@ -400,12 +411,7 @@ fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
     ] {
         if let Some(problem) = problem {
             errors += 1;
-            let _ = writeln!(
-                cases,
-                "    <testcase classname=\"{}audit\" name=\"{name}\">\n      <error message=\"{}\"/>\n    </testcase>",
-                escape(class_prefix),
-                escape(&problem)
-            );
+            cases.push_str(&error_case(&format!("{class_prefix}audit"), name, &problem));
         }
     }
     let tests = report.checks.len() + errors;

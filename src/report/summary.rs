@@ -7,7 +7,6 @@
 use std::fmt::Write;
 
 use crate::gate::CheckResult;
-use crate::pack::Weight;
 use crate::report::headline::{self, Headline, Tone};
 use crate::report::numbers::{ComparedCells, delta};
 use crate::schema::{AbLabReport, AbRecord, AuditReport, Comparison, LabReport, Regression};
@@ -62,14 +61,7 @@ fn see(out: &mut String, page: Option<&str>) {
 /// An audit: failed and unverified criteria first, the passes folded, every diagnostic.
 pub(crate) fn audit(report: &AuditReport, page: Option<&str>) -> String {
     let mut out = opening("audit", &headline::audit(report));
-    let mut rank: Vec<_> = report.checks.iter().collect();
-    rank.sort_by_key(|c| match (c.check.result, c.check.weight) {
-        (CheckResult::Fail, Weight::Must) => 0,
-        (CheckResult::Fail, Weight::Should) => 1,
-        (CheckResult::Unverified, _) => 2,
-        (CheckResult::Pass, _) => 3,
-    });
-    let (open, passed): (Vec<_>, Vec<_>) = rank
+    let (open, passed): (Vec<_>, Vec<_>) = crate::report::failing_first(report)
         .into_iter()
         .partition(|c| c.check.result != CheckResult::Pass);
     let row = |c: &crate::schema::ReportCheck| {

@@ -312,7 +312,7 @@ fn a_pack_without_preconditions_keeps_its_hash_and_a_bad_one_is_refused() {
 
 #[test]
 fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
-    use crate::support::{device, fake_hdc, no_sleeps};
+    use crate::support::device;
     let dir = frozen_example();
     let captures: Vec<String> = ["LAB01", "LAB02"]
         .iter()
@@ -326,18 +326,11 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
         text.replacen("capacity: 90 ", "capacity: 15 ", 1),
     )
     .unwrap();
-    let hdc = fake_hdc(dir.path(), "hdc", &captures, "");
-    let playbooks = no_sleeps(dir.path());
-    let (code, stdout, stderr) = dwpipe(
+    let (code, stdout, stderr) = crate::lab::lab_audit(
         dir.path(),
+        "hdc",
+        &captures,
         &[
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--playbooks",
-            &playbooks,
             "--devices",
             "all",
             "--require",
@@ -350,18 +343,10 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
     assert_eq!(code, 3, "none failed, one was not measured: {stderr}");
     let lab: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(lab["verdict"], "incomplete", "{lab}");
-    let verdicts: Vec<(&str, &str)> = lab["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["serial"].as_str().unwrap(),
-                d["verdict"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(verdicts, [("LAB01", "pass"), ("LAB02", "not-measured")]);
+    assert_eq!(
+        crate::support::device_verdicts(&lab),
+        [("LAB01", "pass"), ("LAB02", "not-measured")]
+    );
     let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
     assert!(markdown.contains("not-measured"), "{markdown}");
 }

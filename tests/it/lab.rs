@@ -240,17 +240,7 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     let merged: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(merged["verdict"], "fail");
-    let devices: Vec<(&str, &str)> = merged["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["serial"].as_str().unwrap(),
-                d["verdict"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let devices = crate::support::device_verdicts(&merged);
     assert_eq!(
         devices,
         [

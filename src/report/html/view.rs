@@ -185,7 +185,8 @@ impl<'a> Page<'a> {
                         .collect(),
                 })
                 .collect(),
-            rows: failing_first(report)
+            rows: crate::report::failing_first(report)
+                .into_iter()
                 .map(|entry| {
                     let c = &entry.check;
                     Row {
@@ -264,22 +265,6 @@ impl<'a> Page<'a> {
                 .collect(),
         }
     }
-}
-
-/// The checks in the order a reader wants them: failed musts, failed shoulds, the unverified,
-/// then the passes, each group in pack order.
-fn failing_first(report: &AuditReport) -> impl Iterator<Item = &crate::schema::ReportCheck> {
-    let mut checks: Vec<_> = report.checks.iter().collect();
-    checks.sort_by_key(|entry| {
-        let c = &entry.check;
-        match (c.result, c.weight) {
-            (CheckResult::Fail, crate::pack::Weight::Must) => 0,
-            (CheckResult::Fail, crate::pack::Weight::Should) => 1,
-            (CheckResult::Unverified, _) => 2,
-            (CheckResult::Pass, _) => 3,
-        }
-    });
-    checks.into_iter()
 }
 
 /// The page's heading facts: the pack, dwpipe, when, the device, the workspace.

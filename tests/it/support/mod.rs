@@ -290,6 +290,21 @@ pub(crate) fn replay_audit_into(
     dwpipe(dir, &args)
 }
 
+/// Each device of a lab matrix (`lab.json`) with its verdict, in the matrix's order.
+pub(crate) fn device_verdicts(lab: &serde_json::Value) -> Vec<(&str, &str)> {
+    lab["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["serial"].as_str().unwrap(),
+                d["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// The check of `criterion` in a report.
 pub(crate) fn check<'a>(report: &'a serde_json::Value, criterion: &str) -> &'a serde_json::Value {
     report["checks"]
