@@ -149,6 +149,15 @@ pub(crate) fn programs(config: &Config) -> Vec<Check> {
                  command, argv: [...] }` in dwpipe.yaml (README: Gating a change without DevEco \
                  Code)",
             ),
+            AgentKind::Acp => program(
+                "agent (ACP)",
+                &agent.argv[0],
+                workspace,
+                "E_PREFLIGHT_AGENT",
+                "install the agent, or fix `agent.argv` in dwpipe.yaml (the command that starts \
+                 it speaking ACP on stdin and stdout; relative paths are relative to the \
+                 workspace)",
+            ),
             AgentKind::Command => program(
                 "agent",
                 &agent.argv[0],

@@ -7,10 +7,13 @@
 //! and no change in the workspace for `agent.idle-timeout`), and keeps `deveco export` of its
 //! session as evidence of what it did.
 
+mod acp;
 mod deveco;
 pub(crate) mod permissions;
+mod policy;
 
 use std::fmt::Write;
+use std::future::Future;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
@@ -20,7 +23,11 @@ use regex::Regex;
 
 use crate::config::{Agent, AgentKind};
 use crate::output::WriteError;
-use crate::process::{Cancel, Completion, Line, Pipe, ProcessSpec, SpawnError, run};
+use tokio::sync::watch;
+
+use crate::process::{
+    Cancel, Completion, Line, Pipe, ProcessOutcome, ProcessSpec, SpawnError, run,
+};
 pub(crate) use crate::schema::Claim;
 
 pub(crate) use deveco::Ending;
@@ -102,6 +109,11 @@ pub(crate) struct AgentRun {
     pub(crate) ending: Option<Ending>,
     /// For DevEco Code: what became of `deveco export <session>`.
     pub(crate) export: Option<Result<(), String>>,
+    /// Over ACP: the stop reason the agent answered the prompt with, if it answered.
+    pub(crate) stop_reason: Option<String>,
+    /// Over ACP: the answers dwpipe gave the agent's requests (how many, how many denied),
+    /// recorded beside the log.
+    pub(crate) answers: Option<(usize, usize)>,
 }
 
 /// The agent could not be run at all.
@@ -168,7 +180,8 @@ pub(crate) fn argv(
             argv.push(brief.to_owned());
             argv
         }
-        AgentKind::Command => agent
+        // An ACP agent is started by its own argv ([`acp`]); a command agent's fills these in.
+        AgentKind::Command | AgentKind::Acp => agent
             .argv
             .iter()
             .map(|arg| {
@@ -238,18 +251,24 @@ impl Reading {
         } else {
             trimmed.to_owned()
         };
-        if let Some(found) = CLAIM.captures_iter(&text).last() {
-            self.claim = Some(match found[1].to_uppercase().as_str() {
-                "PASS" => Claim::Pass,
-                "FAIL" => Claim::Fail,
-                _ => Claim::Incomplete,
-            });
+        if let Some(claim) = last_claim(&text) {
+            self.claim = Some(claim);
         }
     }
 }
 
+/// The last `Result: PASS|FAIL|INCOMPLETE` in `text`, if any.
+fn last_claim(text: &str) -> Option<Claim> {
+    let found = CLAIM.captures_iter(text).last()?;
+    Some(match found[1].to_uppercase().as_str() {
+        "PASS" => Claim::Pass,
+        "FAIL" => Claim::Fail,
+        _ => Claim::Incomplete,
+    })
+}
+
 /// Dispatches one round and stores the agent's output as `log` (and, for DevEco Code, its
-/// exported session beside it).
+/// exported session beside it; for an ACP agent, the answers dwpipe gave its requests).
 pub(crate) async fn dispatch(
     agent: &Agent,
     workspace: &Path,
@@ -259,97 +278,34 @@ pub(crate) async fn dispatch(
     log: &Path,
     cancel: &Cancel,
 ) -> Result<AgentRun, AgentError> {
-    let argv = argv(agent, workspace, brief_file, brief, round);
-    let (program, args) = argv.split_first().ok_or(AgentError::NoArgv)?;
-    let mut spec = ProcessSpec::new(program, args)
-        .timeout(agent.timeout)
-        .grace(Duration::from_secs(5));
-    spec.cwd = Some(workspace.to_owned());
-    spec.env = agent
-        .env
-        .iter()
-        .map(|(k, v)| (k.into(), v.into()))
-        .collect();
-    let deveco = agent.kind == AgentKind::Deveco;
-    // The runtime's own configuration, inline (a provider, a model, its permissions).
-    if let (true, Some(config)) = (deveco, &agent.config) {
-        spec.env
-            .push((agent.config_env.clone().into(), config.clone().into()));
+    if agent.speaks_acp() {
+        return acp::dispatch(agent, workspace, brief, log, cancel).await;
     }
-    let last_line = Arc::new(Mutex::new(Instant::now()));
+    let argv = argv(agent, workspace, brief_file, brief, round);
+    let mut spec = spec(agent, workspace, &argv)?;
     // The whole stream is judged as it arrives; the log keeps a bounded head and tail.
     let reading = Arc::new(Mutex::new(Reading::default()));
-    {
-        let (last_line, reading) = (Arc::clone(&last_line), Arc::clone(&reading));
-        spec.lines = Some(Arc::new(Mutex::new(move |line: Line<'_>| {
-            *last_line.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
-            reading
+    let observed = Arc::clone(&reading);
+    let deveco = agent.kind == AgentKind::Deveco;
+    let (supervised, ()) = supervise(
+        agent,
+        workspace,
+        &mut spec,
+        move |line| {
+            observed
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .line(line);
-        })));
-        spec.line_limit = AGENT_LINE;
-    }
-    let (stop, done, stalled) = (
-        cancel.child(),
-        AtomicBool::new(false),
-        AtomicBool::new(false),
-    );
-    let running = async {
-        let outcome = run(&spec, &stop).await;
-        done.store(true, Ordering::Relaxed);
-        outcome
-    };
-    let watching = async {
-        if deveco {
-            watchdog(
-                workspace,
-                agent.idle_timeout,
-                &last_line,
-                &done,
-                &stop,
-                &stalled,
-            )
-            .await;
-        }
-    };
-    let (outcome, ()) = tokio::join!(running, watching);
-    let outcome = outcome.map_err(|e| match e {
-        SpawnError::NotFound { program } => AgentError::NotFound(program.display().to_string()),
-        other => AgentError::Spawn(other),
-    })?;
-    let stalled = stalled.load(Ordering::Relaxed);
-    let end = match outcome.completion {
-        Completion::Exited(code) => AgentEnd::Exited(code),
-        Completion::Signalled(signal) => AgentEnd::Signalled(signal),
-        Completion::TimedOut => AgentEnd::TimedOut(agent.timeout),
-        Completion::Cancelled if stalled && !cancel.is_cancelled() => AgentEnd::Signalled(15),
-        Completion::Cancelled => return Err(AgentError::Cancelled),
-    };
-    let stdout = outcome.stdout.to_string_lossy();
-    let stderr = outcome.stderr.to_string_lossy();
-    let mut log_text = stdout.clone();
-    if !stderr.is_empty() {
-        log_text.push_str("\n--- stderr ---\n");
-        log_text.push_str(&stderr);
-    }
-    if outcome.leaked {
-        // Stopped with its group (or, if it left the group, still running): whoever reads the
-        // log should know.
-        log_text.push_str(
-            "\n--- dwpipe: the agent left processes running when it exited; they were stopped ---\n",
-        );
-    }
-    if stalled {
-        let _ = write!(
-            log_text,
-            "\n--- dwpipe: no event and no change in the workspace for {:?}: the run was stopped ---\n",
-            agent.idle_timeout
-        );
-    }
-    crate::output::write_atomic(log, log_text.as_bytes()).map_err(AgentError::Log)?;
+        },
+        deveco,
+        |_, _| async {},
+        cancel,
+    )
+    .await?;
+    supervised.keep_log(log, agent, &[])?;
     let reading = std::mem::take(&mut *reading.lock().unwrap_or_else(PoisonError::into_inner));
     let stream = reading.stream;
+    let end = supervised.end;
     let mut record = AgentRun {
         claim: reading.claim.unwrap_or(Claim::None),
         end,
@@ -357,16 +313,15 @@ pub(crate) async fn dispatch(
         unparsed_lines: reading.unparsed,
         errors: stream.errors().to_vec(),
         tools: reading.tools,
-        leaked: outcome.leaked,
+        leaked: supervised.outcome.leaked,
         ending: None,
         export: None,
+        stop_reason: None,
+        answers: None,
     };
     if deveco {
-        record.ending = Some(if stalled {
-            Ending::Incomplete(format!(
-                "stalled: no event and no change in the workspace for {:?}",
-                agent.idle_timeout
-            ))
+        record.ending = Some(if supervised.stalled {
+            Ending::Incomplete(stalled(agent.idle_timeout))
         } else {
             stream.ending(end)
         });
@@ -383,6 +338,143 @@ pub(crate) async fn dispatch(
         }
     }
     Ok(record)
+}
+
+/// Why a stalled run was stopped.
+fn stalled(idle: Duration) -> String {
+    format!("stalled: no event and no change in the workspace for {idle:?}")
+}
+
+/// The process spec of one dispatch: argv, the workspace as its directory, the configured
+/// environment and, for DevEco Code, its inline configuration.
+fn spec(agent: &Agent, workspace: &Path, argv: &[String]) -> Result<ProcessSpec, AgentError> {
+    let (program, args) = argv.split_first().ok_or(AgentError::NoArgv)?;
+    let mut spec = ProcessSpec::new(program, args)
+        .timeout(agent.timeout)
+        .grace(Duration::from_secs(5));
+    spec.cwd = Some(workspace.to_owned());
+    spec.env = agent
+        .env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    // The runtime's own configuration, inline (a provider, a model, its permissions).
+    if let (AgentKind::Deveco, Some(config)) = (agent.kind, &agent.config) {
+        spec.env
+            .push((agent.config_env.clone().into(), config.clone().into()));
+    }
+    spec.line_limit = AGENT_LINE;
+    Ok(spec)
+}
+
+/// The agent's process as it ran, under its time limit and, where watched, the idle watchdog.
+struct Supervised {
+    outcome: ProcessOutcome,
+    end: AgentEnd,
+    /// The watchdog stopped it.
+    stalled: bool,
+}
+
+impl Supervised {
+    /// Stores stdout, stderr and dwpipe's own notes about the run as the agent's log.
+    fn keep_log(&self, log: &Path, agent: &Agent, notes: &[String]) -> Result<(), AgentError> {
+        let mut text = self.outcome.stdout.to_string_lossy();
+        let stderr = self.outcome.stderr.to_string_lossy();
+        if !stderr.is_empty() {
+            text.push_str("\n--- stderr ---\n");
+            text.push_str(&stderr);
+        }
+        if self.outcome.leaked {
+            // Stopped with its group (or, if it left the group, still running): whoever reads
+            // the log should know.
+            text.push_str(
+                "\n--- dwpipe: the agent left processes running when it exited; they were stopped ---\n",
+            );
+        }
+        if self.stalled {
+            let _ = write!(
+                text,
+                "\n--- dwpipe: no event and no change in the workspace for {:?}: the run was stopped ---\n",
+                agent.idle_timeout
+            );
+        }
+        for note in notes {
+            let _ = write!(text, "\n--- dwpipe: {note} ---\n");
+        }
+        crate::output::write_atomic(log, text.as_bytes()).map_err(AgentError::Log)
+    }
+}
+
+/// Runs the agent's process with `observe` seeing each line, `beside` running alongside (given
+/// a flag that turns true once the process has ended, and the process's own stop), and, when
+/// `watched`, the idle watchdog. A stop by `beside` is not a cancellation: `closed` tells.
+async fn supervise<F, T>(
+    agent: &Agent,
+    workspace: &Path,
+    spec: &mut ProcessSpec,
+    mut observe: impl FnMut(Line<'_>) + Send + 'static,
+    watched: bool,
+    beside: impl FnOnce(watch::Receiver<bool>, Cancel) -> F,
+    cancel: &Cancel,
+) -> Result<(Supervised, T), AgentError>
+where
+    F: Future<Output = T>,
+{
+    let last_line = Arc::new(Mutex::new(Instant::now()));
+    let seen = Arc::clone(&last_line);
+    spec.lines = Some(Arc::new(Mutex::new(move |line: Line<'_>| {
+        *seen.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        observe(line);
+    })));
+    let (stop, done, stalled) = (
+        cancel.child(),
+        AtomicBool::new(false),
+        AtomicBool::new(false),
+    );
+    let (ended, exited) = watch::channel(false);
+    let spec = &*spec;
+    let running = async {
+        let outcome = run(spec, &stop).await;
+        done.store(true, Ordering::Relaxed);
+        let _ = ended.send(true);
+        outcome
+    };
+    let watching = async {
+        if watched {
+            watchdog(
+                workspace,
+                agent.idle_timeout,
+                &last_line,
+                &done,
+                &stop,
+                &stalled,
+            )
+            .await;
+        }
+    };
+    let (outcome, (), alongside) = tokio::join!(running, watching, beside(exited, stop.clone()));
+    let outcome = outcome.map_err(|e| match e {
+        SpawnError::NotFound { program } => AgentError::NotFound(program.display().to_string()),
+        other => AgentError::Spawn(other),
+    })?;
+    let stalled = stalled.load(Ordering::Relaxed);
+    let end = match outcome.completion {
+        Completion::Exited(code) => AgentEnd::Exited(code),
+        Completion::Signalled(signal) => AgentEnd::Signalled(signal),
+        Completion::TimedOut => AgentEnd::TimedOut(agent.timeout),
+        // Stopped by dwpipe itself, not by a signal to dwpipe: the watchdog, or a channel
+        // that closed the agent after its turn.
+        Completion::Cancelled if !cancel.is_cancelled() => AgentEnd::Signalled(15),
+        Completion::Cancelled => return Err(AgentError::Cancelled),
+    };
+    Ok((
+        Supervised {
+            outcome,
+            end,
+            stalled,
+        },
+        alongside,
+    ))
 }
 
 #[cfg(test)]

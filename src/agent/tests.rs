@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::config::Transport;
 use crate::test_support::block_on;
 use crate::verify::{StatCache, fingerprint};
 
@@ -29,6 +30,7 @@ fn agent(script: &str, timeout: Duration) -> Agent {
         mode: "goal".into(),
         config_env: "DEVECO_CONFIG_CONTENT".into(),
         config: None,
+        transport: Transport::Run,
     }
 }
 
@@ -167,6 +169,7 @@ fn argv_for_deveco_and_for_commands() {
         mode: "goal".into(),
         config_env: "DEVECO_CONFIG_CONTENT".into(),
         config: None,
+        transport: Transport::Run,
     };
     assert_eq!(
         argv(
@@ -211,6 +214,7 @@ fn argv_for_deveco_and_for_commands() {
         mode: "goal".into(),
         config_env: "DEVECO_CONFIG_CONTENT".into(),
         config: None,
+        transport: Transport::Run,
     };
     let dir = workspace();
     let result = block_on(dispatch(

@@ -42,6 +42,8 @@ pub(super) struct AgentDoc {
     pub(super) config_env: Option<String>,
     #[serde(default)]
     pub(super) config: Option<serde_json::Value>,
+    #[serde(default)]
+    pub(super) transport: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

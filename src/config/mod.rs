@@ -26,8 +26,23 @@ words! {
         /// `deveco run --agent goal --format json --dir <workspace> "<brief>"` plus the
         /// configured flags.
         Deveco = "deveco",
+        /// Any agent that speaks the Agent Client Protocol on its stdin and stdout: its argv
+        /// (`{workspace}` placeholder), the brief sent as the session's prompt.
+        Acp = "acp",
         /// Any argv with `{brief}`, `{workspace}` and `{round}` placeholders.
         Command = "command",
+    }
+}
+
+words! {
+    /// How dwpipe talks to DevEco Code.
+    pub(crate) enum Transport {
+        /// `deveco run --format json`: the brief as an argument, the ending read from the
+        /// event stream.
+        Run = "run",
+        /// `deveco acp`: the Agent Client Protocol, the ending the prompt's own stop reason,
+        /// permission requests answered by dwpipe's policy.
+        Acp = "acp",
     }
 }
 
@@ -54,6 +69,15 @@ pub(crate) struct Agent {
     /// OpenCode's `OPENCODE_CONFIG_CONTENT`), and the configuration it carries (JSON), if any.
     pub(crate) config_env: String,
     pub(crate) config: Option<String>,
+    /// For `deveco`: the channel (`run`, or `acp`).
+    pub(crate) transport: Transport,
+}
+
+impl Agent {
+    /// Whether dwpipe drives it through the Agent Client Protocol.
+    pub(crate) fn speaks_acp(&self) -> bool {
+        self.kind == AgentKind::Acp || self.transport == Transport::Acp
+    }
 }
 
 words! {
@@ -232,24 +256,31 @@ impl Config {
                 let kind = AgentKind::parse(&a.kind).ok_or_else(|| {
                     invalid(
                         path,
-                        format!("agent.kind `{}` is not deveco or command", a.kind),
+                        format!("agent.kind `{}` is not deveco, acp or command", a.kind),
                     )
                 })?;
                 let argv = match kind {
-                    AgentKind::Command => argv(path, a.argv, "agent")?,
+                    AgentKind::Command | AgentKind::Acp => argv(path, a.argv, "agent")?,
                     AgentKind::Deveco => a.argv,
                 };
-                if kind == AgentKind::Command
+                if kind != AgentKind::Deveco
                     && (a.program.is_some()
                         || a.mode.is_some()
                         || a.config_env.is_some()
-                        || a.config.is_some())
+                        || a.config.is_some()
+                        || a.transport.is_some())
                 {
                     return Err(invalid(
                         path,
-                        "agent.program, mode, config-env and config are for `kind: deveco`; a command agent is its argv",
+                        format!("agent.program, mode, config-env, config and transport are for `kind: deveco`; a{} {kind} agent is its argv", if kind == AgentKind::Acp { "n" } else { "" }),
                     ));
                 }
+                let transport = match a.transport.as_deref() {
+                    None => Transport::Run,
+                    Some(word) => Transport::parse(word).ok_or_else(|| {
+                        invalid(path, format!("agent.transport `{word}` is not run or acp"))
+                    })?,
+                };
                 let config_env = a
                     .config_env
                     .unwrap_or_else(|| "DEVECO_CONFIG_CONTENT".to_owned());
@@ -298,6 +329,11 @@ impl Config {
                     mode: a.mode.unwrap_or_else(|| "goal".to_owned()),
                     config_env,
                     config,
+                    transport: if kind == AgentKind::Acp {
+                        Transport::Acp
+                    } else {
+                        transport
+                    },
                 })
             })
             .transpose()?;
@@ -468,7 +504,15 @@ mod tests {
                 "used twice",
             ),
             ("review:\n  fail-mode: strict\n", "not open, warn or closed"),
-            ("agent:\n  kind: copilot\n", "not deveco or command"),
+            ("agent:\n  kind: copilot\n", "not deveco, acp or command"),
+            (
+                "agent:\n  kind: deveco\n  transport: http\n",
+                "agent.transport `http` is not run or acp",
+            ),
+            (
+                "agent:\n  kind: acp\n  argv: [gemini, --experimental-acp]\n  transport: acp\n",
+                "an acp agent is its argv",
+            ),
             (
                 "verify:\n  - name: a\n    argv: [x]\n    timeout: soon\n",
                 "verify timeout",
@@ -506,6 +550,21 @@ mod tests {
             opencode.config.as_deref(),
             Some(r#"{"model":"scripted/scripted"}"#)
         );
+        assert!(!opencode.speaks_acp(), "`run` unless asked");
+        for (text, speaks) in [
+            ("agent:\n  kind: deveco\n  transport: acp\n", true),
+            (
+                "agent:\n  kind: acp\n  argv: [gemini, --experimental-acp]\n",
+                true,
+            ),
+            ("agent:\n  kind: command\n  argv: [x]\n", false),
+        ] {
+            let agent = Config::parse(Path::new("dwpipe.yaml"), text)
+                .unwrap()
+                .agent
+                .unwrap();
+            assert_eq!(agent.speaks_acp(), speaks, "{text}");
+        }
         for (text, expected) in rows {
             let error = Config::parse(Path::new("dwpipe.yaml"), text).unwrap_err();
             assert_eq!(error.code, "E_CONFIG_INVALID");

@@ -21,3 +21,4 @@ pub(crate) use limits::{jobs_within, open_files, raise_open_files};
 pub(crate) use observe::{Line, Pipe};
 pub use runner::{Completion, ProcessOutcome, SpawnError};
 pub use runner::{ProcessSpec, run};
+pub(crate) use runner::{Stdin, stdin_feed};

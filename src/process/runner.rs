@@ -5,11 +5,12 @@ use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::bounded::BoundedOutput;
 use super::cancel::Cancel;
@@ -19,6 +20,29 @@ use super::unix::{KILL, TERM, group_alive, signal_group};
 /// A line longer than this is seen in windows by default.
 const OBSERVED_LINE: usize = 64 * 1024;
 
+/// What a child reads on stdin.
+#[derive(Clone, Default)]
+pub(crate) enum Stdin {
+    /// /dev/null.
+    #[default]
+    Null,
+    /// These bytes, then end of file.
+    Bytes(Vec<u8>),
+    /// Whatever is sent through the feed's sender while the child runs (a conversation such
+    /// as JSON-RPC); end of file once every sender is dropped.
+    Feed(StdinFeed),
+}
+
+/// The reading end of a conversation on a child's stdin: taken by the first run of the spec.
+#[derive(Clone)]
+pub(crate) struct StdinFeed(Arc<Mutex<Option<mpsc::UnboundedReceiver<Vec<u8>>>>>);
+
+/// A feed for [`Stdin::Feed`] and the sender that writes to it.
+pub(crate) fn stdin_feed() -> (mpsc::UnboundedSender<Vec<u8>>, StdinFeed) {
+    let (sender, receiver) = mpsc::unbounded_channel();
+    (sender, StdinFeed(Arc::new(Mutex::new(Some(receiver)))))
+}
+
 /// What to run and under which limits.
 #[derive(Clone)]
 pub struct ProcessSpec {
@@ -26,8 +50,8 @@ pub struct ProcessSpec {
     pub(crate) program: PathBuf,
     /// Its arguments, passed as argv: never through a shell.
     pub(crate) args: Vec<OsString>,
-    /// Bytes for stdin; `None` connects stdin to /dev/null.
-    pub(crate) stdin: Option<Vec<u8>>,
+    /// What the child reads on stdin.
+    pub(crate) stdin: Stdin,
     /// Working directory.
     pub(crate) cwd: Option<PathBuf>,
     /// Extra environment variables.
@@ -71,7 +95,7 @@ impl ProcessSpec {
         ProcessSpec {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
-            stdin: None,
+            stdin: Stdin::Null,
             cwd: None,
             env: Vec::new(),
             timeout: None,
@@ -98,7 +122,7 @@ impl ProcessSpec {
 
     /// Feeds these bytes to stdin.
     pub(crate) fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> ProcessSpec {
-        self.stdin = Some(bytes.into());
+        self.stdin = Stdin::Bytes(bytes.into());
         self
     }
 
@@ -168,10 +192,9 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
     command
         .args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
+        .stdin(match spec.stdin {
+            Stdin::Null => Stdio::null(),
+            Stdin::Bytes(_) | Stdin::Feed(_) => Stdio::piped(),
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -193,11 +216,24 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
     let pgid = child.id().unwrap_or(0);
     // Known until reaped, so that a second signal can kill the group without waiting.
     let _tracked = cancel.track(pgid);
-    if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+    if let Some(pipe) = child.stdin.take() {
         // A child that never reads its stdin must not block us: write from a task of its own.
-        tokio::spawn(async move {
-            let _ = pipe.write_all(&input).await;
-        });
+        match &spec.stdin {
+            Stdin::Null => {}
+            Stdin::Bytes(input) => {
+                let input = input.clone();
+                let mut pipe = pipe;
+                tokio::spawn(async move {
+                    let _ = pipe.write_all(&input).await;
+                });
+            }
+            Stdin::Feed(StdinFeed(feed)) => {
+                let taken = feed.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let Some(receiver) = taken {
+                    tokio::spawn(feed_stdin(pipe, receiver));
+                }
+            }
+        }
     }
     let (stop_reading, stop) = watch::channel(false);
     let limits = (spec.head_limit, spec.tail_limit);
@@ -239,6 +275,19 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
         duration: started.elapsed(),
         leaked,
     })
+}
+
+/// Writes what the feed sends, each message whole and flushed, until every sender is gone
+/// (then stdin closes) or the child stops reading.
+async fn feed_stdin(
+    mut pipe: tokio::process::ChildStdin,
+    mut receiver: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    while let Some(message) = receiver.recv().await {
+        if pipe.write_all(&message).await.is_err() || pipe.flush().await.is_err() {
+            return;
+        }
+    }
 }
 
 /// Waits for the child, the deadline or cancellation, stopping the group on the latter two.

@@ -50,6 +50,36 @@ fn stdin_is_null_unless_given() {
 }
 
 #[test]
+fn a_fed_stdin_is_a_conversation_that_ends_when_the_senders_go() {
+    // The child answers each line as it comes, and the second line is sent only once the
+    // first answer was seen: a stdin given up front could not hold this conversation.
+    let (sender, feed) = stdin_feed();
+    sender.send(b"one\n".to_vec()).unwrap();
+    let mut spec = sh("while read line; do echo \"got $line\"; done; echo closed");
+    spec.stdin = Stdin::Feed(feed);
+    let sender = std::sync::Mutex::new(Some(sender));
+    spec.lines = Some(std::sync::Arc::new(std::sync::Mutex::new(
+        move |line: Line<'_>| {
+            let mut sender = sender.lock().unwrap();
+            match line.text {
+                "got one" => {
+                    let _ = sender.as_ref().unwrap().send(b"two\n".to_vec());
+                }
+                // Dropping the last sender closes stdin.
+                "got two" => drop(sender.take()),
+                _ => {}
+            }
+        },
+    )));
+    let outcome = run_sh(&spec);
+    assert_eq!(outcome.completion, Completion::Exited(0));
+    assert_eq!(
+        outcome.stdout.to_string_lossy(),
+        "got one\ngot two\nclosed\n"
+    );
+}
+
+#[test]
 fn a_timeout_terminates_the_whole_group() {
     let outcome = run_sh(
         &sh("sleep 30 & echo $!; wait")

@@ -80,6 +80,17 @@ impl Drop for Model {
     }
 }
 
+/// How dwpipe talks to the runtime.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    /// `kind: deveco` over `run --format json`.
+    Run,
+    /// `kind: deveco` with `transport: acp`.
+    Acp,
+    /// `kind: acp` with the runtime's own argv, as any ACP agent is driven.
+    AnyAcp,
+}
+
 /// A delivery of the example whose agent is OpenCode's runtime playing `turns`, with `edit`
 /// allowed or not and `idle` as the idle watchdog's limit: (exit code, deliver.json, run
 /// folder, project folder).
@@ -99,6 +110,17 @@ fn delivered_on(
     (edit, idle): (&str, &str),
     replay: &str,
 ) -> (i32, Value, PathBuf, tempfile::TempDir) {
+    delivered_over(Channel::Run, opencode, turns, (edit, idle), replay)
+}
+
+/// [`delivered_on`] over `channel`.
+fn delivered_over(
+    channel: Channel,
+    opencode: &Path,
+    turns: impl FnOnce(&Path) -> Value,
+    (edit, idle): (&str, &str),
+    replay: &str,
+) -> (i32, Value, PathBuf, tempfile::TempDir) {
     let dir = project("[true]", SPACING, replay, "");
     let page = dir.path().join(PAGE);
     let model = Model::start(dir.path(), &turns(&page));
@@ -112,15 +134,34 @@ fn delivered_on(
             "models": {"scripted": {"name": "Scripted", "tool_call": true}}
         }},
         "model": "scripted/scripted",
-        "permission": {"edit": edit, "bash": "deny", "external_directory": "deny"}
+        "permission": {"edit": edit, "bash": "deny", "external_directory": if edit == "ask" { "ask" } else { "deny" }}
     });
     let yaml = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
     let rest = yaml.split_once("verify:").unwrap().1;
+    let agent = match channel {
+        Channel::Run | Channel::Acp => format!(
+            "  kind: deveco\n  program: {}\n  mode: build\n  config-env: OPENCODE_CONFIG_CONTENT\n  config: {config}\n{}",
+            opencode.display(),
+            if channel == Channel::Acp {
+                "  transport: acp\n"
+            } else {
+                ""
+            }
+        ),
+        // Any ACP agent: its argv, its configuration through its environment.
+        Channel::AnyAcp => format!(
+            "  kind: acp\n  argv: [{}, acp, --cwd, '{{workspace}}']\n",
+            opencode.display()
+        ),
+    };
+    let config_env = match channel {
+        Channel::AnyAcp => format!("    OPENCODE_CONFIG_CONTENT: '{config}'\n"),
+        Channel::Run | Channel::Acp => String::new(),
+    };
     fs::write(
         dir.path().join("dwpipe.yaml"),
         format!(
-            "workspace: project\nagent:\n  kind: deveco\n  program: {}\n  mode: build\n  config-env: OPENCODE_CONFIG_CONTENT\n  config: {config}\n  timeout: 2m\n  idle-timeout: {idle}\n  env:\n    XDG_DATA_HOME: {home}/data\n    XDG_STATE_HOME: {home}/state\n    XDG_CONFIG_HOME: {home}/config\n    XDG_CACHE_HOME: {cache}\nrepair:\n  max-rounds: 1\nverify:{rest}",
-            opencode.display(),
+            "workspace: project\nagent:\n{agent}  timeout: 2m\n  idle-timeout: {idle}\n  env:\n{config_env}    XDG_DATA_HOME: {home}/data\n    XDG_STATE_HOME: {home}/state\n    XDG_CONFIG_HOME: {home}/config\n    XDG_CACHE_HOME: {cache}\nrepair:\n  max-rounds: 1\nverify:{rest}",
             home = state.display(),
             cache = cache.display(),
         ),
@@ -135,19 +176,28 @@ fn delivered_on(
 
 /// The run's ledger says the agent's first run finished, by dwpipe's reading of its stream.
 fn ledger_says_finished(run: &Path) {
+    let reason = agent_reason(run);
+    assert!(reason.contains("ending: finished"), "{reason}");
+}
+
+/// What the ledger's agent line says.
+fn agent_reason(run: &Path) -> String {
     let ledger = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
     let agent: Value = ledger
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|l| l["stage"] == "agent")
         .expect("an agent line");
-    assert!(
-        agent["reason"]
-            .as_str()
-            .unwrap()
-            .contains("ending: finished"),
-        "{agent}"
-    );
+    agent["reason"].as_str().unwrap().to_owned()
+}
+
+/// The answers dwpipe gave the agent's requests in round 1.
+fn answers(run: &Path) -> Vec<Value> {
+    fs::read_to_string(run.join("agent-1.answers.jsonl"))
+        .expect("every answer is recorded")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn edit(page: &Path, from: &str, to: &str) -> Value {
@@ -304,4 +354,164 @@ fn a_subagents_edit_counts() {
     assert_eq!(report["agent-ending"], "finished");
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(page.contains("List({ space: 12 })"), "{page}");
+}
+
+// Over ACP: the same runtime as an ACP agent (`transport: acp`), edits asked of dwpipe
+// (`permission.edit: ask`) and answered by its policy.
+
+#[test]
+fn over_acp_an_edit_inside_the_workspace_is_allowed_and_the_turn_ends_on_its_stop_reason() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, run, dir) = delivered_over(
+        Channel::Acp,
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Set the spacing to 12.\nResult: PASS"}]),
+        ("ask", "1m"),
+        "notes-pass",
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["terminal-reason"], "verified");
+    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(
+        report["agent-claim"], "pass",
+        "a claim, read from its messages"
+    );
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 12 })"), "{page}");
+    let reason = agent_reason(&run);
+    assert!(reason.contains("stop reason: end_turn"), "{reason}");
+    let answered = answers(&run);
+    let permission = answered
+        .iter()
+        .find(|a| a["method"] == "session/request_permission")
+        .expect("the edit was asked of dwpipe");
+    assert_eq!(permission["answer"], "allowed", "{permission}");
+    assert_eq!(permission["kind"], "edit");
+    assert_eq!(permission["own-session"], true);
+    assert!(
+        permission["paths"][0].as_str().unwrap().ends_with(PAGE),
+        "{permission}"
+    );
+    assert!(run.join("agent-1.session.json").is_file());
+}
+
+#[test]
+fn over_acp_an_edit_outside_the_workspace_is_denied_and_the_run_is_incomplete() {
+    let Some(opencode) = runtime() else { return };
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("elsewhere.txt");
+    fs::write(&target, "space: 8\n").unwrap();
+    let (code, report, run, dir) = delivered_over(
+        Channel::Acp,
+        &opencode,
+        |_| json!([edit(&target, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
+        ("ask", "1m"),
+        "notes-pass",
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    let ending = report["agent-ending"].as_str().unwrap();
+    assert!(
+        ending.starts_with("incomplete (dwpipe's policy denied ")
+            && ending.contains("is outside the workspace"),
+        "{ending}"
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "space: 8\n");
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 8 })"), "{page}");
+    let answered = answers(&run);
+    assert!(
+        answered
+            .iter()
+            .any(|a| a["answer"] == "denied"
+                && a["paths"].as_array().unwrap().contains(&json!(target))),
+        "{answered:?}"
+    );
+}
+
+#[test]
+fn over_acp_a_model_that_fails_mid_answer_leaves_the_run_incomplete() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, _, _) = delivered_over(
+        Channel::Acp,
+        &opencode,
+        |_| json!([{"fail": "the scripted model failed mid-answer"}]),
+        ("ask", "1m"),
+        "notes-pass",
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    // The prompt is answered with the runtime's error, not with a stop reason.
+    let ending = report["agent-ending"].as_str().unwrap();
+    assert!(
+        ending.starts_with("incomplete (session error: ")
+            && ending.contains("the scripted model failed mid-answer"),
+        "{ending}"
+    );
+}
+
+#[test]
+fn over_acp_a_subagent_waiting_on_an_unforwarded_permission_is_named_when_the_watchdog_stops_it() {
+    let Some(opencode) = runtime() else { return };
+    let started = Instant::now();
+    let (code, report, _, _) = delivered_over(
+        Channel::Acp,
+        &opencode,
+        |page| {
+            json!([
+                {"tool": "task", "arguments": {"description": "Set the spacing", "prompt": "Set the list spacing to 12", "subagent_type": "general"}},
+                edit(page, "space: 8", "space: 12"),
+                {"text": "The spacing is 12."},
+                {"text": "Result: PASS"}
+            ])
+        },
+        ("ask", "4s"),
+        "notes-pass",
+    );
+    assert_eq!(code, 1, "{report}");
+    let ending = report["agent-ending"].as_str().unwrap();
+    assert!(
+        ending.starts_with("incomplete (stalled: ")
+            && ending.contains("the subagent task `Set the spacing` was still running"),
+        "{ending}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn any_acp_agent_is_driven_by_its_argv_through_the_same_client() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, run, dir) = delivered_over(
+        Channel::AnyAcp,
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Result: PASS"}]),
+        ("ask", "1m"),
+        "notes-pass",
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["agent-ending"], "finished");
+    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+    assert!(page.contains("List({ space: 12 })"), "{page}");
+    assert!(answers(&run).iter().any(|a| a["answer"] == "allowed"));
+    assert!(
+        !run.join("agent-1.session.json").exists(),
+        "no DevEco export for a generic agent"
+    );
+}
+
+#[test]
+fn over_acp_an_edit_the_agents_own_config_withholds_is_still_noticed() {
+    let Some(opencode) = runtime() else { return };
+    let (code, report, _, _dir) = delivered_over(
+        Channel::Acp,
+        &opencode,
+        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
+        ("deny", "1m"),
+        "notes-pass",
+    );
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        report["agent-ending"],
+        "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
+    );
 }

@@ -84,6 +84,18 @@ impl Delivery<'_> {
         if let Some(ending) = &run.ending {
             let _ = write!(reason, "; ending: {ending}");
         }
+        if let Some(stop) = &run.stop_reason {
+            let _ = write!(reason, "; stop reason: {stop}");
+        }
+        if let Some((answered, refused)) = run.answers {
+            let _ = write!(
+                reason,
+                "; {answered} request(s) of the agent answered, {refused} not allowed (in {})",
+                log.with_extension("answers.jsonl")
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            );
+        }
         match &run.export {
             Some(Ok(())) => reason.push_str("; session exported beside the log"),
             Some(Err(why)) => {

@@ -1,0 +1,413 @@
+//! dwpipe's side of an ACP conversation, fed line by line from the agent's stdout: replies to
+//! dwpipe's requests go to whoever waits for them; the agent's requests are answered at once
+//! by the [policy](super::super::policy) and recorded; `session/update` notifications tell
+//! the tool calls (and which the agent's own configuration withheld), the subagent tasks
+//! under way and the agent's messages, where its claim is found.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::process::{Line, Pipe};
+
+use super::super::policy::{Answer, Decision, Workspace, decide};
+use super::super::{Claim, MAX_TOOLS, last_claim};
+
+/// The largest file dwpipe reads for the agent.
+const READ_LIMIT: u64 = 16 * 1024 * 1024;
+/// Agent message text kept to find the claim in (the latest).
+const MESSAGE_KEPT: usize = 64 * 1024;
+/// Descriptions kept of each kind; counts go on.
+const KEPT: usize = 20;
+
+/// What is known of one tool call.
+#[derive(Debug, Default)]
+struct Call {
+    /// Its first title (OpenCode's: the tool's name).
+    title: String,
+    /// The tool the agent's own configuration withheld, when the call was answered by
+    /// OpenCode's `invalid` tool instead.
+    withheld: Option<String>,
+}
+
+/// A reply to one of dwpipe's requests: its result, or the error's message.
+type Reply = Result<Value, String>;
+
+/// dwpipe's side of the conversation, fed line by line from the agent's stdout.
+#[derive(Default)]
+pub(super) struct Client {
+    /// Writes to the agent's stdin; `None` once closed.
+    pub(super) sender: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    next_id: u64,
+    pending: HashMap<u64, oneshot::Sender<Reply>>,
+    /// The session dwpipe opened.
+    pub(super) session: Option<String>,
+    workspace: Workspace,
+    pub(super) answers: Vec<Answer>,
+    /// Sessions that asked something and that dwpipe did not open.
+    pub(super) strangers: BTreeSet<String>,
+    /// Tool calls by id.
+    calls: HashMap<String, Call>,
+    /// Subagent tasks under way: id → title.
+    pub(super) tasks: BTreeMap<String, String>,
+    /// Tool calls dwpipe denied (their failure is dwpipe's, not the agent's configuration's).
+    denied_calls: HashSet<String>,
+    pub(super) denied: Vec<String>,
+    pub(super) rejected: Vec<String>,
+    /// The agent's current message, for its claim.
+    message: String,
+    pub(super) claim: Option<Claim>,
+    pub(super) tools: Vec<String>,
+    pub(super) messages: usize,
+    pub(super) unparsed: usize,
+    pub(super) unreadable: usize,
+}
+
+impl Client {
+    pub(super) fn new(sender: mpsc::UnboundedSender<Vec<u8>>, workspace: &Path) -> Client {
+        Client {
+            sender: Some(sender),
+            next_id: 1,
+            pending: HashMap::new(),
+            session: None,
+            workspace: Workspace::new(workspace),
+            answers: Vec::new(),
+            strangers: BTreeSet::new(),
+            calls: HashMap::new(),
+            tasks: BTreeMap::new(),
+            denied_calls: HashSet::new(),
+            denied: Vec::new(),
+            rejected: Vec::new(),
+            message: String::new(),
+            claim: None,
+            tools: Vec::new(),
+            messages: 0,
+            unparsed: 0,
+            unreadable: 0,
+        }
+    }
+
+    fn send(&self, message: &Value) {
+        if let Some(sender) = &self.sender {
+            let mut line = message.to_string();
+            line.push('\n');
+            let _ = sender.send(line.into_bytes());
+        }
+    }
+
+    /// Sends a request; the receiver gets its reply.
+    pub(super) fn request(&mut self, method: &str, params: Value) -> oneshot::Receiver<Reply> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (reply, replied) = oneshot::channel();
+        self.pending.insert(id, reply);
+        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        request["params"] = params;
+        self.send(&request);
+        replied
+    }
+
+    /// One line of the agent's output.
+    pub(super) fn line(&mut self, line: Line<'_>) {
+        if line.pipe != Pipe::Out || line.text.trim().is_empty() {
+            return;
+        }
+        if line.cut {
+            self.unreadable += 1;
+            return;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(line.text.trim()) else {
+            self.unparsed += 1;
+            return;
+        };
+        self.messages += 1;
+        match (message.get("id"), message["method"].as_str()) {
+            (Some(id), Some(method)) => self.answer(id, method, &message["params"]),
+            (None, Some("session/update")) => self.update(&message["params"]),
+            (Some(id), None) => {
+                let Some(reply) = id.as_u64().and_then(|id| self.pending.remove(&id)) else {
+                    return;
+                };
+                let _ = reply.send(match message.get("error") {
+                    Some(error) => Err(error["message"]
+                        .as_str()
+                        .map_or_else(|| error.to_string(), str::to_owned)),
+                    None => Ok(message["result"].clone()),
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// A `session/update` notification: tool calls, subagent tasks, the agent's messages.
+    fn update(&mut self, params: &Value) {
+        let update = &params["update"];
+        let kind = update["sessionUpdate"].as_str().unwrap_or("");
+        if kind == "agent_message_chunk" {
+            if let Some(text) = update["content"]["text"].as_str() {
+                self.message.push_str(text);
+                if self.message.len() > MESSAGE_KEPT {
+                    let mut cut = self.message.len() - MESSAGE_KEPT / 2;
+                    while !self.message.is_char_boundary(cut) {
+                        cut += 1;
+                    }
+                    self.message.drain(..cut);
+                }
+                if let Some(claim) = last_claim(&self.message) {
+                    self.claim = Some(claim);
+                }
+            }
+            return;
+        }
+        self.message.clear();
+        if kind != "tool_call" && kind != "tool_call_update" {
+            return;
+        }
+        let Some(id) = update["toolCallId"].as_str() else {
+            return;
+        };
+        let title = update["title"].as_str();
+        if kind == "tool_call" && self.tools.len() < MAX_TOOLS {
+            self.tools.push(title.unwrap_or("?").to_owned());
+        }
+        let call = self.calls.entry(id.to_owned()).or_insert_with(|| Call {
+            title: title.unwrap_or("a tool").to_owned(),
+            withheld: None,
+        });
+        // The agent's own configuration withheld the tool: OpenCode answers with `invalid`,
+        // naming the tool that was wanted.
+        if title == Some("invalid") {
+            let wanted = update["rawInput"]["tool"].as_str().unwrap_or("a tool");
+            call.withheld = Some(wanted.to_owned());
+        }
+        // OpenCode names a subagent's call `task` first, then retitles it with its description.
+        if kind == "tool_call" && title == Some("task") {
+            self.tasks.insert(id.to_owned(), "task".to_owned());
+        }
+        if let (Some(task), Some(title)) = (self.tasks.get_mut(id), title) {
+            title.clone_into(task);
+        }
+        let status = update["status"].as_str();
+        if !matches!(status, Some("completed" | "failed")) {
+            return;
+        }
+        self.tasks.remove(id);
+        if let Some(wanted) = call.withheld.take() {
+            self.reject(format!("{wanted} (not available to the agent)"));
+            return;
+        }
+        if status == Some("failed") && !self.denied_calls.contains(id) {
+            let error = update["rawOutput"]["error"]
+                .as_str()
+                .unwrap_or("")
+                .to_lowercase();
+            if ["permission", "rejected", "denied"]
+                .iter()
+                .any(|w| error.contains(w))
+            {
+                let tool = call.title.clone();
+                self.reject(tool);
+            }
+        }
+    }
+
+    fn reject(&mut self, tool: String) {
+        if self.rejected.len() < KEPT && !self.rejected.contains(&tool) {
+            self.rejected.push(tool);
+        }
+    }
+
+    /// A request from the agent, answered at once by the policy.
+    fn answer(&mut self, id: &Value, method: &str, params: &Value) {
+        let session = params["sessionId"].as_str().map(str::to_owned);
+        let own_session = session.is_some() && session == self.session;
+        if let (Some(session), false) = (&session, own_session) {
+            self.strangers.insert(session.clone());
+        }
+        let mut answer = Answer {
+            method: method.to_owned(),
+            session,
+            own_session,
+            tool: None,
+            kind: None,
+            paths: Vec::new(),
+            answer: "allowed",
+            option: None,
+            why: None,
+        };
+        let reply = match method {
+            "session/request_permission" => self.permission(params, &mut answer),
+            "fs/read_text_file" | "fs/write_text_file" => self.file(method, params, &mut answer),
+            _ => {
+                answer.answer = "unsupported";
+                Err((-32601, format!("dwpipe does not serve `{method}`")))
+            }
+        };
+        if let Err((_, why)) = &reply {
+            if answer.answer == "allowed" {
+                answer.answer = "denied";
+            }
+            answer.why = Some(why.clone());
+        }
+        let message = match reply {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, why)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": why}})
+            }
+        };
+        self.send(&message);
+        self.answers.push(answer);
+    }
+
+    /// `session/request_permission`: an option of the kind the policy decides.
+    fn permission(&mut self, params: &Value, answer: &mut Answer) -> Result<Value, (i64, String)> {
+        let call = &params["toolCall"];
+        let kind = call["kind"].as_str().unwrap_or("other").to_owned();
+        let title = call["title"].as_str().unwrap_or("a tool").to_owned();
+        answer.paths = call["locations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["path"].as_str().map(str::to_owned))
+            .collect();
+        let decision = decide(&self.workspace, &kind, &answer.paths);
+        let wanted = match &decision {
+            Decision::Allow => ["allow_once", "allow_always"],
+            Decision::Deny(_) => ["reject_once", "reject_always"],
+        };
+        let options = params["options"].as_array().map_or(&[][..], Vec::as_slice);
+        let option = wanted.iter().find_map(|kind| {
+            options
+                .iter()
+                .find(|o| o["kind"] == *kind)
+                .and_then(|o| o["optionId"].as_str())
+        });
+        answer.option = option.map(str::to_owned);
+        answer.tool = Some(title.clone());
+        answer.kind = Some(kind.clone());
+        if let Decision::Deny(why) = &decision {
+            answer.answer = "denied";
+            answer.why = Some(why.clone());
+            if let Some(id) = call["toolCallId"].as_str() {
+                self.denied_calls.insert(id.to_owned());
+            }
+            if self.denied.len() < KEPT {
+                self.denied.push(format!("{kind} `{title}`: {why}"));
+            }
+        }
+        Ok(match option {
+            Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
+            // No option of the kind wanted: the request is cancelled, never granted.
+            None => json!({"outcome": {"outcome": "cancelled"}}),
+        })
+    }
+
+    /// `fs/read_text_file` and `fs/write_text_file`, inside the workspace only.
+    fn file(
+        &mut self,
+        method: &str,
+        params: &Value,
+        answer: &mut Answer,
+    ) -> Result<Value, (i64, String)> {
+        let path = params["path"].as_str().unwrap_or("");
+        answer.paths = vec![path.to_owned()];
+        let kind = if method == "fs/read_text_file" {
+            "read"
+        } else {
+            "edit"
+        };
+        if let Decision::Deny(why) = decide(&self.workspace, kind, &answer.paths) {
+            if self.denied.len() < KEPT {
+                self.denied.push(format!("{method} `{path}`: {why}"));
+            }
+            return Err((-32000, format!("denied by dwpipe's policy: {why}")));
+        }
+        let real = self
+            .workspace
+            .resolve(path)
+            .ok_or((-32602, format!("{path} cannot be resolved")))?;
+        if kind == "edit" {
+            let content = params["content"].as_str().unwrap_or("");
+            crate::output::write_atomic(&real, content.as_bytes())
+                .map_err(|e| (-32000, e.to_string()))?;
+            return Ok(json!({}));
+        }
+        let bytes = crate::input::read_bounded(&real, READ_LIMIT, "a file the agent asked for")
+            .map_err(|e| (-32000, e.to_string()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let first = params["line"].as_u64().unwrap_or(1).max(1) as usize;
+        let limit = params["limit"].as_u64().map_or(usize::MAX, |l| l as usize);
+        let content: String = text
+            .split_inclusive('\n')
+            .skip(first - 1)
+            .take(limit)
+            .collect();
+        Ok(json!({"content": content}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_answered_by_the_policy_and_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Index.ets"), "a\nb\nc\n").unwrap();
+        let (sender, mut sent) = mpsc::unbounded_channel();
+        let mut client = Client::new(sender, dir.path());
+        client.session = Some("ses_root".into());
+        let inside = dir.path().join("Index.ets").display().to_string();
+        let options = json!([
+            {"optionId": "once", "kind": "allow_once", "name": "Allow once"},
+            {"optionId": "reject", "kind": "reject_once", "name": "Reject"}
+        ]);
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {"sessionId": "ses_root", "toolCall": {"toolCallId": "c1", "title": "Index.ets", "kind": "edit", "locations": [{"path": inside}]}, "options": options}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "session/request_permission", "params": {"sessionId": "ses_child", "toolCall": {"toolCallId": "c2", "title": "/etc", "kind": "other", "locations": [{"path": "/etc/passwd"}]}, "options": options}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "fs/read_text_file", "params": {"sessionId": "ses_root", "path": inside, "line": 2, "limit": 1}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "fs/write_text_file", "params": {"sessionId": "ses_root", "path": "/tmp/dwpipe-never-written", "content": "x"}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "terminal/create", "params": {"sessionId": "ses_root", "command": "rm"}}),
+        ];
+        for line in &lines {
+            client.line(Line {
+                pipe: Pipe::Out,
+                text: &line.to_string(),
+                cut: false,
+            });
+        }
+        let replies: Vec<Value> = std::iter::from_fn(|| sent.try_recv().ok())
+            .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+            .collect();
+        assert_eq!(replies[0]["result"]["outcome"]["optionId"], "once");
+        assert_eq!(replies[1]["result"]["outcome"]["optionId"], "reject");
+        assert_eq!(replies[2]["result"]["content"], "b\n");
+        assert!(
+            replies[3]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("outside the workspace")
+        );
+        assert_eq!(replies[4]["error"]["code"], -32601);
+        assert!(!Path::new("/tmp/dwpipe-never-written").exists());
+        let answered: Vec<(&str, bool)> = client
+            .answers
+            .iter()
+            .map(|a| (a.answer, a.own_session))
+            .collect();
+        assert_eq!(
+            answered,
+            [
+                ("allowed", true),
+                ("denied", false),
+                ("allowed", true),
+                ("denied", true),
+                ("unsupported", true)
+            ]
+        );
+        assert_eq!(client.strangers.iter().collect::<Vec<_>>(), ["ses_child"]);
+        assert_eq!(client.denied.len(), 2, "{:?}", client.denied);
+    }
+}

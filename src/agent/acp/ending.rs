@@ -1,0 +1,235 @@
+//! How a turn over ACP ended, as a pure function of what the conversation showed: finished
+//! only on `end_turn` with nothing denied or withheld; every other ending named.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use super::super::deveco::Ending;
+use super::super::{AgentEnd, stalled};
+
+/// How the conversation's one turn ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Turn {
+    /// The prompt was answered with this stop reason.
+    Ended(String),
+    /// The agent answered a request with an error.
+    Refused { method: &'static str, error: String },
+    /// No answer within the limit.
+    Silent {
+        method: &'static str,
+        after: Duration,
+    },
+    /// The process ended before it answered.
+    Gone { method: &'static str },
+}
+
+/// What the conversation showed besides its turn, for the ending.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Shown {
+    /// Subagent tasks still running (their titles).
+    pub(super) tasks: Vec<String>,
+    /// What dwpipe's policy denied.
+    pub(super) denied: Vec<String>,
+    /// Tools the agent's own configuration withheld or rejected.
+    pub(super) rejected: Vec<String>,
+    /// Message lines too long to read whole.
+    pub(super) unreadable: usize,
+}
+
+/// How an ACP run ended: finished only when the prompt was answered `end_turn`, the agent
+/// exited cleanly (or was closed by dwpipe after the turn), nothing it asked was denied and no
+/// tool was rejected. `stalled` is the idle limit when the watchdog stopped it.
+pub(super) fn ending(
+    turn: &Turn,
+    end: AgentEnd,
+    closed: bool,
+    stalled_after: Option<Duration>,
+    shown: &Shown,
+) -> Ending {
+    let incomplete = Ending::Incomplete;
+    if let Some(idle) = stalled_after {
+        let mut why = stalled(idle);
+        if let Some(task) = shown.tasks.first() {
+            let _ = write!(
+                why,
+                "; the subagent task `{task}` was still running (an ACP client never sees a \
+                 subagent's permission requests: allow what subagents need in the agent's own \
+                 configuration)"
+            );
+        }
+        return incomplete(why);
+    }
+    match turn {
+        Turn::Ended(reason) if reason == "end_turn" => {}
+        Turn::Ended(reason) => {
+            return incomplete(format!("the turn ended on `{reason}`, not `end_turn`"));
+        }
+        Turn::Refused {
+            method: "session/prompt",
+            error,
+        } => return incomplete(format!("session error: {error}")),
+        Turn::Refused { method, error } => {
+            return incomplete(format!("the agent refused `{method}`: {error}"));
+        }
+        Turn::Silent { method, after } => {
+            return incomplete(format!("no answer to `{method}` within {after:?}"));
+        }
+        Turn::Gone { method } => {
+            return incomplete(match end {
+                AgentEnd::TimedOut(after) => format!("stopped at its time limit ({after:?})"),
+                end => format!("the agent {end} before answering `{method}`"),
+            });
+        }
+    }
+    if !end.is_clean() && !closed {
+        return incomplete(format!("the agent {end} after its turn ended"));
+    }
+    if !shown.denied.is_empty() {
+        return incomplete(format!(
+            "dwpipe's policy denied {} (the run went on without it)",
+            shown.denied.join("; ")
+        ));
+    }
+    if !shown.rejected.is_empty() {
+        return incomplete(format!(
+            "permission rejected for {} (the run went on without it)",
+            shown.rejected.join(", ")
+        ));
+    }
+    if shown.unreadable > 0 {
+        return incomplete(format!(
+            "{} message line(s) too long to read whole: what they said is unknown",
+            shown.unreadable
+        ));
+    }
+    Ending::Finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn incomplete(ending: Ending) -> String {
+        match ending {
+            Ending::Incomplete(why) => why,
+            Ending::Finished => "finished".to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_an_end_turn_with_nothing_denied_is_finished() {
+        let ended = Turn::Ended("end_turn".into());
+        let clean = AgentEnd::Exited(0);
+        let none = Shown::default();
+        assert_eq!(ending(&ended, clean, false, None, &none), Ending::Finished);
+        // Closed by dwpipe after a clean turn: still finished.
+        assert_eq!(
+            ending(&ended, AgentEnd::Signalled(15), true, None, &none),
+            Ending::Finished
+        );
+        let denied = Shown {
+            denied: vec!["edit `/x`: /x is outside the workspace".into()],
+            ..Shown::default()
+        };
+        let rejected = Shown {
+            rejected: vec!["edit (not available to the agent)".into()],
+            ..Shown::default()
+        };
+        let subagent = Shown {
+            tasks: vec!["Set the spacing".into()],
+            ..Shown::default()
+        };
+        let minute = Duration::from_secs(60);
+        let rows = [
+            (
+                Turn::Ended("max_tokens".into()),
+                clean,
+                &none,
+                None,
+                "the turn ended on `max_tokens`, not `end_turn`",
+            ),
+            (
+                Turn::Refused {
+                    method: "session/prompt",
+                    error: "overloaded".into(),
+                },
+                clean,
+                &none,
+                None,
+                "session error: overloaded",
+            ),
+            (
+                Turn::Refused {
+                    method: "initialize",
+                    error: "it speaks protocol version 2".into(),
+                },
+                clean,
+                &none,
+                None,
+                "the agent refused `initialize`: it speaks protocol version 2",
+            ),
+            (
+                Turn::Silent {
+                    method: "session/new",
+                    after: minute,
+                },
+                clean,
+                &none,
+                None,
+                "no answer to `session/new` within 60s",
+            ),
+            (
+                Turn::Gone {
+                    method: "session/prompt",
+                },
+                AgentEnd::Exited(1),
+                &none,
+                None,
+                "the agent exited 1 before answering `session/prompt`",
+            ),
+            (
+                Turn::Gone {
+                    method: "session/prompt",
+                },
+                AgentEnd::TimedOut(minute),
+                &none,
+                None,
+                "stopped at its time limit (60s)",
+            ),
+            (
+                ended.clone(),
+                AgentEnd::Exited(2),
+                &none,
+                None,
+                "the agent exited 2 after its turn ended",
+            ),
+            (
+                ended.clone(),
+                clean,
+                &denied,
+                None,
+                "dwpipe's policy denied edit `/x`: /x is outside the workspace",
+            ),
+            (
+                ended.clone(),
+                clean,
+                &rejected,
+                None,
+                "permission rejected for edit (not available to the agent)",
+            ),
+            (
+                Turn::Gone {
+                    method: "session/prompt",
+                },
+                AgentEnd::Signalled(15),
+                &subagent,
+                Some(minute),
+                "stalled: no event and no change in the workspace for 60s; the subagent task `Set the spacing` was still running",
+            ),
+        ];
+        for (turn, end, shown, stalled, why) in rows {
+            let said = incomplete(ending(&turn, end, false, stalled, shown));
+            assert!(said.starts_with(why), "{turn:?}: {said}");
+        }
+    }
+}

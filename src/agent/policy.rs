@@ -1,0 +1,155 @@
+//! dwpipe's answers to an agent that asks (over ACP): a tool may act inside the workspace —
+//! read, edit, delete, move, search — and nowhere else; a request that names no place, runs
+//! commands or fetches from the network is denied, since dwpipe cannot tell where it acts.
+//! What the agent's own configuration allows without asking never reaches dwpipe: this
+//! policy decides only what the agent leaves to its client. Every answer is recorded.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+/// The tool kinds (ACP's `ToolKind`) allowed when every place they name is in the workspace.
+const PLACED: [&str; 5] = ["read", "edit", "delete", "move", "search"];
+
+/// The workspace, resolved once: symbolic links in it and in the paths asked about are
+/// followed, so a link out of the workspace is outside.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Workspace {
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// The workspace at `path`.
+    pub(super) fn new(path: &Path) -> Workspace {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        Workspace {
+            root: absolute.canonicalize().unwrap_or(absolute),
+        }
+    }
+
+    /// Where `path` (absolute, or relative to the workspace) really is, if it can be told:
+    /// `..` is resolved by name, then the deepest part that exists by the file system.
+    pub(super) fn resolve(&self, path: &str) -> Option<PathBuf> {
+        if path.is_empty() || path.contains('\0') {
+            return None;
+        }
+        let mut lexical = PathBuf::new();
+        for part in self.root.join(path).components() {
+            match part {
+                Component::ParentDir => {
+                    lexical.pop();
+                }
+                Component::CurDir => {}
+                other => lexical.push(other),
+            }
+        }
+        // The file may not exist yet (an edit that creates it): resolve what does.
+        let mut existing = lexical.as_path();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            rest.push(existing.file_name()?.to_owned());
+            existing = existing.parent()?;
+        }
+        let mut real = existing.canonicalize().ok()?;
+        real.extend(rest.iter().rev());
+        Some(real)
+    }
+
+    /// Whether `path` is in the workspace.
+    pub(super) fn contains(&self, path: &str) -> bool {
+        self.resolve(path)
+            .is_some_and(|real| real.starts_with(&self.root))
+    }
+}
+
+/// dwpipe's answer to one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Decision {
+    /// Granted.
+    Allow,
+    /// Refused, and why.
+    Deny(String),
+}
+
+/// The answer to a tool of `kind` that would act on `paths`.
+pub(super) fn decide(workspace: &Workspace, kind: &str, paths: &[String]) -> Decision {
+    if let Some(outside) = paths.iter().find(|path| !workspace.contains(path)) {
+        return Decision::Deny(format!("{outside} is outside the workspace"));
+    }
+    if !PLACED.contains(&kind) {
+        return Decision::Deny(format!(
+            "a tool of kind `{kind}` is not one dwpipe grants (it grants read, edit, delete, move and search inside the workspace)"
+        ));
+    }
+    if paths.is_empty() {
+        return Decision::Deny("the request names no file: where it acts cannot be told".into());
+    }
+    Decision::Allow
+}
+
+/// One answer dwpipe gave the agent, as `agent-<n>.answers.jsonl` records it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) struct Answer {
+    /// The agent's request (`session/request_permission`, `fs/write_text_file`, …).
+    pub(super) method: String,
+    /// The session it named.
+    pub(super) session: Option<String>,
+    /// Whether dwpipe opened that session (a subagent's is not).
+    pub(super) own_session: bool,
+    /// The tool's title and kind, for a permission.
+    pub(super) tool: Option<String>,
+    pub(super) kind: Option<String>,
+    /// The places it named.
+    pub(super) paths: Vec<String>,
+    /// `allowed`, `denied`, or `unsupported` (a method dwpipe does not serve).
+    pub(super) answer: &'static str,
+    /// The option chosen, for a permission.
+    pub(super) option: Option<String>,
+    /// Why, when not allowed.
+    pub(super) why: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_placed_tools_inside_the_workspace_are_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("entry/src")).unwrap();
+        std::fs::write(dir.path().join("secret"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("link")).unwrap();
+        let workspace = Workspace::new(&root);
+        let inside = root.join("entry/src/Index.ets").display().to_string();
+        let outside = dir.path().join("secret").display().to_string();
+        let allowed = |kind: &str, paths: &[&str]| {
+            let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
+            decide(&workspace, kind, &paths)
+        };
+        let rows: [(&str, &[&str], Option<&str>); 10] = [
+            ("edit", &[&inside], None),
+            // A new file in a new folder is still inside.
+            ("edit", &["entry/new/Page.ets"], None),
+            ("read", &[&inside, "entry"], None),
+            ("edit", &[&outside], Some("is outside the workspace")),
+            ("edit", &["../secret"], Some("is outside the workspace")),
+            ("edit", &["entry/../../secret"], Some("is outside")),
+            // A link out of the workspace leads outside it.
+            ("edit", &["link"], Some("is outside")),
+            ("edit", &[], Some("names no file")),
+            ("execute", &[&inside], Some("kind `execute`")),
+            ("other", &[&inside], Some("kind `other`")),
+        ];
+        for (kind, paths, denied) in rows {
+            match (allowed(kind, paths), denied) {
+                (Decision::Allow, None) => {}
+                (Decision::Deny(why), Some(expected)) => {
+                    assert!(why.contains(expected), "{kind} {paths:?}: {why}");
+                }
+                (decision, _) => panic!("{kind} {paths:?}: {decision:?}"),
+            }
+        }
+    }
+}
