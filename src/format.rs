@@ -40,6 +40,8 @@ pub(crate) const LAB: u32 = 1;
 pub(crate) const DELIVER: u32 = 1;
 /// A run directory's `run.json`.
 pub(crate) const RUN: u32 = 1;
+/// A stop hook's record of an agent session's rounds (`.dwpipe/hooks/*.json`).
+pub(crate) const HOOK: u32 = 1;
 /// `dwpipe devices --json`.
 pub(crate) const DEVICES: u32 = 1;
 /// `dwpipe freeze --json`.

@@ -62,6 +62,7 @@ pub mod schema; // the versioned documents: serde types only
 mod agent; // DevEco Code and command agents; claims, never verdicts
 mod brief; // the Goal brief and repair briefs
 mod exit_code; // the one place verdicts become exit codes
+mod hook; // the gate inside an agent's own loop: its stop hook's answer, round by round
 mod pipeline; // deliver: stages, ledger, run directory, resume
 mod preflight; // what a run needs, resolved before anything is dispatched
 mod review; // the adversarial pre-review and its receipts

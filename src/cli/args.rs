@@ -29,16 +29,17 @@ pub(super) struct Cli {
 }
 
 /// How a command that talks to hdc reaches it.
+/// (Each argument carries its heading: a `next_help_heading` here would put every argument
+/// declared after the flattened client under "hdc" too.)
 #[derive(Clone, Debug, Default, clap::Args)]
-#[command(next_help_heading = "hdc")]
 pub(super) struct DeviceClient {
     /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH).
-    #[arg(long = "hdc", value_name = "PATH")]
+    #[arg(long = "hdc", value_name = "PATH", help_heading = "hdc")]
     pub(super) hdc: Option<PathBuf>,
     /// Host-side limit for every hdc call. Without it each kind of call has its own: 15s to
     /// list servers and read a device's identity, 120s for a playbook's shell command, 180s
     /// for a file transfer, 300s for an install.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "hdc")]
     pub(super) call_timeout: Option<Duration>,
 }
 
@@ -123,6 +124,42 @@ pub(super) enum Command {
     /// Show what an extractor sees in one file (trace, layout dump, hidumper output, …).
     #[command(subcommand)]
     Inspect(InspectCommand),
+    /// The gate inside an agent's own loop: answers Claude Code's, Codex's and Cursor's stop hooks (and dwpipe's OpenCode plugin).
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+/// `dwpipe hook …`.
+#[derive(Debug, Subcommand)]
+pub(super) enum HookCommand {
+    /// Run the gate when the agent wants to stop, and let it stop or send it back with the repair brief.
+    #[command(after_long_help = HOOK_STOP_HELP)]
+    Stop(HookStopArgs),
+}
+
+/// `dwpipe hook stop`.
+#[derive(Debug, clap::Args)]
+pub(super) struct HookStopArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// The harness whose stop hook this is: its JSON on stdin, its answer on stdout.
+    #[arg(long = "target", value_name = "HARNESS", value_parser = clap::builder::PossibleValuesParser::new(crate::hook::Harness::WORDS))]
+    pub(super) harness: String,
+    /// The acceptance pack (pack.yaml, frozen now) or a pack.lock.json (default: pack.yaml in
+    /// the current folder).
+    #[arg(long, value_name = "PACK")]
+    pub(super) pack: Option<PathBuf>,
+    /// The project config.
+    #[arg(long, value_name = "FILE", default_value = "dwpipe.yaml")]
+    pub(super) config: PathBuf,
+    /// Where to audit (default: `device:` in dwpipe.yaml).
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
+    /// The folder that holds .dwpipe/ (default: dwpipe.yaml's folder).
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) measuring: Measuring,
 }
 
 #[derive(Debug, clap::Args)]
@@ -609,6 +646,8 @@ pub(super) enum Against {
     /// The latest passing audit of the same app, device model and software version.
     LastPass,
 }
+
+const HOOK_STOP_HELP: &str = "Reads the harness's stop-hook JSON on stdin (Claude Code and Codex: session_id, stop_hook_active; Cursor: conversation_id, status, loop_count), runs what `deliver` runs after its agent (the verification commands, then the audit on the configured device or capture, against the frozen pack) on the workspace as it stands, in a run folder of its own under .dwpipe/runs, and prints one JSON object on stdout: {} lets the agent stop; {\"decision\":\"block\",\"reason\":…} (Cursor: {\"followup_message\":…}) sends it back with the repair brief. Rounds are counted per agent session in .dwpipe/hooks/ (stop_hook_active is recorded, never trusted to end the loop) and bounded by repair.max-rounds and repair.max-same-failure; when they run out, or the gate cannot decide, review.fail-mode says what happens: open lets the agent stop (recorded, said unverified), warn sends it back once to say the change is unverified and then lets it stop, closed keeps refusing and says so. Progress goes to stderr. Exit 0 whenever an answer was printed; an input that names no session lets the agent stop (its rounds could not be counted) and says why on stderr.";
 
 const HISTORY_HELP: &str = "The history is an SQLite database: every `deliver` run records its audits in .dwpipe/history.sqlite beside its runs; `audit`, `compare` and lab runs record when given --history PATH. Listed per audit and criterion, oldest first: time, criterion, value, result, device model and software, serial, and the report. --changes runs E-Divisive with means (p <= 0.05, 100 permutations, seed 1234) over each criterion's series per device model and names the audit from which it shifted. `dwpipe history import RUN...` records run folders or reports made elsewhere (lab shards audited on other hosts); a report already recorded is skipped. Replayed audits are marked and never taken as a baseline by `compare --against last-pass`.";
 

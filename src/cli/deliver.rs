@@ -196,7 +196,7 @@ fn no_device(config: &crate::config::Config, hdc: &HdcClient, args: &DeliverArgs
     Error::Invalid(found)
 }
 
-fn run_dir_error(error: RunDirError) -> Error {
+pub(super) fn run_dir_error(error: RunDirError) -> Error {
     match error {
         RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
         RunDirError::Write(error) => Error::Publish(error),

@@ -13,6 +13,7 @@ mod fingerprint;
 mod freeze;
 mod gate;
 mod history;
+mod hook;
 mod identify;
 mod init;
 mod inspect;
@@ -162,7 +163,19 @@ commands!(
     Completions,
     Report,
     Inspect,
+    Hook,
 );
+
+impl Run for args::HookCommand {
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        let args::HookCommand::Stop(args) = self;
+        hook::stop(&edge.client(&args.client), &args)
+    }
+}
 
 impl Run for ReportCommand {
     fn json(&self) -> bool {

@@ -187,6 +187,16 @@ pub struct Config {
     pub(crate) device: DeviceDefaults,
 }
 
+impl Default for Repair {
+    /// Four repair rounds, the same failure at most twice.
+    fn default() -> Repair {
+        Repair {
+            max_rounds: 4,
+            max_same_failure: 2,
+        }
+    }
+}
+
 impl Default for Review {
     fn default() -> Review {
         Review {
@@ -428,13 +438,18 @@ impl Config {
                 allow_waiver_when_closed: r.allow_waiver_when_closed.unwrap_or(false),
             },
         };
+        let defaults = Repair::default();
         let repair = Repair {
-            max_rounds: doc.repair.as_ref().and_then(|r| r.max_rounds).unwrap_or(4),
+            max_rounds: doc
+                .repair
+                .as_ref()
+                .and_then(|r| r.max_rounds)
+                .unwrap_or(defaults.max_rounds),
             max_same_failure: doc
                 .repair
                 .as_ref()
                 .and_then(|r| r.max_same_failure)
-                .unwrap_or(2)
+                .unwrap_or(defaults.max_same_failure)
                 .max(1),
         };
         let device = match doc.device {

@@ -4,6 +4,7 @@
 //! reporters print.
 
 mod claim;
+mod gate;
 mod guard;
 pub(crate) mod ledger;
 mod record;
@@ -24,6 +25,8 @@ use crate::playbook::Playbooks;
 use crate::schema::{Claim, TerminalReason};
 
 pub(crate) use claim::{ClaimError, claim};
+pub(crate) use gate::Gated;
+pub(crate) use guard::{Next, RepairGuard};
 pub(crate) use ledger::{Outcome, Stage};
 pub(crate) use records::{RUN_FILE, RunTarget};
 pub(crate) use resume::Ended;
@@ -161,8 +164,20 @@ pub(crate) enum ResumeRefused {
 /// no agent), and with its workspace made absolute (the agent and the verification commands
 /// run inside it).
 pub(crate) fn delivery_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
+    project_config(path, true)
+}
+
+/// The config of a stop hook's gate: as a delivery's, but its agent runs outside dwpipe (in
+/// the harness whose hook runs it), so none is needed and a configured one is not run.
+pub(crate) fn gate_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
+    let mut config = project_config(path, false)?;
+    config.agent = None;
+    Ok(config)
+}
+
+fn project_config(path: &std::path::Path, needs_agent: bool) -> Result<Config, Vec<Diagnostic>> {
     let mut config = Config::load(path).map_err(|d| vec![d])?;
-    let missing = preflight(&config);
+    let missing = preflight(&config, needs_agent);
     if !missing.is_empty() {
         return Err(missing);
     }
@@ -179,7 +194,7 @@ pub(crate) fn delivery_config(path: &std::path::Path) -> Result<Config, Vec<Diag
 }
 
 /// A diagnostic for a delivery that cannot start (no verification command, no agent).
-fn preflight(config: &Config) -> Vec<Diagnostic> {
+fn preflight(config: &Config, needs_agent: bool) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     if config.verify.is_empty() {
         found.push(
@@ -190,7 +205,7 @@ fn preflight(config: &Config) -> Vec<Diagnostic> {
             .fix("add at least one `verify:` command (the build, the unit tests)"),
         );
     }
-    if config.agent.is_none() {
+    if needs_agent && config.agent.is_none() {
         found.push(
             Diagnostic::error("E_DELIVER_NO_AGENT", "dwpipe.yaml configures no agent")
                 .fix("add `agent: { kind: deveco }` or a command agent"),

@@ -43,7 +43,17 @@ impl Delivery<'_> {
         } else {
             None
         };
-        let (reason, detail) = match self.deliver(target, cancel, &mut report, resume).await {
+        let delivered = self.deliver(target, cancel, &mut report, resume).await;
+        self.conclude(report, delivered)
+    }
+
+    /// Ends a run with what its stages came to: the ledger's last line and `deliver.json`.
+    pub(super) fn conclude(
+        &self,
+        mut report: DeliverReport,
+        ended: Staged<()>,
+    ) -> Result<DeliverReport, DeliveryError> {
+        let (reason, detail) = match ended {
             Ok(()) => (TerminalReason::Verified, None),
             Err(Halt::Stop { reason, detail }) => (reason, detail),
             // The run's own files failed (a full disk, a folder gone): it still ends with its
@@ -204,32 +214,17 @@ impl Delivery<'_> {
             };
             // A stat cache that cannot be saved only costs the next fingerprint some reading.
             let _ = cache.save(&cache_path);
-            let mut failed = None;
-            if !verified_already {
-                let verified = self.verify(round, &after, &mut cache, cancel).await;
-                self.records_intact()?;
-                let verified = verified?;
-                summary.reports.push(verified.report);
-                failed = verified.failed;
-            }
-            if failed.is_none() {
-                let audited = self.audit(round, target, &after, cancel).await?;
-                summary.reports.extend(audited.reports);
-                summary.criteria = audited.criteria;
-                summary.sources = audited.sources;
-                summary.installed = audited.installed;
-                summary.not_installed = audited.not_installed;
-                failed = match audited.verdict {
-                    AuditVerdict::Pass => None,
-                    AuditVerdict::Failed(failed) => Some(failed),
-                    AuditVerdict::Unproven(detail) => {
-                        return Err(Halt::Stop {
-                            reason: TerminalReason::EnvironmentError,
-                            detail: Some(detail),
-                        });
-                    }
-                };
-            }
+            let failed = self
+                .measure(
+                    round,
+                    target,
+                    &after,
+                    &mut cache,
+                    cancel,
+                    summary,
+                    verified_already,
+                )
+                .await?;
             let Some(failed) = failed else {
                 return Ok(());
             };
@@ -257,6 +252,49 @@ impl Delivery<'_> {
                 output,
                 agent_incomplete.as_deref(),
             )?;
+        }
+    }
+
+    /// Verification (unless `verified_already`), then the audit once it passes, of the
+    /// workspace at fingerprint `after`: `None` when both passed, else what failed.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one round's inputs, all of them needed"
+    )]
+    pub(super) async fn measure(
+        &self,
+        round: u32,
+        target: &Opened,
+        after: &str,
+        cache: &mut StatCache,
+        cancel: &Cancel,
+        summary: &mut DeliverReport,
+        verified_already: bool,
+    ) -> Staged<Option<Failed>> {
+        let mut failed = None;
+        if !verified_already {
+            let verified = self.verify(round, after, cache, cancel).await;
+            self.records_intact()?;
+            let verified = verified?;
+            summary.reports.push(verified.report);
+            failed = verified.failed;
+        }
+        if failed.is_some() {
+            return Ok(failed);
+        }
+        let audited = self.audit(round, target, after, cancel).await?;
+        summary.reports.extend(audited.reports);
+        summary.criteria = audited.criteria;
+        summary.sources = audited.sources;
+        summary.installed = audited.installed;
+        summary.not_installed = audited.not_installed;
+        match audited.verdict {
+            AuditVerdict::Pass => Ok(None),
+            AuditVerdict::Failed(failed) => Ok(Some(failed)),
+            AuditVerdict::Unproven(detail) => Err(Halt::Stop {
+                reason: TerminalReason::EnvironmentError,
+                detail: Some(detail),
+            }),
         }
     }
 

@@ -20,6 +20,7 @@ mod flows;
 mod fuzz;
 mod history;
 mod history_guard;
+mod hook;
 mod hostile;
 mod inspect;
 mod install;

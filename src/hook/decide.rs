@@ -1,0 +1,305 @@
+//! What the hook answers, as a pure function of the gate's outcome, the session's earlier
+//! rounds in this loop, the repair limits and the review's fail mode. Only a gate that passed
+//! lets the agent stop as verified; every other way of stopping is said to be unverified.
+
+use crate::config::{FailMode, Repair};
+use crate::pipeline::{Next, RepairGuard};
+use crate::schema::TerminalReason;
+use crate::words::words;
+
+use super::state::Round;
+
+/// What the gate came to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Gate<'a> {
+    /// Verification and the audit passed.
+    Passed,
+    /// Something failed.
+    Failed {
+        /// What the repair guard counts.
+        fingerprint: &'a str,
+        /// The repair brief.
+        brief: &'a str,
+        /// The criteria (or verification commands) that did not pass.
+        unresolved: &'a [String],
+    },
+    /// The gate could not decide (it could not run, or the audit showed no verdict).
+    Undecided {
+        /// Why.
+        why: &'a str,
+    },
+    /// The agent's loop ended otherwise than by finishing (aborted, failed): not gated.
+    NotFinished {
+        /// How it ended.
+        how: &'a str,
+    },
+}
+
+/// Let the agent stop, or send it back with a reason (its next instruction).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// Let it stop.
+    Allow,
+    /// Send it back.
+    Block(String),
+}
+
+words! {
+    /// What the hook said, as the session's record keeps it.
+    pub(crate) enum Said {
+        /// The gate passed: the agent may stop.
+        Verified = "verified",
+        /// Sent back with the repair brief.
+        Repair = "repair",
+        /// Rounds out under `warn`: sent back once, to say the change is unverified.
+        Warned = "warned",
+        /// Rounds out under `closed`: refused again, and said so.
+        Refused = "refused",
+        /// Let stop without being verified (`open`, or `warn` once it was said).
+        AllowedUnverified = "allowed-unverified",
+        /// The agent's loop ended otherwise than by finishing: not gated.
+        NotGated = "not-gated",
+    }
+}
+
+impl Said {
+    /// Whether the agent was let stop (a new stop after it begins a new loop).
+    pub(crate) fn lets_stop(self) -> bool {
+        matches!(
+            self,
+            Said::Verified | Said::AllowedUnverified | Said::NotGated
+        )
+    }
+}
+
+/// The hook's answer and what it records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Decision {
+    /// What the harness is told.
+    pub(crate) answer: Answer,
+    /// What the record says.
+    pub(crate) said: Said,
+    /// For the user, when the agent is let stop unverified.
+    pub(crate) note: Option<String>,
+}
+
+/// The answer to a stop. `earlier` are this loop's earlier rounds; `run` names the gate's run.
+pub(crate) fn decide(
+    earlier: &[Round],
+    gate: Gate<'_>,
+    limits: Repair,
+    fail_mode: FailMode,
+    run: &str,
+) -> Decision {
+    let why = match gate {
+        Gate::Passed => {
+            return Decision {
+                answer: Answer::Allow,
+                said: Said::Verified,
+                note: None,
+            };
+        }
+        Gate::NotFinished { how } => {
+            return Decision {
+                answer: Answer::Allow,
+                said: Said::NotGated,
+                note: Some(format!(
+                    "dwpipe: the agent's loop ended {how}; the change was not gated and is unverified"
+                )),
+            };
+        }
+        Gate::Failed {
+            fingerprint,
+            brief,
+            unresolved,
+        } => {
+            let mut guard = RepairGuard::new(limits);
+            for failure in earlier.iter().filter_map(|r| r.failure.as_deref()) {
+                guard.after_failure(failure);
+            }
+            match guard.after_failure(fingerprint) {
+                Next::Repair(round) => {
+                    return Decision {
+                        answer: Answer::Block(format!(
+                            "dwpipe's gate refused to let this turn end: the change does not pass \
+                             yet (unresolved: {}; repair round {round} of {}; run {run}).\n\n{brief}",
+                            unresolved.join(", "),
+                            limits.max_rounds
+                        )),
+                        said: Said::Repair,
+                        note: None,
+                    };
+                }
+                Next::Stop(TerminalReason::RepeatedFailure) => format!(
+                    "the same failure came back more than repair.max-same-failure ({}) times \
+                     (unresolved: {})",
+                    limits.max_same_failure,
+                    unresolved.join(", ")
+                ),
+                Next::Stop(_) => format!(
+                    "the repair rounds are used up (repair.max-rounds: {}; unresolved: {})",
+                    limits.max_rounds,
+                    unresolved.join(", ")
+                ),
+            }
+        }
+        Gate::Undecided { why } => format!("the gate could not decide: {why}"),
+    };
+    let unverified = |said| Decision {
+        answer: Answer::Allow,
+        said,
+        note: Some(format!(
+            "dwpipe: the change is NOT verified ({why}); let stop by review.fail-mode {fail_mode} (run {run})"
+        )),
+    };
+    match fail_mode {
+        FailMode::Open => unverified(Said::AllowedUnverified),
+        FailMode::Warn if earlier.iter().any(|r| r.said == Said::Warned) => {
+            unverified(Said::AllowedUnverified)
+        }
+        FailMode::Warn => Decision {
+            answer: Answer::Block(format!(
+                "dwpipe: {why}. The change is NOT verified. Stop working on it now, and say so in \
+                 your final message: tell the user the change is unverified and why. Do not claim \
+                 that it passes. (run {run})"
+            )),
+            said: Said::Warned,
+            note: None,
+        },
+        FailMode::Closed => Decision {
+            answer: Answer::Block(format!(
+                "dwpipe: {why}. review.fail-mode is closed: dwpipe keeps refusing to let this task \
+                 end as verified. Tell the user the change is unverified and what failed; do not \
+                 claim that it passes. (run {run})"
+            )),
+            said: Said::Refused,
+            note: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(fingerprint: &str) -> Round {
+        Round {
+            run: None,
+            continuing: true,
+            verdict: "audit_failed".into(),
+            failure: Some(fingerprint.into()),
+            said: Said::Repair,
+        }
+    }
+
+    const LIMITS: Repair = Repair {
+        max_rounds: 2,
+        max_same_failure: 2,
+    };
+
+    #[test]
+    fn the_rounds_and_the_fail_modes() {
+        let unresolved = ["P-01".to_owned()];
+        let fail = |fingerprint| Gate::Failed {
+            fingerprint,
+            brief: "# Repair round",
+            unresolved: &unresolved,
+        };
+        let warned = Round {
+            said: Said::Warned,
+            failure: None,
+            ..failed("a")
+        };
+        let rows: Vec<(Vec<Round>, Gate<'_>, FailMode, Said, &str)> = vec![
+            (vec![], Gate::Passed, FailMode::Closed, Said::Verified, ""),
+            // Sent back with the brief while rounds last.
+            (
+                vec![],
+                fail("a"),
+                FailMode::Warn,
+                Said::Repair,
+                "repair round 1 of 2",
+            ),
+            (
+                vec![failed("a")],
+                fail("b"),
+                FailMode::Warn,
+                Said::Repair,
+                "repair round 2 of 2",
+            ),
+            // The budget is spent: the fail mode decides.
+            (
+                vec![failed("a"), failed("b")],
+                fail("c"),
+                FailMode::Open,
+                Said::AllowedUnverified,
+                "NOT verified (the repair rounds are used up",
+            ),
+            (
+                vec![failed("a"), failed("b")],
+                fail("c"),
+                FailMode::Warn,
+                Said::Warned,
+                "say so in your final message",
+            ),
+            (
+                vec![failed("a"), failed("b"), warned.clone()],
+                fail("c"),
+                FailMode::Warn,
+                Said::AllowedUnverified,
+                "NOT verified",
+            ),
+            (
+                vec![failed("a"), failed("b"), warned],
+                fail("c"),
+                FailMode::Closed,
+                Said::Refused,
+                "keeps refusing",
+            ),
+            // The same failure a third time ends the rounds early.
+            (
+                vec![failed("a"), failed("a")],
+                fail("a"),
+                FailMode::Closed,
+                Said::Refused,
+                "max-same-failure (2)",
+            ),
+            // A gate that cannot decide is no pass.
+            (
+                vec![],
+                Gate::Undecided { why: "no device" },
+                FailMode::Open,
+                Said::AllowedUnverified,
+                "the gate could not decide: no device",
+            ),
+            (
+                vec![],
+                Gate::Undecided { why: "no device" },
+                FailMode::Closed,
+                Said::Refused,
+                "could not decide",
+            ),
+            (
+                vec![],
+                Gate::NotFinished { how: "aborted" },
+                FailMode::Closed,
+                Said::NotGated,
+                "ended aborted",
+            ),
+        ];
+        for (earlier, gate, mode, said, text) in rows {
+            let decision = decide(&earlier, gate, LIMITS, mode, "r1");
+            assert_eq!(decision.said, said, "{gate:?} {mode}");
+            let shown = match &decision.answer {
+                Answer::Block(reason) => reason.clone(),
+                Answer::Allow => decision.note.clone().unwrap_or_default(),
+            };
+            assert!(shown.contains(text), "{gate:?} {mode}: {shown}");
+            assert_eq!(
+                matches!(decision.answer, Answer::Allow),
+                said.lets_stop(),
+                "{said}"
+            );
+        }
+    }
+}

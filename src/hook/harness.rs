@@ -1,0 +1,229 @@
+//! Each harness's contract, as its documentation gives it (research/agents.md §3): what its
+//! stop hook receives on stdin, and what it reads back on stdout.
+//!
+//! | harness | session field | "already continuing" | block | let stop |
+//! |---|---|---|---|---|
+//! | Claude Code, Codex | `session_id` | `stop_hook_active` | `{"decision":"block","reason":…}` | `{}` |
+//! | Cursor | `conversation_id` | `loop_count` > 0 | `{"followup_message":…}` | `{}` |
+//! | OpenCode (dwpipe's plugin) | `session_id` | `stop_hook_active` | as Claude Code | `{}` |
+//!
+//! Cursor also says how the agent's loop ended (`status`): one that was aborted or failed is
+//! not gated (the user stopped it, or the harness did).
+
+use serde_json::{Value, json};
+
+use super::decide::{Answer, Decision};
+use crate::words::words;
+
+words! {
+    /// The harness whose hook runs dwpipe.
+    pub(crate) enum Harness {
+        /// Claude Code's `Stop` hook.
+        ClaudeCode = "claude-code",
+        /// Codex's `Stop` hook.
+        Codex = "codex",
+        /// Cursor's `stop` hook.
+        Cursor = "cursor",
+        /// dwpipe's plugin for OpenCode and DevEco Code (`integrations/opencode/`).
+        Opencode = "opencode",
+    }
+}
+
+/// A stop, as the harness described it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stop {
+    /// The agent session (a plain id: it names the hook's state file).
+    pub(crate) session: String,
+    /// The agent is already continuing because of a stop hook.
+    pub(crate) continuing: bool,
+    /// The agent's loop ended otherwise than by finishing (Cursor's `aborted`, `error`).
+    pub(crate) not_finished: Option<String>,
+}
+
+/// The hook's input cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HookInputError {
+    /// Not a JSON object.
+    #[error("the hook's input is not a JSON object: {0}")]
+    NotJson(String),
+    /// No session field.
+    #[error("the hook's input has no `{field}` (the {harness} stop hook always sends it)")]
+    NoSession {
+        /// The field.
+        field: &'static str,
+        /// The harness.
+        harness: Harness,
+    },
+    /// A session id that is not a plain id.
+    #[error("the hook's session id {0:?} is not a plain id (letters, digits, `-`, `_`, `.`)")]
+    BadSession(String),
+}
+
+/// Reads the harness's stdin.
+pub(crate) fn read_stop(harness: Harness, input: &[u8]) -> Result<Stop, HookInputError> {
+    let value: Value =
+        serde_json::from_slice(input).map_err(|e| HookInputError::NotJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(HookInputError::NotJson("not an object".to_owned()));
+    }
+    let field = match harness {
+        Harness::Cursor => "conversation_id",
+        Harness::ClaudeCode | Harness::Codex | Harness::Opencode => "session_id",
+    };
+    let session = value[field]
+        .as_str()
+        .ok_or(HookInputError::NoSession { field, harness })?;
+    let plain = !session.is_empty()
+        && session.len() <= 128
+        && !session.starts_with('.')
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !plain {
+        return Err(HookInputError::BadSession(session.to_owned()));
+    }
+    let (continuing, not_finished) = match harness {
+        Harness::Cursor => (
+            value["loop_count"].as_u64().is_some_and(|n| n > 0),
+            value["status"]
+                .as_str()
+                .filter(|status| *status != "completed")
+                .map(str::to_owned),
+        ),
+        Harness::ClaudeCode | Harness::Codex | Harness::Opencode => {
+            (value["stop_hook_active"].as_bool().unwrap_or(false), None)
+        }
+    };
+    Ok(Stop {
+        session: session.to_owned(),
+        continuing,
+        not_finished,
+    })
+}
+
+/// The decision in the harness's words: one JSON object, the whole of stdout.
+pub(crate) fn render(harness: Harness, decision: &Decision) -> String {
+    let value = match (&decision.answer, harness) {
+        (Answer::Block(reason), Harness::Cursor) => json!({"followup_message": reason}),
+        (Answer::Block(reason), _) => json!({"decision": "block", "reason": reason}),
+        // Claude Code shows a `systemMessage` to the user: an unverified stop is said there.
+        (Answer::Allow, Harness::ClaudeCode | Harness::Opencode) => match &decision.note {
+            Some(note) => json!({"systemMessage": note}),
+            None => json!({}),
+        },
+        (Answer::Allow, Harness::Codex | Harness::Cursor) => json!({}),
+    };
+    value.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decide::Said;
+    use super::*;
+
+    #[test]
+    fn each_harness_input_is_read_as_documented() {
+        let rows = [
+            (
+                Harness::ClaudeCode,
+                r#"{"session_id":"abc-123","transcript_path":"/t.jsonl","hook_event_name":"Stop","stop_hook_active":true}"#,
+                Ok(("abc-123", true, None)),
+            ),
+            (
+                Harness::Codex,
+                r#"{"session_id":"019a.x","hook_event_name":"Stop","stop_hook_active":false,"cwd":"/w"}"#,
+                Ok(("019a.x", false, None)),
+            ),
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","generation_id":"g","status":"completed","loop_count":0,"hook_event_name":"stop"}"#,
+                Ok(("c1", false, None)),
+            ),
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","status":"aborted","loop_count":2}"#,
+                Ok(("c1", true, Some("aborted"))),
+            ),
+            (
+                Harness::Opencode,
+                r#"{"session_id":"ses_1"}"#,
+                Ok(("ses_1", false, None)),
+            ),
+            (Harness::ClaudeCode, "not json", Err("not a JSON object")),
+            (Harness::ClaudeCode, "[1]", Err("not a JSON object")),
+            (
+                Harness::Cursor,
+                r#"{"session_id":"s"}"#,
+                Err("no `conversation_id`"),
+            ),
+            (
+                Harness::Codex,
+                r#"{"session_id":"../../etc"}"#,
+                Err("not a plain id"),
+            ),
+            (
+                Harness::Codex,
+                r#"{"session_id":".."}"#,
+                Err("not a plain id"),
+            ),
+        ];
+        for (harness, input, expected) in rows {
+            let read = read_stop(harness, input.as_bytes());
+            match (read, expected) {
+                (Ok(stop), Ok((session, continuing, not_finished))) => {
+                    assert_eq!(stop.session, session, "{input}");
+                    assert_eq!(stop.continuing, continuing, "{input}");
+                    assert_eq!(stop.not_finished.as_deref(), not_finished, "{input}");
+                }
+                (Err(e), Err(said)) => assert!(e.to_string().contains(said), "{input}: {e}"),
+                (read, _) => panic!("{input}: {read:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn each_harness_reads_the_decision_in_its_own_words() {
+        let block = Decision {
+            answer: Answer::Block("fix P-01".into()),
+            said: Said::Repair,
+            note: None,
+        };
+        let allow = Decision {
+            answer: Answer::Allow,
+            said: Said::AllowedUnverified,
+            note: Some("unverified".into()),
+        };
+        let rows = [
+            (
+                Harness::ClaudeCode,
+                &block,
+                r#"{"decision":"block","reason":"fix P-01"}"#,
+            ),
+            (
+                Harness::Codex,
+                &block,
+                r#"{"decision":"block","reason":"fix P-01"}"#,
+            ),
+            (
+                Harness::Opencode,
+                &block,
+                r#"{"decision":"block","reason":"fix P-01"}"#,
+            ),
+            (
+                Harness::Cursor,
+                &block,
+                r#"{"followup_message":"fix P-01"}"#,
+            ),
+            (
+                Harness::ClaudeCode,
+                &allow,
+                r#"{"systemMessage":"unverified"}"#,
+            ),
+            (Harness::Codex, &allow, "{}"),
+            (Harness::Cursor, &allow, "{}"),
+        ];
+        for (harness, decision, expected) in rows {
+            assert_eq!(render(harness, decision), expected, "{harness}");
+        }
+    }
+}

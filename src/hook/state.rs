@@ -1,0 +1,188 @@
+//! An agent session's rounds, as the stop hook keeps them between its calls:
+//! `.dwpipe/hooks/<harness>-<session>.json` beside the runs, written whole (atomically) after
+//! each stop. A loop is the rounds since the agent was last let stop: a new stop after that
+//! begins a new one, whatever the harness says about itself.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{MAX_REPORT_BYTES, ReadError, read_text};
+use crate::output::{WriteError, write_atomic};
+
+use super::decide::Said;
+use super::harness::Harness;
+
+/// One stop and what the hook made of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Round {
+    /// The gate's run folder (its id), when one ran.
+    pub(crate) run: Option<String>,
+    /// The harness said the agent was already continuing because of a stop hook.
+    pub(crate) continuing: bool,
+    /// How the gate's run ended (`verified`, `audit_failed`, …), or why none ran.
+    pub(crate) verdict: String,
+    /// The failure's fingerprint, when the gate failed.
+    pub(crate) failure: Option<String>,
+    /// What the hook answered.
+    pub(crate) said: Said,
+}
+
+/// The record of one agent session.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct Session {
+    format_version: u32,
+    harness: Harness,
+    session: String,
+    /// Every stop, oldest first.
+    pub(crate) rounds: Vec<Round>,
+}
+
+/// The record cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StateError {
+    /// It cannot be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// It is not the hook's record.
+    #[error("{}: not a stop hook's record ({why}); delete it to start the session's count again", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// A newer dwpipe wrote it.
+    #[error("{}: format-version {version} is newer than this dwpipe reads ({}); upgrade dwpipe", path.display(), crate::format::HOOK)]
+    Newer {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u32,
+    },
+    /// It cannot be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+impl Session {
+    /// Where the record of `session` lives under `base` (the folder holding `.dwpipe/`).
+    pub(crate) fn path(base: &Path, harness: Harness, session: &str) -> PathBuf {
+        base.join(".dwpipe/hooks")
+            .join(format!("{harness}-{session}.json"))
+    }
+
+    /// The record at `path`, or a new one.
+    pub(crate) fn load(
+        path: &Path,
+        harness: Harness,
+        session: &str,
+    ) -> Result<Session, StateError> {
+        if !path.exists() {
+            return Ok(Session {
+                format_version: crate::format::HOOK,
+                harness,
+                session: session.to_owned(),
+                rounds: Vec::new(),
+            });
+        }
+        let text = read_text(path, MAX_REPORT_BYTES, "a stop hook's record")?;
+        let malformed = |why: String| StateError::Malformed {
+            path: path.to_owned(),
+            why,
+        };
+        let version: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+        match version["format-version"].as_u64() {
+            Some(v) if v > u64::from(crate::format::HOOK) => {
+                return Err(StateError::Newer {
+                    path: path.to_owned(),
+                    version: u32::try_from(v).unwrap_or(u32::MAX),
+                });
+            }
+            Some(_) => {}
+            None => return Err(malformed("no format-version".to_owned())),
+        }
+        let record: Session = serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
+        if record.harness != harness || record.session != session {
+            return Err(malformed(format!(
+                "it is the record of {} session {}",
+                record.harness, record.session
+            )));
+        }
+        Ok(record)
+    }
+
+    /// This loop's rounds: those since the agent was last let stop.
+    pub(crate) fn this_loop(&self) -> &[Round] {
+        let start = self
+            .rounds
+            .iter()
+            .rposition(|r| r.said.lets_stop())
+            .map_or(0, |i| i + 1);
+        &self.rounds[start..]
+    }
+
+    /// Writes the record whole (its folder made if need be).
+    pub(crate) fn save(&self, path: &Path) -> Result<(), StateError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| WriteError {
+                path: dir.to_owned(),
+                source,
+            })?;
+        }
+        let text = serde_json::to_string_pretty(self).unwrap_or_default();
+        Ok(write_atomic(path, text.as_bytes())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(said: Said) -> Round {
+        Round {
+            run: Some("r".into()),
+            continuing: false,
+            verdict: "audit_failed".into(),
+            failure: Some("f".into()),
+            said,
+        }
+    }
+
+    #[test]
+    fn a_loop_begins_after_the_agent_was_let_stop_and_the_record_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Session::path(dir.path(), Harness::ClaudeCode, "s1");
+        let mut session = Session::load(&path, Harness::ClaudeCode, "s1").unwrap();
+        assert!(session.this_loop().is_empty());
+        session.rounds = vec![
+            round(Said::Repair),
+            round(Said::Verified),
+            round(Said::Repair),
+            round(Said::Warned),
+        ];
+        assert_eq!(session.this_loop().len(), 2);
+        session.save(&path).unwrap();
+        let again = Session::load(&path, Harness::ClaudeCode, "s1").unwrap();
+        assert_eq!(again.rounds, session.rounds);
+        // Another session's record, a newer one and garbage are refused with a fix.
+        assert!(matches!(
+            Session::load(&path, Harness::Codex, "s1"),
+            Err(StateError::Malformed { .. })
+        ));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace("\"format-version\": 1", "\"format-version\": 9"),
+        )
+        .unwrap();
+        let newer = Session::load(&path, Harness::ClaudeCode, "s1").unwrap_err();
+        assert!(newer.to_string().contains("upgrade dwpipe"), "{newer}");
+        std::fs::write(&path, "{").unwrap();
+        let garbage = Session::load(&path, Harness::ClaudeCode, "s1").unwrap_err();
+        assert!(garbage.to_string().contains("delete it"), "{garbage}");
+    }
+}

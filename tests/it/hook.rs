@@ -1,0 +1,248 @@
+//! `dwpipe hook stop`, as each harness runs it: its documented JSON on stdin, its answer read
+//! from stdout. The gate runs verification and the audit (on the bundled captures) on the
+//! workspace as it stands; the hook's own count of rounds, not `stop_hook_active`, bounds the
+//! loop, and when the rounds run out each review fail mode answers as the outside reviewer's
+//! does.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::delivery::{FIXING_AGENT, PAGE, SPACING, project, stages};
+
+/// `dwpipe hook stop --target HARNESS` in `dir` with `input` on stdin: (exit code, the JSON it
+/// printed, stderr).
+fn stop(dir: &Path, harness: &str, input: &Value) -> (i32, Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .args(["hook", "stop", "--target", harness, "--pack", "pack.yaml"])
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let answer = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not one JSON object on stdout ({e}): {stdout:?}\n{stderr}"));
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "stdout is the answer alone: {stdout}"
+    );
+    (output.status.code().unwrap(), answer, stderr)
+}
+
+/// Claude Code's and Codex's `Stop` input.
+fn claude(session: &str, active: bool) -> Value {
+    json!({"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/w", "hook_event_name": "Stop", "stop_hook_active": active})
+}
+
+/// The project with the spacing fixed, as an agent would leave it.
+fn fix(dir: &Path) {
+    let page = dir.join(PAGE);
+    let text = fs::read_to_string(&page).unwrap();
+    fs::write(&page, text.replace("space: 8", "space: 12")).unwrap();
+}
+
+/// The session's record.
+fn record(dir: &Path, name: &str) -> Value {
+    let text = fs::read_to_string(dir.join(".dwpipe/hooks").join(format!("{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn said(record: &Value) -> Vec<String> {
+    record["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["said"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A project whose config has `fail-mode` and at most one repair round.
+fn tight(fail_mode: &str) -> tempfile::TempDir {
+    project(
+        FIXING_AGENT,
+        SPACING,
+        "notes-pass",
+        &format!("review:\n  fail-mode: {fail_mode}\nrepair:\n  max-rounds: 1\n"),
+    )
+}
+
+#[test]
+fn claude_code_is_sent_back_with_the_repair_brief_until_the_gate_passes() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    // The first stop: `stop_hook_active` true does not end the loop; the hook counts.
+    let (code, answer, stderr) = stop(dir.path(), "claude-code", &claude("s1", true));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("repair round 1 of 4")
+            && reason.contains("unresolved: spacing")
+            && reason.contains("# Repair round 1"),
+        "{reason}"
+    );
+    // The gate ran as a delivery does, in a run folder of its own.
+    let kept = record(dir.path(), "claude-code-s1");
+    let run = dir
+        .path()
+        .join(".dwpipe/runs")
+        .join(kept["rounds"][0]["run"].as_str().unwrap());
+    assert_eq!(
+        stages(&run),
+        [
+            "verify/0/fail",
+            "brief/1/written",
+            "deliver/verification_failed"
+        ]
+    );
+    assert!(run.join("repair-brief-1.md").is_file() && run.join("deliver.json").is_file());
+    assert_eq!(kept["rounds"][0]["continuing"], true);
+    // The agent fixed it: the gate passes, the agent may stop.
+    fix(dir.path());
+    let (code, answer, _) = stop(dir.path(), "claude-code", &claude("s1", true));
+    assert_eq!((code, answer), (0, json!({})));
+    let kept = record(dir.path(), "claude-code-s1");
+    assert_eq!(said(&kept), ["repair", "verified"]);
+    assert_eq!(kept["rounds"][1]["verdict"], "verified");
+}
+
+#[test]
+fn codex_and_cursor_read_the_same_gate_in_their_own_words() {
+    // The spacing fixed, the audit on the failing capture: the gate fails on the device.
+    let dir = project(FIXING_AGENT, SPACING, "notes-fail", "");
+    fix(dir.path());
+    let (_, codex, _) = stop(dir.path(), "codex", &claude("019a-x", false));
+    assert_eq!(codex["decision"], "block", "{codex}");
+    assert!(
+        codex["reason"].as_str().unwrap().contains("P-01"),
+        "the audit's failing criteria: {codex}"
+    );
+    let cursor_input = json!({"conversation_id": "c1", "generation_id": "g1", "status": "completed", "loop_count": 0, "hook_event_name": "stop", "workspace_roots": ["/w"]});
+    let (_, cursor, _) = stop(dir.path(), "cursor", &cursor_input);
+    let followup = cursor["followup_message"]
+        .as_str()
+        .expect("Cursor's follow-up");
+    assert!(followup.contains("# Repair round 1"), "{cursor}");
+    assert!(cursor.get("decision").is_none(), "{cursor}");
+    // A loop the user aborted is not gated, and not sent back.
+    let aborted = json!({"conversation_id": "c2", "status": "aborted", "loop_count": 1});
+    let (code, answer, _) = stop(dir.path(), "cursor", &aborted);
+    assert_eq!((code, answer), (0, json!({})));
+    let kept = record(dir.path(), "cursor-c2");
+    assert_eq!(said(&kept), ["not-gated"]);
+    assert!(kept["rounds"][0]["run"].is_null(), "no gate ran");
+}
+
+#[test]
+fn when_the_rounds_run_out_open_lets_the_agent_stop_and_records_it() {
+    let dir = tight("open");
+    let (_, first, _) = stop(dir.path(), "claude-code", &claude("s", false));
+    assert_eq!(first["decision"], "block");
+    let (code, second, _) = stop(dir.path(), "claude-code", &claude("s", true));
+    assert_eq!(code, 0);
+    assert!(second.get("decision").is_none(), "{second}");
+    let message = second["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("NOT verified") && message.contains("repair.max-rounds: 1"),
+        "{message}"
+    );
+    assert_eq!(
+        said(&record(dir.path(), "claude-code-s")),
+        ["repair", "allowed-unverified"]
+    );
+    // Let stop, the next stop begins a new loop: sent back with round 1 again.
+    let (_, again, _) = stop(dir.path(), "claude-code", &claude("s", false));
+    assert!(
+        again["reason"]
+            .as_str()
+            .unwrap()
+            .contains("repair round 1 of 1"),
+        "{again}"
+    );
+}
+
+#[test]
+fn when_the_rounds_run_out_warn_sends_the_agent_back_once_to_say_it_is_unverified() {
+    let dir = tight("warn");
+    stop(dir.path(), "codex", &claude("s", false));
+    let (_, warned, _) = stop(dir.path(), "codex", &claude("s", true));
+    let reason = warned["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("NOT verified") && reason.contains("say so in your final message"),
+        "{reason}"
+    );
+    let (_, allowed, _) = stop(dir.path(), "codex", &claude("s", true));
+    assert_eq!(allowed, json!({}));
+    assert_eq!(
+        said(&record(dir.path(), "codex-s")),
+        ["repair", "warned", "allowed-unverified"]
+    );
+}
+
+#[test]
+fn when_the_rounds_run_out_closed_keeps_refusing_and_says_so() {
+    let dir = tight("closed");
+    stop(
+        dir.path(),
+        "cursor",
+        &json!({"conversation_id": "c", "status": "completed", "loop_count": 0}),
+    );
+    for _ in 0..2 {
+        let (_, refused, _) = stop(
+            dir.path(),
+            "cursor",
+            &json!({"conversation_id": "c", "status": "completed", "loop_count": 1}),
+        );
+        let followup = refused["followup_message"].as_str().unwrap();
+        assert!(followup.contains("keeps refusing"), "{followup}");
+    }
+    assert_eq!(
+        said(&record(dir.path(), "cursor-c")),
+        ["repair", "refused", "refused"]
+    );
+}
+
+#[test]
+fn a_gate_that_cannot_run_is_no_pass_and_input_it_cannot_count_is_said() {
+    // No capture where dwpipe.yaml points: the gate cannot decide; fail-mode closed refuses.
+    let dir = tight("closed");
+    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
+    fs::write(
+        dir.path().join("dwpipe.yaml"),
+        config.replace("notes-pass", "no-such-capture"),
+    )
+    .unwrap();
+    let (code, answer, _) = stop(dir.path(), "claude-code", &claude("s", false));
+    assert_eq!(code, 0);
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.contains("the gate could not decide"), "{reason}");
+    // Input with no session: its rounds cannot be counted, so the agent is let stop, unverified.
+    let (code, answer, stderr) = stop(
+        dir.path(),
+        "claude-code",
+        &json!({"hook_event_name": "Stop"}),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("E_HOOK_INPUT"),
+        "{answer}"
+    );
+    assert!(stderr.contains("no `session_id`"), "{stderr}");
+}
