@@ -14,7 +14,8 @@ request, which carries none, gets a fixed title):
     {"fail": "overloaded"}                 a stream that begins, then carries an error object
     {"stall": true}                        no answer, ever
 Past the last turn, every request gets {"text": "done"}. The port it listens on is written to
-PORT_FILE once it listens; every request is appended to PORT_FILE + ".log"."""
+PORT_FILE once it listens; every request is appended to PORT_FILE + ".log" (its path, how many
+tools and messages it carried, and the start of the last user message)."""
 
 import json
 import sys
@@ -75,9 +76,15 @@ class Model(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
+        messages = body.get("messages") or []
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        last = users[-1] if users else ""
+        if isinstance(last, list):
+            last = " ".join(str(part.get("text", "")) for part in last if isinstance(part, dict))
+        last = last if isinstance(last, str) else ""
         with open(PORT_FILE + ".log", "a") as log:
             log.write(json.dumps({"path": self.path, "tools": len(body.get("tools") or []),
-                                  "messages": len(body.get("messages") or [])}) + "\n")
+                                  "messages": len(messages), "last-user": last[:2000]}) + "\n")
         if not body.get("tools"):
             turn = {"text": "Scripted session"}
         else:

@@ -515,3 +515,152 @@ fn over_acp_an_edit_the_agents_own_config_withholds_is_still_noticed() {
         "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
     );
 }
+
+// The gate inside OpenCode's own loop: `integrations/opencode/dwpipe-gate.js`, loaded by the
+// real runtime's server, runs `dwpipe hook stop --target opencode` when the session goes idle
+// and prompts it again with the repair brief until the gate passes.
+
+/// One POST to the runtime's server on loopback (through Python's urllib, which speaks
+/// HTTP/1.1 as the server expects), waiting at most `wait`: the JSON it answered (`null` for
+/// none), or `None` when it did not answer in time.
+fn post(port: u16, path: &str, body: &Value, wait: Duration) -> Option<Value> {
+    let script = "import sys, urllib.request\nrequest = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), headers={'Content-Type': 'application/json'})\nprint(urllib.request.urlopen(request, timeout=float(sys.argv[3])).read().decode() or 'null')";
+    let output = Command::new("python3")
+        .args(["-c", script])
+        .arg(format!("http://127.0.0.1:{port}{path}"))
+        .arg(body.to_string())
+        .arg(wait.as_secs_f64().to_string())
+        .output()
+        .unwrap();
+    output
+        .status
+        .success()
+        .then(|| serde_json::from_slice(&output.stdout).unwrap())
+}
+
+#[test]
+fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_gate_passes() {
+    let Some(opencode) = runtime() else { return };
+    let dir = project("[true]", SPACING, "notes-pass", "");
+    let page = dir.path().join(PAGE);
+    // The model first claims PASS without doing anything; sent back, it fixes the spacing.
+    let model = Model::start(
+        dir.path(),
+        &json!([
+            {"text": "All done.\nResult: PASS"},
+            edit(&page, "space: 8", "space: 12"),
+            {"text": "Fixed the spacing.\nResult: PASS"}
+        ]),
+    );
+    let plugin = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode/dwpipe-gate.js");
+    let config = json!({
+        "provider": {"scripted": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Scripted",
+            "options": {"baseURL": format!("http://127.0.0.1:{}/v1", model.port), "apiKey": "none"},
+            "models": {"scripted": {"name": "Scripted", "tool_call": true}}
+        }},
+        "model": "scripted/scripted",
+        "permission": {"edit": "allow", "bash": "deny"},
+        "plugin": [format!("file://{}", plugin.display())]
+    });
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let home = dir.path().join("agent-home");
+    // What the runtime installs into its config folder to load a plugin, as .ci/agent-deps
+    // prepared it (installed inside the runtime, it costs a minute on every start).
+    let prepared =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/opencode-config");
+    fs::create_dir_all(home.join("config")).unwrap();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(&prepared)
+        .arg(home.join("config/opencode"))
+        .status()
+        .unwrap();
+    assert!(copied.success(), "{} (run .ci/agent-deps)", prepared.display());
+    let mut server = Command::new(&opencode)
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(dir.path().join("project"))
+        .env("OPENCODE_CONFIG_CONTENT", config.to_string())
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/cache"),
+        )
+        .env("DWPIPE_BIN", env!("CARGO_BIN_EXE_dwpipe"))
+        .env("DWPIPE_CONFIG", dir.path().join("dwpipe.yaml"))
+        .env("DWPIPE_PACK", dir.path().join("pack.yaml"))
+        .env_remove("DWPIPE_HDC")
+        .arg("--print-logs")
+        .stdout(std::process::Stdio::null())
+        .stderr(fs::File::create(dir.path().join("serve.log")).unwrap())
+        .spawn()
+        .unwrap();
+    // OpenCode 1.18.33's server leaves the first request it takes after it starts listening
+    // unanswered (seen on every start here): ask, with a short wait, until it answers.
+    let started = Instant::now();
+    let session = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the server never opened a session: {}",
+            fs::read_to_string(dir.path().join("serve.log")).unwrap_or_default()
+        );
+        if let Some(opened) = post(port, "/session", &json!({}), Duration::from_secs(3)) {
+            break opened["id"].as_str().unwrap().to_owned();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // Asynchronously, as a user's prompt: the turn, the plugin's gate and its prompt follow.
+    post(
+        port,
+        &format!("/session/{session}/prompt_async"),
+        &json!({"parts": [{"type": "text", "text": "Set the list spacing to 12vp."}]}),
+        Duration::from_secs(30),
+    )
+    .expect("the prompt is accepted");
+    // The plugin works after the turn: wait for the hook's record to say how it ended.
+    let record = dir
+        .path()
+        .join(format!(".dwpipe/hooks/opencode-{session}.json"));
+    let said = loop {
+        let said: Vec<String> = fs::read_to_string(&record)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .map(|kept| {
+                kept["rounds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["said"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if said.len() >= 2 || started.elapsed() > Duration::from_secs(120) {
+            break said;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    drop(model);
+    assert_eq!(
+        said,
+        ["repair", "verified"],
+        "{}",
+        fs::read_to_string(dir.path().join("serve.log")).unwrap_or_default()
+    );
+    let text = fs::read_to_string(&page).unwrap();
+    assert!(text.contains("List({ space: 12 })"), "{text}");
+    // The model was sent the repair brief as the session's next message.
+    let requests = fs::read_to_string(dir.path().join("model.port.log")).unwrap();
+    assert!(
+        requests.contains("Repair round 1"),
+        "the brief reached the model"
+    );
+}
