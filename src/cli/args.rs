@@ -134,7 +134,9 @@ pub(super) enum Command {
 pub(super) enum HookCommand {
     /// Run the gate when the agent wants to stop, and let it stop or send it back with the repair brief.
     #[command(after_long_help = HOOK_STOP_HELP)]
-    Stop(HookStopArgs),
+    Stop(Box<HookStopArgs>),
+    /// Print dwpipe's plugin for OpenCode and DevEco Code (their sessions have no stop hook): save it in .opencode/plugins/ (DevEco Code: .deveco/plugins/).
+    Plugin,
 }
 
 /// `dwpipe hook stop`.

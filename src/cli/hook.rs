@@ -28,6 +28,9 @@ use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
 
+/// dwpipe's plugin for OpenCode and DevEco Code, as `dwpipe hook plugin` prints it.
+pub(super) const OPENCODE_PLUGIN: &str = include_str!("../../integrations/opencode/dwpipe-gate.js");
+
 /// The most a harness's stop-hook input may be.
 const INPUT_LIMIT: u64 = 1024 * 1024;
 

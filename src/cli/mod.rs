@@ -172,8 +172,13 @@ impl Run for args::HookCommand {
     }
 
     fn execute(self, edge: &Edge) -> Result<i32, Error> {
-        let args::HookCommand::Stop(args) = self;
-        hook::stop(&edge.client(&args.client), &args)
+        match self {
+            args::HookCommand::Stop(args) => hook::stop(&edge.client(&args.client), &args),
+            args::HookCommand::Plugin => {
+                print::raw(hook::OPENCODE_PLUGIN.as_bytes());
+                Ok(crate::exit_code::OK)
+            }
+        }
     }
 }
 

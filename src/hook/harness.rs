@@ -61,6 +61,8 @@ pub(crate) enum HookInputError {
 
 /// Reads the harness's stdin.
 pub(crate) fn read_stop(harness: Harness, input: &[u8]) -> Result<Stop, HookInputError> {
+    // Some harnesses start the payload with a UTF-8 byte-order mark, which JSON does not allow.
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     let value: Value =
         serde_json::from_slice(input).map_err(|e| HookInputError::NotJson(e.to_string()))?;
     if !value.is_object() {

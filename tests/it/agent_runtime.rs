@@ -572,8 +572,7 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
     let home = dir.path().join("agent-home");
     // What the runtime installs into its config folder to load a plugin, as .ci/agent-deps
     // prepared it (installed inside the runtime, it costs a minute on every start).
-    let prepared =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/opencode-config");
+    let prepared = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/opencode-config");
     fs::create_dir_all(home.join("config")).unwrap();
     let copied = Command::new("cp")
         .arg("-r")
@@ -581,7 +580,11 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         .arg(home.join("config/opencode"))
         .status()
         .unwrap();
-    assert!(copied.success(), "{} (run .ci/agent-deps)", prepared.display());
+    assert!(
+        copied.success(),
+        "{} (run .ci/agent-deps)",
+        prepared.display()
+    );
     let mut server = Command::new(&opencode)
         .args(["serve", "--port", &port.to_string()])
         .current_dir(dir.path().join("project"))

@@ -246,3 +246,16 @@ fn a_gate_that_cannot_run_is_no_pass_and_input_it_cannot_count_is_said() {
     );
     assert!(stderr.contains("no `session_id`"), "{stderr}");
 }
+
+#[test]
+fn the_opencode_plugin_is_printed_as_the_repository_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, _) = crate::support::dwpipe(dir.path(), &["hook", "plugin"]);
+    assert_eq!(code, 0);
+    let kept = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode/dwpipe-gate.js"),
+    )
+    .unwrap();
+    assert_eq!(stdout, kept);
+    assert!(stdout.contains("export const DwpipeGate"));
+}
