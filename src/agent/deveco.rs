@@ -187,10 +187,12 @@ impl Stream {
 
 /// Watches a DevEco Code run until `done`: it is idle when for `idle` neither a line of
 /// output arrived nor a file of the workspace changed; then `stop` fires and `stalled` is set.
+/// Nothing counts before `armed` (over ACP, the session's setup has limits of its own and the
+/// watch begins with the prompt).
 pub(super) async fn watchdog(
     workspace: &Path,
     idle: Duration,
-    last_line: &Mutex<Instant>,
+    (last_line, armed): (&Mutex<Instant>, &AtomicBool),
     done: &AtomicBool,
     stop: &Cancel,
     stalled: &AtomicBool,
@@ -201,6 +203,10 @@ pub(super) async fn watchdog(
     let mut last_change = Instant::now();
     while !done.load(Ordering::Relaxed) {
         tokio::time::sleep(tick).await;
+        if !armed.load(Ordering::Relaxed) {
+            last_change = Instant::now();
+            continue;
+        }
         let silent = last_line
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -258,7 +258,7 @@ impl Reading {
 }
 
 /// The last `Result: PASS|FAIL|INCOMPLETE` in `text`, if any.
-fn last_claim(text: &str) -> Option<Claim> {
+pub(crate) fn last_claim(text: &str) -> Option<Claim> {
     let found = CLAIM.captures_iter(text).last()?;
     Some(match found[1].to_uppercase().as_str() {
         "PASS" => Claim::Pass,
@@ -297,7 +297,7 @@ pub(crate) async fn dispatch(
                 .unwrap_or_else(PoisonError::into_inner)
                 .line(line);
         },
-        deveco,
+        (deveco, &AtomicBool::new(true)),
         |_, _| async {},
         cancel,
     )
@@ -407,13 +407,13 @@ impl Supervised {
 
 /// Runs the agent's process with `observe` seeing each line, `beside` running alongside (given
 /// a flag that turns true once the process has ended, and the process's own stop), and, when
-/// `watched`, the idle watchdog. A stop by `beside` is not a cancellation: `closed` tells.
+/// `watched`, the idle watchdog once `armed`.
 async fn supervise<F, T>(
     agent: &Agent,
     workspace: &Path,
     spec: &mut ProcessSpec,
     mut observe: impl FnMut(Line<'_>) + Send + 'static,
-    watched: bool,
+    (watched, armed): (bool, &AtomicBool),
     beside: impl FnOnce(watch::Receiver<bool>, Cancel) -> F,
     cancel: &Cancel,
 ) -> Result<(Supervised, T), AgentError>
@@ -444,7 +444,7 @@ where
             watchdog(
                 workspace,
                 agent.idle_timeout,
-                &last_line,
+                (&last_line, armed),
                 &done,
                 &stop,
                 &stalled,

@@ -97,6 +97,7 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         verdict: verdict.clone(),
         failure,
         said: decision.said,
+        claim: stop.claim,
     });
     if let Err(e) = session.save(&record) {
         // A count that was not kept cannot bound the next round: no sending back on it.
@@ -105,8 +106,12 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
             chain(&e)
         ));
     }
+    let claimed = stop
+        .claim
+        .map(|claim| format!(" (the agent claimed {claim})"))
+        .unwrap_or_default();
     print::note(&format!(
-        "hook: {harness} session {}, round {round}: {verdict}; {} (run {run_name}; record {})",
+        "hook: {harness} session {}, round {round}: {verdict}{claimed}; {} (run {run_name}; record {})",
         stop.session,
         decision.said,
         record.display()

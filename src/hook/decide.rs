@@ -189,6 +189,7 @@ mod tests {
             verdict: "audit_failed".into(),
             failure: Some(fingerprint.into()),
             said: Said::Repair,
+            claim: None,
         }
     }
 

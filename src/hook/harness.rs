@@ -13,6 +13,8 @@
 use serde_json::{Value, json};
 
 use super::decide::{Answer, Decision};
+use crate::agent::last_claim;
+use crate::schema::Claim;
 use crate::words::words;
 
 words! {
@@ -38,6 +40,9 @@ pub(crate) struct Stop {
     pub(crate) continuing: bool,
     /// The agent's loop ended otherwise than by finishing (Cursor's `aborted`, `error`).
     pub(crate) not_finished: Option<String>,
+    /// What the agent's last message claimed (`Result: PASS`), when the harness passes that
+    /// message (Codex's `last_assistant_message`): a claim, never the verdict.
+    pub(crate) claim: Option<Claim>,
 }
 
 /// The hook's input cannot be read.
@@ -100,6 +105,9 @@ pub(crate) fn read_stop(harness: Harness, input: &[u8]) -> Result<Stop, HookInpu
         session: session.to_owned(),
         continuing,
         not_finished,
+        claim: value["last_assistant_message"]
+            .as_str()
+            .map(|message| last_claim(message).unwrap_or(Claim::None)),
     })
 }
 
@@ -133,7 +141,7 @@ mod tests {
             ),
             (
                 Harness::Codex,
-                r#"{"session_id":"019a.x","hook_event_name":"Stop","stop_hook_active":false,"cwd":"/w"}"#,
+                r#"{"session_id":"019a.x","hook_event_name":"Stop","stop_hook_active":false,"cwd":"/w","last_assistant_message":"Done.\nResult: PASS"}"#,
                 Ok(("019a.x", false, None)),
             ),
             (
@@ -173,6 +181,8 @@ mod tests {
             let read = read_stop(harness, input.as_bytes());
             match (read, expected) {
                 (Ok(stop), Ok((session, continuing, not_finished))) => {
+                    let claimed = input.contains("Result: PASS").then_some(Claim::Pass);
+                    assert_eq!(stop.claim, claimed, "{input}");
                     assert_eq!(stop.session, session, "{input}");
                     assert_eq!(stop.continuing, continuing, "{input}");
                     assert_eq!(stop.not_finished.as_deref(), not_finished, "{input}");

@@ -12,6 +12,7 @@ use crate::output::{WriteError, write_atomic};
 
 use super::decide::Said;
 use super::harness::Harness;
+use crate::schema::Claim;
 
 /// One stop and what the hook made of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +28,9 @@ pub(crate) struct Round {
     pub(crate) failure: Option<String>,
     /// What the hook answered.
     pub(crate) said: Said,
+    /// What the agent claimed, when the harness passed its last message: a claim only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) claim: Option<Claim>,
 }
 
 /// The record of one agent session.
@@ -149,6 +153,7 @@ mod tests {
             verdict: "audit_failed".into(),
             failure: Some("f".into()),
             said,
+            claim: None,
         }
     }
 

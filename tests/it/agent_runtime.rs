@@ -10,6 +10,7 @@
 //! Outside CI a missing runtime (no `.ci/agent-deps` run) skips with a line; inside CI it fails.
 
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -453,7 +454,6 @@ fn over_acp_a_model_that_fails_mid_answer_leaves_the_run_incomplete() {
 #[test]
 fn over_acp_a_subagent_waiting_on_an_unforwarded_permission_is_named_when_the_watchdog_stops_it() {
     let Some(opencode) = runtime() else { return };
-    let started = Instant::now();
     let (code, report, _, _) = delivered_over(
         Channel::Acp,
         &opencode,
@@ -465,7 +465,7 @@ fn over_acp_a_subagent_waiting_on_an_unforwarded_permission_is_named_when_the_wa
                 {"text": "Result: PASS"}
             ])
         },
-        ("ask", "4s"),
+        ("ask", "12s"),
         "notes-pass",
     );
     assert_eq!(code, 1, "{report}");
@@ -475,7 +475,6 @@ fn over_acp_a_subagent_waiting_on_an_unforwarded_permission_is_named_when_the_wa
             && ending.contains("the subagent task `Set the spacing` was still running"),
         "{ending}"
     );
-    assert!(started.elapsed() < Duration::from_secs(60));
 }
 
 #[test]
@@ -519,6 +518,19 @@ fn over_acp_an_edit_the_agents_own_config_withholds_is_still_noticed() {
 // The gate inside OpenCode's own loop: `integrations/opencode/dwpipe-gate.js`, loaded by the
 // real runtime's server, runs `dwpipe hook stop --target opencode` when the session goes idle
 // and prompts it again with the repair brief until the gate passes.
+
+/// A child in its own process group, stopped with the whole group when dropped (a test that
+/// fails leaves nothing running).
+struct Group(Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .status();
+        let _ = self.0.wait();
+    }
+}
 
 /// One POST to the runtime's server on loopback (through Python's urllib, which speaks
 /// HTTP/1.1 as the server expects), waiting at most `wait`: the JSON it answered (`null` for
@@ -585,7 +597,7 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         "{} (run .ci/agent-deps)",
         prepared.display()
     );
-    let mut server = Command::new(&opencode)
+    let server = Command::new(&opencode)
         .args(["serve", "--port", &port.to_string()])
         .current_dir(dir.path().join("project"))
         .env("OPENCODE_CONFIG_CONTENT", config.to_string())
@@ -603,8 +615,11 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         .arg("--print-logs")
         .stdout(std::process::Stdio::null())
         .stderr(fs::File::create(dir.path().join("serve.log")).unwrap())
+        // Its own group: the launcher npm installs starts the runtime as a child, and both go.
+        .process_group(0)
         .spawn()
         .unwrap();
+    let server = Group(server);
     // OpenCode 1.18.33's server leaves the first request it takes after it starts listening
     // unanswered (seen on every start here): ask, with a short wait, until it answers.
     let started = Instant::now();
@@ -649,8 +664,7 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         }
         std::thread::sleep(Duration::from_millis(200));
     };
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     drop(model);
     assert_eq!(
         said,

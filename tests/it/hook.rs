@@ -125,11 +125,19 @@ fn codex_and_cursor_read_the_same_gate_in_their_own_words() {
     // The spacing fixed, the audit on the failing capture: the gate fails on the device.
     let dir = project(FIXING_AGENT, SPACING, "notes-fail", "");
     fix(dir.path());
-    let (_, codex, _) = stop(dir.path(), "codex", &claude("019a-x", false));
+    let mut input = claude("019a-x", false);
+    input["last_assistant_message"] = json!("The spacing is fixed.\nResult: PASS");
+    let (_, codex, _) = stop(dir.path(), "codex", &input);
     assert_eq!(codex["decision"], "block", "{codex}");
     assert!(
         codex["reason"].as_str().unwrap().contains("P-01"),
         "the audit's failing criteria: {codex}"
+    );
+    // The agent's PASS is kept as what it is: a claim, beside the recomputed verdict.
+    let round = &record(dir.path(), "codex-019a-x")["rounds"][0];
+    assert_eq!(
+        (round["claim"].as_str(), round["verdict"].as_str()),
+        (Some("pass"), Some("audit_failed"))
     );
     let cursor_input = json!({"conversation_id": "c1", "generation_id": "g1", "status": "completed", "loop_count": 0, "hook_event_name": "stop", "workspace_roots": ["/w"]});
     let (_, cursor, _) = stop(dir.path(), "cursor", &cursor_input);

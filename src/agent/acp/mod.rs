@@ -14,6 +14,7 @@ mod ending;
 
 use std::fmt::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -77,7 +78,7 @@ async fn converse(
     client: &Mutex<Client>,
     workspace: &Path,
     mode: Option<&str>,
-    brief: &str,
+    (brief, armed): (&str, &AtomicBool),
     exited: &mut watch::Receiver<bool>,
 ) -> Result<String, Turn> {
     let hello = json!({
@@ -109,6 +110,8 @@ async fn converse(
         set_mode(client, &session, &opened, mode, exited).await?;
     }
     let prompt = json!({"sessionId": session, "prompt": [{"type": "text", "text": brief}]});
+    // The turn begins: from now on a silence is the idle watchdog's to judge.
+    armed.store(true, Ordering::Relaxed);
     let answered = call(client, "session/prompt", prompt, None, exited).await?;
     Ok(answered["stopReason"]
         .as_str()
@@ -190,10 +193,11 @@ pub(super) async fn dispatch(
     let observed = Arc::clone(&client);
     let deveco = agent.kind == AgentKind::Deveco;
     let mode = deveco.then_some(agent.mode.as_str());
+    let armed = &AtomicBool::new(false);
     let talking = |mut exited: watch::Receiver<bool>, stop: Cancel| {
         let client = &client;
         async move {
-            let turn = converse(client, workspace, mode, brief, &mut exited).await;
+            let turn = converse(client, workspace, mode, (brief, armed), &mut exited).await;
             // The turn is over: closing stdin asks the agent to exit; one that stays is stopped.
             lock(client).sender = None;
             let exits = exited.wait_for(|gone| *gone);
@@ -209,7 +213,7 @@ pub(super) async fn dispatch(
         workspace,
         &mut spec,
         move |line| lock(&observed).line(line),
-        true,
+        (true, armed),
         talking,
         cancel,
     )
