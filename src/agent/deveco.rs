@@ -100,20 +100,14 @@ impl Stream {
                     self.rejected.push(tool);
                 }
             }
-            Some("tool_use") if event["part"]["state"]["status"] == "error" => {
-                let error = event["part"]["state"]["error"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_lowercase();
-                if ["permission", "rejected", "denied"]
-                    .iter()
-                    .any(|w| error.contains(w))
-                {
-                    self.rejected_count += 1;
-                    let tool = event["part"]["tool"].as_str().unwrap_or("a tool");
-                    if self.rejected.len() < KEPT && !self.rejected.iter().any(|t| t == tool) {
-                        self.rejected.push(tool.to_owned());
-                    }
+            Some("tool_use")
+                if event["part"]["state"]["status"] == "error"
+                    && refused_permission(event["part"]["state"]["error"].as_str()) =>
+            {
+                self.rejected_count += 1;
+                let tool = event["part"]["tool"].as_str().unwrap_or("a tool");
+                if self.rejected.len() < KEPT && !self.rejected.iter().any(|t| t == tool) {
+                    self.rejected.push(tool.to_owned());
                 }
             }
             _ => {}
@@ -185,6 +179,14 @@ impl Stream {
     }
 }
 
+/// Whether a tool's error says it was refused a permission (the runtime's words for it).
+pub(super) fn refused_permission(error: Option<&str>) -> bool {
+    let error = error.unwrap_or("").to_lowercase();
+    ["permission", "rejected", "denied"]
+        .iter()
+        .any(|w| error.contains(w))
+}
+
 /// Watches a DevEco Code run until `done`: it is idle when for `idle` neither a line of
 /// output arrived nor a file of the workspace changed; then `stop` fires and `stalled` is set.
 /// Nothing counts before `armed` (over ACP, the session's setup has limits of its own and the
@@ -229,14 +231,15 @@ pub(super) async fn watchdog(
     }
 }
 
-/// `deveco export <session>` (`program` is `deveco`, or OpenCode's) into `path`: the session
-/// as the runtime stored it, child sessions included.
+/// `deveco export <session>` (`program` is `deveco`, or OpenCode's) beside the agent's `log`
+/// (`agent-<n>.session.json`): the session as the runtime stored it, child sessions included.
 pub(super) async fn export(
     (program, env): (&str, &[(std::ffi::OsString, std::ffi::OsString)]),
     session: &str,
-    path: &Path,
+    log: &Path,
     cancel: &Cancel,
 ) -> Result<(), String> {
+    let path = &log.with_extension("session.json");
     let valid = !session.is_empty()
         && session.len() <= 128
         && session

@@ -326,15 +326,7 @@ pub(crate) async fn dispatch(
             stream.ending(end)
         });
         if let Some(session) = &stream.session {
-            record.export = Some(
-                export(
-                    (&agent.program, &spec.env),
-                    session,
-                    &log.with_extension("session.json"),
-                    cancel,
-                )
-                .await,
-            );
+            record.export = Some(export((&agent.program, &spec.env), session, log, cancel).await);
         }
     }
     Ok(record)

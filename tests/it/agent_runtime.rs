@@ -248,22 +248,32 @@ fn an_edit_the_permission_config_withholds_leaves_the_run_incomplete() {
 }
 
 #[test]
-fn a_model_that_fails_mid_answer_leaves_the_run_incomplete() {
+fn a_model_that_fails_mid_answer_leaves_the_run_incomplete_on_either_channel() {
     let Some(opencode) = runtime() else { return };
-    let (code, report, _, _) = delivered(
-        &opencode,
-        |_| json!([{"fail": "the scripted model failed mid-answer"}]),
-        "allow",
-        "1m",
-    );
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "agent_incomplete");
-    let ending = report["agent-ending"].as_str().unwrap();
-    assert!(
-        ending.starts_with("incomplete (the agent exited 1; session error: ")
-            && ending.contains("the scripted model failed mid-answer"),
-        "{ending}"
-    );
+    // Over `run` the runtime exits 1 with an `error` event; over ACP it answers the prompt with
+    // the error instead of a stop reason.
+    for (channel, said) in [
+        (
+            Channel::Run,
+            "incomplete (the agent exited 1; session error: ",
+        ),
+        (Channel::Acp, "incomplete (session error: "),
+    ] {
+        let (code, report, _, _) = delivered_over(
+            channel,
+            &opencode,
+            |_| json!([{"fail": "the scripted model failed mid-answer"}]),
+            ("ask", "1m"),
+            "notes-pass",
+        );
+        assert_eq!(code, 1, "{report}");
+        assert_eq!(report["terminal-reason"], "agent_incomplete");
+        let ending = report["agent-ending"].as_str().unwrap();
+        assert!(
+            ending.starts_with(said) && ending.contains("the scripted model failed mid-answer"),
+            "{ending}"
+        );
+    }
 }
 
 #[test]
@@ -427,27 +437,6 @@ fn over_acp_an_edit_outside_the_workspace_is_denied_and_the_run_is_incomplete() 
             .any(|a| a["answer"] == "denied"
                 && a["paths"].as_array().unwrap().contains(&json!(target))),
         "{answered:?}"
-    );
-}
-
-#[test]
-fn over_acp_a_model_that_fails_mid_answer_leaves_the_run_incomplete() {
-    let Some(opencode) = runtime() else { return };
-    let (code, report, _, _) = delivered_over(
-        Channel::Acp,
-        &opencode,
-        |_| json!([{"fail": "the scripted model failed mid-answer"}]),
-        ("ask", "1m"),
-        "notes-pass",
-    );
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "agent_incomplete");
-    // The prompt is answered with the runtime's error, not with a stop reason.
-    let ending = report["agent-ending"].as_str().unwrap();
-    assert!(
-        ending.starts_with("incomplete (session error: ")
-            && ending.contains("the scripted model failed mid-answer"),
-        "{ending}"
     );
 }
 

@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::process::{Line, Pipe};
 
+use super::super::deveco::refused_permission;
 use super::super::policy::{Answer, Decision, Workspace, decide};
 use super::super::{Claim, MAX_TOOLS, last_claim};
 
@@ -198,18 +199,12 @@ impl Client {
             self.reject(format!("{wanted} (not available to the agent)"));
             return;
         }
-        if status == Some("failed") && !self.denied_calls.contains(id) {
-            let error = update["rawOutput"]["error"]
-                .as_str()
-                .unwrap_or("")
-                .to_lowercase();
-            if ["permission", "rejected", "denied"]
-                .iter()
-                .any(|w| error.contains(w))
-            {
-                let tool = call.title.clone();
-                self.reject(tool);
-            }
+        if status == Some("failed")
+            && !self.denied_calls.contains(id)
+            && refused_permission(update["rawOutput"]["error"].as_str())
+        {
+            let tool = call.title.clone();
+            self.reject(tool);
         }
     }
 

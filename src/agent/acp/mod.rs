@@ -263,15 +263,9 @@ pub(super) async fn dispatch(
     };
     let stalled_after = supervised.stalled.then_some(agent.idle_timeout);
     let export = match (&client.session, deveco) {
-        (Some(session), true) => Some(
-            export(
-                (&agent.program, &spec.env),
-                session,
-                &log.with_extension("session.json"),
-                cancel,
-            )
-            .await,
-        ),
+        (Some(session), true) => {
+            Some(export((&agent.program, &spec.env), session, log, cancel).await)
+        }
         _ => None,
     };
     Ok(AgentRun {
