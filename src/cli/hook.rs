@@ -74,20 +74,21 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         .map_or((Repair::default(), FailMode::Warn), |config| {
             (config.repair, config.review.fail_mode)
         });
-    let gated = match &stop.not_finished {
-        Some(_) => None,
-        None => Some(gate(hdc, args, &base, round)),
-    };
-    let (gate_outcome, run, verdict, failure) = match (&gated, &stop.not_finished) {
-        (_, Some(how)) => (
+    let gated;
+    let (gate_outcome, run, verdict, failure) = match &stop.not_finished {
+        Some(how) => (
             Gate::NotFinished { how },
             None,
             format!("not gated: {how}"),
             None,
         ),
-        (Some(Ok(gated)), None) => outcome(gated),
-        (Some(Err(why)), None) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
-        (None, None) => unreachable!("a finished stop is gated"),
+        None => {
+            gated = gate(hdc, args, &base, round);
+            match &gated {
+                Ok(gated) => outcome(gated),
+                Err(why) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
+            }
+        }
     };
     let run_name = run.clone().unwrap_or_else(|| "none".to_owned());
     let mut decision = decide(&earlier, gate_outcome, limits, fail_mode, &run_name);
