@@ -22,6 +22,11 @@ const READ_LIMIT: u64 = 16 * 1024 * 1024;
 const MESSAGE_KEPT: usize = 64 * 1024;
 /// Descriptions kept of each kind; counts go on.
 const KEPT: usize = 20;
+/// Answers recorded at most (each is counted): an agent that floods requests does not grow
+/// dwpipe's memory or its record without bound.
+pub(super) const MAX_ANSWERS: usize = 10_000;
+/// Paths recorded per answer at most (the policy reads them all).
+const MAX_PATHS: usize = 20;
 
 /// What is known of one tool call.
 #[derive(Debug, Default)]
@@ -47,6 +52,9 @@ pub(super) struct Client {
     pub(super) session: Option<String>,
     workspace: Workspace,
     pub(super) answers: Vec<Answer>,
+    /// Every request answered, and those not allowed (the record keeps the first ones).
+    pub(super) answered: usize,
+    pub(super) refused: usize,
     /// Sessions that asked something and that dwpipe did not open.
     pub(super) strangers: BTreeSet<String>,
     /// Tool calls by id.
@@ -75,6 +83,8 @@ impl Client {
             session: None,
             workspace: Workspace::new(workspace),
             answers: Vec::new(),
+            answered: 0,
+            refused: 0,
             strangers: BTreeSet::new(),
             calls: HashMap::new(),
             tasks: BTreeMap::new(),
@@ -173,6 +183,11 @@ impl Client {
         if kind == "tool_call" && self.tools.len() < MAX_TOOLS {
             self.tools.push(title.unwrap_or("?").to_owned());
         }
+        // Calls under way are tracked up to a bound (an agent that never ends its calls does
+        // not grow dwpipe's memory without one).
+        if !self.calls.contains_key(id) && self.calls.len() >= MAX_ANSWERS {
+            return;
+        }
         let call = self.calls.entry(id.to_owned()).or_insert_with(|| Call {
             title: title.unwrap_or("a tool").to_owned(),
             withheld: None,
@@ -195,7 +210,11 @@ impl Client {
             return;
         }
         self.tasks.remove(id);
-        if let Some(wanted) = call.withheld.take() {
+        // A finished call is forgotten: what it showed is folded in below.
+        let Some(call) = self.calls.remove(id) else {
+            return;
+        };
+        if let Some(wanted) = call.withheld {
             self.reject(format!("{wanted} (not available to the agent)"));
             return;
         }
@@ -203,8 +222,7 @@ impl Client {
             && !self.denied_calls.contains(id)
             && refused_permission(update["rawOutput"]["error"].as_str())
         {
-            let tool = call.title.clone();
-            self.reject(tool);
+            self.reject(call.title);
         }
     }
 
@@ -253,7 +271,14 @@ impl Client {
             }
         };
         self.send(&message);
-        self.answers.push(answer);
+        self.answered += 1;
+        if answer.answer != "allowed" {
+            self.refused += 1;
+        }
+        if self.answers.len() < MAX_ANSWERS {
+            answer.paths.truncate(MAX_PATHS);
+            self.answers.push(answer);
+        }
     }
 
     /// `session/request_permission`: an option of the kind the policy decides.
@@ -404,5 +429,27 @@ mod tests {
         );
         assert_eq!(client.strangers.iter().collect::<Vec<_>>(), ["ses_child"]);
         assert_eq!(client.denied.len(), 2, "{:?}", client.denied);
+        assert_eq!((client.answered, client.refused), (5, 3));
+    }
+
+    #[test]
+    fn a_flood_of_requests_is_answered_and_counted_in_bounded_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sender, mut sent) = mpsc::unbounded_channel();
+        let mut client = Client::new(sender, dir.path());
+        let many = MAX_ANSWERS + 5;
+        for id in 0..many {
+            let line =
+                json!({"jsonrpc": "2.0", "id": id, "method": "terminal/create", "params": {}});
+            client.line(Line {
+                pipe: Pipe::Out,
+                text: &line.to_string(),
+                cut: false,
+            });
+        }
+        // Every request got its answer; the record keeps the first ones, the counts all.
+        assert_eq!(std::iter::from_fn(|| sent.try_recv().ok()).count(), many);
+        assert_eq!(client.answers.len(), MAX_ANSWERS);
+        assert_eq!((client.answered, client.refused), (many, many));
     }
 }

@@ -239,6 +239,13 @@ pub(super) async fn dispatch(
                 .join(", ")
         ));
     }
+    if client.answered > client.answers.len() {
+        notes.push(format!(
+            "the agent made {} requests: the first {} answers are recorded, all were counted",
+            client.answered,
+            client.answers.len()
+        ));
+    }
     supervised.keep_log(log, agent, &notes)?;
     let mut answers = String::new();
     for answer in &client.answers {
@@ -250,11 +257,6 @@ pub(super) async fn dispatch(
     }
     crate::output::write_atomic(&log.with_extension("answers.jsonl"), answers.as_bytes())
         .map_err(AgentError::Log)?;
-    let denied = client
-        .answers
-        .iter()
-        .filter(|a| a.answer != "allowed")
-        .count();
     let shown = Shown {
         tasks: client.tasks.values().cloned().collect(),
         denied: client.denied.clone(),
@@ -282,6 +284,6 @@ pub(super) async fn dispatch(
             Turn::Ended(reason) => Some(reason),
             _ => None,
         },
-        answers: Some((client.answers.len(), denied)),
+        answers: Some((client.answered, client.refused)),
     })
 }
