@@ -4,8 +4,11 @@
 // This plugin runs `dwpipe hook stop --target opencode` each time a top-level session goes
 // idle, and when dwpipe refuses (the change does not pass its verification and audit yet) it
 // prompts the session again with dwpipe's reason: the repair brief. dwpipe counts the rounds
-// per session and answers by the project's repair limits and review fail mode, so the loop
-// ends; a stop dwpipe lets through unverified is logged as a warning.
+// per session and answers by the project's repair limits and review fail mode; since OpenCode,
+// unlike Claude Code and Cursor, has no cap of its own on a loop a hook keeps going (and
+// `review.fail-mode: closed` keeps refusing), the plugin stops prompting after
+// $DWPIPE_LOOP_LIMIT refusals in a row (default 8, Claude Code's cap) and logs it as an error.
+// A stop dwpipe lets through unverified is logged as a warning.
 //
 // Install: copy this file into `.opencode/plugins/` (DevEco Code: `.deveco/plugins/`) of the
 // project, or name it in the config's `plugin` list. It runs `dwpipe` from PATH (or
@@ -42,6 +45,8 @@ export const DwpipeGate = async ({ client, directory }) => {
   // `session.status` of type idle; a busy status begins the next turn).
   const continuing = new Set();
   const answered = new Set();
+  const limit = Number(process.env.DWPIPE_LOOP_LIMIT) > 0 ? Number(process.env.DWPIPE_LOOP_LIMIT) : 8;
+  const refusals = new Map();
   const log = (level, message) =>
     client.app.log({ body: { service: "dwpipe-gate", level, message } }).catch(() => {});
 
@@ -71,6 +76,12 @@ export const DwpipeGate = async ({ client, directory }) => {
         return;
       }
       if (answer.decision === "block") {
+        const inRow = (refusals.get(session) || 0) + 1;
+        refusals.set(session, inRow);
+        if (inRow > limit) {
+          await log("error", `dwpipe refused ${inRow} times in a row; not prompting again: ${answer.reason}`);
+          return;
+        }
         continuing.add(session);
         await client.session.promptAsync({
           path: { id: session },
@@ -79,6 +90,7 @@ export const DwpipeGate = async ({ client, directory }) => {
         return;
       }
       continuing.delete(session);
+      refusals.delete(session);
       if (answer.systemMessage) await log("warn", answer.systemMessage);
     },
   };

@@ -539,20 +539,19 @@ fn post(port: u16, path: &str, body: &Value, wait: Duration) -> Option<Value> {
         .then(|| serde_json::from_slice(&output.stdout).unwrap())
 }
 
-#[test]
-fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_gate_passes() {
-    let Some(opencode) = runtime() else { return };
-    let dir = project("[true]", SPACING, "notes-pass", "");
+/// A session of OpenCode's real server with dwpipe's plugin, in a project whose dwpipe.yaml
+/// ends with `extra`, the model playing `turns` (given the page), `DWPIPE_LOOP_LIMIT` set to
+/// `limit`: the project and what the hook said, once it said `rounds` things and then `settle`
+/// passed with nothing more (or two minutes went by).
+fn plugin_session(
+    opencode: &Path,
+    (turns, extra): (impl FnOnce(&Path) -> Value, &str),
+    limit: &str,
+    (rounds, settle): (usize, Duration),
+) -> (tempfile::TempDir, Vec<String>) {
+    let dir = project("[true]", SPACING, "notes-pass", extra);
     let page = dir.path().join(PAGE);
-    // The model first claims PASS without doing anything; sent back, it fixes the spacing.
-    let model = Model::start(
-        dir.path(),
-        &json!([
-            {"text": "All done.\nResult: PASS"},
-            edit(&page, "space: 8", "space: 12"),
-            {"text": "Fixed the spacing.\nResult: PASS"}
-        ]),
-    );
+    let model = Model::start(dir.path(), &turns(&page));
     let plugin = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode/dwpipe-gate.js");
     let config = json!({
         "provider": {"scripted": {
@@ -586,7 +585,7 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         "{} (run .ci/agent-deps)",
         prepared.display()
     );
-    let server = Command::new(&opencode)
+    let server = Command::new(opencode)
         .args(["serve", "--port", &port.to_string()])
         .current_dir(dir.path().join("project"))
         .env("OPENCODE_CONFIG_CONTENT", config.to_string())
@@ -600,6 +599,7 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         .env("DWPIPE_BIN", env!("CARGO_BIN_EXE_dwpipe"))
         .env("DWPIPE_CONFIG", dir.path().join("dwpipe.yaml"))
         .env("DWPIPE_PACK", dir.path().join("pack.yaml"))
+        .env("DWPIPE_LOOP_LIMIT", limit)
         .env_remove("DWPIPE_HDC")
         .arg("--print-logs")
         .stdout(std::process::Stdio::null())
@@ -635,8 +635,8 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
     let record = dir
         .path()
         .join(format!(".dwpipe/hooks/opencode-{session}.json"));
-    let said = loop {
-        let said: Vec<String> = fs::read_to_string(&record)
+    let read = || -> Vec<String> {
+        fs::read_to_string(&record)
             .ok()
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .map(|kept| {
@@ -647,21 +647,38 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
                     .map(|r| r["said"].as_str().unwrap().to_owned())
                     .collect()
             })
-            .unwrap_or_default();
-        if said.len() >= 2 || started.elapsed() > Duration::from_secs(120) {
-            break said;
-        }
-        std::thread::sleep(Duration::from_millis(200));
+            .unwrap_or_default()
     };
+    while read().len() < rounds && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Nothing more may follow (a loop that goes on would).
+    std::thread::sleep(settle);
+    let said = read();
     drop(server);
     drop(model);
-    assert_eq!(
-        said,
-        ["repair", "verified"],
+    assert!(
+        !said.is_empty(),
         "{}",
         fs::read_to_string(dir.path().join("serve.log")).unwrap_or_default()
     );
-    let text = fs::read_to_string(&page).unwrap();
+    (dir, said)
+}
+
+#[test]
+fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_gate_passes() {
+    let Some(opencode) = runtime() else { return };
+    // The model first claims PASS without doing anything; sent back, it fixes the spacing.
+    let turns = |page: &Path| {
+        json!([
+            {"text": "All done.\nResult: PASS"},
+            edit(page, "space: 8", "space: 12"),
+            {"text": "Fixed the spacing.\nResult: PASS"}
+        ])
+    };
+    let (dir, said) = plugin_session(&opencode, (turns, ""), "8", (2, Duration::ZERO));
+    assert_eq!(said, ["repair", "verified"]);
+    let text = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(text.contains("List({ space: 12 })"), "{text}");
     // The model was sent the repair brief as the session's next message.
     let requests = fs::read_to_string(dir.path().join("model.port.log")).unwrap();
@@ -669,4 +686,16 @@ fn the_opencode_plugin_sends_the_session_back_with_the_repair_brief_until_the_ga
         requests.contains("Repair round 1"),
         "the brief reached the model"
     );
+}
+
+#[test]
+fn the_opencode_plugin_stops_prompting_after_its_loop_limit_when_the_gate_keeps_refusing() {
+    let Some(opencode) = runtime() else { return };
+    // A model that never fixes anything, a gate that is closed once its one round is spent:
+    // without the plugin's own limit the session would be prompted for ever.
+    let turns = |_: &Path| json!([{"text": "All done.\nResult: PASS"}]);
+    let closed = "review:\n  fail-mode: closed\nrepair:\n  max-rounds: 1\n";
+    let (_dir, said) = plugin_session(&opencode, (turns, closed), "2", (3, Duration::from_secs(8)));
+    // Refused three times; the third was not passed on to the session, so no fourth stop came.
+    assert_eq!(said, ["repair", "refused", "refused"]);
 }
