@@ -55,7 +55,8 @@ pub(super) struct Client {
     /// Every request answered, and those not allowed (the record keeps the first ones).
     pub(super) answered: usize,
     pub(super) refused: usize,
-    /// Sessions that asked something and that dwpipe did not open.
+    /// Sessions that asked something and that dwpipe did not open (the first ones; each
+    /// answer still names its own).
     pub(super) strangers: BTreeSet<String>,
     /// Tool calls by id.
     calls: HashMap<String, Call>,
@@ -236,7 +237,9 @@ impl Client {
     fn answer(&mut self, id: &Value, method: &str, params: &Value) {
         let session = params["sessionId"].as_str().map(str::to_owned);
         let own_session = session.is_some() && session == self.session;
-        if let (Some(session), false) = (&session, own_session) {
+        if let (Some(session), false) = (&session, own_session)
+            && self.strangers.len() < KEPT
+        {
             self.strangers.insert(session.clone());
         }
         let mut answer = Answer {
