@@ -6,7 +6,8 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use crate::config::{FailMode, Repair};
+use crate::config::{Config, FailMode, Repair};
+use crate::diagnostic::Diagnostic;
 use crate::diagnostic::chain;
 use crate::exit_code;
 use crate::hook::{
@@ -69,8 +70,11 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
     };
     let earlier = session.this_loop().to_vec();
     let round = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
-    // The limits and the fail mode are the config's; one that cannot be read has the defaults.
-    let (limits, fail_mode) = crate::config::Config::load(&args.config)
+    // The limits and the fail mode are the config's; one that cannot be read has the defaults
+    // (and the gate says why it could not run).
+    let loaded = Config::load(&args.config);
+    let (limits, fail_mode) = loaded
+        .as_ref()
         .map_or((Repair::default(), FailMode::Warn), |config| {
             (config.repair, config.review.fail_mode)
         });
@@ -83,7 +87,7 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
             None,
         ),
         None => {
-            gated = gate(hdc, args, &base, round);
+            gated = gate(hdc, args, loaded, (&base, round));
             match &gated {
                 Ok(gated) => outcome(gated),
                 Err(why) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
@@ -195,15 +199,23 @@ fn outcome(gated: &Gated) -> (Gate<'_>, Option<String>, String, Option<String>) 
 
 /// Runs the gate's round `round` as `deliver` runs its stages after an agent; `Err` says why
 /// it could not run.
-fn gate(hdc: &HdcClient, args: &HookStopArgs, base: &Path, round: u32) -> Result<Gated, String> {
+fn gate(
+    hdc: &HdcClient,
+    args: &HookStopArgs,
+    loaded: Result<Config, Diagnostic>,
+    (base, round): (&Path, u32),
+) -> Result<Gated, String> {
     let said = |e: Error| e.to_string();
-    let config = gate_config(&args.config).map_err(|found| {
-        found
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
+    let config = loaded
+        .map_err(|d| vec![d])
+        .and_then(gate_config)
+        .map_err(|found| {
+            found
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
     let target = args
         .target
         .clone()

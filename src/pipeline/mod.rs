@@ -164,19 +164,20 @@ pub(crate) enum ResumeRefused {
 /// no agent), and with its workspace made absolute (the agent and the verification commands
 /// run inside it).
 pub(crate) fn delivery_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
-    project_config(path, true)
+    ready(Config::load(path).map_err(|d| vec![d])?, true)
 }
 
-/// The config of a stop hook's gate: as a delivery's, but its agent runs outside dwpipe (in
-/// the harness whose hook runs it), so none is needed and a configured one is not run.
-pub(crate) fn gate_config(path: &std::path::Path) -> Result<Config, Vec<Diagnostic>> {
-    let mut config = project_config(path, false)?;
+/// A loaded config made ready for a stop hook's gate: as a delivery's, but its agent runs
+/// outside dwpipe (in the harness whose hook runs it), so none is needed and a configured one
+/// is not run.
+pub(crate) fn gate_config(config: Config) -> Result<Config, Vec<Diagnostic>> {
+    let mut config = ready(config, false)?;
     config.agent = None;
     Ok(config)
 }
 
-fn project_config(path: &std::path::Path, needs_agent: bool) -> Result<Config, Vec<Diagnostic>> {
-    let mut config = Config::load(path).map_err(|d| vec![d])?;
+/// A loaded config refused when it cannot deliver, with its workspace made absolute.
+fn ready(mut config: Config, needs_agent: bool) -> Result<Config, Vec<Diagnostic>> {
     let missing = preflight(&config, needs_agent);
     if !missing.is_empty() {
         return Err(missing);

@@ -229,22 +229,27 @@ fn a_clean_edit_finishes_and_is_verified() {
 }
 
 #[test]
-fn an_edit_the_permission_config_withholds_leaves_the_run_incomplete() {
+fn an_edit_the_permission_config_withholds_leaves_the_run_incomplete_on_either_channel() {
     let Some(opencode) = runtime() else { return };
-    let (code, report, _, dir) = delivered(
-        &opencode,
-        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
-        "deny",
-        "1m",
-    );
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "agent_incomplete");
-    assert_eq!(
-        report["agent-ending"],
-        "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
-    );
-    let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
-    assert!(page.contains("List({ space: 8 })"), "{page}");
+    // The runtime answers the call with its `invalid` tool: an event over `run`, a tool call
+    // titled `invalid` over ACP.
+    for channel in [Channel::Run, Channel::Acp] {
+        let (code, report, _, dir) = delivered_over(
+            channel,
+            &opencode,
+            |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
+            ("deny", "1m"),
+            "notes-pass",
+        );
+        assert_eq!(code, 1, "{report}");
+        assert_eq!(report["terminal-reason"], "agent_incomplete");
+        assert_eq!(
+            report["agent-ending"],
+            "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
+        );
+        let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
+        assert!(page.contains("List({ space: 8 })"), "{page}");
+    }
 }
 
 #[test]
@@ -484,23 +489,6 @@ fn any_acp_agent_is_driven_by_its_argv_through_the_same_client() {
     assert!(
         !run.join("agent-1.session.json").exists(),
         "no DevEco export for a generic agent"
-    );
-}
-
-#[test]
-fn over_acp_an_edit_the_agents_own_config_withholds_is_still_noticed() {
-    let Some(opencode) = runtime() else { return };
-    let (code, report, _, _dir) = delivered_over(
-        Channel::Acp,
-        &opencode,
-        |page| json!([edit(page, "space: 8", "space: 12"), {"text": "Done.\nResult: PASS"}]),
-        ("deny", "1m"),
-        "notes-pass",
-    );
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(
-        report["agent-ending"],
-        "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
     );
 }
 
