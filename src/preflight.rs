@@ -253,12 +253,12 @@ pub(crate) fn writable(what: &str, folder: &Path) -> Check {
 
 /// The history the run records into: opened (created if missing, migrated) and closed, so
 /// that a history that cannot be used is found before anything is dispatched.
-pub(crate) fn history(path: &Path) -> Check {
-    match crate::history::Recorder::at(path).prepare() {
-        Ok(()) => Check::ok("history", path.display().to_string(), "usable".to_owned()),
+pub(crate) fn history(store: &crate::history::Store) -> Check {
+    match crate::history::Recorder::at(store).prepare() {
+        Ok(()) => Check::ok("history", store.to_string(), "usable".to_owned()),
         Err(e) => Check::missing(
             "history",
-            path.display().to_string(),
+            store.to_string(),
             e.code(),
             crate::diagnostic::chain(&e),
             e.fix(),

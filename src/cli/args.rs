@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::device::Server;
-use crate::history::Window;
+use crate::history::{Store, Window};
 use crate::input::parse_duration;
 use crate::target::{Pick, Target};
 
@@ -251,10 +251,10 @@ pub(super) struct AuditArgs {
     /// The candidate's HAP (left installed when the session ends).
     #[arg(long, value_name = "HAP", requires = "baseline_hap")]
     pub(super) candidate_hap: Option<PathBuf>,
-    /// Record the audit (each device's, each arm's and the comparison) in this SQLite history;
-    /// its page then draws every criterion's trend.
-    #[arg(long, value_name = "PATH")]
-    pub(super) history: Option<PathBuf>,
+    /// Record the audit (each device's, each arm's and the comparison) in this history (an
+    /// SQLite file, or a postgres:// URL); its page then draws every criterion's trend.
+    #[arg(long, value_name = "PATH|URL", value_parser = StoreParser)]
+    pub(super) history: Option<Store>,
     /// Runs per arm at most, when criteria stay unknown after --runs (A/B).
     #[arg(
         long,
@@ -665,9 +665,10 @@ pub(super) struct CompareArgs {
     /// device, never a replay) of the same app on the same device model and software version.
     #[arg(long, value_enum, value_name = "WHICH")]
     pub(super) against: Option<Against>,
-    /// The history --against reads and the comparison is recorded in.
-    #[arg(long, value_name = "PATH")]
-    pub(super) history: Option<PathBuf>,
+    /// The history --against reads and the comparison is recorded in (an SQLite file, or a
+    /// postgres:// URL).
+    #[arg(long, value_name = "PATH|URL", value_parser = StoreParser)]
+    pub(super) history: Option<Store>,
     /// The lock whose criteria decide directions and floors (default: the one the candidate names).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: Option<PathBuf>,
@@ -683,14 +684,16 @@ pub(super) struct CompareArgs {
 
 #[derive(Debug, clap::Args)]
 pub(super) struct HistoryArgs {
-    /// The history (where `deliver` records, beside dwpipe.yaml).
+    /// The history (where `deliver` records, beside dwpipe.yaml): an SQLite file, or a
+    /// postgres:// URL (the password from PGPASSWORD or ~/.pgpass, never in the URL).
     #[arg(
         long,
-        value_name = "PATH",
+        value_name = "PATH|URL",
+        value_parser = StoreParser,
         default_value = ".dwpipe/history.sqlite",
         global = true
     )]
-    pub(super) history: PathBuf,
+    pub(super) history: Store,
     /// Only this criterion.
     #[arg(long, value_name = "ID")]
     pub(super) criterion: Option<String>,
@@ -866,4 +869,32 @@ pub(super) enum DumpKind {
     Thermal,
     /// `--cpuusage <pid>`: the process's CPU load.
     Cpu,
+}
+
+/// `--history`: a file, or a server's URL. Its own parser, because clap's error for a value
+/// it refuses repeats the value, and a URL with a password in it must not be repeated.
+#[derive(Clone)]
+struct StoreParser;
+
+impl clap::builder::TypedValueParser for StoreParser {
+    type Value = Store;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Store, clap::Error> {
+        use clap::error::ErrorKind;
+        let text = value.to_str().ok_or_else(|| {
+            clap::Error::raw(ErrorKind::InvalidUtf8, "--history is not UTF-8\n").with_cmd(cmd)
+        })?;
+        Store::parse(text).map_err(|e| {
+            clap::Error::raw(
+                ErrorKind::ValueValidation,
+                format!("--history: {}: {e} ({})\n", e.code(), e.fix()),
+            )
+            .with_cmd(cmd)
+        })
+    }
 }

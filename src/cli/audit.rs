@@ -49,7 +49,7 @@ impl Run for AuditArgs {
                 .baseline_hap
                 .zip(self.candidate_hap)
                 .map(|(baseline, candidate)| (baseline, candidate, self.max_runs)),
-            history: self.history.as_deref().map(Recorder::at),
+            history: self.history.as_ref().map(Recorder::at),
             strict: self.measuring.strict,
             auditor: self
                 .auditor_report

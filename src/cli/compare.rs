@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::compare::{from_files, read_audit};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
-use crate::history::{History, Recorder, app_of};
+use crate::history::{History, Recorder, Store, app_of};
 use crate::output::relative_to;
 use crate::report::publish;
 use crate::schema::Comparison;
@@ -31,7 +31,7 @@ impl Run for CompareArgs {
 fn run(args: &CompareArgs) -> Result<i32, Error> {
     let (baseline, candidate) = arms(args)?;
     // A history that cannot be used is refused before anything is written.
-    let recorder = args.history.as_deref().map(Recorder::at);
+    let recorder = args.history.as_ref().map(Recorder::at);
     if let Some(recorder) = &recorder {
         recorder.prepare()?;
     }
@@ -99,10 +99,9 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
             "--against takes the baseline from the history: give only the candidate",
         )),
         (Some(Against::LastPass), [candidate]) => {
-            let path = args
-                .history
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(".dwpipe").join(crate::history::DEFAULT_FILE));
+            let store = args.history.clone().unwrap_or_else(|| {
+                Store::Sqlite(PathBuf::from(".dwpipe").join(crate::history::DEFAULT_FILE))
+            });
             let report = read_audit(candidate, "E_COMPARE_INVALID")?;
             let app = app_of(&report, candidate)?;
             let device = report.device.as_ref();
@@ -110,7 +109,7 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                 device.and_then(|d| d.model.as_deref()),
                 device.and_then(|d| d.software_version.as_deref()),
             );
-            let history = History::open(&path)?;
+            let mut history = History::open(&store)?;
             let baseline = history
                 .last_pass(&app, (model, software), (&report, candidate))
                 ?
@@ -120,7 +119,7 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                             "E_HISTORY_NO_BASELINE",
                             format!(
                                 "the history `{}` has no passing audit of {app} on {} ({}) made on a device",
-                                path.display(),
+                                store,
                                 model.unwrap_or("an unknown model"),
                                 software.unwrap_or("unknown software")
                             ),
@@ -133,7 +132,7 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
                 "baseline: {}, the last passing audit of {app} on {} in {}",
                 baseline.display(),
                 model.unwrap_or("this model"),
-                path.display()
+                store
             ));
             Ok((baseline, candidate.clone()))
         }

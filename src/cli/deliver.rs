@@ -24,6 +24,7 @@ use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
 use super::{Edge, Run};
+use crate::history::Store;
 
 /// The pack `deliver` takes without `--pack`.
 const DEFAULT_PACK: &str = "pack.yaml";
@@ -104,10 +105,14 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     }
     // Every audit of the delivery is recorded in the project's history: it must be usable.
     let history = match (&resumed, &base) {
-        (Some(dir), _) => dir.history(),
-        (None, base) => dir_or_dot(base.as_deref())
-            .join(".dwpipe")
-            .join(crate::history::DEFAULT_FILE),
+        (Some(dir), _) => dir.history(&config),
+        (None, base) => config.history.clone().unwrap_or_else(|| {
+            Store::Sqlite(
+                dir_or_dot(base.as_deref())
+                    .join(".dwpipe")
+                    .join(crate::history::DEFAULT_FILE),
+            )
+        }),
     };
     checks.push(preflight::history(&history));
     let progress = DeliverProgress::new(args.output.json, args.verbose);

@@ -52,10 +52,7 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
             };
             print::out(&format!(
                 "imported {} audit(s) and {} comparison(s) into {}; {} already there{refused}",
-                imported.audits,
-                imported.comparisons,
-                args.history.display(),
-                imported.known,
+                imported.audits, imported.comparisons, args.history, imported.known,
             ));
         }
         // What could not be read is the input's fault; the rest is recorded.
@@ -65,15 +62,17 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
             crate::exit_code::INVALID_INPUT
         });
     }
-    if !args.history.is_file() {
+    if let Some(file) = args.history.file()
+        && !file.is_file()
+    {
         return Err(Diagnostic::error(
             "E_HISTORY_OPEN",
-            format!("there is no history at `{}`", args.history.display()),
+            format!("there is no history at `{}`", file.display()),
         )
-        .fix("`deliver` records into .dwpipe/history.sqlite beside dwpipe.yaml; pass --history PATH for another")
+        .fix("`deliver` records into .dwpipe/history.sqlite beside dwpipe.yaml; pass --history PATH (or postgres://…) for another")
         .into());
     }
-    let history = History::open(&args.history)?;
+    let mut history = History::open(&args.history)?;
     let filter = Filter {
         criterion: args.criterion.clone(),
         model: args.device_model.clone(),

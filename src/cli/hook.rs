@@ -235,9 +235,9 @@ fn gate(
     let mut checks = preflight::programs(&config);
     checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
     checks.push(preflight::writable("run folder", base));
-    checks.push(preflight::history(
-        &base.join(".dwpipe").join(crate::history::DEFAULT_FILE),
-    ));
+    checks.push(preflight::history(&config.history.clone().unwrap_or_else(
+        || crate::history::Store::Sqlite(base.join(".dwpipe").join(crate::history::DEFAULT_FILE)),
+    )));
     let progress = DeliverProgress::new(false, false);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();

@@ -20,6 +20,9 @@ pub(super) struct ConfigDoc {
     pub(super) repair: Option<RepairDoc>,
     #[serde(default)]
     pub(super) device: Option<DeviceDoc>,
+    /// Where deliveries record (a file, or a `postgres://` URL).
+    #[serde(default)]
+    pub(super) history: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

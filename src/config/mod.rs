@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::device::Server;
 use crate::diagnostic::Diagnostic;
+use crate::history::Store;
 use crate::input::{parse_duration, parse_yaml, read_bounded};
 use crate::pack::Condition;
 use crate::target::Target;
@@ -185,6 +186,9 @@ pub struct Config {
     pub(crate) repair: Repair,
     /// Device defaults.
     pub(crate) device: DeviceDefaults,
+    /// Where deliveries record their audits (`history:`; default `.dwpipe/history.sqlite`
+    /// beside the runs).
+    pub(crate) history: Option<Store>,
 }
 
 impl Default for Repair {
@@ -475,6 +479,14 @@ impl Config {
                     .collect::<Result<_, _>>()?,
             },
         };
+        let history = doc
+            .history
+            .map(|text| match Store::parse(&text) {
+                Ok(Store::Sqlite(file)) => Ok(Store::Sqlite(base.join(file))),
+                Ok(server) => Ok(server),
+                Err(e) => Err(invalid(path, format!("history: {e} ({})", e.fix()))),
+            })
+            .transpose()?;
         Ok(Config {
             workspace: base.join(doc.workspace.unwrap_or_else(|| PathBuf::from("."))),
             agent,
@@ -482,6 +494,7 @@ impl Config {
             review,
             repair,
             device,
+            history,
         })
     }
 }
@@ -489,6 +502,36 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_history_is_a_file_beside_the_config_or_a_server_without_a_password() {
+        let config =
+            Config::parse(Path::new("proj/dwpipe.yaml"), "history: lab/h.sqlite\n").unwrap();
+        assert_eq!(
+            config.history,
+            Some(Store::Sqlite("proj/lab/h.sqlite".into()))
+        );
+        let config = Config::parse(
+            Path::new("dwpipe.yaml"),
+            "history: postgres://lab@db/dwpipe\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.history.unwrap().to_string(),
+            "postgres://lab@db/dwpipe"
+        );
+        let refused = Config::parse(
+            Path::new("dwpipe.yaml"),
+            "history: postgres://lab:s3cret@db/dwpipe\n",
+        )
+        .unwrap_err();
+        assert!(
+            refused.message.contains("carries a password"),
+            "{}",
+            refused.message
+        );
+        assert!(!refused.message.contains("s3cret"), "{}", refused.message);
+    }
 
     #[test]
     fn the_example_config_parses() {

@@ -7,16 +7,16 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::Recorder;
+use super::{Recorder, Store};
 
 static VERSION_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"["']?versionName["']?\s*:\s*["']([^"'\n]{1,64})["']"#).expect("a valid pattern")
 });
 
-/// A recorder (of no path yet) with what `workspace` says of its build.
-pub(crate) fn build_facts(workspace: &Path) -> Recorder {
+/// A recorder into `store` with what `workspace` says of its build.
+pub(crate) fn build_facts(workspace: &Path, store: Store) -> Recorder {
     Recorder {
-        path: Default::default(),
+        store,
         app_version: version_name(workspace),
         commit: commit(workspace),
     }
@@ -67,13 +67,13 @@ mod tests {
             format!("# pack-refs\n{sha} refs/heads/main\n"),
         )
         .unwrap();
-        let facts = build_facts(root);
+        let facts = build_facts(root, Store::Sqlite(root.join("h.sqlite")));
         assert_eq!(facts.app_version.as_deref(), Some("1.0.0"));
         assert_eq!(facts.commit.as_deref(), Some(sha));
         std::fs::create_dir_all(root.join(".git/refs/heads")).unwrap();
         let loose = "fedcba9876543210fedcba9876543210fedcba98";
         std::fs::write(root.join(".git/refs/heads/main"), format!("{loose}\n")).unwrap();
         assert_eq!(commit(root).as_deref(), Some(loose));
-        assert_eq!(build_facts(&root.join("nowhere")).commit, None);
+        assert_eq!(commit(&root.join("nowhere")), None);
     }
 }

@@ -7,9 +7,12 @@
 //! audits are recorded as replays and never chosen as a baseline.
 
 pub(crate) mod changes;
+mod copy;
+mod db;
 mod facts;
 mod record;
 mod schema;
+mod store;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,12 +20,13 @@ use std::time::Duration;
 use crate::device::Source;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::schema::{AuditReport, Comparison, Point};
-use rusqlite::{Connection, OptionalExtension, params};
+use db::{Arg, Cells, Db, DbError, Server};
 
 pub(crate) use changes::{Window, shifts};
 pub(crate) use facts::build_facts;
 pub(crate) use record::{RecordError, Recorder, app_of};
 pub(crate) use schema::SCHEMA;
+pub(crate) use store::Store;
 
 /// How long a writer waits for another to finish before the write fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -30,48 +34,43 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The history's file beside a project's runs.
 pub(crate) const DEFAULT_FILE: &str = "history.sqlite";
 
-/// Why the history cannot be used.
+/// Why the history cannot be used (`at`: the file, or the server's URL without secrets).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HistoryError {
     /// The path names something that is not a regular file (a device, a folder, a FIFO).
-    #[error("the history `{}` is not a regular file", path.display())]
-    NotAFile {
-        /// The path.
-        path: PathBuf,
-    },
-    /// The file cannot be opened as a database.
-    #[error("the history `{}` cannot be opened", path.display())]
+    #[error("the history `{at}` is not a regular file")]
+    NotAFile { at: String },
+    /// The file cannot be opened as a database, or the server cannot be reached.
+    #[error("the history `{at}` cannot be opened")]
     Open {
-        /// The database.
-        path: PathBuf,
-        /// SQLite's reason.
+        at: String,
         #[source]
-        source: rusqlite::Error,
+        source: DbError,
     },
+    /// The folder for a new file cannot be made.
+    #[error("the history's folder `{}` cannot be made", folder.display())]
+    Folder {
+        folder: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// TLS to the server cannot be set up.
+    #[error("TLS for the history cannot be set up: {why}")]
+    Tls { why: String },
     /// It can be read but not written (its file or its folder is read-only).
-    #[error("the history `{}` is read-only", path.display())]
-    ReadOnly {
-        /// The database.
-        path: PathBuf,
-    },
+    #[error("the history `{at}` is read-only")]
+    ReadOnly { at: String },
     /// A newer dwpipe wrote it.
-    #[error("the history `{}` has schema version {found}; this dwpipe knows {SCHEMA} and older", path.display())]
-    Newer {
-        /// The database.
-        path: PathBuf,
-        /// Its version.
-        found: i64,
-    },
+    #[error("the history `{at}` has schema version {found}; this dwpipe knows {SCHEMA} and older")]
+    Newer { at: String, found: i64 },
     /// A query or a write failed.
-    #[error("the history `{}` could not be {doing}", path.display())]
+    #[error("the history `{at}` could not be {doing}")]
     Sql {
-        /// The database.
-        path: PathBuf,
+        at: String,
         /// `read` or `written`.
         doing: &'static str,
-        /// SQLite's reason.
         #[source]
-        source: rusqlite::Error,
+        source: DbError,
     },
 }
 
@@ -80,7 +79,8 @@ impl HistoryError {
     pub(crate) fn code(&self) -> &'static str {
         match self {
             HistoryError::NotAFile { .. } => "E_HISTORY_NOT_A_FILE",
-            HistoryError::Open { .. } => "E_HISTORY_OPEN",
+            HistoryError::Open { .. } | HistoryError::Folder { .. } => "E_HISTORY_OPEN",
+            HistoryError::Tls { .. } => "E_HISTORY_TLS",
             HistoryError::ReadOnly { .. } => "E_HISTORY_READ_ONLY",
             HistoryError::Newer { .. } => "E_HISTORY_NEWER",
             HistoryError::Sql { doing: "read", .. } => "E_HISTORY_READ",
@@ -91,21 +91,30 @@ impl HistoryError {
     /// What to do about it.
     pub(crate) fn fix(&self) -> &'static str {
         match self {
-            HistoryError::Newer { .. } => "use the dwpipe that wrote it, or a newer one",
+            HistoryError::Newer { .. } => {
+                "use the dwpipe that wrote it, or a newer one (every dwpipe writing into one history must be as new as its newest)"
+            }
             HistoryError::NotAFile { .. } => {
                 "pass --history the path of a history file (it is created if missing)"
             }
             HistoryError::ReadOnly { .. } => {
                 "make the file and its folder writable, or pass --history another path"
             }
+            HistoryError::Open {
+                source: DbError::Postgres(_),
+                ..
+            } => {
+                "check the server is up and reachable, the user and database in the URL, and the password in PGPASSWORD or ~/.pgpass (a server with a certificate of its own CA: PGSSLROOTCERT=ca.pem)"
+            }
+            HistoryError::Tls { .. } => {
+                "PGSSLROOTCERT names a PEM file of the CA that signed the server's certificate"
+            }
             _ => {
                 "check the path (and the disk); a damaged history can be moved aside and rebuilt with `dwpipe history import`"
             }
         }
     }
-}
 
-impl HistoryError {
     /// The error as a diagnostic, with its fix.
     pub(crate) fn diagnostic(&self) -> Diagnostic {
         Diagnostic::error(self.code(), chain(self)).fix(self.fix())
@@ -138,60 +147,92 @@ pub(crate) struct Filter {
     pub(crate) since: Option<String>,
 }
 
-/// A failed query or write of the history at `path`.
-fn sql_error(path: &Path, doing: &'static str) -> impl Fn(rusqlite::Error) -> HistoryError + use<> {
-    let path = path.to_owned();
-    move |source| HistoryError::Sql {
-        path: path.clone(),
-        doing,
-        source,
-    }
-}
-
 /// An open history.
 pub(crate) struct History {
-    conn: Connection,
-    path: PathBuf,
+    db: Db,
+    /// Where it is, as it may be shown.
+    at: String,
+}
+
+/// The query for a series, its points in the order they were recorded and, within an audit,
+/// in its report's order: `$order` names the measurements' insertion order (SQLite's `rowid`,
+/// PostgreSQL's `seq`). Each row as [`point`] reads it.
+macro_rules! series_sql {
+    ($order:literal) => {
+        concat!(
+            "SELECT r.id, r.recorded_at, r.report, r.app, r.app_version, r.commit_sha, \
+             r.pack_sha256, r.serial, r.model, r.software_version, r.refresh_rate, r.replay, \
+             m.criterion, m.unit, m.value, m.verdict, r.arm, \
+             (SELECT string_agg(CAST(s.value AS TEXT), ' ' ORDER BY s.run) FROM samples s \
+             WHERE s.run_id = r.id AND s.criterion = m.criterion AND s.value IS NOT NULL) \
+             FROM runs r JOIN measurements m ON m.run_id = r.id \
+             WHERE (CAST(?1 AS TEXT) IS NULL OR m.criterion = ?1) \
+             AND (CAST(?2 AS TEXT) IS NULL OR r.model = ?2) \
+             AND (CAST(?3 AS TEXT) IS NULL OR r.recorded_at >= ?3) \
+             ORDER BY r.recorded_at, r.id, ",
+            $order
+        )
+    };
+}
+
+/// One point of a series: a row of [`series_sql`] (its runs' values space-separated).
+fn point(row: &dyn Cells) -> Result<Point, DbError> {
+    let text = |i| row.text(i).map(Option::unwrap_or_default);
+    Ok(Point {
+        run: row.int(0)?.unwrap_or_default(),
+        recorded_at: text(1)?,
+        report: text(2)?,
+        app: text(3)?,
+        app_version: row.text(4)?,
+        commit: row.text(5)?,
+        pack_sha256: text(6)?,
+        serial: text(7)?,
+        model: row.text(8)?,
+        software_version: row.text(9)?,
+        refresh_rate: row.real(10)?,
+        replay: row.boolean(11)?,
+        criterion: text(12)?,
+        unit: row.text(13)?,
+        value: row.real(14)?,
+        verdict: text(15)?,
+        arm: row.text(16)?,
+        runs: row
+            .text(17)?
+            .unwrap_or_default()
+            .split(' ')
+            .filter_map(|v| v.parse().ok())
+            .collect(),
+    })
 }
 
 impl History {
-    /// Opens (creating, migrating) the history at `path`.
-    pub(crate) fn open(path: &Path) -> Result<History, HistoryError> {
-        let open = |source| HistoryError::Open {
-            path: path.to_owned(),
-            source,
+    /// Opens (creating, migrating) the history in `store`.
+    pub(crate) fn open(store: &Store) -> Result<History, HistoryError> {
+        let at = store.to_string();
+        let mut db = match store {
+            Store::Sqlite(path) => Db::Sqlite(open_file(path)?),
+            Store::Postgres(server) => Db::Postgres(Box::new(Server::new(server.connect()?))),
         };
-        // The rule every reader follows: a regular file, or nothing yet (SQLite would write a
-        // journal beside anything else: `/dev/null-journal`).
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(HistoryError::NotAFile {
-                path: path.to_owned(),
-            });
-        }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| open(rusqlite::Error::ToSqlConversionFailure(Box::new(e))))?;
-        }
-        let mut conn = Connection::open(path).map_err(open)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(open)?;
-        schema::migrate(&mut conn, path)?;
-        Ok(History {
-            conn,
-            path: path.to_owned(),
-        })
+        schema::migrate(&mut db, &at)?;
+        Ok(History { db, at })
     }
 
-    /// Whether SQLite could only open it for reading.
+    /// Whether it can only be read (SQLite opens a file it may not write read-only, without a
+    /// word; a server says so at the write).
     fn read_only(&self) -> bool {
-        self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true)
+        match &self.db {
+            Db::Sqlite(conn) => conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true),
+            Db::Postgres(_) => false,
+        }
     }
 
-    fn sql(&self, doing: &'static str) -> impl Fn(rusqlite::Error) -> HistoryError + use<> {
-        sql_error(&self.path, doing)
+    fn failed(&self, doing: &'static str) -> impl Fn(DbError) -> HistoryError + use<> {
+        let at = self.at.clone();
+        move |source| HistoryError::Sql {
+            at: at.clone(),
+            doing,
+            source,
+        }
     }
 
     /// Records an audit report (`path`: where it is, `sha256`: of its bytes), in one
@@ -209,74 +250,72 @@ impl History {
         };
         let replay = matches!(report.source, Some(Source::Replay { .. }));
         let report_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-        let failed = self.sql("written");
-        let tx = self.conn.transaction().map_err(&failed)?;
-        let inserted = tx
-            .execute(
-                "INSERT OR IGNORE INTO runs (report_sha256, report, recorded_at, app, app_version, \
-                 commit_sha, pack_sha256, serial, model, software_version, refresh_rate, replay, \
-                 verdict, arm, report_id, run_key) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', \
-                 COALESCE(?3, unixepoch()), 'unixepoch'), ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
-                 ?13, ?14, ?15, ?16)",
-                params![
-                    sha256,
-                    report_path.display().to_string(),
-                    facts.time,
-                    facts.app,
-                    facts.app_version,
-                    facts.commit,
-                    report.pack_sha256,
-                    device.serial,
-                    device.model,
-                    device.software_version,
-                    device.refresh_rate,
-                    replay,
-                    report.verdict.as_str(),
-                    facts.arm,
-                    identity.report_id,
-                    identity.run_key,
-                ],
-            )
-            .map_err(&failed)?;
-        if inserted == 0 {
-            return Ok(false);
-        }
-        let run = tx.last_insert_rowid();
-        for entry in &report.checks {
-            let Some(m) = entry.measurements.first() else {
-                continue;
-            };
-            tx.execute(
-                "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    run,
-                    entry.check.criterion_id,
-                    m.probe,
-                    m.unit,
-                    m.value.as_ref().and_then(crate::audit::Value::as_number),
-                    entry.check.result.as_str(),
-                ],
-            )
-            .map_err(&failed)?;
-            for reading in &m.runs {
-                tx.execute(
-                    "INSERT INTO samples (run_id, criterion, run, value) VALUES (?1, ?2, ?3, ?4)",
-                    params![
-                        run,
-                        entry.check.criterion_id,
-                        reading.run,
-                        reading
-                            .value
-                            .as_ref()
-                            .and_then(crate::audit::Value::as_number),
-                    ],
-                )
-                .map_err(&failed)?;
-            }
-        }
-        tx.commit().map_err(&failed)?;
-        Ok(true)
+        let report_path = report_path.display().to_string();
+        let recorded_at = facts.time.map_or_else(crate::time::now, |secs| {
+            crate::time::iso8601(secs.max(0) as u64)
+        });
+        let failed = self.failed("written");
+        let run = RunRow {
+            report_sha256: sha256.to_owned(),
+            report: report_path,
+            recorded_at,
+            app: facts.app.clone(),
+            app_version: facts.app_version.clone(),
+            commit: facts.commit.clone(),
+            pack_sha256: report.pack_sha256.clone(),
+            serial: device.serial.clone(),
+            model: device.model.clone(),
+            software_version: device.software_version.clone(),
+            refresh_rate: device.refresh_rate.map(f64::from),
+            replay,
+            verdict: report.verdict.as_str().to_owned(),
+            arm: facts.arm.map(str::to_owned),
+            report_id: Some(identity.report_id.clone()),
+            run_key: identity.run_key.clone(),
+        };
+        self.db
+            .transaction(std::convert::identity, |db| {
+                let Some(run_id) = run.insert(db)? else {
+                    return Ok(false);
+                };
+                for entry in &report.checks {
+                    let Some(m) = entry.measurements.first() else {
+                        continue;
+                    };
+                    let criterion = entry.check.criterion_id.as_str();
+                    db.execute(
+                        "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        &[
+                            Arg::Int(Some(run_id)),
+                            Arg::Text(Some(criterion)),
+                            Arg::Text(Some(&m.probe)),
+                            Arg::Text(m.unit.as_deref()),
+                            Arg::Real(m.value.as_ref().and_then(crate::audit::Value::as_number)),
+                            Arg::Text(Some(entry.check.result.as_str())),
+                        ],
+                    )?;
+                    for reading in &m.runs {
+                        db.execute(
+                            "INSERT INTO samples (run_id, criterion, run, value) \
+                             VALUES (?1, ?2, ?3, ?4)",
+                            &[
+                                Arg::Int(Some(run_id)),
+                                Arg::Text(Some(criterion)),
+                                Arg::Int(Some(i64::from(reading.run))),
+                                Arg::Real(
+                                    reading
+                                        .value
+                                        .as_ref()
+                                        .and_then(crate::audit::Value::as_number),
+                                ),
+                            ],
+                        )?;
+                    }
+                }
+                Ok(true)
+            })
+            .map_err(failed)
     }
 
     /// Records a comparison (`path`, `sha256` as for an audit), in one transaction.
@@ -289,128 +328,217 @@ impl History {
             .unwrap_or_else(|_| path.to_owned())
             .display()
             .to_string();
-        let failed = self.sql("written");
-        let tx = self.conn.transaction().map_err(&failed)?;
-        let inserted = tx
-            .execute(
-                "INSERT OR IGNORE INTO comparisons (report_sha256, report, recorded_at, verdict, \
-                 baseline, candidate, report_id) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', \
-                 'now'), ?3, ?4, ?5, ?6)",
-                params![
-                    sha256,
-                    path_text,
-                    comparison.verdict.as_str(),
-                    comparison.baseline.report,
-                    comparison.candidate.report,
-                    crate::schema::content_id(comparison),
-                ],
-            )
-            .map_err(&failed)?;
-        if inserted == 0 {
-            return Ok(false);
-        }
-        let id = tx.last_insert_rowid();
-        for c in &comparison.criteria {
-            tx.execute(
-                "INSERT INTO compared (comparison_id, criterion, verdict, delta, delta_pct, p) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    id,
-                    c.criterion_id,
-                    c.verdict.as_str(),
-                    c.delta,
-                    c.delta_pct,
-                    c.p
-                ],
-            )
-            .map_err(&failed)?;
-        }
-        tx.commit().map_err(&failed)?;
-        Ok(true)
+        let report_id = crate::schema::content_id(comparison);
+        let now = crate::time::now();
+        let failed = self.failed("written");
+        self.db
+            .transaction(std::convert::identity, |db| {
+                let inserted = db.rows(
+                    "INSERT INTO comparisons (report_sha256, report, recorded_at, verdict, \
+                     baseline, candidate, report_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+                     ON CONFLICT DO NOTHING RETURNING id",
+                    &[
+                        Arg::Text(Some(sha256)),
+                        Arg::Text(Some(&path_text)),
+                        Arg::Text(Some(&now)),
+                        Arg::Text(Some(comparison.verdict.as_str())),
+                        Arg::Text(Some(&comparison.baseline.report)),
+                        Arg::Text(Some(&comparison.candidate.report)),
+                        Arg::Text(Some(&report_id)),
+                    ],
+                    |row| row.int(0),
+                )?;
+                let Some(Some(id)) = inserted.first().copied() else {
+                    return Ok(false);
+                };
+                for c in &comparison.criteria {
+                    db.execute(
+                        "INSERT INTO compared (comparison_id, criterion, verdict, delta, \
+                         delta_pct, p) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        &[
+                            Arg::Int(Some(id)),
+                            Arg::Text(Some(&c.criterion_id)),
+                            Arg::Text(Some(c.verdict.as_str())),
+                            Arg::Real(c.delta),
+                            Arg::Real(c.delta_pct),
+                            Arg::Real(c.p),
+                        ],
+                    )?;
+                }
+                Ok(true)
+            })
+            .map_err(failed)
     }
 
     /// The points `filter` asks for, oldest first (in the order they were recorded).
-    pub(crate) fn series(&self, filter: &Filter) -> Result<Vec<Point>, HistoryError> {
-        let mut statement = self
-            .conn
-            .prepare_cached(
-                "SELECT r.id, r.recorded_at, r.report, r.app, r.app_version, r.commit_sha, \
-                 r.pack_sha256, r.serial, r.model, r.software_version, r.refresh_rate, r.replay, \
-                 m.criterion, m.unit, m.value, m.verdict, \
-                 (SELECT group_concat(s.value, ' ') FROM (SELECT value FROM samples s WHERE \
-                 s.run_id = r.id AND s.criterion = m.criterion AND s.value IS NOT NULL ORDER BY \
-                 s.run) s), r.arm \
-                 FROM runs r JOIN measurements m ON m.run_id = r.id \
-                 WHERE (?1 IS NULL OR m.criterion = ?1) AND (?2 IS NULL OR r.model = ?2) \
-                 AND (?3 IS NULL OR r.recorded_at >= ?3) \
-                 ORDER BY r.recorded_at, r.id, m.rowid",
+    pub(crate) fn series(&mut self, filter: &Filter) -> Result<Vec<Point>, HistoryError> {
+        let sql = match self.db {
+            Db::Sqlite(_) => series_sql!("m.rowid"),
+            Db::Postgres(_) => series_sql!("m.seq"),
+        };
+        let failed = self.failed("read");
+        self.db
+            .rows(
+                sql,
+                &[
+                    Arg::Text(filter.criterion.as_deref()),
+                    Arg::Text(filter.model.as_deref()),
+                    Arg::Text(filter.since.as_deref()),
+                ],
+                point,
             )
-            .map_err(self.sql("read"))?;
-        let rows = statement
-            .query_map(
-                params![filter.criterion, filter.model, filter.since],
-                |row| {
-                    let samples: Option<String> = row.get(16)?;
-                    Ok(Point {
-                        run: row.get(0)?,
-                        recorded_at: row.get(1)?,
-                        report: row.get(2)?,
-                        app: row.get(3)?,
-                        app_version: row.get(4)?,
-                        commit: row.get(5)?,
-                        pack_sha256: row.get(6)?,
-                        serial: row.get(7)?,
-                        model: row.get(8)?,
-                        software_version: row.get(9)?,
-                        refresh_rate: row.get(10)?,
-                        replay: row.get(11)?,
-                        criterion: row.get(12)?,
-                        unit: row.get(13)?,
-                        value: row.get(14)?,
-                        verdict: row.get(15)?,
-                        runs: samples
-                            .unwrap_or_default()
-                            .split(' ')
-                            .filter_map(|v| v.parse().ok())
-                            .collect(),
-                        arm: row.get(17)?,
-                    })
-                },
-            )
-            .map_err(self.sql("read"))?;
-        rows.collect::<Result<_, _>>().map_err(self.sql("read"))
+            .map_err(failed)
     }
 
     /// The latest passing audit of `app` on a device of `model` and `software_version`, made
     /// on a device (never a replay) and not the candidate — by its content, its run or its
     /// path: its report's path.
     pub(crate) fn last_pass(
-        &self,
+        &mut self,
         app: &str,
         (model, software_version): (Option<&str>, Option<&str>),
         candidate: (&AuditReport, &Path),
     ) -> Result<Option<PathBuf>, HistoryError> {
         let (report, path) = candidate;
-        let not = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let not = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .display()
+            .to_string();
         let identity = report.identity();
-        self.conn
-            .query_row(
-                "SELECT report FROM runs WHERE app = ?1 AND model IS ?2 AND software_version IS ?3 \
-                 AND verdict = 'pass' AND replay = 0 AND report != ?4 AND report_id IS NOT ?5 \
-                 AND (run_key IS NULL OR run_key IS NOT ?6) \
+        let failed = self.failed("read");
+        let found = self
+            .db
+            .rows(
+                "SELECT report FROM runs WHERE app = ?1 AND model IS NOT DISTINCT FROM ?2 \
+                 AND software_version IS NOT DISTINCT FROM ?3 AND verdict = 'pass' \
+                 AND NOT replay AND report != ?4 AND report_id IS DISTINCT FROM ?5 \
+                 AND (run_key IS NULL OR run_key IS DISTINCT FROM ?6) \
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
-                params![
-                    app,
-                    model,
-                    software_version,
-                    not.display().to_string(),
-                    identity.report_id,
-                    identity.run_key
+                &[
+                    Arg::Text(Some(app)),
+                    Arg::Text(model),
+                    Arg::Text(software_version),
+                    Arg::Text(Some(&not)),
+                    Arg::Text(Some(&identity.report_id)),
+                    Arg::Text(identity.run_key.as_deref()),
                 ],
-                |row| row.get::<_, String>(0),
+                |row| row.text(0),
             )
-            .optional()
-            .map(|report| report.map(PathBuf::from))
-            .map_err(self.sql("read"))
+            .map_err(failed)?;
+        Ok(found.into_iter().flatten().next().map(PathBuf::from))
     }
+}
+
+/// An audit's row in `runs` (the columns after `id`, in order).
+struct RunRow {
+    report_sha256: String,
+    report: String,
+    recorded_at: String,
+    app: String,
+    app_version: Option<String>,
+    commit: Option<String>,
+    pack_sha256: String,
+    serial: String,
+    model: Option<String>,
+    software_version: Option<String>,
+    refresh_rate: Option<f64>,
+    replay: bool,
+    verdict: String,
+    arm: Option<String>,
+    report_id: Option<String>,
+    run_key: Option<String>,
+}
+
+/// The columns of a [`RunRow`], in order.
+macro_rules! run_columns {
+    () => {
+        "report_sha256, report, recorded_at, app, app_version, commit_sha, pack_sha256, serial, \
+         model, software_version, refresh_rate, replay, verdict, arm, report_id, run_key"
+    };
+}
+use run_columns;
+
+impl RunRow {
+    /// A row whose cells from `at` on are [`run_columns`].
+    fn read(row: &dyn Cells, at: usize) -> Result<RunRow, DbError> {
+        let text = |i| row.text(at + i).map(Option::unwrap_or_default);
+        Ok(RunRow {
+            report_sha256: text(0)?,
+            report: text(1)?,
+            recorded_at: text(2)?,
+            app: text(3)?,
+            app_version: row.text(at + 4)?,
+            commit: row.text(at + 5)?,
+            pack_sha256: text(6)?,
+            serial: text(7)?,
+            model: row.text(at + 8)?,
+            software_version: row.text(at + 9)?,
+            refresh_rate: row.real(at + 10)?,
+            replay: row.boolean(at + 11)?,
+            verdict: text(12)?,
+            arm: row.text(at + 13)?,
+            report_id: row.text(at + 14)?,
+            run_key: row.text(at + 15)?,
+        })
+    }
+
+    /// Inserts it; its id, or `None` when the history has the report (by its bytes or its
+    /// content) already.
+    fn insert(&self, db: &mut Db) -> Result<Option<i64>, DbError> {
+        let ids = db.rows(
+            concat!(
+                "INSERT INTO runs (",
+                run_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT DO NOTHING RETURNING id"
+            ),
+            &[
+                Arg::Text(Some(&self.report_sha256)),
+                Arg::Text(Some(&self.report)),
+                Arg::Text(Some(&self.recorded_at)),
+                Arg::Text(Some(&self.app)),
+                Arg::Text(self.app_version.as_deref()),
+                Arg::Text(self.commit.as_deref()),
+                Arg::Text(Some(&self.pack_sha256)),
+                Arg::Text(Some(&self.serial)),
+                Arg::Text(self.model.as_deref()),
+                Arg::Text(self.software_version.as_deref()),
+                Arg::Real(self.refresh_rate),
+                Arg::Bool(self.replay),
+                Arg::Text(Some(&self.verdict)),
+                Arg::Text(self.arm.as_deref()),
+                Arg::Text(self.report_id.as_deref()),
+                Arg::Text(self.run_key.as_deref()),
+            ],
+            |row| row.int(0),
+        )?;
+        Ok(ids.into_iter().flatten().next())
+    }
+}
+
+/// The SQLite file at `path`, opened for many writers: WAL, a busy timeout, foreign keys.
+fn open_file(path: &Path) -> Result<rusqlite::Connection, HistoryError> {
+    let at = path.display().to_string();
+    let open = |source: rusqlite::Error| HistoryError::Open {
+        at: at.clone(),
+        source: source.into(),
+    };
+    // The rule every reader follows: a regular file, or nothing yet (SQLite would write a
+    // journal beside anything else: `/dev/null-journal`).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(HistoryError::NotAFile { at });
+    }
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder).map_err(|source| HistoryError::Folder {
+            folder: folder.to_owned(),
+            source,
+        })?;
+    }
+    let conn = rusqlite::Connection::open(path).map_err(open)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(open)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(open)?;
+    Ok(conn)
 }

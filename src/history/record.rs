@@ -13,7 +13,7 @@ use crate::output::dir_or_dot;
 use crate::schema::{AbRecord, Arm, AuditReport, Comparison, Imported, files};
 
 use super::changes::changes;
-use super::{Filter, History, HistoryError, RunFacts};
+use super::{Filter, History, HistoryError, RunFacts, Store};
 
 /// Why a report was not recorded: the history failed, or the report is not one to record.
 #[derive(Debug, thiserror::Error)]
@@ -38,8 +38,8 @@ const TREND_POINTS: usize = 60;
 /// Where audits are recorded, with what a delivery knows of the build.
 #[derive(Clone, Debug)]
 pub(crate) struct Recorder {
-    /// The database.
-    pub(crate) path: PathBuf,
+    /// The history.
+    pub(crate) store: Store,
     /// The app's version, when known.
     pub(crate) app_version: Option<String>,
     /// The workspace's commit, when known.
@@ -74,10 +74,10 @@ impl Ready {
 }
 
 impl Recorder {
-    /// A recorder into `path` that knows nothing of the build.
-    pub(crate) fn at(path: &Path) -> Recorder {
+    /// A recorder into `store` that knows nothing of the build.
+    pub(crate) fn at(store: &Store) -> Recorder {
         Recorder {
-            path: path.to_owned(),
+            store: store.clone(),
             app_version: None,
             commit: None,
         }
@@ -86,12 +86,12 @@ impl Recorder {
     /// Opens (creating, migrating) the history, to find out before any work that it can be
     /// used; closed again.
     pub(crate) fn prepare(&self) -> Result<(), HistoryError> {
-        let history = History::open(&self.path)?;
+        let history = History::open(&self.store)?;
         // SQLite opens a file it may not write read-only, without a word: asked here, so
         // that the audit is not the first to find out.
         if history.read_only() {
             return Err(HistoryError::ReadOnly {
-                path: self.path.clone(),
+                at: self.store.to_string(),
             });
         }
         Ok(())
@@ -105,7 +105,7 @@ impl Recorder {
         arm: Option<&'static str>,
     ) -> Result<bool, RecordError> {
         let ready = self.ready(path, arm, &mut Apps::new())?;
-        let mut history = History::open(&self.path)?;
+        let mut history = History::open(&self.store)?;
         Ok(ready.write(&mut history)?)
     }
 
@@ -157,7 +157,8 @@ impl Recorder {
     }
 
     /// Records every report under `paths` (files, or folders searched for `audit-<n>.json` and
-    /// `compare.json`; an A/B session's `ab.json` names its arms), each audit at the time it
+    /// `compare.json`; an A/B session's `ab.json` names its arms), or whole SQLite histories
+    /// (every audit and comparison copied as recorded), each audit at the time it
     /// started (its file's time for a report before format 3). A report that cannot be
     /// recorded is named with why, and the others are recorded all the same; a history that
     /// did not exist is created only when a report is recorded into it.
@@ -165,7 +166,12 @@ impl Recorder {
         let mut reports = Vec::new();
         let mut arms: HashMap<PathBuf, &'static str> = HashMap::new();
         let mut imported = Imported::default();
+        let mut histories = Vec::new();
         for path in paths {
+            if path.is_file() && super::copy::is_sqlite(path) {
+                histories.push(path);
+                continue;
+            }
             if !path.is_dir() {
                 reports.push(path.clone());
                 continue;
@@ -208,7 +214,7 @@ impl Recorder {
             };
             let history = match &mut history {
                 Some(history) => history,
-                None => history.insert(History::open(&self.path)?),
+                None => history.insert(History::open(&self.store)?),
             };
             // The history itself failing ends the import: what is recorded stays.
             match ready.write(history)? {
@@ -216,6 +222,21 @@ impl Recorder {
                 true if file.ends_with(files::COMPARISON) => imported.comparisons += 1,
                 true => imported.audits += 1,
             }
+        }
+        for file in histories {
+            let same = self.store.file().is_some_and(|into| {
+                std::fs::canonicalize(into).ok() == std::fs::canonicalize(file).ok()
+            });
+            if same {
+                imported.refuse(file, "it is the history being imported into".to_owned());
+                continue;
+            }
+            let mut from = History::open(&Store::Sqlite(file.clone()))?;
+            let history = match &mut history {
+                Some(history) => history,
+                None => history.insert(History::open(&self.store)?),
+            };
+            from.copy_into(history, &mut imported)?;
         }
         Ok(imported)
     }
@@ -229,7 +250,7 @@ impl Recorder {
         let Some(device) = &report.device else {
             return Ok(BTreeMap::new());
         };
-        let history = History::open(&self.path)?;
+        let mut history = History::open(&self.store)?;
         let mut trends = BTreeMap::new();
         for entry in &report.checks {
             let Some(current) = entry

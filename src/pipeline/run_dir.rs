@@ -7,6 +7,7 @@
 //! picked up again only when they still say the same run (the lock hashes to the pack the run
 //! was made for, the ledger's lines follow from one another, the target is the same).
 
+use crate::history::Store;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -242,10 +243,13 @@ impl RunDir {
         self.base.join(".dwpipe").join("reviews")
     }
 
-    /// The project's history, beside its runs (`.dwpipe/history.sqlite`).
-    pub(crate) fn history(&self) -> PathBuf {
-        let dwpipe = self.path.parent().and_then(Path::parent);
-        dir_or_dot(dwpipe).join(crate::history::DEFAULT_FILE)
+    /// The project's history: where `config` says (`history:`), else beside its runs
+    /// (`.dwpipe/history.sqlite`).
+    pub(crate) fn history(&self, config: &crate::config::Config) -> Store {
+        config.history.clone().unwrap_or_else(|| {
+            let dwpipe = self.path.parent().and_then(Path::parent);
+            Store::Sqlite(dir_or_dot(dwpipe).join(crate::history::DEFAULT_FILE))
+        })
     }
 
     /// The run's lock.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::pg::each_store;
 use crate::support::{Test, dwpipe, frozen_fixture, replay_audit};
 use serde_json::{Value, json};
 
@@ -67,8 +68,8 @@ fn runs(dir: &Path, count: usize, shift: usize) {
     }
 }
 
-fn history_json(dir: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["history", "--history", "h.sqlite", "--json"];
+fn history_json(dir: &Path, h: &str, args: &[&str]) -> Value {
+    let mut all = vec!["history", "--history", h, "--json"];
     all.extend(args);
     let stdout = Test::new(dir).args(&all).run().stdout;
     serde_json::from_str(&stdout).unwrap()
@@ -76,181 +77,178 @@ fn history_json(dir: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
-    let dir = frozen_fixture("packs/cold-start.yaml");
-    runs(dir.path(), 20, 13);
-    let stdout = Test::new(dir.path())
-        .args(["history", "--history", "h.sqlite", "import", "runs"])
-        .run()
-        .stdout;
-    assert!(
-        stdout.contains("imported 20 audit(s) and 0 comparison(s)"),
-        "{stdout}"
-    );
-    // Importing again records nothing twice.
-    let (_, stdout, _) = dwpipe(
-        dir.path(),
-        &["history", "--history", "h.sqlite", "import", "runs"],
-    );
-    assert!(
-        stdout.contains("imported 0 audit(s)") && stdout.contains("20 already there"),
-        "{stdout}"
-    );
+    each_store(|store| {
+        let h = store.arg();
+        let dir = frozen_fixture("packs/cold-start.yaml");
+        runs(dir.path(), 20, 13);
+        let stdout = Test::new(dir.path())
+            .args(["history", "--history", h, "import", "runs"])
+            .run()
+            .stdout;
+        assert!(
+            stdout.contains("imported 20 audit(s) and 0 comparison(s)"),
+            "{stdout}"
+        );
+        // Importing again records nothing twice.
+        let (_, stdout, _) = dwpipe(dir.path(), &["history", "--history", h, "import", "runs"]);
+        assert!(
+            stdout.contains("imported 0 audit(s)") && stdout.contains("20 already there"),
+            "{stdout}"
+        );
 
-    let series = history_json(
-        dir.path(),
-        &["--criterion", "P-01", "--device-model", "ALN-AL00"],
-    );
-    let points = series["points"].as_array().unwrap();
-    assert_eq!(points.len(), 20);
-    assert!(
-        points[0]["report"]
-            .as_str()
-            .unwrap()
-            .ends_with("run-01/audit-1.json")
-    );
-    assert_eq!(points[0]["app"], "com.example.notes");
-    assert_eq!(points[0]["runs"].as_array().unwrap().len(), 10);
-    assert_eq!(points[0]["replay"], false);
-    let none = history_json(dir.path(), &["--device-model", "NOH-AL00"]);
-    assert_eq!(none["points"], json!([]));
-    let later = history_json(dir.path(), &["--since", "2999-01-01"]);
-    assert_eq!(later["points"], json!([]));
+        let series = history_json(
+            dir.path(),
+            h,
+            &["--criterion", "P-01", "--device-model", "ALN-AL00"],
+        );
+        let points = series["points"].as_array().unwrap();
+        assert_eq!(points.len(), 20);
+        assert!(
+            points[0]["report"]
+                .as_str()
+                .unwrap()
+                .ends_with("run-01/audit-1.json")
+        );
+        assert_eq!(points[0]["app"], "com.example.notes");
+        assert_eq!(points[0]["runs"].as_array().unwrap().len(), 10);
+        assert_eq!(points[0]["replay"], false);
+        let none = history_json(dir.path(), h, &["--device-model", "NOH-AL00"]);
+        assert_eq!(none["points"], json!([]));
+        let later = history_json(dir.path(), h, &["--since", "2999-01-01"]);
+        assert_eq!(later["points"], json!([]));
 
-    let found = history_json(dir.path(), &["--changes"]);
-    let changes = found["changes"].as_array().unwrap();
-    assert_eq!(changes.len(), 1, "{found}");
-    assert!(
-        changes[0]["report"]
-            .as_str()
-            .unwrap()
-            .ends_with("run-13/audit-1.json"),
-        "{found}"
-    );
-    let (before, after) = (
-        changes[0]["before"].as_f64().unwrap(),
-        changes[0]["after"].as_f64().unwrap(),
-    );
-    assert!(
-        (before - 700.0).abs() < 5.0 && (after - 770.0).abs() < 5.0,
-        "{found}"
-    );
-    assert!(changes[0]["p"].as_f64().unwrap() <= 0.05);
-    assert_eq!(found["window"], 5000, "{found}");
-    assert_eq!(found["series"][0]["searched"], 20, "{found}");
-    // A narrower window searches the latest audits only, and says so.
-    let narrow = history_json(dir.path(), &["--changes", "--window", "12"]);
-    assert_eq!(narrow["series"][0]["audits"], 20, "{narrow}");
-    assert_eq!(narrow["series"][0]["searched"], 12, "{narrow}");
-    assert_eq!(narrow["changes"].as_array().unwrap().len(), 1, "{narrow}");
-    let stdout = Test::new(dir.path())
-        .args([
-            "history",
-            "--history",
-            "h.sqlite",
-            "--changes",
-            "--window",
-            "12",
-        ])
-        .run()
-        .stdout;
-    assert!(
-        stdout.contains("the latest 12 audits of each series")
-            && stdout.contains("searched the latest 12 of 20 audits, since 2026-01-01T09:00:00Z"),
-        "{stdout}"
-    );
-    Test::new(dir.path())
-        .args(["history", "--history", "h.sqlite", "--window", "3"])
-        .status(2)
-        .run();
+        let found = history_json(dir.path(), h, &["--changes"]);
+        let changes = found["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 1, "{found}");
+        assert!(
+            changes[0]["report"]
+                .as_str()
+                .unwrap()
+                .ends_with("run-13/audit-1.json"),
+            "{found}"
+        );
+        let (before, after) = (
+            changes[0]["before"].as_f64().unwrap(),
+            changes[0]["after"].as_f64().unwrap(),
+        );
+        assert!(
+            (before - 700.0).abs() < 5.0 && (after - 770.0).abs() < 5.0,
+            "{found}"
+        );
+        assert!(changes[0]["p"].as_f64().unwrap() <= 0.05);
+        assert_eq!(found["window"], 5000, "{found}");
+        assert_eq!(found["series"][0]["searched"], 20, "{found}");
+        // A narrower window searches the latest audits only, and says so.
+        let narrow = history_json(dir.path(), h, &["--changes", "--window", "12"]);
+        assert_eq!(narrow["series"][0]["audits"], 20, "{narrow}");
+        assert_eq!(narrow["series"][0]["searched"], 12, "{narrow}");
+        assert_eq!(narrow["changes"].as_array().unwrap().len(), 1, "{narrow}");
+        let stdout = Test::new(dir.path())
+            .args(["history", "--history", h, "--changes", "--window", "12"])
+            .run()
+            .stdout;
+        assert!(
+            stdout.contains("the latest 12 audits of each series")
+                && stdout
+                    .contains("searched the latest 12 of 20 audits, since 2026-01-01T09:00:00Z"),
+            "{stdout}"
+        );
+        Test::new(dir.path())
+            .args(["history", "--history", h, "--window", "3"])
+            .status(2)
+            .run();
 
-    // The last passing audit on a device is the baseline; the candidate is not its own.
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
-            "compare",
-            "--against",
-            "last-pass",
-            "runs/run-20/audit-1.json",
-            "--history",
-            "h.sqlite",
-            "--out",
-            "cmp",
-            "--json",
-        ],
-    );
-    assert!(code == 0 || code == 1, "{stderr}");
-    let comparison: Value = serde_json::from_str(&stdout).unwrap();
-    assert!(
-        comparison["baseline"]["report"]
-            .as_str()
-            .unwrap()
-            .ends_with("run-19/audit-1.json"),
-        "{comparison}"
-    );
-    // ... and recorded in the history it came from.
-    let conn = rusqlite::Connection::open(dir.path().join("h.sqlite")).unwrap();
-    let compared: i64 = conn
-        .query_row("SELECT count(*) FROM comparisons", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(compared, 1);
+        // The last passing audit on a device is the baseline; the candidate is not its own.
+        let (code, stdout, stderr) = dwpipe(
+            dir.path(),
+            &[
+                "compare",
+                "--against",
+                "last-pass",
+                "runs/run-20/audit-1.json",
+                "--history",
+                h,
+                "--out",
+                "cmp",
+                "--json",
+            ],
+        );
+        assert!(code == 0 || code == 1, "{stderr}");
+        let comparison: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(
+            comparison["baseline"]["report"]
+                .as_str()
+                .unwrap()
+                .ends_with("run-19/audit-1.json"),
+            "{comparison}"
+        );
+        // ... and recorded in the history it came from.
+        assert_eq!(
+            store.count(dir.path(), "SELECT count(*) FROM comparisons"),
+            1
+        );
 
-    // An audit recorded now draws its criterion's trend, the change marked.
-    let capture = repo("device-fixtures/regress-slower");
-    Test::new(dir.path())
-        .args([
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "now",
-            "--history",
-            "h.sqlite",
-        ])
-        .run();
-    let page = fs::read_to_string(dir.path().join("now/report.html")).unwrap();
-    assert!(page.contains("Trend of P-01"), "no trend drawn");
-    assert!(
-        page.contains("21 audits of this device model"),
-        "the history and this audit"
-    );
-    assert!(page.contains("changed from"), "the change point is marked");
+        // An audit recorded now draws its criterion's trend, the change marked.
+        let capture = repo("device-fixtures/regress-slower");
+        Test::new(dir.path())
+            .args([
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                "now",
+                "--history",
+                h,
+            ])
+            .run();
+        let page = fs::read_to_string(dir.path().join("now/report.html")).unwrap();
+        assert!(page.contains("Trend of P-01"), "no trend drawn");
+        assert!(
+            page.contains("21 audits of this device model"),
+            "the history and this audit"
+        );
+        assert!(page.contains("changed from"), "the change point is marked");
+    });
 }
 
 #[test]
 fn a_replay_is_never_a_baseline() {
-    let dir = frozen_fixture("packs/cold-start.yaml");
-    seed(dir.path());
-    Test::new(dir.path())
-        .args(["history", "--history", "h.sqlite", "import", "out"])
-        .run();
-    let capture = repo("device-fixtures/regress-slower");
-    dwpipe(
-        dir.path(),
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "cand",
-        ],
-    );
-    Test::new(dir.path())
-        .args([
-            "compare",
-            "--against",
-            "last-pass",
-            "cand/audit-1.json",
-            "--history",
-            "h.sqlite",
-        ])
-        .status(2)
-        .stderr_contains("E_HISTORY_NO_BASELINE")
-        .stderr_contains("replays never count")
-        .run();
+    each_store(|store| {
+        let h = store.arg();
+        let dir = frozen_fixture("packs/cold-start.yaml");
+        seed(dir.path());
+        Test::new(dir.path())
+            .args(["history", "--history", h, "import", "out"])
+            .run();
+        let capture = repo("device-fixtures/regress-slower");
+        dwpipe(
+            dir.path(),
+            &[
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--replay",
+                capture.to_str().unwrap(),
+                "--out",
+                "cand",
+            ],
+        );
+        Test::new(dir.path())
+            .args([
+                "compare",
+                "--against",
+                "last-pass",
+                "cand/audit-1.json",
+                "--history",
+                h,
+            ])
+            .status(2)
+            .stderr_contains("E_HISTORY_NO_BASELINE")
+            .stderr_contains("replays never count")
+            .run();
+    });
 }
 
 #[test]
@@ -327,60 +325,63 @@ fn a_killed_import_leaves_whole_runs_only() {
 /// baseline; compared with itself explicitly, it is refused.
 #[test]
 fn the_candidate_is_never_its_own_baseline() {
-    let dir = frozen_fixture("packs/cold-start.yaml");
-    runs(dir.path(), 3, 99);
-    // A copy of run 3, re-serialized compactly into another folder, recorded first.
-    fs::create_dir_all(dir.path().join("copy/run-03")).unwrap();
-    let run3: Value =
-        serde_json::from_slice(&fs::read(dir.path().join("runs/run-03/audit-1.json")).unwrap())
-            .unwrap();
-    fs::write(
-        dir.path().join("copy/run-03/audit-1.json"),
-        run3.to_string(),
-    )
-    .unwrap();
-    let stdout = Test::new(dir.path())
-        .args(["history", "--history", "h.sqlite", "import", "copy", "runs"])
-        .run()
-        .stdout;
-    assert!(
-        stdout.contains("imported 3 audit(s)") && stdout.contains("1 already there"),
-        "the copy and the original are one audit: {stdout}"
-    );
-    // Its baseline is run 2, not the copy of itself.
-    let stdout = Test::new(dir.path())
-        .args([
-            "compare",
-            "--against",
-            "last-pass",
-            "runs/run-03/audit-1.json",
-            "--history",
-            "h.sqlite",
-            "--out",
-            "cmp",
-            "--json",
-        ])
-        .run()
-        .stdout;
-    let comparison: Value = serde_json::from_str(&stdout).unwrap();
-    assert!(
-        comparison["baseline"]["report"]
-            .as_str()
-            .unwrap()
-            .ends_with("run-02/audit-1.json"),
-        "{comparison}"
-    );
-    Test::new(dir.path())
-        .args([
-            "compare",
-            "copy/run-03/audit-1.json",
-            "runs/run-03/audit-1.json",
-            "--out",
-            "self",
-        ])
-        .status(2)
-        .stderr_contains("E_COMPARE_SAME_AUDIT")
-        .run();
+    each_store(|store| {
+        let h = store.arg();
+        let dir = frozen_fixture("packs/cold-start.yaml");
+        runs(dir.path(), 3, 99);
+        // A copy of run 3, re-serialized compactly into another folder, recorded first.
+        fs::create_dir_all(dir.path().join("copy/run-03")).unwrap();
+        let run3: Value =
+            serde_json::from_slice(&fs::read(dir.path().join("runs/run-03/audit-1.json")).unwrap())
+                .unwrap();
+        fs::write(
+            dir.path().join("copy/run-03/audit-1.json"),
+            run3.to_string(),
+        )
+        .unwrap();
+        let stdout = Test::new(dir.path())
+            .args(["history", "--history", h, "import", "copy", "runs"])
+            .run()
+            .stdout;
+        assert!(
+            stdout.contains("imported 3 audit(s)") && stdout.contains("1 already there"),
+            "the copy and the original are one audit: {stdout}"
+        );
+        // Its baseline is run 2, not the copy of itself.
+        let stdout = Test::new(dir.path())
+            .args([
+                "compare",
+                "--against",
+                "last-pass",
+                "runs/run-03/audit-1.json",
+                "--history",
+                h,
+                "--out",
+                "cmp",
+                "--json",
+            ])
+            .run()
+            .stdout;
+        let comparison: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(
+            comparison["baseline"]["report"]
+                .as_str()
+                .unwrap()
+                .ends_with("run-02/audit-1.json"),
+            "{comparison}"
+        );
+        Test::new(dir.path())
+            .args([
+                "compare",
+                "copy/run-03/audit-1.json",
+                "runs/run-03/audit-1.json",
+                "--out",
+                "self",
+            ])
+            .status(2)
+            .stderr_contains("E_COMPARE_SAME_AUDIT")
+            .run();
+    });
 }
 
 /// An import records what happened: each audit at the time it started, an A/B session's arms
@@ -405,7 +406,7 @@ fn an_import_records_what_happened_and_says_what_it_could_not() {
         "{}",
         run.stdout
     );
-    let series = history_json(dir.path(), &[]);
+    let series = history_json(dir.path(), "h.sqlite", &[]);
     let times: Vec<&str> = series["points"]
         .as_array()
         .unwrap()
@@ -440,38 +441,44 @@ fn an_import_records_what_happened_and_says_what_it_could_not() {
 }
 
 /// Any number of writers meeting a history that does not exist yet agree: the first creates
-/// it, the others find it made, and no audit is lost (three rounds of sixteen processes).
+/// it, the others find it made, and no audit is lost (three rounds of sixteen processes, each
+/// round a new history; on PostgreSQL a new database).
 #[test]
 fn sixteen_first_writers_lose_no_audit() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     runs(dir.path(), 16, 99);
     for round in 0..3 {
-        let history = format!("h{round}.sqlite");
-        let writers: Vec<_> = (1..=16)
-            .map(|i| {
-                Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-                    .args(["history", "--history", &history, "import"])
-                    .arg(format!("runs/run-{i:02}"))
-                    .current_dir(dir.path())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        for writer in writers {
-            let output = writer.wait_with_output().unwrap();
-            assert!(
-                output.status.success(),
-                "round {round}: {}",
-                String::from_utf8_lossy(&output.stderr)
+        each_store(|store| {
+            // A folder of its own: a new SQLite file each round.
+            let here = dir.path().join(format!("round-{round}"));
+            fs::create_dir_all(&here).unwrap();
+            let writers: Vec<_> = (1..=16)
+                .map(|i| {
+                    Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+                        .args(["history", "--history", store.arg(), "import"])
+                        .arg(format!("../runs/run-{i:02}"))
+                        .current_dir(&here)
+                        .env("PGPASSFILE", crate::support::pg::pgpass())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .unwrap()
+                })
+                .collect();
+            for writer in writers {
+                let output = writer.wait_with_output().unwrap();
+                assert!(
+                    output.status.success(),
+                    "round {round}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            assert_eq!(
+                store.count(&here, "SELECT count(*) FROM runs"),
+                16,
+                "round {round}"
             );
-        }
-        let conn = rusqlite::Connection::open(dir.path().join(&history)).unwrap();
-        let audits: i64 = conn
-            .query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
-            .unwrap();
-        assert_eq!(audits, 16, "round {round}");
+        });
     }
 }
 
@@ -519,7 +526,7 @@ fn an_ab_session_is_imported_with_its_arms() {
         stdout.contains("imported 2 audit(s) and 1 comparison(s)"),
         "{stdout}"
     );
-    let series = history_json(dir.path(), &[]);
+    let series = history_json(dir.path(), "h.sqlite", &[]);
     let arms: Vec<(&str, &str)> = series["points"]
         .as_array()
         .unwrap()

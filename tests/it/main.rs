@@ -20,6 +20,7 @@ mod flows;
 mod fuzz;
 mod history;
 mod history_guard;
+mod history_pg;
 mod hook;
 mod hostile;
 mod inspect;

@@ -7,7 +7,6 @@ use crate::audit::{InstalledHap, Workspace};
 use crate::device::{AnyDevice, DeviceError};
 use crate::diagnostic::chain;
 use crate::hash::sha256_hex;
-use crate::history::Recorder;
 use crate::input::resolve_hap;
 use crate::process::Cancel;
 use crate::schema::TerminalReason;
@@ -193,10 +192,8 @@ impl Delivery<'_> {
             None
         };
         // Every audit of a delivery goes into the project's history.
-        let history = Recorder {
-            path: self.run_dir.history(),
-            ..crate::history::build_facts(&self.config.workspace)
-        };
+        let history =
+            crate::history::build_facts(&self.config.workspace, self.run_dir.history(self.config));
         let workspace = Workspace {
             fingerprint: after.to_owned(),
             commit: history.commit.clone(),

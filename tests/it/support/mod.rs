@@ -2,6 +2,7 @@
 
 pub(crate) mod ci;
 pub(crate) mod delivery;
+pub(crate) mod pg;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -147,6 +148,7 @@ pub(crate) fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .current_dir(dir)
         .env_remove("DWPIPE_HDC")
+        .env("PGPASSFILE", pg::pgpass())
         .output()
         .unwrap();
     (

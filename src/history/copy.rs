@@ -1,0 +1,239 @@
+//! `dwpipe history import HISTORY.sqlite`: a whole SQLite history moved into another history
+//! (a lab's host files into the shared PostgreSQL server, or two files into one). Rows are
+//! copied as they were recorded (their times, their reports' paths on the host that made
+//! them); a report the target has already (by its bytes or its content) is counted, not
+//! copied twice, so an import repeated or interrupted and run again records each audit once.
+//! Read in pages by id and written one transaction per page: memory stays bounded whatever
+//! the history's size, and a page is all there or not at all.
+
+use super::{Arg, Cells, DbError, History, HistoryError, RunRow, run_columns};
+use crate::schema::Imported;
+
+/// Audits (or comparisons) per page.
+const PAGE: i64 = 500;
+
+/// Whether `path` is an SQLite database (its first 16 bytes say so).
+pub(crate) fn is_sqlite(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
+}
+
+/// A comparison's row and its criteria.
+struct ComparisonRow {
+    id: i64,
+    report_sha256: String,
+    report: String,
+    recorded_at: String,
+    verdict: String,
+    baseline: String,
+    candidate: String,
+    report_id: Option<String>,
+}
+
+impl History {
+    /// Copies every audit and comparison of `self` into `into`, counting them in `imported`.
+    pub(crate) fn copy_into(
+        &mut self,
+        into: &mut History,
+        imported: &mut Imported,
+    ) -> Result<(), HistoryError> {
+        let (read, written) = (self.failed("read"), into.failed("written"));
+        let mut after = 0;
+        loop {
+            let runs = self
+                .db
+                .rows(
+                    concat!(
+                        "SELECT id, ",
+                        run_columns!(),
+                        " FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2"
+                    ),
+                    &[Arg::Int(Some(after)), Arg::Int(Some(PAGE))],
+                    |row| Ok((row.int(0)?.unwrap_or_default(), RunRow::read(row, 1)?)),
+                )
+                .map_err(&read)?;
+            let Some((last, _)) = runs.last() else { break };
+            after = *last;
+            let mut page = Vec::with_capacity(runs.len());
+            for (id, run) in runs {
+                let measurements = self.db.rows(
+                    "SELECT criterion, probe, unit, value, verdict FROM measurements \
+                     WHERE run_id = ?1 ORDER BY rowid",
+                    &[Arg::Int(Some(id))],
+                    |row| {
+                        Ok((
+                            row.text(0)?.unwrap_or_default(),
+                            row.text(1)?.unwrap_or_default(),
+                            row.text(2)?,
+                            row.real(3)?,
+                            row.text(4)?.unwrap_or_default(),
+                        ))
+                    },
+                );
+                let samples = self.db.rows(
+                    "SELECT criterion, run, value FROM samples WHERE run_id = ?1 \
+                     ORDER BY criterion, run",
+                    &[Arg::Int(Some(id))],
+                    |row| {
+                        Ok((
+                            row.text(0)?.unwrap_or_default(),
+                            row.int(1)?.unwrap_or_default(),
+                            row.real(2)?,
+                        ))
+                    },
+                );
+                page.push((run, measurements.map_err(&read)?, samples.map_err(&read)?));
+            }
+            let (copied, known) = into
+                .db
+                .transaction(std::convert::identity, |db| {
+                    let (mut copied, mut known) = (0, 0);
+                    for (run, measurements, samples) in &page {
+                        let Some(id) = run.insert(db)? else {
+                            known += 1;
+                            continue;
+                        };
+                        for (criterion, probe, unit, value, verdict) in measurements {
+                            db.execute(
+                                "INSERT INTO measurements (run_id, criterion, probe, unit, \
+                                 value, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                &[
+                                    Arg::Int(Some(id)),
+                                    Arg::Text(Some(criterion)),
+                                    Arg::Text(Some(probe)),
+                                    Arg::Text(unit.as_deref()),
+                                    Arg::Real(*value),
+                                    Arg::Text(Some(verdict)),
+                                ],
+                            )?;
+                        }
+                        for (criterion, run, value) in samples {
+                            db.execute(
+                                "INSERT INTO samples (run_id, criterion, run, value) \
+                                 VALUES (?1, ?2, ?3, ?4)",
+                                &[
+                                    Arg::Int(Some(id)),
+                                    Arg::Text(Some(criterion)),
+                                    Arg::Int(Some(*run)),
+                                    Arg::Real(*value),
+                                ],
+                            )?;
+                        }
+                        copied += 1;
+                    }
+                    Ok::<_, DbError>((copied, known))
+                })
+                .map_err(&written)?;
+            imported.audits += copied;
+            imported.known += known;
+        }
+        self.copy_comparisons(into, imported)
+    }
+
+    /// The comparisons, after the audits.
+    fn copy_comparisons(
+        &mut self,
+        into: &mut History,
+        imported: &mut Imported,
+    ) -> Result<(), HistoryError> {
+        let (read, written) = (self.failed("read"), into.failed("written"));
+        let mut after = 0;
+        loop {
+            let rows = self
+                .db
+                .rows(
+                    "SELECT id, report_sha256, report, recorded_at, verdict, baseline, \
+                     candidate, report_id FROM comparisons WHERE id > ?1 ORDER BY id LIMIT ?2",
+                    &[Arg::Int(Some(after)), Arg::Int(Some(PAGE))],
+                    comparison_row,
+                )
+                .map_err(&read)?;
+            let Some(last) = rows.last() else { break };
+            after = last.id;
+            let mut page = Vec::with_capacity(rows.len());
+            for row in rows {
+                let criteria = self
+                    .db
+                    .rows(
+                        "SELECT criterion, verdict, delta, delta_pct, p FROM compared \
+                         WHERE comparison_id = ?1 ORDER BY rowid",
+                        &[Arg::Int(Some(row.id))],
+                        |c| {
+                            Ok((
+                                c.text(0)?.unwrap_or_default(),
+                                c.text(1)?.unwrap_or_default(),
+                                c.real(2)?,
+                                c.real(3)?,
+                                c.real(4)?,
+                            ))
+                        },
+                    )
+                    .map_err(&read)?;
+                page.push((row, criteria));
+            }
+            let (copied, known) = into
+                .db
+                .transaction(std::convert::identity, |db| {
+                    let (mut copied, mut known) = (0, 0);
+                    for (c, criteria) in &page {
+                        let ids = db.rows(
+                            "INSERT INTO comparisons (report_sha256, report, recorded_at, \
+                             verdict, baseline, candidate, report_id) VALUES (?1, ?2, ?3, ?4, \
+                             ?5, ?6, ?7) ON CONFLICT DO NOTHING RETURNING id",
+                            &[
+                                Arg::Text(Some(&c.report_sha256)),
+                                Arg::Text(Some(&c.report)),
+                                Arg::Text(Some(&c.recorded_at)),
+                                Arg::Text(Some(&c.verdict)),
+                                Arg::Text(Some(&c.baseline)),
+                                Arg::Text(Some(&c.candidate)),
+                                Arg::Text(c.report_id.as_deref()),
+                            ],
+                            |row| row.int(0),
+                        )?;
+                        let Some(Some(id)) = ids.first().copied() else {
+                            known += 1;
+                            continue;
+                        };
+                        for (criterion, verdict, delta, delta_pct, p) in criteria {
+                            db.execute(
+                                "INSERT INTO compared (comparison_id, criterion, verdict, \
+                                 delta, delta_pct, p) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                &[
+                                    Arg::Int(Some(id)),
+                                    Arg::Text(Some(criterion)),
+                                    Arg::Text(Some(verdict)),
+                                    Arg::Real(*delta),
+                                    Arg::Real(*delta_pct),
+                                    Arg::Real(*p),
+                                ],
+                            )?;
+                        }
+                        copied += 1;
+                    }
+                    Ok::<_, DbError>((copied, known))
+                })
+                .map_err(&written)?;
+            imported.comparisons += copied;
+            imported.known += known;
+        }
+        Ok(())
+    }
+}
+
+fn comparison_row(row: &dyn Cells) -> Result<ComparisonRow, DbError> {
+    let text = |i| row.text(i).map(Option::unwrap_or_default);
+    Ok(ComparisonRow {
+        id: row.int(0)?.unwrap_or_default(),
+        report_sha256: text(1)?,
+        report: text(2)?,
+        recorded_at: text(3)?,
+        verdict: text(4)?,
+        baseline: text(5)?,
+        candidate: text(6)?,
+        report_id: row.text(7)?,
+    })
+}
