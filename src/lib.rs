@@ -51,7 +51,8 @@ mod target; // a device, a capture or a lab, opened
 // Evidence.
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
-mod history; // the SQLite history of audits and comparisons, and where a series shifted
+mod history; // the history of audits and comparisons (SQLite or PostgreSQL), and where a series shifted
+mod lease; // where device leases live: a lock file per device on the host, or PostgreSQL
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
 mod recheck; // an audit report held against its rebuild from the evidence

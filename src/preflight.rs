@@ -295,6 +295,14 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
                 "check `hdc shell hidumper -s DisplayManagerService -a -a` on the device",
             ),
         },
+        // Another job drives it: not a device that is missing.
+        Err(e @ (DeviceError::Leased { .. } | DeviceError::Lease { .. })) => Check::missing(
+            what,
+            "the target",
+            e.code(),
+            crate::diagnostic::chain(&e),
+            "let the job that holds it end, or wait longer with --lease-wait DURATION (leases live in $DWPIPE_LEASES, else dwpipe-leases in the temporary folder, or in the PostgreSQL history)",
+        ),
         Err(e) => Check::missing(
             what,
             "the target",

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::device::lease::Leasing;
 use crate::device::{
     AnyDevice, CallTimeouts, DeviceError, Hdc, HdcDevice, RecordingDevice, ReplayDevice, Server,
 };
@@ -56,12 +57,37 @@ pub(crate) struct HdcClient {
     pub(crate) binary: PathBuf,
     /// Host-side limits of each call.
     pub(crate) timeouts: CallTimeouts,
+    /// How its devices are leased (`None` for the commands that only list devices).
+    pub(crate) leasing: Option<Leasing>,
 }
 
 impl HdcClient {
     /// The client of one server.
     pub(crate) fn server(&self, server: Option<Server>, cancel: &Cancel) -> Hdc {
         Hdc::new(self.binary.clone(), server, self.timeouts, cancel.clone())
+            .leased(self.leasing.clone())
+    }
+
+    /// The same client, its leases kept where `history` is when that is PostgreSQL (where
+    /// every host of a lab meets), else on this host.
+    pub(crate) fn leases_beside(mut self, history: Option<&crate::history::Store>) -> HdcClient {
+        if let (Some(leasing), Some(crate::history::Store::Postgres(server))) =
+            (&mut self.leasing, history)
+        {
+            leasing.store = std::sync::Arc::new(crate::lease::PgLeases {
+                server: (**server).clone(),
+            });
+        }
+        self
+    }
+
+    /// The same client, leasing nothing: for the commands that only list devices and ask
+    /// who they are (`devices`, `doctor`).
+    pub(crate) fn unleased(self) -> HdcClient {
+        HdcClient {
+            leasing: None,
+            ..self
+        }
     }
 }
 
@@ -210,6 +236,16 @@ pub(crate) enum Opened {
     One(AnyDevice),
     /// A lab.
     Lab(Roster),
+}
+
+impl Opened {
+    /// Lets the one device's lease go until its next call (a lab's seats hold their own, for
+    /// as long as each seat runs).
+    pub(crate) fn release_leases(&self) {
+        if let Opened::One(device) = self {
+            crate::device::Device::release_lease(device);
+        }
+    }
 }
 
 impl Target {

@@ -140,6 +140,8 @@ pub(crate) struct Times {
     pub(crate) ended: String,
     /// Each visit's time on the device.
     pub(crate) device: DeviceTime,
+    /// The device's lease (a live device's).
+    pub(crate) lease: Option<crate::device::lease::LeaseRecord>,
 }
 
 /// How long an audit held its device: every visit's time on the device's clock (each hdc

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::device::{Device, DeviceInfo, RunPlan, Source};
+use crate::device::{Device, DeviceInfo, RunPlan};
 use crate::diagnostic::Diagnostic;
 use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
@@ -335,7 +335,7 @@ impl Ongoing<'_, '_, '_> {
     /// under way).
     pub(crate) fn snapshot(&self, device: &impl Device) -> AuditRun {
         let (measurements, warnings) = self.measuring.measurements();
-        self.run_of(device.source(&self.info), measurements, warnings)
+        self.run_of(device, measurements, warnings)
     }
 
     /// The audit of the runs made on `device` (a replay's source is known once it is done,
@@ -354,14 +354,14 @@ impl Ongoing<'_, '_, '_> {
         let source = device.source(&self.info);
         self.inputs.source = Some(keep_source(&self.root, &self.out, &source)?);
         let (measurements, warnings) = self.measuring.measurements();
-        let mut run = self.run_of(source, measurements, warnings);
+        let mut run = self.run_of(device, measurements, warnings);
         run.figures = self.measuring.into_figures();
         Ok(run)
     }
 
     fn run_of(
         &self,
-        source: Source,
+        device: &impl Device,
         measurements: Vec<MeasurementRecord>,
         warnings: Vec<Diagnostic>,
     ) -> AuditRun {
@@ -377,8 +377,9 @@ impl Ongoing<'_, '_, '_> {
                 started: self.started.clone(),
                 ended: crate::time::now(),
                 device: self.device_time.clone(),
+                lease: device.lease(),
             }),
-            source,
+            source: device.source(&self.info),
             device: self.info.clone(),
             inputs: Some(Inputs {
                 runs,

@@ -41,6 +41,13 @@ pub(super) struct DeviceClient {
     /// for a file transfer, 300s for an install.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "hdc")]
     pub(super) call_timeout: Option<Duration>,
+    /// How long to wait for a device another job holds (its lease: taken before the first
+    /// call to a device, the identity query included, and held until the job lets it go).
+    /// Who holds it is said while waiting; past this the job ends with E_DEVICE_LEASED.
+    /// Leases are lock files on this host, or advisory locks in PostgreSQL when the history
+    /// is there (seen by every host).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10m", help_heading = "hdc")]
+    pub(super) lease_wait: Duration,
 }
 
 /// `--json`, on the commands that print a document.

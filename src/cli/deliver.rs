@@ -47,6 +47,7 @@ impl Run for DeliverArgs {
 fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
     let config = delivery_config(&args.config)?;
+    let hdc = &hdc.clone().leases_beside(config.history.as_ref());
     let Some(target) = args
         .target
         .clone()
@@ -121,6 +122,8 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     let delivered = block_on(&cancel, async {
         let (_, opened) = preflight::open(checks, &target, hdc, &cancel).await;
         let opened = opened?;
+        // The device is leased again for its audit: not while the agent works.
+        opened.release_leases();
         let run_dir = match resumed {
             Some(dir) => dir,
             None => RunDir::create(

@@ -20,7 +20,11 @@ impl Run for super::args::DevicesArgs {
     }
 
     fn execute(self, edge: &Edge) -> Result<i32, Error> {
-        run(&edge.client(&self.client), &self.servers, self.output.json)
+        run(
+            &edge.client(&self.client).unleased(),
+            &self.servers,
+            self.output.json,
+        )
     }
 }
 

@@ -27,7 +27,7 @@ impl Run for DoctorArgs {
     }
 
     fn execute(self, edge: &Edge) -> Result<i32, Error> {
-        run(&edge.client(&self.client), &self)
+        run(&edge.client(&self.client).unleased(), &self)
     }
 }
 

@@ -216,6 +216,7 @@ fn gate(
                 .collect::<Vec<_>>()
                 .join("; ")
         })?;
+    let hdc = &hdc.clone().leases_beside(config.history.as_ref());
     let target = args
         .target
         .clone()
@@ -244,6 +245,8 @@ fn gate(
     let gated = block_on(&cancel, async {
         let (_, opened) = preflight::open(checks, &target, hdc, &cancel).await;
         let opened = opened?;
+        // Leased again for the audit, not while the build verifies.
+        opened.release_leases();
         if !matches!(opened, crate::target::Opened::One(_)) {
             return Err(Error::Usage(clap::Error::raw(
                 clap::error::ErrorKind::ArgumentConflict,

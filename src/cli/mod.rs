@@ -31,7 +31,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
+use std::sync::Arc;
+
 use crate::device::CallTimeouts;
+use crate::device::lease::{LeaseWait, Leasing};
+use crate::lease::HostLeases;
 use crate::pack::Frozen;
 use crate::target::HdcClient;
 
@@ -99,8 +103,37 @@ impl Edge {
             timeouts: flags
                 .call_timeout
                 .map_or_else(CallTimeouts::default, CallTimeouts::all),
+            leasing: Some(Leasing {
+                store: Arc::new(HostLeases {
+                    folder: crate::lease::host_folder(),
+                }),
+                wait: flags.lease_wait,
+                holder: holder(),
+                on_wait: Arc::new(|wait: &LeaseWait| {
+                    print::note(&format!(
+                        "device {}: waiting for its lease, held by {}; up to {}s (--lease-wait)",
+                        wait.serial,
+                        wait.holder.as_deref().unwrap_or("another job"),
+                        wait.bound.as_secs(),
+                    ));
+                }),
+            }),
         }
     }
+}
+
+/// This job as another job waiting for its device is told: `dwpipe audit (pid 42 on lab-2)`.
+fn holder() -> String {
+    // The command is the first word after the program that is not an option or a path.
+    let command = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && !a.contains('/'))
+        .unwrap_or_default();
+    format!(
+        "dwpipe {command} (pid {} on {})",
+        std::process::id(),
+        crate::device::lease::this_host()
+    )
 }
 
 /// A command as the edge runs it: what it prints, whether it drives children, and the run.

@@ -112,4 +112,12 @@ impl Device for AnyDevice {
     fn clock(&self) -> Duration {
         each!(self, d => d.clock())
     }
+
+    fn lease(&self) -> Option<super::lease::LeaseRecord> {
+        each!(self, d => d.lease())
+    }
+
+    fn release_lease(&self) {
+        each!(self, d => d.release_lease());
+    }
 }

@@ -15,6 +15,24 @@ pub enum DeviceError {
         /// The path or name that was tried.
         tried: PathBuf,
     },
+    /// Another job held the device's lease for as long as this one would wait.
+    #[error("device {serial} is leased to {holder}; waited {}s for it", waited.as_secs())]
+    Leased {
+        /// The connect key.
+        serial: String,
+        /// Who holds it.
+        holder: String,
+        /// How long this job waited.
+        waited: Duration,
+    },
+    /// The lease could not be asked for (its folder, its server).
+    #[error("the lease on device {serial} cannot be taken: {why}")]
+    Lease {
+        /// The connect key.
+        serial: String,
+        /// Why.
+        why: String,
+    },
     /// The hdc client could not reach its server (`Connect server failed`).
     #[error("hdc server {server} is unreachable (Connect server failed)")]
     ServerUnreachable {
@@ -98,6 +116,8 @@ impl DeviceError {
         match self {
             DeviceError::HdcNotFound { .. } => "E_HDC_NOT_FOUND",
             DeviceError::ServerUnreachable { .. } => "E_HDC_SERVER_UNREACHABLE",
+            DeviceError::Leased { .. } => "E_DEVICE_LEASED",
+            DeviceError::Lease { .. } => "E_DEVICE_LEASE",
             DeviceError::DeviceNotFound { .. } => "E_DEVICE_NOT_FOUND",
             DeviceError::HdcFailed { .. } => "E_HDC_FAILED",
             DeviceError::Timeout { .. } => "E_DEVICE_TIMEOUT",

@@ -6,12 +6,14 @@ use std::ffi::OsString;
 use std::fmt;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::process::{Cancel, Completion, ProcessSpec, SpawnError, run};
 
 use super::error::DeviceError;
 use super::info::{DeviceInfo, identity_command, parse_identity};
+use super::lease::{LeaseRecord, LeaseSlot, Leasing};
 use super::reply::{
     HdcFailure, SENTINEL, Target, app_result, hdc_failure, normalize, parse_targets,
     split_sentinel, transfer_size,
@@ -166,6 +168,8 @@ pub struct Hdc {
     server: Option<Server>,
     timeouts: CallTimeouts,
     cancel: Cancel,
+    /// How its devices are leased (`None`: not at all, for listing commands and tests).
+    leasing: Option<Leasing>,
 }
 
 /// The raw, normalized reply of one hdc invocation.
@@ -188,7 +192,13 @@ impl Hdc {
             server,
             timeouts,
             cancel,
+            leasing: None,
         }
+    }
+
+    /// The same client, its devices leased as `leasing` says.
+    pub(crate) fn leased(self, leasing: Option<Leasing>) -> Hdc {
+        Hdc { leasing, ..self }
     }
 
     /// `local` or `HOST:PORT`.
@@ -200,10 +210,21 @@ impl Hdc {
 
     /// A device behind this server.
     pub fn device(&self, serial: &str) -> Result<HdcDevice, UnsafeValue> {
+        let serial = ShellValue::serial(serial)?;
+        let lease = self.leasing.clone().map(|leasing| {
+            // A server on this host's loopback is this host's.
+            let host = self.server.as_ref().filter(|s| !s.address.is_loopback());
+            Arc::new(LeaseSlot::new(
+                leasing,
+                serial.as_str(),
+                host.map(|s| s.host.as_str()),
+            ))
+        });
         Ok(HdcDevice {
             hdc: self.clone(),
-            serial: ShellValue::serial(serial)?,
+            serial,
             spent: Spent::default(),
+            lease,
         })
     }
 
@@ -284,6 +305,8 @@ pub struct HdcDevice {
     hdc: Hdc,
     serial: ShellValue,
     spent: Spent,
+    /// Its lease, shared by every handle of the device.
+    lease: Option<Arc<LeaseSlot>>,
 }
 
 impl HdcDevice {
@@ -297,10 +320,15 @@ impl HdcDevice {
             },
             serial: self.serial.clone(),
             spent: Spent::default(),
+            lease: self.lease.clone(),
         }
     }
 
+    /// Every call to the device, its lease held first (the wait is not the device's time).
     async fn device_call(&self, args: &[&str], timeout: Duration) -> Result<Raw, DeviceError> {
+        if let Some(lease) = &self.lease {
+            lease.ensure(&self.hdc.cancel).await?;
+        }
         let raw = self
             .hdc
             .call(Some(self.serial.as_str()), args, timeout)
@@ -436,6 +464,16 @@ impl Device for HdcDevice {
 
     fn clock(&self) -> Duration {
         self.spent.total()
+    }
+
+    fn lease(&self) -> Option<LeaseRecord> {
+        self.lease.as_ref().and_then(|lease| lease.record())
+    }
+
+    fn release_lease(&self) {
+        if let Some(lease) = &self.lease {
+            lease.release();
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod capture;
 mod error;
 mod hdc;
 mod info;
+pub mod lease;
 mod recording;
 mod replay;
 mod reply;
@@ -138,6 +139,14 @@ pub trait Device: Send + Sync {
     /// millisecond) and every pause. A flow's waits count on this clock, so a replay, whose
     /// clock runs on the recorded delays, takes the same number of polls the device took.
     fn clock(&self) -> Duration;
+
+    /// The device's lease as an audit records it (`None`: not leased, a replay).
+    fn lease(&self) -> Option<lease::LeaseRecord> {
+        None
+    }
+
+    /// Lets the device's lease go until its next call (a delivery, while its agent works).
+    fn release_lease(&self) {}
 }
 
 /// Device time, in whole milliseconds (what a capture records of a call), shared by the

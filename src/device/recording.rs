@@ -141,6 +141,14 @@ impl<D: Device> Device for RecordingDevice<D> {
         self.inner.clock()
     }
 
+    fn lease(&self) -> Option<super::lease::LeaseRecord> {
+        self.inner.lease()
+    }
+
+    fn release_lease(&self) {
+        self.inner.release_lease();
+    }
+
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let info = self.inner.identity().await?;
         *self

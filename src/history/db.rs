@@ -130,7 +130,7 @@ pub(crate) struct Server {
 impl Server {
     pub(crate) fn new(client: postgres::Client) -> Server {
         Server {
-            client: Connection(Some(client)),
+            client: Connection::new(client),
             prepared: HashMap::new(),
         }
     }
@@ -148,6 +148,12 @@ impl Server {
 /// The synchronous client, closed off any async runtime too: closing says goodbye to the
 /// server, which blocks.
 pub(crate) struct Connection(Option<postgres::Client>);
+
+impl Connection {
+    pub(crate) fn new(client: postgres::Client) -> Connection {
+        Connection(Some(client))
+    }
+}
 
 impl std::ops::Deref for Connection {
     type Target = postgres::Client;

@@ -20,13 +20,14 @@ use std::time::Duration;
 use crate::device::Source;
 use crate::diagnostic::{Diagnostic, chain};
 use crate::schema::{AuditReport, Comparison, Point};
-use db::{Arg, Cells, Db, DbError, Server};
+use db::{Arg, Cells, Db, DbError};
 
 pub(crate) use changes::{Window, shifts};
+pub(crate) use db::Connection;
 pub(crate) use facts::build_facts;
 pub(crate) use record::{RecordError, Recorder, app_of};
 pub(crate) use schema::SCHEMA;
-pub(crate) use store::Store;
+pub(crate) use store::{Server, Store};
 
 /// How long a writer waits for another to finish before the write fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -211,7 +212,7 @@ impl History {
         let at = store.to_string();
         let mut db = match store {
             Store::Sqlite(path) => Db::Sqlite(open_file(path)?),
-            Store::Postgres(server) => Db::Postgres(Box::new(Server::new(server.connect()?))),
+            Store::Postgres(server) => Db::Postgres(Box::new(db::Server::new(server.connect()?))),
         };
         schema::migrate(&mut db, &at)?;
         Ok(History { db, at })

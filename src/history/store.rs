@@ -150,6 +150,12 @@ impl Server {
     /// Connects (TLS as the URL's `sslmode` asks, `prefer` by default), with the password
     /// from the environment or the password file when there is one.
     pub(crate) fn connect(&self) -> Result<postgres::Client, HistoryError> {
+        self.connect_as("dwpipe")
+    }
+
+    /// Connects under the name `application` (what `pg_stat_activity` shows; at most 63
+    /// bytes are kept).
+    pub(crate) fn connect_as(&self, application: &str) -> Result<postgres::Client, HistoryError> {
         let mut config = self.config.clone();
         if config.get_user().is_none() {
             let user = std::env::var("PGUSER")
@@ -163,7 +169,7 @@ impl Server {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
-        config.application_name("dwpipe");
+        config.application_name(application);
         let unreachable = |source: postgres::Error| HistoryError::Open {
             at: self.shown.clone(),
             source: source.into(),

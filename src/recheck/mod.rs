@@ -187,6 +187,8 @@ fn rebuilt(
     rebuilt.started.clone_from(&report.started);
     rebuilt.ended.clone_from(&report.ended);
     rebuilt.device_time.clone_from(&report.device_time);
+    // Facts of the run that no evidence file holds: taken as the report says them.
+    rebuilt.lease.clone_from(&report.lease);
     rebuilt.workspace.clone_from(&report.workspace);
     rebuilt.unrecorded.clone_from(&report.unrecorded);
     // The source is rebuilt from its kept record (format 4 on); before, it was a label.

@@ -36,6 +36,10 @@ pub struct AuditReport {
     /// included (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) device_time: Option<DeviceTime>,
+    /// The device's lease: the store, how long the audit waited for it, held from/to (a live
+    /// device's; optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lease: Option<crate::device::lease::LeaseRecord>,
     /// The workspace whose build was measured, when a delivery knows it (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) workspace: Option<Workspace>,
@@ -129,6 +133,7 @@ impl AuditReport {
             report.started = Some(times.started.clone());
             report.ended = Some(times.ended.clone());
             report.device_time = Some(times.device.clone());
+            report.lease = times.lease.clone();
         }
         report
     }
@@ -167,6 +172,7 @@ impl AuditReport {
             started: None,
             ended: None,
             device_time: None,
+            lease: None,
             workspace: None,
             unrecorded: None,
             device_state: None,

@@ -26,6 +26,7 @@ mod hostile;
 mod inspect;
 mod install;
 mod lab;
+mod lease;
 mod preflight;
 mod readme;
 mod records;

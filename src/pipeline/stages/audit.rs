@@ -73,7 +73,11 @@ impl Delivery<'_> {
             Err(detail) => return Err(self.environment(&clock, &inputs, detail)),
         };
         let installed = plan.build.installed();
-        let outcome = match session::run(&plan, target, cancel, &Forward(self.events)).await {
+        let run = session::run(&plan, target, cancel, &Forward(self.events)).await;
+        // The device is let go as soon as it is measured: a repair round's agent may take
+        // long, and another job may use the phone meanwhile.
+        target.release_leases();
+        let outcome = match run {
             Ok(outcome) => outcome,
             Err(SessionError::Interrupted(_)) => return Err(self.interrupted(&clock, &inputs)),
             Err(SessionError::Publish(e)) => return Err(Halt::Failed(e.into())),

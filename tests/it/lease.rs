@@ -1,0 +1,195 @@
+//! Device leases through the real binary, on both stores: a second job wanting a device
+//! another job drives waits, saying who holds it, and runs once it is free; a job that would
+//! wait past `--lease-wait` ends with an environment error naming the holder; a holder killed
+//! with SIGKILL leaves the device free at once; listing devices never waits. Each audit records
+//! its lease.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::pg::{Store, each_store, pgpass};
+use crate::support::{device, fake_hdc, no_sleeps};
+
+/// A frozen example pack, one fake phone behind a slow hdc (every call 40 ms: an audit holds
+/// it for seconds) and a quick one, the leases in the folder's own place.
+struct Lab {
+    dir: tempfile::TempDir,
+    slow: String,
+    quick: String,
+    playbooks: String,
+}
+
+fn lab() -> Lab {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = crate::support::delivery::repo("examples/notes/pack.yaml");
+    crate::support::Test::new(dir.path())
+        .args(["freeze", pack.to_str().unwrap()])
+        .run();
+    let phone = device(dir.path(), "notes-pass", "PHONE-L", false);
+    let slow = fake_hdc(
+        dir.path(),
+        "hdc-slow",
+        std::slice::from_ref(&phone),
+        "DWPIPE_FAKE_HDC_LATENCY=40ms",
+    );
+    // Its own state folder: a fake phone's state carries from one job to the next.
+    fs::create_dir_all(dir.path().join("quick")).unwrap();
+    let quick = fake_hdc(&dir.path().join("quick"), "hdc", &[phone], "");
+    let playbooks = no_sleeps(dir.path());
+    Lab {
+        slow: slow.display().to_string(),
+        quick: quick.display().to_string(),
+        playbooks,
+        dir,
+    }
+}
+
+impl Lab {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `dwpipe audit` of the phone through `hdc` into `out`, recording into `store`.
+    fn audit(&self, store: &Store, hdc: &str, out: &str, wait: &str) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
+        command
+            .args(["audit", "--pack", "pack.lock.json", "--device", "PHONE-L"])
+            .args(["--hdc", hdc, "--playbooks", &self.playbooks, "--out", out])
+            .args(["--lease-wait", wait, "--history", store.arg()])
+            .current_dir(self.path())
+            .env("DWPIPE_LEASES", self.path().join("leases"))
+            .env("PGPASSFILE", pgpass())
+            .env_remove("DWPIPE_HDC");
+        command
+    }
+
+    /// Starts the slow audit into `out` and returns once it holds the phone's lease.
+    fn holder(&self, store: &Store, out: &str) -> Child {
+        let mut child = self
+            .audit(store, &self.slow, out, "1m")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !self.leased(store) {
+            assert!(Instant::now() < deadline, "the first audit never leased");
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the first audit ended before it was seen leasing: {status}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child
+    }
+
+    /// Whether some job holds the phone's lease.
+    fn leased(&self, store: &Store) -> bool {
+        match store {
+            Store::Sqlite => fs::read_dir(self.path().join("leases"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.starts_with("dwpipe audit"))),
+            Store::Postgres(db) => {
+                db.connect()
+                    .query_one(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted",
+                        &[],
+                    )
+                    .unwrap()
+                    .get::<_, i64>(0)
+                    > 0
+            }
+        }
+    }
+}
+
+fn report(dir: &Path, out: &str) -> Value {
+    serde_json::from_slice(&fs::read(dir.join(out).join("audit-1.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_second_job_waits_for_the_device_then_runs_and_a_bounded_one_gives_up() {
+    each_store(|store| {
+        let lab = lab();
+        let mut first = lab.holder(store, "first");
+        let first_pid = first.id();
+        // Listing devices asks each one who it is, without a lease: never waits.
+        let started = Instant::now();
+        let listed = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args(["devices", "--hdc", &lab.quick])
+            .current_dir(lab.path())
+            .env("DWPIPE_LEASES", lab.path().join("leases"))
+            .output()
+            .unwrap();
+        assert!(listed.status.success());
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // A job that may wait one second: refused, naming the holder.
+        let refused = lab
+            .audit(store, &lab.quick, "refused", "1s")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains("E_DEVICE_LEASED"), "{stderr}");
+        assert!(
+            stderr.contains(&format!("dwpipe audit (pid {first_pid} on ")),
+            "{stderr}"
+        );
+        // A job that may wait long enough: says who it waits for, then runs.
+        let second = lab
+            .audit(store, &lab.quick, "second", "2m")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("device PHONE-L: waiting for its lease, held by dwpipe audit (pid")
+                && stderr.contains(&format!("pid {first_pid} on ")),
+            "{stderr}"
+        );
+        assert!(first.wait().unwrap().success());
+        // Each audit records its lease; the second held the phone only after the first.
+        let (a, b) = (report(lab.path(), "first"), report(lab.path(), "second"));
+        let kind = match store {
+            Store::Sqlite => "host",
+            Store::Postgres(_) => "postgres",
+        };
+        assert_eq!(a["lease"]["store"], kind, "{}", a["lease"]);
+        assert_eq!(a["lease"]["key"], "PHONE-L");
+        assert!(b["lease"]["waited-seconds"].as_f64().unwrap() > 0.0);
+        assert!(
+            b["lease"]["held-from"].as_str().unwrap() >= a["lease"]["held-to"].as_str().unwrap(),
+            "{} then {}",
+            a["lease"],
+            b["lease"]
+        );
+    });
+}
+
+#[test]
+fn a_holder_killed_with_sigkill_leaves_the_device_free() {
+    each_store(|store| {
+        let lab = lab();
+        let mut first = lab.holder(store, "first");
+        first.kill().unwrap();
+        first.wait().unwrap();
+        let started = Instant::now();
+        let second = lab
+            .audit(store, &lab.quick, "second", "5s")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(0), "{stderr}");
+        assert!(!stderr.contains("waiting for its lease"), "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(30));
+        let waited = report(lab.path(), "second")["lease"]["waited-seconds"]
+            .as_f64()
+            .unwrap();
+        assert!(waited < 1.0, "{waited}");
+    });
+}
