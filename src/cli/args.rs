@@ -726,12 +726,34 @@ pub(super) struct HistoryArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub(super) enum HistoryCommand {
-    /// Record runs made elsewhere: run folders (searched for audit-<n>.json and compare.json) or report files.
+    /// Record runs made elsewhere: run folders (searched for audit-<n>.json and compare.json), report files, or a whole SQLite history (into PostgreSQL, say).
     Import {
         /// The runs.
         #[arg(value_name = "RUN", required = true)]
         runs: Vec<PathBuf>,
     },
+    /// Delete old audits (their measurements and runs' values with them) and old comparisons.
+    /// An audit goes when it is older than --older-than (if given) and not among the latest
+    /// --keep-last of its series, its app on its device model (if given); the latest passing
+    /// audit on a device of each app, model and software stays, the baseline `compare
+    /// --against last-pass` takes. Comparisons go by --older-than alone.
+    #[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["older_than", "keep_last"])))]
+    Prune {
+        /// Audits and comparisons recorded longer ago than this (e.g. 90d, 12h).
+        #[arg(long, value_name = "AGE", value_parser = parse_age)]
+        older_than: Option<Duration>,
+        /// Keep the latest N audits of each app on each device model.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_last: Option<u32>,
+    },
+}
+
+/// `--older-than`: days (`90d`), or a duration (`12h`, `30m`).
+fn parse_age(text: &str) -> Result<Duration, String> {
+    match text.strip_suffix('d').map(str::parse::<u64>) {
+        Some(Ok(days)) => Ok(Duration::from_secs(days.saturating_mul(86_400))),
+        _ => parse_duration(text).map_err(|e| format!("{e}, or days like 90d")),
+    }
 }
 
 /// `--window`: a count of audits (at least 4, the fewest a split needs) or `all`.

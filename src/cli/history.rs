@@ -21,8 +21,16 @@ impl Run for HistoryArgs {
     }
 }
 
-/// Exit 0: the history was read (or the runs imported).
+/// Exit 0: the history was read (or the runs imported, or it was pruned).
 fn run(args: &HistoryArgs) -> Result<i32, Error> {
+    if let Some(HistoryCommand::Prune {
+        older_than,
+        keep_last,
+    }) = &args.command
+    {
+        let (before, keep) = (*older_than, *keep_last);
+        return prune(args, before, keep);
+    }
     if let Some(HistoryCommand::Import { runs }) = &args.command {
         if args.criterion.is_some()
             || args.device_model.is_some()
@@ -104,6 +112,53 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         print_points(&points);
     }
     Ok(0)
+}
+
+/// `history prune`: what it deleted, and what it kept.
+fn prune(
+    args: &HistoryArgs,
+    older_than: Option<std::time::Duration>,
+    keep_last: Option<u32>,
+) -> Result<i32, Error> {
+    if args.criterion.is_some()
+        || args.device_model.is_some()
+        || args.since.is_some()
+        || args.changes
+    {
+        return Err(Diagnostic::error(
+            "E_HISTORY_USAGE",
+            "--criterion, --device-model, --since and --changes choose what `dwpipe history` shows, not what `prune` deletes",
+        )
+        .fix("`dwpipe history prune --older-than 90d --keep-last 200`")
+        .into());
+    }
+    if let Some(file) = args.history.file()
+        && !file.is_file()
+    {
+        return Err(Diagnostic::error(
+            "E_HISTORY_OPEN",
+            format!("there is no history at `{}`", file.display()),
+        )
+        .fix("pass --history PATH (or postgres://…) of the history to prune")
+        .into());
+    }
+    let before = older_than.map(|age| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        crate::time::iso8601(now.saturating_sub(age).as_secs())
+    });
+    let mut history = History::open(&args.history)?;
+    let pruned = history.prune(before.as_deref(), keep_last)?;
+    if args.json {
+        print::json(&pruned);
+    } else {
+        print::out(&format!(
+            "pruned {} audit(s) and {} comparison(s) from {}; {} audit(s) kept",
+            pruned.audits, pruned.comparisons, args.history, pruned.kept
+        ));
+    }
+    Ok(crate::exit_code::OK)
 }
 
 /// The points as a table; what an imported report said (a criterion id, a model, a path) is

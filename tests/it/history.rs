@@ -575,3 +575,58 @@ fn an_imported_newline_or_escape_stays_in_its_cell() {
         "a heading, one point, the count: {stdout}"
     );
 }
+
+/// `history prune` keeps what is asked and the last-pass baseline: the latest N audits of each
+/// series, then by age; every audit's measurements and runs' values go with it.
+#[test]
+fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
+    each_store(|store| {
+        let h = store.arg();
+        let dir = frozen_fixture("packs/cold-start.yaml");
+        runs(dir.path(), 20, 99);
+        Test::new(dir.path())
+            .args(["history", "--history", h, "import", "runs"])
+            .run();
+        Test::new(dir.path())
+            .args(["history", "--history", h, "prune"])
+            .status(2)
+            .run();
+        Test::new(dir.path())
+            .args(["history", "--history", h, "prune", "--keep-last", "5"])
+            .stdout_contains("pruned 15 audit(s) and 0 comparison(s)")
+            .stdout_contains("5 audit(s) kept")
+            .run();
+        let left = history_json(dir.path(), h, &[]);
+        let reports: Vec<&str> = left["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["report"].as_str().unwrap())
+            .collect();
+        assert_eq!(reports.len(), 5);
+        assert!(reports[0].ends_with("run-16/audit-1.json"), "{reports:?}");
+        assert_eq!(
+            store.count(dir.path(), "SELECT count(*) FROM samples"),
+            5 * 10
+        );
+        // Everything is older than a day; the latest passing audit stays, the baseline.
+        Test::new(dir.path())
+            .args(["history", "--history", h, "prune", "--older-than", "1d"])
+            .stdout_contains("pruned 4 audit(s)")
+            .stdout_contains("1 audit(s) kept")
+            .run();
+        assert_eq!(
+            store.count(dir.path(), "SELECT count(*) FROM measurements"),
+            1
+        );
+        Test::new(dir.path())
+            .args([
+                "compare",
+                "--against",
+                "last-pass",
+                "runs/run-19/audit-1.json",
+            ])
+            .args(["--history", h, "--out", "cmp"])
+            .run();
+    });
+}
