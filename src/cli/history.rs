@@ -32,18 +32,11 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         return prune(args, before, keep);
     }
     if let Some(HistoryCommand::Import { runs }) = &args.command {
-        if args.criterion.is_some()
-            || args.device_model.is_some()
-            || args.since.is_some()
-            || args.changes
-        {
-            return Err(Diagnostic::error(
-                "E_HISTORY_USAGE",
-                "--criterion, --device-model, --since and --changes choose what `dwpipe history` shows, not what `import` records",
-            )
-            .fix("`dwpipe history --history PATH import RUN…`, then query")
-            .into());
-        }
+        no_query_options(
+            args,
+            "what `import` records",
+            "`dwpipe history --history PATH import RUN…`, then query",
+        )?;
         let imported = Recorder::at(&args.history).import(runs)?;
         if args.json {
             print::json(&imported);
@@ -114,12 +107,9 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
-/// `history prune`: what it deleted, and what it kept.
-fn prune(
-    args: &HistoryArgs,
-    older_than: Option<std::time::Duration>,
-    keep_last: Option<u32>,
-) -> Result<i32, Error> {
+/// Refuses the options that choose what `dwpipe history` shows when a subcommand that is
+/// not a query (`import`, `prune`) is given them: `not_what` names what they do not choose.
+fn no_query_options(args: &HistoryArgs, not_what: &str, fix: &str) -> Result<(), Error> {
     if args.criterion.is_some()
         || args.device_model.is_some()
         || args.since.is_some()
@@ -127,11 +117,25 @@ fn prune(
     {
         return Err(Diagnostic::error(
             "E_HISTORY_USAGE",
-            "--criterion, --device-model, --since and --changes choose what `dwpipe history` shows, not what `prune` deletes",
+            format!("--criterion, --device-model, --since and --changes choose what `dwpipe history` shows, not {not_what}"),
         )
-        .fix("`dwpipe history prune --older-than 90d --keep-last 200`")
+        .fix(fix)
         .into());
     }
+    Ok(())
+}
+
+/// `history prune`: what it deleted, and what it kept.
+fn prune(
+    args: &HistoryArgs,
+    older_than: Option<std::time::Duration>,
+    keep_last: Option<u32>,
+) -> Result<i32, Error> {
+    no_query_options(
+        args,
+        "what `prune` deletes",
+        "`dwpipe history prune --older-than 90d --keep-last 200`",
+    )?;
     if let Some(file) = args.history.file()
         && !file.is_file()
     {
