@@ -52,6 +52,8 @@ mod target; // a device, a capture or a lab, opened
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod history; // the history of audits and comparisons (SQLite or PostgreSQL), and where a series shifted
+#[doc(hidden)]
+pub mod history_bench; // the history's queries on their own, for benches/history_store.rs
 mod lease; // where device leases live: a lock file per device on the host, or PostgreSQL
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes

@@ -78,6 +78,7 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         criterion: args.criterion.clone(),
         model: args.device_model.clone(),
         since: args.since.clone(),
+        latest: None,
     };
     let points = history.series(&filter)?;
     if args.changes {

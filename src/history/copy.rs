@@ -60,7 +60,7 @@ impl History {
             let mut page = Vec::with_capacity(runs.len());
             for (id, run) in runs {
                 let measurements = self.db.rows(
-                    "SELECT criterion, probe, unit, value, verdict FROM measurements \
+                    "SELECT criterion, probe, unit, value, verdict, run_values FROM measurements \
                      WHERE run_id = ?1 ORDER BY rowid",
                     &[Arg::Int(Some(id))],
                     |row| {
@@ -70,6 +70,7 @@ impl History {
                             row.text(2)?,
                             row.real(3)?,
                             row.text(4)?.unwrap_or_default(),
+                            row.text(5)?,
                         ))
                     },
                 );
@@ -96,10 +97,10 @@ impl History {
                             known += 1;
                             continue;
                         };
-                        for (criterion, probe, unit, value, verdict) in measurements {
+                        for (criterion, probe, unit, value, verdict, run_values) in measurements {
                             db.execute(
                                 "INSERT INTO measurements (run_id, criterion, probe, unit, \
-                                 value, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                 value, verdict, run_values) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                                 &[
                                     Arg::Int(Some(id)),
                                     Arg::Text(Some(criterion)),
@@ -107,6 +108,7 @@ impl History {
                                     Arg::Text(unit.as_deref()),
                                     Arg::Real(*value),
                                     Arg::Text(Some(verdict)),
+                                    Arg::Text(run_values.as_deref()),
                                 ],
                             )?;
                         }

@@ -124,7 +124,7 @@ fn dollars(sql: &str) -> String {
 /// A PostgreSQL connection with its statements prepared once each.
 pub(crate) struct Server {
     client: Connection,
-    prepared: HashMap<&'static str, postgres::Statement>,
+    prepared: HashMap<String, postgres::Statement>,
 }
 
 impl Server {
@@ -135,12 +135,12 @@ impl Server {
         }
     }
 
-    fn statement(&mut self, sql: &'static str) -> Result<postgres::Statement, postgres::Error> {
+    fn statement(&mut self, sql: &str) -> Result<postgres::Statement, postgres::Error> {
         if let Some(statement) = self.prepared.get(sql) {
             return Ok(statement.clone());
         }
         let statement = self.client.prepare(&dollars(sql))?;
-        self.prepared.insert(sql, statement.clone());
+        self.prepared.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 }
@@ -201,7 +201,7 @@ fn pg_args<'a>(args: &'a [Arg<'a>]) -> Vec<&'a (dyn PgToSql + Sync)> {
 
 impl Db {
     /// Runs a statement; the rows it changed.
-    pub(crate) fn execute(&mut self, sql: &'static str, args: &[Arg]) -> Result<u64, DbError> {
+    pub(crate) fn execute(&mut self, sql: &str, args: &[Arg]) -> Result<u64, DbError> {
         match self {
             Db::Sqlite(conn) => {
                 let mut statement = conn.prepare_cached(sql)?;
@@ -217,7 +217,7 @@ impl Db {
     /// The rows a query answers, each read by `read`.
     pub(crate) fn rows<T: Send>(
         &mut self,
-        sql: &'static str,
+        sql: &str,
         args: &[Arg],
         read: impl Fn(&dyn Cells) -> Result<T, DbError> + Sync,
     ) -> Result<Vec<T>, DbError> {

@@ -146,6 +146,8 @@ pub(crate) struct Filter {
     pub(crate) model: Option<String>,
     /// Recorded at or after (`YYYY-MM-DD` or a full timestamp).
     pub(crate) since: Option<String>,
+    /// Only the latest this many points.
+    pub(crate) latest: Option<usize>,
 }
 
 /// An open history.
@@ -155,25 +157,48 @@ pub(crate) struct History {
     at: String,
 }
 
-/// The query for a series, its points in the order they were recorded and, within an audit,
-/// in its report's order: `$order` names the measurements' insertion order (SQLite's `rowid`,
-/// PostgreSQL's `seq`). Each row as [`point`] reads it.
-macro_rules! series_sql {
-    ($order:literal) => {
-        concat!(
-            "SELECT r.id, r.recorded_at, r.report, r.app, r.app_version, r.commit_sha, \
-             r.pack_sha256, r.serial, r.model, r.software_version, r.refresh_rate, r.replay, \
-             m.criterion, m.unit, m.value, m.verdict, r.arm, \
-             (SELECT string_agg(CAST(s.value AS TEXT), ' ' ORDER BY s.run) FROM samples s \
-             WHERE s.run_id = r.id AND s.criterion = m.criterion AND s.value IS NOT NULL) \
-             FROM runs r JOIN measurements m ON m.run_id = r.id \
-             WHERE (CAST(?1 AS TEXT) IS NULL OR m.criterion = ?1) \
-             AND (CAST(?2 AS TEXT) IS NULL OR r.model = ?2) \
-             AND (CAST(?3 AS TEXT) IS NULL OR r.recorded_at >= ?3) \
-             ORDER BY r.recorded_at, r.id, ",
-            $order
-        )
+/// The query for the points `filter` asks for, and its values: in the order they were
+/// recorded (newest first for the latest few) and, within an audit, in its report's order
+/// (the measurements' insertion order: SQLite's `rowid`, PostgreSQL's `seq`). Only the
+/// conditions given are written, so that each can use its index. Each row as [`point`] reads
+/// it.
+fn series_sql<'f>(db: &Db, filter: &'f Filter) -> (String, Vec<Arg<'f>>) {
+    use std::fmt::Write;
+    let mut sql = String::from(
+        "SELECT r.id, r.recorded_at, r.report, r.app, r.app_version, r.commit_sha, \
+         r.pack_sha256, r.serial, r.model, r.software_version, r.refresh_rate, r.replay, \
+         m.criterion, m.unit, m.value, m.verdict, r.arm, m.run_values \
+         FROM runs r JOIN measurements m ON m.run_id = r.id WHERE TRUE",
+    );
+    let mut args = Vec::new();
+    for (column, value) in [
+        ("m.criterion =", &filter.criterion),
+        ("r.model =", &filter.model),
+        ("r.recorded_at >=", &filter.since),
+    ] {
+        if let Some(value) = value {
+            args.push(Arg::Text(Some(value)));
+            let _ = write!(sql, " AND {column} ?{}", args.len());
+        }
+    }
+    let order = match db {
+        Db::Sqlite(_) => "m.rowid",
+        Db::Postgres(_) => "m.seq",
     };
+    match filter.latest {
+        None => {
+            let _ = write!(sql, " ORDER BY r.recorded_at, r.id, {order}");
+        }
+        Some(n) => {
+            args.push(Arg::Int(Some(i64::try_from(n).unwrap_or(i64::MAX))));
+            let _ = write!(
+                sql,
+                " ORDER BY r.recorded_at DESC, r.id DESC, {order} DESC LIMIT ?{}",
+                args.len()
+            );
+        }
+    }
+    (sql, args)
 }
 
 /// One point of a series: a row of [`series_sql`] (its runs' values space-separated).
@@ -284,16 +309,32 @@ impl History {
                         continue;
                     };
                     let criterion = entry.check.criterion_id.as_str();
+                    let number = |v: &Option<crate::audit::Value>| {
+                        v.as_ref().and_then(crate::audit::Value::as_number)
+                    };
+                    // The runs' values as a series lists them: in run order.
+                    let mut runs: Vec<(u32, f64)> = m
+                        .runs
+                        .iter()
+                        .filter_map(|r| Some((r.run, number(&r.value)?)))
+                        .collect();
+                    runs.sort_by_key(|(run, _)| *run);
+                    let run_values: Vec<String> = runs.iter().map(|(_, v)| v.to_string()).collect();
                     db.execute(
-                        "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict, \
+                         run_values) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                         &[
                             Arg::Int(Some(run_id)),
                             Arg::Text(Some(criterion)),
                             Arg::Text(Some(&m.probe)),
                             Arg::Text(m.unit.as_deref()),
-                            Arg::Real(m.value.as_ref().and_then(crate::audit::Value::as_number)),
+                            Arg::Real(number(&m.value)),
                             Arg::Text(Some(entry.check.result.as_str())),
+                            Arg::Text(
+                                Some(run_values.join(" "))
+                                    .filter(|v| !v.is_empty())
+                                    .as_deref(),
+                            ),
                         ],
                     )?;
                     for reading in &m.runs {
@@ -304,12 +345,7 @@ impl History {
                                 Arg::Int(Some(run_id)),
                                 Arg::Text(Some(criterion)),
                                 Arg::Int(Some(i64::from(reading.run))),
-                                Arg::Real(
-                                    reading
-                                        .value
-                                        .as_ref()
-                                        .and_then(crate::audit::Value::as_number),
-                                ),
+                                Arg::Real(number(&reading.value)),
                             ],
                         )?;
                     }
@@ -371,24 +407,17 @@ impl History {
             .map_err(failed)
     }
 
-    /// The points `filter` asks for, oldest first (in the order they were recorded).
+    /// The points `filter` asks for, oldest first (in the order they were recorded); only
+    /// the latest ones when it says how many (read newest first, so that a long history's
+    /// trend reads no more than it draws).
     pub(crate) fn series(&mut self, filter: &Filter) -> Result<Vec<Point>, HistoryError> {
-        let sql = match self.db {
-            Db::Sqlite(_) => series_sql!("m.rowid"),
-            Db::Postgres(_) => series_sql!("m.seq"),
-        };
+        let (sql, args) = series_sql(&self.db, filter);
         let failed = self.failed("read");
-        self.db
-            .rows(
-                sql,
-                &[
-                    Arg::Text(filter.criterion.as_deref()),
-                    Arg::Text(filter.model.as_deref()),
-                    Arg::Text(filter.since.as_deref()),
-                ],
-                point,
-            )
-            .map_err(failed)
+        let mut points = self.db.rows(&sql, &args, point).map_err(failed)?;
+        if filter.latest.is_some() {
+            points.reverse();
+        }
+        Ok(points)
     }
 
     /// The latest passing audit of `app` on a device of `model` and `software_version`, made

@@ -260,10 +260,12 @@ impl Recorder {
             else {
                 continue;
             };
+            // The trend draws the latest points, this audit the last of them.
             let filter = Filter {
                 criterion: Some(entry.check.criterion_id.clone()),
                 model: device.model.clone(),
                 since: None,
+                latest: Some(TREND_POINTS - 1),
             };
             let mut points: Vec<TrendPoint> = history
                 .series(&filter)?

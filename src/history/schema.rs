@@ -10,7 +10,7 @@ use super::HistoryError;
 use super::db::{Arg, Db, DbError};
 
 /// The schema this dwpipe writes.
-pub(crate) const SCHEMA: i64 = 2;
+pub(crate) const SCHEMA: i64 = 3;
 
 /// Version 1: audits (`runs`), each criterion's aggregate (`measurements`) and every run's
 /// value (`samples`); comparisons and their criteria.
@@ -88,16 +88,28 @@ CREATE UNIQUE INDEX comparisons_report_id ON comparisons (report_id);
 CREATE INDEX measurements_series ON measurements (criterion, run_id);
 ";
 
+/// Version 3, in the SQL both engines speak: each measurement keeps its runs' values as the
+/// series lists them (space-separated, in run order), so that listing a long series reads no
+/// sample rows; an index for what is pruned and listed by time.
+const V3: &str = "
+ALTER TABLE measurements ADD COLUMN run_values TEXT;
+UPDATE measurements SET run_values = (SELECT string_agg(CAST(s.value AS TEXT), ' ' ORDER BY s.run)
+    FROM samples s WHERE s.run_id = measurements.run_id AND s.criterion = measurements.criterion
+    AND s.value IS NOT NULL);
+CREATE INDEX runs_time ON runs (recorded_at);
+";
+
 /// The steps from each version to the next: `STEPS[v]` takes version `v` to `v + 1`.
-const STEPS: [&str; SCHEMA as usize] = [V1, V2];
+const STEPS: [&str; SCHEMA as usize] = [V1, V2, V3];
 
 /// The version PostgreSQL histories begin at: the tables as [`V1`] then [`V2`] left them,
 /// in PostgreSQL's types (an identity for SQLite's rowid, booleans, double precision). A
 /// step after it is written for both engines.
 const PG_FROM: i64 = 2;
 
-/// A PostgreSQL history created at [`PG_FROM`]. `seq` keeps the measurements' insertion
-/// order (SQLite's rowid), which a series lists them in.
+/// A PostgreSQL history created at [`PG_FROM`] (the steps after it then run as for SQLite).
+/// `seq` keeps the measurements' insertion order (SQLite's rowid), which a series lists them
+/// in.
 const PG_CREATE: &str = "
 CREATE TABLE runs (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -243,5 +255,47 @@ fn set_version(db: &mut Db, version: i64) -> Result<(), DbError> {
             )
             .map(drop)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Filter, History, Store};
+
+    /// A history written by a dwpipe of schema 2 (an audit, its measurement, its runs'
+    /// values) opens migrated: the values are listed as before, from the new column.
+    #[test]
+    fn a_version_2_history_is_migrated_and_lists_its_runs_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(V1).unwrap();
+            conn.execute_batch(V2).unwrap();
+            conn.execute_batch(
+                "INSERT INTO runs (id, report_sha256, report, recorded_at, app, pack_sha256, \
+                 serial, model, replay, verdict, report_id) VALUES (1, 'a', '/r/audit-1.json', \
+                 '2026-01-01T00:00:00Z', 'com.example.notes', 'p', 'S', 'M', 0, 'pass', 'a');
+                 INSERT INTO measurements VALUES (1, 'P-01', 'cold-start', 'ms', 701.5, 'pass');
+                 INSERT INTO samples VALUES (1, 'P-01', 2, 702.5), (1, 'P-01', 1, 700.5),
+                 (1, 'P-01', 3, NULL);
+                 PRAGMA user_version = 2;",
+            )
+            .unwrap();
+        }
+        let mut history = History::open(&Store::Sqlite(path.clone())).unwrap();
+        let points = history.series(&Filter::default()).unwrap();
+        assert_eq!(points.len(), 1);
+        assert_eq!(
+            points[0].runs,
+            [700.5, 702.5],
+            "in run order, the unread run left out"
+        );
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA);
     }
 }
