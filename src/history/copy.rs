@@ -6,7 +6,7 @@
 //! Read in pages by id and written one transaction per page: memory stays bounded whatever
 //! the history's size, and a page is all there or not at all.
 
-use super::{Arg, Cells, DbError, History, HistoryError, RunRow, run_columns};
+use super::{Arg, Cells, DbError, History, HistoryError, RunRow, insert_samples, run_columns};
 use crate::schema::Imported;
 
 /// Audits (or comparisons) per page.
@@ -112,18 +112,11 @@ impl History {
                                 ],
                             )?;
                         }
-                        for (criterion, run, value) in samples {
-                            db.execute(
-                                "INSERT INTO samples (run_id, criterion, run, value) \
-                                 VALUES (?1, ?2, ?3, ?4)",
-                                &[
-                                    Arg::Int(Some(id)),
-                                    Arg::Text(Some(criterion)),
-                                    Arg::Int(Some(*run)),
-                                    Arg::Real(*value),
-                                ],
-                            )?;
-                        }
+                        let samples: Vec<(&str, i64, Option<f64>)> = samples
+                            .iter()
+                            .map(|(criterion, run, value)| (criterion.as_str(), *run, *value))
+                            .collect();
+                        insert_samples(db, id, &samples)?;
                         copied += 1;
                     }
                     Ok::<_, DbError>((copied, known))

@@ -337,18 +337,12 @@ impl History {
                             ),
                         ],
                     )?;
-                    for reading in &m.runs {
-                        db.execute(
-                            "INSERT INTO samples (run_id, criterion, run, value) \
-                             VALUES (?1, ?2, ?3, ?4)",
-                            &[
-                                Arg::Int(Some(run_id)),
-                                Arg::Text(Some(criterion)),
-                                Arg::Int(Some(i64::from(reading.run))),
-                                Arg::Real(number(&reading.value)),
-                            ],
-                        )?;
-                    }
+                    let samples: Vec<(&str, i64, Option<f64>)> = m
+                        .runs
+                        .iter()
+                        .map(|r| (criterion, i64::from(r.run), number(&r.value)))
+                        .collect();
+                    insert_samples(db, run_id, &samples)?;
                 }
                 Ok(true)
             })
@@ -457,6 +451,43 @@ impl History {
             .map_err(failed)?;
         Ok(found.into_iter().flatten().next().map(PathBuf::from))
     }
+}
+
+/// Rows of `samples` written per statement: one round trip for a measurement's runs, not one
+/// each (a PostgreSQL history is a network away).
+const SAMPLES_PER_STATEMENT: usize = 250;
+
+/// Writes the runs' values `samples` (criterion, run, value) of the audit `run_id`.
+fn insert_samples(
+    db: &mut Db,
+    run_id: i64,
+    samples: &[(&str, i64, Option<f64>)],
+) -> Result<(), DbError> {
+    use std::fmt::Write;
+    for chunk in samples.chunks(SAMPLES_PER_STATEMENT) {
+        let mut sql = String::from("INSERT INTO samples (run_id, criterion, run, value) VALUES ");
+        let mut args = Vec::with_capacity(chunk.len() * 4);
+        for (i, (criterion, run, value)) in chunk.iter().enumerate() {
+            let at = i * 4;
+            let comma = if i == 0 { "" } else { ", " };
+            let _ = write!(
+                sql,
+                "{comma}(?{}, ?{}, ?{}, ?{})",
+                at + 1,
+                at + 2,
+                at + 3,
+                at + 4
+            );
+            args.extend([
+                Arg::Int(Some(run_id)),
+                Arg::Text(Some(criterion)),
+                Arg::Int(Some(*run)),
+                Arg::Real(*value),
+            ]);
+        }
+        db.execute(&sql, &args)?;
+    }
+    Ok(())
 }
 
 /// What `history prune` deleted and kept.
