@@ -33,6 +33,9 @@ pub(crate) struct Server {
     config: postgres::Config,
     /// The URL as it may be shown.
     shown: String,
+    /// Whether the URL asked for the server's certificate to be checked
+    /// (`sslmode=verify-ca|verify-full`).
+    verify: bool,
 }
 
 impl PartialEq for Server {
@@ -66,7 +69,7 @@ impl StoreError {
                 "leave the password out of the URL: put it in PGPASSWORD or the password file (~/.pgpass, or the file PGPASSFILE names)"
             }
             StoreError::Url { .. } => {
-                "write it as postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]"
+                "write it as postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-ca|verify-full]"
             }
         }
     }
@@ -82,7 +85,18 @@ impl Store {
             return Ok(Store::Sqlite(PathBuf::from(text)));
         };
         let shown = format!("postgres://{}", redact(rest));
-        let config = postgres::Config::from_str(text).map_err(|e| StoreError::Url {
+        // The client reads `sslmode` up to `require`; the checking modes are dwpipe's to keep.
+        let (text, verify) = match ["verify-full", "verify-ca"]
+            .iter()
+            .find(|mode| text.contains(&format!("sslmode={mode}")))
+        {
+            Some(mode) => (
+                text.replacen(&format!("sslmode={mode}"), "sslmode=require", 1),
+                true,
+            ),
+            None => (text.to_owned(), false),
+        };
+        let config = postgres::Config::from_str(&text).map_err(|e| StoreError::Url {
             shown: shown.clone(),
             why: e.to_string(),
         })?;
@@ -95,7 +109,11 @@ impl Store {
                 why: "it names no host".to_owned(),
             });
         }
-        Ok(Store::Postgres(Box::new(Server { config, shown })))
+        Ok(Store::Postgres(Box::new(Server {
+            config,
+            shown,
+            verify,
+        })))
     }
 
     /// The SQLite file, when the history is one.
@@ -174,16 +192,31 @@ impl Server {
             at: self.shown.clone(),
             source: source.into(),
         };
+        // As libpq: `prefer` and `require` encrypt; the certificate is checked when the URL
+        // asks (`verify-ca`, `verify-full`) or a CA file is given.
+        let verify = self.verify || std::env::var_os("PGSSLROOTCERT").is_some();
         super::db::off_runtime(|| match config.get_ssl_mode() {
             SslMode::Disable => config.connect(postgres::NoTls).map_err(unreachable),
-            _ => config.connect(tls()?).map_err(unreachable),
+            _ => config.connect(tls(verify)?).map_err(unreachable),
         })
     }
 }
 
-/// A TLS connector that checks the server's certificate against the system's roots and the
-/// CA file `PGSSLROOTCERT` names (a lab's own CA).
-fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, HistoryError> {
+/// A TLS connector: with `verify`, the server's certificate checked against the system's
+/// roots and the CA file `PGSSLROOTCERT` names (a lab's own CA); without, the connection is
+/// encrypted and the certificate taken as it comes (libpq's `prefer` and `require`: a
+/// Debian server's self-signed certificate is the common case).
+fn tls(verify: bool) -> Result<tokio_postgres_rustls::MakeRustlsConnect, HistoryError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    if !verify {
+        let config = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| HistoryError::Tls { why: e.to_string() })?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
+            .with_no_client_auth();
+        return Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config));
+    }
     let mut roots = rustls::RootCertStore::empty();
     roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
     if let Some(file) = std::env::var_os("PGSSLROOTCERT") {
@@ -195,13 +228,62 @@ fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, HistoryError> {
             })?;
         roots.add_parsable_certificates(certs);
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| HistoryError::Tls { why: e.to_string() })?
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// The certificate taken as it comes (the handshake's signatures still checked): what
+/// `sslmode=prefer|require` ask of libpq.
+#[derive(Debug)]
+struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for Unchecked {
+    fn verify_server_cert(
+        &self,
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &[rustls::pki_types::CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// The password for `config`: `PGPASSWORD`, else the first matching line of the password

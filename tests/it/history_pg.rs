@@ -231,3 +231,50 @@ fn the_password_is_never_in_a_url_and_never_shown() {
     assert!(stderr.contains("E_HISTORY_OPEN"), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(15));
 }
+
+/// TLS as libpq has it: every other test here connects with `sslmode=prefer` (the default) to a
+/// server speaking TLS with a certificate of a CA nobody trusts, so encrypted and the
+/// certificate taken as it comes; `verify-full` checks it: refused without the CA, accepted
+/// with it in `PGSSLROOTCERT`.
+#[test]
+fn the_certificate_is_checked_when_the_url_asks() {
+    let Some(server) = server() else { return };
+    let ca = repo("target/postgres/ca.pem");
+    if !ca.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the test server has no TLS (.ci/postgres makes it with openssl)"
+        );
+        eprintln!("skipped: the TLS test (the server was made without openssl)");
+        return;
+    }
+    let db = server.database();
+    let dir = tempfile::tempdir().unwrap();
+    let verify = format!("{}?sslmode=verify-full", db.url);
+    let history = |root_cert: Option<&std::path::Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
+        command
+            .args(["history", "--history", &verify])
+            .current_dir(dir.path())
+            .env("PGPASSFILE", crate::support::pg::pgpass())
+            .env_remove("PGSSLROOTCERT");
+        if let Some(ca) = root_cert {
+            command.env("PGSSLROOTCERT", ca);
+        }
+        command.output().unwrap()
+    };
+    let refused = history(None);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("E_HISTORY_OPEN"), "{stderr}");
+    assert!(
+        stderr.contains("PGSSLROOTCERT"),
+        "the fix names it: {stderr}"
+    );
+    let accepted = history(Some(&ca));
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+}
