@@ -6,7 +6,9 @@
 //! Read in pages by id and written one transaction per page: memory stays bounded whatever
 //! the history's size, and a page is all there or not at all.
 
-use super::{Arg, Cells, DbError, History, HistoryError, RunRow, insert_samples, run_columns};
+use super::{
+    Arg, Cells, DbError, History, HistoryError, MeasurementRow, RunRow, insert_samples, run_columns,
+};
 use crate::schema::Imported;
 
 /// Audits (or comparisons) per page.
@@ -63,16 +65,7 @@ impl History {
                     "SELECT criterion, probe, unit, value, verdict, run_values FROM measurements \
                      WHERE run_id = ?1 ORDER BY rowid",
                     &[Arg::Int(Some(id))],
-                    |row| {
-                        Ok((
-                            row.text(0)?.unwrap_or_default(),
-                            row.text(1)?.unwrap_or_default(),
-                            row.text(2)?,
-                            row.real(3)?,
-                            row.text(4)?.unwrap_or_default(),
-                            row.text(5)?,
-                        ))
-                    },
+                    MeasurementRow::read,
                 );
                 let samples = self.db.rows(
                     "SELECT criterion, run, value FROM samples WHERE run_id = ?1 \
@@ -97,20 +90,8 @@ impl History {
                             known += 1;
                             continue;
                         };
-                        for (criterion, probe, unit, value, verdict, run_values) in measurements {
-                            db.execute(
-                                "INSERT INTO measurements (run_id, criterion, probe, unit, \
-                                 value, verdict, run_values) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                                &[
-                                    Arg::Int(Some(id)),
-                                    Arg::Text(Some(criterion)),
-                                    Arg::Text(Some(probe)),
-                                    Arg::Text(unit.as_deref()),
-                                    Arg::Real(*value),
-                                    Arg::Text(Some(verdict)),
-                                    Arg::Text(run_values.as_deref()),
-                                ],
-                            )?;
+                        for measurement in measurements {
+                            measurement.insert(db, id)?;
                         }
                         let samples: Vec<(&str, i64, Option<f64>)> = samples
                             .iter()

@@ -320,23 +320,15 @@ impl History {
                         .collect();
                     runs.sort_by_key(|(run, _)| *run);
                     let run_values: Vec<String> = runs.iter().map(|(_, v)| v.to_string()).collect();
-                    db.execute(
-                        "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict, \
-                         run_values) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                        &[
-                            Arg::Int(Some(run_id)),
-                            Arg::Text(Some(criterion)),
-                            Arg::Text(Some(&m.probe)),
-                            Arg::Text(m.unit.as_deref()),
-                            Arg::Real(number(&m.value)),
-                            Arg::Text(Some(entry.check.result.as_str())),
-                            Arg::Text(
-                                Some(run_values.join(" "))
-                                    .filter(|v| !v.is_empty())
-                                    .as_deref(),
-                            ),
-                        ],
-                    )?;
+                    MeasurementRow {
+                        criterion: criterion.to_owned(),
+                        probe: m.probe.clone(),
+                        unit: m.unit.clone(),
+                        value: number(&m.value),
+                        verdict: entry.check.result.as_str().to_owned(),
+                        run_values: Some(run_values.join(" ")).filter(|v| !v.is_empty()),
+                    }
+                    .insert(db, run_id)?;
                     let samples: Vec<(&str, i64, Option<f64>)> = m
                         .runs
                         .iter()
@@ -450,6 +442,49 @@ impl History {
             )
             .map_err(failed)?;
         Ok(found.into_iter().flatten().next().map(PathBuf::from))
+    }
+}
+
+/// A criterion's row in `measurements` (after its audit's id).
+struct MeasurementRow {
+    criterion: String,
+    probe: String,
+    unit: Option<String>,
+    value: Option<f64>,
+    verdict: String,
+    /// Its runs' values, space-separated in run order, as a series lists them.
+    run_values: Option<String>,
+}
+
+impl MeasurementRow {
+    /// A row of `SELECT criterion, probe, unit, value, verdict, run_values`.
+    fn read(row: &dyn Cells) -> Result<MeasurementRow, DbError> {
+        Ok(MeasurementRow {
+            criterion: row.text(0)?.unwrap_or_default(),
+            probe: row.text(1)?.unwrap_or_default(),
+            unit: row.text(2)?,
+            value: row.real(3)?,
+            verdict: row.text(4)?.unwrap_or_default(),
+            run_values: row.text(5)?,
+        })
+    }
+
+    /// Writes it as a measurement of the audit `run_id`.
+    fn insert(&self, db: &mut Db, run_id: i64) -> Result<(), DbError> {
+        db.execute(
+            "INSERT INTO measurements (run_id, criterion, probe, unit, value, verdict, \
+             run_values) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            &[
+                Arg::Int(Some(run_id)),
+                Arg::Text(Some(&self.criterion)),
+                Arg::Text(Some(&self.probe)),
+                Arg::Text(self.unit.as_deref()),
+                Arg::Real(self.value),
+                Arg::Text(Some(&self.verdict)),
+                Arg::Text(self.run_values.as_deref()),
+            ],
+        )
+        .map(drop)
     }
 }
 

@@ -8,13 +8,9 @@ use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::delivery::{SPACING, deliver, project};
+use crate::support::delivery::{SPACING, deliver, project, repo};
 use crate::support::pg::{Database, server};
 use crate::support::{Test, dwpipe, frozen_fixture, replay_audit};
-
-fn repo(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
 
 fn count(db: &Database, sql: &str) -> i64 {
     db.connect().query_one(sql, &[]).unwrap().get(0)
