@@ -370,11 +370,15 @@ pub(super) struct DeviceArgs {
     /// first, and says when it runs fewer).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(super) jobs: u16,
+    /// A lab even of one --device: its folder holds lab.json and lab-junit.xml, so audits run
+    /// apart (by a scheduler's workers, a CI matrix) join with `dwpipe report merge`.
+    #[arg(long, requires = "serials", conflicts_with_all = ["devices", "replay"])]
+    pub(super) lab: bool,
 }
 
 impl DeviceArgs {
-    /// The target these flags name: a capture, a lab (more than one device or server, or
-    /// every device), one device, or none.
+    /// The target these flags name: a capture, a lab (more than one device or server, every
+    /// device, or `--lab`), one device, or none.
     pub(super) fn target(self) -> Option<Target> {
         if let Some(capture) = self.replay {
             return Some(Target::Replay {
@@ -383,7 +387,7 @@ impl DeviceArgs {
             });
         }
         let many = self.devices.is_some() || self.serials.len() > 1 || self.servers.len() > 1;
-        if many {
+        if many || self.lab {
             return Some(Target::Lab {
                 pick: match self.devices {
                     Some(_) => Pick::All,

@@ -24,13 +24,13 @@ pub struct DeviceInfo {
     pub serial: String,
     /// Marketing name (`const.product.name`).
     #[serde(default)]
-    pub(crate) name: Option<String>,
+    pub name: Option<String>,
     /// Model (`const.product.model`).
     #[serde(default)]
     pub model: Option<String>,
     /// Software version (`const.product.software.version`).
     #[serde(default)]
-    pub(crate) software_version: Option<String>,
+    pub software_version: Option<String>,
     /// API level (`const.ohos.apiversion`).
     #[serde(default)]
     pub api_level: Option<u32>,

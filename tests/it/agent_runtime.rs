@@ -13,6 +13,8 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
+
+use crate::support::Group;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -495,19 +497,6 @@ fn any_acp_agent_is_driven_by_its_argv_through_the_same_client() {
 // The gate inside OpenCode's own loop: `integrations/opencode/dwpipe-gate.js`, loaded by the
 // real runtime's server, runs `dwpipe hook stop --target opencode` when the session goes idle
 // and prompts it again with the repair brief until the gate passes.
-
-/// A child in its own process group, stopped with the whole group when dropped (a test that
-/// fails leaves nothing running).
-struct Group(Child);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.0.id())])
-            .status();
-        let _ = self.0.wait();
-    }
-}
 
 /// One POST to the runtime's server on loopback (through Python's urllib, which speaks
 /// HTTP/1.1 as the server expects), waiting at most `wait`: the JSON it answered (`null` for

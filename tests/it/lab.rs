@@ -204,6 +204,57 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
 }
 
 #[test]
+fn one_device_audited_with_lab_is_a_shard_that_merges() {
+    let dir = frozen_example();
+    for (seat, capture, serial, expected) in [
+        ("seat-1", "notes-pass", "S1", 0),
+        ("seat-2", "notes-fail", "S2", 1),
+    ] {
+        let captures = [device(dir.path(), capture, serial, false)];
+        let args = ["--device", serial, "--lab", "--out", seat, "--json"];
+        let (code, stdout, stderr) =
+            lab_audit(dir.path(), &format!("hdc-{seat}"), &captures, &args);
+        assert_eq!(code, expected, "{stdout}\n{stderr}");
+        let lab: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(crate::support::device_verdicts(&lab).len(), 1);
+        assert!(
+            dir.path()
+                .join(seat)
+                .join(serial)
+                .join("audit-1.json")
+                .is_file()
+        );
+        assert!(dir.path().join(seat).join("lab-junit.xml").is_file());
+    }
+    let (code, stdout, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "report", "merge", "seat-1", "seat-2", "--out", "merged", "--json",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let merged: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        crate::support::device_verdicts(&merged),
+        [("S1", "pass"), ("S2", "fail")]
+    );
+    // `--lab` makes a lab of the devices named: without one it is refused before anything runs.
+    let (code, _, stderr) = dwpipe(
+        dir.path(),
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--devices",
+            "all",
+            "--lab",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--lab"), "{stderr}");
+}
+
+#[test]
 fn shards_from_two_hosts_merge_into_one_matrix() {
     let dir = frozen_example();
     let shard = |name: &str, captures: &[String], serials: &[&str]| {

@@ -34,3 +34,4 @@ mod reports;
 mod resume;
 mod review;
 mod variance;
+mod xdevice;

@@ -17,6 +17,8 @@
 //! - `DWPIPE_FAKE_HDC_DOWN=1`: every server is unreachable.
 //!
 //! Faults come from the captures themselves (`fault: hang | vanish | hdc-reply`, `flood`).
+//!
+//! `fake-hdc [-s HOST:PORT] -m` runs the server side instead, as `hdc -m` does: see `server.rs`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ use dwpipe::shell::ShellCommand;
 
 mod apps;
 mod screens;
+mod server;
 
 use apps::Apps;
 use screens::Screens;
@@ -146,13 +149,21 @@ impl Served {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let (server, serial, command) = split_globals(&args);
+    if command.first().is_some_and(|c| c == "-m") {
+        let address = server.unwrap_or_else(|| server::DEFAULT_ADDRESS.to_owned());
+        if let Err(e) = server::serve(&address) {
+            eprintln!("fake-hdc server: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     if let Some(latency) = std::env::var("DWPIPE_FAKE_HDC_LATENCY")
         .ok()
         .and_then(|l| parse_duration(&l).ok())
     {
         std::thread::sleep(latency);
     }
-    let (server, serial, command) = split_globals(&args);
     let mut out = String::new();
     let reachable = std::env::var("DWPIPE_FAKE_HDC_DOWN").map_or(true, |v| v != "1");
     let named = named_devices();

@@ -30,6 +30,19 @@ pub(crate) fn real_captures() -> Option<PathBuf> {
     }
 }
 
+/// A child in its own process group, stopped with the whole group when dropped (a test that
+/// fails leaves nothing running).
+pub(crate) struct Group(pub(crate) std::process::Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
 /// Writes an executable script.
 pub(crate) fn executable(path: &Path, script: &str) {
     fs::write(path, script).unwrap();

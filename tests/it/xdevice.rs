@@ -1,0 +1,419 @@
+//! dwpipe under xdevice's cluster (OpenHarmony's test framework): a controller and a worker
+//! on loopback, installed from PyPI by `.ci/xdevice-deps` with dwpipe's driver plugin
+//! (`integrations/xdevice`); the worker finds its devices through `fake-hdc -m`, hdc's server
+//! protocol; a task submitted through the controller's API runs dwpipe audits on the devices
+//! the controller allocated; the merged result is checked on the controller, and the audit
+//! folders it received are read by `report merge`, `verify-evidence` and `history import`.
+//!
+//! Outside CI a missing virtual environment (no `.ci/xdevice-deps` run) or a port 8710 already
+//! taken (a real hdc server: xdevice's workers look there only) skips with a line; inside CI
+//! both fail.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::support::{Group, Test, dwpipe, frozen_example};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// The virtual environment's Python, or `None` (with a line saying so) outside CI.
+fn xdevice_python() -> Option<PathBuf> {
+    let python = repo().join("target/xdevice-venv/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no xdevice at target/xdevice-venv: run `bash .ci/xdevice-deps`"
+    );
+    eprintln!("skipped: the xdevice end-to-end test (no xdevice; run `bash .ci/xdevice-deps`)");
+    None
+}
+
+/// Whether hdc's server port is free on loopback (a real hdc server may hold it).
+fn hdc_port_free() -> bool {
+    let free = TcpListener::bind("127.0.0.1:8710").is_ok();
+    if !free {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "127.0.0.1:8710 is taken: xdevice's workers look for their hdc server there only"
+        );
+        eprintln!(
+            "skipped: the xdevice end-to-end test (127.0.0.1:8710 is taken, by an hdc server?)"
+        );
+    }
+    free
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+/// Starts a node of the cluster in its own process group (a worker forks a process per block),
+/// its output into `log`; it is stopped however the test ends.
+fn start(command: &mut Command, log: &Path) -> Group {
+    let log = std::fs::File::create(log).unwrap();
+    Group(
+        std::os::unix::process::CommandExt::process_group(command, 0)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn case(devices: usize) -> String {
+    let environment = vec![r#"{"type": "device", "label": "phone"}"#; devices].join(", ");
+    format!(
+        r#"{{"description": "the notes pack on {devices} phone(s)", "environment": [{environment}], "driver": {{"type": "dwpipe", "pack": "pack.lock.json"}}}}"#
+    )
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(path)).unwrap()
+}
+
+fn devices_of(lab: &Path) -> Vec<String> {
+    json(&lab.join("lab.json"))["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["serial"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// xdevice's verdicts of one module's result file: (class, `true`/`false`, status) per test.
+fn results(xml: &str) -> Vec<(String, String, String)> {
+    let attribute = |case: &str, name: &str| {
+        let start = case.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        case[start..][..case[start..].find('"').unwrap()].to_owned()
+    };
+    xml.split("<testcase ")
+        .skip(1)
+        .map(|case| {
+            (
+                attribute(case, "classname"),
+                attribute(case, "result"),
+                attribute(case, "status"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() {
+    let Some(python) = xdevice_python() else {
+        return;
+    };
+    if !hdc_port_free() {
+        return;
+    }
+    let root = frozen_example();
+    let root = root.path();
+    let bin = root.join("bin");
+    let cases = root.join("project/testcases");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&cases).unwrap();
+    // xdevice looks for `hdc` on PATH (and would start a server with it); dwpipe runs it too.
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fake-hdc"), bin.join("hdc")).unwrap();
+    std::fs::copy(root.join("pack.lock.json"), cases.join("pack.lock.json")).unwrap();
+    std::fs::write(cases.join("single.json"), case(1)).unwrap();
+    std::fs::write(cases.join("pair.json"), case(2)).unwrap();
+    let fixtures = repo().join("device-fixtures");
+    let phones = [
+        ("notes-pass", "LAB01"),
+        ("notes-fail", "LAB02"),
+        ("notes-pass", "LAB03"),
+    ]
+    .map(|(capture, serial)| format!("{}@{serial}", fixtures.join(capture).display()))
+    .join(",");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let env = |command: &mut Command| {
+        command
+            .env("PATH", &path)
+            .env("DWPIPE", env!("CARGO_BIN_EXE_dwpipe"))
+            .env("DWPIPE_FAKE_HDC_CAPTURES", &phones)
+            .env("DWPIPE_FAKE_HDC_STATE", root.join("state"))
+            .env("DWPIPE_LEASES", root.join("leases"))
+            .env_remove("DWPIPE_HDC")
+            .env_remove("DWPIPE_XDEVICE_ARGS");
+    };
+    let (controller_port, worker_port) = (free_port(), free_port());
+    let controller_url = format!("http://127.0.0.1:{controller_port}");
+    let node = repo().join("integrations/xdevice/tests/cluster.py");
+    let mut hdc_server = Command::new(bin.join("hdc"));
+    env(hdc_server.args(["-s", "127.0.0.1:8710", "-m"]));
+    let mut cluster = vec![start(&mut hdc_server, &root.join("hdc-server.log"))];
+    for (mode, port) in [("controller", controller_port), ("worker", worker_port)] {
+        let mut command = Command::new(&python);
+        env(command.arg(&node).arg(mode).arg(root.join(mode)));
+        let log = root.join(format!("{mode}.log"));
+        cluster.push(start(
+            command.arg(port.to_string()).arg(&controller_url),
+            &log,
+        ));
+    }
+
+    let submitted = Command::new(&python)
+        .arg(repo().join("integrations/xdevice/tests/task.py"))
+        .arg(&controller_url)
+        .arg(root.join("project"))
+        .args(["3", "300", "single", "pair"])
+        .output()
+        .unwrap();
+    let logs = || {
+        ["hdc-server", "controller", "worker"]
+            .map(|name| {
+                let log = read(&root.join(format!("{name}.log")));
+                let tail: Vec<&str> = log.lines().rev().take(40).collect();
+                format!(
+                    "--- {name}.log (last lines) ---\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                )
+            })
+            .join("\n")
+    };
+    assert!(
+        submitted.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&submitted.stderr),
+        logs()
+    );
+    let task: serde_json::Value = serde_json::from_slice(&submitted.stdout).unwrap();
+    assert_eq!(task["state"], "Completed", "{task}\n{}", logs());
+    let report = root
+        .join("controller/Reports")
+        .join(task["id"].as_str().unwrap());
+
+    // The controller merged both blocks' reports: every criterion of every device, as xdevice
+    // counts them (LAB02 fails seven criteria, one of them a `should`, which JUnit skips).
+    let summary = read(&report.join("summary_report.xml"));
+    assert!(
+        summary.contains(r#"failures="6" tests="27""#) && summary.contains(r#"ignored="1""#),
+        "{}",
+        &summary[..summary.len().min(600)]
+    );
+    let single = results(&read(&report.join("result/single.xml")));
+    assert_eq!(single.len(), 9);
+    assert!(
+        single
+            .iter()
+            .all(|(class, verdict, _)| class.starts_with("LAB01.") && verdict == "true"),
+        "{single:?}"
+    );
+    let pair = results(&read(&report.join("result/pair.xml")));
+    let failed: Vec<_> = pair
+        .iter()
+        .filter(|(_, v, s)| v == "false" && s == "run")
+        .collect();
+    assert_eq!(failed.len(), 6, "{pair:?}");
+    assert!(
+        failed
+            .iter()
+            .all(|(class, _, _)| class.starts_with("LAB02."))
+    );
+    assert!(
+        pair.iter()
+            .filter(|(class, _, _)| class.starts_with("LAB03."))
+            .all(|(_, verdict, _)| verdict == "true"),
+        "{pair:?}"
+    );
+
+    // The audits ran on the devices the controller allocated to each block, and their folders
+    // came with the task's report, lock and evidence inside.
+    let audits = report.join("details/dwpipe");
+    assert_eq!(devices_of(&audits.join("single")), ["LAB01"]);
+    assert_eq!(devices_of(&audits.join("pair")), ["LAB02", "LAB03"]);
+    let lab03 = audits.join("pair/LAB03");
+    Test::new(root)
+        .args([
+            "verify-evidence",
+            lab03.join("audit-1.json").to_str().unwrap(),
+            "--pack",
+            lab03
+                .join("evidence/LAB03/pack.lock.json")
+                .to_str()
+                .unwrap(),
+        ])
+        .run();
+    let merged = root.join("merged");
+    let (code, stdout, stderr) = dwpipe(
+        root,
+        &[
+            "report",
+            "merge",
+            audits.join("single").to_str().unwrap(),
+            audits.join("pair").to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1, "LAB02 fails the pack\n{stdout}{stderr}");
+    assert_eq!(devices_of(&merged), ["LAB01", "LAB02", "LAB03"]);
+    let history = root.join("history.sqlite");
+    Test::new(root)
+        .args([
+            "history",
+            "--history",
+            history.to_str().unwrap(),
+            "import",
+            audits.join("single").to_str().unwrap(),
+            audits.join("pair").to_str().unwrap(),
+        ])
+        .stdout_contains("imported 3 audit(s)")
+        .run();
+}
+
+/// The driver's own logic (reading a case, the audit's command line, the JUnit's mapping), in
+/// Python's unittest: it needs no xdevice.
+#[test]
+fn the_xdevice_drivers_case_logic_passes_its_unit_tests() {
+    let output = Command::new("python3")
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            "tests",
+            "-p",
+            "test_*.py",
+        ])
+        .current_dir(repo().join("integrations/xdevice"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// One request on an hdc server channel, as xdevice's client sends it.
+fn request(stream: &mut std::net::TcpStream, text: &str) {
+    use std::io::Write;
+    let body = format!("{text}\0");
+    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+    frame.extend_from_slice(body.as_bytes());
+    stream.write_all(&frame).unwrap();
+}
+
+/// The next reply frame, or `None` once the server closed the channel.
+fn reply(stream: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::Read;
+    let mut length = [0; 4];
+    stream.read_exact(&mut length).ok()?;
+    let mut body = vec![0; u32::from_be_bytes(length) as usize];
+    stream.read_exact(&mut body).unwrap();
+    Some(String::from_utf8(body).unwrap())
+}
+
+/// A channel to the server after the handshake: the server's 48 bytes, then the client's
+/// banner and the connect key it wants.
+fn channel(port: u16, key: &str, banner: &[u8; 8]) -> std::net::TcpStream {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut hello = [0; 48];
+    stream.read_exact(&mut hello).unwrap();
+    assert_eq!(&hello[4..12], b"OHOS HDC");
+    let mut answer = 268u32.to_be_bytes().to_vec();
+    answer.extend_from_slice(banner);
+    answer.resize(4 + 12, 0);
+    answer.extend_from_slice(key.as_bytes());
+    answer.resize(4 + 268, 0);
+    stream.write_all(&answer).unwrap();
+    stream
+}
+
+#[test]
+fn fake_hdc_serves_hdcs_server_protocol_for_device_discovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let fixtures = repo().join("device-fixtures");
+    let served = format!(
+        "{address}={}@LAB01,{address}={}@LAB02,10.0.0.9:8710={}@ELSEWHERE",
+        fixtures.join("notes-pass").display(),
+        fixtures.join("notes-fail").display(),
+        fixtures.join("notes-pass").display(),
+    );
+    let mut server = Command::new(env!("CARGO_BIN_EXE_fake-hdc"));
+    server
+        .args(["-s", &address, "-m"])
+        .env("DWPIPE_FAKE_HDC_CAPTURES", &served)
+        .env("DWPIPE_FAKE_HDC_STATE", dir.path().join("state"));
+    let _server = start(&mut server, &dir.path().join("server.log"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    // A device monitor's channel: `alive` is not answered, every listing is.
+    let mut monitor = channel(port, "", b"OHOS HDC");
+    request(&mut monitor, "alive");
+    for _ in 0..2 {
+        request(&mut monitor, "list targets -v");
+        assert_eq!(
+            reply(&mut monitor).unwrap(),
+            "LAB01\t\tUSB\tConnected\tlocalhost\thdc\nLAB02\t\tUSB\tConnected\tlocalhost\thdc\n"
+        );
+    }
+    // A shell channel answers once and closes.
+    let shell = |key: &str, command: &str| {
+        let mut stream = channel(port, key, b"OHOS HDC");
+        request(&mut stream, &format!("shell {command}"));
+        let mut out = String::new();
+        while let Some(chunk) = reply(&mut stream) {
+            out.push_str(&chunk);
+        }
+        out
+    };
+    assert_eq!(
+        shell("LAB02", "param get const.product.model"),
+        "ALN-AL00\n"
+    );
+    assert_eq!(
+        shell("LAB02", "param get const.product.devicetype"),
+        "phone\n"
+    );
+    assert_eq!(
+        shell("LAB02", "param get persist.nothing"),
+        "Get parameter \"persist.nothing\" fail! errNum is:106!\n"
+    );
+    assert_eq!(shell("LAB01", "hilog -w query"), "");
+    assert_eq!(
+        shell("ELSEWHERE", "param get const.product.model"),
+        "[Fail][E001005] Device not found or connected\r\n"
+    );
+    let mut other = channel(port, "LAB01", b"OHOS HDC");
+    request(&mut other, "target boot");
+    assert!(reply(&mut other).unwrap().starts_with("[Fail]"));
+    // A client without the banner is hung up on; the server goes on serving.
+    let mut stranger = channel(port, "LAB01", b"NOT HDC!");
+    request(&mut stranger, "list targets -v");
+    assert_eq!(reply(&mut stranger), None);
+    assert_eq!(
+        shell("LAB01", "param get const.product.model"),
+        "ALN-AL00\n"
+    );
+    // The transcripts are the audits': the server's calls never moved them.
+    assert!(!dir.path().join("state").join("LAB02.next").exists());
+}
