@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::support::ci::{Ci, JobRun};
+use crate::support::pg::Database;
 use crate::support::{dwpipe, fake_hdc, no_sleeps};
 use serde_json::Value;
 
@@ -88,10 +89,25 @@ fn the_example_pipelines_use_commands_and_options_that_exist() {
     assert!(checked >= 10, "{checked} invocations checked");
 }
 
-/// A lab of two hosts for the nightly examples: `10.0.0.5` has LAB01, whose cold starts
-/// pass the project's pack (≤ 740 ms), `10.0.0.6` has LAB02, 10 % slower, which fails it.
-/// The CI, its project (the pack), and what to read the examples from.
-fn nightly_lab(root: &Path) -> Ci {
+/// A lab of two hosts for the nightly examples, its history in a PostgreSQL database of its own
+/// (the lab's server, given to the CI as its settings): `10.0.0.5` has LAB01, `10.0.0.6` has
+/// LAB02. Before night [`SLOWER_FROM`] both phones start the app within the project's pack
+/// (≤ 740 ms); from it on, both 10 % slower (a release that regressed): both fail, and the
+/// history finds where the series shifted.
+struct NightlyLab {
+    ci: Ci,
+    history: Database,
+    /// The fake-hdc serving the slower phones.
+    slower: String,
+}
+
+/// The night the lab's phones get slower.
+const SLOWER_FROM: u32 = 6;
+/// Nights the examples run: enough on each side of the shift for a significant change point.
+const NIGHTS: u32 = 10;
+
+fn nightly_lab(root: &Path) -> Option<NightlyLab> {
+    let history = crate::support::pg::server()?.database();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let project = root.join("project");
     fs::create_dir_all(&project).unwrap();
@@ -100,20 +116,53 @@ fn nightly_lab(root: &Path) -> Ci {
         .replace("≤ 1100ms", "≤ 740ms")
         .replace("expected: 1100", "expected: 740");
     fs::write(project.join("pack.yaml"), pack).unwrap();
-    let device = |capture: &str, host: &str, serial: &str| {
-        format!(
-            "{host}:8710={}@{serial}",
-            repo.join("device-fixtures").join(capture).display()
-        )
+    let lab = |capture: &str, name: &str| {
+        let device = |host: &str, serial: &str| {
+            format!(
+                "{host}:8710={}@{serial}",
+                repo.join("device-fixtures").join(capture).display()
+            )
+        };
+        let captures = [device("10.0.0.5", "LAB01"), device("10.0.0.6", "LAB02")];
+        fake_hdc(root, name, &captures, "")
     };
-    let captures = [
-        device("regress-base", "10.0.0.5", "LAB01"),
-        device("regress-slower", "10.0.0.6", "LAB02"),
-    ];
-    let hdc = fake_hdc(root, "hdc", &captures, "");
+    let hdc = lab("regress-base", "hdc");
+    let slower = lab("regress-slower", "hdc-slower").display().to_string();
     // The lab hosts' playbooks without the settling pauses a real phone needs.
     let playbooks = no_sleeps(root);
-    Ci::new(root, &project, &hdc, &[("DWPIPE_PLAYBOOKS", playbooks)])
+    let ci = Ci::new(root, &project, &hdc, &[("DWPIPE_PLAYBOOKS", playbooks)]);
+    Some(NightlyLab {
+        ci,
+        history,
+        slower,
+    })
+}
+
+impl NightlyLab {
+    /// Before `night`: from [`SLOWER_FROM`] on, the phones are the slower ones.
+    fn night(&mut self, night: u32) {
+        if night == SLOWER_FROM {
+            self.ci.set_env("DWPIPE_HDC", &self.slower);
+        }
+    }
+
+    /// The audits the lab's history holds.
+    fn audits(&self) -> i64 {
+        self.history
+            .connect()
+            .query_one("SELECT count(*) FROM runs", &[])
+            .unwrap()
+            .get(0)
+    }
+
+    /// The shifts a night's merge listed (`P-01 on ALN-AL00: changed from the audit of …`).
+    fn shifts(&self, changes: &Path) -> Vec<String> {
+        let text = fs::read_to_string(changes).unwrap();
+        text.lines()
+            .filter(|line| line.contains(": changed from the audit of"))
+            .map(|line| line.trim().to_owned())
+            .collect()
+    }
 }
 
 /// The job of `runs` named `name`.
@@ -123,90 +172,104 @@ fn job<'a>(runs: &'a [JobRun], name: &str) -> &'a JobRun {
         .unwrap_or_else(|| panic!("no job `{name}`: {runs:?}"))
 }
 
-/// The audits a history holds.
-fn audits_in(history: &Path) -> i64 {
-    let conn = rusqlite::Connection::open(history).unwrap();
-    conn.query_row("SELECT count(*) FROM runs", [], |row| row.get(0))
-        .unwrap()
+/// The lease a shard's audit of `serial` recorded, from the folder the shard kept.
+fn lease(shard: &Path, serial: &str) -> Value {
+    let report: Value =
+        serde_json::from_slice(&fs::read(shard.join(serial).join("audit-1.json")).unwrap())
+            .unwrap();
+    report["lease"].clone()
 }
 
-/// GitHub's nightly lab, two nights: each shard audits its host (host 2's device fails, its
-/// job fails), the merge job merges (exit 1) and still records both shards in the history it
-/// restored from the night before and saves again, and uploads the matrix.
+/// GitHub's nightly lab, ten nights: each shard audits its host, leasing each phone in the
+/// lab's history and recording its audit there; the merge job merges (exit 1 once the phones
+/// are slower) and lists where the lab shifted — nothing before the phones got slower, the
+/// cold start from the night they did once the history has enough nights on both sides.
 #[test]
-fn the_github_nightly_lab_runs_as_shipped_and_keeps_its_history() {
+fn the_github_nightly_lab_records_into_postgresql_and_finds_the_shift() {
     let root = tempfile::tempdir().unwrap();
-    let mut ci = nightly_lab(root.path());
+    let Some(mut lab) = nightly_lab(root.path()) else {
+        return;
+    };
+    lab.ci.setting("DWPIPE_HISTORY", &lab.history.url);
+    lab.ci
+        .setting("DWPIPE_HISTORY_PASSWORD", lab.history.password());
     let text = fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci/github-nightly-lab.yml"),
     )
     .unwrap();
     let workflow: Value = serde_saphyr::from_str(&text).unwrap();
-    for night in 1..=2 {
-        let runs = ci.github(&workflow, night);
+    for night in 1..=NIGHTS {
+        lab.night(night);
+        let runs = lab.ci.github(&workflow, night);
         let said = || format!("night {night}: {runs:#?}");
+        let audited = i32::from(night >= SLOWER_FROM);
+        for shard in ["shard 10.0.0.5", "shard 10.0.0.6"] {
+            assert_eq!(
+                job(&runs, shard).step("Audit every device"),
+                Some(audited),
+                "{}",
+                said()
+            );
+        }
         assert_eq!(
-            job(&runs, "shard 10.0.0.5").step("Audit every device"),
-            Some(0),
-            "{}",
-            said()
-        );
-        assert_eq!(
-            job(&runs, "shard 10.0.0.6").step("Audit every device"),
-            Some(1),
-            "{}",
-            said()
-        );
-        assert_eq!(
-            job(&runs, "shard 10.0.0.6").step("upload-artifact"),
-            Some(0),
-            "{}",
-            said()
+            lease(&lab.ci.artifact(night, "lab-10.0.0.5"), "LAB01")["store"],
+            "postgres"
         );
         let merge = job(&runs, "merge");
         assert_eq!(merge.step("Install dwpipe"), Some(0), "{}", said());
-        assert_eq!(
-            merge.step("One matrix"),
-            Some(1),
-            "a device failed: {}",
-            said()
-        );
-        assert_eq!(merge.step("Record the shards"), Some(0), "{}", said());
-        assert_eq!(merge.step("Keep the history"), Some(0), "{}", said());
+        assert_eq!(merge.step("One matrix"), Some(audited), "{}", said());
+        assert_eq!(merge.step("Where the lab shifted"), Some(0), "{}", said());
         assert_eq!(merge.step("upload-artifact"), Some(0), "{}", said());
-        let lab: Value =
-            serde_json::from_slice(&fs::read(ci.artifact(night, "lab").join("lab.json")).unwrap())
-                .unwrap();
-        assert_eq!(lab["verdict"], "fail", "{lab}");
-        assert_eq!(lab["devices"].as_array().unwrap().len(), 2, "{lab}");
-        let history = ci
-            .cached("lab-history-", "history.sqlite")
-            .expect("a saved history");
-        assert_eq!(
-            audits_in(&history),
-            2 * i64::from(night),
-            "the nights add up"
-        );
+        assert_eq!(lab.audits(), 2 * i64::from(night), "the nights add up");
+        let shifts = lab.shifts(&lab.ci.artifact(night, "lab").join("changes.txt"));
+        if night < SLOWER_FROM {
+            assert!(shifts.is_empty(), "night {night}: {shifts:?}");
+        }
+        if night == NIGHTS {
+            // One shift: the cold start, from an audit of the first slower night.
+            assert_eq!(shifts.len(), 1, "night {night}: {shifts:?}");
+            assert!(
+                shifts[0].starts_with("P-01 on ALN-AL00")
+                    && shifts[0].contains(&format!("/work/{SLOWER_FROM}/")),
+                "night {night}: {shifts:?}"
+            );
+        }
     }
 }
 
-/// GitLab's nightly lab, two nights: the shards' artifacts reach the merge job, which installs
-/// dwpipe if the runner lacks it, records both shards in the cached history before it fails
-/// with the merge's exit, and keeps the matrix and the history.
+/// GitLab's nightly lab, ten nights: the same lab through GitLab's stages, its CI/CD variables
+/// naming the lab's history; the merge job fails with the merge's exit once the phones are
+/// slower, after listing the shifts.
 #[test]
-fn the_gitlab_nightly_lab_runs_as_shipped_and_keeps_its_history() {
+fn the_gitlab_nightly_lab_records_into_postgresql_and_finds_the_shift() {
     let root = tempfile::tempdir().unwrap();
-    let mut ci = nightly_lab(root.path());
+    let Some(mut lab) = nightly_lab(root.path()) else {
+        return;
+    };
+    lab.ci.setting("DWPIPE_HISTORY", &lab.history.url);
+    lab.ci.setting("PGPASSWORD", lab.history.password());
     let text =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci/gitlab-ci.yml"))
             .unwrap();
     let pipeline: Value = serde_saphyr::from_str(&text).unwrap();
-    for night in 1..=2 {
-        let runs = ci.gitlab(&pipeline, night, "schedule");
+    for night in 1..=NIGHTS {
+        lab.night(night);
+        let runs = lab.ci.gitlab(&pipeline, night, "schedule");
         let said = || format!("night {night}: {runs:#?}");
+        let slower = night >= SLOWER_FROM;
         assert!(!runs.iter().any(|r| r.name == "release-gate"), "{}", said());
-        assert!(!job(&runs, "lab-shard 10.0.0.5").failed, "{}", said());
-        assert!(job(&runs, "lab-shard 10.0.0.6").failed, "{}", said());
+        assert_eq!(
+            job(&runs, "lab-shard 10.0.0.5").failed,
+            slower,
+            "{}",
+            said()
+        );
+        assert_eq!(
+            job(&runs, "lab-shard 10.0.0.6").failed,
+            slower,
+            "{}",
+            said()
+        );
         let merge = job(&runs, "lab-merge");
         assert!(
             merge
@@ -218,22 +281,32 @@ fn the_gitlab_nightly_lab_runs_as_shipped_and_keeps_its_history() {
         );
         assert_eq!(
             merge.step("exit $merged"),
-            Some(1),
-            "a device failed: {}",
+            Some(i32::from(slower)),
+            "{}",
             said()
         );
-        let lab: Value = serde_json::from_slice(
-            &fs::read(ci.gitlab_artifact(night, "lab-merge", "lab/lab.json")).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(lab["verdict"], "fail", "{lab}");
-        let history = ci
-            .cached("lab-history", "history.sqlite")
-            .expect("a saved history");
+        let kept = |path: &str| lab.ci.gitlab_artifact(night, "lab-merge", path);
+        let matrix: Value =
+            serde_json::from_slice(&fs::read(kept("lab/lab.json")).unwrap()).unwrap();
         assert_eq!(
-            audits_in(&history),
-            2 * i64::from(night),
-            "the nights add up"
+            matrix["verdict"],
+            if slower { "fail" } else { "pass" },
+            "{matrix}"
         );
+        assert_eq!(lab.audits(), 2 * i64::from(night), "the nights add up");
+        let shifts = lab.shifts(&kept("lab/changes.txt"));
+        // (GitLab's jobs of night n work in `work/<n + 100>/`.)
+        if night < SLOWER_FROM {
+            assert!(shifts.is_empty(), "night {night}: {shifts:?}");
+        }
+        if night == NIGHTS {
+            // One shift: the cold start, from an audit of the first slower night.
+            assert_eq!(shifts.len(), 1, "night {night}: {shifts:?}");
+            assert!(
+                shifts[0].starts_with("P-01 on ALN-AL00")
+                    && shifts[0].contains(&format!("/work/{}/", SLOWER_FROM + 100)),
+                "night {night}: {shifts:?}"
+            );
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! A CI on this machine, as much of GitHub Actions and GitLab CI as the examples in `docs/ci/`
 //! use: jobs in their order (GitHub's `needs`, GitLab's stages), a matrix expanded, each job in
 //! a fresh workspace holding the project, its steps run by bash with `dwpipe` on PATH and
-//! `hdc` a fake-hdc serving the lab's hosts; step and job conditions (`if: always()`,
-//! `when: always`) as the CI reads them; artifacts passed from job to job, and caches kept
-//! from night to night. A construct it does not know fails the test: an example never runs
+//! `hdc` a fake-hdc serving the lab's hosts; the CI's settings (GitHub's `vars` and `secrets`,
+//! GitLab's CI/CD variables) and `env:` (GitHub's workflow, job and step) given to the steps;
+//! step and job conditions (`if: always()`, `when: always`) as the CI reads them; artifacts
+//! passed from job to job. A construct it does not know fails the test: an example never runs
 //! here on a guess.
 
 use std::collections::BTreeMap;
@@ -38,13 +39,14 @@ impl JobRun {
     }
 }
 
-/// The CI: where the project, the artifacts and the caches are, and the runners' environment.
+/// The CI: where the project and the artifacts are, the runners' environment, the CI's settings.
 pub(crate) struct Ci {
     root: PathBuf,
     project: PathBuf,
     env: Vec<(String, String)>,
-    /// Caches by key, in the order they were saved.
-    saved: Vec<String>,
+    /// The CI's settings: GitHub's `vars` and `secrets` (one namespace here), GitLab's CI/CD
+    /// variables.
+    settings: Vec<(String, String)>,
     /// The devices' state folder (fake-hdc's transcript positions): a new night starts over.
     state: PathBuf,
 }
@@ -70,9 +72,21 @@ impl Ci {
             root: root.to_owned(),
             project: project.to_owned(),
             env: all,
-            saved: Vec::new(),
+            settings: Vec::new(),
             state: root.join("state"),
         }
+    }
+
+    /// A setting of the CI (a repository variable or secret, a CI/CD variable).
+    pub(crate) fn setting(&mut self, name: &str, value: &str) {
+        self.settings.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// Sets a variable of the runners' environment from now on (`DWPIPE_HDC`: the lab's
+    /// devices change between nights).
+    pub(crate) fn set_env(&mut self, name: &str, value: &str) {
+        self.env.retain(|(k, _)| k != name);
+        self.env.push((name.to_owned(), value.to_owned()));
     }
 
     fn artifacts(&self, night: u32) -> PathBuf {
@@ -87,12 +101,6 @@ impl Ci {
     /// What a GitLab job of a night kept, at its path (`lab-merge`, `lab/lab.json`).
     pub(crate) fn gitlab_artifact(&self, night: u32, job: &str, path: &str) -> PathBuf {
         self.artifact(night + 100, job).join(path)
-    }
-
-    /// The file a cache saved last under a key beginning with `prefix`.
-    pub(crate) fn cached(&self, prefix: &str, file: &str) -> Option<PathBuf> {
-        let key = self.saved.iter().rev().find(|k| k.starts_with(prefix))?;
-        Some(self.root.join("caches").join(key).join(file))
     }
 
     /// A fresh workspace for a job of `night`, with the project checked out when `checkout`.
@@ -137,37 +145,6 @@ impl Ci {
         output.status.code().unwrap_or(-1)
     }
 
-    /// Saves `path` of `dir` under cache `key` (a key is written once, as both CIs' are
-    /// immutable per key on GitHub; GitLab's is replaced, which `replace` says).
-    fn save_cache(&mut self, dir: &Path, path: &str, key: &str, replace: bool) {
-        let target = self.root.join("caches").join(key);
-        if target.exists() && !replace {
-            return;
-        }
-        let source = dir.join(path);
-        if !source.exists() {
-            return;
-        }
-        fs::create_dir_all(&target).unwrap();
-        copy_path(&source, &target.join(path));
-        self.saved.retain(|k| k != key);
-        self.saved.push(key.to_owned());
-    }
-
-    /// Restores into `dir` the cache saved under `key`, else the latest under a key beginning
-    /// with one of `prefixes`.
-    fn restore_cache(&self, dir: &Path, key: &str, prefixes: &[&str]) {
-        let found = self.saved.iter().rev().find(|k| *k == key).or_else(|| {
-            self.saved
-                .iter()
-                .rev()
-                .find(|k| prefixes.iter().any(|p| k.starts_with(p)))
-        });
-        if let Some(key) = found {
-            copy_tree(&self.root.join("caches").join(key), dir);
-        }
-    }
-
     /// One night of a GitHub Actions workflow: every job in the order of its `needs`.
     pub(crate) fn github(&mut self, workflow: &Value, night: u32) -> Vec<JobRun> {
         let _ = fs::remove_dir_all(&self.state);
@@ -208,7 +185,7 @@ impl Ci {
                     failed = true;
                     continue;
                 }
-                let run = self.github_job(job, &name, host.as_deref(), night);
+                let run = self.github_job(workflow, job, &name, host.as_deref(), night);
                 failed |= run.failed;
                 runs.push(run);
             }
@@ -217,18 +194,54 @@ impl Ci {
         runs
     }
 
-    fn github_job(&mut self, job: &Value, name: &str, host: Option<&str>, night: u32) -> JobRun {
+    fn github_job(
+        &mut self,
+        workflow: &Value,
+        job: &Value,
+        name: &str,
+        host: Option<&str>,
+        night: u32,
+    ) -> JobRun {
         let dir = self.workspace(night, name, false);
+        let settings = self.settings.clone();
         let expand = |text: &str| -> String {
-            let text = text
-                .replace("${{ matrix.host }}", host.unwrap_or(""))
-                .replace("${{ github.run_id }}", &night.to_string());
-            assert!(
-                !text.contains("${{"),
-                "an expression not understood here: {text}"
-            );
-            text
+            let mut out = String::new();
+            let mut rest = text;
+            while let Some(start) = rest.find("${{") {
+                let end = rest[start..]
+                    .find("}}")
+                    .unwrap_or_else(|| panic!("an unclosed expression: {text}"));
+                out.push_str(&rest[..start]);
+                let expression = rest[start + 3..start + end].trim();
+                let setting = expression
+                    .strip_prefix("vars.")
+                    .or_else(|| expression.strip_prefix("secrets."));
+                out.push_str(&match (expression, setting) {
+                    ("matrix.host", _) => host.unwrap_or("").to_owned(),
+                    ("github.run_id", _) => night.to_string(),
+                    // An unset variable or secret is empty, as GitHub has it.
+                    (_, Some(setting)) => settings
+                        .iter()
+                        .find(|(k, _)| k == setting)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default(),
+                    _ => panic!("an expression not understood here: {text}"),
+                });
+                rest = &rest[start + end + 2..];
+            }
+            out.push_str(rest);
+            out
         };
+        let env_of = |node: &Value| -> Vec<(String, String)> {
+            node["env"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), expand(v.as_str().expect("an env value"))))
+                .collect()
+        };
+        let job_env: Vec<(String, String)> =
+            env_of(workflow).into_iter().chain(env_of(job)).collect();
         let mut run = JobRun {
             name: name.to_owned(),
             steps: Vec::new(),
@@ -273,18 +286,12 @@ impl Ci {
                     }
                     0
                 }
-                (Some("actions/cache/restore@v4"), _) => {
-                    let prefixes = with("restore-keys").unwrap_or_default();
-                    let prefixes: Vec<&str> = prefixes.lines().map(str::trim).collect();
-                    self.restore_cache(&dir, &with("key").unwrap(), &prefixes);
-                    0
-                }
-                (Some("actions/cache/save@v4"), _) => {
-                    self.save_cache(&dir, &with("path").unwrap(), &with("key").unwrap(), false);
-                    0
-                }
                 (Some(other), _) => panic!("`uses: {other}` is not understood here"),
-                (None, Some(script)) => self.bash(&dir, &expand(script), &[]),
+                (None, Some(script)) => {
+                    let vars: Vec<(String, String)> =
+                        job_env.iter().cloned().chain(env_of(step)).collect();
+                    self.bash(&dir, &expand(script), &vars)
+                }
                 (None, None) => panic!("a step that neither uses nor runs"),
             };
             run.failed |= code != 0;
@@ -370,24 +377,28 @@ impl Ci {
             vars.iter()
                 .fold(text.to_owned(), |t, (k, v)| t.replace(&format!("${k}"), v))
         };
-        // Artifacts of the earlier stages, at their paths; the job's cache.
+        assert!(job["cache"].is_null(), "`cache:` is not understood here");
+        // Artifacts of the earlier stages, at their paths.
         for saved in artifacts {
             let kept = self.artifact(night + 100, saved);
             if kept.is_dir() {
                 copy_tree(&kept, &dir);
             }
         }
-        let cache = &job["cache"];
-        if let Some(key) = cache["key"].as_str() {
-            self.restore_cache(&dir, key, &[]);
-        }
         let lines: Vec<String> = ["before_script", "script"]
             .iter()
             .flat_map(|k| job[*k].as_array().cloned().unwrap_or_default())
             .map(|line| line.as_str().unwrap().to_owned())
             .collect();
-        // GitLab runs the lines as one script in one shell: the first that fails ends it.
-        let code = self.bash(&dir, &lines.join("\n"), vars);
+        // GitLab runs the lines as one script in one shell: the first that fails ends it. Its
+        // CI/CD variables are every job's environment.
+        let variables: Vec<(String, String)> = self
+            .settings
+            .iter()
+            .cloned()
+            .chain(vars.iter().cloned())
+            .collect();
+        let code = self.bash(&dir, &lines.join("\n"), &variables);
         let failed = code != 0;
         let when_ok = |when: Option<&str>| match when {
             None | Some("on_success") => !failed,
@@ -401,13 +412,6 @@ impl Ci {
                 if dir.join(&path).exists() {
                     copy_path(&dir.join(&path), &kept.join(&path));
                 }
-            }
-        }
-        if let Some(key) = cache["key"].as_str()
-            && when_ok(cache["when"].as_str())
-        {
-            for path in cache["paths"].as_array().into_iter().flatten() {
-                self.save_cache(&dir, path.as_str().unwrap(), key, true);
             }
         }
         JobRun {

@@ -86,6 +86,11 @@ pub(crate) struct Database {
 }
 
 impl Database {
+    /// Its password (what a CI keeps as a secret).
+    pub(crate) fn password(&self) -> &str {
+        &self.password
+    }
+
     /// A connection to it.
     pub(crate) fn connect(&self) -> postgres::Client {
         let mut config: postgres::Config = self.url.parse().unwrap();
