@@ -204,38 +204,53 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
         "{}",
         &summary[..summary.len().min(600)]
     );
-    let single = results(&read(&report.join("result/single.xml")));
-    assert_eq!(single.len(), 9);
-    assert!(
-        single
-            .iter()
-            .all(|(class, verdict, _)| class.starts_with("LAB01.") && verdict == "true"),
-        "{single:?}"
-    );
-    let pair = results(&read(&report.join("result/pair.xml")));
-    let failed: Vec<_> = pair
-        .iter()
-        .filter(|(_, v, s)| v == "false" && s == "run")
-        .collect();
-    assert_eq!(failed.len(), 6, "{pair:?}");
-    assert!(
-        failed
-            .iter()
-            .all(|(class, _, _)| class.starts_with("LAB02."))
-    );
-    assert!(
-        pair.iter()
-            .filter(|(class, _, _)| class.starts_with("LAB03."))
-            .all(|(_, verdict, _)| verdict == "true"),
-        "{pair:?}"
-    );
-
-    // The audits ran on the devices the controller allocated to each block, and their folders
-    // came with the task's report, lock and evidence inside.
+    // The audits ran on the devices the controller allocated to each block (which block gets
+    // which phones is the controller's choice): one phone each, never one twice. Their
+    // folders came with the task's report, lock and evidence inside.
     let audits = report.join("details/dwpipe");
-    assert_eq!(devices_of(&audits.join("single")), ["LAB01"]);
-    assert_eq!(devices_of(&audits.join("pair")), ["LAB02", "LAB03"]);
-    let lab03 = audits.join("pair/LAB03");
+    let single = devices_of(&audits.join("single"));
+    let pair = devices_of(&audits.join("pair"));
+    assert_eq!((single.len(), pair.len()), (1, 2), "{single:?} {pair:?}");
+    let mut all = [single.clone(), pair.clone()].concat();
+    all.sort();
+    assert_eq!(all, ["LAB01", "LAB02", "LAB03"]);
+    // Each case's xdevice results are its audit's criteria on its devices: LAB02 fails six
+    // criteria and skips one (a `should` that failed while the musts held), passing two;
+    // every criterion of the other phones passes.
+    for (case, devices) in [("single", &single), ("pair", &pair)] {
+        let results = results(&read(&report.join(format!("result/{case}.xml"))));
+        assert_eq!(results.len(), 9 * devices.len(), "{case}: {results:?}");
+        for device in devices {
+            let of_device: Vec<(&str, &str)> = results
+                .iter()
+                .filter(|(class, _, _)| class.starts_with(&format!("{device}.")))
+                .map(|(_, verdict, status)| (verdict.as_str(), status.as_str()))
+                .collect();
+            let count = |outcome| of_device.iter().filter(|o| **o == outcome).count();
+            let (failed, passed, skipped) = (
+                count(("false", "run")),
+                count(("true", "run")),
+                count(("false", "skip")),
+            );
+            let expected = if device == "LAB02" {
+                (6, 2, 1)
+            } else {
+                (0, 9, 0)
+            };
+            assert_eq!(
+                (failed, passed, skipped),
+                expected,
+                "{case} on {device}: {of_device:?}"
+            );
+        }
+    }
+    let lab03 = audits
+        .join(if single == ["LAB03"] {
+            "single"
+        } else {
+            "pair"
+        })
+        .join("LAB03");
     Test::new(root)
         .args([
             "verify-evidence",

@@ -71,12 +71,23 @@ class DwpipeDriver(IDriver):
 
 
 def run(argv, timeout, log_path):
-    """Runs the audit (argv, never a shell), its output into `log_path` and xdevice's log."""
+    """Runs the audit (argv, never a shell), its output into `log_path` and xdevice's log;
+    past `timeout` seconds it is stopped (SIGTERM: dwpipe stops its device calls cleanly)."""
     LOG.info("run: %s", " ".join(argv))
+    timed_out = threading.Event()
     with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, text=True, errors="replace")
-        timer = threading.Timer(timeout, process.terminate)
+        try:
+            process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, text=True, errors="replace")
+        except OSError as e:
+            raise CaseError(f"cannot run {argv[0]}: {e}; put dwpipe on the worker's PATH or "
+                            "name it in DWPIPE") from e
+
+        def stop():
+            timed_out.set()
+            process.terminate()
+
+        timer = threading.Timer(timeout, stop)
         timer.start()
         try:
             for line in process.stdout:
@@ -85,9 +96,11 @@ def run(argv, timeout, log_path):
             status = process.wait()
         finally:
             timer.cancel()
+    if timed_out.is_set():
+        raise CaseError(f"the audit took longer than the case's timeout ({timeout} s) and was "
+                        f"stopped: see {log_path}")
     if status < 0:
-        raise CaseError(f"the audit was stopped by signal {-status} "
-                        f"(timeout {timeout} s?): see {log_path}")
+        raise CaseError(f"the audit was killed by signal {-status}: see {log_path}")
     LOG.info("dwpipe audit exited %s", status)
 
 
