@@ -155,13 +155,27 @@ impl NightlyLab {
             .get(0)
     }
 
-    /// The shifts a night's merge listed (`P-01 on ALN-AL00: changed from the audit of …`).
-    fn shifts(&self, changes: &Path) -> Vec<String> {
+    /// What a night's merge listed as the lab's shifts (`P-01 on ALN-AL00: changed from the
+    /// audit of …`): none before the phones got slower; on the last night one, the cold start,
+    /// from an audit of the first slower night (its jobs working in `work/<slower_workspace>/`).
+    fn check_shifts(&self, night: u32, changes: &Path, slower_workspace: u32) {
         let text = fs::read_to_string(changes).unwrap();
-        text.lines()
+        let shifts: Vec<&str> = text
+            .lines()
             .filter(|line| line.contains(": changed from the audit of"))
-            .map(|line| line.trim().to_owned())
-            .collect()
+            .map(str::trim)
+            .collect();
+        if night < SLOWER_FROM {
+            assert!(shifts.is_empty(), "night {night}: {shifts:?}");
+        }
+        if night == NIGHTS {
+            assert_eq!(shifts.len(), 1, "night {night}: {shifts:?}");
+            assert!(
+                shifts[0].starts_with("P-01 on ALN-AL00")
+                    && shifts[0].contains(&format!("/work/{slower_workspace}/")),
+                "night {night}: {shifts:?}"
+            );
+        }
     }
 }
 
@@ -221,19 +235,11 @@ fn the_github_nightly_lab_records_into_postgresql_and_finds_the_shift() {
         assert_eq!(merge.step("Where the lab shifted"), Some(0), "{}", said());
         assert_eq!(merge.step("upload-artifact"), Some(0), "{}", said());
         assert_eq!(lab.audits(), 2 * i64::from(night), "the nights add up");
-        let shifts = lab.shifts(&lab.ci.artifact(night, "lab").join("changes.txt"));
-        if night < SLOWER_FROM {
-            assert!(shifts.is_empty(), "night {night}: {shifts:?}");
-        }
-        if night == NIGHTS {
-            // One shift: the cold start, from an audit of the first slower night.
-            assert_eq!(shifts.len(), 1, "night {night}: {shifts:?}");
-            assert!(
-                shifts[0].starts_with("P-01 on ALN-AL00")
-                    && shifts[0].contains(&format!("/work/{SLOWER_FROM}/")),
-                "night {night}: {shifts:?}"
-            );
-        }
+        lab.check_shifts(
+            night,
+            &lab.ci.artifact(night, "lab").join("changes.txt"),
+            SLOWER_FROM,
+        );
     }
 }
 
@@ -294,19 +300,7 @@ fn the_gitlab_nightly_lab_records_into_postgresql_and_finds_the_shift() {
             "{matrix}"
         );
         assert_eq!(lab.audits(), 2 * i64::from(night), "the nights add up");
-        let shifts = lab.shifts(&kept("lab/changes.txt"));
         // (GitLab's jobs of night n work in `work/<n + 100>/`.)
-        if night < SLOWER_FROM {
-            assert!(shifts.is_empty(), "night {night}: {shifts:?}");
-        }
-        if night == NIGHTS {
-            // One shift: the cold start, from an audit of the first slower night.
-            assert_eq!(shifts.len(), 1, "night {night}: {shifts:?}");
-            assert!(
-                shifts[0].starts_with("P-01 on ALN-AL00")
-                    && shifts[0].contains(&format!("/work/{}/", SLOWER_FROM + 100)),
-                "night {night}: {shifts:?}"
-            );
-        }
+        lab.check_shifts(night, &kept("lab/changes.txt"), SLOWER_FROM + 100);
     }
 }
