@@ -5,7 +5,9 @@
 //! `aa start`, which it reports to `pidof` and the window manager's dumps as a phone does.
 //!
 //! The delays are assumptions, not measurements (no capture in `../shared/captures` times
-//! its calls); they are written here so the figures can be read against them.
+//! its calls); they are written here so the figures can be read against them. A second set
+//! ([`Delays::slow`]: every call twice as long, pulls at 10 MB/s) shows whether a figure rests
+//! on the first.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -20,6 +22,28 @@ const COLD_PROCESS: Duration = Duration::from_millis(150);
 const COLD_DRAWN: Duration = Duration::from_millis(700);
 /// After `aa start` of an app already running (brought to the front).
 const WARM_DRAWN: Duration = Duration::from_millis(250);
+
+/// How long the simulated phone takes: each call's time scaled, and the pulls' rate.
+#[derive(Clone, Copy)]
+pub(crate) struct Delays {
+    /// Every call's assumed time, times this.
+    pub(crate) scale: u32,
+    /// Bytes per second a pull moves (after its round trip).
+    pub(crate) pull_rate: f64,
+}
+
+impl Delays {
+    /// The assumed phone on USB: the times below, pulls at 25 MB/s.
+    pub(crate) const ASSUMED: Delays = Delays {
+        scale: 1,
+        pull_rate: 25e6,
+    };
+    /// A slower one: every call twice as long, pulls at 10 MB/s.
+    pub(crate) const SLOW: Delays = Delays {
+        scale: 2,
+        pull_rate: 10e6,
+    };
+}
 
 /// The time one call holds the device, by what it runs (assumed).
 fn delay(command: &str) -> Duration {
@@ -40,9 +64,10 @@ fn delay(command: &str) -> Duration {
     Duration::from_millis(ms)
 }
 
-/// A pull: a round trip, then 25 MB/s over USB.
-fn pull_delay(bytes: u64) -> Duration {
-    Duration::from_millis(30) + Duration::from_secs_f64(bytes as f64 / 25e6)
+/// A pull: a round trip, then the bytes at the pull rate.
+fn pull_delay(delays: Delays, bytes: u64) -> Duration {
+    Duration::from_millis(30) * delays.scale
+        + Duration::from_secs_f64(bytes as f64 / delays.pull_rate)
 }
 
 #[derive(Default)]
@@ -60,14 +85,16 @@ struct State {
 pub(crate) struct SimDevice {
     capture: Capture,
     bundle: String,
+    delays: Delays,
     state: Mutex<State>,
 }
 
 impl SimDevice {
-    pub(crate) fn new(capture: &Path, bundle: &str) -> SimDevice {
+    pub(crate) fn new(capture: &Path, bundle: &str, delays: Delays) -> SimDevice {
         SimDevice {
             capture: Capture::load(capture).unwrap(),
             bundle: bundle.to_owned(),
+            delays,
             state: Mutex::new(State::default()),
         }
     }
@@ -144,7 +171,7 @@ impl Device for SimDevice {
 
     async fn shell(&self, command: &ShellCommand) -> Result<ShellReply, DeviceError> {
         let mut state = self.state.lock().unwrap();
-        let took = delay(command.as_str());
+        let took = delay(command.as_str()) * self.delays.scale;
         state.clock += took;
         let (output, status) = self.reply(&mut state, command);
         Ok(ShellReply {
@@ -167,7 +194,7 @@ impl Device for SimDevice {
         state.cursor = index + 1;
         let exchange = self.capture.exchange(index, &operation)?;
         let size = self.capture.copy_verified(index, exchange, local)?;
-        state.clock += pull_delay(size);
+        state.clock += pull_delay(self.delays, size);
         Ok(())
     }
 
