@@ -193,3 +193,29 @@ fn a_holder_killed_with_sigkill_leaves_the_device_free() {
         assert!(waited < 1.0, "{waited}");
     });
 }
+
+/// A server that ends idle sessions (`idle_session_timeout`, set by many labs' administrators)
+/// does not end a lease: the lease's connection sits idle while its audit runs, and is kept.
+#[test]
+fn a_lease_outlives_the_servers_idle_session_timeout() {
+    let Some(server) = crate::support::pg::server() else {
+        return;
+    };
+    let db = server.database();
+    db.connect()
+        .batch_execute(
+            "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET idle_session_timeout = %L', \
+             current_database(), '1s'); END $$",
+        )
+        .unwrap();
+    let store = Store::Postgres(db);
+    let lab = lab();
+    let mut first = lab.holder(&store, "first");
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the audit ended too soon to tell"
+    );
+    assert!(lab.leased(&store), "the server ended the lease mid-audit");
+    assert!(first.wait().unwrap().success());
+}
