@@ -2,9 +2,10 @@
 //! on this host (`flock`: the kernel releases it when its holder's process ends, however it
 //! ends), or, when the history is in PostgreSQL, an advisory lock there (released when its
 //! holder's connection ends: a crashed or killed holder's lease ends with it), which every
-//! host of a lab sees. A lock file cannot see a job on another host driving the same phone
-//! through a remote hdc server; a lab of several hosts keeps its history, and so its leases,
-//! in PostgreSQL.
+//! host of a lab sees — over the host's lock file, also held, so that a job on the host that
+//! was not given the lab's history still sees it. A lock file cannot see a job on another host
+//! driving the same phone through a remote hdc server; a lab of several hosts keeps its
+//! history, and so its leases, in PostgreSQL.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
@@ -109,13 +110,19 @@ impl LeaseStore for HostLeases {
     }
 }
 
-/// Advisory locks in the history's PostgreSQL database.
+/// Advisory locks in the history's PostgreSQL database, each over the device's lock file on
+/// this host: a job here that leases on the host alone (given no history, or another) and one
+/// that leases in PostgreSQL see each other.
 pub(crate) struct PgLeases {
     pub(crate) server: Server,
+    pub(crate) host: HostLeases,
 }
 
-/// A held advisory lock: its connection, whose end releases it.
-struct PgLock(#[allow(dead_code, reason = "held for its lock, released on drop")] Connection);
+/// A held advisory lock (its connection, whose end releases it) and the host's lock file.
+struct PgLock(
+    #[allow(dead_code, reason = "held for its lock, released on drop")] Box<dyn LeaseGuard>,
+    #[allow(dead_code, reason = "held for its lock, released on drop")] Connection,
+);
 
 impl LeaseGuard for PgLock {}
 
@@ -130,6 +137,11 @@ fn lock_key(key: &str) -> i64 {
 
 impl LeaseStore for PgLeases {
     fn try_take(&self, key: &str, holder: &str) -> Result<Option<Box<dyn LeaseGuard>>, String> {
+        // The host's lock file first, always in this order (and let go when the advisory lock
+        // is not free): two jobs never each hold one half.
+        let Some(host) = self.host.try_take(key, holder)? else {
+            return Ok(None);
+        };
         // The holder rides in the connection's name, which ends with it: nothing to clean up.
         let mut client = self
             .server
@@ -147,10 +159,21 @@ impl LeaseStore for PgLeases {
             .query_one("SELECT pg_try_advisory_lock($1)", &[&lock_key(key)])
             .and_then(|row| row.try_get(0))
             .map_err(|e| crate::diagnostic::chain(&e))?;
-        Ok(taken.then(|| Box::new(PgLock(Connection::new(client))) as Box<dyn LeaseGuard>))
+        Ok(taken.then(|| Box::new(PgLock(host, Connection::new(client))) as Box<dyn LeaseGuard>))
     }
 
     fn holder(&self, key: &str) -> Option<String> {
+        self.server_holder(key).or_else(|| self.host.holder(key))
+    }
+
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+}
+
+impl PgLeases {
+    /// Who holds the advisory lock on `key`, read from the server.
+    fn server_holder(&self, key: &str) -> Option<String> {
         let mut client = self
             .server
             .connect_as("dwpipe (asking who holds a lease)")
@@ -167,10 +190,6 @@ impl LeaseStore for PgLeases {
             .ok()??;
         let (name, since): (String, String) = (row.try_get(0).ok()?, row.try_get(1).ok()?);
         Some(format!("{name}, since {since}"))
-    }
-
-    fn kind(&self) -> &'static str {
-        "postgres"
     }
 }
 

@@ -69,13 +69,16 @@ impl HdcClient {
     }
 
     /// The same client, its leases kept where `history` is when that is PostgreSQL (where
-    /// every host of a lab meets), else on this host.
+    /// every host of a lab meets; the host's lock files held too), else on this host.
     pub(crate) fn leases_beside(mut self, history: Option<&crate::history::Store>) -> HdcClient {
         if let (Some(leasing), Some(crate::history::Store::Postgres(server))) =
             (&mut self.leasing, history)
         {
             leasing.store = std::sync::Arc::new(crate::lease::PgLeases {
                 server: (**server).clone(),
+                host: crate::lease::HostLeases {
+                    folder: crate::lease::host_folder(),
+                },
             });
         }
         self

@@ -219,3 +219,50 @@ fn a_lease_outlives_the_servers_idle_session_timeout() {
     assert!(lab.leased(&store), "the server ended the lease mid-audit");
     assert!(first.wait().unwrap().success());
 }
+
+/// On one host, a job leasing in PostgreSQL (given the lab's history) and a job leasing on the
+/// host alone (given none) see each other, whichever came first: a lease in PostgreSQL holds
+/// the host's lock file too.
+#[test]
+fn a_lease_in_postgresql_and_one_on_the_host_see_each_other() {
+    let Some(server) = crate::support::pg::server() else {
+        return;
+    };
+    let lab = lab();
+    let pg = Store::Postgres(server.database());
+    for (first, second) in [(&pg, &Store::Sqlite), (&Store::Sqlite, &pg)] {
+        let mut holder = lab
+            .audit(first, &lab.slow, "first", "1m")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Held once the host's lock file names this job (both kinds of lease write it).
+        let said = format!("pid {} on ", holder.id());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !fs::read_dir(lab.path().join("leases"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
+        {
+            assert!(Instant::now() < deadline, "the first audit never leased");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let refused = lab
+            .audit(second, &lab.quick, "refused", "1s")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(3), "{stderr}");
+        assert!(
+            stderr.contains("E_DEVICE_LEASED") && stderr.contains(&said),
+            "{stderr}"
+        );
+        assert!(holder.wait().unwrap().success());
+        // The next round starts over: new folders, the fake phones at their transcripts' start.
+        for used in ["first", "refused", "state", "quick/state"] {
+            let _ = fs::remove_dir_all(lab.path().join(used));
+        }
+    }
+}
