@@ -172,7 +172,8 @@ impl LeaseStore for PgLeases {
 }
 
 impl PgLeases {
-    /// Who holds the advisory lock on `key`, read from the server.
+    /// Who holds the advisory lock on `key`, read from the server: in this database (an
+    /// advisory lock is one database's; another history on the server may lease the same key).
     fn server_holder(&self, key: &str) -> Option<String> {
         let mut client = self
             .server
@@ -184,6 +185,7 @@ impl PgLeases {
                  'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM pg_locks l \
                  JOIN pg_stat_activity a ON a.pid = l.pid \
                  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 \
+                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
                  AND ((l.classid::bigint << 32) | l.objid::bigint) = $1",
                 &[&lock_key(key)],
             )

@@ -97,7 +97,9 @@ impl Lab {
             Store::Postgres(db) => {
                 db.connect()
                     .query_one(
-                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted",
+                        // This test's database: other tests lease the same key in theirs.
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted \
+                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                         &[],
                     )
                     .unwrap()
@@ -265,4 +267,34 @@ fn a_lease_in_postgresql_and_one_on_the_host_see_each_other() {
             let _ = fs::remove_dir_all(lab.path().join(used));
         }
     }
+}
+
+/// Advisory locks are per database: a lab whose history is another database on the same server,
+/// leasing a phone of the same connect key, is not named as the holder of ours.
+#[test]
+fn a_lease_in_another_database_of_the_server_is_not_this_labs() {
+    let Some(server) = crate::support::pg::server() else {
+        return;
+    };
+    let (lab, other_lab) = (lab(), lab());
+    let (ours, theirs) = (
+        Store::Postgres(server.database()),
+        Store::Postgres(server.database()),
+    );
+    // The other lab's job holds PHONE-L in its database; ours is held by a job on our host
+    // that was given no history.
+    let mut other = other_lab.holder(&theirs, "first");
+    let mut host_only = lab.holder(&Store::Sqlite, "first");
+    let refused = lab
+        .audit(&ours, &lab.quick, "refused", "1s")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("pid {} on ", host_only.id())),
+        "the holder named is ours: {stderr}"
+    );
+    assert!(host_only.wait().unwrap().success());
+    assert!(other.wait().unwrap().success());
 }
