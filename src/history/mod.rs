@@ -684,9 +684,67 @@ fn open_file(path: &Path) -> Result<rusqlite::Connection, HistoryError> {
     }
     let conn = rusqlite::Connection::open(path).map_err(open)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(open)?;
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(open)?;
+    wal(&conn).map_err(open)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(open)?;
     Ok(conn)
+}
+
+/// Puts the file in WAL mode. WAL is the file's own (once set, every later open finds it, and
+/// takes no lock to ask); setting it takes the file's exclusive lock, and SQLite answers
+/// `SQLITE_BUSY` at once when another process holds any lock, without its busy handler — so
+/// many first writers of a new history each ask again, within the busy timeout, until the
+/// file is WAL (by their hand or another's).
+fn wal(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        let mode: String = conn.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            return Ok(());
+        }
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            done => return done,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Sixteen first openers of a new file at once, thirty times over: each finds it in WAL
+    /// mode. (SQLite refuses the conversion at once, without its busy handler, while another
+    /// opener holds a lock: asked once, some of these openers failed with `database is
+    /// locked`.)
+    #[test]
+    fn many_first_openers_of_a_new_file_all_get_it_in_wal_mode() {
+        for _ in 0..30 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("h.sqlite");
+            let start = std::sync::Barrier::new(16);
+            std::thread::scope(|scope| {
+                let openers: Vec<_> = (0..16)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            start.wait();
+                            let conn = super::open_file(&path).map_err(|e| e.to_string())?;
+                            conn.pragma_query_value(None, "journal_mode", |row| {
+                                row.get::<_, String>(0)
+                            })
+                            .map_err(|e| e.to_string())
+                        })
+                    })
+                    .collect();
+                for opener in openers {
+                    assert_eq!(opener.join().unwrap().as_deref(), Ok("wal"));
+                }
+            });
+        }
+    }
 }

@@ -66,6 +66,11 @@ impl Ci {
         let mut all = vec![
             ("PATH".to_owned(), path),
             ("DWPIPE_HDC".to_owned(), hdc.display().to_string()),
+            // The lab's hosts' lock files, apart from other tests' phones of the same serial.
+            (
+                "DWPIPE_LEASES".to_owned(),
+                root.join("leases").display().to_string(),
+            ),
         ];
         all.extend(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         Ci {
