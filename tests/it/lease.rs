@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::pg::{Store, each_store, pgpass};
+use crate::support::pg::{Database, Store, each_store, pgpass};
 use crate::support::{device, fake_hdc, no_sleeps};
 
 /// A frozen example pack, one fake phone behind a slow hdc (every call 40 ms: an audit holds
@@ -67,7 +67,9 @@ impl Lab {
         command
     }
 
-    /// Starts the slow audit into `out` and returns once it holds the phone's lease.
+    /// Starts the slow audit into `out`, recording into `store`, and returns once it holds the
+    /// phone's lease: once the host's lock file names it (a lease in PostgreSQL holds the
+    /// host's lock file too, taken first).
     fn holder(&self, store: &Store, out: &str) -> Child {
         let mut child = self
             .audit(store, &self.slow, out, "1m")
@@ -75,8 +77,14 @@ impl Lab {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        let said = named(&child);
         let deadline = Instant::now() + Duration::from_secs(60);
-        while !self.leased(store) {
+        while !fs::read_dir(self.path().join("leases"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
+        {
             assert!(Instant::now() < deadline, "the first audit never leased");
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("the first audit ended before it was seen leasing: {status}");
@@ -85,29 +93,25 @@ impl Lab {
         }
         child
     }
+}
 
-    /// Whether some job holds the phone's lease.
-    fn leased(&self, store: &Store) -> bool {
-        match store {
-            Store::Sqlite => fs::read_dir(self.path().join("leases"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.starts_with("dwpipe audit"))),
-            Store::Postgres(db) => {
-                db.connect()
-                    .query_one(
-                        // This test's database: other tests lease the same key in theirs.
-                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted \
-                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                        &[],
-                    )
-                    .unwrap()
-                    .get::<_, i64>(0)
-                    > 0
-            }
-        }
-    }
+/// How a job is named as a lease's holder (`dwpipe audit (pid 42 on lab-2), since …`).
+fn named(job: &Child) -> String {
+    format!("pid {} on ", job.id())
+}
+
+/// Whether a job holds the phone's advisory lock in `db` (its own database: other tests lease
+/// the same key in theirs).
+fn advisory_lock_held(db: &Database) -> bool {
+    db.connect()
+        .query_one(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted \
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            &[],
+        )
+        .unwrap()
+        .get::<_, i64>(0)
+        > 0
 }
 
 fn report(dir: &Path, out: &str) -> Value {
@@ -151,7 +155,7 @@ fn a_second_job_waits_for_the_device_then_runs_and_a_bounded_one_gives_up() {
         assert_eq!(second.status.code(), Some(0), "{stderr}");
         assert!(
             stderr.contains("device PHONE-L: waiting for its lease, held by dwpipe audit (pid")
-                && stderr.contains(&format!("pid {first_pid} on ")),
+                && stderr.contains(&named(&first)),
             "{stderr}"
         );
         assert!(first.wait().unwrap().success());
@@ -218,7 +222,13 @@ fn a_lease_outlives_the_servers_idle_session_timeout() {
         first.try_wait().unwrap().is_none(),
         "the audit ended too soon to tell"
     );
-    assert!(lab.leased(&store), "the server ended the lease mid-audit");
+    let Store::Postgres(db) = &store else {
+        unreachable!("a PostgreSQL store, made above")
+    };
+    assert!(
+        advisory_lock_held(db),
+        "the server ended the lease mid-audit"
+    );
     assert!(first.wait().unwrap().success());
 }
 
@@ -233,24 +243,8 @@ fn a_lease_in_postgresql_and_one_on_the_host_see_each_other() {
     let lab = lab();
     let pg = Store::Postgres(server.database());
     for (first, second) in [(&pg, &Store::Sqlite), (&Store::Sqlite, &pg)] {
-        let mut holder = lab
-            .audit(first, &lab.slow, "first", "1m")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // Held once the host's lock file names this job (both kinds of lease write it).
-        let said = format!("pid {} on ", holder.id());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !fs::read_dir(lab.path().join("leases"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
-        {
-            assert!(Instant::now() < deadline, "the first audit never leased");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let mut holder = lab.holder(first, "first");
+        let said = named(&holder);
         let refused = lab
             .audit(second, &lab.quick, "refused", "1s")
             .output()
@@ -292,7 +286,7 @@ fn a_lease_in_another_database_of_the_server_is_not_this_labs() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(3), "{stderr}");
     assert!(
-        stderr.contains(&format!("pid {} on ", host_only.id())),
+        stderr.contains(&named(&host_only)),
         "the holder named is ours: {stderr}"
     );
     assert!(host_only.wait().unwrap().success());
