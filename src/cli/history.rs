@@ -2,7 +2,7 @@
 //! criterion's series shifted (`--changes`), and `history import` of runs made elsewhere.
 
 use crate::diagnostic::Diagnostic;
-use crate::history::{Filter, History, Recorder, Window, shifts};
+use crate::history::{Filter, History, Recorder, Store, Window, shifts};
 use crate::schema::{Point, Searched, SeriesOutput, Shift, ShiftsOutput};
 use crate::text::{CELL, LINE, one_line};
 
@@ -63,16 +63,10 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
             crate::exit_code::INVALID_INPUT
         });
     }
-    if let Some(file) = args.history.file()
-        && !file.is_file()
-    {
-        return Err(Diagnostic::error(
-            "E_HISTORY_OPEN",
-            format!("there is no history at `{}`", file.display()),
-        )
-        .fix("`deliver` records into .dwpipe/history.sqlite beside dwpipe.yaml; pass --history PATH (or postgres://…) for another")
-        .into());
-    }
+    existing(
+        &args.history,
+        "`deliver` records into .dwpipe/history.sqlite beside dwpipe.yaml; pass --history PATH (or postgres://…) for another",
+    )?;
     let mut history = History::open(&args.history)?;
     let filter = Filter {
         criterion: args.criterion.clone(),
@@ -137,16 +131,10 @@ fn prune(
         "what `prune` deletes",
         "`dwpipe history prune --older-than 90d --keep-last 200`",
     )?;
-    if let Some(file) = args.history.file()
-        && !file.is_file()
-    {
-        return Err(Diagnostic::error(
-            "E_HISTORY_OPEN",
-            format!("there is no history at `{}`", file.display()),
-        )
-        .fix("pass --history PATH (or postgres://…) of the history to prune")
-        .into());
-    }
+    existing(
+        &args.history,
+        "pass --history PATH (or postgres://…) of the history to prune",
+    )?;
     let before = older_than.map(|age| {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -251,5 +239,19 @@ fn print_shifts(shifts: &[Shift], searched: &[Searched], window: Window) {
     }
     if !cut.is_empty() {
         print::out("  (--window N searches more of each series, --window all every audit)");
+    }
+}
+
+/// Refuses a history file that is not there (a read or a prune creates none), with `fix`; a
+/// PostgreSQL history is the server's to say.
+fn existing(history: &Store, fix: &str) -> Result<(), Error> {
+    match history.file() {
+        Some(file) if !file.is_file() => Err(Diagnostic::error(
+            "E_HISTORY_OPEN",
+            format!("there is no history at `{}`", file.display()),
+        )
+        .fix(fix)
+        .into()),
+        _ => Ok(()),
     }
 }
