@@ -11,6 +11,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod reports;
+
 const AUDITS: usize = 20_000;
 const REPEATS: usize = 3;
 
@@ -27,57 +29,13 @@ fn main() {
             .unwrap();
         (output.status.code().unwrap(), output.stdout.len())
     };
-    let pack = repo.join("tests/fixtures/packs/cold-start.yaml");
-    assert_eq!(run(&["freeze", pack.to_str().unwrap()]).0, 0);
-    let capture = repo.join("device-fixtures/regress-base");
-    assert_eq!(
-        run(&[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--replay",
-            capture.to_str().unwrap(),
-            "--out",
-            "seed"
-        ])
-        .0,
-        0
-    );
-    let template: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("seed/audit-1.json")).unwrap())
-            .unwrap();
     // 20,000 audits of one model: 700 ms, 770 ms from audit 10,000, 840 ms from 19,500.
-    for i in 0..AUDITS {
-        let mut report = template.clone();
-        let base = match i {
-            0..10_000 => 700.0,
-            10_000..19_500 => 770.0,
-            _ => 840.0,
-        };
-        let m = &mut report["checks"][0]["measurements"][0];
-        m["value"] = serde_json::json!(base + (i % 13) as f64 + i as f64 / 1e6);
-        for (r, reading) in m["runs"].as_array_mut().unwrap().iter_mut().enumerate() {
-            reading["value"] = serde_json::json!(base + ((i + r) % 13) as f64);
-        }
-        // Each its own run: an audit an hour.
-        let (day, hour) = (i / 24, i % 24);
-        report["started"] = serde_json::json!(format!(
-            "{:04}-{:02}-{:02}T{hour:02}:00:00Z",
-            2000 + day / 336,
-            1 + day % 336 / 28,
-            1 + day % 28
-        ));
-        report["lock"] = serde_json::json!("../../pack.lock.json");
-        // A report of format 3 (before audits kept their source record and lock): its folder
-        // here holds the report alone.
-        report["format-version"] = serde_json::json!(3);
-        let inputs = report["inputs"].as_object_mut().unwrap();
-        inputs.remove("source");
-        inputs.remove("lock");
-        let folder = dir.join(format!("runs/{i:05}"));
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("audit-1.json"), report.to_string()).unwrap();
-    }
+    let level = |i| match i {
+        0..10_000 => 700.0,
+        10_000..19_500 => 770.0,
+        _ => 840.0,
+    };
+    reports::write(repo, dir, AUDITS, 2000, level, |_, _| {});
     let time = |label: &str, args: &[&str], fresh: bool| {
         let mut times = Vec::new();
         let mut printed = 0;

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod reports;
+
 const REPORTS: usize = 10_000;
 const MODELS: usize = 10;
 const COPIES: usize = 10;
@@ -156,59 +158,19 @@ fn database(url: &str, password: &str, name: &str) -> String {
 }
 
 /// [`REPORTS`] audit reports of P-01 (10 runs each) in `dir/runs/NNNNN/audit-1.json`, an
-/// hour apart from 2020-01-01, on [`MODELS`] device models in turn, each its own report.
+/// hour apart from 2020-01-01, on [`MODELS`] device models in turn, each made on a device.
 fn reports(repo: &Path, dir: &Path) {
-    let run = |args: &[&str]| {
-        let status = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap()
-            .status;
-        assert!(status.success(), "{args:?}");
-    };
-    let pack = repo.join("tests/fixtures/packs/cold-start.yaml");
-    run(&["freeze", pack.to_str().unwrap()]);
-    let capture = repo.join("device-fixtures/regress-base");
-    run(&[
-        "audit",
-        "--pack",
-        "pack.lock.json",
-        "--replay",
-        capture.to_str().unwrap(),
-        "--out",
-        "seed",
-    ]);
-    let template: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("seed/audit-1.json")).unwrap())
-            .unwrap();
-    for i in 0..REPORTS {
-        let mut report = template.clone();
-        let m = &mut report["checks"][0]["measurements"][0];
-        m["value"] = serde_json::json!(700.0 + (i % 13) as f64 + i as f64 / 1e6);
-        for (r, reading) in m["runs"].as_array_mut().unwrap().iter_mut().enumerate() {
-            reading["value"] = serde_json::json!(700.0 + ((i + r) % 13) as f64);
-        }
-        let (day, hour) = (i / 24, i % 24);
-        report["started"] = serde_json::json!(format!(
-            "{:04}-{:02}-{:02}T{hour:02}:00:00Z",
-            2020 + day / 336,
-            1 + day % 336 / 28,
-            1 + day % 28
-        ));
-        report["device"]["model"] = serde_json::json!(format!("M-{:02}", i % MODELS));
-        report["lock"] = serde_json::json!("../../pack.lock.json");
-        // A report of format 3 (before audits kept their source record and lock), made on a
-        // device: its folder holds the report alone.
-        report["format-version"] = serde_json::json!(3);
-        let inputs = report["inputs"].as_object_mut().unwrap();
-        inputs.remove("source");
-        inputs.remove("lock");
-        report["source"] = serde_json::json!({"kind": "device", "serial": "FMR0223C13000649"});
-        let folder = dir.join(format!("runs/{i:05}"));
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("audit-1.json"), report.to_string()).unwrap();
-    }
+    reports::write(
+        repo,
+        dir,
+        REPORTS,
+        2020,
+        |_| 700.0,
+        |i, report| {
+            report["device"]["model"] = serde_json::json!(format!("M-{:02}", i % MODELS));
+            report["source"] = serde_json::json!({"kind": "device", "serial": "FMR0223C13000649"});
+        },
+    );
 }
 
 /// `big`: the audits of `small`, and [`COPIES`]` - 1` copies of them, each copy later in time
