@@ -147,19 +147,23 @@ impl LeaseStore for PgLeases {
             .server
             .connect_as(holder)
             .map_err(|e| crate::diagnostic::chain(&e))?;
-        // The connection sits idle while the audit runs: a server's `idle_session_timeout`
-        // (PostgreSQL 14 and later) would end it, and the lease with it, mid-audit.
+        let taken: bool = client
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&lock_key(key)])
+            .and_then(|row| row.try_get(0))
+            .map_err(|e| crate::diagnostic::chain(&e))?;
+        if !taken {
+            return Ok(None);
+        }
+        // The holding connection sits idle while the audit runs: a server's
+        // `idle_session_timeout` (PostgreSQL 14 and later) would end it, and the lease with it,
+        // mid-audit.
         client
             .batch_execute(
                 "DO $$ BEGIN IF current_setting('server_version_num')::int >= 140000 THEN \
                  PERFORM set_config('idle_session_timeout', '0', false); END IF; END $$",
             )
             .map_err(|e| crate::diagnostic::chain(&e))?;
-        let taken: bool = client
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&lock_key(key)])
-            .and_then(|row| row.try_get(0))
-            .map_err(|e| crate::diagnostic::chain(&e))?;
-        Ok(taken.then(|| Box::new(PgLock(host, Connection::new(client))) as Box<dyn LeaseGuard>))
+        Ok(Some(Box::new(PgLock(host, Connection::new(client)))))
     }
 
     fn holder(&self, key: &str) -> Option<String> {
