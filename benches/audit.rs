@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 mod sim;
 
 use dwpipe::audit::{self, AuditSpec, Context, Decoded, Files};
-use dwpipe::device::ReplayDevice;
+use dwpipe::device::{Device, ReplayDevice};
 use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
@@ -339,8 +339,9 @@ fn device_time(
             }
             let seconds = time["seconds"].as_f64().unwrap();
             println!(
-                "    {name:<36} {seconds:>6.1} s  ({passed} checks pass; {} readiness looks)",
-                device.looks()
+                "    {name:<36} {seconds:>6.1} s  ({passed} checks pass; {} readiness looks; {:.1} s with the device's state read before and after)",
+                device.looks(),
+                device.clock().as_secs_f64()
             );
             let parts: Vec<String> = per.iter().map(|(v, s)| format!("{v} {s:.1} s")).collect();
             println!("        {}", parts.join(" · "));

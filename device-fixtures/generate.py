@@ -12,7 +12,8 @@ Every capture is transcript format 3, as a recording by this dwpipe writes it: t
 state (battery, power, thermal zones, brightness, lock, screen) before the first visit and
 after the last; each visit of
 the audit begins with a `visit` mark (`2 cold-start`: its run plan, which a replay with other
-runs is refused on before its first call), each pause is a `sleep` exchange (a cold start's fixed 3 s, a traced step's settle, a poll's intervals), each
+runs is refused on before its first call), each pause is a `sleep` exchange (a cold start's wait inside its trace, a traced step's settle —
+the ceilings in run 1, then what the earlier runs needed, src/audit/window.rs — a poll's intervals), each
 session that starts the app and each flow's `launch` poll for its window (`ready: window`: no
 process at the first look, the window focused and shown 200 ms later, as SceneBoard prints it), and `sessions:` holds the SHA-256 of every file in
 playbooks/sessions/, so a changed session makes the audit refuse these captures until this
@@ -25,7 +26,8 @@ script runs again.
                     A-01, X-01, X-02, F-01 fail
   notes-pass-v1     notes-pass for the first release's example pack (no flows, no P-03)
   notes-unstable    like notes-pass, but cold starts of 500/720/1100 ms: the median passes, the
-                    spread (83% > 25%) is W_MEASUREMENT_UNSTABLE
+                    spread (83% > 25%) is W_MEASUREMENT_UNSTABLE; run 3's cold start and flow
+                    are cut short by the windows runs 1-2 showed, and made again at the ceilings
   notes-trace-cut   like notes-pass, but the first cold-start trace ends mid-line before the
                     first frame                                                → P-01 unverified
   notes-no-window   like notes-pass, but the layout dump lacks the app window   → A-01, X-01, X-02 unverified
@@ -39,7 +41,7 @@ script runs again.
   notes-editor-missing the editor never opens: `wait-for id:editor_title` times out after 2 s
                       (5 dumps)                                                   → A-02, X-03 unverified
 """
-import hashlib, io, json, os, shutil, sys
+import hashlib, io, json, math, os, shutil, sys
 from PIL import Image, ImageDraw
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -51,8 +53,27 @@ def line(task, tid, tgid, cpu, us, payload):
     secs, frac = divmod(us, 1_000_000)
     return f"{(task + '-' + str(tid)).rjust(24)} ({str(tgid).rjust(7)}) [{cpu:03d}] .... {secs}.{frac:06d}: tracing_mark_write: {payload}\n"
 
-def cold_trace(total_ms):
-    """A cold start whose first frame is on screen `total_ms` after the finger-up at 10 s."""
+def window(needs, ceiling_ms):
+    """How long the audit leaves a traced window open (src/audit/window.rs): the ceiling in the
+    first run, or when an earlier run read nothing; otherwise what the earlier runs needed, a
+    quarter more (250 ms at least), in steps of 50 ms, when that is shorter than the ceiling."""
+    if not needs or any(n is None for n in needs):
+        return ceiling_ms
+    n = max(needs)
+    return min(math.ceil((n + max(n * 0.25, 250)) / 50) * 50, ceiling_ms)
+
+def within(trace, t0_us, window_ms):
+    """The lines of `trace` a window of `window_ms` from `t0_us` recorded."""
+    lines = trace.splitlines(keepends=True)
+    kept = [l for l in lines if l.startswith("#") or float(l.split(": tracing_mark_write")[0].split()[-1]) * 1e6 <= t0_us + window_ms * 1000 + 0.5]
+    return "".join(kept)
+
+def cold_trace(total_ms, window_ms=3000):
+    """A cold start whose first frame is on screen `total_ms` after the finger-up at 10 s, as a
+    window of `window_ms` from there recorded it (cut before the first frame when shorter)."""
+    return within(full_cold_trace(total_ms), 10_000_000, window_ms)
+
+def full_cold_trace(total_ms):
     t0 = 10_000_000
     end = t0 + total_ms * 1000
     at = lambda frac: t0 + int((end - t0) * frac)
@@ -164,11 +185,15 @@ def editor_png(toast):
     img.save(buf, format="PNG")
     return buf.getvalue()
 
-def response_trace(complete_ms, lane=True):
+def response_trace(complete_ms, lane=True, window_ms=2000):
     """A tap at 20 s: the page switch starts 40 ms later (response 60 ms with the 20 ms
     compensation), frames are composed every 16 ms until `complete_ms` - 32 ms (completion,
     with the 32 ms display time, is `complete_ms`), then the screen stays still for the rest of
-    the 2 s trace."""
+    the trace, which ends `window_ms` after the tap (without a completion when the screen had
+    not stood still 300 ms by then)."""
+    return within(full_response_trace(complete_ms, lane, window_ms), 20_000_000, window_ms)
+
+def full_response_trace(complete_ms, lane, window_ms):
     t0 = 20_000_000
     L = [line("mmi_service", 800, 800, 2, t0 - 80_000, "B|800|H:service report touchId:2, type: down|I62"),
          line("mmi_service", 800, 800, 2, t0 - 79_950, "E|800|I62"),
@@ -186,7 +211,7 @@ def response_trace(complete_ms, lane=True):
     L.append(line("render_service", 1252, 1252, 2, last + 3000, "E|1252|I38"))
     if lane:
         L.append(line("render_service", 1252, 1252, 2, last + 4000, f"F|1252|H:ABILITY_OR_PAGE_SWITCH, {BUNDLE}, pages/Editor, 1717000000000, IMPLICIT_ANIMATOR, uid0|7|M0538"))
-    L.append(line("hitrace", 900, 900, 1, t0 + 2_000_000, "B|900|H:trace finish|M62"))
+    L.append(line("hitrace", 900, 900, 1, t0 + window_ms * 1000, "B|900|H:trace finish|M62"))
     return HEADER + "".join(L)
 
 def hypium(failing):
@@ -279,6 +304,7 @@ class Capture:
         self.lines = [f"# {c}" for c in comment.splitlines()] + ["format-version: 3", "recorded-by: device-fixtures/generate.py", "sessions:"]
         self.lines += [f"  {name}: {sha}" for name, sha in session_hashes()]
         self.lines.append("exchanges:")
+        self.due = None  # a flow step's screenshot left to the next step's first dump
         self.shell(STATE_COMMAND, state_reply())  # the device's state before its runs
     def shell(self, command, reply="", fault=None, status=0):
         self.lines.append(f"  - shell: {command}")
@@ -325,23 +351,44 @@ class Capture:
                 f.write(data)
         self.lines += [f"  - pull: {remote}", f"    file: files/{name}", f"    sha256: {digest}"]
     def dump(self, run, step, data):
+        """A flow step's dump; a screenshot left due by the step before is taken beside it."""
         remote = f"/data/local/tmp/dwpipe-flow-{run}-{step:02}.json"
+        name = f"flow-{run}-{step:02}.json"
+        if self.due:
+            screen, png, png_name = self.due
+            self.due = None
+            self.both(screen, png, png_name, remote, data, name)
+            return
         self.rm(remote)
         self.shell(f"uitest dumpLayout -p {remote}", f"DumpLayout saved to:{remote}\n")
-        self.pull(remote, f"flow-{run}-{step:02}.json", data.encode())
-    def step_screen(self, run, step, png, name):
+        self.pull(remote, name, data.encode())
+    def step_screen(self, run, step, png, name, due=False):
+        """The screenshot after a flow step; `due`: left to the next step's first dump."""
         remote = f"/data/local/tmp/dwpipe-step-{run}-{step:02}.png"
+        if due:
+            self.due = (remote, png, name)
+            return
         self.rm(remote)
         self.shell(f"uitest screenCap -p {remote}", f"ScreenCap saved to {remote}\n")
         self.pull(remote, name, png)
-    def ui_session(self, run, layout_json, png, name):
-        """The ui session after a flow: its steps only, what they pull removed first."""
-        self.rm(f"/data/local/tmp/dwpipe-layout-{run}.json")
-        self.shell(f"uitest dumpLayout -p /data/local/tmp/dwpipe-layout-{run}.json", f"DumpLayout saved to:/data/local/tmp/dwpipe-layout-{run}.json\n")
-        self.pull(f"/data/local/tmp/dwpipe-layout-{run}.json", f"layout-{run}-{name}.json", layout_json.encode())
-        self.rm(f"/data/local/tmp/dwpipe-{run}-screen.png")
-        self.shell(f"uitest screenCap -p /data/local/tmp/dwpipe-{run}-screen.png", f"ScreenCap saved to /data/local/tmp/dwpipe-{run}-screen.png\n")
-        self.pull(f"/data/local/tmp/dwpipe-{run}-screen.png", f"screen-{run}-{name}.png", png)
+    def both(self, screen, png, png_name, layout_remote, layout_json, layout_name, no_screenshot=False):
+        """A screenshot and a dump of one screen side by side in one call (src/audit/capture.rs):
+        both files removed in one call first, each tool's status echoed, the dump pulled first."""
+        self.shell(f"rm -f {screen} {layout_remote}")
+        self.shell(f"uitest screenCap -p {screen} & uitest dumpLayout -p {layout_remote}; echo __DWPIPE_DUMPED=$?; wait $!; echo __DWPIPE_SHOT=$?",
+                   f"DumpLayout saved to:{layout_remote}\n__DWPIPE_DUMPED=0\nScreenCap saved to {screen}\n__DWPIPE_SHOT=0\n")
+        self.pull(layout_remote, layout_name, layout_json.encode())
+        if no_screenshot:
+            self.lines += [f"  - pull: {screen}", f"    reply: \"[Fail]Error opening file: no such file or directory, path:{screen}\\r\\n\"", "    fault: hdc-reply"]
+        else:
+            self.pull(screen, png_name, png)
+    def ui_session(self, run, layout_json, png, no_screenshot=False):
+        """The ui session on the launch screen: `aa start`, the readiness poll, its `dump`
+        and its `screenshot` side by side. (After a flow that ended on a wait, the session
+        makes no call: the flow's last dump and screenshot are its.)"""
+        self.start()
+        self.both(f"/data/local/tmp/dwpipe-{run}-screen.png", png, f"screen-{run}.png",
+                  f"/data/local/tmp/dwpipe-{run}-layout.json", layout_json, f"layout-{run}.json", no_screenshot)
     def finish(self):
         self.shell(STATE_COMMAND, state_reply())  # and after them
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
@@ -349,25 +396,56 @@ class Capture:
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
 
-def cold_session(c, run, trace):
+COLD_CEILING_MS = 3000  # cold-start.yaml's wait inside the trace
+
+def cold_session(c, run, ms, earlier=(), cut=False):
+    """A cold start of `ms`: the wait inside the trace is what the `earlier` runs' readings
+    showed it needs (the ceiling in run 1); a window that cuts the first frame off is made
+    again at the ceiling. `cut`: the trace ends mid-line before the first frame (a fault, read
+    as nothing). Returns the reading."""
+    wait = window(list(earlier), COLD_CEILING_MS)
+    if not cut and ms > wait:
+        cold_attempt(c, run, cold_trace(ms, wait), wait, "-cut")
+        wait = COLD_CEILING_MS
+    trace = cold_trace(ms, wait)
+    if cut:
+        trace = trace[: trace.index("Waiting for Present Fence 101") - 60]
+    cold_attempt(c, run, trace, wait)
+    return None if cut else ms
+
+def cold_attempt(c, run, trace, wait, suffix=""):
     c.rm(f"/data/local/tmp/dwpipe-cold-{run}.ftrace")
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
     c.clock(9.5)  # the cold start's trace begins at 10 s of uptime
     c.shell("hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
-    c.sleep(3000)  # fixed: inside the trace
+    c.sleep(wait)  # inside the trace: its ceiling, or what earlier runs showed
     c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-cold-{run}.ftrace")
-    c.pull(f"/data/local/tmp/dwpipe-cold-{run}.ftrace", f"cold-{run}.ftrace", trace.encode())
+    c.pull(f"/data/local/tmp/dwpipe-cold-{run}.ftrace", f"cold-{run}{suffix}.ftrace", trace.encode())
 
 TRACE_BEGIN = "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin"
 
-def launch_step(c, run, list_png, timeout_ms=2000):
+def launch_step(c, run, list_png, timeout_ms=2000, due=True):
+    """Step 1, `launch: cold`; its screenshot goes with step 2's first dump (`due`) unless
+    RenderService's records are read between them."""
     c.shell(f"aa force-stop {BUNDLE}", "force stop process successfully.\n")
     c.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
     c.ready(timeout_ms)  # a flow's launch polls for the window, its timeout the ceiling
-    c.step_screen(run, 1, list_png, "list.png")
+    c.step_screen(run, 1, list_png, "list.png", due)
 
-def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000):
+STEP_CEILING_MS = 2000  # a flow step's default timeout: a traced step's longest settle
+
+def step_settle(earlier, ceiling_ms=STEP_CEILING_MS):
+    """A traced tap's settle: what the earlier runs' completions needed (the completion and
+    the 300 ms still gap after it), the step's timeout in run 1."""
+    return window([None if ms is None else ms + 300 for ms in earlier], ceiling_ms)
+
+def completes_within(complete_ms, settle_ms):
+    """Whether a trace of `settle_ms` after the tap shows the completion: the last frame
+    (`complete_ms` - 32 ms) and 300 ms of stillness after it."""
+    return complete_ms - 32 + 300 <= settle_ms
+
+def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000, suffix=""):
     """Step 2, `click id:note_item_1` named open, traced for perf.response."""
     c.dump(run, 2, list_json)
     x, y = centre(item_rect(1, gap_vp))
@@ -375,27 +453,35 @@ def open_step(c, run, list_json, gap_vp, trace, editor_png_bytes, settle_ms=2000
     c.clock(19.5)  # the tap's trace begins at 19.92 s of uptime
     c.shell(TRACE_BEGIN)
     c.shell(f"uitest uiInput click {x} {y}")
-    c.sleep(settle_ms)  # a traced step settles for its timeout, a fixed wait
+    c.sleep(settle_ms)  # a traced step settles for its timeout, or what earlier runs showed
     c.shell(f"hitrace --trace_finish -o /data/local/tmp/dwpipe-step-{run}-02.ftrace")
-    c.pull(f"/data/local/tmp/dwpipe-step-{run}-02.ftrace", f"step-{run}-02.ftrace", trace.encode())
-    c.step_screen(run, 2, editor_png_bytes, "editor.png")
+    c.pull(f"/data/local/tmp/dwpipe-step-{run}-02.ftrace", f"step-{run}-02{suffix}.ftrace", trace.encode())
+    c.step_screen(run, 2, editor_png_bytes, "editor.png", due=True)  # step 3 waits: a dump first
 
-def open_note_flow(c, run, gap_vp, title_colour, complete_ms):
+def open_note_flow(c, run, gap_vp, title_colour, complete_ms, earlier=()):
     """The example pack's flow: launch, open the second note, wait for the editor, save, wait
-    for the toast; F-02's ui session after it in run 1."""
+    for the toast (F-02's ui session after it in run 1 takes step 5's dump and screenshot: no
+    call). The tap settles for what the `earlier` runs' completions needed; a settle that cuts
+    the completion off makes the whole flow again at the step's timeout. Returns the reading."""
+    settle = step_settle(earlier)
+    if not completes_within(complete_ms, settle):
+        open_note_attempt(c, run, gap_vp, title_colour, complete_ms, settle, "-cut")
+        settle = STEP_CEILING_MS
+    open_note_attempt(c, run, gap_vp, title_colour, complete_ms, settle)
+    return complete_ms
+
+def open_note_attempt(c, run, gap_vp, title_colour, complete_ms, settle, suffix=""):
     plain, toasted = editor_png(False), editor_png(True)
     launch_step(c, run, screenshot(title_colour))
-    open_step(c, run, layout(gap_vp, False), gap_vp, response_trace(complete_ms), plain)
+    open_step(c, run, layout(gap_vp, False), gap_vp, response_trace(complete_ms, window_ms=settle), plain, settle, suffix)
     c.dump(run, 3, editor())
-    c.step_screen(run, 3, plain, "editor.png")
+    c.step_screen(run, 3, plain, "editor.png", due=True)
     c.dump(run, 4, editor())
     bx, by = centre(save_rect(48))
     c.shell(f"uitest uiInput click {bx} {by}")
-    c.step_screen(run, 4, toasted, "editor-toast.png")
+    c.step_screen(run, 4, toasted, "editor-toast.png", due=True)
     c.dump(run, 5, editor(toast=True))
     c.step_screen(run, 5, toasted, "editor-toast.png")
-    if run == 1:
-        c.ui_session(run, editor(toast=True), toasted, "editor-toast")
 
 def scroll_session(c, run, trace):
     """The scroll session: swipes down the middle of the 1260x2720 display, a quarter of its
@@ -411,35 +497,24 @@ def scroll_session(c, run, trace):
 
 def build(name, comment, cold_ms, intervals, gap_vp, small_icon, title_colour, failing_test, cut_trace=False, with_app=True, no_screenshot=False, flows=True):
     c = Capture(name, comment)
-    trace1 = cold_trace(cold_ms[0])
-    if cut_trace:
-        trace1 = trace1[: trace1.index("Waiting for Present Fence 101") - 60]
+    colds, completes = [], []
     c.visit("1 cold-start")
-    cold_session(c, 1, trace1)
+    colds.append(cold_session(c, 1, cold_ms[0], cut=cut_trace))
     c.visit("1 hypium")
     c.shell(f"aa test -b {BUNDLE} -m entry_test -s unittest OpenHarmonyTestRunner -s class NoteListTest -s timeout 60000", hypium(failing_test))
     c.visit("1 scroll")
     scroll_session(c, 1, scroll_trace(intervals))
     c.visit("1 ui")
-    c.rm("/data/local/tmp/dwpipe-layout-1.json")
-    c.start()
-    c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
-    c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(gap_vp, small_icon, with_app).encode())
-    c.rm("/data/local/tmp/dwpipe-1-screen.png")
-    c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
-    if no_screenshot:
-        c.lines += ["  - pull: /data/local/tmp/dwpipe-1-screen.png", "    reply: \"[Fail]Error opening file: no such file or directory, path:/data/local/tmp/dwpipe-1-screen.png\\r\\n\"", "    fault: hdc-reply"]
-    else:
-        c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot(title_colour))
+    c.ui_session(1, layout(gap_vp, small_icon, with_app), screenshot(title_colour), no_screenshot)
     if flows:
         c.visit("1 flow open-note")
-        open_note_flow(c, 1, gap_vp, title_colour, cold_ms[0])
+        completes.append(open_note_flow(c, 1, gap_vp, title_colour, cold_ms[0]))
     for run in (2, 3):
         c.visit(f"{run} cold-start")
-        cold_session(c, run, cold_trace(cold_ms[run - 1]))
+        colds.append(cold_session(c, run, cold_ms[run - 1], colds))
         if flows:
             c.visit(f"{run} flow open-note")
-            open_note_flow(c, run, gap_vp, title_colour, cold_ms[run - 1])
+            completes.append(open_note_flow(c, run, gap_vp, title_colour, cold_ms[run - 1], completes))
     c.finish()
 
 def build_editor(name, comment, complete_ms, gap_vp, save_vp, opens=True):
@@ -451,7 +526,7 @@ def build_editor(name, comment, complete_ms, gap_vp, save_vp, opens=True):
     if opens:
         c.dump(1, 3, editor(gap_vp, save_vp))
         c.step_screen(1, 3, editor_png(False), "editor.png")
-        c.ui_session(1, editor(gap_vp, save_vp), editor_png(False), "editor")
+        # (The ui session after the flow takes step 3's dump and screenshot: no call.)
     else:
         # wait-for polls every 500 ms on the device clock: at 0, 0.5, 1, 1.5 and 2 s, then gives up.
         for i in range(5):
@@ -500,7 +575,7 @@ def build_scroll(name, comment, intervals_ms):
     c = Capture(name, comment)
     c.visit("1 flow scroll-list")
     # tests/fixtures/packs/scroll.yaml settles 100 ms after the launch and the traced swipe.
-    launch_step(c, 1, screenshot((0, 0, 0)), 100)
+    launch_step(c, 1, screenshot((0, 0, 0)), 100, due=False)  # RenderService is read next
     c.shell(f"pidof {BUNDLE}", "5000\n")
     c.shell("hidumper -s WindowManagerService -a -a", WMS)
     c.shell("hidumper -s RenderService -a 'notes0 fps'", rs_fps("notes0", []))
@@ -584,9 +659,10 @@ screens:
 def build_cold(name, comment, cold_ms):
     """Cold starts only, one run per value (tests/fixtures/packs/cold-start.yaml)."""
     c = Capture(name, comment)
+    colds = []
     for run, ms in enumerate(cold_ms, start=1):
         c.visit(f"{run} cold-start")
-        cold_session(c, run, cold_trace(ms))
+        colds.append(cold_session(c, run, ms, colds))
     c.finish()
 
 def normal(seed, mean, sd, n):
@@ -632,9 +708,13 @@ def build_ab_arm(name, comment, warm_up_ms, cold_ms):
     measured ones. fake-hdc serves each run number its own trace, in whatever order the
     session's blocks ask for them."""
     c = Capture(name, comment)
+    colds = []
     for run, ms in enumerate([warm_up_ms] + cold_ms):
         c.visit(f"{run} cold-start")
-        cold_session(c, run, cold_trace(ms))
+        # (The warm-up is read by nobody: no later run learns from it.)
+        reading = cold_session(c, run, ms, colds)
+        if run:
+            colds.append(reading)
     c.finish()
 
 def build_ab_device(name, serial, baseline, candidate):
@@ -721,9 +801,10 @@ def build_appanalyzer(name, comment):
     0.8% CPU three minutes in the background, 48 vp targets, black on white."""
     c = Capture(name, comment)
     plain = editor_png(False)
+    colds, completes = [], []
     for run, ms in zip((1, 2, 3), (700, 720, 760)):
         c.visit(f"{run} cold-start")
-        cold_session(c, run, cold_trace(ms))
+        colds.append(cold_session(c, run, ms, colds))
         if run == 1:
             c.visit("1 cpu-background")
             c.start()
@@ -739,16 +820,12 @@ def build_appanalyzer(name, comment):
             c.visit("1 scroll")
             scroll_session(c, 1, scroll_trace(SMOOTH))
             c.visit("1 ui")
-            c.rm("/data/local/tmp/dwpipe-layout-1.json")
-            c.start()
-            c.shell("uitest dumpLayout -p /data/local/tmp/dwpipe-layout-1.json", "DumpLayout saved to:/data/local/tmp/dwpipe-layout-1.json\n")
-            c.pull("/data/local/tmp/dwpipe-layout-1.json", "layout-1.json", layout(12, False).encode())
-            c.rm("/data/local/tmp/dwpipe-1-screen.png")
-            c.shell("uitest screenCap -p /data/local/tmp/dwpipe-1-screen.png", "ScreenCap saved to /data/local/tmp/dwpipe-1-screen.png\n")
-            c.pull("/data/local/tmp/dwpipe-1-screen.png", "screen-1.png", screenshot((0, 0, 0)))
+            c.ui_session(1, layout(12, False), screenshot((0, 0, 0)))
         c.visit(f"{run} flow open-note")
         launch_step(c, run, screenshot((0, 0, 0)))
-        open_step(c, run, layout(12, False), 12, response_trace(700), plain)
+        settle = step_settle(completes)
+        open_step(c, run, layout(12, False), 12, response_trace(700, window_ms=settle), plain, settle)
+        completes.append(700)
         c.dump(run, 3, editor())
         c.step_screen(run, 3, plain, "editor.png")
     c.finish()

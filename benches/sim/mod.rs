@@ -6,8 +6,10 @@
 //!
 //! The delays are assumptions, not measurements (no capture in `../shared/captures` times
 //! its calls); they are written here so the figures can be read against them. A second set
-//! ([`Delays::slow`]: every call twice as long, pulls at 10 MB/s) shows whether a figure rests
-//! on the first.
+//! ([`Delays::SLOW`]: every call twice as long, pulls at 10 MB/s) shows whether a figure rests
+//! on the first. A shell string of several commands is charged each command's time, its hdc
+//! round trip once, and commands side by side the longest one's. `SIM_LOG=1` prints every
+//! call with the clock.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -45,8 +47,29 @@ impl Delays {
     };
 }
 
-/// The time one call holds the device, by what it runs (assumed).
-fn delay(command: &str) -> Duration {
+/// The hdc round trip inside each command's time below: a shell string of several commands
+/// (`a; b`, `a && b`) pays it once and each command's own time after it.
+const ROUND_TRIP: Duration = Duration::from_millis(30);
+
+/// The time one call holds the device: each command of its shell string as [`command_delay`]
+/// has it, one round trip in all; commands run side by side (`a & b`) take the longest one's
+/// time (an assumption: two processes on a phone's eight cores).
+fn delay(shell: &str) -> Duration {
+    let commands: Vec<&str> = shell
+        .split(';')
+        .flat_map(|part| part.split("&&"))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let each: Duration = commands
+        .iter()
+        .map(|c| c.split(" & ").map(command_delay).max().unwrap_or_default())
+        .sum();
+    each - ROUND_TRIP * (commands.len().max(1) as u32 - 1)
+}
+
+/// The time one command holds the device, by what it runs (assumed), its round trip included.
+fn command_delay(command: &str) -> Duration {
     let ms = match command {
         c if c.starts_with("aa start") => 180,
         c if c.starts_with("aa force-stop") => 90,
@@ -68,6 +91,17 @@ fn delay(command: &str) -> Duration {
 fn pull_delay(delays: Delays, bytes: u64) -> Duration {
     Duration::from_millis(30) * delays.scale
         + Duration::from_secs_f64(bytes as f64 / delays.pull_rate)
+}
+
+/// With `SIM_LOG` set, each call on stderr: the clock after it, its time, what it ran.
+fn log(state: &State, took: Duration, what: &str) {
+    if std::env::var_os("SIM_LOG").is_some() {
+        eprintln!(
+            "sim {:>8.3} s {:>6.3} s  {what}",
+            state.clock.as_secs_f64(),
+            took.as_secs_f64()
+        );
+    }
 }
 
 #[derive(Default)]
@@ -174,6 +208,7 @@ impl Device for SimDevice {
         let took = delay(command.as_str()) * self.delays.scale;
         state.clock += took;
         let (output, status) = self.reply(&mut state, command);
+        log(&state, took, command.as_str());
         Ok(ShellReply {
             output,
             status,
@@ -194,7 +229,9 @@ impl Device for SimDevice {
         state.cursor = index + 1;
         let exchange = self.capture.exchange(index, &operation)?;
         let size = self.capture.copy_verified(index, exchange, local)?;
-        state.clock += pull_delay(self.delays, size);
+        let took = pull_delay(self.delays, size);
+        state.clock += took;
+        log(&state, took, &format!("pull {}", remote.as_str()));
         Ok(())
     }
 
@@ -211,7 +248,9 @@ impl Device for SimDevice {
     }
 
     async fn pause(&self, duration: Duration) -> Result<(), DeviceError> {
-        self.state.lock().unwrap().clock += duration;
+        let mut state = self.state.lock().unwrap();
+        state.clock += duration;
+        log(&state, duration, "(pause)");
         Ok(())
     }
 

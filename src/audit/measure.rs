@@ -14,7 +14,8 @@ use super::extract::{Decoded, ExtractError, Reading, Value, extract};
 use super::figures::Figures;
 use super::keep::hash_files;
 use super::model::{AuditError, MeasurementRecord, RunReading};
-use super::plan::{Planned, Visit};
+use super::plan::{Planned, Visit, measured_in};
+use super::window::{Ceilings, Windows};
 use crate::pack::ProbeArgs;
 use crate::probe::Extractor;
 
@@ -133,11 +134,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
         // Criteria that ask the same probe the same question share one reading of the visit.
         let mut read: HashMap<(Extractor, &ProbeArgs), Result<Reading, ExtractError>> =
             HashMap::new();
-        for plan in self
-            .planned
-            .iter()
-            .filter(|p| p.visit == visit && p.runs >= run)
-        {
+        for plan in measured_in(self.planned, (run, visit)) {
             let id = plan.criterion.id.as_str();
             // A failed step leaves the files gathered before it; probes that do not need what
             // is missing are still measured.
@@ -184,6 +181,11 @@ impl<'p, 'a> Measuring<'p, 'a> {
             });
         }
         Ok(())
+    }
+
+    /// The traced windows of a visit, from what the runs before it read.
+    pub(super) fn learn(&self, visit: RunVisit<'a>, ceilings: &Ceilings) -> Windows {
+        super::window::learn(self.planned, visit, &self.readings, ceilings)
     }
 
     /// Every criterion's runs so far aggregated, with the instability warnings.

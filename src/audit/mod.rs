@@ -5,6 +5,7 @@
 //! is built from the gated outcome.
 
 mod aggregate;
+mod capture;
 mod checks;
 mod evidence;
 mod extract;
@@ -21,6 +22,7 @@ mod rebuild;
 mod run;
 mod session;
 mod state;
+mod window;
 
 pub use aggregate::{actual, aggregate};
 pub(crate) use checks::folded;

@@ -138,6 +138,16 @@ impl<'a> Planned<'a> {
     }
 }
 
+/// The planned criteria a visit measures in its run.
+pub(super) fn measured_in<'p, 'a>(
+    planned: &'p [Planned<'a>],
+    (run, visit): (u32, Visit<'_>),
+) -> impl Iterator<Item = &'p Planned<'a>> {
+    planned
+        .iter()
+        .filter(move |p| p.visit == visit && p.runs >= run)
+}
+
 /// Every criterion that has a probe with a playbook; `runs` overrides every probe's count.
 pub(super) fn plan<'a>(
     pack: &'a Pack,

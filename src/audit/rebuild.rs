@@ -18,7 +18,7 @@ use super::extract::{Decoded, extract};
 use super::inputs::{inside, read_kept};
 use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{AuditRun, Inputs, RunReading};
-use super::plan::{Planned, evidence_root, plan};
+use super::plan::{Planned, evidence_root, measured_in, plan};
 
 /// What a report records that no evidence file holds, and what it says it measured with.
 pub(crate) struct Recorded<'a> {
@@ -137,18 +137,15 @@ fn first_format_failure(
     readings: &BTreeMap<String, BTreeMap<u32, RunReading>>,
 ) -> Option<String> {
     let decoded = Decoded::new(&gathered.files, context);
-    planned
-        .iter()
-        .filter(|p| p.visit == visit && p.runs >= run)
-        .find_map(|p| {
-            let reason = chain(&extract(p.extractor, &decoded, p.args()).err()?);
-            let recorded = readings.get(&p.criterion.id)?.get(&run)?;
-            recorded
-                .detail
-                .strip_prefix(&format!("{reason} ("))?
-                .strip_suffix(')')
-                .map(str::to_owned)
-        })
+    measured_in(planned, (run, visit)).find_map(|p| {
+        let reason = chain(&extract(p.extractor, &decoded, p.args()).err()?);
+        let recorded = readings.get(&p.criterion.id)?.get(&run)?;
+        recorded
+            .detail
+            .strip_prefix(&format!("{reason} ("))?
+            .strip_suffix(')')
+            .map(str::to_owned)
+    })
 }
 
 /// The files a visit stored in `dir`, by name, and the failed step's reason if it left one.

@@ -17,16 +17,17 @@ use crate::shell::ShellValue;
 
 use super::evidence::{Context, Files, StepFailure};
 use super::figures::Figures;
-use super::flow::{FlowPlan, run_flow};
+use super::flow::{FlowPlan, frames_steps, run_flow};
 use super::inputs::{keep, keep_source};
 use super::keep::keep_file;
 use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
 use super::model::{
     AuditError, AuditEvent, AuditRun, DeviceTime, Inputs, MeasurementRecord, Times,
 };
-use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, plan};
-use super::session::gather;
+use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, measured_in, plan};
+use super::session::{Around, gather};
 use super::state::DeviceStates;
+use super::window::{Ceilings, WINDOW_RECORD, Windows, cut_short};
 
 /// Runs the audit on `device` into the audit folder `out`.
 pub async fn run(
@@ -133,14 +134,35 @@ impl<'s, 'a> Prepared<'s, 'a> {
         })
     }
 
-    /// Makes one visit of run `run` into `dir`: its files, or why a step stopped it.
+    /// The ceilings of `visit`'s traced windows in `run`.
+    fn ceilings(&self, visit: Visit<'a>, run: u32) -> Ceilings {
+        match visit {
+            Visit::Flow(name) => {
+                let here: Vec<&Planned<'_>> = measured_in(&self.planned, (run, visit)).collect();
+                let flow = &self.spec.pack.flows[name];
+                Ceilings {
+                    session: None,
+                    steps: flow.steps.iter().map(|s| s.timeout).collect(),
+                    traced_for_frames: frames_steps(flow, &here),
+                }
+            }
+            Visit::Session(name) => Ceilings {
+                session: self.spec.playbooks.sessions[name].traced_wait(),
+                steps: Vec::new(),
+                traced_for_frames: BTreeSet::new(),
+            },
+        }
+    }
+
+    /// Makes one visit of run `run` into `dir`, its traced windows as `windows` has them: its
+    /// files, or why a step stopped it.
     async fn visit(
         &self,
         device: &impl Device,
         (run, visit): RunVisit<'a>,
         dir: &Path,
-        context: Context<'_>,
-        display: Option<[u32; 2]>,
+        (context, display): (Context<'_>, Option<[u32; 2]>),
+        windows: &Windows,
     ) -> Result<Gathered, AuditError> {
         let spec = self.spec;
         let mut values = self.base.clone();
@@ -154,35 +176,47 @@ impl<'s, 'a> Prepared<'s, 'a> {
         let outcome = match visit {
             Visit::Session(name) => {
                 let session = &spec.playbooks.sessions[name];
+                let around = Around {
+                    placed,
+                    windows: Some(windows),
+                    ..Around::default()
+                };
                 gather(
                     device,
                     session.standalone(),
                     &mut values,
                     dir,
                     &mut files,
-                    placed,
+                    around,
                 )
                 .await
             }
             Visit::Flow(name) => {
-                let here: Vec<&Planned<'_>> = self
-                    .planned
-                    .iter()
-                    .filter(|p| p.visit == visit && p.runs >= run)
-                    .collect();
-                let plan = FlowPlan::of(&spec.pack.flows[name], &here);
+                let here: Vec<&Planned<'_>> = measured_in(&self.planned, (run, visit)).collect();
+                let plan = FlowPlan {
+                    windows: windows.clone(),
+                    ..FlowPlan::of(&spec.pack.flows[name], &here)
+                };
+                // The sessions measured after the flow, each once, without their own start;
+                // what they capture of the screen the flow ended on, the flow already has.
+                let after: BTreeSet<&str> = here.iter().filter_map(|p| p.after_flow()).collect();
                 let mut outcome =
                     run_flow(device, &plan, &mut values, dir, &mut files, context).await;
-                // The sessions measured after the flow, each once, without their own start.
-                let after: BTreeSet<&str> = here.iter().filter_map(|p| p.after_flow()).collect();
                 for session in after {
-                    if outcome.is_err() {
-                        break;
-                    }
+                    let Ok(ended_on) = &outcome else { break };
                     let steps = &spec.playbooks.sessions[session].steps;
-                    outcome = gather(device, steps, &mut values, dir, &mut files, placed).await;
+                    let around = Around {
+                        placed,
+                        ended_on: Some(ended_on),
+                        windows: None,
+                    };
+                    let gathered =
+                        gather(device, steps, &mut values, dir, &mut files, around).await;
+                    if let Err(failure) = gathered {
+                        outcome = Err(failure);
+                    }
                 }
-                outcome
+                outcome.map(drop)
             }
         };
         match outcome {
@@ -221,7 +255,7 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     states: DeviceStates,
 }
 
-impl Ongoing<'_, '_, '_> {
+impl<'a> Ongoing<'_, '_, 'a> {
     /// Runs made so far.
     pub(crate) fn done(&self) -> u32 {
         self.done
@@ -255,16 +289,7 @@ impl Ongoing<'_, '_, '_> {
             // On the device's clock: its calls' durations and pauses, so a replay holds the
             // device as long as the recording did.
             let before = device.clock();
-            let gathered = self
-                .prepared
-                .visit(
-                    device,
-                    (run, visit),
-                    &dir,
-                    self.context,
-                    self.info.display_size,
-                )
-                .await?;
+            let gathered = self.visit_learning(device, (run, visit), &dir).await?;
             let held = device.clock().saturating_sub(before);
             self.device_time.add(run, visit.to_string(), held);
             self.measuring.read((run, visit), &gathered, &self.out)?;
@@ -272,6 +297,60 @@ impl Ongoing<'_, '_, '_> {
             progress(AuditEvent::SessionDone);
         }
         Ok(())
+    }
+
+    /// Makes one visit, its traced windows as the earlier runs showed them: made again with
+    /// every window at its ceiling when its trace shows a window was cut short. The windows
+    /// and why are kept with the visit's evidence.
+    async fn visit_learning(
+        &self,
+        device: &impl Device,
+        (run, visit): RunVisit<'a>,
+        dir: &Path,
+    ) -> Result<Gathered, AuditError> {
+        let prepared = self.prepared;
+        let windows = self
+            .measuring
+            .learn((run, visit), &prepared.ceilings(visit, run));
+        let around = (self.context, self.info.display_size);
+        let mut gathered = prepared
+            .visit(device, (run, visit), dir, around, &windows)
+            .await?;
+        if windows.is_empty() {
+            return Ok(gathered);
+        }
+        let cut = gathered
+            .failure
+            .is_none()
+            .then(|| {
+                cut_short(
+                    &prepared.planned,
+                    visit,
+                    run,
+                    &windows,
+                    &gathered.files,
+                    self.context,
+                )
+            })
+            .flatten();
+        if cut.is_some() {
+            // Nothing of the cut visit is read: its files make way for the new ones.
+            std::fs::remove_dir_all(dir).map_err(|source| AuditError::Keep {
+                path: dir.to_owned(),
+                source,
+            })?;
+            gathered = prepared
+                .visit(device, (run, visit), dir, around, &Windows::default())
+                .await?;
+        }
+        let record = windows.record(cut.as_deref());
+        keep_file(dir, &mut gathered.files, WINDOW_RECORD, record.as_bytes()).map_err(|e| {
+            AuditError::Keep {
+                path: dir.join(WINDOW_RECORD),
+                source: std::io::Error::other(crate::diagnostic::chain(&e)),
+            }
+        })?;
+        Ok(gathered)
     }
 
     /// The device did not meet a precondition: no visit is made; the first run's visits keep
@@ -318,14 +397,9 @@ impl Ongoing<'_, '_, '_> {
                 .visit(&label((0, visit)))
                 .map_err(AuditError::Refused)?;
             let dir = dir.join(visit.folder());
+            let around = (self.context, self.info.display_size);
             self.prepared
-                .visit(
-                    device,
-                    (0, visit),
-                    &dir,
-                    self.context,
-                    self.info.display_size,
-                )
+                .visit(device, (0, visit), &dir, around, &Windows::default())
                 .await?;
         }
         Ok(())

@@ -9,10 +9,27 @@ use crate::diagnostic::chain;
 use crate::playbook::{READY, Step, Values};
 use crate::shell::{ShellCommand, ShellValue};
 
+use super::capture::{Capture, Shot, both, capture};
 use super::evidence::{Files, StepFailure};
 use super::extract::clock_file;
+use super::flow::EndedOn;
 use super::gesture;
-use super::keep::{device_or_step, judged, keep_clock, keep_file, pull, remove_remote};
+use super::keep::{device_or_step, keep_clock, keep_file, pull, remove_remote};
+use super::window::Windows;
+
+/// What a session's visit knows besides its steps.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Around<'x> {
+    /// Where the scroll's swipes go, in words, when the display's size is known.
+    pub(super) placed: Option<&'x str>,
+    /// After a flow, what the flow kept of the screen it ended on: a screenshot or dump step
+    /// takes the flow's own (copied under the step's name) rather than capturing the same
+    /// screen again.
+    pub(super) ended_on: Option<&'x EndedOn>,
+    /// How long a wait inside a trace lasts, from what earlier runs showed (its ceiling, the
+    /// playbook's `sleep`, otherwise).
+    pub(super) windows: Option<&'x Windows>,
+}
 
 /// Runs session steps, saving replies and pulled files into `dir` and naming them in `files`.
 pub(super) async fn gather<'s>(
@@ -21,8 +38,13 @@ pub(super) async fn gather<'s>(
     values: &mut Values,
     dir: &Path,
     files: &mut Files,
-    placed: Option<&str>,
+    around: Around<'_>,
 ) -> Result<(), StepFailure> {
+    let Around {
+        placed,
+        ended_on,
+        windows,
+    } = around;
     std::fs::create_dir_all(dir).map_err(|e| StepFailure::Step {
         reason: format!("cannot create `{}`: {e}", dir.display()),
     })?;
@@ -33,11 +55,22 @@ pub(super) async fn gather<'s>(
     for remote in pulled(&steps) {
         remove_remote(device, values, remote).await?;
     }
+    // Between `--trace_begin` and `--trace_finish`: a `sleep` there is the window's ceiling.
+    let mut tracing = false;
+    // The capture step taken together with the one before it.
+    let mut paired = false;
     for (index, step) in steps.iter().enumerate() {
         let fail = |reason: String| StepFailure::Step { reason };
         let later = &steps[index + 1..];
+        step.follow_trace(&mut tracing);
         match step {
-            Step::Sleep(duration) => device.pause(*duration).await.map_err(device_or_step)?,
+            Step::Sleep(ceiling) => {
+                let wait = match windows {
+                    Some(windows) if tracing => windows.session_wait(*ceiling),
+                    _ => *ceiling,
+                };
+                device.pause(wait).await.map_err(device_or_step)?;
+            }
             Step::Ready { within } => {
                 super::ready::window(device, values, *within, dir, READY, files).await?;
             }
@@ -77,12 +110,30 @@ pub(super) async fn gather<'s>(
                     values.set(name, value);
                 }
             }
-            Step::Screenshot { save } => {
-                // uitest writes a PNG (snapshot_display's default is JPEG, which blurs edges).
-                let remote = format!("/data/local/tmp/dwpipe-{{run}}-{save}");
-                remove_remote(device, values, &remote).await?;
-                judged(device, values, &format!("uitest screenCap -p {remote}")).await?;
-                pull(device, values, &remote, save, dir, files).await?;
+            Step::Screenshot { .. } | Step::Dump { .. } => {
+                if std::mem::take(&mut paired) {
+                    continue;
+                }
+                match Capturing::of(step, ended_on) {
+                    Some(Capturing::Reused { kept, save }) => reuse(files, kept, save, dir)?,
+                    Some(Capturing::Taken(one)) => {
+                        // A dump and a screenshot one after the other are of one screen: taken
+                        // side by side.
+                        match later.first().and_then(|s| Capturing::of(s, ended_on)) {
+                            Some(Capturing::Taken(other)) if other.shot != one.shot => {
+                                paired = true;
+                                let (screen, layout) = if one.shot == Shot::Screen {
+                                    (one, other)
+                                } else {
+                                    (other, one)
+                                };
+                                both(device, values, &screen, &layout, dir, files).await?;
+                            }
+                            _ => capture(device, values, &one, dir, files).await?,
+                        }
+                    }
+                    None => {}
+                }
             }
             Step::Pull { template, save } => {
                 pull(device, values, template, save, dir, files).await?;
@@ -90,6 +141,53 @@ pub(super) async fn gather<'s>(
         }
     }
     Ok(())
+}
+
+/// What a screenshot or dump step of a session does.
+enum Capturing<'s> {
+    /// Takes it on the device.
+    Taken(Capture<'s>),
+    /// Keeps the flow's own capture `kept` of the screen it ended on as `save`.
+    Reused { kept: &'s str, save: &'s str },
+}
+
+impl<'s> Capturing<'s> {
+    /// What `step` does, if it is a capture.
+    fn of(step: &'s Step, ended_on: Option<&'s EndedOn>) -> Option<Capturing<'s>> {
+        let (shot, save, kept) = match step {
+            Step::Screenshot { save } => (
+                Shot::Screen,
+                save,
+                ended_on.and_then(|e| e.screen.as_deref()),
+            ),
+            Step::Dump { save } => (
+                Shot::Layout,
+                save,
+                ended_on.and_then(|e| e.layout.as_deref()),
+            ),
+            _ => return None,
+        };
+        Some(match kept {
+            Some(kept) => Capturing::Reused { kept, save },
+            None => Capturing::Taken(Capture {
+                shot,
+                remote: format!("/data/local/tmp/dwpipe-{{run}}-{save}"),
+                save,
+            }),
+        })
+    }
+}
+
+/// Keeps the flow's capture `kept` again as `save`: a file of its own, so every reader finds
+/// the session's evidence under the session's names.
+fn reuse(files: &mut Files, kept: &str, save: &str, dir: &Path) -> Result<(), StepFailure> {
+    let fail = |reason: String| StepFailure::Step { reason };
+    let path = files
+        .get(kept)
+        .ok_or_else(|| fail(format!("the flow kept no `{kept}`")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(format!("cannot read `{}`: {e}", path.display())))?;
+    keep_file(dir, files, save, &bytes).map_err(|e| fail(chain(&e)))
 }
 
 fn name_kind(name: &str) -> &'static str {

@@ -85,6 +85,11 @@ pub(crate) enum Step {
         /// Evidence file name.
         save: String,
     },
+    /// Dump the layout of the screen (`uitest dumpLayout`) into the evidence as `save`.
+    Dump {
+        /// Evidence file name.
+        save: String,
+    },
 }
 
 /// A session: the steps of one evidence-gathering visit to the device.
@@ -104,6 +109,37 @@ impl Session {
     /// Its steps on the launch screen: the start, then what it gathers.
     pub(crate) fn standalone(&self) -> impl Iterator<Item = &Step> {
         self.start.iter().chain(&self.steps)
+    }
+
+    /// Its fixed wait inside a trace (a cold start's), if any: the window's ceiling.
+    pub(crate) fn traced_wait(&self) -> Option<Duration> {
+        let mut tracing = false;
+        self.standalone().find_map(|step| match step {
+            Step::Sleep(wait) if tracing => Some(*wait),
+            other => {
+                other.follow_trace(&mut tracing);
+                None
+            }
+        })
+    }
+}
+
+impl Step {
+    /// Keeps `tracing` (whether a trace is being recorded) up to date past this step.
+    pub(crate) fn follow_trace(&self, tracing: &mut bool) {
+        if let Step::Shell { template, .. } = self {
+            follow_trace(template, tracing);
+        }
+    }
+}
+
+/// Keeps `tracing` up to date past a shell command: `hitrace … --trace_begin` starts a trace,
+/// `--trace_finish` ends it.
+pub(crate) fn follow_trace(template: &str, tracing: &mut bool) {
+    if template.contains("--trace_begin") {
+        *tracing = true;
+    } else if template.contains("--trace_finish") {
+        *tracing = false;
     }
 }
 

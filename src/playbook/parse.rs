@@ -46,6 +46,8 @@ pub(super) struct StepDoc {
     sleep: Option<String>,
     #[serde(default)]
     screenshot: Option<String>,
+    #[serde(default)]
+    dump: Option<String>,
     /// What to poll for (`window`: the app's window focused and shown), with `within`.
     #[serde(default)]
     ready: Option<String>,
@@ -62,6 +64,8 @@ pub(super) struct StepDoc {
 pub(crate) const FAILED_STEP: &str = "failed-step.txt";
 /// The file a `ready` step writes: what the poll saw, and when.
 pub(crate) const READY: &str = "ready.txt";
+/// Why a step was refused that is none, or more than one, of the kinds.
+const ONE_KIND: &str = "a step is exactly one of shell, pull, sleep, ready, screenshot or dump";
 /// The longest a readiness poll may wait.
 const MAX_READY: Duration = Duration::from_secs(60);
 
@@ -189,6 +193,7 @@ fn steps(
                 && step.pull.is_none()
                 && step.sleep.is_none()
                 && step.screenshot.is_none()
+                && step.dump.is_none()
                 && step.save.is_none()
                 && step.set.is_none();
             if !alone {
@@ -226,11 +231,7 @@ fn steps(
             ));
         }
         if let Some(template) = &step.shell {
-            if template.contains("--trace_begin") {
-                traced = true;
-            } else if template.contains("--trace_finish") {
-                traced = false;
-            }
+            super::follow_trace(template, &mut traced);
         }
         if let Some(name) = step.save.as_ref().filter(|n| !is_file_name(n)) {
             return Err(at(format!("`save: {name}` is not a plain file name")));
@@ -259,24 +260,31 @@ fn steps(
                 placeholders.iter().map(|p| (*p, &sample)).collect();
             ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
         };
-        if let Some(save) = step.screenshot {
+        // A capture of what the screen shows: after a flow, the flow's own capture of the
+        // screen it ended on may serve (`audit/session.rs`), so the engine must know it is one.
+        let capture = match (step.screenshot, step.dump) {
+            (Some(save), None) => Some((save, "screenshot")),
+            (None, Some(save)) => Some((save, "dump")),
+            (None, None) => None,
+            (Some(_), Some(_)) => return Err(at(ONE_KIND.to_owned())),
+        };
+        if let Some((save, kind)) = capture {
             if step.shell.is_some()
                 || step.pull.is_some()
                 || step.sleep.is_some()
                 || step.save.is_some()
                 || step.set.is_some()
             {
-                return Err(at(
-                    "a step is exactly one of shell, pull, sleep, ready or screenshot".to_owned(),
-                ));
+                return Err(at(ONE_KIND.to_owned()));
             }
             if !is_file_name(&save) || saved.contains(&save) {
-                return Err(at(format!(
-                    "`screenshot: {save}` is not a new plain file name"
-                )));
+                return Err(at(format!("`{kind}: {save}` is not a new plain file name")));
             }
             saved.push(save.clone());
-            steps.push(Step::Screenshot { save });
+            steps.push(match kind {
+                "screenshot" => Step::Screenshot { save },
+                _ => Step::Dump { save },
+            });
             continue;
         }
         let parsed = match (step.shell, step.pull, step.sleep) {
@@ -310,11 +318,7 @@ fn steps(
             (None, None, Some(duration)) if step.save.is_none() && step.set.is_none() => {
                 Step::Sleep(parse_duration(&duration).map_err(at)?)
             }
-            _ => {
-                return Err(at(
-                    "a step is exactly one of shell, pull, sleep, ready or screenshot".to_owned(),
-                ));
-            }
+            _ => return Err(at(ONE_KIND.to_owned())),
         };
         steps.push(parsed);
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{
     check, copy_tree, first_audit, fixture, frozen_example, inspect, replay_audit,
+    replay_audit_into,
 };
 
 /// A file of the repository.
@@ -128,9 +129,13 @@ fn every_device_file_is_removed_before_the_step_that_writes_it() {
             continue;
         };
         pulled += 1;
+        // (A screenshot and a dump taken side by side are removed in one call.)
         let removed = lines[..i]
             .iter()
-            .rposition(|l| *l == format!("  - shell: rm -f {remote}"))
+            .rposition(|l| {
+                l.strip_prefix("  - shell: rm -f ")
+                    .is_some_and(|files| files.split(' ').any(|f| f == remote))
+            })
             .unwrap_or_else(|| panic!("{remote} was not removed before it was written"));
         let writer = lines[..i]
             .iter()
@@ -143,6 +148,54 @@ fn every_device_file_is_removed_before_the_step_that_writes_it() {
     let dir = frozen_example();
     let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
     assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+/// A device where the screenshot and the dump cannot be taken side by side: one of them says
+/// so, both are taken again one after the other, and nothing read changes.
+#[test]
+fn a_pair_that_did_not_work_side_by_side_is_taken_again_one_after_the_other() {
+    let dir = frozen_example();
+    let (screen, layout) = (
+        "/data/local/tmp/dwpipe-1-screen.png",
+        "/data/local/tmp/dwpipe-1-layout.json",
+    );
+    let capture = edited(dir.path(), "apart", |t| {
+        let lines: Vec<&str> = t.lines().collect();
+        let pair = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("  - shell: uitest screenCap -p {screen} & ")))
+            .unwrap();
+        // The pair's reply, then its two pulls (the dump's, the screenshot's), three lines each.
+        let (pull_layout, pull_screen) = (&lines[pair + 2..pair + 5], &lines[pair + 5..pair + 8]);
+        assert!(pull_layout[0].ends_with(layout) && pull_screen[0].ends_with(screen));
+        let mut out: Vec<String> = lines[..=pair].iter().map(ToString::to_string).collect();
+        out.push(format!(
+            "    reply: \"DumpLayout failed:connect to AAMS failed\\n__DWPIPE_DUMPED=1\\nScreenCap saved to {screen}\\n__DWPIPE_SHOT=0\\n\""
+        ));
+        for (remote, said, pulled) in [
+            (screen, format!("ScreenCap saved to {screen}"), pull_screen),
+            (layout, format!("DumpLayout saved to:{layout}"), pull_layout),
+        ] {
+            let tool = if remote == screen {
+                "screenCap"
+            } else {
+                "dumpLayout"
+            };
+            out.push(format!("  - shell: rm -f {remote}\n    reply: \"\""));
+            out.push(format!(
+                "  - shell: uitest {tool} -p {remote}\n    reply: \"{said}\\n\""
+            ));
+            out.extend(pulled.iter().map(ToString::to_string));
+        }
+        out.extend(lines[pair + 8..].iter().map(ToString::to_string));
+        out.join("\n") + "\n"
+    });
+    // `--strict`: every exchange served, the calls made apart included.
+    let (code, stdout, stderr) = replay_audit_into(dir.path(), &capture, "out", &["--strict"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for criterion in ["A-01", "X-01", "X-02"] {
+        assert_eq!(verdict(dir.path(), criterion).0, "pass", "{criterion}");
+    }
 }
 
 #[test]
@@ -187,8 +240,7 @@ fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
     let capture = repo("device-fixtures/notes-pass");
     for runs in ["2", "3", "5"] {
         let out = format!("out-{runs}");
-        let (code, _, stderr) =
-            crate::support::replay_audit_into(dir.path(), &capture, &out, &["--runs", runs]);
+        let (code, _, stderr) = replay_audit_into(dir.path(), &capture, &out, &["--runs", runs]);
         assert_eq!(code, 2, "--runs {runs}: {stderr}");
         assert!(stderr.contains("E_CAPTURE_PLAN"), "{stderr}");
         assert!(!dir.path().join(format!("out-{runs}/audit-1.json")).exists());

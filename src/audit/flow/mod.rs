@@ -16,15 +16,17 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::device::Device;
-use crate::pack::{Action, Flow, FramesVia};
+use crate::pack::{Action, Flow, FlowStep, FramesVia};
 use crate::playbook::Values;
 use crate::probe::Extractor;
 
 use super::evidence::{
-    Context, FLOW_RECORD, FPS_AFTER, Files, FlowRecord, StepFailure, StepRecord,
+    Context, FLOW_RECORD, FPS_AFTER, Files, FlowRecord, StepFailure, StepFile, StepRecord,
+    step_file,
 };
 use super::keep::keep_file;
 use super::plan::Planned;
+use super::window::Windows;
 
 use runner::Runner;
 
@@ -37,6 +39,8 @@ pub(super) struct FlowPlan<'a> {
     /// Read RenderService's present times before and after the flow (`perf.frames` via
     /// hidumper).
     pub(super) present_times: bool,
+    /// How long traced steps settle, from what earlier runs showed (their timeout otherwise).
+    pub(super) windows: Windows,
 }
 
 impl<'a> FlowPlan<'a> {
@@ -51,13 +55,7 @@ impl<'a> FlowPlan<'a> {
                 Extractor::Frames if planned.args().via == FramesVia::Hidumper => {
                     present_times = true;
                 }
-                Extractor::Frames => traced.extend(
-                    flow.steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| matches!(s.action, Action::Move { .. }))
-                        .map(|(i, _)| i),
-                ),
+                Extractor::Frames => traced.extend(frames_steps(flow, criteria)),
                 _ => {}
             }
         }
@@ -65,11 +63,63 @@ impl<'a> FlowPlan<'a> {
             flow,
             traced,
             present_times,
+            windows: Windows::default(),
         }
     }
 }
 
-/// Runs `plan`'s flow on `device`, its evidence into `dir` (and `files`).
+/// What a flow kept of the screen it ended on, by evidence name: its last step's screenshot,
+/// and that step's last layout dump when nothing acted after it (a wait, or a scroll that
+/// found its target, ends on the dump that saw the screen as it stays).
+#[derive(Debug, Default)]
+pub(super) struct EndedOn {
+    /// The screenshot after the last step.
+    pub(super) screen: Option<String>,
+    /// The last step's dump, when it shows the screen the flow ended on.
+    pub(super) layout: Option<String>,
+}
+
+impl EndedOn {
+    fn of(index: usize, step: &FlowStep, done: &StepRecord) -> EndedOn {
+        let looked_last = matches!(
+            step.action,
+            Action::WaitFor(_) | Action::WaitGone(_) | Action::ScrollUntil { .. }
+        );
+        EndedOn {
+            screen: Some(step_file(index, StepFile::Screen)),
+            layout: (looked_last && done.dumps > 0).then(|| step_file(index, StepFile::Layout)),
+        }
+    }
+}
+
+/// The steps of `flow` traced for the frames readers among `criteria`: every swipe, when
+/// one reads them from traces.
+pub(super) fn frames_steps(flow: &Flow, criteria: &[&Planned<'_>]) -> BTreeSet<usize> {
+    let reads = criteria
+        .iter()
+        .any(|p| p.extractor == Extractor::Frames && p.args().via != FramesVia::Hidumper);
+    flow.steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| reads && matches!(s.action, Action::Move { .. }))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether the screenshot after step `index` waits for the next step's first dump: the next
+/// step begins with one, and RenderService's records are not read between them.
+fn defers_screenshot(plan: &FlowPlan<'_>, index: usize) -> bool {
+    let reads_between = plan.present_times && index == 0;
+    !reads_between
+        && plan
+            .flow
+            .steps
+            .get(index + 1)
+            .is_some_and(|next| runner::dumps_first(&next.action))
+}
+
+/// Runs `plan`'s flow on `device`, its evidence into `dir` (and `files`); what it kept of the
+/// screen it ended on.
 pub(super) async fn run_flow(
     device: &impl Device,
     plan: &FlowPlan<'_>,
@@ -77,7 +127,7 @@ pub(super) async fn run_flow(
     dir: &Path,
     files: &mut Files,
     context: Context<'_>,
-) -> Result<(), StepFailure> {
+) -> Result<EndedOn, StepFailure> {
     std::fs::create_dir_all(dir).map_err(|e| StepFailure::Step {
         reason: format!("cannot create `{}`: {e}", dir.display()),
     })?;
@@ -88,13 +138,15 @@ pub(super) async fn run_flow(
         files,
         context,
         began: device.clock(),
+        windows: &plan.windows,
+        screen_due: None,
     };
     let mut record = FlowRecord {
         format_version: crate::format::FLOW,
         flow: plan.flow.name.clone(),
         steps: Vec::with_capacity(plan.flow.steps.len()),
     };
-    let mut outcome = Ok(());
+    let mut outcome = Ok(EndedOn::default());
     for (index, step) in plan.flow.steps.iter().enumerate() {
         let started = device.clock();
         let mut done = StepRecord {
@@ -109,10 +161,22 @@ pub(super) async fn run_flow(
             took_ms: 0,
             failed: None,
         };
-        let result = runner
+        let mut result = runner
             .step(index, step, plan.traced.contains(&index), &mut done)
             .await;
+        // The step before left its screenshot to this step's first dump; a step that ended
+        // before dumping has it taken now, on its own.
+        let due = runner.screenshot_due().await;
+        if result.is_ok() {
+            result = due;
+        }
+        // The screenshot after the step: beside the next step's first dump when that step
+        // begins with one (and nothing is read between them), else now.
         let result = match result {
+            Ok(()) if defers_screenshot(plan, index) => {
+                runner.screen_due = Some(index);
+                Ok(())
+            }
             Ok(()) => runner.screenshot(index).await,
             Err(e) => Err(e),
         };
@@ -144,6 +208,7 @@ pub(super) async fn run_flow(
             outcome = Err(failure);
             break;
         }
+        outcome = Ok(EndedOn::of(index, step, &done));
         record.steps.push(done);
     }
     // (Not kept when the disk refuses it: the steps' own files and the outcome still count.)

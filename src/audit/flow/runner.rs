@@ -12,12 +12,14 @@ use crate::playbook::Values;
 use crate::probe::layout::{Layout, LayoutError};
 use crate::shell::ShellValue;
 
+use super::super::capture::{Capture, Shot, both, capture};
 use super::super::evidence::{
     Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
 };
 use super::super::extract::clock_file;
 use super::super::keep::{device_or_step, judged, keep_clock, pull, remove_remote};
 use super::super::ready;
+use super::super::window::Windows;
 use super::geometry::{along, centre, coordinate, select};
 
 /// How often a wait looks again.
@@ -36,6 +38,24 @@ pub(super) struct Runner<'d, 'v, D> {
     pub(super) files: &'d mut Files,
     pub(super) context: Context<'d>,
     pub(super) began: Duration,
+    /// How long traced steps settle, from what earlier runs showed.
+    pub(super) windows: &'d Windows,
+    /// A step whose screenshot waits for the next step's first dump, to be taken beside it.
+    pub(super) screen_due: Option<usize>,
+}
+
+/// Whether `action` begins with a dump of the screen (to resolve a selector or look for one):
+/// the step before it may leave its screenshot to be taken beside that dump.
+pub(super) fn dumps_first(action: &Action) -> bool {
+    match action {
+        Action::Tap(..)
+        | Action::Input { .. }
+        | Action::Move { .. }
+        | Action::WaitFor(_)
+        | Action::WaitGone(_)
+        | Action::ScrollUntil { .. } => true,
+        Action::Launch(_) | Action::Press(_) | Action::Sleep(_) => false,
+    }
 }
 
 impl<D: Device> Runner<'_, '_, D> {
@@ -209,8 +229,9 @@ impl<D: Device> Runner<'_, '_, D> {
         self.shell(TRACE_BEGIN).await?;
         self.shell(template).await?;
         // A fixed wait: a poll inside the traced window would load the device and show in
-        // the very frames being measured.
-        self.pause(settle).await?;
+        // the very frames being measured. Its length is the step's timeout, or what the
+        // earlier runs showed the reading needs (checked on the trace afterwards).
+        self.pause(self.windows.step_wait(index, settle)).await?;
         self.shell(&format!("hitrace --trace_finish -o {remote}"))
             .await?;
         pull(
@@ -222,21 +243,6 @@ impl<D: Device> Runner<'_, '_, D> {
             self.files,
         )
         .await
-    }
-
-    /// Runs `command` with the device path `remote`, which it writes, and pulls that file as
-    /// the evidence `save`.
-    async fn written(
-        &mut self,
-        command: &str,
-        remote: &str,
-        save: &str,
-    ) -> Result<(), StepFailure> {
-        // Removed first: the tool may leave an earlier run's file there (uitest does not
-        // truncate; hitrace exits 0 having written nothing).
-        remove_remote(self.device, self.values, remote).await?;
-        self.shell(&format!("{command} {remote}")).await?;
-        pull(self.device, self.values, remote, save, self.dir, self.files).await
     }
 
     async fn swipe(
@@ -265,15 +271,30 @@ impl<D: Device> Runner<'_, '_, D> {
     }
 
     /// Takes a fresh dump of the screen into `step-NN-layout.json` (the last one of a step
-    /// stays) and reads it.
+    /// stays) and reads it; the screenshot the step before left due is taken beside it.
     async fn dump(&mut self, index: usize, done: &mut StepRecord) -> Result<Layout, StepFailure> {
-        let remote = format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1);
-        self.written(
-            "uitest dumpLayout -p",
-            &remote,
-            &step_file(index, StepFile::Layout),
-        )
-        .await?;
+        let save = step_file(index, StepFile::Layout);
+        let layout = Capture {
+            shot: Shot::Layout,
+            remote: format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1),
+            save: &save,
+        };
+        match self.screen_due.take() {
+            Some(before) => {
+                let screen_save = step_file(before, StepFile::Screen);
+                let screen = screen_capture(before, &screen_save);
+                both(
+                    self.device,
+                    self.values,
+                    &screen,
+                    &layout,
+                    self.dir,
+                    self.files,
+                )
+                .await?;
+            }
+            None => capture(self.device, self.values, &layout, self.dir, self.files).await?,
+        }
         done.dumps += 1;
         self.layout(index)
     }
@@ -352,12 +373,25 @@ impl<D: Device> Runner<'_, '_, D> {
 
     /// `uitest screenCap` after the step, pulled as `step-NN-screen.png`.
     pub(super) async fn screenshot(&mut self, index: usize) -> Result<(), StepFailure> {
-        let remote = format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.png", index + 1);
-        self.written(
-            "uitest screenCap -p",
-            &remote,
-            &step_file(index, StepFile::Screen),
-        )
-        .await
+        let save = step_file(index, StepFile::Screen);
+        let screen = screen_capture(index, &save);
+        capture(self.device, self.values, &screen, self.dir, self.files).await
+    }
+
+    /// The screenshot left due, taken alone: the step after it ended before its first dump.
+    pub(super) async fn screenshot_due(&mut self) -> Result<(), StepFailure> {
+        match self.screen_due.take() {
+            Some(index) => self.screenshot(index).await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// The screenshot after step `index` (0-based), kept as `save`.
+fn screen_capture(index: usize, save: &str) -> Capture<'_> {
+    Capture {
+        shot: Shot::Screen,
+        remote: format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.png", index + 1),
+        save,
     }
 }

@@ -105,12 +105,53 @@ impl Screens {
     }
 
     /// Answers one shell command body (without dwpipe's status echo) as hdc prints it: the
-    /// reply and its status line, or a `[Fail]` line for a command the app does not know.
+    /// reply and its status line, or a `[Fail]` line for a command the app does not know. A
+    /// body may be several commands as dwpipe joins them: `a; b`, `a & b` (side by side:
+    /// answered in order), `echo …$?`, `wait $!` (the status of the one sent to the side).
     pub(crate) fn shell(&self, state: &Path, body: &str) -> String {
         let mut now = self.read(state);
+        let mut out = String::new();
+        let (mut status, mut aside) = (0, 0);
+        for part in body.split(';').map(str::trim) {
+            if let Some(text) = part.strip_prefix("echo ") {
+                out.push_str(&text.replace("$?", &status.to_string()));
+                out.push('\n');
+                status = 0;
+                continue;
+            }
+            if part == "wait $!" {
+                status = aside;
+                continue;
+            }
+            let (first, last) = match part.split_once(" & ") {
+                Some((first, last)) => (Some(first), last),
+                None => (None, part),
+            };
+            for (command, to_the_side) in
+                first.map(|f| (f, true)).into_iter().chain([(last, false)])
+            {
+                let Some((reply, said)) = self.one(&mut now, command) else {
+                    return format!(
+                        "[Fail]fake-hdc: the screens app does not know `{command}`\r\n"
+                    );
+                };
+                out.push_str(&reply);
+                if to_the_side {
+                    aside = said;
+                } else {
+                    status = said;
+                }
+            }
+        }
+        self.write(state, &now);
+        format!("{out}{SENTINEL}{status}\n")
+    }
+
+    /// Answers one command: its reply and status, or `None` when the app does not know it.
+    fn one(&self, now: &mut Now, body: &str) -> Option<(String, u8)> {
         let words: Vec<&str> = body.split_whitespace().collect();
-        if let Some((reply, status)) = self.process_and_window(&now, &words) {
-            return format!("{reply}{SENTINEL}{status}\n");
+        if let Some(answer) = self.process_and_window(now, &words) {
+            return Some(answer);
         }
         let reply = match words.as_slice() {
             ["aa", "force-stop", _] => {
@@ -122,10 +163,10 @@ impl Screens {
                 now.screen.get_or_insert_with(|| self.doc.start.clone());
                 Some("start ability successfully.\n".to_owned())
             }
-            ["uitest", "dumpLayout", "-p", remote] => self.on_screen(&mut now, |s| {
+            ["uitest", "dumpLayout", "-p", remote] => self.on_screen(now, |s| {
                 (remote.to_string(), s.layout.clone(), "DumpLayout saved to:")
             }),
-            ["uitest", "screenCap", "-p", remote] => self.on_screen(&mut now, |s| {
+            ["uitest", "screenCap", "-p", remote] => self.on_screen(now, |s| {
                 (
                     remote.to_string(),
                     s.screenshot.clone(),
@@ -152,9 +193,9 @@ impl Screens {
                 "click" | "doubleClick" | "longClick",
                 x,
                 y,
-            ] => self.tap(&mut now, x, y),
-            ["uitest", "uiInput", "inputText", x, y, ..] => self.tap(&mut now, x, y),
-            ["uitest", "uiInput", "swipe" | "fling", x, y, ..] => self.swipe(&mut now, x, y),
+            ] => self.tap(now, x, y),
+            ["uitest", "uiInput", "inputText", x, y, ..] => self.tap(now, x, y),
+            ["uitest", "uiInput", "swipe" | "fling", x, y, ..] => self.swipe(now, x, y),
             ["uitest", "uiInput", "keyEvent", "Back"] => {
                 let back = now
                     .screen
@@ -168,11 +209,7 @@ impl Screens {
             }
             _ => None,
         };
-        self.write(state, &now);
-        match reply {
-            Some(reply) => format!("{reply}{SENTINEL}0\n"),
-            None => format!("[Fail]fake-hdc: the screens app does not know `{body}`\r\n"),
-        }
+        reply.map(|reply| (reply, 0))
     }
 
     /// What a readiness poll asks, with its status: the app's process (pid 5000) while a

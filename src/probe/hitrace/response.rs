@@ -232,6 +232,35 @@ mod tests {
         assert_eq!(r.complete, Ok(252.0), "1300 - 1080 + 32");
     }
 
+    /// What a shorter traced window relies on (`audit/window.rs`): the completion is the last
+    /// frame before the *first* still gap, so any trace that holds that gap reads what a
+    /// longer one reads, and a trace that ends before it reads no completion at all.
+    #[test]
+    fn a_completion_reads_the_same_from_every_trace_that_holds_its_still_gap() {
+        let events = [
+            ("service report touchId:1, type: up", 1080),
+            ("RSMainThread::DoComposition: 1", 1100),
+            ("RSMainThread::DoComposition: 2", 1300),
+            // Frames after the first still gap (a later animation) do not change it.
+            ("RSMainThread::DoComposition: 3", 1900),
+            ("RSMainThread::DoComposition: 4", 1950),
+        ];
+        let cut = |end: u64| {
+            let seen: Vec<(&str, u64)> = events.iter().copied().filter(|e| e.1 <= end).collect();
+            tracker(&seen, &[], end).response(InputKind::Tap).unwrap()
+        };
+        // The 2 s window: 1300 - 1080 + 32 ms.
+        assert_eq!(cut(3080).complete, Ok(252.0));
+        // Learned from it: 252 + 300 ms needed, a window of 850 ms (ends at 1930).
+        for end in [1600, 1700, 1930, 2500] {
+            assert_eq!(cut(end).complete, Ok(252.0), "a trace ending at {end}");
+            assert_eq!(cut(end).response_ms, cut(3080).response_ms);
+        }
+        // 1300 + 300 is the gap's end: a trace ending before it has no completion (and the
+        // visit is made again with the step's timeout).
+        assert!(cut(1599).complete.unwrap_err().contains("still changing"));
+    }
+
     #[test]
     fn without_a_lane_the_first_frame_ends_it_and_the_reading_says_so() {
         let t = tracker(&[("DispatchTouchEvent", 500)], &[540, 560, 580], 1000);

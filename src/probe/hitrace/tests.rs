@@ -176,3 +176,43 @@ fn real_captures_parse_the_same_in_small_blocks_on_many_threads() {
     }
     assert!(traces > 0, "no trace among the captures");
 }
+
+/// What a shorter traced window relies on (`audit/window.rs`): a launch found in a trace is
+/// read the same from every longer one, so a window cut after the first frame reads what the
+/// ceiling's window reads; one cut before it reads nothing (and the visit is made again).
+#[test]
+fn a_cold_start_reads_the_same_from_every_trace_long_enough_to_hold_it() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hitrace/cold_start.ftrace");
+    // The recorded launch, then what a longer window goes on to record: the next frames.
+    let mut text = std::fs::read_to_string(path).unwrap();
+    let later: String = [(10.686, 10.703, 102), (10.703, 10.720, 103)]
+        .iter()
+        .map(|(begin, end, fence)| {
+            format!(
+                "      Present Fence-1700 (   1252) [000] .... {begin:.6}: tracing_mark_write: B|1252|H:Waiting for Present Fence {fence}|I38\n      Present Fence-1700 (   1252) [000] .... {end:.6}: tracing_mark_write: E|1252|I38\n"
+            )
+        })
+        .collect();
+    text.push_str(&later);
+    let whole = analyze(text.as_bytes(), None).unwrap().cold_start.unwrap();
+    assert_eq!(whole.ms, 670.0, "the first frame, not a later one");
+    let mut ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    ends.retain(|end| *end < text.len());
+    let mut found = 0;
+    for end in ends {
+        let prefix = &text[..end];
+        match analyze(prefix.as_bytes(), None).unwrap().cold_start {
+            Some(cold) => {
+                assert_eq!(cold, whole, "the trace cut after byte {end}");
+                found += 1;
+            }
+            // Cut before the first frame's fence ended: nothing, never another number.
+            None => assert!(
+                !prefix.contains("10.670000: tracing_mark_write: E|1252"),
+                "cut after byte {end}"
+            ),
+        }
+    }
+    assert!(found > 0, "some shorter window still holds the launch");
+}

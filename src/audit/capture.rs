@@ -1,0 +1,189 @@
+//! What the screen shows, kept as evidence: a screenshot (`uitest screenCap`, PNG), a layout
+//! dump (`uitest dumpLayout`), or both of one screen side by side in one call.
+//!
+//! Side by side, because neither waits on the other: uitest's `screenCap` reads the display
+//! (`DisplayManager::GetScreenshot`) and packs a PNG in its own process, `dumpLayout` asks
+//! the accessibility service for the window tree in another (testfwk_arkxtest
+//! `uitest/server/server_main.cpp`, `system_ui_controller.cpp`). Each tool's exit status is
+//! echoed on its own marker line and each is judged by its own texts; when either did not say
+//! it worked, both are taken again one after the other, so a device where they cannot run
+//! together costs time, never evidence.
+
+use std::path::Path;
+
+use crate::device::{Device, ShellReply, judge};
+use crate::playbook::Values;
+
+use super::evidence::{Files, StepFailure};
+use super::keep::{device_or_step, judged, pull, remove_remote};
+
+/// The tool of a capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shot {
+    /// `uitest screenCap`: the screen as PNG (snapshot_display's default is JPEG, which blurs
+    /// edges).
+    Screen,
+    /// `uitest dumpLayout`: the window tree.
+    Layout,
+}
+
+impl Shot {
+    fn command(self) -> &'static str {
+        match self {
+            Shot::Screen => "uitest screenCap -p",
+            Shot::Layout => "uitest dumpLayout -p",
+        }
+    }
+}
+
+/// One capture: its tool, the device path it writes (a template: `{run}` is filled), and the
+/// evidence name it is kept under.
+pub(super) struct Capture<'s> {
+    pub(super) shot: Shot,
+    pub(super) remote: String,
+    pub(super) save: &'s str,
+}
+
+/// The markers the side-by-side call echoes each tool's exit status on.
+const DUMPED: &str = "__DWPIPE_DUMPED=";
+const SHOT: &str = "__DWPIPE_SHOT=";
+
+/// Takes `capture` on its own: its device file removed first (uitest's `screenCap` does not
+/// truncate what it writes over), written, pulled.
+pub(super) async fn capture(
+    device: &impl Device,
+    values: &Values,
+    capture: &Capture<'_>,
+    dir: &Path,
+    files: &mut Files,
+) -> Result<(), StepFailure> {
+    remove_remote(device, values, &capture.remote).await?;
+    let command = format!("{} {}", capture.shot.command(), capture.remote);
+    judged(device, values, &command).await?;
+    pull(device, values, &capture.remote, capture.save, dir, files).await
+}
+
+/// Takes a screenshot and a layout dump of the same screen side by side in one call (both
+/// files removed in one call before), then pulls both; one after the other when the device
+/// did not do both side by side.
+pub(super) async fn both(
+    device: &impl Device,
+    values: &Values,
+    screen: &Capture<'_>,
+    layout: &Capture<'_>,
+    dir: &Path,
+    files: &mut Files,
+) -> Result<(), StepFailure> {
+    let fail = |reason: String| StepFailure::Step { reason };
+    let path = |c: &Capture<'_>| {
+        values
+            .remote_path(&c.remote)
+            .map(|p| p.as_str().to_owned())
+            .map_err(|e| fail(e.to_string()))
+    };
+    let (screen_path, layout_path) = (path(screen)?, path(layout)?);
+    judged(
+        device,
+        values,
+        &format!("rm -f {screen_path} {layout_path}"),
+    )
+    .await?;
+    let screen_command = format!("{} {screen_path}", Shot::Screen.command());
+    let layout_command = format!("{} {layout_path}", Shot::Layout.command());
+    let command = values
+        .command(&format!(
+            "{screen_command} & {layout_command}; echo {DUMPED}$?; wait $!; echo {SHOT}$?"
+        ))
+        .map_err(|e| fail(e.to_string()))?;
+    let reply = device.shell(&command).await.map_err(device_or_step)?;
+    if !side_by_side(&reply, &screen_command, &layout_command) {
+        capture(device, values, screen, dir, files).await?;
+        return capture(device, values, layout, dir, files).await;
+    }
+    // The dump first: what a screenshot that cannot be pulled leaves unread is only what
+    // reads the screen.
+    pull(device, values, &layout.remote, layout.save, dir, files).await?;
+    pull(device, values, &screen.remote, screen.save, dir, files).await
+}
+
+/// Whether both tools of a side-by-side call said they worked: each one's status, echoed on
+/// its marker, and each one's own failure texts looked for in everything they printed.
+fn side_by_side(reply: &ShellReply, screen_command: &str, layout_command: &str) -> bool {
+    let status = |marker: &str| {
+        reply
+            .output
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(marker)?.parse::<i32>().ok())
+    };
+    let printed: String = reply
+        .output
+        .lines()
+        .filter(|l| !l.starts_with(DUMPED) && !l.starts_with(SHOT))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let judged = |command: &str, status: Option<i32>| {
+        status.is_some_and(|status| {
+            let alone = ShellReply {
+                output: printed.clone(),
+                status,
+                duration: reply.duration,
+            };
+            judge(command, &alone).is_ok()
+        })
+    };
+    judged(screen_command, status(SHOT)) && judged(layout_command, status(DUMPED))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn reply(output: &str) -> ShellReply {
+        ShellReply {
+            output: output.to_owned(),
+            status: 0,
+            duration: Duration::ZERO,
+        }
+    }
+
+    const SCREEN: &str = "uitest screenCap -p /data/local/tmp/a.png";
+    const LAYOUT: &str = "uitest dumpLayout -p /data/local/tmp/b.json";
+
+    /// Each tool's word, in whatever order the two printed it.
+    #[test]
+    fn both_said_they_worked_or_the_pair_is_taken_again_apart() {
+        for (output, together) in [
+            (
+                "DumpLayout saved to:/data/local/tmp/b.json\n__DWPIPE_DUMPED=0\nScreenCap saved to /data/local/tmp/a.png\n__DWPIPE_SHOT=0\n",
+                true,
+            ),
+            (
+                "ScreenCap saved to /data/local/tmp/a.png\nDumpLayout saved to:/data/local/tmp/b.json\n__DWPIPE_DUMPED=0\n__DWPIPE_SHOT=0\n",
+                true,
+            ),
+            // dumpLayout could not reach the accessibility service while screenCap ran.
+            (
+                "DumpLayout failed:connect to AAMS failed\n__DWPIPE_DUMPED=1\nScreenCap saved to /data/local/tmp/a.png\n__DWPIPE_SHOT=0\n",
+                false,
+            ),
+            // A failure printed with status 0 is still a failure.
+            (
+                "ScreenCap failed: Failed to get display pixelMap\n__DWPIPE_DUMPED=0\n__DWPIPE_SHOT=0\n",
+                false,
+            ),
+            // A shell that did not run the markers (an old toybox without `wait PID`).
+            (
+                "DumpLayout saved to:/data/local/tmp/b.json\n__DWPIPE_DUMPED=0\n",
+                false,
+            ),
+            ("", false),
+        ] {
+            assert_eq!(
+                side_by_side(&reply(output), SCREEN, LAYOUT),
+                together,
+                "{output}"
+            );
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! How long a traced window stays open. A playbook's fixed wait inside a trace (a cold start's)
+//! and a flow's traced step (its timeout) are ceilings: nothing may poll the device inside the
+//! window, so the first run waits the whole ceiling. Later runs of the same visit wait what
+//! the earlier runs showed the reading needs, with a margin: the cold start's first frame, a
+//! response's last frame and the still gap after it. The readers that may be cut so are those
+//! whose reading, once found, is the same in any longer trace (the first frame after the
+//! launch, the first transition or frame after the input, the last frame before the first
+//! still gap); a window whose trace another probe reads (frames per second of the whole
+//! window) keeps its ceiling. Whether the shorter window held is checked on the trace
+//! afterwards ([`cut_short`]): if not, the visit is made again with the ceilings.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use crate::pack::ResponseMetric;
+use crate::probe::Extractor;
+
+use super::evidence::{Context, Files};
+use super::extract::{Decoded, extract};
+use super::model::RunReading;
+use super::plan::{Planned, Visit, measured_in};
+
+/// The evidence file saying how long a visit's traced windows were, and why.
+pub(crate) const WINDOW_RECORD: &str = "window.txt";
+/// How long a response's screen must stand still to be complete (the response rule's gap).
+const STILL: Duration = Duration::from_millis(300);
+/// The least margin over what the earlier runs needed.
+const MARGIN: Duration = Duration::from_millis(250);
+/// Windows are whole multiples of this.
+const GRAIN_MS: f64 = 50.0;
+
+/// What earlier runs showed a traced window needs, for one trace of a visit.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Learned {
+    /// The wait that holds it, margin included (a ceiling may still be shorter).
+    pub(super) wait: Duration,
+    /// Why, in words: the readings it was learned from.
+    pub(super) because: String,
+}
+
+/// A visit's learned windows: the session's traced wait, or a flow's traced steps by index.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Windows {
+    /// A session's wait inside its trace.
+    pub(super) session: Option<Learned>,
+    /// A flow's traced steps (0-based).
+    pub(super) steps: BTreeMap<usize, Learned>,
+}
+
+impl Windows {
+    /// Whether every window keeps its ceiling.
+    pub(super) fn is_empty(&self) -> bool {
+        self.session.is_none() && self.steps.is_empty()
+    }
+
+    /// The wait of a session's traced window whose ceiling is `ceiling`.
+    pub(super) fn session_wait(&self, ceiling: Duration) -> Duration {
+        self.session
+            .as_ref()
+            .map_or(ceiling, |l| l.wait.min(ceiling))
+    }
+
+    /// The wait of flow step `index`'s traced window whose ceiling is `ceiling`.
+    pub(super) fn step_wait(&self, index: usize, ceiling: Duration) -> Duration {
+        self.steps
+            .get(&index)
+            .map_or(ceiling, |l| l.wait.min(ceiling))
+    }
+
+    /// The record kept with the visit's evidence.
+    pub(super) fn record(&self, repeated: Option<&str>) -> String {
+        let line = |what: String, learned: &Learned| {
+            format!(
+                "{what}: {} ms: {}\n",
+                learned.wait.as_millis(),
+                learned.because
+            )
+        };
+        let session = self
+            .session
+            .iter()
+            .map(|l| line("the wait inside the trace".to_owned(), l));
+        let steps = self
+            .steps
+            .iter()
+            .map(|(index, l)| line(format!("step {}", index + 1), l));
+        let cut = repeated.map(|why| {
+            format!(
+                "cut short ({why}): the visit was made again with every window at its ceiling\n"
+            )
+        });
+        session.chain(steps).chain(cut).collect()
+    }
+}
+
+/// The wait that holds `needed`: a quarter more, at least [`MARGIN`] more, rounded up to
+/// [`GRAIN_MS`].
+fn wait_for(needed_ms: f64) -> Duration {
+    let margin = (needed_ms * 0.25).max(MARGIN.as_secs_f64() * 1e3);
+    let ms = ((needed_ms + margin) / GRAIN_MS).ceil() * GRAIN_MS;
+    Duration::from_millis(ms as u64)
+}
+
+/// What a reader's reading says its window needed, in ms after the window began (`None`: the
+/// reader's reading may change in a longer trace, so its window is not cut).
+fn needed_ms(plan: &Planned<'_>, reading: f64) -> Option<f64> {
+    match plan.extractor {
+        // Launch to the first frame: the wait begins as the launch is sent.
+        Extractor::ColdStart => Some(reading),
+        // The input to the last frame, and the still gap that shows it was the last.
+        Extractor::Response => Some(match plan.args().response {
+            ResponseMetric::Complete => reading + STILL.as_secs_f64() * 1e3,
+            ResponseMetric::Response => reading,
+        }),
+        _ => None,
+    }
+}
+
+/// A visit's traced windows as the playbooks and the pack set them: the ceiling of a
+/// session's wait inside its trace, a flow's traced steps (their timeouts), and which of those
+/// steps a frames reader traces too.
+pub(super) struct Ceilings {
+    /// The session's wait inside its trace.
+    pub(super) session: Option<Duration>,
+    /// The flow's steps' timeouts, by index.
+    pub(super) steps: Vec<Duration>,
+    /// The flow's steps a frames reader traces.
+    pub(super) traced_for_frames: BTreeSet<usize>,
+}
+
+/// The windows of `visit` in `run`, from `readings` (by criterion) of the runs before it: only
+/// those shorter than their ceiling.
+pub(super) fn learn(
+    planned: &[Planned<'_>],
+    (run, visit): (u32, Visit<'_>),
+    readings: &BTreeMap<&str, Vec<RunReading>>,
+    ceilings: &Ceilings,
+) -> Windows {
+    // The most any reader needed in any earlier run, when that is shorter than the ceiling;
+    // `None` as soon as one reader cannot say.
+    let needed = |readers: &[&Planned<'_>], ceiling: Duration| -> Option<Learned> {
+        let mut most: Option<(f64, String)> = None;
+        for plan in readers {
+            let earlier: Vec<&RunReading> = readings
+                .get(plan.criterion.id.as_str())?
+                .iter()
+                .filter(|r| r.run < run)
+                .collect();
+            if earlier.is_empty() {
+                return None;
+            }
+            for reading in earlier {
+                let value = reading.value.as_ref()?.as_number()?;
+                let needed = needed_ms(plan, value)?;
+                if most.as_ref().is_none_or(|(m, _)| needed > *m) {
+                    most = Some((
+                        needed,
+                        format!(
+                            "run {} of {} needed {needed:.0} ms",
+                            reading.run, plan.criterion.id
+                        ),
+                    ));
+                }
+            }
+        }
+        let (needed, because) = most?;
+        let wait = wait_for(needed);
+        (wait < ceiling).then(|| Learned {
+            wait,
+            because: format!(
+                "{because}, plus a quarter (250 ms at least), of a ceiling of {} ms",
+                ceiling.as_millis()
+            ),
+        })
+    };
+    let here: Vec<&Planned<'_>> = measured_in(planned, (run, visit)).collect();
+    match visit {
+        Visit::Session(_) => Windows {
+            session: ceilings.session.and_then(|c| needed(&here, c)),
+            steps: BTreeMap::new(),
+        },
+        Visit::Flow(_) => {
+            let mut steps = BTreeMap::new();
+            for index in here
+                .iter()
+                .filter(|p| p.extractor == Extractor::Response)
+                .filter_map(|p| p.args().step.map(|s| s.index))
+            {
+                // A step another reader traces too (a flow's frames read every swipe) keeps
+                // its ceiling.
+                let Some(ceiling) = ceilings.steps.get(index) else {
+                    continue;
+                };
+                if ceilings.traced_for_frames.contains(&index) {
+                    continue;
+                }
+                let readers: Vec<&Planned<'_>> = here
+                    .iter()
+                    .copied()
+                    .filter(|p| {
+                        p.extractor == Extractor::Response
+                            && p.args().step.map(|s| s.index) == Some(index)
+                    })
+                    .collect();
+                if let Some(learned) = needed(&readers, *ceiling) {
+                    steps.insert(index, learned);
+                }
+            }
+            Windows {
+                session: None,
+                steps,
+            }
+        }
+    }
+}
+
+/// Why a visit made with learned `windows` does not show what its readers need (a reader of a
+/// shortened window found nothing), or `None` when every one holds.
+pub(super) fn cut_short(
+    planned: &[Planned<'_>],
+    visit: Visit<'_>,
+    run: u32,
+    windows: &Windows,
+    files: &Files,
+    context: Context<'_>,
+) -> Option<String> {
+    if windows.is_empty() {
+        return None;
+    }
+    let decoded = Decoded::new(files, context);
+    measured_in(planned, (run, visit))
+        .filter(|p| match visit {
+            Visit::Session(_) => windows.session.is_some(),
+            Visit::Flow(_) => p
+                .args()
+                .step
+                .is_some_and(|s| windows.steps.contains_key(&s.index)),
+        })
+        .find_map(|p| {
+            extract(p.extractor, &decoded, p.args())
+                .err()
+                .map(|e| format!("{}: {}", p.criterion.id, crate::diagnostic::chain(&e)))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::extract::Value;
+    use crate::audit::plan::plan;
+    use crate::playbook::Playbooks;
+
+    fn reading(run: u32, value: Option<f64>) -> RunReading {
+        RunReading {
+            run,
+            value: value.map(Value::Number),
+            detail: String::new(),
+            files: Vec::new(),
+        }
+    }
+
+    /// The example pack's windows, from readings of earlier runs (criterion, run, value).
+    #[test]
+    fn a_window_is_learned_only_from_every_earlier_reading_and_only_below_its_ceiling() {
+        let pack =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes/pack.yaml");
+        let frozen = crate::pack::freeze_file(&pack).unwrap();
+        let playbooks = Playbooks::load(None).unwrap();
+        let planned = plan(&frozen.pack, &playbooks, None);
+        let cold = Ceilings {
+            session: Some(Duration::from_secs(3)),
+            steps: Vec::new(),
+            traced_for_frames: BTreeSet::new(),
+        };
+        let flow = |frames: &[usize]| Ceilings {
+            session: None,
+            steps: vec![Duration::from_secs(2); 5],
+            traced_for_frames: frames.iter().copied().collect(),
+        };
+        type Readings<'a> = &'a [(&'a str, u32, Option<f64>)];
+        let table: [(Visit<'_>, u32, Readings<'_>, &Ceilings, Option<u64>); 8] = [
+            // Run 1 knows nothing: the ceiling.
+            (Visit::Session("cold-start"), 1, &[], &cold, None),
+            (
+                Visit::Session("cold-start"),
+                2,
+                &[("P-01", 1, Some(700.0))],
+                &cold,
+                Some(950),
+            ),
+            // The most any earlier run needed.
+            (
+                Visit::Session("cold-start"),
+                3,
+                &[("P-01", 1, Some(700.0)), ("P-01", 2, Some(720.0))],
+                &cold,
+                Some(1000),
+            ),
+            // A run that read nothing says nothing of what is needed.
+            (
+                Visit::Session("cold-start"),
+                3,
+                &[("P-01", 1, None), ("P-01", 2, Some(720.0))],
+                &cold,
+                None,
+            ),
+            // Not shorter than the ceiling: no window of its own.
+            (
+                Visit::Session("cold-start"),
+                2,
+                &[("P-01", 1, Some(2500.0))],
+                &cold,
+                None,
+            ),
+            // Step 2 (index 1): P-03's completion and its still gap, over P-04's response.
+            (
+                Visit::Flow("open-note"),
+                2,
+                &[("P-03", 1, Some(700.0)), ("P-04", 1, Some(60.0))],
+                &flow(&[]),
+                Some(1250),
+            ),
+            // A step whose frames are read keeps its ceiling.
+            (
+                Visit::Flow("open-note"),
+                2,
+                &[("P-03", 1, Some(700.0)), ("P-04", 1, Some(60.0))],
+                &flow(&[1]),
+                None,
+            ),
+            // One of the step's readers read nothing in an earlier run.
+            (
+                Visit::Flow("open-note"),
+                2,
+                &[("P-03", 1, Some(700.0)), ("P-04", 1, None)],
+                &flow(&[]),
+                None,
+            ),
+        ];
+        for (visit, run, given, ceilings, expected) in table {
+            let mut readings: BTreeMap<&str, Vec<RunReading>> = BTreeMap::new();
+            for &(id, r, value) in given {
+                readings.entry(id).or_default().push(reading(r, value));
+            }
+            let windows = learn(&planned, (run, visit), &readings, ceilings);
+            let wait = match visit {
+                Visit::Session(_) => windows.session.as_ref(),
+                Visit::Flow(_) => windows.steps.get(&1),
+            }
+            .map(|l| l.wait.as_millis() as u64);
+            assert_eq!(wait, expected, "{visit} run {run} from {given:?}");
+        }
+    }
+
+    #[test]
+    fn a_window_is_what_was_needed_and_a_quarter_at_least_250_ms_in_steps_of_50() {
+        for (needed, wait) in [
+            (700.0, 950),
+            (720.0, 1000),
+            (1000.0, 1250),
+            (1032.0, 1300),
+            (2000.0, 2500),
+            (60.0, 350),
+        ] {
+            assert_eq!(wait_for(needed), Duration::from_millis(wait), "{needed}");
+        }
+    }
+}
