@@ -325,8 +325,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
             .then(|| {
                 cut_short(
                     &prepared.planned,
-                    visit,
-                    run,
+                    (run, visit),
                     &windows,
                     &gathered.files,
                     self.context,

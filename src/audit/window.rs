@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use crate::pack::ResponseMetric;
 use crate::probe::Extractor;
+use crate::probe::hitrace::STILL_NS;
 
 use super::evidence::{Context, Files};
 use super::extract::{Decoded, extract};
@@ -22,8 +23,6 @@ use super::plan::{Planned, Visit, measured_in};
 
 /// The evidence file saying how long a visit's traced windows were, and why.
 pub(crate) const WINDOW_RECORD: &str = "window.txt";
-/// How long a response's screen must stand still to be complete (the response rule's gap).
-const STILL: Duration = Duration::from_millis(300);
 /// The least margin over what the earlier runs needed.
 const MARGIN: Duration = Duration::from_millis(250);
 /// Windows are whole multiples of this.
@@ -109,7 +108,7 @@ fn needed_ms(plan: &Planned<'_>, reading: f64) -> Option<f64> {
         Extractor::ColdStart => Some(reading),
         // The input to the last frame, and the still gap that shows it was the last.
         Extractor::Response => Some(match plan.args().response {
-            ResponseMetric::Complete => reading + STILL.as_secs_f64() * 1e3,
+            ResponseMetric::Complete => reading + STILL_NS as f64 / 1e6,
             ResponseMetric::Response => reading,
         }),
         _ => None,
@@ -180,12 +179,13 @@ pub(super) fn learn(
             steps: BTreeMap::new(),
         },
         Visit::Flow(_) => {
-            let mut steps = BTreeMap::new();
-            for index in here
+            let traced: BTreeSet<usize> = here
                 .iter()
                 .filter(|p| p.extractor == Extractor::Response)
                 .filter_map(|p| p.args().step.map(|s| s.index))
-            {
+                .collect();
+            let mut steps = BTreeMap::new();
+            for index in traced {
                 // A step another reader traces too (a flow's frames read every swipe) keeps
                 // its ceiling.
                 let Some(ceiling) = ceilings.steps.get(index) else {
@@ -218,8 +218,7 @@ pub(super) fn learn(
 /// shortened window found nothing), or `None` when every one holds.
 pub(super) fn cut_short(
     planned: &[Planned<'_>],
-    visit: Visit<'_>,
-    run: u32,
+    (run, visit): (u32, Visit<'_>),
     windows: &Windows,
     files: &Files,
     context: Context<'_>,

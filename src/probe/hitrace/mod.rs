@@ -24,6 +24,7 @@ pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
 pub(crate) use frames::FrameTracker;
 pub use response::Response;
+pub(crate) use response::STILL_NS;
 
 /// What `dwpipe inspect trace --json` prints; the field names are a contract.
 #[derive(Clone, Debug, PartialEq, Serialize)]

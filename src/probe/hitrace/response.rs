@@ -22,7 +22,7 @@ use super::scan::{contains, round3, text};
 use crate::pack::InputKind;
 
 /// The still gap that ends a completion.
-const STILL_NS: u64 = 300_000_000;
+pub(crate) const STILL_NS: u64 = 300_000_000;
 /// Display time added to a frame-ended reading.
 const DISPLAY_NS: u64 = 32_000_000;
 /// Lanes a tap or key starts.
