@@ -39,8 +39,11 @@ impl Shot {
 /// One capture: its tool, the device path it writes (a template: `{run}` is filled), and the
 /// evidence name it is kept under.
 pub(super) struct Capture<'s> {
+    /// Which tool.
     pub(super) shot: Shot,
+    /// The device path it writes (`{run}` filled in when it runs).
     pub(super) remote: String,
+    /// The evidence name.
     pub(super) save: &'s str,
 }
 
@@ -96,12 +99,12 @@ pub(super) async fn both(
         ))
         .map_err(|e| fail(e.to_string()))?;
     let reply = device.shell(&command).await.map_err(device_or_step)?;
+    // The dump first, either way: what a screenshot that cannot be had leaves unread is only
+    // what reads the screen.
     if !side_by_side(&reply, &screen_command, &layout_command) {
-        capture(device, values, screen, dir, files).await?;
-        return capture(device, values, layout, dir, files).await;
+        capture(device, values, layout, dir, files).await?;
+        return capture(device, values, screen, dir, files).await;
     }
-    // The dump first: what a screenshot that cannot be pulled leaves unread is only what
-    // reads the screen.
     pull(device, values, &layout.remote, layout.save, dir, files).await?;
     pull(device, values, &screen.remote, screen.save, dir, files).await
 }

@@ -179,15 +179,27 @@ impl<'s> Capturing<'s> {
 }
 
 /// Keeps the flow's capture `kept` again as `save`: a file of its own, so every reader finds
-/// the session's evidence under the session's names.
+/// the session's evidence under the session's names (copied on disk, whatever its size, under
+/// a temporary name first, as a pull is).
 fn reuse(files: &mut Files, kept: &str, save: &str, dir: &Path) -> Result<(), StepFailure> {
     let fail = |reason: String| StepFailure::Step { reason };
-    let path = files
+    let from = files
         .get(kept)
         .ok_or_else(|| fail(format!("the flow kept no `{kept}`")))?;
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(format!("cannot read `{}`: {e}", path.display())))?;
-    keep_file(dir, files, save, &bytes).map_err(|e| fail(chain(&e)))
+    let path = dir.join(save);
+    let partial = dir.join(format!(".{save}.partial"));
+    std::fs::copy(from, &partial)
+        .and_then(|_| std::fs::rename(&partial, &path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&partial);
+            fail(format!(
+                "cannot keep `{}` as `{}`: {e}",
+                from.display(),
+                path.display()
+            ))
+        })?;
+    files.insert(save.to_owned(), path);
+    Ok(())
 }
 
 fn name_kind(name: &str) -> &'static str {

@@ -173,8 +173,8 @@ fn a_pair_that_did_not_work_side_by_side_is_taken_again_one_after_the_other() {
             "    reply: \"DumpLayout failed:connect to AAMS failed\\n__DWPIPE_DUMPED=1\\nScreenCap saved to {screen}\\n__DWPIPE_SHOT=0\\n\""
         ));
         for (remote, said, pulled) in [
-            (screen, format!("ScreenCap saved to {screen}"), pull_screen),
             (layout, format!("DumpLayout saved to:{layout}"), pull_layout),
+            (screen, format!("ScreenCap saved to {screen}"), pull_screen),
         ] {
             let tool = if remote == screen {
                 "screenCap"
