@@ -258,6 +258,10 @@ mod tests {
                 .iter()
                 .any(|s| matches!(s, Step::Screenshot { save } if save == crate::probe::Evidence::Screen.as_str()))
         );
+        // A dump the engine knows as one: after a flow, the flow's own may serve.
+        assert!(ui.steps.iter().any(
+            |s| matches!(s, Step::Dump { save } if save == crate::probe::Evidence::Layout.as_str())
+        ));
         let users: Vec<&str> = playbooks
             .probes
             .values()
@@ -324,6 +328,21 @@ mod tests {
                 "sessions/memory.yaml",
                 "session: memory\nsteps:\n  - shell: ls\n    sleep: 1s\n",
                 "exactly one",
+            ),
+            (
+                "sessions/ui.yaml",
+                "session: ui\nsteps:\n  - dump: layout.json\n    screenshot: screen.png\n",
+                "exactly one of shell, pull, sleep, ready, screenshot or dump",
+            ),
+            (
+                "sessions/ui.yaml",
+                "session: ui\nsteps:\n  - dump: layout.json\n  - screenshot: layout.json\n",
+                "`screenshot: layout.json` is not a new plain file name",
+            ),
+            (
+                "sessions/ui.yaml",
+                "session: ui\nsteps:\n  - dump: ../layout.json\n",
+                "`dump: ../layout.json` is not a new plain file name",
             ),
             (
                 "sessions/memory.yaml",

@@ -262,13 +262,14 @@ fn steps(
         };
         // A capture of what the screen shows: after a flow, the flow's own capture of the
         // screen it ended on may serve (`audit/session.rs`), so the engine must know it is one.
-        let capture = match (step.screenshot, step.dump) {
-            (Some(save), None) => Some((save, "screenshot")),
-            (None, Some(save)) => Some((save, "dump")),
+        type Make = fn(String) -> Step;
+        let capture: Option<(String, &str, Make)> = match (step.screenshot, step.dump) {
+            (Some(save), None) => Some((save, "screenshot", |save| Step::Screenshot { save })),
+            (None, Some(save)) => Some((save, "dump", |save| Step::Dump { save })),
             (None, None) => None,
             (Some(_), Some(_)) => return Err(at(ONE_KIND.to_owned())),
         };
-        if let Some((save, kind)) = capture {
+        if let Some((save, kind, make)) = capture {
             if step.shell.is_some()
                 || step.pull.is_some()
                 || step.sleep.is_some()
@@ -281,10 +282,7 @@ fn steps(
                 return Err(at(format!("`{kind}: {save}` is not a new plain file name")));
             }
             saved.push(save.clone());
-            steps.push(match kind {
-                "screenshot" => Step::Screenshot { save },
-                _ => Step::Dump { save },
-            });
+            steps.push(make(save));
             continue;
         }
         let parsed = match (step.shell, step.pull, step.sleep) {
