@@ -6,10 +6,11 @@
 //! the accessibility service for the window tree in another (testfwk_arkxtest
 //! `uitest/server/server_main.cpp`, `system_ui_controller.cpp`). Each tool's exit status is
 //! echoed on its own marker line and each is judged by its own texts; when either did not say
-//! it worked, both are taken again one after the other, so a device where they cannot run
-//! together costs time, never evidence.
+//! it worked, both are taken again one after the other, and so is every later pair of the
+//! audit: a device where they cannot run together costs one call's time, never evidence.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::device::{Device, ShellReply, judge};
 use crate::playbook::Values;
@@ -47,6 +48,14 @@ pub(super) struct Capture<'s> {
     pub(super) save: &'s str,
 }
 
+/// Whether the device still takes a screenshot and a dump side by side: after the first pair
+/// it did not, an audit takes its pairs one after the other (each try costs the longer tool's
+/// time before the two are taken apart).
+#[derive(Debug, Default)]
+pub(super) struct Pairing {
+    apart: AtomicBool,
+}
+
 /// The markers the side-by-side call echoes each tool's exit status on.
 const DUMPED: &str = "__DWPIPE_DUMPED=";
 const SHOT: &str = "__DWPIPE_SHOT=";
@@ -72,11 +81,17 @@ pub(super) async fn capture(
 pub(super) async fn both(
     device: &impl Device,
     values: &Values,
-    screen: &Capture<'_>,
-    layout: &Capture<'_>,
+    pairing: &Pairing,
+    (screen, layout): (&Capture<'_>, &Capture<'_>),
     dir: &Path,
     files: &mut Files,
 ) -> Result<(), StepFailure> {
+    // The dump first, either way: what a screenshot that cannot be had leaves unread is only
+    // what reads the screen.
+    if pairing.apart.load(Ordering::Relaxed) {
+        capture(device, values, layout, dir, files).await?;
+        return capture(device, values, screen, dir, files).await;
+    }
     let fail = |reason: String| StepFailure::Step { reason };
     let path = |c: &Capture<'_>| {
         values
@@ -99,9 +114,8 @@ pub(super) async fn both(
         ))
         .map_err(|e| fail(e.to_string()))?;
     let reply = device.shell(&command).await.map_err(device_or_step)?;
-    // The dump first, either way: what a screenshot that cannot be had leaves unread is only
-    // what reads the screen.
     if !side_by_side(&reply, &screen_command, &layout_command) {
+        pairing.apart.store(true, Ordering::Relaxed);
         capture(device, values, layout, dir, files).await?;
         return capture(device, values, screen, dir, files).await;
     }

@@ -15,6 +15,7 @@ use crate::diagnostic::Diagnostic;
 use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
 
+use super::capture::Pairing;
 use super::evidence::{Context, Files, StepFailure};
 use super::figures::Figures;
 use super::flow::{FlowPlan, frames_steps, run_flow};
@@ -51,6 +52,8 @@ pub(crate) struct Prepared<'s, 'a> {
     spec: &'s AuditSpec<'a>,
     planned: Vec<Planned<'a>>,
     base: Values,
+    /// Whether the device still takes a screenshot and a dump side by side.
+    pairing: Pairing,
 }
 
 impl<'s, 'a> Prepared<'s, 'a> {
@@ -60,6 +63,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             spec,
             planned: plan(spec.pack, spec.playbooks, spec.runs),
             base: base_values(spec.pack)?,
+            pairing: Pairing::default(),
         })
     }
 
@@ -177,9 +181,10 @@ impl<'s, 'a> Prepared<'s, 'a> {
             Visit::Session(name) => {
                 let session = &spec.playbooks.sessions[name];
                 let around = Around {
+                    pairing: &self.pairing,
                     placed,
+                    ended_on: None,
                     windows: Some(windows),
-                    ..Around::default()
                 };
                 gather(
                     device,
@@ -200,12 +205,20 @@ impl<'s, 'a> Prepared<'s, 'a> {
                 // The sessions measured after the flow, each once, without their own start;
                 // what they capture of the screen the flow ended on, the flow already has.
                 let after: BTreeSet<&str> = here.iter().filter_map(|p| p.after_flow()).collect();
-                let mut outcome =
-                    run_flow(device, &plan, &mut values, dir, &mut files, context).await;
+                let mut outcome = run_flow(
+                    device,
+                    &plan,
+                    &mut values,
+                    dir,
+                    &mut files,
+                    (context, &self.pairing),
+                )
+                .await;
                 for session in after {
                     let Ok(ended_on) = &outcome else { break };
                     let steps = &spec.playbooks.sessions[session].steps;
                     let around = Around {
+                        pairing: &self.pairing,
                         placed,
                         ended_on: Some(ended_on),
                         windows: None,

@@ -9,7 +9,7 @@ use crate::diagnostic::chain;
 use crate::playbook::{READY, Step, Values};
 use crate::shell::{ShellCommand, ShellValue};
 
-use super::capture::{Capture, Shot, both, capture};
+use super::capture::{Capture, Pairing, Shot, both, capture};
 use super::evidence::{Files, StepFailure};
 use super::extract::clock_file;
 use super::flow::EndedOn;
@@ -18,8 +18,10 @@ use super::keep::{device_or_step, keep_clock, keep_file, pull, remove_remote};
 use super::window::Windows;
 
 /// What a session's visit knows besides its steps.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Around<'x> {
+    /// Whether the device still takes a screenshot and a dump side by side.
+    pub(super) pairing: &'x Pairing,
     /// Where the scroll's swipes go, in words, when the display's size is known.
     pub(super) placed: Option<&'x str>,
     /// After a flow, what the flow kept of the screen it ended on: a screenshot or dump step
@@ -41,6 +43,7 @@ pub(super) async fn gather<'s>(
     around: Around<'_>,
 ) -> Result<(), StepFailure> {
     let Around {
+        pairing,
         placed,
         ended_on,
         windows,
@@ -127,7 +130,8 @@ pub(super) async fn gather<'s>(
                                 } else {
                                     (other, one)
                                 };
-                                both(device, values, &screen, &layout, dir, files).await?;
+                                let pair = (&screen, &layout);
+                                both(device, values, pairing, pair, dir, files).await?;
                             }
                             _ => capture(device, values, &one, dir, files).await?,
                         }

@@ -20,6 +20,7 @@ use crate::pack::{Action, Flow, FlowStep, FramesVia};
 use crate::playbook::Values;
 use crate::probe::Extractor;
 
+use super::capture::Pairing;
 use super::evidence::{
     Context, FLOW_RECORD, FPS_AFTER, Files, FlowRecord, StepFailure, StepFile, StepRecord,
     step_file,
@@ -126,7 +127,7 @@ pub(super) async fn run_flow(
     values: &mut Values,
     dir: &Path,
     files: &mut Files,
-    context: Context<'_>,
+    (context, pairing): (Context<'_>, &Pairing),
 ) -> Result<EndedOn, StepFailure> {
     std::fs::create_dir_all(dir).map_err(|e| StepFailure::Step {
         reason: format!("cannot create `{}`: {e}", dir.display()),
@@ -140,6 +141,7 @@ pub(super) async fn run_flow(
         began: device.clock(),
         windows: &plan.windows,
         screen_due: None,
+        pairing,
     };
     let mut record = FlowRecord {
         format_version: crate::format::FLOW,

@@ -12,7 +12,7 @@ use crate::playbook::Values;
 use crate::probe::layout::{Layout, LayoutError};
 use crate::shell::ShellValue;
 
-use super::super::capture::{Capture, Shot, both, capture};
+use super::super::capture::{Capture, Pairing, Shot, both, capture};
 use super::super::evidence::{
     Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
 };
@@ -42,6 +42,8 @@ pub(super) struct Runner<'d, 'v, D> {
     pub(super) windows: &'d Windows,
     /// A step whose screenshot waits for the next step's first dump, to be taken beside it.
     pub(super) screen_due: Option<usize>,
+    /// Whether the device still takes a screenshot and a dump side by side.
+    pub(super) pairing: &'d Pairing,
 }
 
 /// Whether `action` begins with a dump of the screen (to resolve a selector or look for one):
@@ -283,11 +285,12 @@ impl<D: Device> Runner<'_, '_, D> {
             Some(before) => {
                 let screen_save = step_file(before, StepFile::Screen);
                 let screen = screen_capture(before, &screen_save);
+                let pair = (&screen, &layout);
                 both(
                     self.device,
                     self.values,
-                    &screen,
-                    &layout,
+                    self.pairing,
+                    pair,
                     self.dir,
                     self.files,
                 )
