@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::{dwpipe, fake_hdc, frozen_fixture, no_sleeps};
@@ -228,7 +228,7 @@ fn a_signal_mid_session_still_leaves_the_candidate_installed() {
         "DWPIPE_FAKE_HDC_LATENCY=30ms",
     );
     let args = ab_args(dir.path(), &hdc, &["--device", "AB0PHONE04"], "16");
-    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let child = crate::support::dwpipe_command()
         .args(&args)
         .current_dir(dir.path())
         .stdout(Stdio::piped())

@@ -574,6 +574,7 @@ fn plugin_session(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("target/agent-deps/cache"),
         )
         .env("DWPIPE_BIN", env!("CARGO_BIN_EXE_dwpipe"))
+        .env("DWPIPE_LEASES", crate::support::own_leases())
         .env("DWPIPE_CONFIG", dir.path().join("dwpipe.yaml"))
         .env("DWPIPE_PACK", dir.path().join("pack.yaml"))
         .env("DWPIPE_LOOP_LIMIT", limit)

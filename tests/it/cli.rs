@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/notes");
 
@@ -19,7 +19,7 @@ fn dwpipe(dir: &Path, args: &[&str]) -> Run {
         status,
         stdout,
         stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    } = crate::support::dwpipe_command()
         .args(args)
         .current_dir(dir)
         .output()

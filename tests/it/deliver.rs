@@ -384,7 +384,7 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         "notes-pass",
         "",
     );
-    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let child = crate::support::dwpipe_command()
         .args(["deliver", "--pack", "pack.yaml", "--json"])
         .current_dir(dir.path())
         .stdout(Stdio::piped())
@@ -473,7 +473,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
         &[repo("device-fixtures/notes-pass").display().to_string()],
         "DWPIPE_FAKE_HDC_LATENCY=300ms",
     );
-    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let child = crate::support::dwpipe_command()
         .args([
             "--hdc",
             hdc.to_str().unwrap(),

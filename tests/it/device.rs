@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dwpipe::device::{
@@ -498,7 +497,7 @@ fn a_missing_hdc_is_an_environment_error_naming_the_path() {
     let (code, _, stderr) = dwpipe(&["--hdc", "/nonexistent/bin/hdc", "devices"]);
     assert_eq!(code, 3);
     assert!(stderr.contains("/nonexistent/bin/hdc"), "{stderr}");
-    let with_env = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let with_env = crate::support::dwpipe_command()
         .args(["devices"])
         .env("DWPIPE_HDC", "/elsewhere/hdc")
         .output()
@@ -662,7 +661,7 @@ fn ctrl_c_stops_the_hdc_children_and_exits_130() {
         "DWPIPE_FAKE_HDC_LATENCY=30s",
     );
     let started = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let child = crate::support::dwpipe_command()
         .args([
             "--hdc",
             hdc.to_str().unwrap(),

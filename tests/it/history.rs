@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::pg::each_store;
@@ -274,7 +274,7 @@ fn a_history_from_a_newer_dwpipe_is_refused_with_a_fix() {
 fn a_killed_import_leaves_whole_runs_only() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     runs(dir.path(), 400, 200);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let mut child = crate::support::dwpipe_command()
         .args(["history", "--history", "h.sqlite", "import", "runs"])
         .current_dir(dir.path())
         .stdout(Stdio::null())
@@ -454,7 +454,7 @@ fn sixteen_first_writers_lose_no_audit() {
             fs::create_dir_all(&here).unwrap();
             let writers: Vec<_> = (1..=16)
                 .map(|i| {
-                    Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+                    crate::support::dwpipe_command()
                         .args(["history", "--history", store.arg(), "import"])
                         .arg(format!("../runs/run-{i:02}"))
                         .current_dir(&here)

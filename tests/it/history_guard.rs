@@ -7,7 +7,6 @@
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::support::delivery::{FIXING_AGENT, SPACING, project};
 use crate::support::{device, fake_hdc, frozen_example, frozen_fixture, no_sleeps};
@@ -57,7 +56,7 @@ fn root() -> bool {
 /// `dwpipe args` in `dir`; with `unprivileged`, as a user other than root when the test runs
 /// as root (so that a read-only file is read-only to it).
 fn dwpipe(dir: &Path, args: &[String], unprivileged: bool) -> Ran {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
+    let mut command = crate::support::dwpipe_command();
     command.args(args).current_dir(dir).env_remove("DWPIPE_HDC");
     if unprivileged && root() {
         // The folders it works in are its to write; the files root wrote are not.

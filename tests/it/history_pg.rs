@@ -5,7 +5,7 @@
 //! stores are in `history.rs`.
 
 use std::fs;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::delivery::{SPACING, deliver, project, repo};
@@ -152,7 +152,7 @@ fn a_killed_import_into_the_server_leaves_whole_audits_only() {
         )
         .unwrap();
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let mut child = crate::support::dwpipe_command()
         .args(["history", "--history", &db.url, "import", "out"])
         .current_dir(dir.path())
         .env("PGPASSFILE", crate::support::pg::pgpass())
@@ -206,7 +206,7 @@ fn the_password_is_never_in_a_url_and_never_shown() {
     assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
     // PGPASSWORD in the environment, and it wrong: refused by the server, said as an
     // environment error with what to check.
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let output = crate::support::dwpipe_command()
         .args(["history", "--history", &db.url])
         .current_dir(dir.path())
         .env("PGPASSWORD", "not-the-password")
@@ -248,7 +248,7 @@ fn the_certificate_is_checked_when_the_url_asks() {
     let dir = tempfile::tempdir().unwrap();
     let verify = format!("{}?sslmode=verify-full", db.url);
     let history = |root_cert: Option<&std::path::Path>| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
+        let mut command = crate::support::dwpipe_command();
         command
             .args(["history", "--history", &verify])
             .current_dir(dir.path())

@@ -7,7 +7,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 
@@ -16,7 +16,7 @@ use crate::support::delivery::{FIXING_AGENT, PAGE, SPACING, project, stages};
 /// `dwpipe hook stop --target HARNESS` in `dir` with `input` on stdin: (exit code, the JSON it
 /// printed, stderr).
 fn stop(dir: &Path, harness: &str, input: &Value) -> (i32, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let mut child = crate::support::dwpipe_command()
         .args(["hook", "stop", "--target", harness, "--pack", "pack.yaml"])
         .current_dir(dir)
         .env_remove("DWPIPE_HDC")

@@ -41,7 +41,7 @@ fn finish(mut child: Child) -> (i32, String, String) {
 /// Runs dwpipe with a watchdog: `(exit code, stdout, stderr)`.
 fn guarded(dir: &Path, args: &[&str]) -> (i32, String, String) {
     finish(
-        Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        crate::support::dwpipe_command()
             .args(args)
             .current_dir(dir)
             .env_remove("DWPIPE_HDC")
@@ -233,7 +233,7 @@ fn a_capture_pointing_at_a_device_or_a_fifo_is_refused() {
 fn a_trace_on_standard_input_is_bounded_by_its_line_length() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _, stderr) = finish(
-        Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        crate::support::dwpipe_command()
             .args(["inspect", "trace", "-"])
             .stdin(fs::File::open("/dev/zero").unwrap())
             .stdout(Stdio::piped())
@@ -294,14 +294,14 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
             .open("/dev/full")
             .unwrap()
     };
-    let status = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let status = crate::support::dwpipe_command()
         .args(["freeze", "/nonexistent.yaml"])
         .stderr(full())
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(3), "an error that cannot be told");
     let layout = repo("tests/fixtures/layout/notes.json");
-    let status = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let status = crate::support::dwpipe_command()
         .args(["inspect", "layout", layout.to_str().unwrap(), "--json"])
         .stdout(full())
         .stderr(Stdio::null())
@@ -310,7 +310,7 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
     assert_eq!(status.code(), Some(3), "a result that cannot be written");
     // Help, the version and a completion script that cannot be written are failures too.
     for args in [&["completions", "bash"][..], &["--help"], &["--version"]] {
-        let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        let output = crate::support::dwpipe_command()
             .args(args)
             .stdout(full())
             .output()
@@ -321,7 +321,7 @@ fn full_streams_are_exit_3_and_a_broken_pipe_ends_quietly() {
     }
     // `dwpipe audit --json | head -c1`: the reader goes away; the verdict is still the exit.
     let replay = repo("device-fixtures/notes-pass");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let mut child = crate::support::dwpipe_command()
         .args([
             "audit",
             "--pack",
@@ -352,7 +352,7 @@ fn signals_stop_a_replayed_audit_and_a_trace_read() {
     let big = trace.repeat(40_000_000 / trace.len());
     let capture = capture_with(dir.path(), "cold-1.ftrace", &big);
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        let child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+        let child = crate::support::dwpipe_command()
             .args([
                 "audit",
                 "--pack",
@@ -379,7 +379,7 @@ fn signals_stop_a_replayed_audit_and_a_trace_read() {
         fs::remove_dir_all(dir.path().join("out")).unwrap();
     }
     // A trace read from a pipe that never ends.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let mut child = crate::support::dwpipe_command()
         .args(["inspect", "trace", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -444,6 +444,7 @@ fn bounded(dir: &Path, bytes: usize, args: &[&str]) -> (i32, String, String) {
         .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", bytes / 1024))
         .arg(env!("CARGO_BIN_EXE_dwpipe"))
         .args(args)
+        .env("DWPIPE_LEASES", crate::support::own_leases())
         .current_dir(dir)
         .output()
         .unwrap();

@@ -472,6 +472,7 @@ fn a_lab_of_256_devices_under_256_open_files_audits_every_device() {
     let output = std::process::Command::new("sh")
         .args(["-c", "ulimit -n 256 && exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_dwpipe"))
+        .env("DWPIPE_LEASES", crate::support::own_leases())
         .args([
             "--hdc",
             hdc.to_str().unwrap(),

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -142,7 +142,7 @@ pub(crate) fn set_agent(dir: &Path, agent: &str) {
 
 /// Starts `dwpipe` with `args` in `dir`, stdout piped (for `--json`), stderr dropped.
 pub(crate) fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    crate::support::dwpipe_command()
         .args(args)
         .current_dir(dir)
         .env_remove("DWPIPE_HDC")
@@ -206,7 +206,7 @@ pub(crate) fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, Value) {
         dir.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+    let output = crate::support::dwpipe_command()
         .args(["deliver", "--json"])
         .args(args)
         .current_dir(dir)
