@@ -31,9 +31,9 @@ pub(crate) fn real_captures() -> Option<PathBuf> {
 }
 
 /// The real `dwpipe`, with a lease folder of its own (`DWPIPE_LEASES`). Tests run side by side
-/// and most drive the same fake serials: sharing the host's `dwpipe-leases` folder, each would
-/// wait for the others' leases (and for a real job's on this host), and the suite would run one
-/// audit at a time. The lease tests, whose jobs must meet, name one folder for both.
+/// and most drive the same fake serials: sharing the host's `dwpipe-leases` folder, the tests
+/// of one serial would wait for each other's leases (and for a real job's on this host). The
+/// lease tests, whose jobs must meet, name one folder for both.
 pub(crate) fn dwpipe_command() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_dwpipe"));
     command.env("DWPIPE_LEASES", own_leases());
@@ -43,12 +43,16 @@ pub(crate) fn dwpipe_command() -> std::process::Command {
 /// A lease folder no other run of the suite uses, under cargo's folder for tests' files (in one
 /// that any user may write, as the temporary folder: some tests run dwpipe as `nobody`).
 pub(crate) fn own_leases() -> PathBuf {
+    static ALL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let all = Path::new(env!("CARGO_TARGET_TMPDIR")).join("leases");
-    fs::create_dir_all(&all).unwrap();
-    let mut shared = fs::metadata(&all).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut shared, 0o1777);
-    fs::set_permissions(&all, shared).unwrap();
+    let all = ALL.get_or_init(|| {
+        let all = Path::new(env!("CARGO_TARGET_TMPDIR")).join("leases");
+        fs::create_dir_all(&all).unwrap();
+        let mut shared = fs::metadata(&all).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut shared, 0o1777);
+        fs::set_permissions(&all, shared).unwrap();
+        all
+    });
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     all.join(format!("{}-{n}", std::process::id()))
 }
