@@ -837,7 +837,8 @@ def smartperf(samples):
     return "\n" + "\n".join(blocks) + "\ncommand exec finished!\n"
 
 def build_resources(name, comment):
-    """tests/fixtures/packs/resources.yaml: GPU 40-50% at 279 MHz, 400 mA at 4 V (1600 mW),
+    """tests/fixtures/packs/resources.yaml: GPU 40-50% at 279 MHz, 400 mA drawn at 4 V (1600 mW;
+    SmartPerf prints the kernel's µA and µV, a discharging current negative),
     the hottest zone at 41.5 °C after 30 s."""
     c = Capture(name, comment)
     c.visit("1 gpu")
@@ -845,7 +846,7 @@ def build_resources(name, comment):
     c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", smartperf([[("gpuFrequency", "279000000"), ("gpuLoad", f"{load}.000000")] for load in (40, 45, 50, 45, 45)]))
     c.visit("1 power")
     c.start()
-    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", smartperf([[("currentNow", f"-{ma}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)]))
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", smartperf([[("currentNow", f"-{ma * 1000}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)]))
     c.visit("1 temperature")
     c.start()
     c.sleep(30_000)

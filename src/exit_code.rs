@@ -24,10 +24,11 @@ pub(crate) fn of_verdict(verdict: Verdict) -> i32 {
     }
 }
 
-/// An audit's report: its verdict, unless its device did not meet a precondition (nothing
-/// was measured: the environment's failure, not the app's).
-pub(crate) fn of_audit(verdict: Verdict, not_audited: bool) -> i32 {
-    if not_audited {
+/// An audit's report: its verdict, unless it is incomplete — its device did not meet a
+/// precondition (nothing was measured) or its lease was lost: the environment's failure, not
+/// the app's.
+pub(crate) fn of_audit(verdict: Verdict, incomplete: bool) -> i32 {
+    if incomplete {
         ENVIRONMENT
     } else {
         of_verdict(verdict)

@@ -30,6 +30,7 @@ pub mod diagnostic; // stable-coded findings, and an error's causes in one line
 mod format; // the format-version of every document dwpipe writes
 pub mod hash; // SHA-256, lowercase hex
 pub mod input; // bounded reads; YAML/JSON with key paths and positions; durations
+pub mod lock_file; // lock files in shared places: never followed, never planted
 mod output; // atomic writes and numbered publishing
 pub mod shell; // values validated for the device's shell
 pub mod template; // embedded Handlebars templates and init files
@@ -54,7 +55,7 @@ pub mod compare; // the regression gate: a candidate audit held against a baseli
 mod history; // the history of audits and comparisons (SQLite or PostgreSQL), and where a series shifted
 #[doc(hidden)]
 pub mod history_bench; // the history's queries on their own, for benches/history_store.rs
-mod lease; // where device leases live: a lock file per device on the host, or PostgreSQL
+
 pub mod playbook; // how each probe is measured
 pub mod probe; // extractors: pure functions over evidence bytes
 mod recheck; // an audit report held against its rebuild from the evidence

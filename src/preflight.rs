@@ -296,12 +296,23 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
             ),
         },
         // Another job drives it: not a device that is missing.
-        Err(e @ (DeviceError::Leased { .. } | DeviceError::Lease { .. })) => Check::missing(
+        Err(e @ DeviceError::Leased { .. }) => Check::missing(
             what,
             "the target",
             e.code(),
             crate::diagnostic::chain(&e),
-            "let the job that holds it end, or wait longer with --lease-wait DURATION (leases live in $DWPIPE_LEASES, else dwpipe-leases in the temporary folder, or in the PostgreSQL history)",
+            "let the job that holds it end, or wait longer with --lease-wait DURATION (leases live in $DWPIPE_LEASES, else the temporary folder, or in the PostgreSQL history)",
+        ),
+        // The lease cannot be asked for: its folder, a planted lock file, its server.
+        Err(DeviceError::Lease { serial, source }) => Check::missing(
+            what,
+            "the target",
+            "E_DEVICE_LEASE",
+            format!(
+                "the lease on device {serial} cannot be taken: {}",
+                crate::diagnostic::chain(&source)
+            ),
+            source.fix(),
         ),
         Err(e) => Check::missing(
             what,

@@ -74,10 +74,10 @@ impl HdcClient {
         if let (Some(leasing), Some(crate::history::Store::Postgres(server))) =
             (&mut self.leasing, history)
         {
-            leasing.store = std::sync::Arc::new(crate::lease::PgLeases {
+            leasing.store = std::sync::Arc::new(crate::history::PgLeases {
                 server: (**server).clone(),
-                host: crate::lease::HostLeases {
-                    folder: crate::lease::host_folder(),
+                host: crate::device::lease::HostLeases {
+                    folder: crate::device::lease::host_folder(),
                 },
             });
         }

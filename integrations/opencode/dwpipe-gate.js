@@ -7,8 +7,11 @@
 // per session and answers by the project's repair limits and review fail mode; since OpenCode,
 // unlike Claude Code and Cursor, has no cap of its own on a loop a hook keeps going (and
 // `review.fail-mode: closed` keeps refusing), the plugin stops prompting after
-// $DWPIPE_LOOP_LIMIT refusals in a row (default 8, Claude Code's cap) and logs it as an error.
-// A stop dwpipe lets through unverified is logged as a warning.
+// $DWPIPE_LOOP_LIMIT refusals in a row (a whole number from 1 to 100; default 8, Claude Code's
+// cap) and logs it as an error. A stop dwpipe lets through unverified is logged as a warning.
+// dwpipe is given $DWPIPE_GATE_TIMEOUT seconds to answer (default 1800: a gate builds and
+// audits on a device); past it, or past 1 MiB of answer, its process group is stopped and the
+// change is logged as unverified.
 //
 // Install: copy this file into `.opencode/plugins/` (DevEco Code: `.deveco/plugins/`) of the
 // project, or name it in the config's `plugin` list. It runs `dwpipe` from PATH (or
@@ -18,19 +21,69 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 
-/** Runs dwpipe with `input` on stdin; resolves with its stdout. */
-function gate(program, args, input, cwd) {
+/** The most of dwpipe's answer (stdout) and of its stderr the plugin keeps. */
+const MAX_OUTPUT = 1024 * 1024;
+
+/**
+ * `text` as a whole number from `min` to `max`, else `fallback` (and `said` is told why):
+ * `Infinity`, `-1`, `1.5` or a word never become a bound that is no bound.
+ */
+function wholeNumber(text, min, max, fallback, said) {
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+  said(`${JSON.stringify(text)} is not a whole number from ${min} to ${max}; ${fallback} is used`);
+  return fallback;
+}
+
+/**
+ * Runs dwpipe with `input` on stdin, in a process group of its own; resolves with its stdout.
+ * Past `timeoutMs`, or past MAX_OUTPUT of output, the group is stopped (SIGTERM, then SIGKILL
+ * 5 s later) and the promise rejects saying so.
+ */
+function gate(program, args, input, cwd, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(program, args, { cwd, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
+    let stopped = null;
+    const stop = (why) => {
+      if (stopped) return;
+      stopped = why;
+      const group = (signal) => {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // Already gone.
+        }
+      };
+      group("SIGTERM");
+      setTimeout(() => group("SIGKILL"), 5000).unref();
+    };
+    const timer = setTimeout(
+      () => stop(`dwpipe did not answer within ${timeoutMs / 1000} s (DWPIPE_GATE_TIMEOUT)`),
+      timeoutMs,
+    );
+    const keep = (sofar, chunk) => {
+      if (sofar.length + chunk.length > MAX_OUTPUT) {
+        stop(`dwpipe printed more than ${MAX_OUTPUT} bytes`);
+        return sofar;
+      }
+      return sofar + chunk;
+    };
+    child.stdout.on("data", (chunk) => (stdout = keep(stdout, chunk)));
+    child.stderr.on("data", (chunk) => (stderr = keep(stderr, chunk)));
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.on("close", (code) => {
-      if (code === 0) resolve(stdout);
+      clearTimeout(timer);
+      if (stopped) reject(new Error(stopped));
+      else if (code === 0) resolve(stdout);
       else reject(new Error(`dwpipe hook stop exited ${code}: ${stderr.trim()}`));
     });
+    child.stdin.on("error", () => {});
     child.stdin.end(input);
   });
 }
@@ -45,10 +98,17 @@ export const DwpipeGate = async ({ client, directory }) => {
   // `session.status` of type idle; a busy status begins the next turn).
   const continuing = new Set();
   const answered = new Set();
-  const limit = Number(process.env.DWPIPE_LOOP_LIMIT) > 0 ? Number(process.env.DWPIPE_LOOP_LIMIT) : 8;
   const refusals = new Map();
   const log = (level, message) =>
     client.app.log({ body: { service: "dwpipe-gate", level, message } }).catch(() => {});
+  const limit = wholeNumber(process.env.DWPIPE_LOOP_LIMIT, 1, 100, 8, (why) =>
+    log("warn", `DWPIPE_LOOP_LIMIT: ${why}`),
+  );
+  const timeoutMs =
+    1000 *
+    wholeNumber(process.env.DWPIPE_GATE_TIMEOUT, 1, 86400, 1800, (why) =>
+      log("warn", `DWPIPE_GATE_TIMEOUT: ${why}`),
+    );
 
   return {
     event: async ({ event }) => {
@@ -69,7 +129,7 @@ export const DwpipeGate = async ({ client, directory }) => {
       const input = JSON.stringify({ session_id: session, stop_hook_active: continuing.has(session) });
       let answer;
       try {
-        answer = JSON.parse(await gate(program, args, input, directory));
+        answer = JSON.parse(await gate(program, args, input, directory, timeoutMs));
       } catch (error) {
         // No answer is no pass: say so, and leave the session as it is.
         await log("error", `the gate did not answer: ${error.message}; the change is unverified`);

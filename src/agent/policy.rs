@@ -28,30 +28,39 @@ impl Workspace {
     }
 
     /// Where `path` (absolute, or relative to the workspace) really is, if it can be told:
-    /// `..` is resolved by name, then the deepest part that exists by the file system.
+    /// walked one part at a time on the file system, as the kernel walks it — a link is
+    /// followed where it stands, so `link/..` is the parent of the link's target, never the
+    /// folder the link is in. The parts that do not exist yet (an edit that creates a file)
+    /// are taken by name; a link that leads nowhere cannot be told.
     pub(super) fn resolve(&self, path: &str) -> Option<PathBuf> {
         if path.is_empty() || path.contains('\0') {
             return None;
         }
-        let mut lexical = PathBuf::new();
+        let mut real = PathBuf::from("/");
+        // The parts past the deepest one that exists: none of them is a link.
+        let mut missing: Vec<std::ffi::OsString> = Vec::new();
         for part in self.root.join(path).components() {
             match part {
+                Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
                 Component::ParentDir => {
-                    lexical.pop();
+                    if missing.pop().is_none() {
+                        real.pop();
+                    }
                 }
-                Component::CurDir => {}
-                other => lexical.push(other),
+                Component::Normal(name) if missing.is_empty() => {
+                    let next = real.join(name);
+                    match std::fs::symlink_metadata(&next) {
+                        Ok(_) => real = next.canonicalize().ok()?,
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                            missing.push(name.to_owned());
+                        }
+                        Err(_) => return None,
+                    }
+                }
+                Component::Normal(name) => missing.push(name.to_owned()),
             }
         }
-        // The file may not exist yet (an edit that creates it): resolve what does.
-        let mut existing = lexical.as_path();
-        let mut rest = Vec::new();
-        while !existing.exists() {
-            rest.push(existing.file_name()?.to_owned());
-            existing = existing.parent()?;
-        }
-        let mut real = existing.canonicalize().ok()?;
-        real.extend(rest.iter().rev());
+        real.extend(missing);
         Some(real)
     }
 
@@ -128,7 +137,11 @@ mod tests {
             let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
             decide(&workspace, kind, &paths)
         };
-        let rows: [(&str, &[&str], Option<&str>); 10] = [
+        // A link to a folder outside: `symdir/..` is that folder's parent, not the workspace.
+        std::fs::create_dir_all(dir.path().join("elsewhere/deep")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere/deep"), root.join("symdir")).unwrap();
+        std::fs::write(dir.path().join("elsewhere/x"), "x").unwrap();
+        let rows: [(&str, &[&str], Option<&str>); 13] = [
             ("edit", &[&inside], None),
             // A new file in a new folder is still inside.
             ("edit", &["entry/new/Page.ets"], None),
@@ -138,6 +151,9 @@ mod tests {
             ("edit", &["entry/../../secret"], Some("is outside")),
             // A link out of the workspace leads outside it.
             ("edit", &["link"], Some("is outside")),
+            ("edit", &["symdir/../x"], Some("is outside")),
+            ("edit", &["symdir/../new-file"], Some("is outside")),
+            ("edit", &["entry/../entry/src/../new.ets"], None),
             ("edit", &[], Some("names no file")),
             ("execute", &[&inside], Some("kind `execute`")),
             ("other", &[&inside], Some("kind `other`")),

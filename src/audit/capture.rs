@@ -124,13 +124,17 @@ pub(super) async fn both(
 }
 
 /// Whether both tools of a side-by-side call said they worked: each one's status, echoed on
-/// its marker, and each one's own failure texts looked for in everything they printed.
+/// its marker, and each one's own failure texts looked for in everything they printed. A
+/// marker is the shell's only when it is a whole line, and the last of its kind: the shell
+/// echoes it after its tool ended, so a marker-like line a tool printed comes before it.
 fn side_by_side(reply: &ShellReply, screen_command: &str, layout_command: &str) -> bool {
     let status = |marker: &str| {
         reply
             .output
             .lines()
-            .find_map(|l| l.trim().strip_prefix(marker)?.parse::<i32>().ok())
+            .rev()
+            .find_map(|l| l.trim().strip_prefix(marker))
+            .and_then(|status| status.parse::<i32>().ok())
     };
     let printed: String = reply
         .output
@@ -187,6 +191,16 @@ mod tests {
             // A failure printed with status 0 is still a failure.
             (
                 "ScreenCap failed: Failed to get display pixelMap\n__DWPIPE_DUMPED=0\n__DWPIPE_SHOT=0\n",
+                false,
+            ),
+            // A tool's own line that looks like a marker is not the shell's status, which
+            // comes after it.
+            (
+                "DumpLayout saved to:/data/local/tmp/b.json\n__DWPIPE_DUMPED=0\n__DWPIPE_DUMPED=1\nScreenCap saved to /data/local/tmp/a.png\n__DWPIPE_SHOT=0\n",
+                false,
+            ),
+            (
+                "__DWPIPE_SHOT=0\nScreenCap saved to /data/local/tmp/a.png\nDumpLayout saved to:/data/local/tmp/b.json\n__DWPIPE_DUMPED=0\n__DWPIPE_SHOT=1\n",
                 false,
             ),
             // A shell that did not run the markers (an old toybox without `wait PID`).

@@ -41,6 +41,10 @@ impl AuditRun {
         if let Some(states) = &self.states {
             gate.diagnostics.extend(states.diagnostics());
         }
+        if let Some(why) = &self.lease_lost {
+            gate.verdict = Verdict::Fail;
+            gate.diagnostics.push(lease_lost(why));
+        }
         let strict = self.inputs.as_ref().is_some_and(|i| i.strict);
         if let Some(unserved) = unserved(&self.source, strict) {
             if unserved.is_error() {
@@ -228,6 +232,16 @@ fn own_check(
         evidence,
         actual: Some(actual),
     }
+}
+
+/// The audit's lease was lost while it held the device: its readings may be another job's
+/// doing, so the audit is incomplete (an environment error), whatever it measured.
+fn lease_lost(why: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E_LEASE_LOST",
+        format!("the device's lease was lost {why}: another job may have driven the device during this audit, so its readings are not evidence"),
+    )
+    .fix("check the history's server and the network to it, then audit again")
 }
 
 #[cfg(test)]

@@ -269,6 +269,9 @@ pub struct AuditRun {
     pub(crate) figures: Figures,
     /// The device's state before and after its runs, when the audit read it.
     pub(crate) states: Option<DeviceStates>,
+    /// When and why the device's lease was lost while the audit held it (a recorded fact,
+    /// as its lease record says): another job may have driven the device meanwhile.
+    pub(crate) lease_lost: Option<String>,
 }
 
 /// A gated audit: the measurements and the verdicts the gate recomputed from them.
@@ -382,4 +385,10 @@ pub enum AuditEvent {
     },
     /// A session's evidence is stored and read.
     SessionDone,
+    /// The history has this audit's run already (a replay of the same capture begun in the
+    /// same second is the same run): it was not recorded twice.
+    AlreadyRecorded {
+        /// The report that was not recorded again.
+        report: std::path::PathBuf,
+    },
 }

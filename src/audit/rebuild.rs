@@ -35,6 +35,9 @@ pub(crate) struct Recorded<'a> {
     /// Every reading the report records, by criterion and run: a first-format audit kept no
     /// `failed-step.txt`, so why a step failed is taken from its readings' details.
     pub(crate) readings: BTreeMap<String, BTreeMap<u32, RunReading>>,
+    /// When and why the lease was lost, as the report's lease record says (no evidence file
+    /// holds a lease).
+    pub(crate) lease_lost: Option<String>,
 }
 
 /// Rebuilds the audit kept in `out` (the report's folder) against `pack`.
@@ -124,6 +127,7 @@ pub(crate) fn rebuild(
         warnings,
         figures,
         states,
+        lease_lost: recorded.lease_lost,
     })
 }
 

@@ -430,6 +430,9 @@ impl<'a> Ongoing<'_, '_, 'a> {
     pub(crate) async fn settle(&mut self, device: &impl Device) -> Result<(), AuditError> {
         let (file, after) =
             super::state::read(device, &self.root, &self.out, super::state::AFTER).await?;
+        // The last call made: whether the lease held all along is asked now, before the
+        // record says so.
+        device.confirm_lease().await;
         self.inputs.state_after = Some(file);
         self.states.after = Some(after);
         self.states.judge(&self.prepared.spec.required());
@@ -451,6 +454,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
         measurements: Vec<MeasurementRecord>,
         warnings: Vec<Diagnostic>,
     ) -> AuditRun {
+        let lease = device.lease();
         // Fewer runs than planned are recorded as the runs made, so that `verify-evidence`
         // replans exactly the visits whose evidence exists.
         let runs = if self.done == self.prepared.runs() {
@@ -463,7 +467,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
                 started: self.started.clone(),
                 ended: crate::time::now(),
                 device: self.device_time.clone(),
-                lease: device.lease(),
+                lease: lease.clone(),
             }),
             source: device.source(&self.info),
             device: self.info.clone(),
@@ -478,6 +482,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
             warnings,
             figures: Figures::default(),
             states: Some(self.states.clone()),
+            lease_lost: lease.and_then(|l| l.lost),
         }
     }
 }

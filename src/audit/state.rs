@@ -235,9 +235,10 @@ fn section<'a>(reply: &'a str, field: &str) -> Option<&'a str> {
 }
 
 impl DeviceState {
-    /// The value of `reading`, when it was read (a switch is 1 on, 0 off).
-    fn value(&self, reading: Reading) -> Option<f64> {
-        match reading {
+    /// The value of `reading` (a switch is 1 on, 0 off), or why it is unknown: a reading
+    /// that was not read, or read as a word that says nothing (`unknown`), is never a value.
+    fn value(&self, reading: Reading) -> Result<f64, String> {
+        let known = match reading {
             Reading::Battery => self.battery_percent.map(f64::from),
             Reading::BatteryTemperature => self.battery_temperature_c,
             Reading::HottestZone => self
@@ -245,13 +246,33 @@ impl DeviceState {
                 .iter()
                 .map(|z| z.temperature as f64)
                 .reduce(f64::max),
-            Reading::Charging => self
-                .charging
-                .as_deref()
-                .map(|c| if c == "charging" { 1.0 } else { 0.0 }),
+            Reading::Charging => match self.charging.as_deref() {
+                Some("charging") => Some(1.0),
+                Some("discharging" | "not-charging" | "full") => Some(0.0),
+                Some(other) => {
+                    return Err(format!(
+                        "the battery's charging state is `{other}`: BatteryService printed no state it names"
+                    ));
+                }
+                None => None,
+            },
             Reading::ScreenLock => self.screen_locked.map(|l| if l { 1.0 } else { 0.0 }),
             Reading::RefreshRate => self.refresh_hz.map(f64::from),
-        }
+        };
+        known.ok_or_else(|| {
+            // What the reading's service said, when it was asked and did not read.
+            let field = match reading {
+                Reading::Battery | Reading::BatteryTemperature | Reading::Charging => "battery",
+                Reading::HottestZone => "thermal",
+                Reading::ScreenLock => "lock",
+                Reading::RefreshRate => "screen",
+            };
+            self.unread
+                .iter()
+                .find(|why| why.starts_with(&format!("{field} ")))
+                .cloned()
+                .unwrap_or_else(|| format!("the device's {} was not read", reading.name()))
+        })
     }
 
     /// Whether this state meets `required`; else what it said instead.
@@ -260,12 +281,10 @@ impl DeviceState {
         let condition = Condition::parse(&required.condition)
             .map_err(|e| format!("{asked} cannot be read: {e}"))?;
         let reading = condition.reading;
-        let Some(value) = self.value(reading) else {
-            return Err(format!(
-                "{asked}: the device's {} was not read",
-                reading.name()
-            ));
-        };
+        // An unknown state never meets a precondition, whichever way it is asked.
+        let value = self
+            .value(reading)
+            .map_err(|why| format!("{asked}: not ready: unknown ({why})"))?;
         if condition.compare.holds(value, condition.bound) {
             return Ok(());
         }
@@ -320,7 +339,7 @@ impl DeviceState {
         {
             differs.push(format!("battery temperature {x} °C against {y} °C"));
         }
-        let hottest = |s: &DeviceState| s.value(Reading::HottestZone);
+        let hottest = |s: &DeviceState| s.value(Reading::HottestZone).ok();
         if let (Some(x), Some(y)) = (hottest(self), hottest(other))
             && (x - y).abs() >= 5000.0
         {
@@ -472,5 +491,33 @@ mod tests {
         assert!(state.unread[1].contains("hidumper: No such ability"));
         assert_eq!(parse("").unread.len(), 6);
         assert!(!command().as_str().contains('"'));
+    }
+
+    /// A state that says nothing (a charging code no enum names, a zone that does not read)
+    /// meets no precondition, asked either way, and says why.
+    #[test]
+    fn an_unknown_state_never_meets_a_precondition() {
+        let required = |condition: &str| Required {
+            condition: condition.to_owned(),
+            by: "--require".to_owned(),
+        };
+        let unknown =
+            parse(&render(90, 0, 300, false, 60).replace("chargingStatus: 0", "chargingStatus: 7"));
+        for asked in ["charging: off", "charging: on"] {
+            let why = unknown.against(&required(asked)).unwrap_err();
+            assert!(why.contains("not ready: unknown"), "{asked}: {why}");
+        }
+        let hot = parse(
+            &render(90, 0, 300, false, 60).replace("Temperature: 31000", "Temperature: 99000x"),
+        );
+        for asked in ["hottest-zone < 45000", "hottest-zone > 0"] {
+            let why = hot.against(&required(asked)).unwrap_err();
+            assert!(why.contains("not ready: unknown"), "{asked}: {why}");
+            assert!(why.contains("99000x"), "{asked}: {why}");
+        }
+        // A known state still meets what it meets.
+        let fine = parse(&render(90, 0, 300, false, 60));
+        assert!(fine.against(&required("charging: off")).is_ok());
+        assert!(fine.against(&required("hottest-zone < 45000")).is_ok());
     }
 }

@@ -58,7 +58,7 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     };
     let run_target = RunTarget::of(&target);
     // Held until the delivery ends: a second one on this workspace is refused meanwhile.
-    let mut claim = claim(&config.workspace)?;
+    let mut claim = claim(&config.workspace, std::time::Duration::ZERO)?;
     // A new run's folder is created only once preflight passed; a resumed one exists.
     let (frozen, resumed, base) = match (&args.resume, &args.pack) {
         (Some(run), _) => {
@@ -210,6 +210,7 @@ pub(super) fn run_dir_error(error: RunDirError) -> Error {
         RunDirError::Write(error) => Error::Publish(error),
         RunDirError::Record(error) => Error::Write(error),
         RunDirError::Create { base, source } => Error::Folder { path: base, source },
+        RunDirError::Planted(e) => Error::Planted(e),
         refused @ (RunDirError::RunRecord(_)
         | RunDirError::PackChanged { .. }
         | RunDirError::OtherTarget { .. }

@@ -65,6 +65,9 @@ pub(super) enum Error {
         #[source]
         why: crate::target::Absence,
     },
+    /// A link (or a FIFO) stands where dwpipe makes a file or folder of its own.
+    #[error(transparent)]
+    Planted(#[from] crate::lock_file::LockFileError),
     /// No hdc server has a connected device.
     #[error("no connected device on the hdc servers")]
     NoDevices,
@@ -113,6 +116,7 @@ impl Error {
             | Error::Claim(_)
             | Error::History(_)
             | Error::Absent { .. }
+            | Error::Planted(_)
             | Error::NoDevices
             | Error::Folder { .. } => exit_code::ENVIRONMENT,
             // A template that does not render is dwpipe's bug; nothing was decided.
@@ -147,6 +151,7 @@ impl Error {
             Error::History(e) => e.code(),
             Error::Absent { .. } => "E_DEVICE_ABSENT",
             Error::NoDevices => "E_NO_DEVICES",
+            Error::Planted(_) => "E_PLANTED",
             Error::Folder { .. } => "E_OUT_FOLDER",
         }
     }

@@ -42,17 +42,25 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
             print::json(&imported);
         } else {
             for refused in &imported.refused {
+                // What a report said is data: shown on its one line, escaped.
                 print::note(&format!(
                     "not imported: {}: {}",
-                    refused.file, refused.reason
+                    one_line(&refused.file, LINE),
+                    one_line(&refused.reason, LINE)
                 ));
             }
             let refused = match imported.refused.len() {
                 0 => String::new(),
                 n => format!("; {n} not imported"),
             };
+            let unverified = match imported.unverified {
+                0 => String::new(),
+                n => format!(
+                    " ({n} without their evidence: re-gated from their own readings, unverified, never a baseline)"
+                ),
+            };
             print::out(&format!(
-                "imported {} audit(s) and {} comparison(s) into {}; {} already there{refused}",
+                "imported {} audit(s){unverified} and {} comparison(s) into {}; {} already there{refused}",
                 imported.audits, imported.comparisons, args.history, imported.known,
             ));
         }

@@ -11,7 +11,8 @@ use crate::diagnostic::Diagnostic;
 use crate::diagnostic::chain;
 use crate::exit_code;
 use crate::hook::{
-    Answer, Decision, Gate, Harness, Round, Said, Session, decide, read_stop, render,
+    Answer, Decision, Gate, Harness, Round, Said, Session, decide, decide_uncounted, read_stop,
+    render,
 };
 use crate::output::dir_or_dot;
 use crate::pack::Frozen;
@@ -56,20 +57,6 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         .clone()
         .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
     let record = Session::path(&base, harness, &stop.session);
-    let mut session = match Session::load(&record, harness, &stop.session) {
-        Ok(session) => session,
-        Err(e) => {
-            return Ok(answer(
-                harness,
-                &unverified(&format!(
-                    "E_HOOK_STATE: {}; the change was not gated",
-                    chain(&e)
-                )),
-            ));
-        }
-    };
-    let earlier = session.this_loop().to_vec();
-    let round = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
     // The limits and the fail mode are the config's; one that cannot be read has the defaults
     // (and the gate says why it could not run).
     let loaded = Config::load(&args.config);
@@ -78,39 +65,77 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         .map_or((Repair::default(), FailMode::Warn), |config| {
             (config.repair, config.review.fail_mode)
         });
-    let gated;
-    let (gate_outcome, run, verdict, failure) = match &stop.not_finished {
-        Some(how) => (
+    // One stop of a session at a time: stops that come together are counted one by one.
+    let turn = Session::turn(&record, args.client.lease_wait);
+    // The record is the agent's to write: it only counts. One that cannot be read (garbage,
+    // a newer format, a folder) leaves the rounds uncounted, never the gate open.
+    let session = turn
+        .as_ref()
+        .map_err(|e| chain(e))
+        .and_then(|_| Session::load(&record, harness, &stop.session).map_err(|e| chain(&e)));
+    let earlier = session
+        .as_ref()
+        .map(|session| session.this_loop().to_vec())
+        .unwrap_or_default();
+    let round = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
+    let gated = stop
+        .not_finished
+        .is_none()
+        .then(|| gate(hdc, args, loaded, (&base, round)));
+    let (mut gate_outcome, run, mut verdict, failure) = match (&stop.not_finished, &gated) {
+        (Some(how), _) => (
             Gate::NotFinished { how },
             None,
             format!("not gated: {how}"),
             None,
         ),
-        None => {
-            gated = gate(hdc, args, loaded, (&base, round));
-            match &gated {
-                Ok(gated) => outcome(gated),
-                Err(why) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
-            }
+        (None, Some(Ok((gated, _)))) => outcome(gated),
+        (None, Some(Err(why))) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
+        (None, None) => (
+            Gate::Undecided {
+                why: "the gate did not run",
+            },
+            None,
+            "undecided".to_owned(),
+            None,
+        ),
+    };
+    let pack = gated
+        .as_ref()
+        .and_then(|gated| gated.as_ref().ok())
+        .map(|(_, pack)| pack.clone());
+    // The agent is held to the pack it was given: one that changed within the loop is not it.
+    let changed = pack_changed(&earlier, pack.as_deref());
+    if let Some(changed) = &changed {
+        gate_outcome = Gate::Undecided { why: changed };
+        verdict = "undecided".to_owned();
+    }
+    let run_name = run.clone().unwrap_or_else(|| "none".to_owned());
+    let mut decision = match &session {
+        Ok(_) => decide(&earlier, gate_outcome, limits, fail_mode, &run_name),
+        Err(why) => {
+            print::note(&format!("E_HOOK_STATE: {why}"));
+            decide_uncounted(gate_outcome, fail_mode, why, &run_name)
         }
     };
-    let run_name = run.clone().unwrap_or_else(|| "none".to_owned());
-    let mut decision = decide(&earlier, gate_outcome, limits, fail_mode, &run_name);
-    session.rounds.push(Round {
-        run,
-        continuing: stop.continuing,
-        verdict: verdict.clone(),
-        failure,
-        said: decision.said,
-        claim: stop.claim,
-    });
-    if let Err(e) = session.save(&record) {
-        // A count that was not kept cannot bound the next round: no sending back on it.
-        decision = unverified(&format!(
-            "E_HOOK_STATE: {}; the session's rounds cannot be kept ({verdict})",
-            chain(&e)
-        ));
+    if let Ok(mut session) = session {
+        session.rounds.push(Round {
+            run,
+            continuing: stop.continuing,
+            verdict: verdict.clone(),
+            failure,
+            said: decision.said,
+            claim: stop.claim,
+            pack,
+        });
+        if let Err(e) = session.save(&record) {
+            // A count that was not kept cannot bound the next round.
+            let why = format!("the record cannot be kept: {}", chain(&e));
+            print::note(&format!("E_HOOK_STATE: {why}"));
+            decision = decide_uncounted(gate_outcome, fail_mode, &why, &run_name);
+        }
     }
+    drop(turn);
     let claimed = stop
         .claim
         .map(|claim| format!(" (the agent claimed {claim})"))
@@ -121,7 +146,24 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         decision.said,
         record.display()
     ));
+    if let Some(note) = &decision.note {
+        print::note(note);
+    }
     Ok(answer(harness, &decision))
+}
+
+/// Why the pack the gate held the change against is not the one this loop began with (its
+/// lock's SHA-256 in the loop's earlier rounds): `None` when it is, or nothing was gated.
+fn pack_changed(earlier: &[Round], now: Option<&str>) -> Option<String> {
+    let now = now?;
+    let was = earlier.iter().find_map(|r| r.pack.as_deref())?;
+    (was != now).then(|| {
+        format!(
+            "the acceptance pack changed during this agent session (lock {} at its first round, {} now): the agent is held to the pack it was given (a pack changed on purpose starts a new agent session)",
+            &was[..was.len().min(12)],
+            &now[..now.len().min(12)]
+        )
+    })
 }
 
 /// The harness's stdin, whole and bounded.
@@ -204,7 +246,7 @@ fn gate(
     args: &HookStopArgs,
     loaded: Result<Config, Diagnostic>,
     (base, round): (&Path, u32),
-) -> Result<Gated, String> {
+) -> Result<(Gated, String), String> {
     let said = |e: Error| e.to_string();
     let config = loaded
         .map_err(|d| vec![d])
@@ -224,7 +266,8 @@ fn gate(
         .or_else(|| config.device.target())
         .ok_or("no device to audit on: pass --device SERIAL or --replay CAPTURE, or set `device:` in dwpipe.yaml")?;
     let run_target = RunTarget::of(&target);
-    let mut claim = claim(&config.workspace).map_err(|e| said(e.into()))?;
+    // Another session's gate on this workspace is waited for (as a device's lease is).
+    let mut claim = claim(&config.workspace, args.client.lease_wait).map_err(|e| said(e.into()))?;
     let pack = args
         .pack
         .clone()
@@ -274,5 +317,7 @@ fn gate(
         Ok(gated)
     });
     progress.finish();
-    gated.map_err(said)
+    gated
+        .map(|gated| (gated, frozen.lock.sha256.clone()))
+        .map_err(said)
 }

@@ -34,8 +34,7 @@ use clap::Parser;
 use std::sync::Arc;
 
 use crate::device::CallTimeouts;
-use crate::device::lease::{LeaseWait, Leasing};
-use crate::lease::HostLeases;
+use crate::device::lease::{HostLeases, LeaseWait, Leasing, host_folder};
 use crate::pack::Frozen;
 use crate::target::HdcClient;
 
@@ -105,7 +104,7 @@ impl Edge {
                 .map_or_else(CallTimeouts::default, CallTimeouts::all),
             leasing: Some(Leasing {
                 store: Arc::new(HostLeases {
-                    folder: crate::lease::host_folder(),
+                    folder: host_folder(),
                 }),
                 wait: flags.lease_wait,
                 holder: holder(),

@@ -232,6 +232,16 @@ pub(super) fn error(error: &Error, json_mode: bool) {
                 found.len()
             ));
         }
+        // Asked for JSON: every other error is one JSON diagnostic too, never a bare line.
+        other if json_mode => {
+            json(&crate::schema::DiagnosticsOutput {
+                format_version: crate::format::DIAGNOSTICS,
+                diagnostics: &[Diagnostic::error(
+                    other.code(),
+                    crate::diagnostic::chain(other),
+                )],
+            });
+        }
         other => {
             // Messages never repeat their cause: each link of the chain is said once.
             let mut message = format!("dwpipe: error[{}]: {other}", other.code());

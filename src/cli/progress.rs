@@ -83,6 +83,7 @@ impl SessionProgress {
     fn audit(&self, event: AuditEvent) {
         let mut bar = self.bar.lock().unwrap_or_else(PoisonError::into_inner);
         match event {
+            AuditEvent::AlreadyRecorded { report } => self.note(&already_recorded(&report)),
             AuditEvent::Started { serial, visits } => {
                 if let Some(done) = bar.take() {
                     // An A/B session's previous block.
@@ -107,6 +108,7 @@ impl SessionProgress {
     fn device(&self, serial: &str, event: AuditEvent) {
         let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
         match event {
+            AuditEvent::AlreadyRecorded { report } => self.note(&already_recorded(&report)),
             AuditEvent::Started { visits, .. } => {
                 if let Some(old) =
                     devices.insert(serial.to_owned(), self.add_bar(serial.to_owned(), visits))
@@ -218,7 +220,17 @@ fn follow(bar: &ProgressBar, event: AuditEvent, prefix: &str) {
             bar.set_message(format!("run {run}/{runs} · {session}"));
         }
         AuditEvent::SessionDone => bar.inc(1),
+        // Said as a note by whoever follows the audit, never on a bar (hidden off a terminal).
+        AuditEvent::AlreadyRecorded { .. } => {}
     }
+}
+
+/// What a reporter says of an audit the history had already.
+fn already_recorded(report: &std::path::Path) -> String {
+    format!(
+        "{}: not recorded again: the history has this run already (the same device and start, or a replay of the same capture begun in the same second)",
+        report.display()
+    )
 }
 
 /// Follows a delivery: a line per finished stage with its duration, a spinner (or the audit's
@@ -282,6 +294,9 @@ impl DeliverProgress {
                 } else {
                     self.line(&format!("dwpipe: {label}…"));
                 }
+            }
+            Event::Session(session::Event::Audit(AuditEvent::AlreadyRecorded { report })) => {
+                self.line(&format!("dwpipe: {}", already_recorded(&report)));
             }
             Event::Session(session::Event::Audit(event)) => follow(&self.bar, event, "audit on "),
             // A delivery's lab shows its devices starting and ending on its one line.

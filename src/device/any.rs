@@ -120,4 +120,8 @@ impl Device for AnyDevice {
     fn release_lease(&self) {
         each!(self, d => d.release_lease());
     }
+
+    async fn confirm_lease(&self) {
+        each!(self, d => d.confirm_lease().await);
+    }
 }

@@ -25,12 +25,22 @@ pub enum DeviceError {
         /// How long this job waited.
         waited: Duration,
     },
-    /// The lease could not be asked for (its folder, its server).
-    #[error("the lease on device {serial} cannot be taken: {why}")]
+    /// The lease could not be asked for (its folder, its lock file, its server).
+    #[error("the lease on device {serial} cannot be taken")]
     Lease {
         /// The connect key.
         serial: String,
         /// Why.
+        #[source]
+        source: super::lease::TakeError,
+    },
+    /// The device's lease was lost while held (its server's connection cut): another job may
+    /// have driven it since, so nothing more is asked of it.
+    #[error("the lease on device {serial} was lost {why}")]
+    LeaseLost {
+        /// The connect key.
+        serial: String,
+        /// When and why.
         why: String,
     },
     /// The hdc client could not reach its server (`Connect server failed`).
@@ -118,6 +128,7 @@ impl DeviceError {
             DeviceError::ServerUnreachable { .. } => "E_HDC_SERVER_UNREACHABLE",
             DeviceError::Leased { .. } => "E_DEVICE_LEASED",
             DeviceError::Lease { .. } => "E_DEVICE_LEASE",
+            DeviceError::LeaseLost { .. } => "E_LEASE_LOST",
             DeviceError::DeviceNotFound { .. } => "E_DEVICE_NOT_FOUND",
             DeviceError::HdcFailed { .. } => "E_HDC_FAILED",
             DeviceError::Timeout { .. } => "E_DEVICE_TIMEOUT",

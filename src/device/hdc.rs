@@ -475,6 +475,12 @@ impl Device for HdcDevice {
             lease.release();
         }
     }
+
+    async fn confirm_lease(&self) {
+        if let Some(lease) = &self.lease {
+            lease.confirm().await;
+        }
+    }
 }
 
 fn app_outcome(device: &HdcDevice, raw: &Raw, operation: &'static str) -> Result<(), DeviceError> {

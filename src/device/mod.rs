@@ -147,6 +147,12 @@ pub trait Device: Send + Sync {
 
     /// Lets the device's lease go until its next call (a delivery, while its agent works).
     fn release_lease(&self) {}
+
+    /// Asks, now, whether the device's lease is still held (before an audit's record is
+    /// made): a lease found lost is recorded as lost in [`Device::lease`].
+    fn confirm_lease(&self) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 /// Device time, in whole milliseconds (what a capture records of a call), shared by the

@@ -149,6 +149,10 @@ impl<D: Device> Device for RecordingDevice<D> {
         self.inner.release_lease();
     }
 
+    async fn confirm_lease(&self) {
+        self.inner.confirm_lease().await;
+    }
+
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let info = self.inner.identity().await?;
         *self

@@ -4,8 +4,12 @@
 //! them); a report the target has already (by its bytes or its content) is counted, not
 //! copied twice, so an import repeated or interrupted and run again records each audit once.
 //! Read in pages by id and written one transaction per page: memory stays bounded whatever
-//! the history's size, and a page is all there or not at all.
+//! the history's size, and a page is all there or not at all. A row the target cannot hold
+//! (PostgreSQL takes no NUL byte in text; an index row has a size limit) is named and passed
+//! over: its page is written again a row at a time, so an import from SQLite is never stopped
+//! (nor every rerun of it blocked) by one report.
 
+use super::db::Db;
 use super::{
     Arg, Cells, DbError, History, HistoryError, MeasurementRow, RunRow, insert_samples, run_columns,
 };
@@ -81,28 +85,10 @@ impl History {
                 );
                 page.push((run, measurements.map_err(&read)?, samples.map_err(&read)?));
             }
-            let (copied, known) = into
-                .db
-                .transaction(std::convert::identity, |db| {
-                    let (mut copied, mut known) = (0, 0);
-                    for (run, measurements, samples) in &page {
-                        let Some(id) = run.insert(db)? else {
-                            known += 1;
-                            continue;
-                        };
-                        for measurement in measurements {
-                            measurement.insert(db, id)?;
-                        }
-                        let samples: Vec<(&str, i64, Option<f64>)> = samples
-                            .iter()
-                            .map(|(criterion, run, value)| (criterion.as_str(), *run, *value))
-                            .collect();
-                        insert_samples(db, id, &samples)?;
-                        copied += 1;
-                    }
-                    Ok::<_, DbError>((copied, known))
-                })
-                .map_err(&written)?;
+            let (copied, known) = by_rows(&mut into.db, &page, write_runs, imported, |row| {
+                &row.0.report
+            })
+            .map_err(&written)?;
             imported.audits += copied;
             imported.known += known;
         }
@@ -150,47 +136,9 @@ impl History {
                     .map_err(&read)?;
                 page.push((row, criteria));
             }
-            let (copied, known) = into
-                .db
-                .transaction(std::convert::identity, |db| {
-                    let (mut copied, mut known) = (0, 0);
-                    for (c, criteria) in &page {
-                        let ids = db.rows(
-                            "INSERT INTO comparisons (report_sha256, report, recorded_at, \
-                             verdict, baseline, candidate, report_id) VALUES (?1, ?2, ?3, ?4, \
-                             ?5, ?6, ?7) ON CONFLICT DO NOTHING RETURNING id",
-                            &[
-                                Arg::Text(Some(&c.report_sha256)),
-                                Arg::Text(Some(&c.report)),
-                                Arg::Text(Some(&c.recorded_at)),
-                                Arg::Text(Some(&c.verdict)),
-                                Arg::Text(Some(&c.baseline)),
-                                Arg::Text(Some(&c.candidate)),
-                                Arg::Text(c.report_id.as_deref()),
-                            ],
-                            |row| row.int(0),
-                        )?;
-                        let Some(Some(id)) = ids.first().copied() else {
-                            known += 1;
-                            continue;
-                        };
-                        for (criterion, verdict, delta, delta_pct, p) in criteria {
-                            db.execute(
-                                "INSERT INTO compared (comparison_id, criterion, verdict, \
-                                 delta, delta_pct, p) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                                &[
-                                    Arg::Int(Some(id)),
-                                    Arg::Text(Some(criterion)),
-                                    Arg::Text(Some(verdict)),
-                                    Arg::Real(*delta),
-                                    Arg::Real(*delta_pct),
-                                    Arg::Real(*p),
-                                ],
-                            )?;
-                        }
-                        copied += 1;
-                    }
-                    Ok::<_, DbError>((copied, known))
+            let (copied, known) =
+                by_rows(&mut into.db, &page, write_comparisons, imported, |row| {
+                    &row.0.report
                 })
                 .map_err(&written)?;
             imported.comparisons += copied;
@@ -198,6 +146,117 @@ impl History {
         }
         Ok(())
     }
+}
+
+/// An audit's row, its measurements and its runs' values.
+type RunPage = (RunRow, Vec<MeasurementRow>, Vec<(String, i64, Option<f64>)>);
+
+/// A comparison's row and its criteria (criterion, verdict, delta, delta %, p).
+type ComparisonPage = (
+    ComparisonRow,
+    Vec<(String, String, Option<f64>, Option<f64>, Option<f64>)>,
+);
+
+/// Writes `page` in one transaction by `write` (rows copied, rows known); when the store
+/// refuses a row's values, again a row at a time, each refused row named in `imported` by its
+/// report (`report`) and passed over.
+/// Writes a page's rows: (rows copied, rows the target had).
+type WritePage<T> = fn(&mut Db, &[T]) -> Result<(usize, usize), DbError>;
+
+fn by_rows<T>(
+    db: &mut Db,
+    page: &[T],
+    write: WritePage<T>,
+    imported: &mut Imported,
+    report: impl Fn(&T) -> &str,
+) -> Result<(usize, usize), DbError> {
+    match db.transaction(std::convert::identity, |db| write(db, page)) {
+        Err(e) if e.refuses_the_values() => {}
+        done => return done,
+    }
+    let (mut copied, mut known) = (0, 0);
+    for row in page {
+        match db.transaction(std::convert::identity, |db| {
+            write(db, std::slice::from_ref(row))
+        }) {
+            Ok((c, k)) => {
+                copied += c;
+                known += k;
+            }
+            Err(e) if e.refuses_the_values() => imported.refuse(
+                std::path::Path::new(report(row)),
+                format!(
+                    "the history cannot hold it: {}",
+                    crate::diagnostic::chain(&e)
+                ),
+            ),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((copied, known))
+}
+
+/// Copies audits' rows: (rows copied, rows the target had).
+fn write_runs(db: &mut Db, page: &[RunPage]) -> Result<(usize, usize), DbError> {
+    let (mut copied, mut known) = (0, 0);
+    for (run, measurements, samples) in page {
+        let Some(id) = run.insert(db)? else {
+            known += 1;
+            continue;
+        };
+        for measurement in measurements {
+            measurement.insert(db, id)?;
+        }
+        let samples: Vec<(&str, i64, Option<f64>)> = samples
+            .iter()
+            .map(|(criterion, run, value)| (criterion.as_str(), *run, *value))
+            .collect();
+        insert_samples(db, id, &samples)?;
+        copied += 1;
+    }
+    Ok((copied, known))
+}
+
+/// Copies comparisons' rows: (rows copied, rows the target had).
+fn write_comparisons(db: &mut Db, page: &[ComparisonPage]) -> Result<(usize, usize), DbError> {
+    let (mut copied, mut known) = (0, 0);
+    for (c, criteria) in page {
+        let ids = db.rows(
+            "INSERT INTO comparisons (report_sha256, report, recorded_at, verdict, baseline, \
+             candidate, report_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+             ON CONFLICT DO NOTHING RETURNING id",
+            &[
+                Arg::Text(Some(&c.report_sha256)),
+                Arg::Text(Some(&c.report)),
+                Arg::Text(Some(&c.recorded_at)),
+                Arg::Text(Some(&c.verdict)),
+                Arg::Text(Some(&c.baseline)),
+                Arg::Text(Some(&c.candidate)),
+                Arg::Text(c.report_id.as_deref()),
+            ],
+            |row| row.int(0),
+        )?;
+        let Some(Some(id)) = ids.first().copied() else {
+            known += 1;
+            continue;
+        };
+        for (criterion, verdict, delta, delta_pct, p) in criteria {
+            db.execute(
+                "INSERT INTO compared (comparison_id, criterion, verdict, delta, delta_pct, p) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                &[
+                    Arg::Int(Some(id)),
+                    Arg::Text(Some(criterion)),
+                    Arg::Text(Some(verdict)),
+                    Arg::Real(*delta),
+                    Arg::Real(*delta_pct),
+                    Arg::Real(*p),
+                ],
+            )?;
+        }
+        copied += 1;
+    }
+    Ok((copied, known))
 }
 
 fn comparison_row(row: &dyn Cells) -> Result<ComparisonRow, DbError> {

@@ -22,6 +22,24 @@ pub(crate) enum DbError {
     Postgres(#[from] postgres::Error),
 }
 
+impl DbError {
+    /// Whether the store refused this statement's values, not the statement or the store: a
+    /// value it cannot hold (a NUL byte in text, for PostgreSQL; a value past its limits, an
+    /// index row too large). Another row may well be stored; the store is fine.
+    pub(crate) fn refuses_the_values(&self) -> bool {
+        match self {
+            // Class 22: data exception; class 54: program limit exceeded (an index row).
+            DbError::Postgres(e) => e
+                .code()
+                .is_some_and(|code| code.code().starts_with("22") || code.code().starts_with("54")),
+            DbError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
+                e.code == rusqlite::ErrorCode::TooBig
+            }
+            DbError::Sqlite(_) => false,
+        }
+    }
+}
+
 /// A value for a placeholder.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Arg<'a> {

@@ -10,6 +10,7 @@ pub(crate) mod changes;
 mod copy;
 mod db;
 mod facts;
+mod lease;
 mod record;
 mod schema;
 mod store;
@@ -25,6 +26,7 @@ use db::{Arg, Cells, Db, DbError};
 pub(crate) use changes::{Window, shifts};
 pub(crate) use db::Connection;
 pub(crate) use facts::build_facts;
+pub(crate) use lease::PgLeases;
 pub(crate) use record::{RecordError, Recorder, app_of};
 pub(crate) use schema::SCHEMA;
 pub(crate) use store::{Server, Store};
@@ -38,8 +40,9 @@ pub(crate) const DEFAULT_FILE: &str = "history.sqlite";
 /// Why the history cannot be used (`at`: the file, or the server's URL without secrets).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HistoryError {
-    /// The path names something that is not a regular file (a device, a folder, a FIFO).
-    #[error("the history `{at}` is not a regular file")]
+    /// The path names something that is not a regular file (a device, a folder, a FIFO), or
+    /// a link planted in dwpipe's own `.dwpipe` folder.
+    #[error("the history `{at}` is not a regular file of dwpipe's")]
     NotAFile { at: String },
     /// The file cannot be opened as a database, or the server cannot be reached.
     #[error("the history `{at}` cannot be opened")]
@@ -55,6 +58,9 @@ pub(crate) enum HistoryError {
         #[source]
         source: std::io::Error,
     },
+    /// The server took the connection and did not answer within the bound.
+    #[error("the history `{at}` did not answer within {}s", after.as_secs())]
+    Silent { at: String, after: Duration },
     /// TLS to the server cannot be set up.
     #[error("TLS for the history cannot be set up: {why}")]
     Tls { why: String },
@@ -80,7 +86,9 @@ impl HistoryError {
     pub(crate) fn code(&self) -> &'static str {
         match self {
             HistoryError::NotAFile { .. } => "E_HISTORY_NOT_A_FILE",
-            HistoryError::Open { .. } | HistoryError::Folder { .. } => "E_HISTORY_OPEN",
+            HistoryError::Open { .. }
+            | HistoryError::Folder { .. }
+            | HistoryError::Silent { .. } => "E_HISTORY_OPEN",
             HistoryError::Tls { .. } => "E_HISTORY_TLS",
             HistoryError::ReadOnly { .. } => "E_HISTORY_READ_ONLY",
             HistoryError::Newer { .. } => "E_HISTORY_NEWER",
@@ -96,10 +104,13 @@ impl HistoryError {
                 "use the dwpipe that wrote it, or a newer one (every dwpipe writing into one history must be as new as its newest)"
             }
             HistoryError::NotAFile { .. } => {
-                "pass --history the path of a history file (it is created if missing)"
+                "pass --history the path of a history file (it is created if missing; one in a .dwpipe folder is never a link: remove the link)"
             }
             HistoryError::ReadOnly { .. } => {
                 "make the file and its folder writable, or pass --history another path"
+            }
+            HistoryError::Silent { .. } => {
+                "check that the address names a PostgreSQL server (its port, the host), and that it is not overloaded or stopped mid-start"
             }
             HistoryError::Open {
                 source: DbError::Postgres(_),
@@ -110,10 +121,28 @@ impl HistoryError {
             HistoryError::Tls { .. } => {
                 "PGSSLROOTCERT names a PEM file of the CA that signed the server's certificate"
             }
+            HistoryError::Sql {
+                source: DbError::Postgres(e),
+                ..
+            } if e.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+                "the role in the URL may not do this on the history's tables: grant it SELECT on all of them to read the history (dwpipe_schema included), INSERT, UPDATE and DELETE too to record and prune (GRANT … ON ALL TABLES IN SCHEMA public TO role), or use the role that created the history"
+            }
+            HistoryError::Sql {
+                source: DbError::Postgres(_),
+                ..
+            } => {
+                "the server refused the statement: its log says why (a full disk, a lost connection, a limit); run the command again once it is fixed"
+            }
             _ => {
                 "check the path (and the disk); a damaged history can be moved aside and rebuilt with `dwpipe history import`"
             }
         }
+    }
+
+    /// Whether the history refused one report's values (a NUL byte, a value past the store's
+    /// limits) and would take another's: an import names that report and goes on.
+    pub(crate) fn refuses_the_values(&self) -> bool {
+        matches!(self, HistoryError::Sql { source, .. } if source.refuses_the_values())
     }
 
     /// The error as a diagnostic, with its fix.
@@ -135,6 +164,23 @@ pub(crate) struct RunFacts {
     pub(crate) arm: Option<&'static str>,
     /// When it was made (seconds since the epoch; default: now).
     pub(crate) time: Option<i64>,
+    /// How its verdict was reached.
+    pub(crate) verdict_by: VerdictBy,
+}
+
+crate::words::words! {
+    /// How an audit's verdict was reached before the history keeps it.
+    #[derive(Default)]
+    pub(crate) enum VerdictBy {
+        /// Measured and gated by the dwpipe that records it.
+        #[default]
+        Measured = "measured",
+        /// Imported: rebuilt from its evidence, every field as the report says.
+        Rebuilt = "rebuilt",
+        /// Imported without its evidence: re-gated from the report's own readings, which
+        /// agree with its verdict — unverified, never a baseline.
+        Readings = "readings",
+    }
 }
 
 /// Which points a query wants.
@@ -298,10 +344,24 @@ impl History {
             arm: facts.arm.map(str::to_owned),
             report_id: Some(identity.report_id.clone()),
             run_key: identity.run_key.clone(),
+            verdict_by: Some(facts.verdict_by.as_str().to_owned()),
         };
         self.db
             .transaction(std::convert::identity, |db| {
                 let Some(run_id) = run.insert(db)? else {
+                    // Known: an audit recorded before dwpipe kept how its verdict was
+                    // reached learns it when it is imported again and rebuilt.
+                    if facts.verdict_by == VerdictBy::Rebuilt {
+                        db.execute(
+                            "UPDATE runs SET verdict_by = ?1 WHERE verdict_by IS NULL \
+                             AND (report_sha256 = ?2 OR report_id = ?3)",
+                            &[
+                                Arg::Text(Some(VerdictBy::Rebuilt.as_str())),
+                                Arg::Text(Some(&run.report_sha256)),
+                                Arg::Text(run.report_id.as_deref()),
+                            ],
+                        )?;
+                    }
                     return Ok(false);
                 };
                 for entry in &report.checks {
@@ -407,8 +467,9 @@ impl History {
     }
 
     /// The latest passing audit of `app` on a device of `model` and `software_version`, made
-    /// on a device (never a replay) and not the candidate — by its content, its run or its
-    /// path: its report's path.
+    /// on a device (never a replay), whose verdict dwpipe reached itself (measured, or rebuilt
+    /// from its evidence at its import: never a report taken at its word), and not the
+    /// candidate — by its content, its run or its path: its report's path.
     pub(crate) fn last_pass(
         &mut self,
         app: &str,
@@ -427,6 +488,7 @@ impl History {
             .rows(
                 "SELECT report FROM runs WHERE app = ?1 AND model IS NOT DISTINCT FROM ?2 \
                  AND software_version IS NOT DISTINCT FROM ?3 AND verdict = 'pass' \
+                 AND verdict_by IN ('measured', 'rebuilt') \
                  AND NOT replay AND report != ?4 AND report_id IS DISTINCT FROM ?5 \
                  AND (run_key IS NULL OR run_key IS DISTINCT FROM ?6) \
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
@@ -554,8 +616,10 @@ impl History {
                     "DELETE FROM runs WHERE id IN (SELECT id FROM (SELECT id, recorded_at, \
                      ROW_NUMBER() OVER (PARTITION BY app, model \
                      ORDER BY recorded_at DESC, id DESC) AS newest, \
-                     CASE WHEN verdict = 'pass' AND NOT replay THEN ROW_NUMBER() OVER ( \
+                     CASE WHEN verdict = 'pass' AND NOT replay \
+                     AND verdict_by IN ('measured', 'rebuilt') THEN ROW_NUMBER() OVER ( \
                      PARTITION BY app, model, software_version, verdict = 'pass' AND NOT replay \
+                     AND verdict_by IN ('measured', 'rebuilt') \
                      ORDER BY recorded_at DESC, id DESC) ELSE 0 END AS baseline FROM runs) ranked \
                      WHERE (CAST(?1 AS TEXT) IS NULL OR recorded_at < ?1) \
                      AND (CAST(?2 AS BIGINT) IS NULL OR newest > ?2) AND baseline != 1)",
@@ -595,13 +659,16 @@ struct RunRow {
     arm: Option<String>,
     report_id: Option<String>,
     run_key: Option<String>,
+    /// How its verdict was reached (`None`: recorded before dwpipe kept it).
+    verdict_by: Option<String>,
 }
 
 /// The columns of a [`RunRow`], in order.
 macro_rules! run_columns {
     () => {
         "report_sha256, report, recorded_at, app, app_version, commit_sha, pack_sha256, serial, \
-         model, software_version, refresh_rate, replay, verdict, arm, report_id, run_key"
+         model, software_version, refresh_rate, replay, verdict, arm, report_id, run_key, \
+         verdict_by"
     };
 }
 use run_columns;
@@ -627,6 +694,7 @@ impl RunRow {
             arm: row.text(at + 13)?,
             report_id: row.text(at + 14)?,
             run_key: row.text(at + 15)?,
+            verdict_by: row.text(at + 16)?,
         })
     }
 
@@ -637,8 +705,8 @@ impl RunRow {
             concat!(
                 "INSERT INTO runs (",
                 run_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
-                 ON CONFLICT DO NOTHING RETURNING id"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+                 ?17) ON CONFLICT DO NOTHING RETURNING id"
             ),
             &[
                 Arg::Text(Some(&self.report_sha256)),
@@ -657,6 +725,7 @@ impl RunRow {
                 Arg::Text(self.arm.as_deref()),
                 Arg::Text(self.report_id.as_deref()),
                 Arg::Text(self.run_key.as_deref()),
+                Arg::Text(self.verdict_by.as_deref()),
             ],
             |row| row.int(0),
         )?;
@@ -674,6 +743,17 @@ fn open_file(path: &Path) -> Result<rusqlite::Connection, HistoryError> {
     // The rule every reader follows: a regular file, or nothing yet (SQLite would write a
     // journal beside anything else: `/dev/null-journal`).
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(HistoryError::NotAFile { at });
+    }
+    // In a `.dwpipe` folder (dwpipe's own place, which an agent may write), the history is
+    // dwpipe's file: a link there was planted, to make dwpipe write into the database it
+    // leads to.
+    if path.components().any(|c| c.as_os_str() == ".dwpipe")
+        && (std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+            || path
+                .parent()
+                .is_some_and(|dir| crate::lock_file::planted_links(dir).is_err()))
+    {
         return Err(HistoryError::NotAFile { at });
     }
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -6,14 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::audit::{Trend, TrendPoint};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, chain};
 use crate::hash::sha256_hex;
 use crate::input::{MAX_REPORT_BYTES, read_bounded, top_level_keys};
 use crate::output::dir_or_dot;
 use crate::schema::{AbRecord, Arm, AuditReport, Comparison, Imported, files};
 
 use super::changes::changes;
-use super::{Filter, History, HistoryError, RunFacts, Store};
+use super::{Filter, History, HistoryError, RunFacts, Store, VerdictBy};
 
 /// Why a report was not recorded: the history failed, or the report is not one to record.
 #[derive(Debug, thiserror::Error)]
@@ -104,19 +104,24 @@ impl Recorder {
         path: &Path,
         arm: Option<&'static str>,
     ) -> Result<bool, RecordError> {
-        let ready = self.ready(path, arm, &mut Apps::new())?;
+        // This dwpipe's own report, just written: its verdict is the one this dwpipe reached.
+        let ready = self.ready(path, arm, &mut Apps::new(), Trust::Measured)?;
         let mut history = History::open(&self.store)?;
         Ok(ready.write(&mut history)?)
     }
 
     /// The report at `path`, read and checked, with what is known of its run: ready to be
-    /// written (as an `arm`). `apps` remembers the app of every lock read so far (an import
-    /// of a lab's runs reads each lock once).
+    /// written (as an `arm`). `apps` remembers the lock of every path read so far (an import
+    /// of a lab's runs reads each lock once). An audit another dwpipe made is `Trust::Checked`
+    /// first: rebuilt from its evidence as `verify-evidence` does, or, its evidence absent,
+    /// re-gated from its own readings; a report whose verdict is not what they give is
+    /// refused, never recorded at its word.
     fn ready(
         &self,
         path: &Path,
         arm: Option<&'static str>,
         apps: &mut Apps,
+        trust: Trust,
     ) -> Result<Ready, Diagnostic> {
         let (document, sha256) = read(path)?;
         let report = match document {
@@ -134,13 +139,17 @@ impl Recorder {
             .and_then(crate::time::parse_iso8601)
             .or_else(|| modified(path));
         let lock = lock_of(&report, path)?;
-        let app = match apps.get(&lock) {
-            Some(app) => app.clone(),
-            None => {
-                let app = app_in(&lock, path)?;
-                apps.insert(lock, app.clone());
-                app
+        let frozen = match apps.entry(lock) {
+            std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
+            std::collections::hash_map::Entry::Vacant(new) => {
+                let frozen = frozen_in(new.key(), path)?;
+                new.insert(frozen)
             }
+        };
+        let app = frozen.pack.doc.app.bundle.value.clone();
+        let verdict_by = match trust {
+            Trust::Measured => VerdictBy::Measured,
+            Trust::Checked => checked(path, &report, frozen)?,
         };
         let facts = RunFacts {
             app,
@@ -152,6 +161,7 @@ impl Recorder {
                 .or_else(|| report.workspace.as_ref().and_then(|w| w.commit.clone())),
             arm,
             time,
+            verdict_by,
         };
         Ok(Ready::Audit(report, path.to_owned(), sha256, facts))
     }
@@ -205,7 +215,7 @@ impl Recorder {
             let arm = std::fs::canonicalize(file)
                 .ok()
                 .and_then(|real| arms.get(&real).copied());
-            let ready = match self.ready(file, arm, &mut apps) {
+            let ready = match self.ready(file, arm, &mut apps, Trust::Checked) {
                 Ok(ready) => ready,
                 Err(why) => {
                     imported.refuse(file, why.message);
@@ -216,11 +226,23 @@ impl Recorder {
                 Some(history) => history,
                 None => history.insert(History::open(&self.store)?),
             };
-            // The history itself failing ends the import: what is recorded stays.
-            match ready.write(history)? {
-                false => imported.known += 1,
-                true if file.ends_with(files::COMPARISON) => imported.comparisons += 1,
-                true => imported.audits += 1,
+            let unverified = matches!(
+                &ready,
+                Ready::Audit(_, _, _, facts) if facts.verdict_by == VerdictBy::Readings
+            );
+            // A report the store cannot hold is named and passed over; the history itself
+            // failing ends the import: what is recorded stays.
+            match ready.write(history) {
+                Ok(false) => imported.known += 1,
+                Ok(true) if file.ends_with(files::COMPARISON) => imported.comparisons += 1,
+                Ok(true) => {
+                    imported.audits += 1;
+                    imported.unverified += usize::from(unverified);
+                }
+                Err(e) if e.refuses_the_values() => {
+                    imported.refuse(file, format!("the history cannot hold it: {}", chain(&e)));
+                }
+                Err(e) => return Err(e.into()),
             }
         }
         for file in histories {
@@ -408,8 +430,59 @@ fn source_as_kept(report: &AuditReport, path: &Path) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// The app of each lock read, by its path.
-type Apps = HashMap<PathBuf, String>;
+/// Each lock read, by its path.
+type Apps = HashMap<PathBuf, crate::pack::Frozen>;
+
+/// Whose verdict a report carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Trust {
+    /// This dwpipe's, just measured.
+    Measured,
+    /// Another dwpipe's (an import): checked before it is recorded.
+    Checked,
+}
+
+/// How the verdict of the audit at `path` holds up, against the lock it names: rebuilt from
+/// its evidence with nothing different, else (its evidence absent or unreadable) re-gated
+/// from its own readings to the same verdict and checks. Anything else is refused.
+fn checked(
+    path: &Path,
+    report: &AuditReport,
+    frozen: &crate::pack::Frozen,
+) -> Result<VerdictBy, Diagnostic> {
+    let refuse = |why: String| {
+        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {why}", path.display())).fix(
+            "import audits as dwpipe wrote them (`dwpipe verify-evidence` names every difference)",
+        )
+    };
+    if report.device.is_none() {
+        // An outside auditor's report: the history does not record it.
+        return Ok(VerdictBy::Readings);
+    }
+    match crate::recheck::recheck(path, report, frozen) {
+        Ok(found) => {
+            let tampered: Vec<String> = found
+                .differences
+                .iter()
+                .filter(|d| d.cause == crate::recheck::Cause::Tampered)
+                .map(ToString::to_string)
+                .collect();
+            if tampered.is_empty() {
+                return Ok(VerdictBy::Rebuilt);
+            }
+            Err(refuse(format!(
+                "it is not what its evidence gives ({} difference(s); first: {}): not recorded",
+                tampered.len(),
+                tampered[0]
+            )))
+        }
+        // No evidence to rebuild it from: its own readings must give its verdict.
+        Err(_) => match crate::recheck::regated(report, frozen) {
+            Ok(()) => Ok(VerdictBy::Readings),
+            Err(why) => Err(refuse(format!("{why}: not recorded"))),
+        },
+    }
+}
 
 /// The lock an audit names, as a path.
 fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {
@@ -423,12 +496,13 @@ fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {
 
 /// The app an audit measured: the bundle of the lock it names.
 pub(crate) fn app_of(report: &AuditReport, path: &Path) -> Result<String, Diagnostic> {
-    app_in(&lock_of(report, path)?, path)
+    let frozen = frozen_in(&lock_of(report, path)?, path)?;
+    Ok(frozen.pack.doc.app.bundle.value.clone())
 }
 
-/// The bundle of `lock`, named by the audit at `path`.
-fn app_in(lock: &Path, path: &Path) -> Result<String, Diagnostic> {
-    let frozen = crate::pack::load_lock(lock).map_err(|found| {
+/// The lock `lock`, named by the audit at `path`.
+fn frozen_in(lock: &Path, path: &Path) -> Result<crate::pack::Frozen, Diagnostic> {
+    crate::pack::load_lock(lock).map_err(|found| {
         no_lock(
             path,
             &format!(
@@ -437,8 +511,7 @@ fn app_in(lock: &Path, path: &Path) -> Result<String, Diagnostic> {
                 found.first().map(ToString::to_string).unwrap_or_default()
             ),
         )
-    })?;
-    Ok(frozen.pack.doc.app.bundle.value.clone())
+    })
 }
 
 fn no_lock(path: &Path, why: &str) -> Diagnostic {

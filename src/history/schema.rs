@@ -10,7 +10,7 @@ use super::HistoryError;
 use super::db::{Arg, Db, DbError};
 
 /// The schema this dwpipe writes.
-pub(crate) const SCHEMA: i64 = 3;
+pub(crate) const SCHEMA: i64 = 4;
 
 /// Version 1: audits (`runs`), each criterion's aggregate (`measurements`) and every run's
 /// value (`samples`); comparisons and their criteria.
@@ -99,8 +99,17 @@ UPDATE measurements SET run_values = (SELECT string_agg(CAST(s.value AS TEXT), '
 CREATE INDEX runs_time ON runs (recorded_at);
 ";
 
+/// Version 4: how each audit's verdict was reached (`verdict_by`): `measured` by the dwpipe
+/// that recorded it, `rebuilt` from its evidence at its import (every field as the report
+/// says), or only `readings` — re-gated from the report's own readings, its evidence absent:
+/// unverified. Only the first two are ever a baseline. Audits recorded before say nothing
+/// (NULL), and are not one until imported again from their run folders.
+const V4: &str = "
+ALTER TABLE runs ADD COLUMN verdict_by TEXT;
+";
+
 /// The steps from each version to the next: `STEPS[v]` takes version `v` to `v + 1`.
-const STEPS: [&str; SCHEMA as usize] = [V1, V2, V3];
+const STEPS: [&str; SCHEMA as usize] = [V1, V2, V3, V4];
 
 /// The version PostgreSQL histories begin at: the tables as [`V1`] then [`V2`] left them,
 /// in PostgreSQL's types (an identity for SQLite's rowid, booleans, double precision). A
@@ -186,6 +195,11 @@ pub(super) fn migrate(db: &mut Db, at: &str) -> Result<(), HistoryError> {
         doing: "written",
         source,
     };
+    let unread = |source| HistoryError::Sql {
+        at: at.to_owned(),
+        doing: "read",
+        source,
+    };
     let checked = |found: i64| {
         if found > SCHEMA {
             return Err(HistoryError::Newer {
@@ -196,7 +210,7 @@ pub(super) fn migrate(db: &mut Db, at: &str) -> Result<(), HistoryError> {
         Ok(found)
     };
     // Most opens find the schema current: no write lock is taken for them.
-    if checked(version(db).map_err(failed)?)? == SCHEMA {
+    if checked(version(db).map_err(unread)?)? == SCHEMA {
         return Ok(());
     }
     db.transaction(failed, |db| {

@@ -2,12 +2,11 @@
 //! rounds in this loop, the repair limits and the review's fail mode. Only a gate that passed
 //! lets the agent stop as verified; every other way of stopping is said to be unverified.
 
+use super::state::Round;
+use super::words::Said;
 use crate::config::{FailMode, Repair};
 use crate::pipeline::{Next, RepairGuard};
 use crate::schema::TerminalReason;
-use crate::words::words;
-
-use super::state::Round;
 
 /// What the gate came to.
 #[derive(Clone, Copy, Debug)]
@@ -42,34 +41,6 @@ pub(crate) enum Answer {
     Allow,
     /// Send it back.
     Block(String),
-}
-
-words! {
-    /// What the hook said, as the session's record keeps it.
-    pub(crate) enum Said {
-        /// The gate passed: the agent may stop.
-        Verified = "verified",
-        /// Sent back with the repair brief.
-        Repair = "repair",
-        /// Rounds out under `warn`: sent back once, to say the change is unverified.
-        Warned = "warned",
-        /// Rounds out under `closed`: refused again, and said so.
-        Refused = "refused",
-        /// Let stop without being verified (`open`, or `warn` once it was said).
-        AllowedUnverified = "allowed-unverified",
-        /// The agent's loop ended otherwise than by finishing: not gated.
-        NotGated = "not-gated",
-    }
-}
-
-impl Said {
-    /// Whether the agent was let stop (a new stop after it begins a new loop).
-    pub(crate) fn lets_stop(self) -> bool {
-        matches!(
-            self,
-            Said::Verified | Said::AllowedUnverified | Said::NotGated
-        )
-    }
 }
 
 /// The hook's answer and what it records.
@@ -178,6 +149,46 @@ pub(crate) fn decide(
     }
 }
 
+/// The answer when the session's rounds cannot be counted (its record cannot be read or
+/// kept, `why`): the gate still decides a pass, and a loop that ended otherwise is not gated;
+/// anything else is never a reason to let the agent stop verified — `closed` refuses, `open`
+/// and `warn` let it stop unverified (without a count, `warn` cannot tell it said so once).
+pub(crate) fn decide_uncounted(
+    gate: Gate<'_>,
+    fail_mode: FailMode,
+    why: &str,
+    run: &str,
+) -> Decision {
+    let failed = match gate {
+        Gate::Passed | Gate::NotFinished { .. } => {
+            return decide(&[], gate, Repair::default(), fail_mode, run);
+        }
+        Gate::Failed { unresolved, .. } => {
+            format!(
+                "the change does not pass (unresolved: {})",
+                unresolved.join(", ")
+            )
+        }
+        Gate::Undecided { why } => format!("the gate could not decide: {why}"),
+    };
+    match fail_mode {
+        FailMode::Closed => Decision {
+            answer: Answer::Block(format!(
+                "dwpipe: {failed}, and this session's rounds cannot be counted ({why}).                  review.fail-mode is closed: dwpipe keeps refusing to let this task end as                  verified. Tell the user the change is unverified and why; do not claim that it                  passes. (run {run})"
+            )),
+            said: Said::Refused,
+            note: None,
+        },
+        FailMode::Open | FailMode::Warn => Decision {
+            answer: Answer::Allow,
+            said: Said::AllowedUnverified,
+            note: Some(format!(
+                "dwpipe: the change is NOT verified ({failed}; this session's rounds cannot be counted: {why}); let stop by review.fail-mode {fail_mode} (run {run})"
+            )),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +201,7 @@ mod tests {
             failure: Some(fingerprint.into()),
             said: Said::Repair,
             claim: None,
+            pack: None,
         }
     }
 
@@ -301,6 +313,45 @@ mod tests {
                 said.lets_stop(),
                 "{said}"
             );
+        }
+    }
+
+    /// A record that cannot be read never lets a red gate stop: `closed` refuses, the other
+    /// modes let it stop unverified; a pass is still a pass.
+    #[test]
+    fn uncounted_rounds_never_open_the_gate() {
+        let unresolved = ["P-01".to_owned()];
+        let fail = Gate::Failed {
+            fingerprint: "a",
+            brief: "# Repair",
+            unresolved: &unresolved,
+        };
+        let rows = [
+            (Gate::Passed, FailMode::Closed, Said::Verified),
+            (fail, FailMode::Closed, Said::Refused),
+            (
+                Gate::Undecided { why: "x" },
+                FailMode::Closed,
+                Said::Refused,
+            ),
+            (fail, FailMode::Warn, Said::AllowedUnverified),
+            (fail, FailMode::Open, Said::AllowedUnverified),
+            (
+                Gate::NotFinished { how: "aborted" },
+                FailMode::Closed,
+                Said::NotGated,
+            ),
+        ];
+        for (gate, mode, said) in rows {
+            let decision = decide_uncounted(gate, mode, "its record is garbage", "r1");
+            assert_eq!(decision.said, said, "{gate:?} {mode}");
+            let shown = match &decision.answer {
+                Answer::Block(reason) => reason.clone(),
+                Answer::Allow => decision.note.clone().unwrap_or_default(),
+            };
+            if said != Said::Verified && said != Said::NotGated {
+                assert!(shown.contains("its record is garbage"), "{shown}");
+            }
         }
     }
 }

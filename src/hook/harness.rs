@@ -3,7 +3,7 @@
 //!
 //! | harness | session field | "already continuing" | block | let stop |
 //! |---|---|---|---|---|
-//! | Claude Code, Codex | `session_id` | `stop_hook_active` | `{"decision":"block","reason":…}` | `{}` |
+//! | Claude Code, Codex | `session_id` | `stop_hook_active` | `{"decision":"block","reason":…}` | `{}` (unverified: `{"systemMessage":…}`) |
 //! | Cursor | `conversation_id` | `loop_count` > 0 | `{"followup_message":…}` | `{}` |
 //! | OpenCode (dwpipe's plugin) | `session_id` | `stop_hook_active` | as Claude Code | `{}` |
 //!
@@ -13,23 +13,9 @@
 use serde_json::{Value, json};
 
 use super::decide::{Answer, Decision};
+use super::words::Harness;
 use crate::agent::last_claim;
 use crate::schema::Claim;
-use crate::words::words;
-
-words! {
-    /// The harness whose hook runs dwpipe.
-    pub(crate) enum Harness {
-        /// Claude Code's `Stop` hook.
-        ClaudeCode = "claude-code",
-        /// Codex's `Stop` hook.
-        Codex = "codex",
-        /// Cursor's `stop` hook.
-        Cursor = "cursor",
-        /// dwpipe's plugin for OpenCode and DevEco Code (`integrations/opencode/`).
-        Opencode = "opencode",
-    }
-}
 
 /// A stop, as the harness described it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,19 +102,23 @@ pub(crate) fn render(harness: Harness, decision: &Decision) -> String {
     let value = match (&decision.answer, harness) {
         (Answer::Block(reason), Harness::Cursor) => json!({"followup_message": reason}),
         (Answer::Block(reason), _) => json!({"decision": "block", "reason": reason}),
-        // Claude Code shows a `systemMessage` to the user: an unverified stop is said there.
-        (Answer::Allow, Harness::ClaudeCode | Harness::Opencode) => match &decision.note {
-            Some(note) => json!({"systemMessage": note}),
-            None => json!({}),
-        },
-        (Answer::Allow, Harness::Codex | Harness::Cursor) => json!({}),
+        // Claude Code and Codex show a `systemMessage` to the user (Codex's stop output schema
+        // has it): an unverified stop is said there, never answered as a pass is.
+        (Answer::Allow, Harness::ClaudeCode | Harness::Codex | Harness::Opencode) => {
+            match &decision.note {
+                Some(note) => json!({"systemMessage": note}),
+                None => json!({}),
+            }
+        }
+        // Cursor's stop hook reads only `followup_message`: the note goes to stderr.
+        (Answer::Allow, Harness::Cursor) => json!({}),
     };
     value.to_string()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::decide::Said;
+    use super::super::words::Said;
     use super::*;
 
     #[test]
@@ -231,7 +221,7 @@ mod tests {
                 &allow,
                 r#"{"systemMessage":"unverified"}"#,
             ),
-            (Harness::Codex, &allow, "{}"),
+            (Harness::Codex, &allow, r#"{"systemMessage":"unverified"}"#),
             (Harness::Cursor, &allow, "{}"),
         ];
         for (harness, decision, expected) in rows {

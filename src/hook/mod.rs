@@ -15,7 +15,9 @@
 mod decide;
 mod harness;
 mod state;
+mod words;
 
-pub(crate) use decide::{Answer, Decision, Gate, Said, decide};
-pub(crate) use harness::{Harness, read_stop, render};
+pub(crate) use decide::{Answer, Decision, Gate, decide, decide_uncounted};
+pub(crate) use harness::{read_stop, render};
 pub(crate) use state::{Round, Session};
+pub(crate) use words::{Harness, Said};

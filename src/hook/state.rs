@@ -2,16 +2,21 @@
 //! `.dwpipe/hooks/<harness>-<session>.json` beside the runs, written whole (atomically) after
 //! each stop. A loop is the rounds since the agent was last let stop: a new stop after that
 //! begins a new one, whatever the harness says about itself.
+//!
+//! The record sits where the agent being gated can write, so it only counts: nothing in it
+//! is a verdict (each stop runs the gate again), and a record that cannot be read is never a
+//! reason to let the agent stop. One stop of a session is answered at a time (its turn is a
+//! lock file beside the record): stops that come together are counted one after another.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::input::{MAX_REPORT_BYTES, ReadError, read_text};
 use crate::output::{WriteError, write_atomic};
 
-use super::decide::Said;
-use super::harness::Harness;
+use super::words::{Harness, Said};
 use crate::schema::Claim;
 
 /// One stop and what the hook made of it.
@@ -31,6 +36,10 @@ pub(crate) struct Round {
     /// What the agent claimed, when the harness passed its last message: a claim only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) claim: Option<Claim>,
+    /// The SHA-256 of the lock the gate held the change against: a pack that changes within
+    /// a loop is not the one the agent was given (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pack: Option<String>,
 }
 
 /// The record of one agent session.
@@ -69,7 +78,25 @@ pub(crate) enum StateError {
     /// It cannot be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// Its turn (the lock file beside it) cannot be had.
+    #[error(transparent)]
+    Turn(#[from] crate::lock_file::LockFileError),
+    /// Another stop of the session held its turn for longer than this one would wait.
+    #[error("another stop of this session is still being answered after {}s", waited.as_secs())]
+    Busy {
+        /// How long this one waited.
+        waited: Duration,
+    },
 }
+
+/// A session's turn: held while one stop is answered.
+#[derive(Debug)]
+pub(crate) struct Turn(
+    #[allow(dead_code, reason = "held for its lock, released on drop")] crate::lock_file::LockFile,
+);
+
+/// How often a stop that waits for its session's turn asks again.
+const TURN_RETRY: Duration = Duration::from_millis(100);
 
 impl Session {
     /// Where the record of `session` lives under `base` (the folder holding `.dwpipe/`).
@@ -78,13 +105,45 @@ impl Session {
             .join(format!("{harness}-{session}.json"))
     }
 
+    /// Waits (up to `wait`) for the turn of the session whose record is at `path`: the other
+    /// stops of the session are answered first.
+    pub(crate) fn turn(path: &Path, wait: Duration) -> Result<Turn, StateError> {
+        let dir = crate::output::dir_or_dot(path.parent());
+        let folder = crate::lock_file::folder(dir, false)?;
+        let name = format!(
+            "{}.lock",
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        );
+        let file = crate::lock_file::LockFile::open(&folder, &name)?;
+        let started = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(true) => return Ok(Turn(file)),
+                Ok(false) if started.elapsed() < wait => std::thread::sleep(TURN_RETRY),
+                Ok(false) => {
+                    return Err(StateError::Busy {
+                        waited: started.elapsed(),
+                    });
+                }
+                Err(source) => {
+                    return Err(StateError::Read(ReadError::Io {
+                        path: folder.join(name),
+                        source,
+                    }));
+                }
+            }
+        }
+    }
+
     /// The record at `path`, or a new one.
     pub(crate) fn load(
         path: &Path,
         harness: Harness,
         session: &str,
     ) -> Result<Session, StateError> {
-        if !path.exists() {
+        // Not there at all (a link to nowhere is there): a new session.
+        if std::fs::symlink_metadata(path).is_err() {
             return Ok(Session {
                 format_version: crate::format::HOOK,
                 harness,
@@ -92,11 +151,18 @@ impl Session {
                 rounds: Vec::new(),
             });
         }
-        let text = read_text(path, MAX_REPORT_BYTES, "a stop hook's record")?;
         let malformed = |why: String| StateError::Malformed {
             path: path.to_owned(),
             why,
         };
+        // dwpipe writes the record itself: a link in its place is someone else's, and what it
+        // leads to is never read.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(malformed(
+                "it is a symbolic link, which dwpipe never writes".to_owned(),
+            ));
+        }
+        let text = read_text(path, MAX_REPORT_BYTES, "a stop hook's record")?;
         let version: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| malformed(e.to_string()))?;
         match version["format-version"].as_u64() {
@@ -154,6 +220,7 @@ mod tests {
             failure: Some("f".into()),
             said,
             claim: None,
+            pack: None,
         }
     }
 

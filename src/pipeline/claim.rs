@@ -1,16 +1,23 @@
 //! One delivery per workspace at a time: an advisory lock on `<workspace>/.dwpipe/deliver.lock`
 //! for the whole delivery, holding the run's id. The kernel releases it when its holder dies,
 //! so a crashed run leaves no stale lock; a second delivery is refused at once, naming the run
-//! that holds the workspace (else it would be credited with that run's edits).
+//! that holds the workspace (else it would be credited with that run's edits), and a stop
+//! hook's gate waits its turn (two agent sessions in one workspace each get an answer). The
+//! workspace is the agent's to write: the lock file is opened as [`crate::lock_file`] says,
+//! never through a link an agent planted.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::lock_file::{self, LockFile, LockFileError};
+
+/// How often a claim that waits asks again.
+const RETRY: Duration = Duration::from_millis(200);
 
 /// The workspace's claim, held while it lives.
 #[derive(Debug)]
 pub(crate) struct Claim {
-    file: File,
+    file: LockFile,
 }
 
 /// Why the workspace cannot be claimed.
@@ -27,7 +34,10 @@ pub(crate) enum ClaimError {
         /// The holder's run id, as it wrote it.
         run: String,
     },
-    /// The lock file cannot be opened.
+    /// The lock file was refused (a link or a FIFO in its place, a folder others can write).
+    #[error(transparent)]
+    Refused(#[from] LockFileError),
+    /// The lock file cannot be locked.
     #[error("cannot lock `{}`", path.display())]
     Io {
         /// The lock file.
@@ -38,47 +48,35 @@ pub(crate) enum ClaimError {
     },
 }
 
-/// Claims `workspace` for a delivery.
-pub(crate) fn claim(workspace: &Path) -> Result<Claim, ClaimError> {
-    let dir = workspace.join(".dwpipe");
-    let path = dir.join("deliver.lock");
-    let io = |source| ClaimError::Io {
-        path: path.clone(),
-        source,
-    };
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(Claim { file }),
-        Err(TryLockError::WouldBlock) => {
-            let mut run = String::new();
-            let _ = file.read_to_string(&mut run);
-            let run = run.trim();
-            Err(ClaimError::Busy {
-                workspace: workspace.to_owned(),
-                run: if run.is_empty() {
-                    "(starting)".to_owned()
-                } else {
-                    run.to_owned()
-                },
-            })
+/// Claims `workspace` for a delivery; `wait` is how long to wait for another delivery (or a
+/// stop hook's gate) to end before it is refused as busy.
+pub(crate) fn claim(workspace: &Path, wait: Duration) -> Result<Claim, ClaimError> {
+    let dir = lock_file::folder(&workspace.join(".dwpipe"), false)?;
+    let file = LockFile::open(&dir, "deliver.lock")?;
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(true) => return Ok(Claim { file }),
+            Ok(false) if started.elapsed() < wait => std::thread::sleep(RETRY),
+            Ok(false) => {
+                return Err(ClaimError::Busy {
+                    workspace: workspace.to_owned(),
+                    run: file.said().unwrap_or_else(|| "(starting)".to_owned()),
+                });
+            }
+            Err(source) => {
+                return Err(ClaimError::Io {
+                    path: dir.join("deliver.lock"),
+                    source,
+                });
+            }
         }
-        Err(TryLockError::Error(source)) => Err(io(source)),
     }
 }
 
 impl Claim {
     /// Writes the holder's run id into the lock file, for a refused delivery to name.
     pub(crate) fn name(&mut self, run: &str) {
-        // Only a courtesy to the refused: a failure to write it changes nothing.
-        let _ = self.file.set_len(0);
-        let _ = self.file.rewind();
-        let _ = writeln!(self.file, "{run}");
+        self.file.say(run);
     }
 }

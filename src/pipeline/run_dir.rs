@@ -46,6 +46,9 @@ pub(crate) enum RunDirError {
         #[source]
         source: std::io::Error,
     },
+    /// A link was planted where its folder goes.
+    #[error(transparent)]
+    Planted(#[from] crate::lock_file::LockFileError),
     /// The lock and spec could not be written into it.
     #[error(transparent)]
     Write(#[from] PublishError),
@@ -95,6 +98,8 @@ impl RunDir {
             source,
         };
         let runs = base.join(super::RUNS_FOLDER);
+        // `.dwpipe/runs` is dwpipe's to make: never written through a link planted there.
+        crate::lock_file::planted_links(&runs)?;
         std::fs::create_dir_all(&runs).map_err(error)?;
         let seconds = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -1,9 +1,21 @@
 //! SmartPerf's `SP_daemon -N <n> -PKG <bundle> -g|-p` (on devices since API 9): one sample a
 //! second, each a block of `order:<i> <key>=<value>` lines (the layout its `-f` output has in
-//! the real captures), samples apart by a blank line, `command exec finished!` at the end.
-//! `-g` prints `gpuFrequency` and `gpuLoad` (`GPU.cpp`), `-p` the battery's `currentNow` and
-//! `voltageNow` as its power-supply files hold them (`Power.cpp`); `NA` where the device has
-//! none.
+//! the real captures), samples apart by a blank line, `command exec finished!` at the end
+//! (6.0+ prints the samples on stderr, which hdcd merges into the reply).
+//!
+//! What the printer writes, per release (research/device-tools-2.md §3c–3e):
+//! - `-g`: `gpuFrequency` and `gpuLoad` from hiview's GPU collector, which prints **zeros**
+//!   where the GPU's devfreq node is missing (4.1 and later, every sample): zeros in every
+//!   sample are no GPU, never 0 %. The load is the whole system's, not the app's.
+//! - `-p`: the battery's raw `current_now` and `voltage_now` (the kernel's power-supply ABI:
+//!   µA and µV, a positive current charging the battery). A phone whose battery is charging
+//!   is not drawing from it: its draw is not measured.
+//! - 6.0+ with developer mode off: `Not a development mode state`, exit 0.
+//!
+//! Every sample or none: a sample line that cannot be read, or a value outside what the
+//! device can report (a negative load, a comma decimal, a unit suffix), makes the reading
+//! unread with the line quoted — a mean over the samples that did read would look better
+//! than the device was.
 
 use std::collections::BTreeMap;
 
@@ -18,63 +30,148 @@ pub enum SpError {
     /// The device says it has none.
     #[error("the device has no `{0}` reading (`NA`)")]
     NotAvailable(&'static str),
+    /// A sample line does not read, or holds what the device cannot report.
+    #[error("SmartPerf's sample `{line}` {why}: the reading is every sample or none")]
+    Unreadable {
+        /// The line, quoted (bounded).
+        line: String,
+        /// Why it does not read.
+        why: String,
+    },
+    /// SmartPerf refused to run: developer mode is off (6.0 and later).
+    #[error(
+        "SmartPerf printed `Not a development mode state`: developer mode is off on the device, so it measured nothing (turn it on in Settings › System › Developer options)"
+    )]
+    DeveloperMode,
+    /// SmartPerf says the device cannot measure it (`failed=…`).
+    #[error("SmartPerf says: {0}")]
+    Unsupported(String),
+    /// Zeros in every sample: the GPU's devfreq node is missing (SmartPerf 4.1+ prints 0
+    /// where it cannot read the node, never `NA`).
+    #[error(
+        "gpuFrequency=0 and gpuLoad=0 in all {0} samples: SmartPerf prints zeros where the device has no GPU devfreq node (/sys/class/devfreq/gpufreq), so the GPU was not read"
+    )]
+    NoGpuNode(usize),
+    /// The battery was charging while its draw was sampled.
+    #[error(
+        "the battery was charging in {charging} of {samples} samples (current_now > 0 µA): a charging battery's current is its charge, not the phone's draw"
+    )]
+    Charging {
+        /// Samples with a charging current.
+        charging: usize,
+        /// All samples.
+        samples: usize,
+    },
 }
 
-/// Each sample's `key=value` pairs, in order.
-pub fn samples(output: &str) -> Vec<BTreeMap<String, String>> {
-    let mut samples: Vec<BTreeMap<String, String>> = Vec::new();
-    let mut current = BTreeMap::new();
+/// One sample: each key's value and the line it was read from.
+pub type Sample = BTreeMap<String, (String, String)>;
+
+/// The line, bounded for quoting.
+fn quoted(line: &str) -> String {
+    crate::text::one_line(line, 120).into_owned()
+}
+
+/// Each sample's `key=value` pairs, in order; a sample line (`order:…`) that is not
+/// `order:<i> <key>=<value>` is an error, quoted.
+pub fn samples(output: &str) -> Result<Vec<Sample>, SpError> {
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut current = Sample::new();
     for line in output.lines().map(str::trim) {
+        if line.contains("Not a development mode state") {
+            return Err(SpError::DeveloperMode);
+        }
         let Some(rest) = line.strip_prefix("order:") else {
             if line.is_empty() && !current.is_empty() {
                 samples.push(std::mem::take(&mut current));
             }
             continue;
         };
-        let Some((_, pair)) = rest.split_once(' ') else {
-            continue;
+        let unreadable = |why: &str| SpError::Unreadable {
+            line: quoted(line),
+            why: why.to_owned(),
         };
-        if let Some((key, value)) = pair.split_once('=') {
-            if current.contains_key(key.trim()) {
-                samples.push(std::mem::take(&mut current));
-            }
-            current.insert(key.trim().to_owned(), value.trim().to_owned());
+        let (_, pair) = rest
+            .split_once(' ')
+            .ok_or_else(|| unreadable("is not `order:<i> <key>=<value>`"))?;
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| unreadable("is not `order:<i> <key>=<value>`"))?;
+        let key = key.trim();
+        if key == "failed" {
+            return Err(SpError::Unsupported(quoted(value.trim())));
         }
+        if current.contains_key(key) {
+            samples.push(std::mem::take(&mut current));
+        }
+        current.insert(key.to_owned(), (value.trim().to_owned(), line.to_owned()));
     }
     if !current.is_empty() {
         samples.push(current);
     }
-    samples
+    Ok(samples)
 }
 
-/// The mean of `key` over the samples.
-fn mean(samples: &[BTreeMap<String, String>], key: &'static str) -> Result<(f64, usize), SpError> {
-    let values: Vec<&str> = samples
-        .iter()
-        .filter_map(|s| s.get(key))
-        .map(String::as_str)
-        .collect();
-    if values.is_empty() {
+/// `key` in every sample, each within `range` (`NA` in all of them: the device has none).
+fn every(
+    samples: &[Sample],
+    key: &'static str,
+    range: std::ops::RangeInclusive<f64>,
+) -> Result<Vec<f64>, SpError> {
+    let found: Vec<&(String, String)> = samples.iter().filter_map(|s| s.get(key)).collect();
+    if found.is_empty() {
         return Err(SpError::Missing(key));
     }
-    let numbers: Vec<f64> = values
-        .iter()
-        .filter_map(|v| v.parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .collect();
-    if numbers.is_empty() {
+    if found.iter().all(|(value, _)| value == "NA") {
         return Err(SpError::NotAvailable(key));
     }
-    Ok((
-        numbers.iter().sum::<f64>() / numbers.len() as f64,
-        numbers.len(),
-    ))
+    if found.len() < samples.len() {
+        return Err(SpError::Unreadable {
+            line: format!("{key} in {} of {} samples", found.len(), samples.len()),
+            why: "is missing from the others".to_owned(),
+        });
+    }
+    found
+        .iter()
+        .map(|(value, line)| {
+            let number = strict_number(value).ok_or_else(|| SpError::Unreadable {
+                line: quoted(line),
+                why: format!("does not hold a plain number (`{value}`)"),
+            })?;
+            if !range.contains(&number) {
+                return Err(SpError::Unreadable {
+                    line: quoted(line),
+                    why: format!(
+                        "is outside what the device can report ({} to {})",
+                        range.start(),
+                        range.end()
+                    ),
+                });
+            }
+            Ok(number)
+        })
+        .collect()
+}
+
+/// A number as C's `to_string` and the kernel print it: digits, one `.`, a leading `-`;
+/// never a comma, a unit or an exponent (`95,000000`, `4000mV` are not read).
+fn strict_number(text: &str) -> Option<f64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let plain = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && digits.bytes().filter(|b| *b == b'.').count() <= 1
+        && digits.bytes().any(|b| b.is_ascii_digit());
+    plain.then(|| text.parse::<f64>().ok()).flatten()
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
 }
 
 /// The GPU over the samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Gpu {
-    /// Mean `gpuLoad`, percent.
+    /// Mean `gpuLoad`, percent of the GPU (the whole system's use of it, not the app's).
     pub load_percent: f64,
     /// Mean `gpuFrequency`, MHz (SmartPerf prints the collector's value; one above 100,000 is
     /// in Hz, one above 100 in kHz… read as the largest unit that leaves it under 100,000).
@@ -85,13 +182,27 @@ pub struct Gpu {
 
 /// Reads `SP_daemon … -g`.
 pub fn gpu(output: &str) -> Result<Gpu, SpError> {
-    let all = samples(output);
-    let (load, n) = mean(&all, "gpuLoad")?;
-    let (frequency, _) = mean(&all, "gpuFrequency")?;
+    let all = samples(output)?;
+    let load = every(&all, "gpuLoad", 0.0..=100.0)?;
+    let frequency = every(&all, "gpuFrequency", 0.0..=1e10)?;
+    // A GPU that is there runs at some frequency, idle or not: zeros are no node.
+    if frequency.iter().all(|f| *f == 0.0) {
+        return Err(SpError::NoGpuNode(all.len()));
+    }
+    if let Some(zero) = all
+        .iter()
+        .filter_map(|s| s.get("gpuFrequency"))
+        .find(|(value, _)| strict_number(value) == Some(0.0))
+    {
+        return Err(SpError::Unreadable {
+            line: quoted(&zero.1),
+            why: "is 0 where other samples are not: a GPU that is there never runs at 0".to_owned(),
+        });
+    }
     Ok(Gpu {
-        load_percent: round3(load),
-        frequency_mhz: round3(to_mhz(frequency)),
-        samples: n,
+        load_percent: round3(mean(&load)),
+        frequency_mhz: round3(to_mhz(mean(&frequency))),
+        samples: all.len(),
     })
 }
 
@@ -109,10 +220,10 @@ fn to_mhz(value: f64) -> f64 {
 /// The battery's draw over the samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Power {
-    /// Mean power, mW: |current| × voltage, current in mA (one above 20,000 in magnitude is
-    /// in µA), voltage in µV (one under 100 is in V, under 100,000 in mV).
+    /// Mean power drawn from the battery, mW: −current × voltage of each sample (the
+    /// kernel's µA and µV; a discharging battery's current is negative).
     pub milliwatts: f64,
-    /// Mean current, mA (its magnitude).
+    /// Mean current drawn, mA.
     pub current_ma: f64,
     /// Mean voltage, V.
     pub voltage_v: f64,
@@ -120,28 +231,30 @@ pub struct Power {
     pub samples: usize,
 }
 
-/// Reads `SP_daemon … -p`.
+/// Reads `SP_daemon … -p`: every sample's `currentNow` (µA) and `voltageNow` (µV), as the
+/// battery's power-supply files hold them.
 pub fn power(output: &str) -> Result<Power, SpError> {
-    let all = samples(output);
-    let (current, n) = mean(&all, "currentNow")?;
-    let (voltage, _) = mean(&all, "voltageNow")?;
-    let current_ma = if current.abs() > 20_000.0 {
-        current.abs() / 1000.0
-    } else {
-        current.abs()
-    };
-    let voltage_v = if voltage < 100.0 {
-        voltage
-    } else if voltage < 100_000.0 {
-        voltage / 1000.0
-    } else {
-        voltage / 1e6
-    };
+    let all = samples(output)?;
+    // A phone draws at most amperes, at a few volts: µA within ±20 A, µV within 0–20 V.
+    let current = every(&all, "currentNow", -2e7..=2e7)?;
+    let voltage = every(&all, "voltageNow", 1.0..=2e7)?;
+    let charging = current.iter().filter(|c| **c > 0.0).count();
+    if charging > 0 {
+        return Err(SpError::Charging {
+            charging,
+            samples: all.len(),
+        });
+    }
+    let milliwatts: Vec<f64> = current
+        .iter()
+        .zip(&voltage)
+        .map(|(ua, uv)| -ua * uv / 1e9)
+        .collect();
     Ok(Power {
-        milliwatts: round3(current_ma * voltage_v),
-        current_ma: round3(current_ma),
-        voltage_v: round3(voltage_v),
-        samples: n,
+        milliwatts: round3(mean(&milliwatts)),
+        current_ma: round3(-mean(&current) / 1000.0),
+        voltage_v: round3(mean(&voltage) / 1e6),
+        samples: all.len(),
     })
 }
 
@@ -153,28 +266,26 @@ fn round3(value: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// Two samples in SmartPerf's layout, as the real `-f` captures show it.
-    fn output(pairs: &[(&str, &str)], again: &[(&str, &str)]) -> String {
-        let block = |pairs: &[(&str, &str)]| {
-            pairs
-                .iter()
-                .enumerate()
-                .map(|(i, (k, v))| format!("order:{i} {k}={v}\n"))
-                .collect::<String>()
-        };
-        format!(
-            "\n{}\n{}\ncommand exec finished!\n",
-            block(pairs),
-            block(again)
-        )
+    /// Samples in SmartPerf's layout, as the real `-f` captures show it.
+    fn output(samples: &[&[(&str, &str)]]) -> String {
+        use std::fmt::Write;
+        let mut text = String::from("\n");
+        for pairs in samples {
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                let _ = writeln!(text, "order:{i} {k}={v}");
+            }
+            text.push('\n');
+        }
+        text.push_str("command exec finished!\n");
+        text
     }
 
     #[test]
     fn gpu_and_power_samples_as_smartperf_prints_them() {
-        let gpu_out = output(
+        let gpu_out = output(&[
             &[("gpuFrequency", "279000000"), ("gpuLoad", "40.000000")],
             &[("gpuFrequency", "279000000"), ("gpuLoad", "50.000000")],
-        );
+        ]);
         assert_eq!(
             gpu(&gpu_out).unwrap(),
             Gpu {
@@ -183,27 +294,108 @@ mod tests {
                 samples: 2
             }
         );
-        let power_out = output(
-            &[("currentNow", "-350"), ("voltageNow", "4000000")],
-            &[("currentNow", "-450"), ("voltageNow", "4000000")],
-        );
+        // µA and µV, a discharging battery's current negative: 350 mA and 450 mA at 4 V.
+        let power_out = output(&[
+            &[("currentNow", "-350000"), ("voltageNow", "4000000")],
+            &[("currentNow", "-450000"), ("voltageNow", "4000000")],
+        ]);
         let p = power(&power_out).unwrap();
         assert_eq!(
             (p.current_ma, p.voltage_v, p.milliwatts),
             (400.0, 4.0, 1600.0)
         );
-        assert_eq!(
-            power(&output(
-                &[("failed", "RK does not support power acquisition")],
-                &[]
-            )),
-            Err(SpError::Missing("currentNow"))
-        );
-        assert_eq!(
-            gpu(&output(&[("gpuFrequency", "NA"), ("gpuLoad", "NA")], &[])),
-            Err(SpError::NotAvailable("gpuLoad"))
-        );
+        // A small net current is µA all the same (5 mA, never 5,000 mA).
+        let small = power(&output(&[&[
+            ("currentNow", "-5000"),
+            ("voltageNow", "4000000"),
+        ]]));
+        assert_eq!(small.unwrap().milliwatts, 20.0);
+    }
+
+    #[test]
+    fn what_is_not_a_measurement_is_said_never_read_as_one() {
+        let rows: Vec<(String, bool, &str)> = vec![
+            (
+                output(&[&[("failed", "RK does not support power acquisition")]]),
+                false,
+                "RK does not support",
+            ),
+            (
+                output(&[&[("gpuFrequency", "NA"), ("gpuLoad", "NA")]]),
+                true,
+                "(`NA`)",
+            ),
+            // 4.1+: no devfreq node prints zeros, never NA.
+            (
+                output(&[
+                    &[("gpuFrequency", "0"), ("gpuLoad", "0.000000")],
+                    &[("gpuFrequency", "0"), ("gpuLoad", "0.000000")],
+                ]),
+                true,
+                "no GPU devfreq node",
+            ),
+            // Every sample or none: a negative load, a comma decimal, a unit.
+            (
+                output(&[&[("gpuFrequency", "279000000"), ("gpuLoad", "-282.000000")]]),
+                true,
+                "`order:1 gpuLoad=-282.000000` is outside",
+            ),
+            (
+                output(&[
+                    &[("gpuFrequency", "279000000"), ("gpuLoad", "10.000000")],
+                    &[("gpuFrequency", "279000000"), ("gpuLoad", "95,000000")],
+                ]),
+                true,
+                "`order:1 gpuLoad=95,000000` does not hold a plain number",
+            ),
+            (
+                output(&[&[("currentNow", "-350mA"), ("voltageNow", "4000000")]]),
+                false,
+                "`order:0 currentNow=-350mA`",
+            ),
+            (
+                output(&[&[("currentNow", "-350000"), ("voltageNow", "-4000000")]]),
+                false,
+                "outside what the device can report",
+            ),
+            // A charging battery: its current is the charge.
+            (
+                output(&[
+                    &[("currentNow", "-350000"), ("voltageNow", "4000000")],
+                    &[("currentNow", "120000"), ("voltageNow", "4000000")],
+                ]),
+                false,
+                "charging in 1 of 2 samples",
+            ),
+            ("order:0 gpuLoad\n".to_owned(), true, "is not `order:<i>"),
+            (
+                "Not a development mode state\n".to_owned(),
+                true,
+                "developer mode is off",
+            ),
+            (
+                output(&[
+                    &[("gpuFrequency", "279000000"), ("gpuLoad", "1.0")],
+                    &[("gpuLoad", "1.0")],
+                ]),
+                true,
+                "missing from the others",
+            ),
+        ];
+        for (text, is_gpu, said) in rows {
+            let error = if is_gpu {
+                gpu(&text).unwrap_err()
+            } else {
+                power(&text).unwrap_err()
+            };
+            assert!(error.to_string().contains(said), "{text}: {error}");
+        }
         // Samples with no blank line between them still part at a repeated key.
-        assert_eq!(samples("order:0 gpuLoad=1\norder:0 gpuLoad=3\n").len(), 2);
+        assert_eq!(
+            samples("order:0 gpuLoad=1\norder:0 gpuLoad=3\n")
+                .unwrap()
+                .len(),
+            2
+        );
     }
 }

@@ -20,5 +20,5 @@ pub(crate) use join::join_all;
 pub(crate) use limits::{jobs_within, open_files, raise_open_files};
 pub(crate) use observe::{Line, Pipe};
 pub use runner::{Completion, ProcessOutcome, SpawnError};
+pub(crate) use runner::{NotSent, Stdin, StdinSender, stdin_feed};
 pub use runner::{ProcessSpec, run};
-pub(crate) use runner::{Stdin, stdin_feed};

@@ -53,7 +53,7 @@ fn stdin_is_null_unless_given() {
 fn a_fed_stdin_is_a_conversation_that_ends_when_the_senders_go() {
     // The child answers each line as it comes, and the second line is sent only once the
     // first answer was seen: a stdin given up front could not hold this conversation.
-    let (sender, feed) = stdin_feed();
+    let (sender, feed) = stdin_feed(1 << 20);
     sender.send(b"one\n".to_vec()).unwrap();
     let mut spec = sh("while read line; do echo \"got $line\"; done; echo closed");
     spec.stdin = Stdin::Feed(feed);
@@ -77,6 +77,16 @@ fn a_fed_stdin_is_a_conversation_that_ends_when_the_senders_go() {
         outcome.stdout.to_string_lossy(),
         "got one\ngot two\nclosed\n"
     );
+}
+
+#[test]
+fn a_feed_the_child_does_not_read_is_bounded() {
+    // Nothing reads it yet: what was sent waits, up to the bound, and then a send is refused.
+    let (sender, _feed) = stdin_feed(256 * 1024);
+    for _ in 0..4 {
+        sender.send(vec![b'x'; 64 * 1024]).unwrap();
+    }
+    assert_eq!(sender.send(vec![b'x'; 1]), Err(NotSent::Unread(256 * 1024)));
 }
 
 #[test]

@@ -178,6 +178,7 @@ fn rebuilt(
                     (m.criterion_id.clone(), runs)
                 })
                 .collect(),
+            lease_lost: report.lease.as_ref().and_then(|l| l.lost.clone()),
         },
     )?;
     let audited = run.gate_as(&frozen.pack, report.format_version);
@@ -211,6 +212,65 @@ fn rebuilt(
         }
     }
     Ok(rebuilt)
+}
+
+/// Re-gates `report` from its own readings against `frozen` (what can be checked of an audit
+/// whose evidence is absent): `Err` says where its verdict or a check's result is not what
+/// its readings give.
+pub(crate) fn regated(report: &AuditReport, frozen: &Frozen) -> Result<(), String> {
+    let device = report
+        .device
+        .clone()
+        .ok_or_else(|| "it holds an outside auditor's checks, not an audit".to_owned())?;
+    let run = crate::audit::AuditRun {
+        times: None,
+        source: report
+            .source
+            .clone()
+            .unwrap_or_else(|| crate::device::Source::live(&device)),
+        device,
+        inputs: None,
+        auditor: Vec::new(),
+        measurements: report
+            .checks
+            .iter()
+            .flat_map(|c| c.measurements.iter().cloned())
+            .collect(),
+        warnings: Vec::new(),
+        figures: crate::audit::Figures::default(),
+        states: report.device_state.clone(),
+        lease_lost: report.lease.as_ref().and_then(|l| l.lost.clone()),
+    };
+    let audited = run.gate_as(&frozen.pack, report.format_version);
+    let regated = AuditReport::of_audit(&frozen.lock.sha256, &audited, report.lock.clone());
+    if report.pack_sha256 != frozen.lock.sha256 {
+        return Err(format!(
+            "it names lock {} but was held against {}",
+            &frozen.lock.sha256[..12],
+            crate::text::one_line(&report.pack_sha256, 64)
+        ));
+    }
+    for (said, given) in report.checks.iter().zip(&regated.checks) {
+        if said.check.criterion_id != given.check.criterion_id
+            || said.check.result != given.check.result
+        {
+            let id = |id: &str| crate::text::one_line(id, crate::text::CELL).into_owned();
+            return Err(format!(
+                "its check of {} says {}, its own readings give {} for {}",
+                id(&said.check.criterion_id),
+                said.check.result,
+                given.check.result,
+                id(&given.check.criterion_id)
+            ));
+        }
+    }
+    if report.checks.len() != regated.checks.len() || report.verdict != regated.verdict {
+        return Err(format!(
+            "its verdict says {}, its own readings give {}",
+            report.verdict, regated.verdict
+        ));
+    }
+    Ok(())
 }
 
 /// Every field where a recorded document and its recomputation differ (a comparison, say).

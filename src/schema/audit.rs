@@ -110,6 +110,18 @@ impl AuditReport {
             .is_some_and(|s| !s.unmet.is_empty())
     }
 
+    /// When and why its device's lease was lost while it held it: its readings may be
+    /// another job's doing.
+    pub(crate) fn lease_lost(&self) -> Option<&str> {
+        self.lease.as_ref().and_then(|l| l.lost.as_deref())
+    }
+
+    /// Whether it is not evidence of the app: its device was not measured, or its lease was
+    /// lost meanwhile (the environment's failure, not the app's).
+    pub(crate) fn incomplete(&self) -> bool {
+        self.not_audited() || self.lease_lost().is_some()
+    }
+
     /// The report of an audit dwpipe measured and gated; it names the lock (relative to the
     /// report's folder) for `verify-evidence`: the copy the audit kept, else `lock`.
     pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {

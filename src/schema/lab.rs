@@ -31,7 +31,8 @@ words! {
         Pass = "pass",
         /// Its audit failed.
         Fail = "fail",
-        /// It has no report (unreachable, vanished).
+        /// It has no report (unreachable, vanished), or one that is no evidence (its lease was
+        /// lost during its audit).
         Error = "error",
         /// It did not meet a precondition on its state: nothing was measured.
         NotMeasured = "not-measured",
@@ -192,11 +193,17 @@ impl LabReport {
                 software_version: column.device().and_then(|d| d.software_version.clone()),
                 verdict: match &column.outcome {
                     Ok((report, _)) if report.not_audited() => DeviceVerdict::NotMeasured,
+                    Ok((report, _)) if report.lease_lost().is_some() => DeviceVerdict::Error,
                     Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
                     Ok(_) => DeviceVerdict::Fail,
                     Err(_) => DeviceVerdict::Error,
                 },
-                error: column.outcome.as_ref().err().cloned(),
+                error: match &column.outcome {
+                    Err(e) => Some(e.clone()),
+                    Ok((report, _)) => report
+                        .lease_lost()
+                        .map(|why| format!("its lease was lost {why}")),
+                },
                 report: column.outcome.as_ref().ok().map(|(_, path)| path.clone()),
                 unrecorded: column
                     .outcome

@@ -191,6 +191,9 @@ pub(crate) struct Imported {
     pub(crate) comparisons: usize,
     /// Reports the history already had (the same report, however copied or re-serialized).
     pub(crate) known: usize,
+    /// Audits among `audits` recorded without their evidence: their verdicts re-gated from
+    /// their own readings agree, but nothing rebuilt them (never a baseline).
+    pub(crate) unverified: usize,
     /// Files that could not be recorded, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) refused: Vec<Refused>,

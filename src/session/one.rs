@@ -63,11 +63,18 @@ pub(super) async fn audit(
     }
     let forms = publish::audit(&report, pack, &audited.figures, out)?;
     // Recorded once its files are there: the history names the report it read back.
-    if report.unrecorded.is_none()
-        && let Err(e) = record(history, &forms.json, None).await
-    {
-        report.unrecorded = Some(chain(&e));
-        publish::audit_again(&report, pack, &audited.figures, &forms)?;
+    if report.unrecorded.is_none() {
+        match record(history, &forms.json, None).await {
+            Ok(true) => {}
+            // The same run recorded before: said, never silently.
+            Ok(false) => progress(AuditEvent::AlreadyRecorded {
+                report: forms.json.clone(),
+            }),
+            Err(e) => {
+                report.unrecorded = Some(chain(&e));
+                publish::audit_again(&report, pack, &audited.figures, &forms)?;
+            }
+        }
     }
     Ok((report, forms.paths()))
 }

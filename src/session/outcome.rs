@@ -54,7 +54,7 @@ impl Outcome {
     pub(crate) fn exit_code(&self) -> i32 {
         let code = match self {
             Outcome::Audit { report, .. } => {
-                exit_code::of_audit(report.verdict, report.not_audited())
+                exit_code::of_audit(report.verdict, report.incomplete())
             }
             Outcome::Lab { report, .. } => exit_code::of_lab(report.verdict),
             Outcome::Ab(session) => exit_code::of_ab(session.record.passed()),

@@ -600,8 +600,25 @@ fn audit_capture(
         "--json",
     ];
     args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir, &args);
-    let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    let (code, stdout, mut stderr) = dwpipe(dir, &args);
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    // Refused under --json: its diagnostics are the document, said as a terminal says them.
+    if let Some(diagnostics) = report["diagnostics"].as_array()
+        && report.get("checks").is_none()
+    {
+        for d in diagnostics {
+            let _ = std::fmt::Write::write_fmt(
+                &mut stderr,
+                format_args!(
+                    "error[{}]: {}\n",
+                    d["code"].as_str().unwrap_or_default(),
+                    d["message"].as_str().unwrap_or_default()
+                ),
+            );
+        }
+        return (code, serde_json::Value::Null, stderr);
+    }
     (code, report, stderr)
 }
 

@@ -27,7 +27,7 @@ fn seed(dir: &Path) -> Value {
 /// `runs/run-NN/audit-1.json`, one an hour from 2026-01-01:
 /// cold starts around 700 ms, around 770 ms from run `shift` on (a deterministic wobble of
 /// ±6 ms, and a thousandth of a millisecond per run so that no two reports are the same).
-fn runs(dir: &Path, count: usize, shift: usize) {
+pub(super) fn runs(dir: &Path, count: usize, shift: usize) {
     let template = seed(dir);
     for i in 1..=count {
         let base = if i >= shift { 770.0 } else { 700.0 };
@@ -85,8 +85,11 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
             .args(["history", "--history", h, "import", "runs"])
             .run()
             .stdout;
+        // Reports without their evidence (these are planted): each re-gated from its own
+        // readings, which agree with it, and counted as unverified.
         assert!(
-            stdout.contains("imported 20 audit(s) and 0 comparison(s)"),
+            stdout.contains("imported 20 audit(s) (20 without their evidence")
+                && stdout.contains("and 0 comparison(s)"),
             "{stdout}"
         );
         // Importing again records nothing twice.
@@ -158,7 +161,8 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
             .status(2)
             .run();
 
-        // The last passing audit on a device is the baseline; the candidate is not its own.
+        // Planted reports, taken at their readings' word, are never a baseline (the last
+        // passing audit whose verdict dwpipe reached is: the_candidate_is_never_its_own_baseline).
         let (code, stdout, stderr) = dwpipe(
             dir.path(),
             &[
@@ -173,16 +177,22 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
                 "--json",
             ],
         );
-        assert!(code == 0 || code == 1, "{stderr}");
-        let comparison: Value = serde_json::from_str(&stdout).unwrap();
-        assert!(
-            comparison["baseline"]["report"]
-                .as_str()
-                .unwrap()
-                .ends_with("run-19/audit-1.json"),
-            "{comparison}"
+        assert_eq!(code, 2, "{stderr}");
+        let refused: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            refused["diagnostics"][0]["code"], "E_HISTORY_NO_BASELINE",
+            "{refused}"
         );
-        // ... and recorded in the history it came from.
+        // A comparison given both audits is recorded in the history it was given.
+        Test::new(dir.path())
+            .args([
+                "compare",
+                "runs/run-19/audit-1.json",
+                "runs/run-20/audit-1.json",
+            ])
+            .args(["--history", h, "--out", "cmp"])
+            .stdout_contains("compare: SAME")
+            .run();
         assert_eq!(
             store.count(dir.path(), "SELECT count(*) FROM comparisons"),
             1
@@ -328,9 +338,22 @@ fn the_candidate_is_never_its_own_baseline() {
     each_store(|store| {
         let h = store.arg();
         let dir = frozen_fixture("packs/cold-start.yaml");
-        runs(dir.path(), 3, 99);
-        // A copy of run 3, re-serialized compactly into another folder, recorded first.
-        fs::create_dir_all(dir.path().join("copy/run-03")).unwrap();
+        // Three audits made on a device (a baseline is never a report taken at its word), on
+        // phones of one model: one phone's audits begun in one second would be one run.
+        for run in 1..=3 {
+            crate::support::live_audit(
+                dir.path(),
+                "regress-base",
+                &format!("PHONE-B{run}"),
+                &format!("runs/run-0{run}"),
+            );
+        }
+        // A copy of run 3 with its evidence, re-serialized compactly into another folder,
+        // recorded first.
+        crate::support::copy_tree(
+            &dir.path().join("runs/run-03"),
+            &dir.path().join("copy/run-03"),
+        );
         let run3: Value =
             serde_json::from_slice(&fs::read(dir.path().join("runs/run-03/audit-1.json")).unwrap())
                 .unwrap();
@@ -549,16 +572,28 @@ fn an_ab_session_is_imported_with_its_arms() {
 #[test]
 fn an_imported_newline_or_escape_stays_in_its_cell() {
     let dir = frozen_fixture("packs/cold-start.yaml");
-    runs(dir.path(), 1, 99);
+    runs(dir.path(), 2, 99);
+    // A model with escape bytes is the device's to say: recorded, and shown escaped.
     let path = dir.path().join("runs/run-01/audit-1.json");
+    let mut report: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    report["device"]["model"] = json!("ALN\u{1b}[2J\u{7}");
+    fs::write(&path, serde_json::to_string(&report).unwrap()).unwrap();
+    // A criterion the pack does not have is no reading of it: refused, and named on one line.
+    let path = dir.path().join("runs/run-02/audit-1.json");
     let mut report: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     report["checks"][0]["criterionId"] = json!("P-01\nINJECTED line");
     report["checks"][0]["measurements"][0]["criterion-id"] = json!("P-01\nINJECTED line");
-    report["device"]["model"] = json!("ALN\u{1b}[2J\u{7}");
     fs::write(&path, serde_json::to_string(&report).unwrap()).unwrap();
-    Test::new(dir.path())
+    let refused = Test::new(dir.path())
         .args(["history", "--history", "h.sqlite", "import", "runs"])
+        .status(2)
+        .stderr_contains("not imported: runs/run-02/audit-1.json")
         .run();
+    assert!(
+        !refused.stderr.lines().any(|l| l.starts_with("INJECTED")),
+        "{}",
+        refused.stderr
+    );
     let stdout = Test::new(dir.path())
         .args(["history", "--history", "h.sqlite"])
         .run()
@@ -567,7 +602,7 @@ fn an_imported_newline_or_escape_stays_in_its_cell() {
         !stdout.lines().any(|l| l.starts_with("INJECTED")),
         "{stdout}"
     );
-    assert!(stdout.contains("P-01\\nINJECTED line"), "{stdout}");
+    assert!(!stdout.contains("INJECTED"), "{stdout}");
     assert!(stdout.contains("ALN\\u{1b}[2J\\u{7}"), "{stdout}");
     assert_eq!(
         stdout.lines().count(),
@@ -584,8 +619,15 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
         let h = store.arg();
         let dir = frozen_fixture("packs/cold-start.yaml");
         runs(dir.path(), 20, 99);
+        // The one audit whose verdict dwpipe reached itself (made on a device, rebuilt from its
+        // evidence at its import), dated between runs 19 and 20: the only baseline.
+        let live = crate::support::live_audit(dir.path(), "regress-base", "PHONE-B", "live");
+        let mut report: Value = serde_json::from_slice(&fs::read(&live).unwrap()).unwrap();
+        report["started"] = json!("2026-01-01T19:30:00Z");
+        fs::write(&live, report.to_string()).unwrap();
         Test::new(dir.path())
-            .args(["history", "--history", h, "import", "runs"])
+            .args(["history", "--history", h, "import", "runs", "live"])
+            .stdout_contains("imported 21 audit(s) (20 without their evidence")
             .run();
         Test::new(dir.path())
             .args(["history", "--history", h, "prune"])
@@ -593,7 +635,7 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
             .run();
         Test::new(dir.path())
             .args(["history", "--history", h, "prune", "--keep-last", "5"])
-            .stdout_contains("pruned 15 audit(s) and 0 comparison(s)")
+            .stdout_contains("pruned 16 audit(s) and 0 comparison(s)")
             .stdout_contains("5 audit(s) kept")
             .run();
         let left = history_json(dir.path(), h, &[]);
@@ -604,12 +646,14 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
             .map(|p| p["report"].as_str().unwrap())
             .collect();
         assert_eq!(reports.len(), 5);
-        assert!(reports[0].ends_with("run-16/audit-1.json"), "{reports:?}");
+        assert!(reports[0].ends_with("run-17/audit-1.json"), "{reports:?}");
+        assert!(reports[3].ends_with("live/audit-1.json"), "{reports:?}");
         assert_eq!(
             store.count(dir.path(), "SELECT count(*) FROM samples"),
             5 * 10
         );
-        // Everything is older than a day; the latest passing audit stays, the baseline.
+        // Everything is older than a day; the latest passing audit whose verdict dwpipe reached
+        // stays, the baseline.
         Test::new(dir.path())
             .args(["history", "--history", h, "prune", "--older-than", "1d"])
             .stdout_contains("pruned 4 audit(s)")

@@ -140,12 +140,18 @@ fn a_killed_import_into_the_server_leaves_whole_audits_only() {
     let db = server.database();
     let dir = frozen_fixture("packs/cold-start.yaml");
     replay_audit(dir.path(), &repo("device-fixtures/regress-base"));
-    // 300 audits beside the first (its evidence theirs), each its own report.
+    // 300 audits beside the first (its evidence theirs, so each is rebuilt from it), each its
+    // own report and run: they began at other times (a fact no evidence holds).
     let template: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("out/audit-1.json")).unwrap()).unwrap();
     for i in 2..=300 {
         let mut report = template.clone();
-        report["checks"][0]["measurements"][0]["value"] = serde_json::json!(700.0 + i as f64);
+        report["started"] = serde_json::json!(format!(
+            "2026-01-{:02}T{:02}:{:02}:00Z",
+            1 + i / 60 / 24,
+            i / 60 % 24,
+            i % 60
+        ));
         fs::write(
             dir.path().join(format!("out/audit-{i}.json")),
             report.to_string(),
@@ -273,4 +279,47 @@ fn the_certificate_is_checked_when_the_url_asks() {
         "{}",
         String::from_utf8_lossy(&accepted.stderr)
     );
+}
+
+/// A report the server cannot hold (a NUL byte, which PostgreSQL's text never holds; a model
+/// name past an index row's limit) is named and passed over: the rest is recorded, the import
+/// exits 2, and a rerun is never blocked by it — from report files and from an SQLite history.
+#[test]
+fn an_import_names_a_report_the_server_cannot_hold_and_goes_on() {
+    let Some(server) = server() else { return };
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    crate::history::runs(dir.path(), 4, 99);
+    for (run, model) in [(2, "ALN\u{0}AL00".to_owned()), (3, "M".repeat(1024 * 1024))] {
+        let path = dir.path().join(format!("runs/run-0{run}/audit-1.json"));
+        let mut report: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        report["device"]["model"] = serde_json::json!(model);
+        fs::write(&path, report.to_string()).unwrap();
+    }
+    // SQLite holds them all.
+    Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "runs"])
+        .stdout_contains("imported 4 audit(s)")
+        .run();
+    let files = server.database();
+    let from_history = server.database();
+    for (db, source) in [(&files, "runs"), (&from_history, "h.sqlite")] {
+        for again in [false, true] {
+            let ran = Test::new(dir.path())
+                .args(["history", "--history", &db.url, "import", source])
+                .status(2)
+                .stderr_contains("cannot hold it")
+                .run();
+            let (imported, known) = if again { (0, 2) } else { (2, 0) };
+            assert!(
+                ran.stdout
+                    .contains(&format!("imported {imported} audit(s)"))
+                    && ran.stdout.contains(&format!("{known} already there"))
+                    && ran.stdout.contains("2 not imported"),
+                "{source}: {}",
+                ran.stdout
+            );
+        }
+        assert_eq!(count(db, "SELECT count(*) FROM runs"), 2, "{source}");
+    }
 }

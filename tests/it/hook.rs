@@ -16,21 +16,11 @@ use crate::support::delivery::{FIXING_AGENT, PAGE, SPACING, project, stages};
 /// `dwpipe hook stop --target HARNESS` in `dir` with `input` on stdin: (exit code, the JSON it
 /// printed, stderr).
 fn stop(dir: &Path, harness: &str, input: &Value) -> (i32, Value, String) {
-    let mut child = crate::support::dwpipe_command()
-        .args(["hook", "stop", "--target", harness, "--pack", "pack.yaml"])
-        .current_dir(dir)
-        .env_remove("DWPIPE_HDC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
+    answered(stop_started(dir, harness, input))
+}
+
+/// What a stop started with [`stop_started`] answered: (exit code, its JSON, stderr).
+fn answered(child: std::process::Child) -> (i32, Value, String) {
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
@@ -193,8 +183,16 @@ fn when_the_rounds_run_out_warn_sends_the_agent_back_once_to_say_it_is_unverifie
         reason.contains("NOT verified") && reason.contains("say so in your final message"),
         "{reason}"
     );
+    // Let stop unverified: Codex's user is told so, never handed a pass's `{}`.
     let (_, allowed, _) = stop(dir.path(), "codex", &claude("s", true));
-    assert_eq!(allowed, json!({}));
+    assert!(allowed.get("decision").is_none(), "{allowed}");
+    assert!(
+        allowed["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("NOT verified"),
+        "{allowed}"
+    );
     assert_eq!(
         said(&record(dir.path(), "codex-s")),
         ["repair", "warned", "allowed-unverified"]
@@ -266,4 +264,152 @@ fn the_opencode_plugin_is_printed_as_the_repository_keeps_it() {
     .unwrap();
     assert_eq!(stdout, kept);
     assert!(stdout.contains("export const DwpipeGate"));
+}
+
+/// `dwpipe hook stop` started with `input`, not waited for.
+fn stop_started(dir: &Path, harness: &str, input: &Value) -> std::process::Child {
+    let mut child = crate::support::dwpipe_command()
+        .args(["hook", "stop", "--target", harness, "--pack", "pack.yaml"])
+        .current_dir(dir)
+        .env_remove("DWPIPE_HDC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    child
+}
+
+/// The record is the agent's to write: garbage in it, a newer format, or a folder in its
+/// place never lets a red gate stop the agent — `closed` refuses (in each harness's words),
+/// `open` lets it stop unverified and says so (Codex's user sees it, never a bare `{}`).
+#[test]
+fn a_record_the_agent_spoiled_never_lets_a_red_gate_stop() {
+    let dir = tight("closed");
+    let hooks = dir.path().join(".dwpipe/hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    type Spoil<'a> = &'a dyn Fn(&Path);
+    let spoils: [(&str, Spoil<'_>); 3] = [
+        ("garbage", &|p: &Path| {
+            fs::write(p, "{\"rounds\": [").unwrap();
+        }),
+        ("newer", &|p: &Path| {
+            fs::write(
+                p,
+                r#"{"format-version": 99, "harness": "claude-code", "session": "s", "rounds": []}"#,
+            )
+            .unwrap();
+        }),
+        ("folder", &|p: &Path| fs::create_dir(p).unwrap()),
+    ];
+    for (i, (what, spoil)) in spoils.iter().enumerate() {
+        for harness in ["claude-code", "codex", "cursor"] {
+            let session = format!("s{i}{harness}");
+            spoil(&hooks.join(format!("{harness}-{session}.json")));
+            let input = match harness {
+                "cursor" => {
+                    json!({"conversation_id": session, "status": "completed", "loop_count": 0})
+                }
+                _ => claude(&session, false),
+            };
+            let (code, answer, stderr) = stop(dir.path(), harness, &input);
+            assert_eq!(code, 0, "{stderr}");
+            let refusal = match harness {
+                "cursor" => answer["followup_message"].as_str(),
+                _ => {
+                    assert_eq!(answer["decision"], "block", "{what} {harness}: {answer}");
+                    answer["reason"].as_str()
+                }
+            };
+            let refusal = refusal.unwrap_or_else(|| panic!("{what} {harness}: {answer}"));
+            assert!(
+                refusal.contains("cannot be counted") && refusal.contains("keeps refusing"),
+                "{what} {harness}: {refusal}"
+            );
+            assert!(stderr.contains("E_HOOK_STATE"), "{what}: {stderr}");
+        }
+    }
+    // A record that says the gate passed is only a count: the gate runs, and is red.
+    fs::write(
+        hooks.join("claude-code-forged.json"),
+        r#"{"format-version": 1, "harness": "claude-code", "session": "forged", "rounds": [{"run": "x", "continuing": false, "verdict": "verified", "failure": null, "said": "verified"}]}"#,
+    )
+    .unwrap();
+    let (_, answer, _) = stop(dir.path(), "claude-code", &claude("forged", true));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("# Repair round 1"),
+        "{answer}"
+    );
+    // Under `open`, the agent is let stop — said to be unverified, in Codex's words too.
+    let open = tight("open");
+    let hooks = open.path().join(".dwpipe/hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    fs::write(hooks.join("codex-s.json"), "garbage").unwrap();
+    let (_, answer, _) = stop(open.path(), "codex", &claude("s", false));
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        answer.get("decision").is_none() && message.contains("NOT verified"),
+        "{answer}"
+    );
+}
+
+/// Stops that come together: three of one session are counted one after another (three
+/// rounds), and two sessions gating one workspace at once each get the gate's answer.
+#[test]
+fn stops_that_come_together_are_each_answered_and_counted() {
+    let dir = project(FIXING_AGENT, SPACING, "notes-fail", "");
+    fix(dir.path());
+    let same: Vec<_> = (0..3)
+        .map(|_| stop_started(dir.path(), "claude-code", &claude("one", true)))
+        .collect();
+    for child in same {
+        let (_, answer, _) = answered(child);
+        assert_eq!(answer["decision"], "block", "{answer}");
+    }
+    let rounds = said(&record(dir.path(), "claude-code-one"));
+    assert_eq!(rounds.len(), 3, "{rounds:?}");
+    let two: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|s| stop_started(dir.path(), "codex", &claude(s, false)))
+        .collect();
+    for child in two {
+        let (_, answer, _) = answered(child);
+        let reason = answer["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.contains("# Repair round 1") && !reason.contains("could not decide"),
+            "{answer}"
+        );
+    }
+}
+
+/// The agent is held to the pack it was given: a pack changed within its loop leaves the gate
+/// undecided (closed: refused), whatever it would say of the new one.
+#[test]
+fn a_pack_changed_within_the_loop_is_not_the_one_the_agent_was_given() {
+    let dir = tight("closed");
+    let (_, first, _) = stop(dir.path(), "claude-code", &claude("p", false));
+    assert_eq!(first["decision"], "block");
+    let pack = fs::read_to_string(dir.path().join("pack.yaml")).unwrap();
+    fs::write(
+        dir.path().join("pack.yaml"),
+        pack.replace("statement: ", "statement: (loosened) "),
+    )
+    .unwrap();
+    fix(dir.path());
+    let (_, second, _) = stop(dir.path(), "claude-code", &claude("p", true));
+    let reason = second["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("the acceptance pack changed during this agent session"),
+        "{second}"
+    );
 }

@@ -71,10 +71,15 @@ impl Lab {
     /// phone's lease: once the host's lock file names it (a lease in PostgreSQL holds the
     /// host's lock file too, taken first).
     fn holder(&self, store: &Store, out: &str) -> Child {
+        self.holder_saying(store, out, Stdio::null())
+    }
+
+    /// [`Lab::holder`], its stderr going to `stderr`.
+    fn holder_saying(&self, store: &Store, out: &str, stderr: Stdio) -> Child {
         let mut child = self
             .audit(store, &self.slow, out, "1m")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let said = named(&child);
@@ -291,4 +296,60 @@ fn a_lease_in_another_database_of_the_server_is_not_this_labs() {
     );
     assert!(host_only.wait().unwrap().success());
     assert!(other.wait().unwrap().success());
+}
+
+/// A lease in PostgreSQL whose connection is cut mid-audit (here by the server's own
+/// `pg_terminate_backend`, as a restart or a partition would) is lost: the device is another
+/// job's for the taking at once, so the audit stops at its next device call and says so, and
+/// a job on another host (another lease folder) takes the phone.
+#[test]
+fn a_lease_lost_mid_audit_stops_the_audit_and_says_so() {
+    let Some(server) = crate::support::pg::server() else {
+        return;
+    };
+    let db = server.database();
+    let lab = lab();
+    let store = Store::Postgres(db);
+    let mut first = lab.holder_saying(&store, "first", Stdio::piped());
+    let Store::Postgres(db) = &store else {
+        unreachable!("a PostgreSQL store, made above")
+    };
+    // Mid-audit: its lease held in the server and its first visit begun.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(advisory_lock_held(db) && lab.path().join("first/evidence").is_dir()) {
+        assert!(Instant::now() < deadline, "the audit never began");
+        assert!(first.try_wait().unwrap().is_none(), "the audit ended first");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let cut = db
+        .connect()
+        .query_one(
+            "SELECT count(pg_terminate_backend(a.pid)) FROM pg_stat_activity a \
+             JOIN pg_locks l ON l.pid = a.pid WHERE l.locktype = 'advisory' AND l.granted \
+             AND a.datname = current_database()",
+            &[],
+        )
+        .unwrap()
+        .get::<_, i64>(0);
+    assert_eq!(cut, 1, "the lease's connection");
+    // Another host's job: the lease in PostgreSQL is free; its own host's lock files are not
+    // this one's.
+    let other = lab
+        .audit(&store, &lab.quick, "other", "30s")
+        .env("DWPIPE_LEASES", lab.path().join("other-host-leases"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&other.stderr);
+    assert_eq!(other.status.code(), Some(0), "{said}");
+    let output = first.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("E_LEASE_LOST") && stderr.contains("was lost"),
+        "{stderr}"
+    );
+    assert!(
+        !lab.path().join("first/audit-1.json").exists(),
+        "no report of readings made after the lease was lost"
+    );
 }

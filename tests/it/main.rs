@@ -33,5 +33,6 @@ mod records;
 mod reports;
 mod resume;
 mod review;
+mod trust;
 mod variance;
 mod xdevice;

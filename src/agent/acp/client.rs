@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use crate::process::{Line, Pipe};
+use crate::process::{Cancel, Line, NotSent, Pipe, StdinSender};
 
 use super::super::deveco::refused_permission;
 use super::super::policy::{Answer, Decision, Workspace, decide};
@@ -27,6 +27,9 @@ const KEPT: usize = 20;
 pub(super) const MAX_ANSWERS: usize = 10_000;
 /// Paths recorded per answer at most (the policy reads them all).
 const MAX_PATHS: usize = 20;
+/// The most bytes of dwpipe's messages the agent may leave unread on its stdin (a file it
+/// asked for is at most [`READ_LIMIT`], escaped): past it, the agent has stopped reading.
+pub(super) const MAX_UNREAD: usize = 64 * 1024 * 1024;
 
 /// What is known of one tool call.
 #[derive(Debug, Default)]
@@ -45,7 +48,11 @@ type Reply = Result<Value, String>;
 #[derive(Default)]
 pub(super) struct Client {
     /// Writes to the agent's stdin; `None` once closed.
-    pub(super) sender: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    pub(super) sender: Option<StdinSender>,
+    /// Stops the agent: an agent that leaves dwpipe's replies unread is not talked to further.
+    pub(super) stop: Option<Cancel>,
+    /// How many bytes of replies the agent had left unread when it was stopped for it.
+    pub(super) unread: Option<usize>,
     next_id: u64,
     pending: HashMap<u64, oneshot::Sender<Reply>>,
     /// The session dwpipe opened.
@@ -76,9 +83,11 @@ pub(super) struct Client {
 }
 
 impl Client {
-    pub(super) fn new(sender: mpsc::UnboundedSender<Vec<u8>>, workspace: &Path) -> Client {
+    pub(super) fn new(sender: StdinSender, workspace: &Path) -> Client {
         Client {
             sender: Some(sender),
+            stop: None,
+            unread: None,
             next_id: 1,
             pending: HashMap::new(),
             session: None,
@@ -101,11 +110,19 @@ impl Client {
         }
     }
 
-    fn send(&self, message: &Value) {
-        if let Some(sender) = &self.sender {
-            let mut line = message.to_string();
-            line.push('\n');
-            let _ = sender.send(line.into_bytes());
+    fn send(&mut self, message: &Value) {
+        let Some(sender) = &self.sender else {
+            return;
+        };
+        let mut line = message.to_string();
+        line.push('\n');
+        if let Err(NotSent::Unread(unread)) = sender.send(line.into_bytes()) {
+            // The agent stopped reading its input: the run ends as stalled, said so.
+            self.unread = Some(unread);
+            self.sender = None;
+            if let Some(stop) = &self.stop {
+                stop.cancel();
+            }
         }
     }
 
@@ -154,9 +171,20 @@ impl Client {
     }
 
     /// A `session/update` notification: tool calls, subagent tasks, the agent's messages.
+    /// Only the session dwpipe opened speaks for the agent: another session's messages (a
+    /// subagent's, or one the agent made up) never feed its claim.
     fn update(&mut self, params: &Value) {
         let update = &params["update"];
         let kind = update["sessionUpdate"].as_str().unwrap_or("");
+        let own = self.session.is_some() && params["sessionId"].as_str() == self.session.as_deref();
+        if kind == "agent_message_chunk" && !own {
+            if let Some(session) = params["sessionId"].as_str()
+                && self.strangers.len() < KEPT
+            {
+                self.strangers.insert(session.to_owned());
+            }
+            return;
+        }
         if kind == "agent_message_chunk" {
             if let Some(text) = update["content"]["text"].as_str() {
                 self.message.push_str(text);
@@ -379,7 +407,7 @@ mod tests {
     fn requests_are_answered_by_the_policy_and_recorded() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("Index.ets"), "a\nb\nc\n").unwrap();
-        let (sender, mut sent) = mpsc::unbounded_channel();
+        let (sender, sent) = crate::process::stdin_feed(MAX_UNREAD);
         let mut client = Client::new(sender, dir.path());
         client.session = Some("ses_root".into());
         let inside = dir.path().join("Index.ets").display().to_string();
@@ -401,7 +429,9 @@ mod tests {
                 cut: false,
             });
         }
-        let replies: Vec<Value> = std::iter::from_fn(|| sent.try_recv().ok())
+        let replies: Vec<Value> = sent
+            .drain()
+            .into_iter()
             .map(|bytes| serde_json::from_slice(&bytes).unwrap())
             .collect();
         assert_eq!(replies[0]["result"]["outcome"]["optionId"], "once");
@@ -438,7 +468,7 @@ mod tests {
     #[test]
     fn a_flood_of_requests_is_answered_and_counted_in_bounded_memory() {
         let dir = tempfile::tempdir().unwrap();
-        let (sender, mut sent) = mpsc::unbounded_channel();
+        let (sender, sent) = crate::process::stdin_feed(MAX_UNREAD);
         let mut client = Client::new(sender, dir.path());
         let many = MAX_ANSWERS + 5;
         for id in 0..many {
@@ -451,8 +481,55 @@ mod tests {
             });
         }
         // Every request got its answer; the record keeps the first ones, the counts all.
-        assert_eq!(std::iter::from_fn(|| sent.try_recv().ok()).count(), many);
+        assert_eq!(sent.drain().len(), many);
         assert_eq!(client.answers.len(), MAX_ANSWERS);
         assert_eq!((client.answered, client.refused), (many, many));
+    }
+
+    /// Messages of a session dwpipe did not open never make the agent's claim; replies the
+    /// agent leaves unread stop it, bounded.
+    #[test]
+    fn a_strangers_words_are_no_claim_and_an_agent_that_does_not_read_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sender, _unread) = crate::process::stdin_feed(4096);
+        let mut client = Client::new(sender, dir.path());
+        client.session = Some("ses_root".into());
+        let stop = Cancel::new();
+        client.stop = Some(stop.clone());
+        let chunk = |session: &str, text: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}});
+        for message in [
+            chunk("ses_other", "Result: PASS"),
+            chunk("ses_root", "working"),
+        ] {
+            client.line(Line {
+                pipe: Pipe::Out,
+                text: &message.to_string(),
+                cut: false,
+            });
+        }
+        assert_eq!(client.claim, None);
+        assert!(client.strangers.contains("ses_other"));
+        client.line(Line {
+            pipe: Pipe::Out,
+            text: &chunk("ses_root", "\nResult: PASS").to_string(),
+            cut: false,
+        });
+        assert_eq!(client.claim, Some(Claim::Pass));
+        // Requests answered into a stdin nobody reads: past 4 KiB the agent is stopped.
+        for id in 0..200 {
+            let line =
+                json!({"jsonrpc": "2.0", "id": id, "method": "terminal/create", "params": {}});
+            client.line(Line {
+                pipe: Pipe::Out,
+                text: &line.to_string(),
+                cut: false,
+            });
+        }
+        assert!(
+            client.unread.is_some_and(|n| n <= 4096),
+            "{:?}",
+            client.unread
+        );
+        assert!(stop.is_cancelled());
     }
 }

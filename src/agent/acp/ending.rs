@@ -34,6 +34,8 @@ pub(super) struct Shown {
     pub(super) rejected: Vec<String>,
     /// Message lines too long to read whole.
     pub(super) unreadable: usize,
+    /// The bytes of dwpipe's replies the agent had left unread when it was stopped for it.
+    pub(super) unread: Option<usize>,
 }
 
 /// How an ACP run ended: finished only when the prompt was answered `end_turn`, the agent
@@ -47,6 +49,12 @@ pub(super) fn ending(
     shown: &Shown,
 ) -> Ending {
     let incomplete = Ending::Incomplete;
+    if let Some(unread) = shown.unread {
+        return incomplete(format!(
+            "stalled: the agent stopped reading dwpipe's replies ({} MiB of them unread, the most dwpipe holds): it was stopped",
+            unread / (1024 * 1024)
+        ));
+    }
     if let Some(idle) = stalled_after {
         let mut why = stalled(idle);
         if let Some(task) = shown.tasks.first() {
@@ -139,8 +147,19 @@ mod tests {
             tasks: vec!["Set the spacing".into()],
             ..Shown::default()
         };
+        let deaf = Shown {
+            unread: Some(64 * 1024 * 1024),
+            ..Shown::default()
+        };
         let minute = Duration::from_secs(60);
         let rows = [
+            (
+                Turn::Ended("end_turn".into()),
+                AgentEnd::Signalled(15),
+                &deaf,
+                None,
+                "stalled: the agent stopped reading dwpipe's replies (64 MiB",
+            ),
             (
                 Turn::Ended("max_tokens".into()),
                 clean,

@@ -187,7 +187,7 @@ pub(super) async fn dispatch(
     cancel: &Cancel,
 ) -> Result<AgentRun, AgentError> {
     let mut spec = spec(agent, workspace, &argv(agent, workspace))?;
-    let (sender, feed) = stdin_feed();
+    let (sender, feed) = stdin_feed(client::MAX_UNREAD);
     spec.stdin = Stdin::Feed(feed);
     let client = Arc::new(Mutex::new(Client::new(sender, workspace)));
     let observed = Arc::clone(&client);
@@ -197,6 +197,8 @@ pub(super) async fn dispatch(
     let talking = |mut exited: watch::Receiver<bool>, stop: Cancel| {
         let client = &client;
         async move {
+            // An agent that stops reading dwpipe's replies is stopped with this.
+            lock(client).stop = Some(stop.clone());
             let turn = converse(client, workspace, mode, (brief, armed), &mut exited).await;
             // The turn is over: closing stdin asks the agent to exit; one that stays is stopped.
             lock(client).sender = None;
@@ -262,6 +264,7 @@ pub(super) async fn dispatch(
         denied: client.denied.clone(),
         rejected: client.rejected.clone(),
         unreadable: client.unreadable,
+        unread: client.unread,
     };
     let stalled_after = supervised.stalled.then_some(agent.idle_timeout);
     let export = match (&client.session, deveco) {

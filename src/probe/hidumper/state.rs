@@ -92,8 +92,9 @@ static FIELD: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*([A-Za-z]+):\s*(-?
 static CURRENT_STATE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*Current State:\s*([A-Z_]+)"));
 static SCREEN_OFF: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^\s*ScreenOffTime:\s*Timeout=(\d+)ms"));
-static ZONE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)^\s*Type:\s*(\S+)\s*\n\s*Temperature:\s*(-?\d+)\s*$"));
+/// The widest a zone's reading can be and still be a phone's temperature: −40 °C to 150 °C,
+/// in m°C (the unit zones print) or °C.
+const ZONE_RANGE: std::ops::RangeInclusive<i64> = -40_000..=150_000;
 
 /// Reads `hidumper -s BatteryService -a -i`.
 pub fn battery(dump: &str) -> Result<Battery, DumpError> {
@@ -146,18 +147,40 @@ pub fn power_state(dump: &str) -> Result<PowerState, DumpError> {
     })
 }
 
-/// Reads `hidumper -s ThermalService -a -t`.
+/// Reads `hidumper -s ThermalService -a -t`: every `Type:` line and the `Temperature:` line
+/// after it. Every zone or none: a temperature that is not a whole number, or not one a phone
+/// can be at, makes the whole reading unread with its line quoted (the hottest of the zones
+/// that did read would not be the phone's hottest).
 pub fn thermal_zones(dump: &str) -> Result<Vec<ThermalZone>, DumpError> {
     require_block(dump, "ThermalService")?;
-    let zones: Vec<ThermalZone> = ZONE
-        .captures_iter(dump)
-        .filter_map(|c| {
-            Some(ThermalZone {
-                zone: c[1].to_owned(),
-                temperature: c[2].parse().ok()?,
-            })
-        })
-        .collect();
+    let mut zones = Vec::new();
+    let mut zone: Option<&str> = None;
+    for line in dump.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix("Type:") {
+            zone = Some(name.trim());
+            continue;
+        }
+        let Some(value) = line.strip_prefix("Temperature:") else {
+            continue;
+        };
+        let quoted = || crate::text::one_line(line, 120).into_owned();
+        let name = zone
+            .take()
+            .ok_or_else(|| DumpError::Empty(format!("`{}` follows no `Type:` line", quoted())))?;
+        let temperature: i64 = value.trim().parse().map_err(|_| {
+            DumpError::Empty(format!("zone {name}: `{}` is not a whole number", quoted()))
+        })?;
+        if !ZONE_RANGE.contains(&temperature) {
+            return Err(DumpError::Empty(format!(
+                "zone {name}: `{}` is not a temperature a phone can be at",
+                quoted()
+            )));
+        }
+        zones.push(ThermalZone {
+            zone: name.to_owned(),
+            temperature,
+        });
+    }
     if zones.is_empty() {
         return Err(DumpError::Empty(
             "no `Type:`/`Temperature:` pair".to_owned(),
@@ -231,6 +254,22 @@ mod tests {
             ("soc_thermal", 47000)
         );
         assert!(thermal_zones(&block("ThermalService", "")).is_err());
+        // One zone that does not read makes the reading unread, its line quoted: the hottest
+        // of the rest is not the phone's hottest.
+        for (body, said) in [
+            (
+                "Type: soc_thermal\nTemperature: 99000x\nType: shell_front\nTemperature: 36000\n",
+                "`Temperature: 99000x` is not a whole number",
+            ),
+            (
+                "Type: soc_thermal\nTemperature: 9990000\n",
+                "not a temperature a phone can be at",
+            ),
+            ("Temperature: 36000\n", "follows no `Type:` line"),
+        ] {
+            let e = thermal_zones(&block("ThermalService", body)).unwrap_err();
+            assert!(e.to_string().contains(said), "{body}: {e}");
+        }
     }
 
     #[test]

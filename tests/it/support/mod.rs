@@ -258,6 +258,34 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
     dir.join("playbooks").display().to_string()
 }
 
+/// A live audit of `capture` through fake-hdc (a device, never a replay) in `dir/out`, under
+/// the serial `serial`: its report's path.
+pub(crate) fn live_audit(dir: &Path, capture: &str, serial: &str, out: &str) -> PathBuf {
+    let own = dir.join(format!("hdc-{out}"));
+    fs::create_dir_all(&own).unwrap();
+    let phone = device(&own, capture, serial, false);
+    let hdc = fake_hdc(&own, "hdc", &[phone], "");
+    let playbooks = no_sleeps(&own);
+    let (code, _, stderr) = dwpipe(
+        dir,
+        &[
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--device",
+            serial,
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "--playbooks",
+            &playbooks,
+            "--out",
+            out,
+        ],
+    );
+    assert!(code == 0 || code == 1, "{stderr}");
+    dir.join(out).join("audit-1.json")
+}
+
 /// A copy of the passing notes capture with one recorded file replaced (its hash updated).
 pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
     let capture = root.join("capture");

@@ -5,7 +5,10 @@
 //! lets its device go while the agent works) or the device is dropped; a job that finds it
 //! held waits, saying who holds it, up to its bound, then ends with an environment error.
 //! Where leases live (a lock file per device on the host, or PostgreSQL's advisory locks) is
-//! a [`LeaseStore`]'s business; either ends with its holder's process, however it ends.
+//! a [`LeaseStore`]'s business; either ends with its holder's process, however it ends. A
+//! lease that can be lost while held (a server's connection cut) says so when it is asked
+//! ([`LeaseGuard::lost`]): the record of an audit that held it then says `lost`, and the
+//! audit is incomplete.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -13,19 +16,74 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::DeviceError;
+use crate::device::error::DeviceError;
+use crate::lock_file::LockFileError;
 use crate::process::Cancel;
 
 /// How often a job waiting for a lease asks again.
 const RETRY: Duration = Duration::from_millis(500);
 
 /// Held until dropped: dropping it releases the lease.
-pub(crate) trait LeaseGuard: Send {}
+pub(crate) trait LeaseGuard: Send {
+    /// Whether the lease was lost while held, and when and why (`None`: still held). A lock
+    /// file is held as long as it is open; a lock on a server is lost with its connection.
+    fn lost(&self) -> Option<String> {
+        None
+    }
+
+    /// A question to ask off the async runtime (it may wait a few seconds on a server):
+    /// whether the lease is still held now — when and why it was lost, `None` while held.
+    fn confirmation(&self) -> Confirmation {
+        let lost = self.lost();
+        Box::new(move || lost)
+    }
+}
+
+/// Whether a lease is still held, asked when run (see [`LeaseGuard::confirmation`]).
+pub(crate) type Confirmation = Box<dyn FnOnce() -> Option<String> + Send>;
+
+/// Why a lease could not be asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeError {
+    /// The lock file, or its folder, was refused.
+    #[error(transparent)]
+    File(#[from] LockFileError),
+    /// The lock file could not be locked.
+    #[error("cannot lock `{}`", path.display())]
+    Io {
+        /// The lock file.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server that keeps the leases could not be asked.
+    #[error("the leases in `{at}` cannot be asked: {why}")]
+    Server {
+        /// The server, as it may be shown.
+        at: String,
+        /// Why, in its own words.
+        why: String,
+    },
+}
+
+impl TakeError {
+    /// What to do about it.
+    pub(crate) fn fix(&self) -> String {
+        match self {
+            TakeError::File(e) => e.fix(),
+            TakeError::Io { .. } => "check the lease folder and the disk".to_owned(),
+            TakeError::Server { .. } => {
+                "check the history's server (`dwpipe doctor`), or audit without --history to lease on this host only".to_owned()
+            }
+        }
+    }
+}
 
 /// Where leases are kept.
 pub(crate) trait LeaseStore: Send + Sync {
     /// Takes the lease on `key` for `holder` if it is free (`None`: another holds it).
-    fn try_take(&self, key: &str, holder: &str) -> Result<Option<Box<dyn LeaseGuard>>, String>;
+    fn try_take(&self, key: &str, holder: &str) -> Result<Option<Box<dyn LeaseGuard>>, TakeError>;
     /// Who holds the lease on `key`, as the holder said, when that can be read.
     fn holder(&self, key: &str) -> Option<String>;
     /// `host` (a lock file) or `postgres` (an advisory lock).
@@ -79,11 +137,16 @@ pub struct LeaseRecord {
     pub held_from: String,
     /// When the record was made, the device's work done (the lease ends after it).
     pub held_to: String,
+    /// When and why the lease was lost while held (a server's connection cut): another job
+    /// may have driven the device meanwhile. Absent while it held (optional, no format
+    /// change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<String>,
 }
 
 /// A held lease.
 struct Held {
-    _guard: Box<dyn LeaseGuard>,
+    guard: Box<dyn LeaseGuard>,
     since: String,
     waited: Duration,
 }
@@ -96,6 +159,8 @@ pub(crate) struct LeaseSlot {
     held: tokio::sync::Mutex<Option<Held>>,
     /// The last lease's facts, kept for the record after a release.
     last: Mutex<Option<(String, Duration)>>,
+    /// When and why a lease of this device was lost while held.
+    lost: Mutex<Option<String>>,
 }
 
 impl fmt::Debug for LeaseSlot {
@@ -115,13 +180,23 @@ impl LeaseSlot {
             leasing,
             held: tokio::sync::Mutex::new(None),
             last: Mutex::new(None),
+            lost: Mutex::new(None),
         }
     }
 
     /// Holds the lease, waiting for it up to the bound when another job has it.
     pub(crate) async fn ensure(&self, cancel: &Cancel) -> Result<(), DeviceError> {
         let mut held = self.held.lock().await;
-        if held.is_some() {
+        if let Some(held) = held.as_ref() {
+            // Lost while held: another job may be driving the device now; nothing more is
+            // asked of it under this lease.
+            if let Some(why) = held.guard.lost() {
+                self.remember_lost(&why);
+                return Err(DeviceError::LeaseLost {
+                    serial: self.serial.clone(),
+                    why,
+                });
+            }
             return Ok(());
         }
         let started = Instant::now();
@@ -140,7 +215,10 @@ impl LeaseSlot {
             .await
             .map_err(|e| DeviceError::Lease {
                 serial: self.serial.clone(),
-                why: e.to_string(),
+                source: TakeError::Server {
+                    at: self.leasing.store.kind().to_owned(),
+                    why: e.to_string(),
+                },
             })?;
             match taken {
                 (Ok(Some(guard)), _) => {
@@ -152,16 +230,16 @@ impl LeaseSlot {
                         .unwrap_or_else(std::sync::PoisonError::into_inner) =
                         Some((since.clone(), waited));
                     *held = Some(Held {
-                        _guard: guard,
+                        guard,
                         since,
                         waited,
                     });
                     return Ok(());
                 }
-                (Err(why), _) => {
+                (Err(source), _) => {
                     return Err(DeviceError::Lease {
                         serial: self.serial.clone(),
-                        why,
+                        source,
                     });
                 }
                 (Ok(None), by) => {
@@ -192,22 +270,56 @@ impl LeaseSlot {
         }
     }
 
-    /// Lets the device go (it is taken again at its next call).
+    /// Asks the store, now, whether the lease held is still held (before an audit's record
+    /// is made); a lease found lost is recorded as lost.
+    pub(crate) async fn confirm(&self) {
+        let asked = self
+            .held
+            .lock()
+            .await
+            .as_ref()
+            .map(|held| held.guard.confirmation());
+        if let Some(ask) = asked
+            && let Ok(Some(why)) = tokio::task::spawn_blocking(ask).await
+        {
+            self.remember_lost(&why);
+        }
+    }
+
+    /// Keeps when and why the lease was lost, for the record (the first time said).
+    fn remember_lost(&self, why: &str) {
+        let mut lost = self
+            .lost
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if lost.is_none() {
+            *lost = Some(why.to_owned());
+        }
+    }
+
+    /// Lets the device go (it is taken again at its next call). A lease lost while it was
+    /// held stays said: the work done under it is what was at risk.
     pub(crate) fn release(&self) {
         if let Ok(mut held) = self.held.try_lock() {
+            if let Some(lost) = held.as_ref().and_then(|h| h.guard.lost()) {
+                self.remember_lost(&lost);
+            }
             *held = None;
         }
     }
 
-    /// The lease as an audit records it, `None` when none was taken.
+    /// The lease as an audit records it, `None` when none was taken; asked of the store
+    /// while still held, so that a lease lost meanwhile is recorded as lost.
     pub(crate) fn record(&self) -> Option<LeaseRecord> {
-        let (since, waited) = match self
-            .held
-            .try_lock()
-            .ok()
-            .and_then(|h| h.as_ref().map(|held| (held.since.clone(), held.waited)))
-        {
-            Some(now_held) => now_held,
+        let now_held = self.held.try_lock().ok().and_then(|held| {
+            held.as_ref()
+                .map(|held| (held.since.clone(), held.waited, held.guard.lost()))
+        });
+        if let Some((_, _, Some(lost))) = &now_held {
+            self.remember_lost(lost);
+        }
+        let (since, waited) = match now_held {
+            Some((since, waited, _)) => (since, waited),
             None => self
                 .last
                 .lock()
@@ -220,6 +332,11 @@ impl LeaseSlot {
             waited_seconds: (waited.as_secs_f64() * 1000.0).round() / 1000.0,
             held_from: since,
             held_to: crate::time::now(),
+            lost: self
+                .lost
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
         })
     }
 }
@@ -248,11 +365,69 @@ pub(crate) fn this_host() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::key;
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     #[test]
     fn a_serial_is_its_own_key_and_a_network_address_is_its_hosts() {
         assert_eq!(key("FMR0223C13000649", Some("lab-2")), "FMR0223C13000649");
         assert_eq!(key("127.0.0.1:5555", Some("lab-2")), "127.0.0.1:5555@lab-2");
+    }
+
+    /// A store whose lease is lost as soon as `cut` says so (a server's connection cut).
+    struct Cuttable(Arc<AtomicBool>);
+    struct Guard(Arc<AtomicBool>);
+
+    impl LeaseGuard for Guard {
+        fn confirmation(&self) -> Confirmation {
+            let cut = Arc::clone(&self.0);
+            Box::new(move || {
+                cut.load(Ordering::Relaxed)
+                    .then(|| "at noon: the connection was cut".to_owned())
+            })
+        }
+    }
+
+    impl LeaseStore for Cuttable {
+        fn try_take(&self, _: &str, _: &str) -> Result<Option<Box<dyn LeaseGuard>>, TakeError> {
+            Ok(Some(Box::new(Guard(Arc::clone(&self.0)))))
+        }
+        fn holder(&self, _: &str) -> Option<String> {
+            None
+        }
+        fn kind(&self) -> &'static str {
+            "postgres"
+        }
+    }
+
+    /// A lease lost after the last call is found by the check before the record, and the
+    /// record says `lost`, even once the lease was let go.
+    #[test]
+    fn a_lease_found_lost_before_the_record_is_recorded_lost() {
+        let cut = Arc::new(AtomicBool::new(false));
+        let slot = LeaseSlot::new(
+            Leasing {
+                store: Arc::new(Cuttable(Arc::clone(&cut))),
+                wait: Duration::from_secs(1),
+                holder: "test".to_owned(),
+                on_wait: Arc::new(|_| {}),
+            },
+            "PHONE",
+            None,
+        );
+        let cancel = Cancel::new();
+        crate::test_support::block_on(async {
+            slot.ensure(&cancel).await.unwrap();
+            slot.confirm().await;
+            assert_eq!(slot.record().unwrap().lost, None);
+            cut.store(true, Ordering::Relaxed);
+            slot.confirm().await;
+        });
+        slot.release();
+        let record = slot.record().unwrap();
+        assert_eq!(
+            record.lost.as_deref(),
+            Some("at noon: the connection was cut")
+        );
     }
 }

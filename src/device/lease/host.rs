@@ -1,0 +1,122 @@
+//! Leases on this host: a lock file per device (`flock`: the kernel releases it when its
+//! holder's process ends, however it ends), in a folder every user's jobs on the host share.
+//! That folder can be written by anyone, so each lock file is opened as [`crate::lock_file`]
+//! says (never through a link, never a FIFO or a device, never truncated or chmodded unless
+//! made here), and the folder itself must be this user's or root's. A lock file cannot see a
+//! job on another host driving the same phone through a remote hdc server; a lab of several
+//! hosts keeps its leases in PostgreSQL (`history::lease`).
+
+use std::path::PathBuf;
+
+use super::slot::{LeaseGuard, LeaseStore, TakeError};
+use crate::lock_file::{self, LockFile};
+
+/// The folder of this host's lock files: `$DWPIPE_LEASES` (when set and not empty), else the
+/// system's temporary folder itself, whose owner (root) and sticky bit keep every user's
+/// files their own. (A folder of dwpipe's own there could be made first by any user, and
+/// then be theirs.)
+pub(crate) fn host_folder() -> PathBuf {
+    std::env::var_os("DWPIPE_LEASES")
+        .filter(|folder| !folder.is_empty())
+        .map_or_else(std::env::temp_dir, PathBuf::from)
+}
+
+/// Lock files on this host.
+pub(crate) struct HostLeases {
+    pub(crate) folder: PathBuf,
+}
+
+/// A held lock file: closing it releases the lock.
+struct Held(#[allow(dead_code, reason = "held for its lock, released on drop")] LockFile);
+
+impl LeaseGuard for Held {}
+
+impl HostLeases {
+    /// The lock file's name for `key`: `dwpipe-lease-` and the key with every character but
+    /// letters, digits and `-` replaced, then 8 hex digits of its hash (two keys that read
+    /// alike once replaced, `a:1` and `a_1`, keep files of their own).
+    fn name(key: &str) -> String {
+        let name: String = key
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let digest = &crate::hash::sha256_hex(key.as_bytes())[..8];
+        format!("dwpipe-lease-{name}-{digest}.lock")
+    }
+}
+
+impl LeaseStore for HostLeases {
+    fn try_take(&self, key: &str, holder: &str) -> Result<Option<Box<dyn LeaseGuard>>, TakeError> {
+        let folder = lock_file::folder(&self.folder, true)?;
+        let file = LockFile::open(&folder, &Self::name(key))?;
+        let taken = file.try_lock().map_err(|source| TakeError::Io {
+            path: folder.join(Self::name(key)),
+            source,
+        })?;
+        if !taken {
+            return Ok(None);
+        }
+        // Who holds it, for whoever waits: written once held (the file is never removed: a
+        // file removed while another opens it would let two jobs lock two files).
+        file.say(&format!("{holder}, since {}", crate::time::now()));
+        Ok(Some(Box::new(Held(file))))
+    }
+
+    fn holder(&self, key: &str) -> Option<String> {
+        let folder = self.folder.canonicalize().ok()?;
+        lock_file::holder(&folder, &Self::name(key))
+    }
+
+    fn kind(&self) -> &'static str {
+        "host"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_lease_is_held_until_its_holder_lets_it_go_and_says_who_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let leases = HostLeases {
+            folder: dir.path().join("leases"),
+        };
+        let first = leases
+            .try_take("FMR0223C13000649", "dwpipe audit (pid 1)")
+            .unwrap();
+        assert!(first.is_some());
+        assert!(
+            leases
+                .try_take("FMR0223C13000649", "dwpipe deliver (pid 2)")
+                .unwrap()
+                .is_none()
+        );
+        let holder = leases.holder("FMR0223C13000649").unwrap();
+        assert!(
+            holder.starts_with("dwpipe audit (pid 1), since "),
+            "{holder}"
+        );
+        // Another device is another lease.
+        assert!(
+            leases
+                .try_take("127.0.0.1:5555@lab-2", "x")
+                .unwrap()
+                .is_some()
+        );
+        drop(first);
+        assert!(
+            leases
+                .try_take("FMR0223C13000649", "dwpipe deliver (pid 2)")
+                .unwrap()
+                .is_some()
+        );
+        assert_ne!(HostLeases::name("a:1"), HostLeases::name("a_1"));
+    }
+}
