@@ -131,6 +131,7 @@ fn main() {
     let context = Context {
         bundle: &frozen.pack.doc.app.bundle.value,
         vpr: audited.device.virtual_pixel_ratio,
+        charging_off: false,
     };
     // What the audit does once per session visit: decode the files, run every probe's
     // extractor over them.

@@ -92,6 +92,7 @@ fn main() {
     let context = Context {
         bundle: &frozen.pack.doc.app.bundle.value,
         vpr: None,
+        charging_off: false,
     };
     let extractors = || {
         let started = Instant::now();

@@ -758,15 +758,28 @@ for version, code in [("1.0", 1000000), ("1.1", 1001000)]:
             hap.writestr(info, text)
         member("module.json", '{"app":{"bundleName":"%s","versionCode":%d,"versionName":"%s.0"},"module":{"name":"entry","type":"entry"}}' % (BUNDLE, code, version))
         member("README.txt", f"a stand-in for the notes app's signed HAP, version {version}: fake-hdc installs it by name\n")
-def cpuusage(pid, percent):
-    """`hidumper --cpuusage <pid>` as hidumper prints it (its documented sample's layout)."""
-    return ("\n-------------------------------[cpuusage]-------------------------------\n\n"
-            "Load average: 2.1 / 2.2 / 2.1; the cpu load average in 1 min, 5 min and 15 min\n"
-            "CPU usage from 2026-11-30 10:00:00 to 2026-11-30 10:00:02\n"
-            "Total: 9.80%; User Space: 6.45%; Kernel Space: 3.35%; iowait: 0.00%; irq: 0.14%; idle: 90.06%\n"
-            "Details of Processes:\n"
-            "    PID   Total Usage      User Space    Kernel Space    Page Fault Minor    Page Fault Major    Name\n"
-            f"    {pid}       {percent:.2f}%           {percent * 0.75:.2f}%          {percent * 0.25:.2f}%           1204                 3            {BUNDLE}\n")
+CPU_AGAIN = "__DWPIPE_CPU_AGAIN"
+
+def cpu_command(pid):
+    """The cpu sessions' one call: /proc read twice, 2 s apart (playbooks/sessions/cpu.yaml)."""
+    reads = f"cat /proc/uptime /proc/{pid}/stat /proc/stat"
+    return f"{reads}; sleep 2; echo {CPU_AGAIN}; {reads}"
+
+def proc_cpu(pid, percent, cores=8, uptime=120.0, seconds=2.5):
+    """Its reply as the kernel prints the three files (clock ticks of USER_HZ, 100): the app's
+    process kept `percent` of all `cores` cores busy over the window (src/probe/proc_cpu.rs)."""
+    name = BUNDLE[:15]
+    def read(up, ticks, total):
+        per_core = total // cores
+        text = (f"{up:.2f} {up * 3.5:.2f}\n"
+                f"{pid} ({name}) S 600 600 0 0 -1 4194560 5000 0 0 0 {ticks // 2} {ticks - ticks // 2} 0 0 20 0 40 0 1500 4000000000 20000 0 0 0\n"
+                f"cpu  {total // 4} 0 {total // 4} {total - 2 * (total // 4)} 0 0 0 0 0 0\n")
+        text += "".join(f"cpu{core} {per_core} 0 0 0 0 0 0 0 0 0\n" for core in range(cores))
+        return text + "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n"
+    before = int(uptime * 100) * cores
+    window = round(seconds * 100) * cores
+    busy = round(window * percent / 100)
+    return read(uptime, 1000, before) + f"{CPU_AGAIN}\n" + read(uptime + seconds, 1000 + busy, before + window)
 
 def build_cpu(name, comment, foreground, background):
     """tests/fixtures/packs/cpu.yaml: the foreground load in runs 1-3, the background load
@@ -778,7 +791,7 @@ def build_cpu(name, comment, foreground, background):
         if backgrounded:
             c.shell("uitest uiInput keyEvent Home")
             c.sleep(180_000)
-        c.shell("hidumper --cpuusage 5000", cpuusage(5000, percent))
+        c.shell(cpu_command(5000), proc_cpu(5000, percent))
     c.visit("1 cpu")
     cpu_session(1, foreground[0], False)
     c.visit("1 cpu-background")
@@ -811,7 +824,7 @@ def build_appanalyzer(name, comment):
             c.shell(f"pidof {BUNDLE}", "5000\n")
             c.shell("uitest uiInput keyEvent Home")
             c.sleep(180_000)
-            c.shell("hidumper --cpuusage 5000", cpuusage(5000, 0.8))
+            c.shell(cpu_command(5000), proc_cpu(5000, 0.8))
         c.visit(f"{run} memory")
         c.start()
         c.shell(f"pidof {BUNDLE}", "5000\n")
@@ -836,21 +849,35 @@ def smartperf(samples):
     blocks = ["".join(f"order:{i} {k}={v}\n" for i, (k, v) in enumerate(sample)) for sample in samples]
     return "\n" + "\n".join(blocks) + "\ncommand exec finished!\n"
 
+def battery_dump(charging=0, plugged=0):
+    """`hidumper -s BatteryService -a -i` as the power session reads it before sampling."""
+    return f"{sa('BatteryService')}capacity: 90 \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \npresent: 1 \ntemperature: 300 \n"
+
+THERMAL_END = ("hidumper -s ThermalService -a -t; echo __DWPIPE_SYSFS; "
+               "for z in /sys/class/thermal/thermal_zone*; do echo $z $(cat $z/type) $(cat $z/temp); done 2>&1")
+
+def thermal_dump(soc, shell):
+    return f"{sa('ThermalService')}Type: soc_thermal\nTemperature: {soc}\nType: shell_front\nTemperature: {shell}\n"
+
 def build_resources(name, comment):
     """tests/fixtures/packs/resources.yaml: GPU 40-50% at 279 MHz, 400 mA drawn at 4 V (1600 mW;
-    SmartPerf prints the kernel's µA and µV, a discharging current negative),
-    the hottest zone at 41.5 °C after 30 s."""
+    SmartPerf prints the kernel's µA and µV, a discharging current negative) from a battery
+    discharging and unplugged, the hottest zone at 41.5 °C after 30 s, read live from sysfs
+    (ThermalService's report at the start and the end beside it)."""
     c = Capture(name, comment)
     c.visit("1 gpu")
     c.start()
     c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", smartperf([[("gpuFrequency", "279000000"), ("gpuLoad", f"{load}.000000")] for load in (40, 45, 50, 45, 45)]))
     c.visit("1 power")
     c.start()
+    c.shell("hidumper -s BatteryService -a -i", battery_dump())
     c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", smartperf([[("currentNow", f"-{ma * 1000}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)]))
     c.visit("1 temperature")
     c.start()
+    c.shell("hidumper -s ThermalService -a -t", thermal_dump(36500, 33000))
     c.sleep(30_000)
-    c.shell("hidumper -s ThermalService -a -t", f"{sa('ThermalService')}Type: soc_thermal\nTemperature: 41500\nType: shell_front\nTemperature: 36000\n")
+    c.shell(THERMAL_END, thermal_dump(41000, 36000)
+            + "__DWPIPE_SYSFS\n/sys/class/thermal/thermal_zone0 soc_thermal 41500\n/sys/class/thermal/thermal_zone1 shell_front 36000\n")
     c.finish()
 
 build_resources("notes-resources", "The notes app's GPU, power and heat on its first screen (see generate.py).")

@@ -22,6 +22,9 @@ pub struct Context<'a> {
     pub bundle: &'a str,
     /// The device density (px per vp).
     pub vpr: Option<f64>,
+    /// Whether the audit required `charging: off`: the lab's word that a phone plugged in and
+    /// not charging draws from its battery.
+    pub charging_off: bool,
 }
 
 /// Why a session stopped: the device itself, or one step on a healthy device.

@@ -15,7 +15,7 @@ use super::figures::Figures;
 use super::keep::hash_files;
 use super::model::{AuditError, MeasurementRecord, RunReading};
 use super::plan::{Planned, Visit, measured_in};
-use super::window::{Ceilings, Windows};
+use super::window::{Ceilings, WINDOW_RECORD, Windows};
 use crate::pack::ProbeArgs;
 use crate::probe::Extractor;
 
@@ -134,6 +134,13 @@ impl<'p, 'a> Measuring<'p, 'a> {
         // Criteria that ask the same probe the same question share one reading of the visit.
         let mut read: HashMap<(Extractor, &ProbeArgs), Result<Reading, ExtractError>> =
             HashMap::new();
+        // What a first visit cut short proved of this run, kept in `window.txt`.
+        let bounds = gathered
+            .files
+            .get(WINDOW_RECORD)
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .map(|record| super::window::bounds(&record))
+            .unwrap_or_default();
         for plan in measured_in(self.planned, (run, visit)) {
             let id = plan.criterion.id.as_str();
             // A failed step leaves the files gathered before it; probes that do not need what
@@ -165,6 +172,10 @@ impl<'p, 'a> Measuring<'p, 'a> {
                         (Err(reason), Some(step)) => (None, format!("{} ({step})", chain(reason))),
                     }
                 }
+            };
+            let (value, detail) = match bounds.iter().find(|(c, _)| c == id) {
+                Some((_, at_least)) => bounded(value, detail, *at_least),
+                None => (value, detail),
             };
             self.figures.record(
                 id,
@@ -217,6 +228,25 @@ impl<'p, 'a> Measuring<'p, 'a> {
     }
 }
 
+/// A run whose first visit was cut short proved its reading at least `at_least` ms: the larger
+/// of that and what the visit made again read, said so (a slow visit is never swapped for a
+/// new sample).
+fn bounded(value: Option<Value>, detail: String, at_least: f64) -> (Option<Value>, String) {
+    match value.as_ref().and_then(Value::as_number) {
+        Some(read) if read >= at_least => (
+            value,
+            format!("{detail} (its first visit, cut short, proved at least {at_least:.0} ms)"),
+        ),
+        Some(read) => (
+            Some(Value::Number(at_least)),
+            format!(
+                "at least {at_least:.0} ms: its first visit was cut short there (made again, it read {read} ms; the slower first visit stands as its lower bound)"
+            ),
+        ),
+        None => (value, detail),
+    }
+}
+
 /// A criterion's runs aggregated, flagged when they spread beyond the tolerance.
 fn measurement(
     plan: &Planned<'_>,
@@ -262,5 +292,40 @@ fn measurement(
         unit,
         resolution: plan.resolution,
         runs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run whose first visit was cut short at 1000 ms reads at least 1000 ms: a faster visit
+    /// made again never stands in for it; a slower one stands, with the bound said.
+    #[test]
+    fn a_cut_visit_proves_a_lower_bound_that_a_faster_repeat_never_lowers() {
+        let rows = [
+            (Some(1100.0), 1100.0, "proved at least 1000 ms"),
+            (
+                Some(600.0),
+                1000.0,
+                "at least 1000 ms: its first visit was cut short there (made again, it read 600 ms",
+            ),
+        ];
+        for (read, value, said) in rows {
+            let (bounded_value, detail) =
+                bounded(read.map(Value::Number), "a reading".to_owned(), 1000.0);
+            assert_eq!(bounded_value, Some(Value::Number(value)), "{read:?}");
+            assert!(detail.contains(said), "{read:?}: {detail}");
+        }
+        assert_eq!(
+            bounded(None, "none".to_owned(), 1000.0),
+            (None, "none".to_owned())
+        );
+        assert_eq!(
+            super::super::window::bounds(
+                "the wait inside the trace: 1000 ms: …\ncut short (P-01: …): …\nat least: P-01 1000 ms\nat least: P-03 700 ms\n"
+            ),
+            [("P-01".to_owned(), 1000.0), ("P-03".to_owned(), 700.0)]
+        );
     }
 }

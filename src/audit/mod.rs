@@ -41,4 +41,5 @@ pub(crate) use plan::evidence_root;
 pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
 pub(crate) use run::{Ongoing, Prepared};
+pub(crate) use state::parse as parse_state;
 pub use state::{DeviceState, DeviceStates, Required, render as render_state};

@@ -64,6 +64,17 @@ pub(crate) fn required(pack: &Pack, others: &[Required]) -> Vec<Required> {
         .collect()
 }
 
+/// Whether `required` holds `charging: off` (whoever asked for it).
+pub(crate) fn charging_off(required: &[Required]) -> bool {
+    required.iter().any(|r| {
+        crate::pack::Condition::parse(&r.condition).is_ok_and(|c| {
+            c.reading == crate::pack::Reading::Charging
+                && c.compare == crate::pack::Compare::Equal
+                && c.bound < 0.5
+        })
+    })
+}
+
 /// The folder of a device's evidence inside an audit's folder.
 pub(crate) fn evidence_root(out: &Path, serial: &str) -> PathBuf {
     out.join("evidence").join(serial.replace([':', '/'], "_"))

@@ -81,9 +81,14 @@ pub(crate) fn rebuild(
         ),
     };
     let planned = plan(pack, &playbooks, inputs.as_ref().and_then(|i| i.runs));
+    let others = inputs
+        .as_ref()
+        .map(|i| i.require.as_slice())
+        .unwrap_or_default();
     let context = Context {
         bundle: &pack.doc.app.bundle.value,
         vpr: info.virtual_pixel_ratio,
+        charging_off: super::plan::charging_off(&super::plan::required(pack, others)),
     };
     let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
     for (run, visit) in visits(&planned, 1..=max_runs(&planned)) {

@@ -115,6 +115,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
         let context = Context {
             bundle: &self.spec.pack.doc.app.bundle.value,
             vpr: info.virtual_pixel_ratio,
+            charging_off: super::plan::charging_off(&self.spec.required()),
         };
         Ok(Ongoing {
             prepared: self,
@@ -355,7 +356,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
                 .visit(device, (run, visit), dir, around, &Windows::default())
                 .await?;
         }
-        let record = windows.record(cut.as_deref());
+        let record = windows.record(cut.as_ref());
         keep_file(dir, &mut gathered.files, WINDOW_RECORD, record.as_bytes()).map_err(|e| {
             AuditError::Keep {
                 path: dir.join(WINDOW_RECORD),

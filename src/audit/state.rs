@@ -180,10 +180,13 @@ pub(crate) fn parse(reply: &str) -> DeviceState {
         match field {
             "battery" => match hidumper::battery(body) {
                 Ok(b) => {
-                    state.battery_percent = Some(b.capacity_percent);
-                    state.charging = Some(b.charging.to_owned());
-                    state.plugged = Some(b.plugged.to_owned());
+                    state.battery_percent = b.capacity_percent;
+                    state.charging = b.charging.map(str::to_owned);
+                    state.plugged = b.plugged.map(str::to_owned);
                     state.battery_temperature_c = b.temperature_c;
+                    for why in b.unknown {
+                        unread(why);
+                    }
                 }
                 Err(e) => unread(e.to_string()),
             },

@@ -8,8 +8,16 @@
 //! still gap); a window whose trace another probe reads (frames per second of the whole
 //! window) keeps its ceiling. Whether the shorter window held is checked on the trace
 //! afterwards ([`cut_short`]): if not, the visit is made again with the ceilings.
+//!
+//! A visit made again is a new sample, and only the slow ones are made again: taking the new
+//! one alone would leave the slow one out (a censoring bias). So the cut visit's evidence is
+//! kept as what it proves — each reader that found nothing in its window read **at least**
+//! that window — and the run reads the larger of that bound and what the visit made again
+//! read ([`AT_LEAST`] lines in `window.txt`, which `verify-evidence` reads back). A bound can
+//! fail a `≤` criterion; the report says "at least".
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
 use std::time::Duration;
 
 use crate::pack::ResponseMetric;
@@ -23,6 +31,8 @@ use super::plan::{Planned, Visit, measured_in};
 
 /// The evidence file saying how long a visit's traced windows were, and why.
 pub(crate) const WINDOW_RECORD: &str = "window.txt";
+/// The lines of [`WINDOW_RECORD`] that say what a cut visit proved: `at least: P-01 950 ms`.
+pub(crate) const AT_LEAST: &str = "at least: ";
 /// The least margin over what the earlier runs needed.
 const MARGIN: Duration = Duration::from_millis(250);
 /// Windows are whole multiples of this.
@@ -67,7 +77,7 @@ impl Windows {
     }
 
     /// The record kept with the visit's evidence.
-    pub(super) fn record(&self, repeated: Option<&str>) -> String {
+    pub(super) fn record(&self, repeated: Option<&Cut>) -> String {
         let line = |what: String, learned: &Learned| {
             format!(
                 "{what}: {} ms: {}\n",
@@ -83,12 +93,47 @@ impl Windows {
             .steps
             .iter()
             .map(|(index, l)| line(format!("step {}", index + 1), l));
-        let cut = repeated.map(|why| {
-            format!(
-                "cut short ({why}): the visit was made again with every window at its ceiling\n"
-            )
+        let cut = repeated.map(|cut| {
+            let mut said = format!(
+                "cut short ({}): the visit was made again with every window at its ceiling\n",
+                cut.why
+            );
+            for (criterion, ms) in &cut.bounds {
+                let _ = writeln!(said, "{AT_LEAST}{criterion} {ms:.0} ms");
+            }
+            said
         });
         session.chain(steps).chain(cut).collect()
+    }
+}
+
+/// A visit cut short: why, and what each reader that found nothing in its window read at
+/// least (its window, less what the reading does not count), by criterion.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Cut {
+    pub(super) why: String,
+    pub(super) bounds: Vec<(String, f64)>,
+}
+
+/// The bounds a visit's `window.txt` keeps (criterion, ms): what its cut first visit proved.
+pub(crate) fn bounds(record: &str) -> Vec<(String, f64)> {
+    record
+        .lines()
+        .filter_map(|line| {
+            let (criterion, ms) = line.strip_prefix(AT_LEAST)?.split_once(' ')?;
+            let ms: f64 = ms.strip_suffix(" ms")?.parse().ok()?;
+            Some((criterion.to_owned(), ms))
+        })
+        .collect()
+}
+
+/// What a reader's window proves its reading was at least, when it found nothing in it: the
+/// window, less the still gap a completion needs after its last frame.
+fn bound_ms(plan: &Planned<'_>, window: Duration) -> f64 {
+    let ms = window.as_secs_f64() * 1e3;
+    match (plan.extractor, plan.args().response) {
+        (Extractor::Response, ResponseMetric::Complete) => (ms - STILL_NS as f64 / 1e6).max(0.0),
+        _ => ms,
     }
 }
 
@@ -215,31 +260,37 @@ pub(super) fn learn(
 }
 
 /// Why a visit made with learned `windows` does not show what its readers need (a reader of a
-/// shortened window found nothing), or `None` when every one holds.
+/// shortened window found nothing), with what each such reader read at least; `None` when
+/// every one holds.
 pub(super) fn cut_short(
     planned: &[Planned<'_>],
     (run, visit): (u32, Visit<'_>),
     windows: &Windows,
     files: &Files,
     context: Context<'_>,
-) -> Option<String> {
+) -> Option<Cut> {
     if windows.is_empty() {
         return None;
     }
     let decoded = Decoded::new(files, context);
-    measured_in(planned, (run, visit))
-        .filter(|p| match visit {
-            Visit::Session(_) => windows.session.is_some(),
-            Visit::Flow(_) => p
-                .args()
-                .step
-                .is_some_and(|s| windows.steps.contains_key(&s.index)),
-        })
-        .find_map(|p| {
-            extract(p.extractor, &decoded, p.args())
-                .err()
-                .map(|e| format!("{}: {}", p.criterion.id, crate::diagnostic::chain(&e)))
-        })
+    let mut why = None;
+    let mut bounds = Vec::new();
+    for plan in measured_in(planned, (run, visit)) {
+        let window = match visit {
+            Visit::Session(_) => windows.session.as_ref(),
+            Visit::Flow(_) => plan.args().step.and_then(|s| windows.steps.get(&s.index)),
+        };
+        let Some(window) = window else {
+            continue;
+        };
+        if let Err(e) = extract(plan.extractor, &decoded, plan.args()) {
+            why.get_or_insert_with(|| {
+                format!("{}: {}", plan.criterion.id, crate::diagnostic::chain(&e))
+            });
+            bounds.push((plan.criterion.id.clone(), bound_ms(plan, window.wait)));
+        }
+    }
+    why.map(|why| Cut { why, bounds })
 }
 
 #[cfg(test)]

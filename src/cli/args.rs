@@ -506,6 +506,23 @@ pub(super) enum InspectCommand {
         #[command(flatten)]
         output: Json,
     },
+    /// Two reads of /proc around a window, as an audit's `cpu.txt` keeps them: the app's CPU
+    /// load, as a share of every core and of one core, and the window on the device's clock.
+    Cpu {
+        /// The reads (`cat /proc/uptime /proc/<pid>/stat /proc/stat; sleep S; echo
+        /// __DWPIPE_CPU_AGAIN; cat …`).
+        file: PathBuf,
+        #[command(flatten)]
+        output: Json,
+    },
+    /// The device's state as an audit keeps it (`state-before.txt`, `state-after.txt`): every
+    /// reading, and why one was not read.
+    State {
+        /// The state file.
+        file: PathBuf,
+        #[command(flatten)]
+        output: Json,
+    },
     /// A screenshot (PNG, or JPEG with a warning): the WCAG contrast inside a box.
     Screenshot {
         /// The screenshot.
@@ -900,7 +917,8 @@ pub(super) enum DumpKind {
     Power,
     /// `-s ThermalService -a -t`: each thermal zone's temperature.
     Thermal,
-    /// `--cpuusage <pid>`: the process's CPU load.
+    /// `--cpuusage <pid>`: the process's CPU load, as hiview's last 10-second sample has it
+    /// (since 4.1; an audit reads /proc twice instead: `dwpipe inspect cpu`).
     Cpu,
 }
 

@@ -21,6 +21,8 @@ impl Run for InspectCommand {
             | InspectCommand::Layout { output, .. }
             | InspectCommand::Hidumper { output, .. }
             | InspectCommand::Smartperf { output, .. }
+            | InspectCommand::Cpu { output, .. }
+            | InspectCommand::State { output, .. }
             | InspectCommand::Screenshot { output, .. }
             | InspectCommand::Hypium { output, .. } => output.json,
         }
@@ -35,6 +37,8 @@ impl Run for InspectCommand {
             } => layout(&file, vpr, bundle.as_deref(), json),
             InspectCommand::Hidumper { file, kind, .. } => hidumper_dump(&file, kind, json),
             InspectCommand::Smartperf { file, kind, .. } => smartperf(&file, kind, json),
+            InspectCommand::Cpu { file, .. } => proc_cpu(&file, json),
+            InspectCommand::State { file, .. } => state(&file, json),
             InspectCommand::Screenshot { file, bounds, .. } => screenshot(&file, &bounds, json),
             InspectCommand::Hypium { file, .. } => hypium_output(&file, json),
         }
@@ -157,6 +161,44 @@ fn invalid(file: &Path, message: impl std::fmt::Display, fix: &str) -> Error {
     )
     .fix(fix)
     .into()
+}
+
+/// `inspect cpu FILE`: the load over the window two reads of /proc hold.
+fn proc_cpu(file: &Path, json: bool) -> Result<i32, Error> {
+    let bytes = read(file, "two reads of /proc")?;
+    let text = String::from_utf8_lossy(&bytes).replace('\r', "");
+    let cpu = crate::probe::proc_cpu::proc_cpu(&text).map_err(|e| {
+        invalid(
+            file,
+            e,
+            "pass an audit's cpu.txt: /proc/uptime, /proc/<pid>/stat and /proc/stat read twice, apart by __DWPIPE_CPU_AGAIN",
+        )
+    })?;
+    if json {
+        print::json(&cpu);
+    } else {
+        print::out(&format!("{}:\ncpu: {}", file.display(), cpu.evidence()));
+    }
+    Ok(exit_code::OK)
+}
+
+/// `inspect state FILE`: every reading of the device's state, and why one was not.
+fn state(file: &Path, json: bool) -> Result<i32, Error> {
+    let bytes = read(file, "a device state file")?;
+    let text = String::from_utf8_lossy(&bytes).replace('\r', "");
+    let state = crate::audit::parse_state(&text);
+    if json {
+        print::json(&state);
+    } else {
+        print::out(&format!("{}:\nstate: {}", file.display(), state.summary()));
+        for why in &state.unread {
+            print::out(&format!(
+                "  not read: {}",
+                crate::text::one_line(why, crate::text::LINE)
+            ));
+        }
+    }
+    Ok(exit_code::OK)
 }
 
 /// `inspect layout FILE [--vpr X] [--bundle B]`.
@@ -346,15 +388,23 @@ fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> 
         }
         DumpKind::Battery => {
             let battery = hidumper::battery(&text).map_err(bad)?;
-            let human = vec![format!(
-                "battery: {}%, {}, plugged {}, {}",
-                battery.capacity_percent,
-                battery.charging,
-                battery.plugged,
+            let mut human = vec![format!(
+                "battery: {}, {}, plugged {}, {}",
+                battery
+                    .capacity_percent
+                    .map_or_else(|| "charge unknown".to_owned(), |p| format!("{p}%")),
+                shown(battery.charging),
+                shown(battery.plugged),
                 battery
                     .temperature_c
                     .map_or_else(|| "temperature unknown".to_owned(), |t| format!("{t} °C"))
             )];
+            human.extend(
+                battery
+                    .unknown
+                    .iter()
+                    .map(|why| format!("  unknown: {why}")),
+            );
             (serde_json::json!(battery), human)
         }
         DumpKind::Power => {
@@ -370,15 +420,35 @@ fn hidumper_dump(file: &Path, kind: DumpKind, json: bool) -> Result<i32, Error> 
         }
         DumpKind::Cpu => {
             let usage = hidumper::cpu_usage(&text).map_err(bad)?;
-            let human = vec![format!("cpu: {}", usage.evidence)];
+            let human = vec![
+                format!("cpu: {}", usage.evidence),
+                "  (hiview's last 10-second sample since 4.1, not a window of this call's: an audit reads /proc twice instead — `dwpipe inspect cpu`)".to_owned(),
+            ];
             (serde_json::json!(usage), human)
         }
         DumpKind::Thermal => {
             let zones = hidumper::thermal_zones(&text).map_err(bad)?;
-            let human = zones
+            let mut human: Vec<String> = zones
                 .iter()
                 .map(|z| format!("  {:<24} {}", z.zone, z.temperature))
                 .collect();
+            human.push(
+                "  (ThermalService's last report: up to its driver's polling interval old)"
+                    .to_owned(),
+            );
+            match crate::probe::sysfs::zones(&text) {
+                Ok(live) => {
+                    human.push("read live from sysfs:".to_owned());
+                    human.extend(
+                        live.iter()
+                            .map(|z| format!("  {:<24} {} ({})", z.zone, z.temperature, z.node)),
+                    );
+                }
+                Err(why) if text.contains(crate::probe::sysfs::MARKER) => {
+                    human.push(format!("sysfs: not read: {why}"));
+                }
+                Err(_) => {}
+            }
             (serde_json::json!(zones), human)
         }
     };

@@ -4,7 +4,7 @@
 use crate::assertion::{Assertion, Decimal, Expectation, common_scale};
 
 use super::probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgError, ProbeArgs};
-use super::probe::{ResponseMetric, Side};
+use super::probe::{CpuShare, ResponseMetric, Side};
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -104,19 +104,29 @@ pub const CATALOG: &[ProbeKind] = &[
     },
     ProbeKind {
         id: "perf.cpu",
-        method: "`hidumper --cpuusage <pid>`: the app process's Total Usage, in the foreground once its window shows",
-        args: &[RUNS, AGGREGATE, TOLERANCE],
+        method: "the app process's CPU time over a 2 s window once its window shows, from two reads of /proc: a share of every core (`metric: one-core`: of one core)",
+        args: &[
+            arg("metric", false, ArgKind::Word(CpuShare::WORDS)),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
         units: &[(None, Some("%"))],
     },
     ProbeKind {
         id: "perf.cpu-background",
-        method: "`hidumper --cpuusage <pid>`: the app process's Total Usage 3 min after Home sent it to the background (AppAnalyzer's rule 0420)",
-        args: &[RUNS, AGGREGATE, TOLERANCE],
+        method: "the app process's CPU time over a 2 s window 3 min after Home sent it to the background (AppAnalyzer's rule 0420), from two reads of /proc: a share of every core (`metric: one-core`: of one core)",
+        args: &[
+            arg("metric", false, ArgKind::Word(CpuShare::WORDS)),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
         units: &[(None, Some("%"))],
     },
     ProbeKind {
         id: "perf.gpu",
-        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -g` on the app's first screen: the mean `gpuLoad` of its samples",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -g` on the app's first screen: the mean `gpuLoad` of its samples (the whole system's use of the GPU)",
         args: &[RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("%"))],
     },
@@ -128,13 +138,13 @@ pub const CATALOG: &[ProbeKind] = &[
     },
     ProbeKind {
         id: "perf.power",
-        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -p` on the app's first screen: the battery's mean |current| × voltage, in mW",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -p` on the app's first screen: the mean power drawn from the battery (−current × voltage, µA and µV), in mW; a phone charging, or plugged in without `charging: off` required, is no reading",
         args: &[RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("mW"))],
     },
     ProbeKind {
         id: "perf.temperature",
-        method: "`hidumper -s ThermalService -a -t` after 30 s on the app's first screen: the hottest thermal zone, in °C",
+        method: "after 30 s on the app's first screen: the hottest thermal zone, in °C, read live from sysfs (or from ThermalService's report when it changed during the visit)",
         args: &[RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("°C"))],
     },

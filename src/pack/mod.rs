@@ -28,7 +28,9 @@ pub use lock::{Frozen, freeze, load_lock};
 pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 pub use probe::ProbeArgError;
-pub use probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgs, ResponseMetric, Side};
+pub use probe::{
+    Aggregate, Axis, CpuShare, Edge, FrameMetric, FramesVia, ProbeArgs, ResponseMetric, Side,
+};
 pub(crate) use probes_doc::{ProbeRef, probes};
 pub(crate) use regression::Floor;
 pub use regression::RegressionDoc;

@@ -51,6 +51,18 @@ words! {
 }
 
 words! {
+    /// Which share of the CPU `perf.cpu` and `perf.cpu-background` read: of every core (at
+    /// most 100 %, as hidumper, hiview and AppAnalyzer state a load), or of one core (a load
+    /// that keeps two cores busy is 200 %).
+    pub enum CpuShare {
+        /// The share of every online core; the default.
+        AllCores = "all-cores",
+        /// The share of one core: the all-cores share times the online cores.
+        OneCore = "one-core",
+    }
+}
+
+words! {
     /// Where `perf.frames` reads the frames it measures.
     pub enum FramesVia {
         /// Present fences in a hitrace trace; the default.
@@ -139,6 +151,8 @@ pub struct ProbeArgs {
     pub(crate) metric: FrameMetric,
     /// Which response number (`perf.response` only).
     pub(crate) response: ResponseMetric,
+    /// Which share of the CPU (`perf.cpu`, `perf.cpu-background` only).
+    pub(crate) cpu: CpuShare,
     /// Where frames are read (`perf.frames` only).
     pub(crate) via: FramesVia,
     /// The flow the probe measures after.
@@ -191,6 +205,12 @@ impl ProbeArgs {
                 None
             }
             .unwrap_or(ResponseMetric::Response),
+            cpu: if probe.starts_with("perf.cpu") {
+                word(probe, "metric", &doc.metric, CpuShare::parse)?
+            } else {
+                None
+            }
+            .unwrap_or(CpuShare::AllCores),
             via: word(probe, "via", &doc.via, FramesVia::parse)?.unwrap_or(FramesVia::Hitrace),
             flow: doc.flow.clone(),
             step: None,

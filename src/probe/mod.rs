@@ -7,8 +7,10 @@ pub mod hidumper;
 pub mod hitrace;
 pub mod hypium;
 pub mod layout;
+pub mod proc_cpu;
 pub mod screenshot;
 pub mod sp_daemon;
+pub mod sysfs;
 
 use crate::words::words;
 
@@ -21,7 +23,7 @@ words! {
         Frames = "frames",
         /// The Total PSS row of `hidumper --mem`.
         Memory = "memory",
-        /// The app process's row of `hidumper --cpuusage <pid>`.
+        /// The app process's CPU over a window, from two reads of `/proc`.
         Cpu = "cpu",
         /// SmartPerf's GPU load.
         GpuLoad = "gpu-load",
@@ -61,18 +63,21 @@ impl Extractor {
     /// hidden node is "not visible"); touch targets are measured by their own size; labels
     /// are read as a screen reader reads them; contrast is measured in the visible rect; the
     /// memory table is read by its header; a missing launch names the missing markers; hypium
-    /// criteria are judged by their suite's cases, and an abnormal run is no result.
+    /// criteria are judged by their suite's cases, and an abnormal run is no result. The
+    /// resource readers: the CPU from two reads of `/proc` around a window (no longer
+    /// hidumper's row); every SmartPerf sample or none, zeros of a missing GPU node no
+    /// reading, the power in the kernel's µA and µV with its sign and the battery's state at
+    /// the visit; the hottest zone from sysfs, or from a ThermalService report that changed
+    /// during the visit.
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames
-            | Extractor::Response
-            | Extractor::Text
-            | Extractor::Cpu
+            Extractor::Frames | Extractor::Response | Extractor::Text => 1,
+            Extractor::Cpu
             | Extractor::GpuLoad
             | Extractor::GpuFrequency
             | Extractor::Power
-            | Extractor::Temperature => 1,
-            Extractor::Hypium
+            | Extractor::Temperature
+            | Extractor::Hypium
             | Extractor::ColdStart
             | Extractor::Memory
             | Extractor::LayoutGap
@@ -93,13 +98,17 @@ words! {
         Trace = "trace.ftrace",
         /// `hidumper --mem <pid>`.
         Memory = "mem.txt",
-        /// `hidumper --cpuusage <pid>`.
+        /// `/proc/uptime`, `/proc/<pid>/stat` and `/proc/stat`, read twice around a window.
         Cpu = "cpu.txt",
         /// `SP_daemon … -g`.
         Gpu = "gpu.txt",
         /// `SP_daemon … -p`.
         Power = "power.txt",
-        /// `hidumper -s ThermalService -a -t`.
+        /// `hidumper -s BatteryService -a -i`, just before the power is sampled.
+        Battery = "battery.txt",
+        /// `hidumper -s ThermalService -a -t` as the visit begins.
+        ThermalStart = "thermal-start.txt",
+        /// `hidumper -s ThermalService -a -t` and every sysfs thermal zone, at the visit's end.
         Thermal = "thermal.txt",
         /// `uitest dumpLayout`.
         Layout = "layout.json",

@@ -497,8 +497,26 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
         "{third}"
     );
     assert!(
-        third.contains("cut short (P-01: no whole launch of the app in the trace"),
+        third.contains("cut short (P-01: no whole launch of the app in the trace")
+            && third.contains("at least: P-01 1000 ms"),
         "{third}"
+    );
+    // What the cut visit proved stands beside what the visit made again read.
+    let detail = |id: &str| -> String {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["criterionId"] == id)
+            .unwrap()["measurements"][0]["runs"][2]["detail"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        detail("P-01").contains("its first visit, cut short, proved at least 1000 ms"),
+        "{}",
+        detail("P-01")
     );
     let flow = window(3, "flow-open-note").unwrap();
     assert!(

@@ -397,6 +397,19 @@ fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
     );
 }
 
+/// The recorded reply of the cpu sessions' two reads of /proc (as device-fixtures/generate.py
+/// writes it, JSON-quoted as the transcript keeps it): the app at `percent` of all 8 cores
+/// over 2.5 s.
+fn cpu_reply(percent: f64) -> String {
+    serde_json::to_string(&dwpipe::probe::proc_cpu::render(
+        5000,
+        "com.example.not",
+        (percent, 8),
+        (120.0, 2.5),
+    ))
+    .unwrap()
+}
+
 #[test]
 fn the_app_cpu_load_in_the_foreground_and_the_background() {
     let dir = crate::support::frozen_fixture("packs/cpu.yaml");
@@ -411,11 +424,9 @@ fn the_app_cpu_load_in_the_foreground_and_the_background() {
     let capture = dir.path().join("busy");
     copy_tree(&repo("device-fixtures/notes-cpu"), &capture);
     let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
-    fs::write(
-        capture.join("transcript.yaml"),
-        transcript.replace("       0.80%", "       7.50%"),
-    )
-    .unwrap();
+    let busy = transcript.replace(&cpu_reply(0.8), &cpu_reply(7.5));
+    assert_ne!(busy, transcript);
+    fs::write(capture.join("transcript.yaml"), busy).unwrap();
     let (code, _, _) = crate::support::replay_audit_into(dir.path(), &capture, "busy-out", &[]);
     assert_eq!(code, 1);
     let busy: serde_json::Value =
@@ -430,11 +441,12 @@ fn the_app_cpu_load_in_the_foreground_and_the_background() {
     let kept = dir
         .path()
         .join("out/evidence/FMR0223C13000649/1/cpu-background/cpu.txt");
-    let (code, stdout, stderr) =
-        crate::support::inspect(&["hidumper", "--kind", "cpu", kept.to_str().unwrap()]);
+    let (code, stdout, stderr) = crate::support::inspect(&["cpu", kept.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("com.example.notes (pid 5000): 0.80% total"),
+        stdout.contains(
+            "com.example.not (pid 5000): 16 of 2000 ticks of 8 online cores over 2.500 s"
+        ),
         "{stdout}"
     );
 }
@@ -581,9 +593,9 @@ fn a_failed_should_criterion_does_not_turn_a_passing_gates_junit_red() {
     copy_tree(&repo("device-fixtures/notes-cpu"), &capture);
     let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
     let busy = transcript
-        .replace("      12.00%", "      32.00%")
-        .replace("      14.00%", "      34.00%")
-        .replace("      13.00%", "      33.00%");
+        .replace(&cpu_reply(12.0), &cpu_reply(32.0))
+        .replace(&cpu_reply(14.0), &cpu_reply(34.0))
+        .replace(&cpu_reply(13.0), &cpu_reply(33.0));
     assert_ne!(busy, transcript);
     fs::write(capture.join("transcript.yaml"), busy).unwrap();
     let (code, stdout, stderr) = replay_audit(dir.path(), &capture);

@@ -214,7 +214,7 @@ mod real_captures {
                 battery.plugged,
                 battery.temperature_c
             ),
-            (100, "full", "ac", Some(28.0))
+            (Some(100), Some("full"), Some("ac"), Some(28.0))
         );
         for file in [
             "hidumper/awesomehdc_powermanagerservice_s.txt",

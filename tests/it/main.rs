@@ -28,6 +28,7 @@ mod install;
 mod lab;
 mod lease;
 mod preflight;
+mod readings;
 mod readme;
 mod records;
 mod reports;

@@ -4,6 +4,7 @@
 //! figures.
 
 mod frames;
+mod resources;
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -13,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
-use crate::pack::{FramesVia, ProbeArgs, ResponseMetric, Selector};
+use crate::pack::{CpuShare, FramesVia, ProbeArgs, ResponseMetric, Selector};
 
 /// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
 const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
@@ -26,8 +27,8 @@ use super::evidence::{FLOW_RECORD, FlowRecord, StepFile, step_file};
 use crate::probe::hypium::{self, HypiumError};
 use crate::probe::layout::{Layout, LayoutError, to_vp};
 use crate::probe::screenshot::{Image, ScreenshotError, contrast};
-use crate::probe::sp_daemon;
 use crate::probe::{Evidence, Extractor};
+use crate::probe::{proc_cpu, sp_daemon};
 use frames::{frame_reading, present_times};
 
 /// A reading's value.
@@ -129,6 +130,12 @@ pub enum ExtractError {
     /// SmartPerf's output holds no reading.
     #[error(transparent)]
     SmartPerf(#[from] sp_daemon::SpError),
+    /// The two reads of `/proc` hold no load.
+    #[error(transparent)]
+    ProcCpu(#[from] proc_cpu::ProcCpuError),
+    /// What was read is not the reading of this visit: why.
+    #[error("{0}")]
+    Unmeasured(String),
 }
 
 /// A trace, analysed: the report and every frame interval (for the report's chart).
@@ -388,13 +395,17 @@ pub fn extract(
             number(total.pss_kb as f64, total.evidence)
         }
         Extractor::Cpu => {
-            let usage = hidumper::cpu_usage(&evidence.text(Evidence::Cpu)?)?;
-            number(usage.total_percent, usage.evidence)
+            let cpu = proc_cpu::proc_cpu(&evidence.text(Evidence::Cpu)?)?;
+            let value = match probe.cpu {
+                CpuShare::AllCores => cpu.all_cores_percent,
+                CpuShare::OneCore => (cpu.one_core_percent() * 100.0).round() / 100.0,
+            };
+            number(value, cpu.evidence())
         }
         Extractor::GpuLoad | Extractor::GpuFrequency => {
             let gpu = sp_daemon::gpu(&evidence.text(Evidence::Gpu)?)?;
             let detail = format!(
-                "SmartPerf, {} sample(s): GPU load {}% at {} MHz",
+                "SmartPerf, {} sample(s): the system's GPU load {}% (every app's, not this one's alone) at {} MHz (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",
                 gpu.samples, gpu.load_percent, gpu.frequency_mhz
             );
             if extractor == Extractor::GpuLoad {
@@ -404,34 +415,25 @@ pub fn extract(
             }
         }
         Extractor::Power => {
+            let battery = hidumper::battery(&evidence.text(Evidence::Battery)?)?;
+            resources::drawing_from_battery(&battery, evidence.context.charging_off)?;
             let power = sp_daemon::power(&evidence.text(Evidence::Power)?)?;
             let detail = format!(
-                "SmartPerf, {} sample(s): {} mA at {} V",
-                power.samples, power.current_ma, power.voltage_v
+                "SmartPerf, {} sample(s): {} mA drawn from the battery at {} V; the battery {} ({} plugged) as the visit began (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",
+                power.samples,
+                power.current_ma,
+                power.voltage_v,
+                battery.charging.unwrap_or("unknown"),
+                battery.plugged.unwrap_or("unknown")
             );
             number(power.milliwatts, detail)
         }
         Extractor::Temperature => {
-            let zones = hidumper::thermal_zones(&evidence.text(Evidence::Thermal)?)?;
-            let hottest = zones
-                .iter()
-                .max_by_key(|z| z.temperature)
-                .expect("thermal_zones returns at least one zone");
-            // Zones print m°C (a phone is never at 1000 °C); a small value is in °C already.
-            let celsius = if hottest.temperature.abs() >= 1000 {
-                hottest.temperature as f64 / 1000.0
-            } else {
-                hottest.temperature as f64
-            };
-            number(
-                celsius,
-                format!(
-                    "hottest of {} zone(s): {} at {}",
-                    zones.len(),
-                    hottest.zone,
-                    hottest.temperature
-                ),
-            )
+            let (hottest, detail) = resources::hottest_zone(
+                &evidence.text(Evidence::ThermalStart)?,
+                &evidence.text(Evidence::Thermal)?,
+            )?;
+            number(hottest, detail)
         }
         Extractor::Hypium => {
             let report = hypium::parse(&evidence.text(Evidence::TestOutput)?)?;

@@ -14,17 +14,22 @@ use serde::Serialize;
 
 use super::{DumpError, re, require_block};
 
-/// The battery, as BatteryService prints it.
+/// The battery, as BatteryService prints it (`battery_dump.cpp`: one `key: %d` a line, the
+/// same on every release). What it prints when it could not read a value is no value: its
+/// fields start at `capacity: 0` and `temperature: -1` (`INVALID_BATT_INT_VALUE`), and
+/// `present: 0` is a board with no battery. Each is unknown, with why in `unknown`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Battery {
-    /// `capacity`: the charge, in percent.
-    pub capacity_percent: u32,
+    /// `capacity`: the charge, in percent (never 0: a phone at 0 % is off).
+    pub capacity_percent: Option<u32>,
     /// `chargingStatus`, by `BatteryChargeState`.
-    pub charging: &'static str,
+    pub charging: Option<&'static str>,
     /// `pluggedType`, by `BatteryPluggedType`.
-    pub plugged: &'static str,
+    pub plugged: Option<&'static str>,
     /// `temperature`, printed in tenths of a degree Celsius, in °C.
     pub temperature_c: Option<f64>,
+    /// Each value that is unknown, and why.
+    pub unknown: Vec<String>,
 }
 
 /// The power state, as PowerManagerService prints it.
@@ -58,8 +63,10 @@ static BRIGHTNESS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^Display Id=\d+ State=\d+ Discount=[0-9.]+ Brightness=(\d+)"));
 static AUTO_BRIGHTNESS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^Auto Adjust Brightness: (ON|OFF)"));
+/// ` * screenLocked \t\t<true|false>\t\t<user id>` (5.1 and later, one line a user), or
+/// `… <true|false>\t\twhether there is lock screen status` (3.2 to 5.0.3: no user).
 static SCREEN_LOCKED: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)^\s*\*\s*screenLocked\s+(true|false)\s+(\d+)"));
+    LazyLock::new(|| re(r"(?m)^\s*\*\s*screenLocked\s+(true|false)(?:\s|$)"));
 
 /// Reads `hidumper -s 3308 -a -a` (DisplayPowerManagerService).
 pub fn brightness(dump: &str) -> Result<Brightness, DumpError> {
@@ -76,7 +83,9 @@ pub fn brightness(dump: &str) -> Result<Brightness, DumpError> {
     })
 }
 
-/// Reads `hidumper -s 3704 -a -all` (ScreenlockService): whether any user's screen is locked.
+/// Reads `hidumper -s 3704 -a -all` (ScreenlockService): whether any user's screen is locked
+/// (`theme_screenlock_mgr`'s `RegisterDumpCommand`: one line on 3.2–5.0.3, one a user since
+/// 5.1).
 pub fn screen_locked(dump: &str) -> Result<bool, DumpError> {
     if let Some(error) = super::HIDUMPER_ERROR.captures(dump) {
         return Err(DumpError::Hidumper(error[1].trim().to_owned()));
@@ -105,32 +114,84 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
             .find(|c| &c[1] == name)
             .and_then(|c| c[2].parse().ok())
     };
-    let capacity = field("capacity")
-        .and_then(|c| u32::try_from(c).ok())
-        .filter(|c| *c <= 100)
-        .ok_or_else(|| DumpError::Empty("no `capacity:` between 0 and 100".to_owned()))?;
+    let mut unknown = Vec::new();
+    if field("present") == Some(0) {
+        return Ok(Battery {
+            capacity_percent: None,
+            charging: None,
+            plugged: None,
+            temperature_c: None,
+            unknown: vec!["`present: 0`: the device has no battery".to_owned()],
+        });
+    }
+    let capacity = match field("capacity") {
+        Some(0) => {
+            unknown.push("`capacity: 0`: what BatteryService prints when it cannot read the charge (a phone at 0 % is off)".to_owned());
+            None
+        }
+        Some(c) if (1..=100).contains(&c) => u32::try_from(c).ok(),
+        Some(c) => {
+            unknown.push(format!("`capacity: {c}` is not a charge in percent"));
+            None
+        }
+        None => {
+            unknown.push("no `capacity:` line".to_owned());
+            None
+        }
+    };
     // battery_info.h: BatteryChargeState and BatteryPluggedType.
     let charging = match field("chargingStatus") {
-        Some(0) => "discharging",
-        Some(1) => "charging",
-        Some(2) => "not-charging",
-        Some(3) => "full",
-        _ => "unknown",
+        Some(0) => Some("discharging"),
+        Some(1) => Some("charging"),
+        Some(2) => Some("not-charging"),
+        Some(3) => Some("full"),
+        other => {
+            unknown.push(match other {
+                Some(code) => format!("`chargingStatus: {code}` names no charging state"),
+                None => "no `chargingStatus:` line".to_owned(),
+            });
+            None
+        }
     };
     let plugged = match field("pluggedType") {
-        Some(0) => "none",
-        Some(1) => "ac",
-        Some(2) => "usb",
-        Some(3) => "wireless",
-        _ => "unknown",
+        Some(0) => Some("none"),
+        Some(1) => Some("ac"),
+        Some(2) => Some("usb"),
+        Some(3) => Some("wireless"),
+        other => {
+            unknown.push(match other {
+                Some(code) => format!("`pluggedType: {code}` names no plug"),
+                None => "no `pluggedType:` line".to_owned(),
+            });
+            None
+        }
+    };
+    let temperature_c = match field("temperature") {
+        Some(-1) => {
+            unknown.push(
+                "`temperature: -1`: INVALID, what BatteryService prints when it cannot read it"
+                    .to_owned(),
+            );
+            None
+        }
+        Some(t) if (-400..=1500).contains(&t) => Some(t as f64 / 10.0),
+        Some(t) => {
+            unknown.push(format!(
+                "`temperature: {t}` is not a battery's, in tenths of °C"
+            ));
+            None
+        }
+        None => {
+            unknown.push("no `temperature:` line".to_owned());
+            None
+        }
     };
     Ok(Battery {
         capacity_percent: capacity,
         charging,
         plugged,
-        temperature_c: field("temperature")
-            .filter(|t| (-400..=1500).contains(t))
-            .map(|t| t as f64 / 10.0),
+        temperature_c,
+        unknown,
     })
 }
 
@@ -211,18 +272,64 @@ mod tests {
         assert_eq!(
             battery(&dump).unwrap(),
             Battery {
-                capacity_percent: 15,
-                charging: "charging",
-                plugged: "usb",
+                capacity_percent: Some(15),
+                charging: Some("charging"),
+                plugged: Some("usb"),
                 temperature_c: Some(41.2),
+                unknown: Vec::new(),
             }
         );
         let unplugged = dump
             .replace("chargingStatus: 1", "chargingStatus: 0")
             .replace("pluggedType: 2", "pluggedType: 0");
         let read = battery(&unplugged).unwrap();
-        assert_eq!((read.charging, read.plugged), ("discharging", "none"));
-        assert!(battery(&block("BatteryService", "capacity: 140\n")).is_err());
+        assert_eq!(
+            (read.charging, read.plugged),
+            (Some("discharging"), Some("none"))
+        );
+        // What battery_dump.cpp prints when the service could not read a value is no value:
+        // `capacity: 0`, `temperature: -1` (INVALID), a state code no enum names; a board with
+        // no battery says `present: 0`.
+        for (from, to, said) in [
+            ("capacity: 15", "capacity: 0", "`capacity: 0`"),
+            ("capacity: 15", "capacity: 140", "`capacity: 140`"),
+            (
+                "temperature: 412",
+                "temperature: -1",
+                "`temperature: -1`: INVALID",
+            ),
+            (
+                "chargingStatus: 1",
+                "chargingStatus: 4",
+                "`chargingStatus: 4`",
+            ),
+            ("pluggedType: 2", "pluggedType: 7", "`pluggedType: 7`"),
+        ] {
+            let read = battery(&dump.replace(from, to)).unwrap();
+            assert!(
+                read.unknown.iter().any(|why| why.contains(said)),
+                "{to}: {:?}",
+                read.unknown
+            );
+        }
+        assert_eq!(
+            battery(&dump.replace("capacity: 15", "capacity: 0"))
+                .unwrap()
+                .capacity_percent,
+            None
+        );
+        assert_eq!(
+            battery(&dump.replace("temperature: 412", "temperature: -1"))
+                .unwrap()
+                .temperature_c,
+            None
+        );
+        let none = battery(&dump.replace("present: 1", "present: 0")).unwrap();
+        assert_eq!(
+            (none.capacity_percent, none.charging, none.temperature_c),
+            (None, None, None)
+        );
+        assert!(none.unknown[0].contains("no battery"));
         assert!(matches!(
             battery("hidumper: No such ability\n"),
             Err(DumpError::Hidumper(_))
@@ -293,5 +400,14 @@ mod tests {
         assert!(!screen_locked(&lock("false")).unwrap());
         assert!(screen_locked(&lock("true")).unwrap());
         assert!(screen_locked("").is_err());
+        // 3.2 to 5.0.3 (`screenlock_system_ability.cpp` RegisterDumpCommand): no user id, a
+        // description after the value.
+        let before_5_1 = |state: &str| {
+            format!(
+                " * deviceLocked  \t\t{state}\t\twhether there is device locked\n * screenLocked  \t\t{state}\t\twhether there is lock screen status\n"
+            )
+        };
+        assert!(!screen_locked(&before_5_1("false")).unwrap());
+        assert!(screen_locked(&before_5_1("true")).unwrap());
     }
 }
