@@ -314,13 +314,23 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
             ),
             source.fix(),
         ),
-        Err(e) => Check::missing(
-            what,
-            "the target",
-            "E_PREFLIGHT_DEVICE",
-            crate::diagnostic::chain(&e),
-            "check `dwpipe devices` (is it connected and authorized?), or pass --replay CAPTURE",
-        ),
+        // What hdc said of the server or the device is its own error, with its own fix.
+        Err(e) => match e.fix() {
+            Some(fix) => Check::missing(
+                what,
+                "the target",
+                e.code(),
+                crate::diagnostic::chain(&e),
+                fix,
+            ),
+            None => Check::missing(
+                what,
+                "the target",
+                "E_PREFLIGHT_DEVICE",
+                crate::diagnostic::chain(&e),
+                "check `dwpipe devices` (is it connected and authorized?), or pass --replay CAPTURE",
+            ),
+        },
     })
 }
 

@@ -36,9 +36,10 @@ pub(super) struct DeviceClient {
     /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH).
     #[arg(long = "hdc", value_name = "PATH", help_heading = "hdc")]
     pub(super) hdc: Option<PathBuf>,
-    /// Host-side limit for every hdc call. Without it each kind of call has its own: 15s to
-    /// list servers and read a device's identity, 120s for a playbook's shell command, 180s
-    /// for a file transfer, 300s for an install.
+    /// Host-side limit for every hdc call. Without it each kind of call has its own: 25s to
+    /// list servers and read a device's identity (hdc itself tries its server for 12 to 17s),
+    /// 120s for a playbook's shell command, 180s for a file transfer, 300s for an install. A
+    /// call that runs out of time where nothing accepts a connection is an unreachable server.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "hdc")]
     pub(super) call_timeout: Option<Duration>,
     /// How long to wait for a device another job holds (its lease: taken before the first

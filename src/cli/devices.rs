@@ -71,7 +71,12 @@ fn table(reports: &[ServerReport]) -> String {
             row
         };
         if let Some(error) = &report.error {
-            rows.push(server(format!("unreachable: {error}")));
+            let what = if report.not_hdc {
+                "not an hdc server"
+            } else {
+                "unreachable"
+            };
+            rows.push(server(format!("{what}: {error}")));
         } else if report.devices.is_empty() {
             rows.push(server("no devices".into()));
         }

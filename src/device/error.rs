@@ -43,11 +43,33 @@ pub enum DeviceError {
         /// When and why.
         why: String,
     },
-    /// The hdc client could not reach its server (`Connect server failed`).
-    #[error("hdc server {server} is unreachable (Connect server failed)")]
+    /// The hdc client could not reach its server.
+    #[error("hdc server {server} is unreachable ({why})")]
     ServerUnreachable {
         /// `local` or `HOST:PORT`.
         server: String,
+        /// What showed it: hdc's `Connect server failed`, or a call that ran out of time
+        /// against an address where nothing accepts a connection.
+        why: String,
+    },
+    /// Something answered at the server's address, but not as an hdc server this client can
+    /// talk to: the client printed only its own log.
+    #[error(
+        "hdc server {server} does not speak hdc to this client (the client said: {said}); is another program on that port, or a server of another hdc release? Stop it (`hdc -s {server} kill`) and start the server again"
+    )]
+    ServerBroken {
+        /// `local` or `HOST:PORT`.
+        server: String,
+        /// The words of the client's warnings.
+        said: String,
+    },
+    /// The device has not authorized this host (hdc's words and advice).
+    #[error("device {serial} has not authorized this host: {message}")]
+    Unauthorized {
+        /// The connect key.
+        serial: String,
+        /// hdc's words, with its advice.
+        message: String,
     },
     /// The device is unknown to the server or no longer connected.
     #[error("device {serial} not found or not connected: {message}")]
@@ -126,6 +148,8 @@ impl DeviceError {
         match self {
             DeviceError::HdcNotFound { .. } => "E_HDC_NOT_FOUND",
             DeviceError::ServerUnreachable { .. } => "E_HDC_SERVER_UNREACHABLE",
+            DeviceError::ServerBroken { .. } => "E_HDC_SERVER_BROKEN",
+            DeviceError::Unauthorized { .. } => "E_DEVICE_UNAUTHORIZED",
             DeviceError::Leased { .. } => "E_DEVICE_LEASED",
             DeviceError::Lease { .. } => "E_DEVICE_LEASE",
             DeviceError::LeaseLost { .. } => "E_LEASE_LOST",
@@ -140,6 +164,26 @@ impl DeviceError {
             DeviceError::Cancelled => "E_INTERRUPTED",
             DeviceError::Io { .. } => "E_DEVICE_IO",
         }
+    }
+
+    /// What to do when hdc said the server or the device cannot be used (`None` for the
+    /// other failures, whose fix depends on what was being done).
+    pub(crate) fn fix(&self) -> Option<&'static str> {
+        Some(match self {
+            DeviceError::ServerUnreachable { .. } => {
+                "start the hdc server (`hdc start` here; `hdc -s HOST:PORT -m` on the lab host), or fix --server"
+            }
+            DeviceError::ServerBroken { .. } => {
+                "point --server at an hdc server, or restart the one there with the hdc release this host runs"
+            }
+            DeviceError::Unauthorized { .. } => {
+                "do as hdc advises: confirm the host on the device (a dialog after `hdc kill`), then run again"
+            }
+            DeviceError::DeviceNotFound { .. } => {
+                "check `dwpipe devices`: is it listed, and Connected (an Offline device needs its cable or `hdc tconn` again)?"
+            }
+            _ => return None,
+        })
     }
 
     /// Whether the input (a capture, a value) is at fault rather than the environment.

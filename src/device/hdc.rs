@@ -124,7 +124,10 @@ impl fmt::Display for Server {
 /// Host-side time limits per kind of call.
 #[derive(Clone, Copy, Debug)]
 pub struct CallTimeouts {
-    /// `list targets`, other server queries, and reading a device's identity.
+    /// `list targets`, other server queries, and reading a device's identity. Above the time
+    /// hdc's client itself tries to reach its server (1200 ticks of 10 ms: 12.2 to 13.0 s
+    /// measured on 2 cores with 0 to 4 busy loops, 12.3 to 17.0 s in research/real-hdc.md),
+    /// so that its own `Connect server failed` is what is reported.
     pub query: Duration,
     /// `shell`: a playbook's commands (a test suite among them).
     pub shell: Duration,
@@ -139,7 +142,7 @@ pub struct CallTimeouts {
 impl Default for CallTimeouts {
     fn default() -> Self {
         CallTimeouts {
-            query: Duration::from_secs(15),
+            query: Duration::from_secs(25),
             shell: Duration::from_secs(120),
             transfer: Duration::from_secs(180),
             app: Duration::from_secs(300),
@@ -269,6 +272,18 @@ impl Hdc {
             },
         })?;
         match outcome.completion {
+            // hdc retries a server given by `-s` for 12 s or more before it says so: a call
+            // that ran out of time first, where nothing accepts a connection, met no server.
+            // (Without `-s` the client starts the local server itself.)
+            Completion::TimedOut if self.server.is_some() && !self.accepts_connections().await => {
+                return Err(DeviceError::ServerUnreachable {
+                    server: self.server_name(),
+                    why: format!(
+                        "nothing accepts a connection there; hdc was still trying after {}s",
+                        timeout.as_secs()
+                    ),
+                });
+            }
             Completion::TimedOut => {
                 return Err(DeviceError::Timeout {
                     command: spec.display(),
@@ -285,10 +300,38 @@ impl Hdc {
         })
     }
 
+    /// The `-s` server's address.
+    fn address(&self) -> Option<std::net::SocketAddr> {
+        let server = self.server.as_ref()?;
+        Some(std::net::SocketAddr::new(server.address, server.port))
+    }
+
+    /// Whether anything accepts a TCP connection at the server's address (within 2 s; off the
+    /// runtime's threads, which other devices' calls share).
+    async fn accepts_connections(&self) -> bool {
+        let Some(address) = self.address() else {
+            return true;
+        };
+        tokio::task::spawn_blocking(move || {
+            std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).is_ok()
+        })
+        .await
+        .unwrap_or(true)
+    }
+
     fn failure(&self, failure: HdcFailure, serial: &str) -> DeviceError {
         match failure {
             HdcFailure::ServerUnreachable => DeviceError::ServerUnreachable {
                 server: self.server_name(),
+                why: "Connect server failed".to_owned(),
+            },
+            HdcFailure::ServerBroken(said) => DeviceError::ServerBroken {
+                server: self.server_name(),
+                said,
+            },
+            HdcFailure::Unauthorized(message) => DeviceError::Unauthorized {
+                serial: serial.to_owned(),
+                message,
             },
             HdcFailure::DeviceNotFound(message) => DeviceError::DeviceNotFound {
                 serial: serial.to_owned(),
@@ -297,6 +340,23 @@ impl Hdc {
             HdcFailure::Fail { code, message } => DeviceError::HdcFailed { code, message },
         }
     }
+}
+
+/// How long a call is asked again while hdc says the device's channel is being established
+/// (`[E000004]`), and how often.
+const ESTABLISHING_WAIT: Duration = Duration::from_secs(10);
+const ESTABLISHING_RETRY: Duration = Duration::from_millis(500);
+
+/// Whether hdc refused a call because the device's channel is still being established
+/// (`[Fail][E000004]:The communication channel is being established. Please wait for several
+/// seconds and try again.`); the command did not run (a shell's status line never came:
+/// device output may hold any text).
+fn is_establishing(stdout: &str) -> bool {
+    split_sentinel(stdout).is_none()
+        && matches!(
+            hdc_failure(stdout, ""),
+            Some(HdcFailure::Fail { code: Some(code), .. }) if code == "E000004"
+        )
 }
 
 /// A device behind an hdc server.
@@ -329,12 +389,23 @@ impl HdcDevice {
         if let Some(lease) = &self.lease {
             lease.ensure(&self.hdc.cancel).await?;
         }
-        let raw = self
-            .hdc
-            .call(Some(self.serial.as_str()), args, timeout)
-            .await?;
-        self.spent.add(raw.duration);
-        Ok(raw)
+        let mut waited = Duration::ZERO;
+        loop {
+            let raw = self
+                .hdc
+                .call(Some(self.serial.as_str()), args, timeout)
+                .await?;
+            self.spent.add(raw.duration);
+            // A device hdc is still shaking hands with (just plugged in, just authorized)
+            // refuses the call before it runs: asked again a little later, as hdc advises.
+            if !is_establishing(&raw.stdout) || waited >= ESTABLISHING_WAIT {
+                return Ok(raw);
+            }
+            tokio::select! {
+                () = tokio::time::sleep(ESTABLISHING_RETRY) => waited += ESTABLISHING_RETRY,
+                () = self.hdc.cancel.cancelled() => return Err(DeviceError::Cancelled),
+            }
+        }
     }
 
     /// The error for a reply that lacks its success marker.
@@ -484,8 +555,12 @@ impl Device for HdcDevice {
 }
 
 fn app_outcome(device: &HdcDevice, raw: &Raw, operation: &'static str) -> Result<(), DeviceError> {
-    if let Some(failure @ (HdcFailure::ServerUnreachable | HdcFailure::DeviceNotFound(_))) =
-        hdc_failure(&raw.stdout, &raw.stderr)
+    if let Some(
+        failure @ (HdcFailure::ServerUnreachable
+        | HdcFailure::ServerBroken(_)
+        | HdcFailure::Unauthorized(_)
+        | HdcFailure::DeviceNotFound(_)),
+    ) = hdc_failure(&raw.stdout, &raw.stderr)
     {
         return Err(device.hdc.failure(failure, device.serial.as_str()));
     }

@@ -92,8 +92,7 @@ pub(crate) fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
     for section in sections.by_ref() {
         let (field, body) = section.split_once('\n').unwrap_or((section, ""));
         let value = body.trim();
-        // `param get` failures print `Get parameter "x" fail! errNum is:106!`.
-        let usable = !value.is_empty() && !value.contains("fail! errNum");
+        let usable = is_parameter_value(value);
         match field.trim() {
             "name" if usable => info.name = Some(value.to_owned()),
             "model" if usable => info.model = Some(value.to_owned()),
@@ -111,6 +110,22 @@ pub(crate) fn parse_identity(serial: &str, reply: &str) -> DeviceInfo {
         }
     }
     info
+}
+
+/// Whether `param get`'s reply is a value: one line, not its own failure (`Get parameter "x"
+/// fail! errNum is:106!`), nor the shell's (`/bin/sh: 1: param: not found`, toybox's
+/// `param: inaccessible or not found`, `Permission denied`), nor hdc's (`[Fail]…`).
+fn is_parameter_value(value: &str) -> bool {
+    static ERROR: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)fail! errNum|^\[Fail\]|(: )(not found|inaccessible or not found|permission denied|no such file or directory|command not found|cannot execute)\b",
+        )
+        .expect("static regex")
+    });
+    !value.is_empty()
+        && !value.contains('\n')
+        && !value.chars().any(char::is_control)
+        && !ERROR.is_match(value)
 }
 
 /// What a fake or replayed device answers to [`identity_command`].
@@ -260,6 +275,29 @@ mod tests {
             render_size("screen[0]: id=0, render resolution=1280x2800, physical"),
             Some([1280, 2800])
         );
+    }
+
+    /// What a shell, the tool or hdc print in a value's place is not the value: the real
+    /// hdcd's shell without `param` answered `/bin/sh: 1: param: not found`.
+    #[test]
+    fn an_error_in_a_values_place_is_no_value() {
+        for said in [
+            "/bin/sh: 1: param: not found",
+            "sh: param: not found",
+            "/system/bin/sh: param: inaccessible or not found",
+            "/bin/sh: 1: /system/bin/param: Permission denied",
+            "Get parameter \"const.product.model\" fail! errNum is:106!",
+            "[Fail][E001005] Device not found or connected",
+            "ALN-AL00\nALN-AL00",
+            "",
+        ] {
+            assert!(!is_parameter_value(said), "{said:?}");
+            let reply = format!("{MARKER}model\n{said}\n");
+            assert_eq!(parse_identity("x", &reply).model, None, "{said:?}");
+        }
+        for value in ["ALN-AL00", "HUAWEI Mate 60 Pro", "Not Found Phone X"] {
+            assert!(is_parameter_value(value), "{value}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Reading hdc's replies. hdc exits 0 whatever happens and device stderr arrives on stdout,
-//! so every reply is classified by its text: `[Fail]…` lines, `Connect server failed` on
-//! stderr, `[Empty]`, and dwpipe's own exit-status sentinel for shell commands.
+//! so every reply is classified by its text: `[Fail]…` lines with the lines of advice after
+//! them, `Connect server failed` on stderr, the client's own log lines (`[W][time] …`, on
+//! stdout), `[Empty]`, and dwpipe's own exit-status sentinel for shell commands.
 
 use std::sync::LazyLock;
 
@@ -10,7 +11,13 @@ use regex::Regex;
 pub const SENTINEL: &str = "__DWPIPE_RC=";
 
 static FAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\[Fail\](?:\[(E[0-9A-F]{6})\])?\s*(.*)$").expect("static regex")
+    Regex::new(r"(?m)^\[Fail\](?:\[(E[0-9A-F]{6})\])?[\s:]*(.*)$").expect("static regex")
+});
+/// A line of the client's own log (`PrintLogEx`): its level, its time (with or without
+/// milliseconds), then its words; printed on stdout when a channel fails.
+static CLIENT_LOG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[([DIWEFA])\]\[\d{4}-\d{2}-\d{2}[ T][0-9:.]+\](?:\[[^\]]*\])*\s?(.*)$")
+        .expect("static regex")
 });
 static TRANSFER_OK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^FileTransfer finish, Size:(\d+), File count = (\d+)").expect("static regex")
@@ -27,6 +34,12 @@ const CLIENT_REFUSALS: [&str; 2] = ["-s content IP incorrect", "Sizeo of of para
 pub enum HdcFailure {
     /// The client could not reach the hdc server.
     ServerUnreachable,
+    /// The client reached something that did not answer as an hdc server it can use (another
+    /// program on the port, a server of another release): it printed its own log lines, the
+    /// words of its warnings here, and nothing else.
+    ServerBroken(String),
+    /// The device did not authorize this host: hdc's words and its advice, on one line.
+    Unauthorized(String),
     /// The target is unknown to the server or not connected.
     DeviceNotFound(String),
     /// Any other `[Fail]` line.
@@ -60,19 +73,56 @@ pub fn hdc_failure(stdout: &str, stderr: &str) -> Option<HdcFailure> {
             message: format!("hdc refused its options: {refusal}"),
         });
     }
-    let captures = FAIL.captures(stdout)?;
+    let Some(captures) = FAIL.captures(stdout) else {
+        return client_log_only(stdout).map(HdcFailure::ServerBroken);
+    };
     let code = captures.get(1).map(|m| m.as_str().to_owned());
-    let message = captures[2].trim().to_owned();
-    let lower = message.to_lowercase();
+    let first = captures[2].trim();
+    let lower = first.to_lowercase();
+    // hdc's advice follows on lines of their own (an unauthorized device's three lines).
+    let after = &stdout[captures.get(0).map_or(0, |m| m.end())..];
+    let advice = after
+        .strip_prefix('\n')
+        .unwrap_or(after)
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.is_empty() && !line.starts_with('['))
+        .collect::<Vec<_>>();
+    let message = std::iter::once(first)
+        .chain(advice)
+        .collect::<Vec<_>>()
+        .join(" ");
+    // The code stays in the words: it is what hdc's documentation is searched by.
+    let coded = match &code {
+        Some(code) => format!("[{code}] {message}"),
+        None => message.clone(),
+    };
+    if code.as_deref() == Some("E000003") || lower.contains("unauthorized") {
+        return Some(HdcFailure::Unauthorized(coded));
+    }
     if code.as_deref() == Some("E001005")
         || lower.contains("device not found")
         || lower.contains("not match target")
         || lower.contains("need connect-key")
         || lower.contains("no any connected target")
     {
-        return Some(HdcFailure::DeviceNotFound(message));
+        return Some(HdcFailure::DeviceNotFound(coded));
     }
     Some(HdcFailure::Fail { code, message })
+}
+
+/// The words of the client's log lines at warning level or above (`; `-joined), when its log
+/// is all the reply holds (a working channel prints its answer, `[Empty]` included, beside any
+/// log line).
+fn client_log_only(stdout: &str) -> Option<String> {
+    let mut said: Vec<String> = Vec::new();
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let logged = CLIENT_LOG.captures(line)?;
+        if matches!(&logged[1], "W" | "E" | "F" | "A") {
+            said.push(logged[2].trim().to_owned());
+        }
+    }
+    (!said.is_empty()).then(|| said.join("; "))
 }
 
 /// Splits a shell reply at the sentinel: `(output before it, status)`, or `None` when the
@@ -192,7 +242,7 @@ mod tests {
                 "[Fail][E001005] Device not found or connected\n",
                 "",
                 Some(HdcFailure::DeviceNotFound(
-                    "Device not found or connected".into(),
+                    "[E001005] Device not found or connected".into(),
                 )),
             ),
             (
@@ -224,6 +274,39 @@ mod tests {
             ),
             ("12 \n", "", None),
             ("log line mentioning [Fail] mid-line\n", "", None),
+            // As OpenHarmony's real client printed them (tests/it/real_hdc), `\r` removed:
+            // an unauthorized device, with hdc's advice on the lines after its code…
+            (
+                "[Fail][E000003]:The device unauthorized.\nThe user denied the access for the device.\nPlease execute 'hdc kill' and redo your command,\nthen check for a confirmation dialog on your device.\n",
+                "",
+                Some(HdcFailure::Unauthorized(
+                    "[E000003] The device unauthorized. The user denied the access for the device. Please execute 'hdc kill' and redo your command, then check for a confirmation dialog on your device.".into(),
+                )),
+            ),
+            // …a channel still being established…
+            (
+                "[Fail][E000004]:The communication channel is being established. Please wait for several seconds and try again.\n",
+                "",
+                Some(HdcFailure::Fail {
+                    code: Some("E000004".into()),
+                    message: "The communication channel is being established. Please wait for several seconds and try again.".into(),
+                }),
+            ),
+            // …the client's own log when what answered is not an hdc server (its hello one
+            // byte long), and that log beside a working answer.
+            (
+                "[W][2026-12-04 13:26:26] PreHandshake buf too short, bytesIO:1 need:44\n[W][2026-12-04 13:26:26] ReadStream childRet:-10000 channelId:3006643192 keepAlive:0\n",
+                "",
+                Some(HdcFailure::ServerBroken(
+                    "PreHandshake buf too short, bytesIO:1 need:44; ReadStream childRet:-10000 channelId:3006643192 keepAlive:0".into(),
+                )),
+            ),
+            (
+                "[I][2024-05-28 20:15:45.120] HdcFile::TransferSummary success\nFileTransfer finish, Size:6, File count = 1, time:6ms rate:1.00kB/s\n",
+                "",
+                None,
+            ),
+            ("[Empty]\thdc\n", "", None),
         ];
         for (stdout, stderr, expected) in rows {
             assert_eq!(hdc_failure(stdout, stderr), expected, "{stdout:?}");
@@ -292,9 +375,14 @@ mod tests {
         let both = "[Fail] install error\n[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n";
         let after = "[Info]App install path:/a.hap, queuesize:0, msg:install bundle successfully.\nerror: failed to install bundle. code:9568329\nAppMod finish\n";
         let odd_path = "[Info]App install path:/home/error/failed.hap, queuesize:0, msg:install bundle successfully.\nAppMod finish\n";
+        // The real client's 3.2.0f form: no `queuesize`, the bundle manager's newlines blanks.
+        let real = "[Info]App install path:/work/haps/notes-1.0.hap msg:install bundle successfully. \nAppMod finish\n";
+        let real_refused = "[Info]App install path:/work/haps/notes-1.0.hap msg:error: failed to install bundle. code:9568263 error: install version downgrade. \nAppMod finish\n";
         // (reply, operation, Ok or the failure's code)
         type Row<'a> = (&'a str, &'a str, Result<(), Option<&'a str>>);
-        let rows: [Row<'_>; 9] = [
+        let rows: [Row<'_>; 11] = [
+            (real, "install", Ok(())),
+            (real_refused, "install", Err(Some("9568263"))),
             (ok, "install", Ok(())),
             (ok_old, "install", Ok(())),
             (removed, "uninstall", Ok(())),

@@ -33,6 +33,9 @@ pub(crate) struct ServerReport {
     pub(crate) reachable: bool,
     /// Why it did not.
     pub(crate) error: Option<String>,
+    /// It answered, but not as an hdc server (what the table says instead of unreachable).
+    #[serde(skip)]
+    pub(crate) not_hdc: bool,
     /// Its devices, in its order.
     pub(crate) devices: Vec<DeviceReport>,
 }
@@ -74,6 +77,7 @@ pub(crate) async fn survey(hdcs: Vec<Hdc>) -> Result<DevicesReport, DeviceError>
             server: hdc.server_name(),
             reachable: false,
             error: None,
+            not_hdc: false,
             devices: Vec::new(),
         })
         .collect();
@@ -91,7 +95,10 @@ pub(crate) async fn survey(hdcs: Vec<Hdc>) -> Result<DevicesReport, DeviceError>
             }
             Err(error @ DeviceError::HdcNotFound { .. }) => return Err(error),
             Err(DeviceError::Cancelled) => return Err(DeviceError::Cancelled),
-            Err(error) => reports[index].error = Some(chain(&error)),
+            Err(error) => {
+                reports[index].not_hdc = matches!(error, DeviceError::ServerBroken { .. });
+                reports[index].error = Some(chain(&error));
+            }
         }
     }
     let mut found = Vec::new();

@@ -240,6 +240,26 @@ fn fail_replies_with_exit_0_and_missing_status_lines_are_errors() {
     });
 }
 
+/// hdc refuses a call while a device's channel is being established (`[E000004]`, seen on the
+/// real stack just after an unauthorized phone joined): the call is asked again.
+#[test]
+fn a_call_hdc_refuses_while_the_channel_is_established_is_asked_again() {
+    let lab = Lab::new();
+    let establishing = "    reply: \"[Fail][E000004]:The communication channel is being established. Please wait for several seconds and try again.\\r\\n\"\n    fault: hdc-reply\n";
+    let transcript = format!(
+        "  - shell: param get x\n{establishing}  - shell: param get x\n{establishing}  - shell: param get x\n    reply: \"1\\n\"\n"
+    );
+    let device = lab.phone(&transcript, &[], CallTimeouts::default());
+    let started = Instant::now();
+    let reply = block_on(device.shell(&shell("param get x"))).unwrap();
+    assert_eq!(reply.output, "1\n");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn a_100_mb_reply_is_read_in_bounded_memory() {
     let lab = Lab::new();

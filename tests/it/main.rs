@@ -30,6 +30,7 @@ mod lease;
 mod preflight;
 mod readings;
 mod readme;
+mod real_hdc;
 mod records;
 mod reports;
 mod resume;

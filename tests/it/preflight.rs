@@ -68,7 +68,7 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
             "one",
         ])
         .status(3)
-        .stderr_contains("error[E_PREFLIGHT_DEVICE]")
+        .stderr_contains("error[E_DEVICE_NOT_FOUND]")
         .run();
     assert!(!dir.path().join("one/evidence").exists());
     // A lab with an unreachable server: the other server's device is still audited.

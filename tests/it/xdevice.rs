@@ -1,18 +1,21 @@
 //! dwpipe under xdevice's cluster (OpenHarmony's test framework): a controller and a worker
 //! on loopback, installed from PyPI by `.ci/xdevice-deps` with dwpipe's driver plugin
-//! (`integrations/xdevice`); the worker finds its devices through `fake-hdc -m`, hdc's server
-//! protocol; a task submitted through the controller's API runs dwpipe audits on the devices
-//! the controller allocated; the merged result is checked on the controller, and the audit
-//! folders it received are read by `report merge`, `verify-evidence` and `history import`.
+//! (`integrations/xdevice`); the worker finds its devices through OpenHarmony's real hdc server
+//! on 127.0.0.1:8710, three phones of the real-hdc suite's stack (real hdcd, see
+//! `real_hdc/stack.rs`); a task submitted through the controller's API runs dwpipe audits on
+//! the devices the controller allocated, through the real client; the merged result is checked
+//! on the controller, and the audit folders it received are read by `report merge`,
+//! `verify-evidence` and `history import`.
 //!
-//! Outside CI a missing virtual environment (no `.ci/xdevice-deps` run) or a port 8710 already
-//! taken (a real hdc server: xdevice's workers look there only) skips with a line; inside CI
-//! both fail.
+//! Outside CI a missing virtual environment (no `.ci/xdevice-deps` run), no real hdc (no
+//! `.ci/real-hdc` run) or a port 8710 already taken (another hdc server: xdevice's workers look
+//! there only) skips with a line; inside CI each fails.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::real_hdc::stack::{Stack, Tools};
 use crate::support::{Group, Test, dwpipe, frozen_example};
 
 fn repo() -> PathBuf {
@@ -121,30 +124,34 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
     }
     let root = frozen_example();
     let root = root.path();
+    let Some(mut stack) = Stack::start_on(root, 8710) else {
+        return;
+    };
     let bin = root.join("bin");
     let cases = root.join("project/testcases");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&cases).unwrap();
     // xdevice looks for `hdc` on PATH (and would start a server with it); dwpipe runs it too.
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fake-hdc"), bin.join("hdc")).unwrap();
+    std::os::unix::fs::symlink(&stack.hdc, bin.join("hdc")).unwrap();
     std::fs::copy(root.join("pack.lock.json"), cases.join("pack.lock.json")).unwrap();
     std::fs::write(cases.join("single.json"), case(1)).unwrap();
     std::fs::write(cases.join("pair.json"), case(2)).unwrap();
-    let fixtures = repo().join("device-fixtures");
-    let phones = [
-        ("notes-pass", "LAB01"),
-        ("notes-fail", "LAB02"),
-        ("notes-pass", "LAB03"),
-    ]
-    .map(|(capture, serial)| format!("{}@{serial}", fixtures.join(capture).display()))
-    .join(",");
+    let phones: Vec<String> = ["notes-pass", "notes-fail", "notes-pass"]
+        .into_iter()
+        .map(|material| stack.phone(Tools::Serving(material)).key.clone())
+        .collect();
+    let failing = phones[1].clone();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let hdc_own = stack.hdc_command();
     let env = |command: &mut Command| {
+        command.env("PATH", &path);
+        for (key, value) in hdc_own.get_envs() {
+            if let Some(value) = value {
+                command.env(key, value);
+            }
+        }
         command
-            .env("PATH", &path)
             .env("DWPIPE", env!("CARGO_BIN_EXE_dwpipe"))
-            .env("DWPIPE_FAKE_HDC_CAPTURES", &phones)
-            .env("DWPIPE_FAKE_HDC_STATE", root.join("state"))
             .env("DWPIPE_LEASES", root.join("leases"))
             .env_remove("DWPIPE_HDC")
             .env_remove("DWPIPE_XDEVICE_ARGS");
@@ -152,9 +159,7 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
     let (controller_port, worker_port) = (free_port(), free_port());
     let controller_url = format!("http://127.0.0.1:{controller_port}");
     let node = repo().join("integrations/xdevice/tests/cluster.py");
-    let mut hdc_server = Command::new(bin.join("hdc"));
-    env(hdc_server.args(["-s", "127.0.0.1:8710", "-m"]));
-    let mut cluster = vec![start(&mut hdc_server, &root.join("hdc-server.log"))];
+    let mut cluster = Vec::new();
     for (mode, port) in [("controller", controller_port), ("worker", worker_port)] {
         let mut command = Command::new(&python);
         env(command.arg(&node).arg(mode).arg(root.join(mode)));
@@ -173,7 +178,7 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
         .output()
         .unwrap();
     let logs = || {
-        ["hdc-server", "controller", "worker"]
+        let nodes = ["controller", "worker"]
             .map(|name| {
                 let log = read(&root.join(format!("{name}.log")));
                 let tail: Vec<&str> = log.lines().rev().take(40).collect();
@@ -182,7 +187,8 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
                     tail.into_iter().rev().collect::<Vec<_>>().join("\n")
                 )
             })
-            .join("\n")
+            .join("\n");
+        format!("{nodes}\n{}", stack.logs())
     };
     assert!(
         submitted.status.success(),
@@ -197,7 +203,8 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
         .join(task["id"].as_str().unwrap());
 
     // The controller merged both blocks' reports: every criterion of every device, as xdevice
-    // counts them (LAB02 fails seven criteria, one of them a `should`, which JUnit skips).
+    // counts them (the failing phone fails seven criteria, one of them a `should`, which JUnit
+    // skips).
     let summary = read(&report.join("summary_report.xml"));
     assert!(
         summary.contains(r#"failures="6" tests="27""#) && summary.contains(r#"ignored="1""#),
@@ -213,10 +220,12 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
     assert_eq!((single.len(), pair.len()), (1, 2), "{single:?} {pair:?}");
     let mut all = [single.clone(), pair.clone()].concat();
     all.sort();
-    assert_eq!(all, ["LAB01", "LAB02", "LAB03"]);
-    // Each case's xdevice results are its audit's criteria on its devices: LAB02 fails six
-    // criteria and skips one (a `should` that failed while the musts held), passing two;
-    // every criterion of the other phones passes.
+    let mut expected = phones.clone();
+    expected.sort();
+    assert_eq!(all, expected);
+    // Each case's xdevice results are its audit's criteria on its devices: the failing phone
+    // fails six criteria and skips one (a `should` that failed while the musts held), passing
+    // two; every criterion of the other phones passes.
     for (case, devices) in [("single", &single), ("pair", &pair)] {
         let results = results(&read(&report.join(format!("result/{case}.xml"))));
         assert_eq!(results.len(), 9 * devices.len(), "{case}: {results:?}");
@@ -232,7 +241,7 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
                 count(("true", "run")),
                 count(("false", "skip")),
             );
-            let expected = if device == "LAB02" {
+            let expected = if *device == failing {
                 (6, 2, 1)
             } else {
                 (0, 9, 0)
@@ -244,20 +253,22 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
             );
         }
     }
+    let third = &phones[2];
+    let folder = third.replace(':', "_");
     let lab03 = audits
-        .join(if single == ["LAB03"] {
+        .join(if single == [third.clone()] {
             "single"
         } else {
             "pair"
         })
-        .join("LAB03");
+        .join(&folder);
     Test::new(root)
         .args([
             "verify-evidence",
             lab03.join("audit-1.json").to_str().unwrap(),
             "--pack",
             lab03
-                .join("evidence/LAB03/pack.lock.json")
+                .join(format!("evidence/{folder}/pack.lock.json"))
                 .to_str()
                 .unwrap(),
         ])
@@ -274,7 +285,10 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
             merged.to_str().unwrap(),
         ],
     );
-    assert_eq!(code, 1, "LAB02 fails the pack\n{stdout}{stderr}");
+    assert_eq!(
+        code, 1,
+        "the failing phone fails the pack\n{stdout}{stderr}"
+    );
     // In the shards' order: the single case's phone first, whichever it was.
     assert_eq!(devices_of(&merged), [single, pair].concat());
     let history = root.join("history.sqlite");
@@ -314,122 +328,4 @@ fn the_xdevice_drivers_case_logic_passes_its_unit_tests() {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-}
-
-/// One request on an hdc server channel, as xdevice's client sends it.
-fn request(stream: &mut std::net::TcpStream, text: &str) {
-    use std::io::Write;
-    let body = format!("{text}\0");
-    let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
-    frame.extend_from_slice(body.as_bytes());
-    stream.write_all(&frame).unwrap();
-}
-
-/// The next reply frame, or `None` once the server closed the channel.
-fn reply(stream: &mut std::net::TcpStream) -> Option<String> {
-    use std::io::Read;
-    let mut length = [0; 4];
-    stream.read_exact(&mut length).ok()?;
-    let mut body = vec![0; u32::from_be_bytes(length) as usize];
-    stream.read_exact(&mut body).unwrap();
-    Some(String::from_utf8(body).unwrap())
-}
-
-/// A channel to the server after the handshake: the server's 48 bytes, then the client's
-/// banner and the connect key it wants.
-fn channel(port: u16, key: &str, banner: &[u8; 8]) -> std::net::TcpStream {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    let mut hello = [0; 48];
-    stream.read_exact(&mut hello).unwrap();
-    assert_eq!(&hello[4..12], b"OHOS HDC");
-    let mut answer = 268u32.to_be_bytes().to_vec();
-    answer.extend_from_slice(banner);
-    answer.resize(4 + 12, 0);
-    answer.extend_from_slice(key.as_bytes());
-    answer.resize(4 + 268, 0);
-    stream.write_all(&answer).unwrap();
-    stream
-}
-
-#[test]
-fn fake_hdc_serves_hdcs_server_protocol_for_device_discovery() {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let address = format!("127.0.0.1:{port}");
-    let fixtures = repo().join("device-fixtures");
-    let served = format!(
-        "{address}={}@LAB01,{address}={}@LAB02,10.0.0.9:8710={}@ELSEWHERE",
-        fixtures.join("notes-pass").display(),
-        fixtures.join("notes-fail").display(),
-        fixtures.join("notes-pass").display(),
-    );
-    let mut server = Command::new(env!("CARGO_BIN_EXE_fake-hdc"));
-    server
-        .args(["-s", &address, "-m"])
-        .env("DWPIPE_FAKE_HDC_CAPTURES", &served)
-        .env("DWPIPE_FAKE_HDC_STATE", dir.path().join("state"));
-    let _server = start(&mut server, &dir.path().join("server.log"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server never listened"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-
-    // A device monitor's channel: `alive` is not answered, every listing is.
-    let mut monitor = channel(port, "", b"OHOS HDC");
-    request(&mut monitor, "alive");
-    for _ in 0..2 {
-        request(&mut monitor, "list targets -v");
-        assert_eq!(
-            reply(&mut monitor).unwrap(),
-            "LAB01\t\tUSB\tConnected\tlocalhost\thdc\nLAB02\t\tUSB\tConnected\tlocalhost\thdc\n"
-        );
-    }
-    // A shell channel answers once and closes.
-    let shell = |key: &str, command: &str| {
-        let mut stream = channel(port, key, b"OHOS HDC");
-        request(&mut stream, &format!("shell {command}"));
-        let mut out = String::new();
-        while let Some(chunk) = reply(&mut stream) {
-            out.push_str(&chunk);
-        }
-        out
-    };
-    assert_eq!(
-        shell("LAB02", "param get const.product.model"),
-        "ALN-AL00\n"
-    );
-    assert_eq!(
-        shell("LAB02", "param get const.product.devicetype"),
-        "phone\n"
-    );
-    assert_eq!(
-        shell("LAB02", "param get persist.nothing"),
-        "Get parameter \"persist.nothing\" fail! errNum is:106!\n"
-    );
-    assert_eq!(shell("LAB01", "hilog -w query"), "");
-    assert_eq!(
-        shell("ELSEWHERE", "param get const.product.model"),
-        "[Fail][E001005] Device not found or connected\r\n"
-    );
-    let mut other = channel(port, "LAB01", b"OHOS HDC");
-    request(&mut other, "target boot");
-    assert!(reply(&mut other).unwrap().starts_with("[Fail]"));
-    // A client without the banner is hung up on; the server goes on serving.
-    let mut stranger = channel(port, "LAB01", b"NOT HDC!");
-    request(&mut stranger, "list targets -v");
-    assert_eq!(reply(&mut stranger), None);
-    assert_eq!(
-        shell("LAB01", "param get const.product.model"),
-        "ALN-AL00\n"
-    );
-    // The transcripts are the audits': the server's calls never moved them.
-    assert!(!dir.path().join("state").join("LAB02.next").exists());
 }

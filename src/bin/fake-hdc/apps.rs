@@ -9,7 +9,8 @@
 //!   - { hap: notes-1.1.hap, version-code: 1001000, capture: ../ab-slower }
 //! ```
 //!
-//! `install` takes a HAP by its file name and refuses an older version over a newer one
+//! `install` takes a HAP by its file name (hdc's `install`) or by the version code inside it
+//! (`bm install` on a real hdcd, see `phone.rs`) and refuses an older version over a newer one
 //! (`install version downgrade`, as the bundle manager does); `uninstall` of an app that is
 //! not installed answers `uninstall missing installed bundle`. Every other call is answered
 //! by the installed build's capture: the next exchange, from where that build left off, that
@@ -68,9 +69,9 @@ impl State {
     }
 }
 
-const INSTALLED: &str =
-    "[Info]App install path:, queuesize:0, msg:install bundle successfully.\r\nAppMod finish\r\n";
-const UNINSTALLED: &str = "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n";
+/// What the bundle manager prints for a successful install and uninstall.
+const INSTALLED: &str = "install bundle successfully.\n";
+const UNINSTALLED: &str = "uninstall bundle successfully.\n";
 
 impl Apps {
     /// The folder as a device with builds, when it has `apps.yaml`.
@@ -101,31 +102,42 @@ impl Apps {
         }))
     }
 
-    /// `install [-r] HAP`, by the HAP's file name.
-    pub(crate) fn install(&self, state: &State, hap: &str) -> String {
-        let Some(app) = self.apps.iter().find(|a| a.hap == hap) else {
-            return "[Fail][E006001] Not any installation package was found.\r\n".to_owned();
-        };
-        let older = state
-            .installed()
-            .and_then(|current| self.apps.iter().find(|a| a.hap == current))
-            .is_some_and(|current| current.version_code > app.version_code);
-        if older {
-            return format!(
-                "[Info]App install path:{hap}, queuesize:0, msg:error: failed to install bundle. code:9568263 error: install version downgrade.\r\nAppMod finish\r\n"
-            );
-        }
-        state.set_installed(Some(hap));
-        INSTALLED.to_owned()
+    /// The build installed now.
+    pub(crate) fn installed_app(&self, state: &State) -> Option<&App> {
+        self.named(&state.installed()?)
     }
 
-    /// `uninstall BUNDLE`.
-    pub(crate) fn uninstall(&self, state: &State, bundle: &str) -> String {
+    /// The build whose HAP has this file name.
+    pub(crate) fn named(&self, hap: &str) -> Option<&App> {
+        self.apps.iter().find(|a| a.hap == hap)
+    }
+
+    /// The build of this version code (what a bundle manager reads inside the HAP).
+    pub(crate) fn of_version(&self, version_code: u64) -> Option<&App> {
+        self.apps.iter().find(|a| a.version_code == version_code)
+    }
+
+    /// `bm install` of `app`: what the bundle manager prints, `Err` when it refused (an older
+    /// version over a newer one).
+    pub(crate) fn install(&self, state: &State, app: &App) -> Result<String, String> {
+        let older = state
+            .installed()
+            .and_then(|current| self.named(&current))
+            .is_some_and(|current| current.version_code > app.version_code);
+        if older {
+            return Err("error: failed to install bundle.\ncode:9568263\nerror: install version downgrade.\n".to_owned());
+        }
+        state.set_installed(Some(&app.hap));
+        Ok(INSTALLED.to_owned())
+    }
+
+    /// `bm uninstall -n BUNDLE`: what the bundle manager prints, `Err` when it refused.
+    pub(crate) fn uninstall(&self, state: &State, bundle: &str) -> Result<String, String> {
         if bundle != self.bundle || state.installed().is_none() {
-            return "[Info]App uninstall path:, queuesize:0, msg:error: failed to uninstall bundle. code:9568386 error: uninstall missing installed bundle.\r\nAppMod finish\r\n".to_owned();
+            return Err("error: failed to uninstall bundle.\ncode:9568386\nerror: uninstall missing installed bundle.\n".to_owned());
         }
         state.set_installed(None);
-        UNINSTALLED.to_owned()
+        Ok(UNINSTALLED.to_owned())
     }
 
     /// The installed build, and the index of the exchange of its capture that answers

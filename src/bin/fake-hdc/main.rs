@@ -18,7 +18,9 @@
 //!
 //! Faults come from the captures themselves (`fault: hang | vanish | hdc-reply`, `flood`).
 //!
-//! `fake-hdc [-s HOST:PORT] -m` runs the server side instead, as `hdc -m` does: see `server.rs`.
+//! It has no server side: what talks to hdc's server over TCP is tested against OpenHarmony's
+//! real one (tests/it/real_hdc). Started under a phone tool's name (`param`, `hidumper`, …) it
+//! is that tool on a real hdcd instead: see `phone`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,8 +32,8 @@ use dwpipe::input::parse_duration;
 use dwpipe::shell::ShellCommand;
 
 mod apps;
+mod phone;
 mod screens;
-mod server;
 
 use apps::Apps;
 use screens::Screens;
@@ -149,15 +151,16 @@ impl Served {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (server, serial, command) = split_globals(&args);
-    if command.first().is_some_and(|c| c == "-m") {
-        let address = server.unwrap_or_else(|| server::DEFAULT_ADDRESS.to_owned());
-        if let Err(e) = server::serve(&address) {
-            eprintln!("fake-hdc server: {e}");
-            std::process::exit(1);
-        }
-        return;
+    // Started under a phone tool's name, it is that tool on a real hdcd (see `phone`).
+    let called = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    if phone::TOOLS.contains(&called.as_str()) {
+        std::process::exit(phone::run(&called, &args));
     }
+    let (server, serial, command) = split_globals(&args);
     if let Some(latency) = std::env::var("DWPIPE_FAKE_HDC_LATENCY")
         .ok()
         .and_then(|l| parse_duration(&l).ok())
@@ -169,13 +172,13 @@ fn main() {
     let named = named_devices();
     let known_server = server.is_none() || named.iter().any(|s| s.server == server);
     if !reachable || !known_server {
-        eprint!("Connect server failed\r\n");
+        eprintln!("Connect server failed");
         return;
     }
     let here: Vec<&Named> = named.iter().filter(|s| s.server == server).collect();
     match command.first().map(String::as_str) {
         Some("list") => out.push_str(&list_targets(&here)),
-        Some("-v" | "version") => out.push_str("Ver: 3.1.0e\r\n"),
+        Some("-v" | "version") => out.push_str("Ver: 3.2.0f\n"),
         Some("kill") => out.push_str("Kill server finish\r\n"),
         Some(_) => match serial.and_then(|key| addressed(&here, key)) {
             Some(device) => match device.load() {
@@ -312,6 +315,35 @@ impl State {
         let _ = std::fs::write(self.file(key), to.to_string());
     }
 
+    /// Held while a phone tool finds and takes its place: a line's commands run side by side.
+    fn lock(&self) -> std::io::Result<std::fs::File> {
+        let file = std::fs::File::create(self.file("lock"))?;
+        file.lock()?;
+        Ok(file)
+    }
+
+    /// Where a phone tool's capture (`key`) stands: its current exchange and which of that
+    /// line's commands were answered.
+    fn place(&self, key: &str) -> Place {
+        let text = std::fs::read_to_string(self.file(&format!("{key}.place"))).unwrap_or_default();
+        let mut numbers = text.split_whitespace().filter_map(|n| n.parse().ok());
+        Place {
+            current: numbers.next(),
+            served: numbers.collect(),
+        }
+    }
+
+    fn keep_place(&self, key: &str, place: &Place) {
+        let text: Vec<String> = place
+            .current
+            .iter()
+            .chain(&place.served)
+            .map(ToString::to_string)
+            .collect();
+        let text = text.join(" ");
+        let _ = std::fs::write(self.file(&format!("{key}.place")), text);
+    }
+
     fn vanished(&self) -> bool {
         self.file("vanished").exists()
     }
@@ -319,6 +351,12 @@ impl State {
     fn vanish(&self) {
         let _ = std::fs::write(self.file("vanished"), "");
     }
+}
+
+/// Where a phone tool's capture stands (see `State::place`).
+struct Place {
+    current: Option<usize>,
+    served: Vec<usize>,
 }
 
 /// The identity reply, from `device.yaml`.
@@ -355,16 +393,19 @@ fn screens_command(screens: &Screens, state: &State, command: &[String]) -> Stri
         ["file", "recv", remote, local] => match screens.pulled(&state.dir, remote) {
             Some(file) => match std::fs::copy(&file, local) {
                 Ok(size) => format!(
-                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\r\n"
+                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\n"
                 ),
                 Err(e) => format!("[Fail]fake-hdc: {}: {e}\r\n", file.display()),
             },
-            None => {
-                format!("[Fail]Error opening file: no such file or directory, path:{remote}\r\n")
-            }
+            None => no_such_file(remote),
         },
         _ => "Unknown operation command...\r\n".to_owned(),
     }
+}
+
+/// What hdc says of a file the device does not have.
+fn no_such_file(remote: &str) -> String {
+    format!("[Fail]Error opening file: no such file or directory, path:{remote}\r\n")
 }
 
 const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
@@ -372,10 +413,14 @@ const GONE: &str = "[Fail][E001005] Device not found or connected\r\n";
 /// What the device says of its state: its folder's `state.txt`, else a phone at rest
 /// (charged, unplugged, awake, cool, unlocked) at its own refresh rate.
 fn state_reply(device: &Served) -> String {
-    let said = std::fs::read_to_string(device.folder.join("state.txt")).unwrap_or_else(|_| {
+    format!("{}{SENTINEL}0\n", said_state(device))
+}
+
+/// What the device says of its state, without the status line.
+fn said_state(device: &Served) -> String {
+    std::fs::read_to_string(device.folder.join("state.txt")).unwrap_or_else(|_| {
         dwpipe::audit::render_state(90, 0, 300, false, device.info().refresh_rate.unwrap_or(60))
-    });
-    format!("{said}{SENTINEL}0\n")
+    })
 }
 
 /// Whether `command` asks for the device's state and the device answers it itself (a
@@ -423,13 +468,23 @@ fn device_command(device: &Served, command: &[String]) -> String {
         }
         Kind::Apps(apps) => {
             match &operation {
-                Operation::Install(hap) => return apps.install(&state, hap),
-                Operation::Uninstall(bundle) => return apps.uninstall(&state, bundle),
+                Operation::Install(hap) => {
+                    let Some(app) = apps.named(hap) else {
+                        return "[Fail][E006001] Not any installation package was found.\r\n"
+                            .to_owned();
+                    };
+                    return app_reply("install", local.unwrap_or(hap), apps.install(&state, app));
+                }
+                Operation::Uninstall(bundle) => {
+                    return app_reply("uninstall", "", apps.uninstall(&state, bundle));
+                }
                 _ => {}
             }
-            let (app, index) = match apps.answering(&state, &operation) {
-                Ok(answering) => answering,
-                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            let (app, index) = match (apps.answering(&state, &operation), &operation) {
+                (Ok(answering), _) => answering,
+                // A file no build's capture pulls is not on the device: hdc's words for it.
+                (Err(_), Operation::Pull(remote)) => return no_such_file(remote),
+                (Err(e), _) => return format!("[Fail]fake-hdc: {e}\r\n"),
             };
             state.advance(&format!("{}.next", app.hap), index + 1);
             match app.capture.exchange(index, &operation) {
@@ -439,6 +494,16 @@ fn device_command(device: &Served, command: &[String]) -> String {
         }
         Kind::Screens(_) => unreachable!("answered above"),
     }
+}
+
+/// hdc's reply to `install`/`uninstall`: the bundle manager's words on one line (hdcd's
+/// `AsyncInstallFinish` turns each `\n` into a blank), in the client's `[Info]App` form, as
+/// the real client prints it (the HAP's host path; `\n` after an install, `\r\n` after an
+/// uninstall).
+fn app_reply(operation: &str, path: &str, said: Result<String, String>) -> String {
+    let words = said.unwrap_or_else(|refused| refused).replace('\n', " ");
+    let end = if operation == "install" { "\n" } else { "\r\n" };
+    format!("[Info]App {operation} path:{path} msg:{words}{end}AppMod finish{end}")
 }
 
 /// The operation hdc was asked for, with the local path of a pull; the reply itself when
@@ -466,7 +531,7 @@ fn operation<'c>(
             let name = Path::new(hap)
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            (Operation::Install(name), None)
+            (Operation::Install(name), Some(*hap))
         }
         ["uninstall", bundle] => (Operation::Uninstall((*bundle).to_owned()), None),
         _ => return Err("Unknown operation command...\r\n".to_owned()),
@@ -514,20 +579,28 @@ fn serve(
         Operation::Pull(_) => match local {
             Some(local) => match capture.copy_verified(index, exchange, Path::new(local)) {
                 Ok(size) => format!(
-                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\r\n"
+                    "FileTransfer finish, Size:{size}, File count = 1, time:1ms rate:1000.00kB/s\n"
                 ),
                 Err(e) => format!("[Fail]fake-hdc: {e}\r\n"),
             },
             None => "[Fail]Unknown file option\r\n".to_owned(),
         },
-        Operation::Push(_) => "FileTransfer finish, Size:1, File count = 1, time:1ms rate:1.00kB/s\r\n".to_owned(),
-        Operation::Install(_) | Operation::Uninstall(_) if !exchange.reply.is_empty() => exchange.reply.clone(),
-        Operation::Install(_) => {
-            "[Info]App install path:, queuesize:0, msg:install bundle successfully.\r\nAppMod finish\r\n".to_owned()
+        Operation::Push(_) => {
+            "FileTransfer finish, Size:1, File count = 1, time:1ms rate:1.00kB/s\n".to_owned()
         }
-        Operation::Uninstall(_) => {
-            "[Info]App uninstall path:, queuesize:0, msg:uninstall bundle successfully.\r\nAppMod finish\r\n".to_owned()
+        Operation::Install(_) | Operation::Uninstall(_) if !exchange.reply.is_empty() => {
+            exchange.reply.clone()
         }
+        Operation::Install(_) => app_reply(
+            "install",
+            local.unwrap_or_default(),
+            Ok("install bundle successfully.\n".to_owned()),
+        ),
+        Operation::Uninstall(_) => app_reply(
+            "uninstall",
+            "",
+            Ok("uninstall bundle successfully.\n".to_owned()),
+        ),
         // `operation` never reads these from a command line: a pause is the host's, a visit
         // mark only the capture's.
         Operation::Sleep(_) => fail("a pause is not an hdc call"),

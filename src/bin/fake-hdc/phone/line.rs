@@ -1,0 +1,278 @@
+//! A shell line as a phone's `/bin/sh` runs it, taken apart the way its reply was put
+//! together: commands separated by `;` (`&` sends one to the background until `wait`), and
+//! `echo` markers whose lines cut the reply into each command's part.
+//!
+//! dwpipe's lines are plain: words, single quotes, `$?` only at the end of a marker. A line
+//! with anything else (`$(…)`, a loop) is not taken apart: the tool says so.
+
+/// One command of a line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// `echo TEXT`: a line of the reply; `status` when it ends in `$?` (the line is
+    /// `TEXT<status>`).
+    Echo { text: String, status: bool },
+    /// `wait`: the commands sent to the background finish here.
+    Wait,
+    /// Any other command, as its words; `background` when it ended in `&`.
+    Command {
+        words: Vec<String>,
+        background: bool,
+    },
+}
+
+/// What one command printed and its exit status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Said {
+    pub(crate) output: String,
+    pub(crate) status: i32,
+}
+
+/// The words of one command: split at blanks outside quotes, quotes removed; `None` when the
+/// command expands anything (`$`, `` ` ``) or groups (`(`, `{`) or redirects.
+pub(crate) fn words(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, '$' | '`' | '(' | ')' | '{' | '}' | '<' | '>' | '|') => return None,
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    words.extend(word);
+    Some(words)
+}
+
+/// The commands of `line`, in order; `None` when one of them is more than words.
+pub(crate) fn parts(line: &str) -> Option<Vec<Part>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    let bytes: Vec<(usize, char)> = line.char_indices().collect();
+    let mut push = |text: &str, background: bool| -> Option<()> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Some(());
+        }
+        if let Some(echoed) = text.strip_prefix("echo ") {
+            let echoed = echoed.trim();
+            let (text, status) = match echoed.strip_suffix("$?") {
+                Some(prefix) => (prefix, true),
+                None => (echoed, false),
+            };
+            if text.contains(['$', '`', '\'', '"']) {
+                return None;
+            }
+            parts.push(Part::Echo {
+                text: text.to_owned(),
+                status,
+            });
+        } else if text == "wait" || text.starts_with("wait ") {
+            parts.push(Part::Wait);
+        } else {
+            let words = words(text)?;
+            if words
+                .first()
+                .is_some_and(|w| matches!(w.as_str(), "for" | "while" | "if" | "do" | "done"))
+            {
+                return None;
+            }
+            parts.push(Part::Command { words, background });
+        }
+        Some(())
+    };
+    for &(at, c) in &bytes {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ';' | '&') => {
+                push(&line[start..at], c == '&')?;
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&line[start..], false)?;
+    Some(parts)
+}
+
+/// What each command of `parts` printed, cut from `reply` at the markers' lines (`None` for
+/// an echo or a wait; a command that printed nothing says `""`): the text before a marker
+/// is the first command's since the previous marker (a background command's, once `wait`
+/// brought it back), its status the marker's `$?`; after the last marker, the line's
+/// `status`. `None` when a marker's line is not in the reply.
+pub(crate) fn said(
+    parts: &[Part],
+    reply: &str,
+    status: i32,
+    is_tool: impl Fn(&[String]) -> bool,
+) -> Option<Vec<Option<Said>>> {
+    let mut said: Vec<Option<Said>> = vec![None; parts.len()];
+    let mut pending: Vec<usize> = Vec::new();
+    let mut background: Vec<usize> = Vec::new();
+    let mut rest = reply;
+    let mut give = |pending: &mut Vec<usize>, output: &str, status: i32| {
+        // The words go to the first phone tool among them (a `sleep` or an `rm` beside it
+        // printed nothing), the status to every one.
+        let speaker = pending
+            .iter()
+            .copied()
+            .find(|&i| matches!(&parts[i], Part::Command { words, .. } if is_tool(words)))
+            .or_else(|| pending.first().copied());
+        for &i in pending.iter() {
+            let output = if Some(i) == speaker { output } else { "" };
+            said[i] = Some(Said {
+                output: output.to_owned(),
+                status,
+            });
+        }
+        pending.clear();
+    };
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Command {
+                background: true, ..
+            } => background.push(i),
+            Part::Command { .. } => pending.push(i),
+            Part::Wait => pending.append(&mut background),
+            Part::Echo { text, status } => {
+                let (at, marker_status, after) = find_marker(rest, text, *status)?;
+                give(&mut pending, &rest[..at], marker_status);
+                rest = &rest[after..];
+            }
+        }
+    }
+    give(&mut pending, rest, status);
+    give(&mut background, "", 0);
+    Some(said)
+}
+
+/// Where the line an `echo` printed starts in `text`, the status it carries (`$?`), and where
+/// the text after it starts.
+fn find_marker(text: &str, echoed: &str, with_status: bool) -> Option<(usize, i32, usize)> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        if let Some(after) = body.strip_prefix(echoed) {
+            let status = if with_status {
+                after.trim().parse().ok()
+            } else {
+                after.is_empty().then_some(0)
+            };
+            if let Some(status) = status {
+                return Some((at, status, at + line.len()));
+            }
+        }
+        at += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(words: &[String]) -> bool {
+        words.first().is_some_and(|w| w != "sleep" && w != "rm")
+    }
+
+    fn outputs(line: &str, reply: &str, status: i32) -> Vec<Option<(String, i32)>> {
+        let parts = parts(line).unwrap();
+        said(&parts, reply, status, tool)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.map(|s| (s.output, s.status)))
+            .collect()
+    }
+
+    fn some(output: &str, status: i32) -> Option<(String, i32)> {
+        Some((output.to_owned(), status))
+    }
+
+    #[test]
+    fn words_keep_quoted_blanks_and_refuse_expansions() {
+        assert_eq!(
+            words("hidumper -s WindowManagerService -a '-w 13'").unwrap(),
+            ["hidumper", "-s", "WindowManagerService", "-a", "-w 13"]
+        );
+        assert_eq!(words("echo $z"), None);
+        assert_eq!(words("cat $(ls)"), None);
+        assert_eq!(words("aa 'unterminated"), None);
+    }
+
+    #[test]
+    fn a_single_command_says_the_whole_reply_with_the_lines_status() {
+        assert_eq!(
+            outputs(
+                "aa start -b x -a EntryAbility",
+                "start ability successfully.\n",
+                0
+            ),
+            [some("start ability successfully.\n", 0)]
+        );
+        assert_eq!(
+            outputs("aa force-stop x", "error\n", 1),
+            [some("error\n", 1)]
+        );
+    }
+
+    #[test]
+    fn markers_cut_the_reply_into_each_commands_part() {
+        let line = "echo M=a; param get a; echo M=b; hidumper -s X -a '-d 0'";
+        assert_eq!(
+            outputs(line, "M=a\nvalue a\nM=b\nillegal\n", 0),
+            [None, some("value a\n", 0), None, some("illegal\n", 0)]
+        );
+    }
+
+    #[test]
+    fn a_background_command_speaks_after_its_wait_with_the_markers_status() {
+        let line = "uitest screenCap -p /s.png & uitest dumpLayout -p /l.json; echo D=$?; wait $!; echo S=$?";
+        let reply = "DumpLayout saved to:/l.json\nD=0\nScreenCap saved to /s.png\nS=3\n";
+        assert_eq!(
+            outputs(line, reply, 0),
+            [
+                some("ScreenCap saved to /s.png\n", 3),
+                some("DumpLayout saved to:/l.json\n", 0),
+                None,
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_helper_beside_a_tool_says_nothing() {
+        let line = "cat /proc/uptime; sleep 2; echo AGAIN; cat /proc/stat";
+        assert_eq!(
+            outputs(line, "1.0 2.0\nAGAIN\ncpu 1 2\n", 0),
+            [
+                some("1.0 2.0\n", 0),
+                some("", 0),
+                None,
+                some("cpu 1 2\n", 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reply_without_its_markers_or_a_line_with_a_loop_is_not_taken_apart() {
+        let parts = parts("echo M=a; param get a").unwrap();
+        assert_eq!(said(&parts, "value a\n", 0, tool), None);
+        assert_eq!(
+            super::parts("for z in /sys/x*; do echo $z; done 2>&1"),
+            None
+        );
+    }
+}

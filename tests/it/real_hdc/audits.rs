@@ -1,0 +1,300 @@
+//! Audits through the real client, server and daemons: one phone recorded live and replayed to
+//! the same verdicts (the verdicts fake-hdc's replay of the same material gives), a lab of two
+//! phones and the lease a second job waits for, an A/B session that installs and uninstalls the
+//! fixture HAPs through hdc's real file transfer and install path, and a server that dies
+//! mid-audit.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::stack::{Stack, Tools};
+use crate::support::{
+    device_verdicts, frozen_example, frozen_fixture, no_sleeps, own_leases, replay_audit_into,
+};
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Each criterion's verdict and what was measured, in an audit report.
+fn verdicts(report: &Value) -> BTreeMap<String, (String, Value)> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["criterionId"].as_str().unwrap().to_owned(),
+                (
+                    c["result"].as_str().unwrap().to_owned(),
+                    c["actual"].clone(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// `dwpipe audit` of the frozen pack in `dir` through the stack's server: `target` (`--device
+/// KEY` or `--devices all`) into `out`, with `playbooks`, then `extra`; its output piped.
+fn audit(
+    stack: &Stack,
+    dir: &Path,
+    target: &[&str],
+    (out, playbooks): (&str, &str),
+    extra: &[&str],
+) -> std::process::Command {
+    let mut command = stack.dwpipe(dir);
+    command
+        .args(["audit", "--pack", "pack.lock.json"])
+        .args(target)
+        .args([
+            "--server",
+            &stack.server,
+            "--out",
+            out,
+            "--playbooks",
+            playbooks,
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Waits (60 s at most) for a folder a running audit makes.
+fn wait_for(folder: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !folder.is_dir() {
+        assert!(Instant::now() < deadline, "{} never came", folder.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// An ended child's exit code and both its streams.
+fn ended(child: std::process::Child) -> (Option<i32>, String) {
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(path)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn live_audits_through_the_real_stack_record_what_their_replays_judge_alike() {
+    let dir = frozen_example();
+    let dir = dir.path();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let playbooks = no_sleeps(dir);
+    let materials = [("notes-pass", 0), ("notes-fail", 1)];
+    // Both phones audited at once (each call through the real stack costs about 0.1 s).
+    let audits: Vec<_> = materials
+        .iter()
+        .map(|(material, _)| {
+            let key = stack.phone(Tools::Serving(material)).key.clone();
+            let (out, capture) = (format!("live-{material}"), format!("cap-{material}"));
+            audit(
+                &stack,
+                dir,
+                &["--device", &key],
+                (&out, &playbooks),
+                &["--record", &capture],
+            )
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for ((material, expected_code), audit) in materials.into_iter().zip(audits) {
+        let (code, said) = ended(audit);
+        assert_eq!(code, Some(expected_code), "{said}{}", stack.logs());
+        let live = verdicts(&read_json(
+            &dir.join(format!("live-{material}/audit-1.json")),
+        ));
+        // Its recording replays to the same verdicts and values…
+        let (code, stdout, stderr) = replay_audit_into(
+            dir,
+            &dir.join(format!("cap-{material}")),
+            &format!("replay-{material}"),
+            &["--playbooks", &playbooks],
+        );
+        assert_eq!(code, expected_code, "{stdout}{stderr}");
+        let replayed = verdicts(&read_json(
+            &dir.join(format!("replay-{material}/audit-1.json")),
+        ));
+        assert_eq!(live, replayed, "{material}");
+        // …which are the verdicts of the material itself, served by fake-hdc's replay.
+        let (_, stdout, stderr) = replay_audit_into(
+            dir,
+            Path::new(&repo(&format!("device-fixtures/{material}"))),
+            &format!("fake-{material}"),
+            &[],
+        );
+        let served = verdicts(&read_json(
+            &dir.join(format!("fake-{material}/audit-1.json")),
+        ));
+        assert_eq!(live, served, "{material}: {stdout}{stderr}");
+        if material == "notes-pass" && std::env::var_os("DWPIPE_RECORD_FIXTURES").is_some() {
+            let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDED);
+            let _ = fs::remove_dir_all(&fixture);
+            crate::support::copy_tree(&dir.join(format!("cap-{material}")), &fixture);
+        }
+    }
+
+    // Both phones as a lab behind the one server, while a second job asks for one of them:
+    // it finds the lab's lease and, not waiting, says who holds it.
+    let leases = own_leases();
+    let lab = audit(&stack, dir, &["--devices", "all"], ("lab", &playbooks), &[])
+        .env("DWPIPE_LEASES", &leases)
+        .spawn()
+        .unwrap();
+    let first = stack.phones[0].key.clone();
+    wait_for(
+        &dir.join("lab")
+            .join(first.replace(':', "_"))
+            .join("evidence"),
+    );
+    let second = audit(
+        &stack,
+        dir,
+        &["--device", &first],
+        ("second", &playbooks),
+        &["--lease-wait", "0s"],
+    )
+    .env("DWPIPE_LEASES", &leases)
+    .spawn()
+    .unwrap();
+    let (code, said) = ended(second);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(
+        said.contains("E_DEVICE_LEASED") && said.contains("is leased to"),
+        "{said}"
+    );
+    let (code, said) = ended(lab);
+    assert_eq!(code, Some(1), "{said}");
+    let matrix = read_json(&dir.join("lab/lab.json"));
+    let mut listed = device_verdicts(&matrix);
+    listed.sort_unstable();
+    let mut expected = [
+        (first.as_str(), "pass"),
+        (stack.phones[1].key.as_str(), "fail"),
+    ];
+    expected.sort_unstable();
+    assert_eq!(listed, expected, "{matrix}");
+}
+
+/// The passing notes audit as recorded through the real client, server and daemon (with the
+/// suite's playbooks, which do not sleep): `DWPIPE_RECORD_FIXTURES=1` on the live test above
+/// records it again.
+const RECORDED: &str = "device-fixtures/notes-pass-real-hdc";
+
+#[test]
+fn a_capture_recorded_through_the_real_hdc_replays_strictly_to_its_materials_verdicts() {
+    let dir = frozen_example();
+    let dir = dir.path();
+    let playbooks = no_sleeps(dir);
+    let (code, stdout, stderr) = replay_audit_into(
+        dir,
+        Path::new(&repo(RECORDED)),
+        "recorded",
+        &["--playbooks", &playbooks, "--strict"],
+    );
+    assert_eq!(
+        code, 0,
+        "{stdout}{stderr}\n(a changed playbook? record it again: DWPIPE_RECORD_FIXTURES=1 cargo test --test integration real_hdc::audits::live)"
+    );
+    let (_, _, _) = replay_audit_into(
+        dir,
+        Path::new(&repo("device-fixtures/notes-pass")),
+        "material",
+        &[],
+    );
+    assert_eq!(
+        verdicts(&read_json(&dir.join("recorded/audit-1.json"))),
+        verdicts(&read_json(&dir.join("material/audit-1.json")))
+    );
+}
+
+#[test]
+fn an_ab_session_switches_builds_through_the_real_install_path() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    let dir = dir.path();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let phone = stack.phone(Tools::Serving("ab-phone-4"));
+    let (key, root) = (phone.key.clone(), phone.root.clone());
+    let server = stack.server.clone();
+    let args = crate::ab::ab_args(
+        dir,
+        &stack.hdc,
+        &["--device", &key, "--server", &server],
+        "16",
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = stack.run(dir, &args);
+    // The 10 % slower candidate regresses, as it does served by fake-hdc (ab.rs).
+    assert_eq!(code, 1, "{stdout}{stderr}{}", stack.logs());
+    let record = read_json(&dir.join("out/ab.json"));
+    assert_eq!(record["regression"], "regressed", "{record}");
+    assert_eq!(stderr.matches("installing the").count(), 4, "{stderr}");
+    // hdc moved each HAP to the phone and hdcd ran the bundle manager on it, which knew the
+    // build by the version inside it; the device is left with the candidate.
+    assert_eq!(record["left-installed"]["state"], "candidate", "{record}");
+    assert_eq!(
+        fs::read_to_string(root.join("data/fake-phone/phone.installed")).unwrap(),
+        "notes-1.1.hap"
+    );
+}
+
+#[test]
+fn a_server_that_dies_mid_audit_ends_it_as_an_environment_error() {
+    let dir = frozen_example();
+    let dir = dir.path();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let playbooks = no_sleeps(dir);
+    let key = stack.phone(Tools::Serving("notes-pass")).key.clone();
+    let server = stack.server.clone();
+    let running = audit(&stack, dir, &["--device", &key], ("out", &playbooks), &[])
+        .spawn()
+        .unwrap();
+    wait_for(&dir.join("out/evidence"));
+    stack.kill_server();
+    let killed = Instant::now();
+    let (code, said) = ended(running);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(
+        said.contains("E_HDC_SERVER_UNREACHABLE")
+            && said.contains(&format!("hdc server {server} is unreachable")),
+        "{said}"
+    );
+    // One wait for hdc's connection retries, not one per remaining call.
+    assert!(
+        killed.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        killed.elapsed()
+    );
+    assert!(
+        !said.contains("PASS"),
+        "an audit cut short never passes: {said}"
+    );
+}
