@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 mod sim;
 
+use dwpipe::audit::thumbnail_of;
 use dwpipe::audit::{self, AuditSpec, Context, Decoded, Files};
 use dwpipe::device::{Device, ReplayDevice};
 use dwpipe::hash::sha256_hex;
 use dwpipe::pack::load_lock;
 use dwpipe::playbook::Playbooks;
-use dwpipe::probe::screenshot::thumbnail_of;
 use dwpipe::report::{html, junit, markdown};
 use dwpipe::schema::AuditReport;
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Severity {
+pub enum Severity {
     /// Refuses the stage.
     Error,
     /// Recorded and shown; the stage goes on.
@@ -21,7 +21,7 @@ pub(crate) enum Severity {
 
 /// A place in an input file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Location {
+pub struct Location {
     /// The file, as the user named it.
     pub(crate) file: String,
     /// 1-based line.
@@ -52,22 +52,22 @@ impl fmt::Display for Location {
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     /// Stable code (`E_PACK_UNKNOWN_KEY`); the prefix matches the severity.
-    pub(crate) code: String,
+    pub code: String,
     /// Error or warning.
-    pub(crate) severity: Severity,
+    pub severity: Severity,
     /// The criterion concerned, if any.
-    pub(crate) criterion_id: Option<String>,
+    pub criterion_id: Option<String>,
     /// What is wrong.
-    pub(crate) message: String,
+    pub message: String,
     /// Where, when the input has positions (always present in JSON, `null` when unknown).
     #[serde(default)]
-    pub(crate) location: Option<Location>,
+    pub location: Option<Location>,
     /// How to fix it, in one line.
     #[serde(default)]
-    pub(crate) fix: Option<String>,
+    pub fix: Option<String>,
     /// The key path of a schema error (`criteria[3].assertion.matchr`).
     #[serde(default)]
-    pub(crate) key_path: Option<String>,
+    pub key_path: Option<String>,
 }
 
 impl Diagnostic {

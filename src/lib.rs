@@ -54,6 +54,7 @@ pub mod audit; // sessions on the device, readings, aggregates, the gate over th
 pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod history; // the history of audits and comparisons (SQLite or PostgreSQL), and where a series shifted
 #[doc(hidden)]
+#[cfg(feature = "bench-history")]
 pub mod history_bench; // the history's queries on their own, for benches/history_store.rs
 
 pub mod playbook; // how each probe is measured

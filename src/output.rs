@@ -38,6 +38,31 @@ fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
 
 /// A folder as a path to join onto: `.` when it is absent or empty (the parent of a bare file
 /// name is the empty path).
+/// dwpipe's own folder in a project (its runs, reviews, history, reports without `--out`).
+pub(crate) const DWPIPE_FOLDER: &str = ".dwpipe";
+
+/// Where a command's reports go without `--out`: a new folder named for the command and the
+/// time under `.dwpipe/` (numbered when that second already has one), never the folder the
+/// user is in (a checkout's sources).
+pub(crate) fn default_out(out: Option<&Path>, command: &str) -> PathBuf {
+    if let Some(out) = out {
+        return out.to_owned();
+    }
+    let base = format!("{command}-{}", crate::time::now().replace([':', '-'], ""));
+    let dwpipe = Path::new(DWPIPE_FOLDER);
+    let mut n = 1u32;
+    loop {
+        let path = match n {
+            1 => dwpipe.join(&base),
+            n => dwpipe.join(format!("{base}-{n}")),
+        };
+        if !path.exists() || n == u32::MAX {
+            return path;
+        }
+        n += 1;
+    }
+}
+
 pub(crate) fn dir_or_dot(dir: Option<&Path>) -> &Path {
     dir.filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))

@@ -7,7 +7,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::config::Agent;
+use crate::config::AgentKind;
 use crate::config::Transport;
+use crate::process::Cancel;
 use crate::test_support::block_on;
 use crate::verify::{StatCache, fingerprint};
 

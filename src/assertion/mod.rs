@@ -1,5 +1,5 @@
 //! Machine-checkable assertions: exact decimals, units, the first-number rule and the eight
-//! matchers. Everything here is pure; the gate and the audit call [`Assertion::evaluate`].
+//! matchers. Everything here is pure; the gate and the audit call `Assertion::evaluate`.
 
 mod decimal;
 mod limits;

@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::{Shrunk, thumbnail_of};
 use crate::hash::sha256_hex;
 use crate::probe::Extractor;
 use crate::probe::hitrace::ColdStart;
 use crate::probe::layout::Layout;
-use crate::probe::screenshot::{Shrunk, thumbnail_of};
 
 use super::evidence::{FlowRecord, StepFile, step_file};
 use super::extract::Decoded;

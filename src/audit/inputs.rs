@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::device::{DeviceInfo, Source};
+use crate::device::{Device, DeviceInfo, Source};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::gate::{CheckInput, parse_auditor_report};
 use crate::hash::sha256_hex;
@@ -18,13 +18,29 @@ use crate::playbook::Playbooks;
 use super::keep::relative;
 use super::model::{AuditError, EvidenceFile, Inputs};
 use super::plan::AuditSpec;
-use super::state::DeviceStates;
+use super::state::{DeviceState, DeviceStates};
 
 const DEVICE: &str = "device.yaml";
 const PLAYBOOKS: &str = "playbooks";
 const AUDITOR: &str = "auditor-report.json";
 const LOCK: &str = crate::pack::LOCK_FILE;
 const SOURCE: &str = super::evidence::SOURCE_RECORD;
+
+/// Asks the device for its state and keeps the reply as the evidence file `name` in the
+/// device's folder `root`.
+pub(super) async fn read_state(
+    device: &impl Device,
+    root: &Path,
+    out: &Path,
+    name: &str,
+) -> Result<(EvidenceFile, DeviceState), AuditError> {
+    let reply = device
+        .shell(&crate::device::state_command())
+        .await
+        .map_err(|source| AuditError::Device { run: 0, source })?;
+    let file = write(root, out, name, reply.output.as_bytes())?;
+    Ok((file, super::state::parse(&reply.output)))
+}
 
 /// Writes `bytes` as the evidence file `name` in `root`, named relative to `out`.
 pub(super) fn write(

@@ -19,18 +19,18 @@ pub struct EvidenceFile {
     /// Path relative to the audit's folder.
     pub path: String,
     /// SHA-256 (hex).
-    pub(crate) sha256: String,
+    pub sha256: String,
 }
 
 /// One run's reading of one criterion.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReading {
     /// 1-based run.
-    pub(crate) run: u32,
+    pub run: u32,
     /// The reading, or `null` when the probe found nothing.
-    pub(crate) value: Option<Value>,
+    pub value: Option<Value>,
     /// What it was read from, or why nothing was.
-    pub(crate) detail: String,
+    pub detail: String,
     /// The session's evidence files.
     pub files: Vec<EvidenceFile>,
 }
@@ -42,26 +42,26 @@ pub struct MeasurementRecord {
     /// The criterion.
     pub criterion_id: String,
     /// Probe id.
-    pub(crate) probe: String,
+    pub probe: String,
     /// Extractor used.
     pub extractor: Extractor,
     /// Which behaviour of the extractor read the runs (see [`Extractor::revision`]); audits
     /// of the first format were all read by revision 1.
     #[serde(default = "first_revision")]
-    pub(crate) extractor_revision: u32,
+    pub extractor_revision: u32,
     /// The dwpipe whose extractor read the runs (absent in audits of the first format).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) extracted_by: Option<String>,
+    pub extracted_by: Option<String>,
     /// How runs were aggregated.
-    pub(crate) aggregate: Aggregate,
+    pub aggregate: Aggregate,
     /// The aggregate value.
-    pub(crate) value: Option<Value>,
+    pub value: Option<Value>,
     /// The probe's unit.
-    pub(crate) unit: Option<String>,
+    pub unit: Option<String>,
     /// Value and unit, as the check's `actual`.
-    pub(crate) actual: Option<String>,
+    pub actual: Option<String>,
     /// How far another reading may differ and still be this one (the probe's unit).
-    pub(crate) resolution: f64,
+    pub resolution: f64,
     /// Every run.
     pub runs: Vec<RunReading>,
 }
@@ -76,46 +76,47 @@ fn first_revision() -> u32 {
 #[serde(rename_all = "kebab-case")]
 pub struct Inputs {
     /// `device.yaml`: who the device said it was.
-    pub(crate) device: EvidenceFile,
+    pub device: EvidenceFile,
     /// The playbooks the audit ran, one file each.
-    pub(crate) playbooks: Vec<EvidenceFile>,
+    pub playbooks: Vec<EvidenceFile>,
     /// An outside auditor's report held against the measurements.
-    pub(crate) auditor_report: Option<EvidenceFile>,
+    pub auditor_report: Option<EvidenceFile>,
     /// `--runs`, when it overrode the pack and the playbooks (a recorded fact).
-    pub(crate) runs: Option<u32>,
+    pub runs: Option<u32>,
     /// `--strict`: a source that does not hold up is an error, not a warning (a recorded fact).
-    pub(crate) strict: bool,
+    pub strict: bool,
     /// The HAPs a delivery installed before this audit (recorded facts: the HAPs are not kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) installed: Vec<InstalledHap>,
+    pub installed: Vec<InstalledHap>,
     /// A copy of the lock the audit was held against (since format 4): the folder carries what
     /// verifying and importing it need, wherever it travels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) lock: Option<EvidenceFile>,
+    pub lock: Option<EvidenceFile>,
     /// Where the readings came from, kept when the audit ended (since format 4): the report's
     /// `source` is rebuilt from it, so a relabelled source is a difference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) source: Option<EvidenceFile>,
+    pub source: Option<EvidenceFile>,
     /// What the device said of its state before its first visit and after its last: the
     /// report's `device-state` is read from these.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) state_before: Option<EvidenceFile>,
+    pub state_before: Option<EvidenceFile>,
+    /// What it said after its last visit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) state_after: Option<EvidenceFile>,
+    pub state_after: Option<EvidenceFile>,
     /// The preconditions asked for besides the pack's (`dwpipe.yaml`, `--require`): recorded
     /// facts, which the kept state is held to with the pack's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) require: Vec<Required>,
+    pub require: Vec<Required>,
 }
 
 /// A HAP installed on the device before it was audited.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct InstalledHap {
+pub struct InstalledHap {
     /// Its path in the workspace, as the verification command declared it.
-    pub(crate) path: String,
+    pub path: String,
     /// SHA-256 of the file installed.
-    pub(crate) sha256: String,
+    pub sha256: String,
 }
 
 impl Inputs {
@@ -149,23 +150,23 @@ pub(crate) struct Times {
 /// recorded durations), in the order made.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct DeviceTime {
+pub struct DeviceTime {
     /// All the visits together, in seconds.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
     /// Each visit.
-    pub(crate) visits: Vec<VisitTime>,
+    pub visits: Vec<VisitTime>,
 }
 
 /// One visit's hold on the device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct VisitTime {
+pub struct VisitTime {
     /// 1-based run.
-    pub(crate) run: u32,
+    pub run: u32,
     /// The session, or `flow NAME`.
-    pub(crate) visit: String,
+    pub visit: String,
     /// Seconds, to the millisecond.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
 }
 
 impl DeviceTime {
@@ -239,13 +240,13 @@ impl DeviceTime {
 /// The workspace whose build an audit measured, when a delivery knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Workspace {
+pub struct Workspace {
     /// Its fingerprint after the agent, as the delivery's ledger has it (SHA-256 over the
     /// workspace's files).
-    pub(crate) fingerprint: String,
+    pub fingerprint: String,
     /// HEAD's commit, when the workspace is a git checkout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) commit: Option<String>,
+    pub commit: Option<String>,
 }
 
 /// What an audit gathered on a device, before the gate.

@@ -7,12 +7,9 @@
 //! own text; one that does not read is named, never guessed.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{AuditError, EvidenceFile};
-use crate::device::Device;
 use crate::diagnostic::Diagnostic;
 use crate::pack::{Condition, Reading};
 use crate::probe::hidumper;
@@ -22,7 +19,7 @@ pub(crate) const BEFORE: &str = "state-before.txt";
 /// The evidence file of the state after them.
 pub(crate) const AFTER: &str = "state-after.txt";
 
-use crate::device::{STATE_FIELDS as FIELDS, STATE_MARKER as MARKER, state_command as command};
+use crate::device::{STATE_FIELDS as FIELDS, STATE_MARKER as MARKER};
 
 /// What a device said of its state at one moment.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -151,23 +148,7 @@ impl DeviceStates {
     }
 }
 
-/// Asks the device for its state and keeps the reply as the evidence file `name` in the
-/// device's folder `root`.
-pub(super) async fn read(
-    device: &impl Device,
-    root: &Path,
-    out: &Path,
-    name: &str,
-) -> Result<(EvidenceFile, DeviceState), AuditError> {
-    let reply = device
-        .shell(&command())
-        .await
-        .map_err(|source| AuditError::Device { run: 0, source })?;
-    let file = super::inputs::write(root, out, name, reply.output.as_bytes())?;
-    Ok((file, parse(&reply.output)))
-}
-
-/// Reads the reply of [`command`].
+/// Reads the reply of `command`.
 pub(crate) fn parse(reply: &str) -> DeviceState {
     let mut state = DeviceState::default();
     for (field, command) in FIELDS {
@@ -398,7 +379,7 @@ impl DeviceState {
     }
 }
 
-/// What a fake or replayed device answers to [`command`]: a phone at rest (charged, awake,
+/// What a fake or replayed device answers to `command`: a phone at rest (charged, awake,
 /// cool, unlocked), `state` changing what a scenario says otherwise.
 pub fn render(
     battery: u32,
@@ -448,79 +429,4 @@ pub fn render(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_state_reads_back_from_its_reply_and_names_what_did_not_read() {
-        let state = parse(&render(15, 1, 412, true, 120));
-        assert_eq!(state.battery_percent, Some(15));
-        assert_eq!(state.charging.as_deref(), Some("charging"));
-        assert_eq!(state.plugged.as_deref(), Some("usb"));
-        assert_eq!(state.battery_temperature_c, Some(41.2));
-        assert_eq!(state.power_state.as_deref(), Some("AWAKE"));
-        assert_eq!(state.thermal.len(), 2);
-        assert_eq!(
-            (state.brightness, state.auto_brightness),
-            (Some(120), Some(false))
-        );
-        assert_eq!(state.screen_locked, Some(true));
-        assert_eq!(state.refresh_hz, Some(120));
-        assert!(state.unread.is_empty(), "{:?}", state.unread);
-        assert_eq!(
-            state.summary(),
-            "battery 15% charging 41.2 °C · power AWAKE · hottest zone soc_thermal 36000 · brightness 120 · screen locked · 120 Hz"
-        );
-        // A service that is not there, or says nothing usable, is named with why.
-        let reply = render(90, 0, 300, false, 60)
-            .replace("Current State: AWAKE", "Current: ?")
-            .replace("hidumper -s", "");
-        let without_lock: String = {
-            let at = reply.find(&format!("{MARKER}lock")).unwrap();
-            let end = reply.find(&format!("{MARKER}screen")).unwrap();
-            format!(
-                "{}{MARKER}lock\nhidumper: No such ability\n{}",
-                &reply[..at],
-                &reply[end..]
-            )
-        };
-        let state = parse(&without_lock);
-        assert_eq!(state.power_state, None);
-        assert_eq!(state.screen_locked, None);
-        assert_eq!(state.unread.len(), 2, "{:?}", state.unread);
-        assert!(state.unread[0].starts_with(
-            "power (`hidumper -s PowerManagerService -a -s`): no `Current State:` line"
-        ));
-        assert!(state.unread[1].contains("hidumper: No such ability"));
-        assert_eq!(parse("").unread.len(), 6);
-        assert!(!command().as_str().contains('"'));
-    }
-
-    /// A state that says nothing (a charging code no enum names, a zone that does not read)
-    /// meets no precondition, asked either way, and says why.
-    #[test]
-    fn an_unknown_state_never_meets_a_precondition() {
-        let required = |condition: &str| Required {
-            condition: condition.to_owned(),
-            by: "--require".to_owned(),
-        };
-        let unknown =
-            parse(&render(90, 0, 300, false, 60).replace("chargingStatus: 0", "chargingStatus: 7"));
-        for asked in ["charging: off", "charging: on"] {
-            let why = unknown.against(&required(asked)).unwrap_err();
-            assert!(why.contains("not ready: unknown"), "{asked}: {why}");
-        }
-        let hot = parse(
-            &render(90, 0, 300, false, 60).replace("Temperature: 31000", "Temperature: 99000x"),
-        );
-        for asked in ["hottest-zone < 45000", "hottest-zone > 0"] {
-            let why = hot.against(&required(asked)).unwrap_err();
-            assert!(why.contains("not ready: unknown"), "{asked}: {why}");
-            assert!(why.contains("99000x"), "{asked}: {why}");
-        }
-        // A known state still meets what it meets.
-        let fine = parse(&render(90, 0, 300, false, 60));
-        assert!(fine.against(&required("charging: off")).is_ok());
-        assert!(fine.against(&required("hottest-zone < 45000")).is_ok());
-    }
-}
+mod tests;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::config::Config;
+use crate::pack::Frozen;
 use crate::pack::{freeze, parse_pack, validate};
 
 fn example() -> (Frozen, Config) {

@@ -11,13 +11,16 @@ use crate::history::Recorder;
 use crate::playbook::Playbooks;
 use crate::process::Cancel;
 use crate::session::{self, AuditPlan, BuildUnderTest, Request};
-use crate::target::Opened;
 
-use super::args::AuditArgs;
 use super::error::Error;
 use super::progress::SessionProgress;
 use super::runtime::block_on;
-use super::{Edge, Run, load_lock, out_or_default, show, summary_md};
+use super::shared::{
+    DeviceArgs, DeviceClient, Json, Measuring, StoreParser, SummaryMd, parse_condition,
+};
+use super::{Edge, Run, load_lock, show, summary_md};
+use crate::history::Store;
+use std::path::PathBuf;
 
 impl Run for AuditArgs {
     fn json(&self) -> bool {
@@ -45,7 +48,7 @@ impl Run for AuditArgs {
             playbooks: &playbooks,
             target,
             record: self.record,
-            out: out_or_default(self.out.as_deref(), "audit"),
+            out: crate::output::default_out(self.out.as_deref(), "audit"),
             runs: self.runs,
             ab: self
                 .baseline_hap
@@ -63,18 +66,10 @@ impl Run for AuditArgs {
         })?;
         let cancel = Cancel::new();
         let progress = SessionProgress::new(json);
-        let outcome = block_on(&cancel, async {
-            let checks = crate::preflight::playbooks(&frozen.pack, &playbooks);
-            let opened = crate::preflight::open(checks, &plan.target, &hdc, &cancel)
-                .await
-                .1?;
-            let outcome = session::run(&plan, &opened, &cancel, &progress).await;
-            // A recording is written out whatever the session's end.
-            if let Opened::One(device) = &opened {
-                device.finish().await?;
-            }
-            Ok::<_, Error>(outcome?)
-        });
+        let outcome = block_on(
+            &cancel,
+            session::open_and_run(&plan, &hdc, &cancel, &progress),
+        );
         progress.finish();
         let outcome = outcome?;
         show::outcome(&outcome, json);
@@ -88,10 +83,11 @@ impl Run for AuditArgs {
 /// The preconditions besides the pack's: dwpipe.yaml's `device.require` (`--config`, else
 /// ./dwpipe.yaml when there is one), then `--require`.
 fn required(config: Option<&Path>, cli: &[String]) -> Result<Vec<Required>, Error> {
-    let default = Path::new("dwpipe.yaml");
-    let config = config.or_else(|| default.is_file().then_some(default));
+    let config = config
+        .map(Path::to_owned)
+        .or_else(crate::config::in_current_folder);
     let from_config = match config {
-        Some(path) => Config::load(path)?.device.require,
+        Some(path) => Config::load(&path)?.device.require,
         None => Vec::new(),
     };
     let by = |by: &'static str, conditions: &[String]| {
@@ -103,7 +99,102 @@ fn required(config: Option<&Path>, cli: &[String]) -> Result<Vec<Required>, Erro
             })
             .collect::<Vec<_>>()
     };
-    let mut required = by("dwpipe.yaml", &from_config);
+    let mut required = by(crate::config::CONFIG_FILE, &from_config);
     required.extend(by("--require", cli));
     Ok(required)
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes audit-<n>.json, audit-<n>.md, junit.xml and report.html into --out (default: a new \
+.dwpipe/audit-<time>/), and every pulled file and saved reply under \
+--out/evidence/<device>/<run>/<session>/ with its SHA-256. A replay is refused before its first \
+call when the capture was recorded with other sessions or another run plan (--runs, the pack). Criteria without a probe are \
+unverified unless --auditor-report covers them. Exit 0 pass, 1 fail, 2 invalid input, 3 device.
+
+A lab: --device repeated, or --devices all, on one or more --server HOST:PORT. Devices are \
+audited in parallel (--jobs at once), each into --out/<serial>/ (--out/<server>_<serial>/ when the \
+same connect key is on several servers, as emulators at 127.0.0.1:5555 are); a device that fails \
+or vanishes does not stop the others. lab.json, lab.md, lab.html and lab-junit.xml (one suite per \
+device) hold the criterion × device matrix. Exit 0 all pass, 1 a device failed, 3 none failed but one could not \
+be audited.
+
+Same-device A/B: --baseline-hap (the last release) and --candidate-hap switch the device between \
+the two builds (uninstall, then install: the app's data is reset), discard the first run after \
+each install as a warm-up, and measure the arms alternately in blocks (A B A B …) for --runs per \
+arm (default 10); criteria whose comparison is still unknown get more runs, doubling up to \
+--max-runs (default 40), then end inconclusive. Writes baseline/ and candidate/ (an audit each), \
+warm-up/, compare.json, compare.md, compare-junit.xml, compare.html, ab.html (both builds with \
+their versions, the blocks, both verdicts) and ab.json into --out; the device is left with the \
+candidate installed (after an error or a signal too). With --devices, each device is compared \
+with itself and ab-lab.json, ab-lab.md, ab-lab.html and ab-lab-junit.xml hold the matrix.
+
+--summary-md FILE adds the outcome as Markdown to FILE (a CI step summary, a PR comment). Exit 0 when the \
+candidate passes the pack and is the same or better, 1 when it fails the pack, regressed or the \
+comparison is inconclusive.")]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["serials", "devices", "replay"])))]
+pub(super) struct AuditArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// The frozen pack (pack.lock.json).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: PathBuf,
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
+    /// Record the live device into this capture folder as the audit runs (one device).
+    #[arg(
+        long,
+        value_name = "CAPTURE",
+        requires = "serials",
+        conflicts_with_all = ["devices", "replay"]
+    )]
+    pub(super) record: Option<PathBuf>,
+    /// Runs per probe (overrides the pack and the playbooks); per arm in an A/B session.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(super) runs: Option<u32>,
+    /// Folder for the reports and the evidence (default: a new .dwpipe/audit-<time>/).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    /// The last release's HAP: measure it against --candidate-hap on the same device.
+    #[arg(
+        long,
+        value_name = "HAP",
+        requires = "candidate_hap",
+        conflicts_with = "auditor_report"
+    )]
+    pub(super) baseline_hap: Option<PathBuf>,
+    /// The candidate's HAP (left installed when the session ends).
+    #[arg(long, value_name = "HAP", requires = "baseline_hap")]
+    pub(super) candidate_hap: Option<PathBuf>,
+    /// Record the audit (each device's, each arm's and the comparison) in this history (an
+    /// SQLite file, or a postgres:// URL); its page then draws every criterion's trend.
+    #[arg(long, value_name = "PATH|URL", value_parser = StoreParser)]
+    pub(super) history: Option<Store>,
+    /// Runs per arm at most, when criteria stay unknown after --runs (A/B).
+    #[arg(
+        long,
+        value_name = "M",
+        requires = "baseline_hap",
+        value_parser = clap::value_parser!(u32).range(2..=200)
+    )]
+    pub(super) max_runs: Option<u32>,
+    /// An outside auditor's report for criteria dwpipe cannot measure (held against its measurements).
+    #[arg(long, value_name = "FILE")]
+    pub(super) auditor_report: Option<PathBuf>,
+    /// A precondition on each device's state before its runs, besides the pack's and
+    /// dwpipe.yaml's `device.require` (repeatable): `battery >= 80%`, `battery-temperature <= 40`,
+    /// `hottest-zone <= 45000`, `charging: off`, `screen-lock: off`, `refresh-rate = 120`. A
+    /// device that does not meet one is not audited: its criteria are unverified, exit 3.
+    #[arg(long, value_name = "COND", value_parser = parse_condition)]
+    pub(super) require: Vec<String>,
+    /// The project config whose `device.require` applies (default: ./dwpipe.yaml when there
+    /// is one).
+    #[arg(long, value_name = "FILE")]
+    pub(super) config: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) measuring: Measuring,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

@@ -15,10 +15,10 @@ use super::load_lock;
 use crate::schema::AuditReport;
 use crate::verify::VerifyReport;
 
-use super::args::BriefArgs;
 use super::error::Error;
 use super::print;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
 impl Run for BriefArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
@@ -110,4 +110,22 @@ fn repair_brief(
             path.display()
         )))
     }
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct BriefArgs {
+    /// The frozen pack (pack.lock.json).
+    pub(super) lock: PathBuf,
+    /// The project config (workspace and verification commands).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// The repair round this brief is for.
+    #[arg(long, default_value_t = 1)]
+    pub(super) round: u32,
+    /// Write a repair brief from this audit-<n>.json or verify-<n>.json.
+    #[arg(long, value_name = "REPORT")]
+    pub(super) repair_from: Option<PathBuf>,
+    /// Write the brief here instead of stdout.
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
 }

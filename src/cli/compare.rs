@@ -12,10 +12,11 @@ use crate::output::relative_to;
 use crate::report::publish;
 use crate::schema::Comparison;
 
-use super::args::{Against, CompareArgs};
 use super::error::Error;
 use super::print;
-use super::{Edge, Run, out_or_default};
+use super::shared::{Json, StoreParser, SummaryMd};
+use super::{Edge, Run};
+use crate::cli::Path;
 
 impl Run for CompareArgs {
     fn json(&self) -> bool {
@@ -35,7 +36,7 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
     if let Some(recorder) = &recorder {
         recorder.prepare()?;
     }
-    let out = out_or_default(args.out.as_deref(), "compare");
+    let out = crate::output::default_out(args.out.as_deref(), "compare");
     std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
     let lock = args.lock.as_ref().map(|lock| relative_to(lock, &out));
     let (comparison, frozen) = from_files(
@@ -99,9 +100,10 @@ fn arms(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
             "--against takes the baseline from the history: give only the candidate",
         )),
         (Some(Against::LastPass), [candidate]) => {
-            let store = args.history.clone().unwrap_or_else(|| {
-                Store::Sqlite(PathBuf::from(".dwpipe").join(crate::history::DEFAULT_FILE))
-            });
+            let store = args
+                .history
+                .clone()
+                .unwrap_or_else(|| crate::history::project_store(Path::new("")));
             let report = read_audit(candidate, "E_COMPARE_INVALID")?;
             let app = app_of(&report, candidate)?;
             let device = report.device.as_ref();
@@ -152,4 +154,39 @@ pub(super) fn print_comparison(comparison: &Comparison) {
                 .plain(format!(" {delta:>20}  {}", c.reason)),
         );
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Against {
+    /// The latest passing audit of the same app, device model and software version.
+    LastPass,
+}
+
+pub(super) const COMPARE_HELP: &str = "For every criterion measured in both audits by the same probe: n and the median of each arm, the median delta with a 95% percentile-bootstrap interval (10,000 resamples, ChaCha8 seeded by the lock and the criterion: a re-run gives the same numbers), p = min(Mann-Whitney U, Kolmogorov-Smirnov), and an outcome: `different` (p <= 0.01 and the median moved at least the floor), `same` (the whole interval inside +-floor), `unknown` otherwise. The assertion's direction makes that regressed, improved, same or inconclusive; criteria without one (equals, pass/fail) are compared by their verdicts. The floor is the criterion's `regression: { floor: 20ms | 5% }`, else the pack's, else a default per unit (20 ms, 1 ms/s, 10 MB, 1 fps, 0.5 vp, 0.1 ratio). Audits of a different device model, software version or refresh rate are refused. Writes compare.json, compare.md, compare-junit.xml and compare.html into --out. Exit 0 for same or improved, 1 for regressed or inconclusive, 2 when the audits cannot be compared.";
+
+#[derive(Debug, clap::Args)]
+pub(super) struct CompareArgs {
+    /// The baseline audit (audit-<n>.json of the last release) and the candidate audit
+    /// (audit-<n>.json of this build); only the candidate with --against.
+    #[arg(value_name = "AUDIT", num_args = 1..=2, required = true)]
+    pub(super) audits: Vec<PathBuf>,
+    /// Take the baseline from the history: `last-pass` is the latest passing audit (on a
+    /// device, never a replay) of the same app on the same device model and software version.
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub(super) against: Option<Against>,
+    /// The history --against reads and the comparison is recorded in (an SQLite file, or a
+    /// postgres:// URL).
+    #[arg(long, value_name = "PATH|URL", value_parser = StoreParser)]
+    pub(super) history: Option<Store>,
+    /// The lock whose criteria decide directions and floors (default: the one the candidate names).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: Option<PathBuf>,
+    /// Folder for compare.json, compare.md, compare-junit.xml and compare.html (default: a new
+    /// .dwpipe/compare-<time>/).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

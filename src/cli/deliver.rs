@@ -1,33 +1,23 @@
 //! `dwpipe deliver`: all stages with the repair loop, in one run directory. This module turns
-//! the command line into a plan (the config, the run directory, the target), hands it to the
-//! pipeline and reports its events.
-
-use std::path::{Path, PathBuf};
+//! the command line into a request, has the pipeline plan and run it, and reports its events
+//! and its summary.
 
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
-use crate::output::dir_or_dot;
-use crate::pack::Frozen;
-use crate::pipeline::{
-    Delivery, DeliveryError, Event, RunDir, RunDirError, RunTarget, claim, delivery_config,
-};
-use crate::playbook::Playbooks;
-use crate::preflight;
+use crate::pipeline::{DeliverPlan, DeliverRequest, DeliveryError, Event, Mode, StartError};
 use crate::process::Cancel;
 use crate::schema::{DeliverReport, TerminalReason, page_to_open};
 use crate::target::HdcClient;
 use std::fmt::Write;
 
-use super::args::DeliverArgs;
 use super::error::Error;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
+use super::shared::{DeviceClient, Json, SummaryMd};
 use super::{Edge, Run};
-use crate::history::Store;
-
-/// The pack `deliver` takes without `--pack`.
-const DEFAULT_PACK: &str = "pack.yaml";
+use crate::cli::shared::Project;
+use std::path::PathBuf;
 
 impl Run for DeliverArgs {
     fn json(&self) -> bool {
@@ -46,126 +36,14 @@ impl Run for DeliverArgs {
 /// Runs the delivery; `Ok(exit code)`.
 fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
-    let config = delivery_config(&args.config)?;
-    let hdc = &hdc.clone().leases_beside(config.history.as_ref());
-    let Some(target) = args
-        .target
-        .clone()
-        .target()
-        .or_else(|| config.device.target())
-    else {
-        return Err(no_device(&config, hdc, args));
-    };
-    let run_target = RunTarget::of(&target);
-    // Held until the delivery ends: a second one on this workspace is refused meanwhile.
-    let mut claim = claim(&config.workspace, std::time::Duration::ZERO)?;
-    // A new run's folder is created only once preflight passed; a resumed one exists.
-    let (frozen, resumed, base) = match (&args.resume, &args.pack) {
-        (Some(run), _) => {
-            // A bare id (as `dwpipe runs` lists it) names a folder of this project's runs.
-            let run = if !run.exists() && run.components().count() == 1 {
-                args.out
-                    .as_deref()
-                    .unwrap_or_else(|| dir_or_dot(args.config.parent()))
-                    .join(crate::pipeline::RUNS_FOLDER)
-                    .join(run)
-            } else {
-                run.clone()
-            };
-            let (dir, frozen) =
-                RunDir::resume(&run, args.out.as_deref(), &run_target).map_err(run_dir_error)?;
-            (frozen, Some(dir), None)
-        }
-        (None, pack) => {
-            // Without --pack, the pack.yaml of the current folder (as `dwpipe init` writes it).
-            let pack = match pack {
-                Some(pack) => pack.clone(),
-                None if Path::new(DEFAULT_PACK).is_file() => PathBuf::from(DEFAULT_PACK),
-                None => {
-                    return Err(Diagnostic::error(
-                        "E_DELIVER_NO_PACK",
-                        "nothing to deliver: no --pack, and no pack.yaml in the current folder",
-                    )
-                    .fix("pass --pack pack.yaml, or --resume RUN to continue a run")
-                    .into());
-                }
-            };
-            let base = args
-                .out
-                .clone()
-                .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
-            (Frozen::open(&pack)?, None, Some(base))
-        }
-    };
-    print::diagnostics(&frozen.found);
-    let playbooks = Playbooks::load(args.measuring.playbooks.as_deref())?;
-    let mut checks = preflight::programs(&config);
-    checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
-    if let Some(base) = &base {
-        checks.push(preflight::writable("run folder", base));
-    }
-    // Every audit of the delivery is recorded in the project's history: it must be usable.
-    let history = match (&resumed, &base) {
-        (Some(dir), _) => dir.history(&config),
-        (None, base) => config.history.clone().unwrap_or_else(|| {
-            Store::Sqlite(
-                dir_or_dot(base.as_deref())
-                    .join(".dwpipe")
-                    .join(crate::history::DEFAULT_FILE),
-            )
-        }),
-    };
-    checks.push(preflight::history(&history));
+    let plan = DeliverPlan::new(request(args), hdc)?;
+    print::diagnostics(&plan.frozen.found);
     let progress = DeliverProgress::new(args.output.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();
-    let delivered = block_on(&cancel, async {
-        let (_, opened) = preflight::open(checks, &target, hdc, &cancel).await;
-        let opened = opened?;
-        // The device is leased again for its audit: not while the agent works.
-        opened.release_leases();
-        let run_dir = match resumed {
-            Some(dir) => dir,
-            None => RunDir::create(
-                base.as_deref().expect("a new run has a base"),
-                &frozen,
-                run_target,
-                &config.workspace,
-            )
-            .map_err(run_dir_error)?,
-        };
-        claim.name(&run_dir.id());
-        if let crate::target::Opened::Lab(roster) = &opened {
-            // A delivery audits every device it was given, or none.
-            if let Some((member, why)) = roster.absent.first() {
-                return Err(Error::Absent {
-                    serial: member.serial.clone(),
-                    why: why.clone(),
-                });
-            }
-            if roster.members.is_empty() {
-                return Err(Error::NoDevices);
-            }
-        }
-        let delivery = Delivery {
-            frozen: &frozen,
-            config: &config,
-            playbooks: &playbooks,
-            run_dir: &run_dir,
-            target: &target,
-            resume: args.resume.is_some(),
-            waive_review: args.no_review,
-            strict: args.measuring.strict,
-            events: &events,
-        };
-        let delivered = delivery.run(&opened, &cancel).await;
-        if let crate::target::Opened::One(device) = &opened {
-            device.finish().await?;
-        }
-        Ok(delivered)
-    });
+    let delivered = block_on(&cancel, crate::pipeline::deliver(plan, &cancel, &events));
     progress.finish();
-    let report = summary_or_error(delivered?)?;
+    let report = summary_or_error(delivered)?;
     if args.output.json {
         print::json(&report);
     } else {
@@ -177,58 +55,22 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     Ok(exit_code::of_delivery(report.terminal_reason))
 }
 
-/// No device to audit on, said together with everything else a first delivery would miss (the
-/// agent, the verification commands' programs, hdc, the pack's playbooks), so that one try
-/// names every missing piece.
-fn no_device(config: &crate::config::Config, hdc: &HdcClient, args: &DeliverArgs) -> Error {
-    let mut checks = preflight::programs(config);
-    checks.push(preflight::hdc(&hdc.binary));
-    let pack = args.pack.clone().or_else(|| {
-        Path::new(DEFAULT_PACK)
-            .is_file()
-            .then(|| PathBuf::from(DEFAULT_PACK))
-    });
-    let playbooks = Playbooks::load(args.measuring.playbooks.as_deref());
-    if let (Some(Ok(frozen)), Ok(playbooks)) = (pack.as_deref().map(Frozen::open), &playbooks) {
-        checks.extend(preflight::playbooks(&frozen.pack, playbooks));
-    }
-    let mut found = preflight::problems(&checks);
-    found.insert(
-        0,
-        Diagnostic::error(
-            "E_DELIVER_NO_DEVICE",
-            "no device to audit on: neither --device/--replay nor `device:` in dwpipe.yaml",
-        )
-        .fix("pass --device SERIAL (see `dwpipe devices`) or --replay CAPTURE, or set `device:` in dwpipe.yaml"),
-    );
-    Error::Invalid(found)
-}
-
-pub(super) fn run_dir_error(error: RunDirError) -> Error {
-    match error {
-        RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
-        RunDirError::Write(error) => Error::Publish(error),
-        RunDirError::Record(error) => Error::Write(error),
-        RunDirError::Create { base, source } => Error::Folder { path: base, source },
-        RunDirError::Planted(e) => Error::Planted(e),
-        refused @ (RunDirError::RunRecord(_)
-        | RunDirError::PackChanged { .. }
-        | RunDirError::OtherTarget { .. }
-        | RunDirError::Ledger(_)) => {
-            Diagnostic::error("E_RESUME_REFUSED", crate::diagnostic::chain(&refused))
-                .fix("start a new delivery with --pack; a run is only continued as it was begun")
-                .into()
-        }
-    }
+/// What the command line asks of the delivery.
+fn request(args: &DeliverArgs) -> DeliverRequest {
+    args.project.request(
+        args.project.out.clone(),
+        Mode::Deliver {
+            resume: args.resume.clone(),
+            waive_review: args.no_review,
+        },
+    )
 }
 
 /// A delivery's report, or the error that stopped it (a run that cannot be resumed is the
 /// user's input, everything else the machine's).
-fn summary_or_error(
-    delivered: Result<DeliverReport, DeliveryError>,
-) -> Result<DeliverReport, Error> {
+fn summary_or_error(delivered: Result<DeliverReport, StartError>) -> Result<DeliverReport, Error> {
     delivered.map_err(|error| match error {
-        DeliveryError::Resume(refused) => {
+        StartError::Delivery(DeliveryError::Resume(refused)) => {
             Diagnostic::error("E_RESUME_REFUSED", crate::diagnostic::chain(&refused)).into()
         }
         other => other.into(),
@@ -289,4 +131,44 @@ fn print_summary(summary: &DeliverReport) {
             .join(page_to_open(&summary.reports))
             .display()
     ));
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Stages: freeze the pack, pre-review it (a lock is reviewed once; receipts in .dwpipe/reviews), \
+write the Goal brief, run the agent, run the verification commands, audit on the device; on a \
+failure, a repair brief goes back to the agent (repair.max-rounds, the same failure at most \
+repair.max-same-failure times). Every artifact and ledger.jsonl land in \
+.dwpipe/runs/<time>-<pack8>/ beside dwpipe.yaml (or under --out); deliver.json ends it.
+
+After the agent and after the verification commands, the run's records (the lock, spec.md, \
+run.json, the ledger) must be as dwpipe left them, else the run ends records_tampered; whatever \
+they left running in their process group is stopped. One delivery per workspace at a time.
+
+Exit 0 verified, 1 not verified (no_changes, verification_failed, audit_failed, \
+repeated_failure, budget_exhausted, review_blocked, records_tampered), 2 invalid input (a run \
+that cannot be resumed as it began among them), 3 environment (a tool, the agent or the device \
+failed; the workspace is being delivered), 130 interrupted (Ctrl-C or SIGTERM; a second signal \
+kills what still runs and exits at once).")]
+#[command(group(clap::ArgGroup::new("source").args(["serials", "devices", "replay"])))]
+pub(super) struct DeliverArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    #[command(flatten)]
+    pub(super) project: Project,
+    /// Continue an interrupted run from its last completed stage — its folder, or its id as
+    /// `dwpipe runs` lists it — reusing a passed verification only while the workspace is
+    /// unchanged.
+    #[arg(long, value_name = "RUN", conflicts_with = "pack")]
+    pub(super) resume: Option<PathBuf>,
+    /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+    #[arg(long)]
+    pub(super) no_review: bool,
+    /// Unfold the agent's log and the verification commands' output under their stage lines.
+    #[arg(long, short)]
+    pub(super) verbose: bool,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

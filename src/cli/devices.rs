@@ -8,9 +8,10 @@ use crate::target::HdcClient;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::shared::{DeviceClient, Json, parse_server};
 use super::{Edge, Run};
 
-impl Run for super::args::DevicesArgs {
+impl Run for DevicesArgs {
     fn json(&self) -> bool {
         self.output.json
     }
@@ -99,4 +100,19 @@ fn table(reports: &[ServerReport]) -> String {
         }
     }
     crate::text::columns(&rows).join("\n")
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Without --server, the local hdc server is asked. For a lab, run `hdc -s HOST:PORT -m` on each \
+host that has USB devices and pass --server HOST:PORT once per host; unreachable servers and \
+offline devices are reported, not fatal (exit 3 only when no server answers).")]
+pub(super) struct DevicesArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// A remote hdc server, HOST:PORT (repeatable).
+    #[arg(long = "server", value_name = "HOST:PORT", value_parser = parse_server)]
+    pub(super) servers: Vec<Server>,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

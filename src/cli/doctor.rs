@@ -11,10 +11,10 @@ use crate::preflight::{self, Check};
 use crate::process::Cancel;
 use crate::target::HdcClient;
 
-use super::args::DoctorArgs;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::shared::{DeviceArgs, DeviceClient, Json};
 use super::{Edge, Run};
 
 impl Run for DoctorArgs {
@@ -33,11 +33,10 @@ impl Run for DoctorArgs {
 
 /// Runs every check; `Ok(0)` when everything is there, `Ok(3)` when something is missing.
 fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
-    let config_path: Option<PathBuf> = args.config.clone().or_else(|| {
-        Path::new("dwpipe.yaml")
-            .is_file()
-            .then(|| "dwpipe.yaml".into())
-    });
+    let config_path: Option<PathBuf> = args
+        .config
+        .clone()
+        .or_else(crate::config::in_current_folder);
     let config = config_path.as_deref().map(Config::load).transpose()?;
     let mut checks = config.as_ref().map(preflight::programs).unwrap_or_default();
     if let Some(pack) = &args.pack {
@@ -116,4 +115,29 @@ fn print_table(checks: &[Check], config: Option<&Path>, has_target: bool) {
             config.display()
         )),
     }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Runs the checks `deliver` and `audit` make before anything is dispatched: the agent's program, \
+every verification command's program, the outside reviewer's, the hdc client, the device named \
+in dwpipe.yaml (reachable, identified, density known) or its replay capture, and with --pack a \
+playbook for every probe; --device SERIAL [--server HOST:PORT] checks the device the release \
+gate will use, --replay CAPTURE a capture. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
+--version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
+is there, 3 when something is missing (each with how to install or configure it).")]
+pub(super) struct DoctorArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// The project config (default: ./dwpipe.yaml when there is one).
+    #[arg(long, value_name = "FILE")]
+    pub(super) config: Option<PathBuf>,
+    /// A pack (pack.yaml or pack.lock.json) whose probes need playbooks.
+    #[arg(long, value_name = "PACK")]
+    pub(super) pack: Option<PathBuf>,
+    /// The device to check (default: `device:` in dwpipe.yaml), as `deliver` and `audit` name it.
+    #[command(flatten)]
+    pub(super) target: DeviceArgs,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

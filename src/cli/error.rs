@@ -9,8 +9,8 @@ use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::history::{HistoryError, RecordError};
 use crate::output::{PublishError, WriteError};
-use crate::pipeline::DeliveryError;
 use crate::pipeline::ledger::AppendError;
+use crate::pipeline::{DeliveryError, PlanError as DeliverPlanError, RunDirError, StartError};
 use crate::session::{AbError, PlanError, SessionError};
 use crate::template::RenderError;
 
@@ -186,6 +186,59 @@ impl From<crate::preflight::Refusal> for Error {
     }
 }
 
+impl From<RunDirError> for Error {
+    /// A run folder that cannot be made is the machine's; one that cannot be picked up again
+    /// as it was begun is the user's input.
+    fn from(error: RunDirError) -> Error {
+        match error {
+            RunDirError::Lock(diagnostics) => Error::Invalid(diagnostics),
+            RunDirError::Write(error) => Error::Publish(error),
+            RunDirError::Record(error) => Error::Write(error),
+            RunDirError::Create { base, source } => Error::Folder { path: base, source },
+            RunDirError::Planted(e) => Error::Planted(e),
+            refused @ (RunDirError::RunRecord(_)
+            | RunDirError::PackChanged { .. }
+            | RunDirError::OtherTarget { .. }
+            | RunDirError::Ledger(_)) => {
+                Diagnostic::error("E_RESUME_REFUSED", crate::diagnostic::chain(&refused))
+                    .fix(
+                        "start a new delivery with --pack; a run is only continued as it was begun",
+                    )
+                    .into()
+            }
+        }
+    }
+}
+
+impl From<DeliverPlanError> for Error {
+    fn from(refused: DeliverPlanError) -> Error {
+        match refused {
+            DeliverPlanError::Invalid(found) | DeliverPlanError::NoDevice(found) => {
+                Error::Invalid(found)
+            }
+            DeliverPlanError::Claim(e) => Error::Claim(e),
+            DeliverPlanError::RunDir(e) => e.into(),
+        }
+    }
+}
+
+impl From<StartError> for Error {
+    fn from(error: StartError) -> Error {
+        match error {
+            StartError::Missing(problems) => Error::Missing(problems),
+            StartError::Device(e) => Error::Device(e),
+            StartError::RunDir(e) => e.into(),
+            StartError::Absent { serial, why } => Error::Absent { serial, why },
+            StartError::NoDevices => Error::NoDevices,
+            StartError::NotOneDevice => Error::Usage(clap::Error::raw(
+                clap::error::ErrorKind::ArgumentConflict,
+                "a stop hook audits one device or one capture, not a lab",
+            )),
+            StartError::Delivery(e) => Error::Delivery(e),
+        }
+    }
+}
+
 impl From<RecordError> for Error {
     fn from(error: RecordError) -> Error {
         match error {
@@ -209,7 +262,8 @@ impl From<SessionError> for Error {
     /// diagnostic with its fix, the rest by its own kind.
     fn from(error: SessionError) -> Error {
         match error {
-            SessionError::Refused(e) => Error::Device(e),
+            SessionError::Refused(e) | SessionError::Unfinished(e) => Error::Device(e),
+            SessionError::Missing(problems) => Error::Missing(problems),
             SessionError::Audit(e) => Error::Audit(e),
             SessionError::Publish(e) => Error::Publish(e),
             SessionError::History(e) => Error::History(e),

@@ -12,8 +12,9 @@ use super::error::Error;
 use super::print;
 use super::runtime::block_on;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::FingerprintArgs {
+impl Run for FingerprintArgs {
     fn drives_children(&self) -> bool {
         true
     }
@@ -39,4 +40,13 @@ fn run(workspace: &Path, cache_path: Option<&Path>) -> Result<i32, Error> {
     }
     print::out(&print);
     Ok(exit_code::OK)
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct FingerprintArgs {
+    /// The workspace.
+    pub(super) workspace: PathBuf,
+    /// A stat cache file to read and update (size + mtime → content hash).
+    #[arg(long)]
+    pub(super) cache: Option<PathBuf>,
 }

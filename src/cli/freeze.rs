@@ -8,9 +8,11 @@ use crate::pack::{LOCK_FILE, freeze_file};
 
 use super::error::Error;
 use super::print;
+use super::shared::Json;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::FreezeArgs {
+impl Run for FreezeArgs {
     fn json(&self) -> bool {
         self.output.json
     }
@@ -123,4 +125,22 @@ fn made_against(path: &Path, lock: &Path, sha: &str) -> bool {
         .map(|l| crate::output::dir_or_dot(path.parent()).join(l))
         .and_then(|l| std::fs::canonicalize(l).ok());
     named.as_deref() == Some(lock) && report.pack_sha256.as_deref() == Some(sha)
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Errors exit 2 and write nothing; warnings are printed and recorded in the lock."
+)]
+pub(super) struct FreezeArgs {
+    /// The acceptance pack (YAML or JSON).
+    pub(super) pack: PathBuf,
+    /// Folder for pack.lock.json and spec.md.
+    #[arg(long, default_value = ".")]
+    pub(super) out: PathBuf,
+    /// Replace a lock of another pack even though audits under --out were made against it
+    /// (they stop verifying).
+    #[arg(long)]
+    pub(super) force: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

@@ -6,10 +6,13 @@ use crate::history::{Filter, History, Recorder, Store, Window, shifts};
 use crate::schema::{Point, Searched, SeriesOutput, Shift, ShiftsOutput};
 use crate::text::{CELL, LINE, one_line};
 
-use super::args::{HistoryArgs, HistoryCommand};
 use super::error::Error;
 use super::print;
+use super::shared::StoreParser;
 use super::{Edge, Run};
+use crate::input::parse_duration;
+use std::path::PathBuf;
+use std::time::Duration;
 
 impl Run for HistoryArgs {
     fn json(&self) -> bool {
@@ -131,7 +134,7 @@ fn no_query_options(args: &HistoryArgs, not_what: &str, fix: &str) -> Result<(),
 /// `history prune`: what it deleted, and what it kept.
 fn prune(
     args: &HistoryArgs,
-    older_than: Option<std::time::Duration>,
+    older_than: Option<Duration>,
     keep_last: Option<u32>,
 ) -> Result<i32, Error> {
     no_query_options(
@@ -261,5 +264,100 @@ fn existing(history: &Store, fix: &str) -> Result<(), Error> {
         .fix(fix)
         .into()),
         _ => Ok(()),
+    }
+}
+
+pub(super) const HISTORY_HELP: &str = "The history is an SQLite file or a PostgreSQL database (a lab's, shared by its hosts: its leases live there too): every `deliver` run records its audits in .dwpipe/history.sqlite beside its runs (or where `history:` in dwpipe.yaml says); `audit`, `compare` and lab runs record when given --history PATH|URL. Listed per audit and criterion, oldest first: time, criterion, value, result, device model and software, serial, and the report. --changes runs E-Divisive with means (p <= 0.05, 100 permutations, seed 1234) over each criterion's series per device model and names the audit from which it shifted. `dwpipe history import RUN...` records run folders or reports made elsewhere (lab shards audited on other hosts); a report already recorded is skipped. Replayed audits are marked and never taken as a baseline by `compare --against last-pass`.";
+
+#[derive(Debug, clap::Args)]
+pub(super) struct HistoryArgs {
+    /// The history (where `deliver` records, beside dwpipe.yaml): an SQLite file, or a
+    /// postgres:// URL (the password from PGPASSWORD or ~/.pgpass, never in the URL).
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        value_parser = StoreParser,
+        default_value = crate::history::PROJECT_HISTORY,
+        global = true
+    )]
+    pub(super) history: Store,
+    /// Only this criterion.
+    #[arg(long, value_name = "ID")]
+    pub(super) criterion: Option<String>,
+    /// Only devices of this model (as `dwpipe devices` shows it, e.g. ALN-AL00).
+    #[arg(long, value_name = "MODEL")]
+    pub(super) device_model: Option<String>,
+    /// Only audits recorded on or after this day (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE", value_parser = parse_day)]
+    pub(super) since: Option<String>,
+    /// Where each criterion's series shifted, instead of the series.
+    #[arg(long)]
+    pub(super) changes: bool,
+    /// With --changes: the latest N audits of each series are searched (default 5000), or
+    /// `all` of them; the output says what was searched.
+    #[arg(long, value_name = "N|all", requires = "changes", value_parser = parse_window)]
+    pub(super) window: Option<Window>,
+    /// Print JSON on stdout.
+    #[arg(long, global = true)]
+    pub(super) json: bool,
+    #[command(subcommand)]
+    pub(super) command: Option<HistoryCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(super) enum HistoryCommand {
+    /// Record runs made elsewhere: run folders (searched for audit-<n>.json and compare.json), report files, or a whole SQLite history (into PostgreSQL, say).
+    Import {
+        /// The runs.
+        #[arg(value_name = "RUN", required = true)]
+        runs: Vec<PathBuf>,
+    },
+    /// Delete old audits (their measurements and runs' values with them) and old comparisons.
+    /// An audit goes when it is older than --older-than (if given) and not among the latest
+    /// --keep-last of its series, its app on its device model (if given); the latest passing
+    /// audit on a device of each app, model and software stays, the baseline `compare
+    /// --against last-pass` takes. Comparisons go by --older-than alone.
+    #[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["older_than", "keep_last"])))]
+    Prune {
+        /// Audits and comparisons recorded longer ago than this (e.g. 90d, 12h).
+        #[arg(long, value_name = "AGE", value_parser = parse_age)]
+        older_than: Option<Duration>,
+        /// Keep the latest N audits of each app on each device model.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        keep_last: Option<u32>,
+    },
+}
+
+fn parse_age(text: &str) -> Result<Duration, String> {
+    match text.strip_suffix('d').map(str::parse::<u64>) {
+        Some(Ok(days)) => Ok(Duration::from_secs(days.saturating_mul(86_400))),
+        _ => parse_duration(text).map_err(|e| format!("{e}, or days like 90d")),
+    }
+}
+
+fn parse_window(text: &str) -> Result<Window, String> {
+    if text == "all" {
+        return Ok(Window::All);
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n >= 4 => Ok(Window::Last(n)),
+        _ => Err(format!(
+            "`{text}` is not a window: a number of audits (at least 4) or `all`"
+        )),
+    }
+}
+
+fn parse_day(text: &str) -> Result<String, String> {
+    let valid = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        })
+        && matches!(text[5..7].parse::<u32>(), Ok(1..=12))
+        && matches!(text[8..10].parse::<u32>(), Ok(1..=31));
+    if valid {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("`{text}` is not a day like 2026-12-01"))
     }
 }

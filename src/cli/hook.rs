@@ -4,10 +4,9 @@
 //! input, runs the gate as `deliver` runs its stages, and keeps the session's record.
 
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::config::{Config, FailMode, Repair};
-use crate::diagnostic::Diagnostic;
 use crate::diagnostic::chain;
 use crate::exit_code;
 use crate::hook::{
@@ -15,20 +14,19 @@ use crate::hook::{
     render,
 };
 use crate::output::dir_or_dot;
-use crate::pack::Frozen;
-use crate::pipeline::{Delivery, Event, Gated, RunDir, RunTarget, claim, gate_config};
-use crate::playbook::Playbooks;
-use crate::preflight;
+use crate::pipeline::{DeliverPlan, Event, Gated, Mode, PlanError};
 use crate::process::Cancel;
 use crate::schema::TerminalReason;
 use crate::target::HdcClient;
 
-use super::args::HookStopArgs;
-use super::deliver::run_dir_error;
 use super::error::Error;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
+use super::shared::DeviceClient;
+use super::{Edge, Run};
+use crate::cli::shared::Project;
+use clap::Subcommand;
 
 /// dwpipe's plugin for OpenCode and DevEco Code, as `dwpipe hook plugin` prints it.
 pub(super) const OPENCODE_PLUGIN: &str = include_str!("../../integrations/opencode/dwpipe-gate.js");
@@ -53,13 +51,14 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         }
     };
     let base = args
+        .project
         .out
         .clone()
-        .unwrap_or_else(|| dir_or_dot(args.config.parent()).to_owned());
+        .unwrap_or_else(|| dir_or_dot(args.project.config.parent()).to_owned());
     let record = Session::path(&base, harness, &stop.session);
     // The limits and the fail mode are the config's; one that cannot be read has the defaults
     // (and the gate says why it could not run).
-    let loaded = Config::load(&args.config);
+    let loaded = Config::load(&args.project.config);
     let (limits, fail_mode) = loaded
         .as_ref()
         .map_or((Repair::default(), FailMode::Warn), |config| {
@@ -81,7 +80,7 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
     let gated = stop
         .not_finished
         .is_none()
-        .then(|| gate(hdc, args, loaded, (&base, round)));
+        .then(|| gate(hdc, args, &base, round));
     let (mut gate_outcome, run, mut verdict, failure) = match (&stop.not_finished, &gated) {
         (Some(how), _) => (
             Gate::NotFinished { how },
@@ -239,85 +238,76 @@ fn outcome(gated: &Gated) -> (Gate<'_>, Option<String>, String, Option<String>) 
     }
 }
 
-/// Runs the gate's round `round` as `deliver` runs its stages after an agent; `Err` says why
-/// it could not run.
+/// Runs the gate's round `round` as `deliver` runs its stages after an agent: the gate's
+/// outcome and the pack's lock hash; `Err` says why it could not run.
 fn gate(
     hdc: &HdcClient,
     args: &HookStopArgs,
-    loaded: Result<Config, Diagnostic>,
-    (base, round): (&Path, u32),
+    base: &Path,
+    round: u32,
 ) -> Result<(Gated, String), String> {
-    let said = |e: Error| e.to_string();
-    let config = loaded
-        .map_err(|d| vec![d])
-        .and_then(gate_config)
-        .map_err(|found| {
-            found
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
-    let hdc = &hdc.clone().leases_beside(config.history.as_ref());
-    let target = args
-        .target
-        .clone()
-        .target()
-        .or_else(|| config.device.target())
-        .ok_or("no device to audit on: pass --device SERIAL or --replay CAPTURE, or set `device:` in dwpipe.yaml")?;
-    let run_target = RunTarget::of(&target);
     // Another session's gate on this workspace is waited for (as a device's lease is).
-    let mut claim = claim(&config.workspace, args.client.lease_wait).map_err(|e| said(e.into()))?;
-    let pack = args
-        .pack
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("pack.yaml"));
-    let frozen = Frozen::open(&pack).map_err(|e| said(e.into()))?;
-    print::diagnostics(&frozen.found);
-    let playbooks =
-        Playbooks::load(args.measuring.playbooks.as_deref()).map_err(|e| said(e.into()))?;
-    let mut checks = preflight::programs(&config);
-    checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
-    checks.push(preflight::writable("run folder", base));
-    checks.push(preflight::history(&config.history.clone().unwrap_or_else(
-        || crate::history::Store::Sqlite(base.join(".dwpipe").join(crate::history::DEFAULT_FILE)),
-    )));
+    let request = args.project.request(
+        Some(base.to_owned()),
+        Mode::Gate {
+            round,
+            wait: args.client.lease_wait,
+        },
+    );
+    let plan = DeliverPlan::new(request, hdc).map_err(|refused| match refused {
+        PlanError::Invalid(found) | PlanError::NoDevice(found) => found
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => Error::from(other).to_string(),
+    })?;
+    print::diagnostics(&plan.frozen.found);
+    let pack = plan.frozen.lock.sha256.clone();
     let progress = DeliverProgress::new(false, false);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();
-    let gated = block_on(&cancel, async {
-        let (_, opened) = preflight::open(checks, &target, hdc, &cancel).await;
-        let opened = opened?;
-        // Leased again for the audit, not while the build verifies.
-        opened.release_leases();
-        if !matches!(opened, crate::target::Opened::One(_)) {
-            return Err(Error::Usage(clap::Error::raw(
-                clap::error::ErrorKind::ArgumentConflict,
-                "a stop hook audits one device or one capture, not a lab",
-            )));
-        }
-        let run_dir =
-            RunDir::create(base, &frozen, run_target, &config.workspace).map_err(run_dir_error)?;
-        claim.name(&run_dir.id());
-        let delivery = Delivery {
-            frozen: &frozen,
-            config: &config,
-            playbooks: &playbooks,
-            run_dir: &run_dir,
-            target: &target,
-            resume: false,
-            waive_review: false,
-            strict: args.measuring.strict,
-            events: &events,
-        };
-        let gated = delivery.gate(&opened, round, &cancel).await?;
-        if let crate::target::Opened::One(device) = &opened {
-            device.finish().await?;
-        }
-        Ok(gated)
-    });
+    let gated = block_on(&cancel, crate::pipeline::gate(plan, &cancel, &events));
     progress.finish();
     gated
-        .map(|gated| (gated, frozen.lock.sha256.clone()))
-        .map_err(said)
+        .map(|gated| (gated, pack))
+        .map_err(|e| Error::from(e).to_string())
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum HookCommand {
+    /// Run the gate when the agent wants to stop, and let it stop or send it back with the repair brief.
+    #[command(after_long_help = HOOK_STOP_HELP)]
+    Stop(Box<HookStopArgs>),
+    /// Print dwpipe's plugin for OpenCode and DevEco Code (their sessions have no stop hook): save it in .opencode/plugins/ (DevEco Code: .deveco/plugins/).
+    Plugin,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct HookStopArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// The harness whose stop hook this is: its JSON on stdin, its answer on stdout.
+    #[arg(long = "target", value_name = "HARNESS", value_parser = clap::builder::PossibleValuesParser::new(crate::hook::Harness::WORDS))]
+    pub(super) harness: String,
+    #[command(flatten)]
+    pub(super) project: Project,
+}
+
+pub(super) const HOOK_STOP_HELP: &str = "Reads the harness's stop-hook JSON on stdin (Claude Code and Codex: session_id, stop_hook_active; Cursor: conversation_id, status, loop_count), runs what `deliver` runs after its agent (the verification commands, then the audit on the configured device or capture, against the frozen pack) on the workspace as it stands, in a run folder of its own under .dwpipe/runs, and prints one JSON object on stdout: {} lets the agent stop; {\"decision\":\"block\",\"reason\":…} (Cursor: {\"followup_message\":…}) sends it back with the repair brief. Rounds are counted per agent session in .dwpipe/hooks/ (stop_hook_active is recorded, never trusted to end the loop) and bounded by repair.max-rounds and repair.max-same-failure; when they run out, or the gate cannot decide, review.fail-mode says what happens: open lets the agent stop (recorded, said unverified), warn sends it back once to say the change is unverified and then lets it stop, closed keeps refusing and says so. Progress goes to stderr. Exit 0 whenever an answer was printed; an input that names no session lets the agent stop (its rounds could not be counted) and says why on stderr.";
+
+impl Run for HookCommand {
+    fn drives_children(&self) -> bool {
+        true
+    }
+
+    fn execute(self, edge: &Edge) -> Result<i32, Error> {
+        match self {
+            HookCommand::Stop(args) => stop(&edge.client(&args.client), &args),
+            HookCommand::Plugin => {
+                print::raw(OPENCODE_PLUGIN.as_bytes());
+                Ok(exit_code::OK)
+            }
+        }
+    }
 }

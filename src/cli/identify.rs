@@ -14,9 +14,11 @@ use crate::target::HdcClient;
 use super::error::Error;
 use super::print;
 use super::runtime::block_on;
+use super::shared::{DeviceClient, parse_serial, parse_server};
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::IdentifyArgs {
+impl Run for IdentifyArgs {
     fn drives_children(&self) -> bool {
         true
     }
@@ -31,7 +33,7 @@ impl Run for super::args::IdentifyArgs {
     }
 }
 
-impl Run for super::args::RenamedCapture {
+impl Run for RenamedCapture {
     fn execute(self, _edge: &Edge) -> Result<i32, Error> {
         Err(Diagnostic::error(
             "E_COMMAND_RENAMED",
@@ -84,4 +86,25 @@ fn run(hdc: &HdcClient, serial: &str, server: Option<Server>, out: &Path) -> Res
         out.display()
     ));
     Ok(exit_code::OK)
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct IdentifyArgs {
+    #[command(flatten)]
+    pub(super) client: DeviceClient,
+    /// The device's connect key (see `dwpipe devices`).
+    #[arg(long = "device", value_name = "SERIAL", value_parser = parse_serial)]
+    pub(super) serial: String,
+    /// The folder to write the capture into (must not hold one already).
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: PathBuf,
+    /// The hdc server the device is on, HOST:PORT (default: the local one).
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_server)]
+    pub(super) server: Option<Server>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct RenamedCapture {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub(super) rest: Vec<String>,
 }

@@ -10,12 +10,12 @@ use crate::input::read_text;
 use crate::output::write_atomic;
 use crate::template::{INIT_APPANALYZER, INIT_CONFIG, INIT_PACK};
 
-use super::args::Preset;
 use super::error::Error;
 use super::print;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::InitArgs {
+impl Run for InitArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
         let pack = match self.preset {
             Preset::Example => INIT_PACK,
@@ -28,7 +28,10 @@ impl Run for super::args::InitArgs {
 /// Writes `DIR/pack.yaml` (`pack`) and `DIR/dwpipe.yaml`, refusing to overwrite either unless
 /// `force`.
 fn run(dir: &Path, force: bool, pack: &str) -> Result<i32, Error> {
-    let files = [("pack.yaml", pack), ("dwpipe.yaml", INIT_CONFIG)];
+    let files = [
+        (crate::pipeline::DEFAULT_PACK, pack),
+        (crate::config::CONFIG_FILE, INIT_CONFIG),
+    ];
     for (name, _) in files {
         let path = dir.join(name);
         if path.exists() && !force {
@@ -72,10 +75,10 @@ fn run(dir: &Path, force: bool, pack: &str) -> Result<i32, Error> {
             permissions.display()
         ));
     }
-    let pack = dir.join("pack.yaml");
+    let pack = dir.join(crate::pipeline::DEFAULT_PACK);
     // The same next steps the README gives: the criteria and the project, a device, the
     // tools, then the delivery.
-    let config = dir.join("dwpipe.yaml");
+    let config = dir.join(crate::config::CONFIG_FILE);
     print::out(&format!(
         "wrote {}, {} and {}\nnext:\n  1. edit {} (the criteria) and {} (workspace, agent, verify commands)\n  2. dwpipe devices                 # pick a device: set `device: {{ serial: … }}` in {}\n  3. dwpipe doctor --config {}    # every tool and the device, ok or missing\n  4. dwpipe deliver --config {} --pack {}",
         pack.display(),
@@ -89,4 +92,27 @@ fn run(dir: &Path, force: bool, pack: &str) -> Result<i32, Error> {
         pack.display(),
     ));
     Ok(exit_code::OK)
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct InitArgs {
+    /// Folder to write pack.yaml and dwpipe.yaml into.
+    #[arg(default_value = ".")]
+    pub(super) dir: PathBuf,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub(super) force: bool,
+    /// Which pack to start from.
+    #[arg(long, value_enum, default_value_t = Preset::Example)]
+    pub(super) preset: Preset,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Preset {
+    /// The example notes app's pack: one criterion of each kind, commented.
+    Example,
+    /// Huawei's own bands: AppAnalyzer's health-check rules and DevEco Testing's performance
+    /// tasks as should (pass band) and must (fail band) criteria, with DevEco Testing's device
+    /// preconditions.
+    Appanalyzer,
 }

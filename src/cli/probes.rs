@@ -10,9 +10,11 @@ use crate::schema::{ProbesOutput, RunsOutput};
 
 use super::error::Error;
 use super::print;
+use super::shared::Json;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::ProbesArgs {
+impl Run for ProbesArgs {
     fn json(&self) -> bool {
         self.output.json
     }
@@ -22,7 +24,7 @@ impl Run for super::args::ProbesArgs {
     }
 }
 
-impl Run for super::args::RunsArgs {
+impl Run for RunsArgs {
     fn json(&self) -> bool {
         self.output.json
     }
@@ -109,4 +111,19 @@ fn runs(config: &Path, json: bool) -> Result<i32, Error> {
         base.join(RUNS_FOLDER).display()
     ));
     Ok(0)
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct RunsArgs {
+    /// The project config whose folder holds .dwpipe/.
+    #[arg(long, value_name = "FILE", default_value = crate::config::CONFIG_FILE)]
+    pub(super) config: PathBuf,
+    #[command(flatten)]
+    pub(super) output: Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ProbesArgs {
+    #[command(flatten)]
+    pub(super) output: Json,
 }

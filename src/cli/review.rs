@@ -10,12 +10,13 @@ use crate::pipeline::ledger::{Entry, Input, Ledger, Outcome, Stage};
 use crate::process::Cancel;
 use crate::review::{ReceiptError, ReviewerOutcome, receipt};
 
-use super::args::ReviewArgs;
 use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::runtime::block_on;
+use super::shared::Json;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
 impl Run for ReviewArgs {
     fn json(&self) -> bool {
@@ -135,4 +136,25 @@ fn record(out: &std::path::Path, entry: &Entry) -> Result<(), Error> {
     })?;
     ledger.append(entry)?;
     Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes review-<n>.json and review-<n>.md and appends to ledger.jsonl in --out. A lock is reviewed \
+once: its receipt stands until the pack changes. Exit 0 when delivery may go on (pass, waived, \
+incomplete under fail-mode open/warn), 1 when the pack must change or the review blocks.")]
+pub(super) struct ReviewArgs {
+    /// The frozen pack (pack.lock.json).
+    pub(super) lock: PathBuf,
+    /// The project config (review settings and the outside reviewer).
+    #[arg(long)]
+    pub(super) config: Option<PathBuf>,
+    /// Folder for the review reports, the receipts and the ledger (default: the lock's folder).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    /// Waive the outside reviewer for this run (recorded; refused under fail-mode closed).
+    #[arg(long)]
+    pub(super) no_review: bool,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

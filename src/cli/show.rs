@@ -12,16 +12,18 @@ use crate::schema::{AbLabReport, AbOutput, AuditReport, DeviceVerdict, LabReport
 use crate::session::{AbSession, Outcome, merge as merge_shards};
 use crate::text::{CELL, LINE, one_line};
 
-use super::args::MergeArgs;
 use super::compare::print_comparison;
 use super::error::Error;
+use super::print;
 use super::print::Line;
-use super::{out_or_default, print};
+use super::shared::{Json, SummaryMd};
+use super::{Edge, Run};
+use clap::Subcommand;
 
 /// Shows an outcome (or prints its document as JSON).
 pub(super) fn outcome(outcome: &Outcome, json: bool) {
     match outcome {
-        Outcome::Audit { report, written } if json => print::json(report),
+        Outcome::Audit { report, .. } if json => print::json(report),
         Outcome::Audit { report, written } => audit(report, written),
         Outcome::Lab { report, .. } if json => print::json(report),
         Outcome::Lab {
@@ -161,7 +163,7 @@ fn ab_lab(report: &AbLabReport, written: &[PathBuf]) {
 /// `dwpipe report merge RUN…`: exit 0 every device passed, 1 one failed, 3 none failed but
 /// one could not be audited.
 pub(super) fn merge(args: &MergeArgs) -> Result<i32, Error> {
-    let out = out_or_default(args.out.as_deref(), "merge");
+    let out = crate::output::default_out(args.out.as_deref(), "merge");
     // The device reports are linked relative to the folder, which must exist for that; a
     // merge that is refused leaves no empty folder behind.
     std::fs::create_dir_all(&out).map_err(Error::folder(&out))?;
@@ -243,4 +245,42 @@ fn lab_verdict(report: &LabReport) -> Line {
             count(DeviceVerdict::NotMeasured),
             count(DeviceVerdict::Error),
         ))
+}
+
+#[derive(Debug, Subcommand)]
+pub(super) enum ReportCommand {
+    /// Merge lab shards (the --out folders of `dwpipe audit --devices …` on several hosts) into
+    /// one criterion × device matrix: lab.json, lab.md, lab-junit.xml.
+    #[command(
+        after_help = "Shards must have audited the same lock; a device may be in one \
+shard only. Exit 0 all pass, 1 a device failed, 2 shards that do not merge, 3 none failed but \
+one could not be audited."
+    )]
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct MergeArgs {
+    /// The shards' folders (each holds lab.json and lab-junit.xml).
+    #[arg(required = true, num_args = 1..)]
+    pub(super) runs: Vec<PathBuf>,
+    /// Folder for the merged matrix (default: a new .dwpipe/merge-<time>/).
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) summary: SummaryMd,
+    #[command(flatten)]
+    pub(super) output: Json,
+}
+
+impl Run for ReportCommand {
+    fn json(&self) -> bool {
+        let ReportCommand::Merge(args) = self;
+        args.output.json
+    }
+
+    fn execute(self, _: &Edge) -> Result<i32, Error> {
+        let ReportCommand::Merge(args) = self;
+        merge(&args)
+    }
 }

@@ -15,8 +15,9 @@ use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::{Edge, Run};
+use std::path::PathBuf;
 
-impl Run for super::args::VerifyEvidenceArgs {
+impl Run for VerifyEvidenceArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
         run(&self.report, self.lock.as_deref())
     }
@@ -174,4 +175,46 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error>
         }
     ));
     Ok(found.differences.len())
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Rebuilds the whole report from the lock and the audit's folder alone, then compares it field by \
+field with what the report says; any difference is named by its path and exits 1.
+
+Recomputed from the lock and the evidence: pack-sha256; device (from the kept device.yaml); \
+inputs (device.yaml, the playbooks, an outside auditor's report, the copy of the lock and \
+source.json, re-hashed); the source (from the kept source.json: the device, or the capture \
+replayed); every criterion's check (statement, result, actual, assertion verdict, reason, \
+evidence text); every measurement (probe, extractor, aggregate, unit, resolution, each run's \
+reading from its session's files, which are re-hashed, and the aggregate); the diagnostics; the \
+summary; the verdict.
+
+Recorded facts, taken as the report says: format-version, dwpipe-version, lock (the path of the \
+copy the audit keeps), started and ended, device-time (each visit's time on the device), the \
+workspace (a delivery's fingerprint and commit), inputs.runs (--runs), inputs.strict (--strict), \
+and each measurement's extracted-by (the dwpipe version that read it); before format 4, the \
+source too. A report of an older format is rebuilt as that format worded it. A reading made by \
+an older revision of its extractor is taken as recorded, so everything built on it is still \
+checked, and the difference from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart \
+from tampering.
+
+Evidence is read only from inside the report's folder: a symlink or a path that leaves it is \
+refused. Without --pack the check is unanchored: the report is held to the lock it names itself, \
+whose hash is printed; pass --pack with the lock you trust.
+
+A comparison (compare.json) is verified through both audits it names and recomputed from them. \
+It is bound to what it compared (since its format 2): the SHA-256 of the lock it was judged by \
+(with --pack, that lock must be the one given) and of each audit report's bytes; each audit is \
+held to the lock it recorded, so a baseline measured under last release's pack still verifies. \
+A format-1 comparison has neither binding, and says so (UNBOUND).
+
+Exit 0 when the report is exactly its rebuild, 1 on any difference, 2 when the report or the lock \
+cannot be read.")]
+pub(super) struct VerifyEvidenceArgs {
+    /// The audit report (audit-<n>.json written by `dwpipe audit`), or a comparison (compare.json).
+    pub(super) report: PathBuf,
+    /// The lock to hold the report to (default: the lock the report names, unanchored).
+    #[arg(long = "pack", value_name = "LOCK")]
+    pub(super) lock: Option<PathBuf>,
 }

@@ -32,7 +32,7 @@ pub enum DeviceError {
         serial: String,
         /// Why.
         #[source]
-        source: super::lease::TakeError,
+        source: TakeError,
     },
     /// The device's lease was lost while held (its server's connection cut): another job may
     /// have driven it since, so nothing more is asked of it.
@@ -189,5 +189,43 @@ impl DeviceError {
     /// Whether the input (a capture, a value) is at fault rather than the environment.
     pub(crate) fn is_invalid_input(&self) -> bool {
         matches!(self, DeviceError::Unsafe(_) | DeviceError::Capture(_))
+    }
+}
+
+/// Why a lease could not be asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeError {
+    /// The lock file, or its folder, was refused.
+    #[error(transparent)]
+    File(#[from] crate::lock_file::LockFileError),
+    /// The lock file could not be locked.
+    #[error("cannot lock `{}`", path.display())]
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server that keeps the leases could not be asked.
+    #[error("the leases in `{at}` cannot be asked: {why}")]
+    Server {
+        /// The server, as it may be shown.
+        at: String,
+        /// Why, in its own words.
+        why: String,
+    },
+}
+
+impl TakeError {
+    /// What to do about it.
+    pub(crate) fn fix(&self) -> String {
+        match self {
+            TakeError::File(e) => e.fix(),
+            TakeError::Io { .. } => "check the lease folder and the disk".to_owned(),
+            TakeError::Server { .. } => {
+                "check the history's server (`dwpipe doctor`), or audit without --history to lease on this host only".to_owned()
+            }
+        }
     }
 }

@@ -48,7 +48,7 @@ pub struct DeviceInfo {
     /// The hdc server it was reached through (`local` or `HOST:PORT`): host-side, so absent
     /// where no server was asked (a fake's identity, one recorded before dwpipe noted it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) server: Option<String>,
+    pub server: Option<String>,
 }
 
 const FIELDS: [(&str, &str); 7] = [

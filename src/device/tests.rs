@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::*;
+use crate::shell::ShellCommand;
 use crate::test_support::block_on;
 
 #[test]

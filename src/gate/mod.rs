@@ -1,5 +1,5 @@
 //! The audit gate (DESIGN §3): recomputes every verdict from the pack's assertions and the
-//! recorded actuals instead of trusting anyone's prose. [`recompute`] is pure.
+//! recorded actuals instead of trusting anyone's prose. [`recompute()`] is pure.
 
 mod input;
 

@@ -20,7 +20,7 @@ use crate::words::words;
 
 use crate::assertion::{Decimal, UnitContext, common_scale, first_quantity};
 use crate::diagnostic::{Diagnostic, has_errors};
-use crate::pack::{Criterion, Dimension, Pack, Weight};
+use crate::pack::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 
 words! {
     /// What a check claims.
@@ -85,26 +85,26 @@ pub struct Measurement {
 #[serde(rename_all = "camelCase")]
 pub struct CheckOutcome {
     /// The criterion.
-    pub(crate) criterion_id: String,
+    pub criterion_id: String,
     /// Its dimension.
-    pub(crate) dimension: Dimension,
+    pub dimension: Dimension,
     /// must or should.
-    pub(crate) weight: Weight,
+    pub weight: Weight,
     /// The criterion in words, as the pack states it (absent in audits before format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) statement: Option<String>,
+    pub statement: Option<String>,
     /// What the check claimed (`unverified` when there was no check).
-    pub(crate) result: CheckResult,
+    pub result: CheckResult,
     /// The actual the verdict was recomputed from.
-    pub(crate) actual: Option<String>,
+    pub actual: Option<String>,
     /// The assertion, in symbols (`≤ 800 ms`), when there is one.
-    pub(crate) expected: Option<String>,
+    pub expected: Option<String>,
     /// The recomputed verdict.
-    pub(crate) assertion_verdict: AssertionVerdict,
+    pub assertion_verdict: AssertionVerdict,
     /// Why the assertion passed or failed.
-    pub(crate) reason: Option<String>,
+    pub reason: Option<String>,
     /// The checker's evidence.
-    pub(crate) evidence: String,
+    pub evidence: String,
 }
 
 /// Everything the gate decided.
@@ -283,14 +283,34 @@ fn judge(
         }
         return outcome;
     };
-    match assertion.assertion.evaluate(&actual, context) {
+    evaluate(
+        &mut outcome,
+        check.result,
+        (assertion, &actual),
+        context,
+        diagnostics,
+    );
+    outcome
+}
+
+/// The assertion evaluated on `actual` into `outcome` (its verdict and reason); what the
+/// check said against it is said in `diagnostics`.
+fn evaluate(
+    outcome: &mut CheckOutcome,
+    said: CheckResult,
+    (assertion, actual): (&CriterionAssertion, &str),
+    context: UnitContext,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let id = outcome.criterion_id.clone();
+    match assertion.assertion.evaluate(actual, context) {
         Ok(evaluation) => {
             outcome.assertion_verdict = if evaluation.passed {
                 AssertionVerdict::Pass
             } else {
                 AssertionVerdict::Fail
             };
-            match (check.result, evaluation.passed) {
+            match (said, evaluation.passed) {
                 (CheckResult::Pass, false) => diagnostics.push(
                     Diagnostic::error(
                         "E_AUDIT_SELF_CONTRADICTION",
@@ -299,7 +319,7 @@ fn judge(
                             evaluation.reason
                         ),
                     )
-                    .criterion(id)
+                    .criterion(&id)
                     .fix("the audit is refused; correct the result or the measurement"),
                 ),
                 (CheckResult::Fail, true) => diagnostics.push(
@@ -310,7 +330,7 @@ fn judge(
                             evaluation.reason
                         ),
                     )
-                    .criterion(id)
+                    .criterion(&id)
                     .fix("something the assertion cannot see may have failed it; ask for review"),
                 ),
                 _ => {}
@@ -322,12 +342,11 @@ fn judge(
             outcome.reason = Some(error.to_string());
             diagnostics.push(
                 Diagnostic::error(error.code(), format!("cannot evaluate {actual:?}: {error}"))
-                    .criterion(id)
+                    .criterion(&id)
                     .fix(format!("report `actual` as a number in a unit that converts to the assertion's ({})", assertion.assertion)),
             );
         }
     }
-    outcome
 }
 
 /// Whether an auditor's actual is the same reading as dwpipe's measurement.

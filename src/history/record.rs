@@ -15,6 +15,10 @@ use crate::schema::{AbRecord, Arm, AuditReport, Comparison, Imported, files};
 use super::changes::changes;
 use super::{Filter, History, HistoryError, RunFacts, Store, VerdictBy};
 
+mod trust;
+pub(crate) use trust::app_of;
+use trust::{Apps, Trust, checked, frozen_in, lock_of, source_as_kept};
+
 /// Why a report was not recorded: the history failed, or the report is not one to record.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RecordError {
@@ -380,144 +384,4 @@ fn ab_arms(record: &Path) -> Result<Vec<(PathBuf, &'static str)>, String> {
     .into_iter()
     .filter_map(|(report, arm)| Some((std::fs::canonicalize(dir.join(report)).ok()?, arm.as_str())))
     .collect())
-}
-
-/// Refuses an audit whose `source` is not the one its folder kept (`source.json`, hashed
-/// among its inputs since format 4): a replay relabelled as a device's audit would otherwise
-/// be taken as a baseline.
-fn source_as_kept(report: &AuditReport, path: &Path) -> Result<(), Diagnostic> {
-    let (Some(device), Some(said)) = (&report.device, &report.source) else {
-        return Ok(());
-    };
-    let folder = dir_or_dot(path.parent());
-    let recorded = report.inputs.as_ref().and_then(|i| i.source.as_ref());
-    let kept_path = match recorded {
-        Some(file) => folder.join(&file.path),
-        None => {
-            crate::audit::evidence_root(folder, &device.serial).join(crate::audit::SOURCE_RECORD)
-        }
-    };
-    let refuse = |why: String| {
-        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {why}", path.display())).fix(
-            "import audits as dwpipe wrote them (`dwpipe verify-evidence` names what was changed)",
-        )
-    };
-    if recorded.is_none() && report.format_version >= 4 {
-        return Err(refuse(
-            "it says it is of format 4, which keeps its source record, and names none".to_owned(),
-        ));
-    }
-    let bytes = match read_bounded(&kept_path, MAX_REPORT_BYTES, "a source record") {
-        Ok(bytes) => bytes,
-        // A report that never kept one (before format 4) is taken as it says.
-        Err(_) if recorded.is_none() => return Ok(()),
-        Err(e) => return Err(refuse(format!("its source record cannot be read: {e}"))),
-    };
-    if let Some(file) = recorded
-        && sha256_hex(&bytes) != file.sha256
-    {
-        return Err(refuse(
-            "its source record does not hash to what the report says".to_owned(),
-        ));
-    }
-    let kept: crate::device::Source = serde_json::from_slice(&bytes)
-        .map_err(|e| refuse(format!("its source record is not one: {e}")))?;
-    if kept != *said {
-        return Err(refuse(format!(
-            "the report says its readings came from {said}, its evidence says {kept}"
-        )));
-    }
-    Ok(())
-}
-
-/// Each lock read, by its path.
-type Apps = HashMap<PathBuf, crate::pack::Frozen>;
-
-/// Whose verdict a report carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Trust {
-    /// This dwpipe's, just measured.
-    Measured,
-    /// Another dwpipe's (an import): checked before it is recorded.
-    Checked,
-}
-
-/// How the verdict of the audit at `path` holds up, against the lock it names: rebuilt from
-/// its evidence with nothing different, else (its evidence absent or unreadable) re-gated
-/// from its own readings to the same verdict and checks. Anything else is refused.
-fn checked(
-    path: &Path,
-    report: &AuditReport,
-    frozen: &crate::pack::Frozen,
-) -> Result<VerdictBy, Diagnostic> {
-    let refuse = |why: String| {
-        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {why}", path.display())).fix(
-            "import audits as dwpipe wrote them (`dwpipe verify-evidence` names every difference)",
-        )
-    };
-    if report.device.is_none() {
-        // An outside auditor's report: the history does not record it.
-        return Ok(VerdictBy::Readings);
-    }
-    match crate::recheck::recheck(path, report, frozen) {
-        Ok(found) => {
-            let tampered: Vec<String> = found
-                .differences
-                .iter()
-                .filter(|d| d.cause == crate::recheck::Cause::Tampered)
-                .map(ToString::to_string)
-                .collect();
-            if tampered.is_empty() {
-                return Ok(VerdictBy::Rebuilt);
-            }
-            Err(refuse(format!(
-                "it is not what its evidence gives ({} difference(s); first: {}): not recorded",
-                tampered.len(),
-                tampered[0]
-            )))
-        }
-        // No evidence to rebuild it from: its own readings must give its verdict.
-        Err(_) => match crate::recheck::regated(report, frozen) {
-            Ok(()) => Ok(VerdictBy::Readings),
-            Err(why) => Err(refuse(format!("{why}: not recorded"))),
-        },
-    }
-}
-
-/// The lock an audit names, as a path.
-fn lock_of(report: &AuditReport, path: &Path) -> Result<PathBuf, Diagnostic> {
-    let lock = report
-        .lock
-        .as_deref()
-        .ok_or_else(|| no_lock(path, "is not named"))?;
-    let lock = dir_or_dot(path.parent()).join(lock);
-    Ok(std::fs::canonicalize(&lock).unwrap_or(lock))
-}
-
-/// The app an audit measured: the bundle of the lock it names.
-pub(crate) fn app_of(report: &AuditReport, path: &Path) -> Result<String, Diagnostic> {
-    let frozen = frozen_in(&lock_of(report, path)?, path)?;
-    Ok(frozen.pack.doc.app.bundle.value.clone())
-}
-
-/// The lock `lock`, named by the audit at `path`.
-fn frozen_in(lock: &Path, path: &Path) -> Result<crate::pack::Frozen, Diagnostic> {
-    crate::pack::load_lock(lock).map_err(|found| {
-        no_lock(
-            path,
-            &format!(
-                "(`{}`) cannot be read: {}",
-                lock.display(),
-                found.first().map(ToString::to_string).unwrap_or_default()
-            ),
-        )
-    })
-}
-
-fn no_lock(path: &Path, why: &str) -> Diagnostic {
-    Diagnostic::error(
-        "E_HISTORY_IMPORT",
-        format!("`{}`: the lock it was held against {why}", path.display()),
-    )
-    .fix("import the run folder as dwpipe wrote it, its pack.lock.json included")
 }

@@ -205,6 +205,7 @@ pub(super) fn migrate(db: &mut Db, at: &str) -> Result<(), HistoryError> {
             return Err(HistoryError::Newer {
                 at: at.to_owned(),
                 found,
+                known: SCHEMA,
             });
         }
         Ok(found)

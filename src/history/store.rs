@@ -8,7 +8,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use postgres::config::{Host, SslMode};
@@ -16,6 +15,9 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 use super::HistoryError;
+
+mod connect;
+use connect::{password, tls};
 
 /// How long a connection to the server may take before the history is unreachable (the
 /// socket, TLS and the server's answer to the startup together).
@@ -325,250 +327,13 @@ impl Server {
     }
 }
 
-/// A TLS connector: with `verify`, the server's certificate checked against the system's
-/// roots and the CA file `PGSSLROOTCERT` names (a lab's own CA); without, the connection is
-/// encrypted and the certificate taken as it comes (libpq's `prefer` and `require`: a
-/// Debian server's self-signed certificate is the common case).
-fn tls(verify: bool) -> Result<tokio_postgres_rustls::MakeRustlsConnect, HistoryError> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    if !verify {
-        let config = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| HistoryError::Tls { why: e.to_string() })?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
-            .with_no_client_auth();
-        return Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config));
-    }
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
-    if let Some(file) = std::env::var_os("PGSSLROOTCERT") {
-        use rustls::pki_types::{CertificateDer, pem::PemObject};
-        // Through the bounded reader, as every file dwpipe reads: a FIFO or `/dev/zero`
-        // named here is refused, not read for ever.
-        let bytes = crate::input::read_bounded(Path::new(&file), CA_FILE_LIMIT, "a CA file")
-            .map_err(|e| HistoryError::Tls {
-                why: format!("PGSSLROOTCERT: {}", crate::diagnostic::chain(&e)),
-            })?;
-        let certs = CertificateDer::pem_slice_iter(&bytes)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| HistoryError::Tls {
-                why: format!("PGSSLROOTCERT `{}`: {e}", Path::new(&file).display()),
-            })?;
-        roots.add_parsable_certificates(certs);
-    }
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| HistoryError::Tls { why: e.to_string() })?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
-}
-
-/// The certificate taken as it comes (the handshake's signatures still checked): what
-/// `sslmode=prefer|require` ask of libpq.
-#[derive(Debug)]
-struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &rustls::pki_types::CertificateDer<'_>,
-        _: &[rustls::pki_types::CertificateDer<'_>],
-        _: &rustls::pki_types::ServerName<'_>,
-        _: &[u8],
-        _: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// The password for `config`: `PGPASSWORD`, else the first matching line of the password
-/// file (`host:port:database:user:password`, `*` matching anything; ignored, as `psql`
-/// ignores it, when others may read it).
-fn password(config: &postgres::Config) -> Option<String> {
-    if let Ok(password) = std::env::var("PGPASSWORD") {
-        return Some(password);
-    }
-    let file = std::env::var_os("PGPASSFILE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let meta = std::fs::metadata(&file).ok()?;
-        if !meta.is_file() || meta.permissions().mode() & 0o077 != 0 {
-            return None;
-        }
-    }
-    // Through the bounded reader, as every file dwpipe reads (a FIFO never blocks it).
-    let text = crate::input::read_text(&file, 1 << 20, "a password file").ok()?;
-    let host = match config.get_hosts().first()? {
-        Host::Tcp(name) => name.clone(),
-        Host::Unix(path) => path.display().to_string(),
-    };
-    let port = config
-        .get_ports()
-        .first()
-        .copied()
-        .unwrap_or(5432)
-        .to_string();
-    let wanted = [
-        host.as_str(),
-        port.as_str(),
-        config.get_dbname().unwrap_or(config.get_user()?),
-        config.get_user()?,
-    ];
-    text.lines()
-        .filter(|line| !line.starts_with('#'))
-        .find_map(|line| {
-            let fields = pgpass_fields(line);
-            let [h, p, d, u, password] = <[String; 5]>::try_from(fields).ok()?;
-            [h, p, d, u]
-                .iter()
-                .zip(wanted)
-                .all(|(field, want)| field == "*" || field == want)
-                .then_some(password)
-        })
-}
-
-/// A password file's line split at unescaped `:` (`\:` and `\\` are the field's own).
-fn pgpass_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                if let Some(next) = chars.next() {
-                    fields.last_mut().expect("one field").push(next);
-                }
-            }
-            ':' => fields.push(String::new()),
-            _ => fields.last_mut().expect("one field").push(c),
-        }
-    }
-    fields
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod tests;
 
-    #[test]
-    fn a_path_is_a_file_and_a_url_a_server_shown_without_secrets() {
-        assert_eq!(
-            Store::parse(".dwpipe/history.sqlite").unwrap(),
-            Store::Sqlite(PathBuf::from(".dwpipe/history.sqlite"))
-        );
-        let server =
-            Store::parse("postgresql://lab@db.example:5433/dwpipe?sslmode=require").unwrap();
-        assert_eq!(
-            server.to_string(),
-            "postgres://lab@db.example:5433/dwpipe?sslmode=require"
-        );
-        assert!(server.file().is_none());
-    }
+/// A project's own history, below the folder holding `dwpipe.yaml`, beside its runs.
+pub(crate) const PROJECT_HISTORY: &str = ".dwpipe/history.sqlite";
 
-    /// Every way a password can be written into a history address is refused, and nothing
-    /// of it is echoed: in the user info (with `/`, `?`, `@`, `%` in it), as a parameter
-    /// however its key is spelled or encoded, in a connection string, under a scheme in
-    /// capitals. No such text becomes an SQLite file.
-    #[test]
-    fn a_password_is_refused_and_never_echoed_however_it_is_written() {
-        let secret = "s3cr3tXY";
-        for text in [
-            format!("postgres://lab:{secret}@db/dwpipe"),
-            format!("postgres://lab:{secret}/x@db/dwpipe"),
-            format!("postgres://lab:{secret}?x@db/dwpipe"),
-            format!("postgres://lab:{secret}%40x@db/dwpipe"),
-            format!("postgresql://lab@db/dwpipe?password={secret}"),
-            format!("postgres://lab@db/dwpipe?sslmode=require&password={secret}"),
-            format!("postgres://lab@db/dwpipe?pass%77ord={secret}"),
-            format!("postgres://lab@db/dwpipe?%70assword={secret}"),
-            format!("POSTGRES://lab:{secret}@db/dwpipe"),
-            format!("PostgreSQL://lab@db/dwpipe?password={secret}"),
-            format!("host=db user=lab password={secret} dbname=dwpipe"),
-            format!("host=db user=lab password='{secret}'"),
-            format!("postgres://lab:{secret}@db/dwpipe?sslmode=sometimes"),
-            format!("postgres://lab:p@{secret}@db/dwpipe"),
-            format!("mysql://lab:{secret}@db/dwpipe"),
-        ] {
-            let e = Store::parse(&text).expect_err(&text);
-            assert!(
-                ["E_HISTORY_PASSWORD", "E_HISTORY_URL"].contains(&e.code()),
-                "{text}: {e}"
-            );
-            assert!(!e.to_string().contains(secret), "{text}: {e}");
-            assert!(!e.to_string().contains("s3cr"), "{text}: {e}");
-        }
-    }
-
-    #[test]
-    fn a_server_is_shown_as_rebuilt_from_its_parts() {
-        for (text, shown) in [
-            ("POSTGRES://lab@db/dwpipe", "postgres://lab@db/dwpipe"),
-            (
-                "host=db port=5433 user=lab dbname=dwpipe",
-                "postgres://lab@db:5433/dwpipe",
-            ),
-            (
-                "postgres://lab@db/dwpipe?sslmode=verify-full",
-                "postgres://lab@db/dwpipe?sslmode=verify-full",
-            ),
-            (
-                "postgres://lab@db/dwpipe?application_name=x&sslmode=disable",
-                "postgres://lab@db/dwpipe?sslmode=disable",
-            ),
-            (
-                "postgres://lab@[::1]:5433/dwpipe?options=-c%20password%3Dx",
-                "postgres://lab@[::1]:5433/dwpipe",
-            ),
-        ] {
-            assert_eq!(Store::parse(text).unwrap().to_string(), shown, "{text}");
-        }
-        // A path with `=` further on is still a path.
-        assert_eq!(
-            Store::parse("runs/a=b/history.sqlite").unwrap(),
-            Store::Sqlite(PathBuf::from("runs/a=b/history.sqlite"))
-        );
-    }
-
-    #[test]
-    fn password_file_lines_match_field_by_field_with_escapes() {
-        assert_eq!(
-            pgpass_fields(r"db:5432:*:lab:pa\:ss\\word"),
-            ["db", "5432", "*", "lab", r"pa:ss\word"]
-        );
-    }
+/// A project's own history, when nothing names another: [`PROJECT_HISTORY`] under `base`.
+pub(crate) fn project_store(base: &Path) -> Store {
+    Store::Sqlite(base.join(PROJECT_HISTORY))
 }

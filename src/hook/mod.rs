@@ -8,7 +8,7 @@
 //! `stop_hook_active` only says the agent is already continuing because of a hook, so it is
 //! recorded, never trusted to end the loop. Rounds are bounded by `repair.max-rounds` and the
 //! same-failure guard; when they run out, or when the gate cannot decide, the review's fail
-//! mode says what happens ([`decide`]): `open` lets the agent stop and records it, `warn` sends
+//! mode says what happens ([`decide()`]): `open` lets the agent stop and records it, `warn` sends
 //! it back once to say the change is unverified and then lets it stop, `closed` keeps refusing
 //! "verified" and says so.
 

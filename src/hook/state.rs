@@ -91,9 +91,10 @@ pub(crate) enum StateError {
 
 /// A session's turn: held while one stop is answered.
 #[derive(Debug)]
-pub(crate) struct Turn(
-    #[allow(dead_code, reason = "held for its lock, released on drop")] crate::lock_file::LockFile,
-);
+pub(crate) struct Turn {
+    /// Held for its lock, released on drop.
+    _lock: crate::lock_file::LockFile,
+}
 
 /// How often a stop that waits for its session's turn asks again.
 const TURN_RETRY: Duration = Duration::from_millis(100);
@@ -119,7 +120,7 @@ impl Session {
         let started = Instant::now();
         loop {
             match file.try_lock() {
-                Ok(true) => return Ok(Turn(file)),
+                Ok(true) => return Ok(Turn { _lock: file }),
                 Ok(false) if started.elapsed() < wait => std::thread::sleep(TURN_RETRY),
                 Ok(false) => {
                     return Err(StateError::Busy {

@@ -34,7 +34,7 @@ const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 pub struct LockFile {
     /// Lock format version.
     pub(crate) format_version: u32,
-    /// SHA-256 (hex) of the canonical JSON of `pack` and `diagnostics` (see [`seal`]).
+    /// SHA-256 (hex) of the canonical JSON of `pack` and `diagnostics` (see `seal`).
     pub sha256: String,
     /// The pack, normalized.
     pub(crate) pack: serde_json::Value,

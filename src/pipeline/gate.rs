@@ -64,7 +64,7 @@ impl Delivery<'_> {
             .map_err(DeliveryError::Fingerprint)?;
         let _ = cache.save(&cache_path);
         let failed = self
-            .measure(round, target, &now, &mut cache, cancel, summary, false)
+            .measure(round, target, &now, (&mut cache, cancel), summary, false)
             .await?;
         let Some(failed) = failed else {
             return Ok(());

@@ -144,23 +144,8 @@ impl Delivery<'_> {
         let cache_path = self.run_dir.stat_cache();
         let mut cache = StatCache::load(&cache_path);
         let mut guard = RepairGuard::new(self.config.repair);
-        let (mut round, mut start, mut brief) = match resume {
-            None => (0, None, goal(self.frozen, Some(self.config), review_note)?),
-            Some(resume) => {
-                for failure in &resume.failures {
-                    guard.after_failure(failure);
-                }
-                summary.repairs = guard.repairs();
-                let path = self.run_dir.path().join(RunDir::brief_name(resume.round));
-                let brief = read_text(&path, MAX_REPORT_BYTES, "a brief").map_err(|source| {
-                    DeliveryError::Resume(ResumeRefused::Brief {
-                        round: resume.round,
-                        source,
-                    })
-                })?;
-                (resume.round, Some(resume.start), brief)
-            }
-        };
+        let (mut round, mut start, mut brief) =
+            self.starting_point(resume, &mut guard, summary, review_note)?;
         let mut agent_incomplete: Option<String> = None;
         loop {
             let resumed_at = start.take();
@@ -168,48 +153,15 @@ impl Delivery<'_> {
             let after = match resumed_at {
                 Some(StartAt::Verify(after) | StartAt::Audit(after)) => after,
                 resumed => {
-                    let brief_path = match resumed {
-                        Some(StartAt::Agent) => self.run_dir.path().join(RunDir::brief_name(round)),
-                        _ => self.brief(round, &brief)?,
-                    };
-                    let dispatched = self
-                        .agent(round, &brief_path, &brief, &mut cache, cancel)
-                        .await;
-                    self.records_intact()?;
-                    let dispatched = dispatched?;
-                    summary.agent_claim = Some(dispatched.claim);
-                    summary.agent_ending = dispatched.ending.as_ref().map(ToString::to_string);
-                    agent_incomplete = match &dispatched.ending {
-                        Some(Ending::Incomplete(why)) => Some(why.clone()),
-                        _ => None,
-                    };
-                    // An incomplete run that changed files goes on: the evidence decides. A
-                    // first round that changed nothing is measured as the workspace stands (it
-                    // may already meet the pack); a repair round that changed nothing has
-                    // nothing new to verify.
-                    match (dispatched.changed, &agent_incomplete) {
-                        (true, _) => dispatched.after,
-                        (false, None) if round == 0 => {
-                            summary.agent_changed_nothing = true;
-                            dispatched.after
-                        }
-                        (false, Some(why)) => {
-                            return Err(Halt::Stop {
-                                reason: TerminalReason::AgentIncomplete,
-                                detail: Some(format!(
-                                    "the agent's run ended incomplete ({why}) and changed nothing"
-                                )),
-                            });
-                        }
-                        (false, None) => {
-                            return Err(Halt::Stop {
-                                reason: TerminalReason::NoChanges,
-                                detail: Some(
-                                    "the agent changed nothing in the workspace".to_owned(),
-                                ),
-                            });
-                        }
-                    }
+                    self.dispatch(
+                        round,
+                        resumed.is_some(),
+                        &brief,
+                        (&mut cache, cancel),
+                        summary,
+                        &mut agent_incomplete,
+                    )
+                    .await?
                 }
             };
             // A stat cache that cannot be saved only costs the next fingerprint some reading.
@@ -219,8 +171,7 @@ impl Delivery<'_> {
                     round,
                     target,
                     &after,
-                    &mut cache,
-                    cancel,
+                    (&mut cache, cancel),
                     summary,
                     verified_already,
                 )
@@ -255,19 +206,89 @@ impl Delivery<'_> {
         }
     }
 
+    /// Where the loop starts: round 0 with the Goal brief, or the resumed round with its
+    /// brief read back and the guard told the failures it already saw.
+    fn starting_point(
+        &self,
+        resume: Option<Resume>,
+        guard: &mut RepairGuard,
+        summary: &mut DeliverReport,
+        review_note: Option<String>,
+    ) -> Staged<(u32, Option<StartAt>, String)> {
+        let Some(resume) = resume else {
+            return Ok((0, None, goal(self.frozen, Some(self.config), review_note)?));
+        };
+        for failure in &resume.failures {
+            guard.after_failure(failure);
+        }
+        summary.repairs = guard.repairs();
+        let path = self.run_dir.path().join(RunDir::brief_name(resume.round));
+        let brief = read_text(&path, MAX_REPORT_BYTES, "a brief").map_err(|source| {
+            DeliveryError::Resume(ResumeRefused::Brief {
+                round: resume.round,
+                source,
+            })
+        })?;
+        Ok((resume.round, Some(resume.start), brief))
+    }
+
+    /// The round's brief written (unless `brief_written`, resumed after it was), the agent
+    /// run on it and its claim kept: the workspace's fingerprint after, when the round has
+    /// something to verify.
+    async fn dispatch(
+        &self,
+        round: u32,
+        brief_written: bool,
+        brief: &str,
+        (cache, cancel): (&mut StatCache, &Cancel),
+        summary: &mut DeliverReport,
+        agent_incomplete: &mut Option<String>,
+    ) -> Staged<String> {
+        let brief_path = if brief_written {
+            self.run_dir.path().join(RunDir::brief_name(round))
+        } else {
+            self.brief(round, brief)?
+        };
+        let dispatched = self.agent(round, &brief_path, brief, cache, cancel).await;
+        self.records_intact()?;
+        let dispatched = dispatched?;
+        summary.agent_claim = Some(dispatched.claim);
+        summary.agent_ending = dispatched.ending.as_ref().map(ToString::to_string);
+        *agent_incomplete = match &dispatched.ending {
+            Some(Ending::Incomplete(why)) => Some(why.clone()),
+            _ => None,
+        };
+        // An incomplete run that changed files goes on: the evidence decides. A
+        // first round that changed nothing is measured as the workspace stands (it
+        // may already meet the pack); a repair round that changed nothing has
+        // nothing new to verify.
+        match (dispatched.changed, &*agent_incomplete) {
+            (true, _) => Ok(dispatched.after),
+            (false, None) if round == 0 => {
+                summary.agent_changed_nothing = true;
+                Ok(dispatched.after)
+            }
+            (false, Some(why)) => Err(Halt::Stop {
+                reason: TerminalReason::AgentIncomplete,
+                detail: Some(format!(
+                    "the agent's run ended incomplete ({why}) and changed nothing"
+                )),
+            }),
+            (false, None) => Err(Halt::Stop {
+                reason: TerminalReason::NoChanges,
+                detail: Some("the agent changed nothing in the workspace".to_owned()),
+            }),
+        }
+    }
+
     /// Verification (unless `verified_already`), then the audit once it passes, of the
     /// workspace at fingerprint `after`: `None` when both passed, else what failed.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one round's inputs, all of them needed"
-    )]
     pub(super) async fn measure(
         &self,
         round: u32,
         target: &Opened,
         after: &str,
-        cache: &mut StatCache,
-        cancel: &Cancel,
+        (cache, cancel): (&mut StatCache, &Cancel),
         summary: &mut DeliverReport,
         verified_already: bool,
     ) -> Staged<Option<Failed>> {

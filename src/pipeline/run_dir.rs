@@ -20,6 +20,9 @@ use crate::pack::{Frozen, LOCK_FILE, SPEC_FILE, load_lock};
 use super::ledger::{Entry, Input, Ledger, LedgerError};
 use super::records::{Held, RUN_FILE, RunRecord, RunTarget};
 
+/// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
+pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";
+
 /// A run directory.
 #[derive(Debug)]
 pub(crate) struct RunDir {
@@ -97,7 +100,7 @@ impl RunDir {
             base: base.to_owned(),
             source,
         };
-        let runs = base.join(super::RUNS_FOLDER);
+        let runs = base.join(RUNS_FOLDER);
         // `.dwpipe/runs` is dwpipe's to make: never written through a link planted there.
         crate::lock_file::planted_links(&runs)?;
         std::fs::create_dir_all(&runs).map_err(error)?;
@@ -251,10 +254,7 @@ impl RunDir {
     /// The project's history: where `config` says (`history:`), else beside its runs
     /// (`.dwpipe/history.sqlite`).
     pub(crate) fn history(&self, config: &crate::config::Config) -> Store {
-        config.history.clone().unwrap_or_else(|| {
-            let dwpipe = self.path.parent().and_then(Path::parent);
-            Store::Sqlite(dir_or_dot(dwpipe).join(crate::history::DEFAULT_FILE))
-        })
+        default_history(config, &self.base)
     }
 
     /// The run's lock.
@@ -309,4 +309,12 @@ impl RunDir {
             .display()
             .to_string()
     }
+}
+
+/// The project's history when the config names none: beside its runs, in `base/.dwpipe/`.
+pub(crate) fn default_history(config: &crate::config::Config, base: &Path) -> Store {
+    config
+        .history
+        .clone()
+        .unwrap_or_else(|| crate::history::project_store(base))
 }

@@ -188,41 +188,8 @@ fn steps(
     let mut traced = false;
     for (i, step) in docs.into_iter().enumerate() {
         let at = |message: String| invalid(file, format!("{what} {}: {message}", i + 1));
-        if let Some(ready) = step.ready {
-            let alone = step.shell.is_none()
-                && step.pull.is_none()
-                && step.sleep.is_none()
-                && step.screenshot.is_none()
-                && step.dump.is_none()
-                && step.save.is_none()
-                && step.set.is_none();
-            if !alone {
-                return Err(at(
-                    "a `ready` step takes only `within` (the wait it replaces)".to_owned(),
-                ));
-            }
-            if ready != "window" {
-                return Err(at(format!(
-                    "`ready: {ready}`: the device can say `window` (the app's window focused and shown)"
-                )));
-            }
-            if traced {
-                return Err(at(
-                    "a readiness poll inside a traced window loads the device being measured: keep a fixed `sleep` there".to_owned(),
-                ));
-            }
-            let within = step
-                .within
-                .as_deref()
-                .ok_or_else(|| at("`ready` needs `within`, the longest it waits".to_owned()))
-                .and_then(|w| parse_duration(w).map_err(at))?;
-            if within.is_zero() || within > MAX_READY {
-                return Err(at(format!(
-                    "`within` must be more than 0 and at most {} s",
-                    MAX_READY.as_secs()
-                )));
-            }
-            steps.push(Step::Ready { within });
+        if let Some(ready) = &step.ready {
+            steps.push(ready_step(ready, &step, traced, &at)?);
             continue;
         }
         if step.within.is_some() && step.shell.is_none() {
@@ -242,24 +209,7 @@ fn steps(
             }
             saved.push(name.clone());
         }
-        // Templates are checked now with stand-in values, so a bad template fails at load.
-        let check = |template: &str| {
-            let placeholders = [
-                "bundle",
-                "ability",
-                "module",
-                "run",
-                "pid",
-                "classes",
-                "swipe_x",
-                "swipe_low",
-                "swipe_high",
-            ];
-            let sample = ShellValue::number("sample", "1").expect("digits");
-            let values: Vec<(&str, &ShellValue)> =
-                placeholders.iter().map(|p| (*p, &sample)).collect();
-            ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
-        };
+        let check = |template: &str| checked(template, &at);
         // A capture of what the screen shows: after a flow, the flow's own capture of the
         // screen it ended on may serve (`audit/session.rs`), so the engine must know it is one.
         type Make = fn(String) -> Step;
@@ -321,6 +271,67 @@ fn steps(
         steps.push(parsed);
     }
     Ok(steps)
+}
+
+/// A `ready` step: alone in its step, `window`, outside a traced window, within its bound.
+fn ready_step(
+    ready: &str,
+    step: &StepDoc,
+    traced: bool,
+    at: &dyn Fn(String) -> Diagnostic,
+) -> Result<Step, Diagnostic> {
+    let alone = step.shell.is_none()
+        && step.pull.is_none()
+        && step.sleep.is_none()
+        && step.screenshot.is_none()
+        && step.dump.is_none()
+        && step.save.is_none()
+        && step.set.is_none();
+    if !alone {
+        return Err(at(
+            "a `ready` step takes only `within` (the wait it replaces)".to_owned(),
+        ));
+    }
+    if ready != "window" {
+        return Err(at(format!(
+            "`ready: {ready}`: the device can say `window` (the app's window focused and shown)"
+        )));
+    }
+    if traced {
+        return Err(at(
+            "a readiness poll inside a traced window loads the device being measured: keep a fixed `sleep` there".to_owned(),
+        ));
+    }
+    let within = step
+        .within
+        .as_deref()
+        .ok_or_else(|| at("`ready` needs `within`, the longest it waits".to_owned()))
+        .and_then(|w| parse_duration(w).map_err(at))?;
+    if within.is_zero() || within > MAX_READY {
+        return Err(at(format!(
+            "`within` must be more than 0 and at most {} s",
+            MAX_READY.as_secs()
+        )));
+    }
+    Ok(Step::Ready { within })
+}
+
+/// A template rendered with stand-in values, so that a bad one fails when it is loaded.
+fn checked(template: &str, at: &dyn Fn(String) -> Diagnostic) -> Result<ShellCommand, Diagnostic> {
+    let placeholders = [
+        "bundle",
+        "ability",
+        "module",
+        "run",
+        "pid",
+        "classes",
+        "swipe_x",
+        "swipe_low",
+        "swipe_high",
+    ];
+    let sample = ShellValue::number("sample", "1").expect("digits");
+    let values: Vec<(&str, &ShellValue)> = placeholders.iter().map(|p| (*p, &sample)).collect();
+    ShellCommand::render(template, &values).map_err(|e| at(e.to_string()))
 }
 
 /// A shell step's own call limit (`within`, for a command that outlasts the per-call limit):

@@ -12,7 +12,7 @@ use crate::gate::Verdict;
 use crate::report::numbers::delta;
 use crate::schema::{AbLabReport, Comparison, Regression};
 
-use crate::schema::AuditReport;
+use crate::schema::{AuditReport, ReportCheck};
 
 fn escape(text: &str) -> String {
     text.chars()
@@ -297,6 +297,102 @@ fn case_name(id: &str, weight: Weight, statement: Option<&str>) -> String {
     }
 }
 
+/// What one criterion's case counts as in its suite.
+enum Counted {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// One criterion's `<testcase>`, appended to `cases`.
+fn check_case(
+    report: &AuditReport,
+    entry: &ReportCheck,
+    class_prefix: &str,
+    cases: &mut String,
+) -> Counted {
+    let check = &entry.check;
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.severity == Severity::Error
+                && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
+        })
+        .map(|d| format!("{}: {}", d.code, d.message))
+        .collect();
+    let failed = check.result == CheckResult::Fail
+        || check.assertion_verdict == AssertionVerdict::Fail
+        || !errors.is_empty();
+    let time = report
+        .device_time
+        .as_ref()
+        .map(|t| t.seconds_of(entry.measurements.iter().flat_map(|m| &m.runs)))
+        .map_or_else(String::new, |s| format!(" time=\"{s:.3}\""));
+    let _ = writeln!(
+        cases,
+        "    <testcase classname=\"{}{}\" name=\"{}\"{time}>",
+        escape(class_prefix),
+        escape(check.dimension.as_str()),
+        escape(&case_name(
+            &check.criterion_id,
+            check.weight,
+            check.statement.as_deref()
+        )),
+    );
+    // A should criterion that failed does not fail the gate (the exit code is 0 when
+    // every must passed): a failure here would turn a passing gate's dashboard red.
+    let failed_should = failed && check.weight == Weight::Should && errors.is_empty();
+    let counted = if failed_should {
+        let _ = writeln!(
+            cases,
+            "      <skipped message=\"{}\"/>",
+            escape(&format!(
+                "a should criterion failed (the gate passes on its musts): {}; actual: {}, expected: {}",
+                check.reason.as_deref().unwrap_or("the check says fail"),
+                check.actual.as_deref().unwrap_or("none"),
+                check.expected.as_deref().unwrap_or("no assertion")
+            ))
+        );
+        Counted::Skipped
+    } else if failed {
+        let mut reason = check
+            .reason
+            .clone()
+            .unwrap_or_else(|| format!("the check says {}", check.result.as_str()));
+        if !errors.is_empty() {
+            reason = format!("{reason}; {}", errors.join("; "));
+        }
+        let _ = writeln!(
+            cases,
+            "      <failure message=\"{}\">actual: {}\nexpected: {}\nevidence: {}</failure>",
+            escape(&reason),
+            escape(check.actual.as_deref().unwrap_or("none")),
+            escape(check.expected.as_deref().unwrap_or("no assertion")),
+            escape(&check.evidence)
+        );
+        Counted::Failed
+    } else if check.result == CheckResult::Unverified {
+        let _ = writeln!(
+            cases,
+            "      <skipped message=\"unverified: {}\"/>",
+            escape(&check.evidence)
+        );
+        Counted::Skipped
+    } else {
+        Counted::Passed
+    };
+    if let Some(statement) = &check.statement {
+        let _ = writeln!(
+            cases,
+            "      <system-out>{}</system-out>",
+            escape(statement)
+        );
+    }
+    cases.push_str("    </testcase>\n");
+    counted
+}
+
 /// One suite per audit; `class_prefix` (`SERIAL.` in a lab) keeps each device's cases apart
 /// where a dashboard groups them by class.
 fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
@@ -307,83 +403,11 @@ fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
     let mut cases = String::new();
     let (mut failures, mut skipped) = (0, 0);
     for entry in &report.checks {
-        let check = &entry.check;
-        let errors: Vec<String> = report
-            .diagnostics
-            .iter()
-            .filter(|d| {
-                d.severity == Severity::Error
-                    && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
-            })
-            .map(|d| format!("{}: {}", d.code, d.message))
-            .collect();
-        let failed = check.result == CheckResult::Fail
-            || check.assertion_verdict == AssertionVerdict::Fail
-            || !errors.is_empty();
-        let time = report
-            .device_time
-            .as_ref()
-            .map(|t| t.seconds_of(entry.measurements.iter().flat_map(|m| &m.runs)))
-            .map_or_else(String::new, |s| format!(" time=\"{s:.3}\""));
-        let _ = writeln!(
-            cases,
-            "    <testcase classname=\"{}{}\" name=\"{}\"{time}>",
-            escape(class_prefix),
-            escape(check.dimension.as_str()),
-            escape(&case_name(
-                &check.criterion_id,
-                check.weight,
-                check.statement.as_deref()
-            )),
-        );
-        // A should criterion that failed does not fail the gate (the exit code is 0 when
-        // every must passed): a failure here would turn a passing gate's dashboard red.
-        let failed_should = failed && check.weight == Weight::Should && errors.is_empty();
-        if failed_should {
-            skipped += 1;
-            let _ = writeln!(
-                cases,
-                "      <skipped message=\"{}\"/>",
-                escape(&format!(
-                    "a should criterion failed (the gate passes on its musts): {}; actual: {}, expected: {}",
-                    check.reason.as_deref().unwrap_or("the check says fail"),
-                    check.actual.as_deref().unwrap_or("none"),
-                    check.expected.as_deref().unwrap_or("no assertion")
-                ))
-            );
-        } else if failed {
-            failures += 1;
-            let mut reason = check
-                .reason
-                .clone()
-                .unwrap_or_else(|| format!("the check says {}", check.result.as_str()));
-            if !errors.is_empty() {
-                reason = format!("{reason}; {}", errors.join("; "));
-            }
-            let _ = writeln!(
-                cases,
-                "      <failure message=\"{}\">actual: {}\nexpected: {}\nevidence: {}</failure>",
-                escape(&reason),
-                escape(check.actual.as_deref().unwrap_or("none")),
-                escape(check.expected.as_deref().unwrap_or("no assertion")),
-                escape(&check.evidence)
-            );
-        } else if check.result == CheckResult::Unverified {
-            skipped += 1;
-            let _ = writeln!(
-                cases,
-                "      <skipped message=\"unverified: {}\"/>",
-                escape(&check.evidence)
-            );
+        match check_case(report, entry, class_prefix, &mut cases) {
+            Counted::Failed => failures += 1,
+            Counted::Skipped => skipped += 1,
+            Counted::Passed => {}
         }
-        if let Some(statement) = &check.statement {
-            let _ = writeln!(
-                cases,
-                "      <system-out>{}</system-out>",
-                escape(statement)
-            );
-        }
-        cases.push_str("    </testcase>\n");
     }
     // What failed the audit without belonging to a criterion (the exit code counts it too).
     let mut errors = 0;

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::*;
+use crate::diagnostic::has_errors;
 use crate::pack::{Pack, parse_pack, validate};
 
 /// A pack with one must criterion per dimension; `criterion` replaces the performance one.

@@ -12,7 +12,7 @@ use super::{AuditReport, Comparison, Regression};
 
 words! {
     /// One side of an A/B session.
-    pub(crate) enum Arm {
+    pub enum Arm {
         /// The last release.
         Baseline = "baseline",
         /// The build under test.
@@ -23,19 +23,19 @@ words! {
 /// One block of runs on one build.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Block {
+pub struct Block {
     /// The arm installed.
-    pub(crate) arm: Arm,
+    pub arm: Arm,
     /// The arm's runs measured, first and last.
-    pub(crate) runs: [u32; 2],
+    pub runs: [u32; 2],
     /// The warm-up run's evidence (not read), relative to the record.
-    pub(crate) warm_up: String,
+    pub warm_up: String,
 }
 
 /// What the device was left with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", content = "reason", rename_all = "kebab-case")]
-pub(crate) enum Restored {
+pub enum Restored {
     /// Nothing was installed: the device is as it was.
     Untouched,
     /// The candidate build.
@@ -57,11 +57,19 @@ impl std::fmt::Display for Restored {
 /// A build's version, as its HAP's `module.json` names it, or why it could not be read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
-pub(crate) enum BuildVersion {
+pub enum BuildVersion {
     /// `versionName` and `versionCode`.
-    Read { name: String, code: u64 },
+    Read {
+        /// `versionName`.
+        name: String,
+        /// `versionCode`.
+        code: u64,
+    },
     /// Why not.
-    Unread { reason: String },
+    Unread {
+        /// What made it unreadable.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for BuildVersion {
@@ -76,52 +84,52 @@ impl std::fmt::Display for BuildVersion {
 /// One arm in the record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct ArmRecord {
+pub struct ArmRecord {
     /// The HAP as given.
-    pub(crate) hap: String,
+    pub hap: String,
     /// Its SHA-256.
-    pub(crate) sha256: String,
+    pub sha256: String,
     /// Its audit, relative to the record.
-    pub(crate) report: String,
+    pub report: String,
     /// The runs measured (warm-ups not counted).
-    pub(crate) runs: u32,
+    pub runs: u32,
     /// Its audit's absolute verdict.
-    pub(crate) verdict: Verdict,
+    pub verdict: Verdict,
     /// Its version, as the HAP names it (absent in records made before dwpipe read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) version: Option<BuildVersion>,
+    pub version: Option<BuildVersion>,
 }
 
 /// `ab.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct AbRecord {
+pub struct AbRecord {
     /// 1.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The dwpipe that ran the session.
-    pub(crate) dwpipe_version: String,
+    pub dwpipe_version: String,
     /// The device.
-    pub(crate) serial: String,
+    pub serial: String,
     /// Runs per arm asked for, and the most allowed.
-    pub(crate) runs: [u32; 2],
+    pub runs: [u32; 2],
     /// The last release.
-    pub(crate) baseline: ArmRecord,
+    pub baseline: ArmRecord,
     /// The candidate.
-    pub(crate) candidate: ArmRecord,
+    pub candidate: ArmRecord,
     /// The blocks, in the order they ran.
-    pub(crate) blocks: Vec<Block>,
+    pub blocks: Vec<Block>,
     /// The comparison, relative to the record.
-    pub(crate) comparison: String,
+    pub comparison: String,
     /// The regression verdict.
-    pub(crate) regression: Regression,
+    pub regression: Regression,
     /// The candidate's absolute verdict.
-    pub(crate) absolute: Verdict,
+    pub absolute: Verdict,
     /// What the device was left with.
-    pub(crate) left_installed: Restored,
+    pub left_installed: Restored,
     /// What of the session the history could not record, and why: the session stands, its
     /// history entries do not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) unrecorded: Option<String>,
+    pub unrecorded: Option<String>,
 }
 
 impl AbRecord {

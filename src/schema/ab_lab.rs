@@ -11,40 +11,40 @@ use super::{AbRecord, Comparison, LabVerdict, Regression, Restored, UnreachableS
 /// One criterion on one device.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct AbCell {
+pub struct AbCell {
     /// The criterion.
-    pub(crate) criterion_id: String,
+    pub criterion_id: String,
     /// Its regression verdict.
-    pub(crate) verdict: Regression,
+    pub verdict: Regression,
     /// Candidate median minus baseline median, in the unit.
-    pub(crate) delta: Option<f64>,
+    pub delta: Option<f64>,
     /// The delta as a percentage of the baseline median.
-    pub(crate) delta_pct: Option<f64>,
+    pub delta_pct: Option<f64>,
     /// The unit.
-    pub(crate) unit: Option<String>,
+    pub unit: Option<String>,
 }
 
 /// One device's column.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct AbColumn {
+pub struct AbColumn {
     /// Its connect key.
-    pub(crate) serial: String,
+    pub serial: String,
     /// Its session's folder, relative to the matrix.
-    pub(crate) folder: String,
+    pub folder: String,
     /// The candidate against the pack (absent when the session stopped).
-    pub(crate) absolute: Option<Verdict>,
+    pub absolute: Option<Verdict>,
     /// The candidate against the baseline (absent when the session stopped).
-    pub(crate) regression: Option<Regression>,
+    pub regression: Option<Regression>,
     /// Every criterion compared.
-    pub(crate) criteria: Vec<AbCell>,
+    pub criteria: Vec<AbCell>,
     /// What the device was left with.
-    pub(crate) left_installed: Option<Restored>,
+    pub left_installed: Option<Restored>,
     /// Why the session stopped.
-    pub(crate) error: Option<String>,
+    pub error: Option<String>,
     /// What of the session the history could not record, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) unrecorded: Option<String>,
+    pub unrecorded: Option<String>,
 }
 
 impl AbColumn {
@@ -102,19 +102,19 @@ impl AbColumn {
 /// `ab-lab.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct AbLabReport {
+pub struct AbLabReport {
     /// 1.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The dwpipe that ran the sessions.
-    pub(crate) dwpipe_version: String,
+    pub dwpipe_version: String,
     /// `pass` when every device's candidate passed and did not regress, `fail` when one did
     /// not, `incomplete` when none failed but a session stopped.
-    pub(crate) verdict: LabVerdict,
+    pub verdict: LabVerdict,
     /// The devices, in the roster's order.
-    pub(crate) devices: Vec<AbColumn>,
+    pub devices: Vec<AbColumn>,
     /// The hdc servers that did not answer, and why: their devices are in no column.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) unreachable: Vec<UnreachableServer>,
+    pub unreachable: Vec<UnreachableServer>,
 }
 
 impl AbLabReport {

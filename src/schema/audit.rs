@@ -17,64 +17,64 @@ use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verd
 #[serde(rename_all = "kebab-case")]
 pub struct AuditReport {
     /// Schema version.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The dwpipe that recomputed the verdicts.
-    pub(crate) dwpipe_version: String,
+    pub dwpipe_version: String,
     /// The hash of the lock the audit was held against.
-    pub(crate) pack_sha256: String,
+    pub pack_sha256: String,
     /// `pass` or `fail`.
-    pub(crate) verdict: Verdict,
+    pub verdict: Verdict,
     /// Counts, for the summary line.
-    pub(crate) summary: Summary,
+    pub summary: Summary,
     /// When the audit started on its device (UTC, ISO 8601; since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) started: Option<String>,
+    pub started: Option<String>,
     /// When it ended (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) ended: Option<String>,
+    pub ended: Option<String>,
     /// How long the audit held its device: every visit's time on the device's clock, sleeps
     /// included (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) device_time: Option<DeviceTime>,
+    pub device_time: Option<DeviceTime>,
     /// The device's lease: the store, how long the audit waited for it, held from/to (a live
     /// device's; optional, no format change).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) lease: Option<crate::device::lease::LeaseRecord>,
+    pub lease: Option<crate::device::lease::LeaseRecord>,
     /// The workspace whose build was measured, when a delivery knows it (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) workspace: Option<Workspace>,
+    pub workspace: Option<Workspace>,
     /// What of this audit the history could not record, and why (a recorded fact): the
     /// audit stands, its history entry does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) unrecorded: Option<String>,
+    pub unrecorded: Option<String>,
     /// What the device said of its state before its runs and after them (battery, power,
     /// heat, brightness, lock, refresh rate), read from the files kept among the inputs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) device_state: Option<DeviceStates>,
+    pub device_state: Option<DeviceStates>,
     /// The device measured (`null` for an outside auditor's report).
-    pub(crate) device: Option<DeviceInfo>,
+    pub device: Option<DeviceInfo>,
     /// Where the readings came from: the device, or the capture replayed (since format 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) source: Option<Source>,
+    pub source: Option<Source>,
     /// What the audit was measured with, kept as evidence (since format 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) inputs: Option<Inputs>,
+    pub inputs: Option<Inputs>,
     /// The lock, relative to this report's folder, so the verdicts can be recomputed.
-    pub(crate) lock: Option<String>,
+    pub lock: Option<String>,
     /// Every finding.
-    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
     /// One entry per criterion, in pack order.
-    pub(crate) checks: Vec<ReportCheck>,
+    pub checks: Vec<ReportCheck>,
 }
 
 /// A check with dwpipe's own measurements behind it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct ReportCheck {
+pub struct ReportCheck {
     /// The gate's verdict.
     #[serde(flatten)]
-    pub(crate) check: CheckOutcome,
+    pub check: CheckOutcome,
     /// dwpipe's measurements of the criterion: value, unit, runs, evidence files and hashes.
-    pub(crate) measurements: Vec<MeasurementRecord>,
+    pub measurements: Vec<MeasurementRecord>,
 }
 
 /// Counts over the checks and diagnostics.
@@ -82,19 +82,19 @@ pub(crate) struct ReportCheck {
 #[serde(rename_all = "kebab-case")]
 pub struct Summary {
     /// Criteria in the pack.
-    pub(crate) criteria: usize,
+    pub criteria: usize,
     /// Checks that say pass.
-    pub(crate) pass: usize,
+    pub pass: usize,
     /// Checks that say fail.
-    pub(crate) fail: usize,
+    pub fail: usize,
     /// Criteria unverified or without a check.
-    pub(crate) unverified: usize,
+    pub unverified: usize,
     /// Assertions that recomputed to fail.
-    pub(crate) assertion_failures: usize,
+    pub assertion_failures: usize,
     /// Error diagnostics.
-    pub(crate) errors: usize,
+    pub errors: usize,
     /// Warning diagnostics.
-    pub(crate) warnings: usize,
+    pub warnings: usize,
 }
 
 impl AuditReport {

@@ -102,7 +102,7 @@ pub struct Side {
     pub source: Option<crate::device::Source>,
     /// The builds installed before it was audited, when a delivery or an A/B installed them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) installed: Vec<crate::audit::InstalledHap>,
+    pub installed: Vec<crate::audit::InstalledHap>,
 }
 
 /// `compare.json`.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::audit::InstalledHap;
 use crate::device::Source;
@@ -11,7 +11,7 @@ use crate::words::words;
 
 words! {
     /// Why a delivery ended.
-    pub(crate) enum TerminalReason {
+    pub enum TerminalReason {
         /// Every verification command passed after a change, and the audit passed.
         Verified = "verified",
         /// The agent changed nothing.
@@ -41,7 +41,7 @@ words! {
 
 words! {
     /// What the agent said about its own work.
-    pub(crate) enum Claim {
+    pub enum Claim {
         /// It says it is done.
         Pass = "pass",
         /// It says it failed.
@@ -54,46 +54,46 @@ words! {
 }
 
 /// `deliver.json`: how the delivery ended, and what it was about.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct DeliverReport {
+pub struct DeliverReport {
     /// Schema version.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The lock delivered.
-    pub(crate) pack_sha256: String,
+    pub pack_sha256: String,
     /// Why it ended.
-    pub(crate) terminal_reason: TerminalReason,
+    pub terminal_reason: TerminalReason,
     /// The run directory.
-    pub(crate) run_dir: PathBuf,
+    pub run_dir: PathBuf,
     /// Repair rounds sent.
-    pub(crate) repairs: u32,
+    pub repairs: u32,
     /// The last audit's result per criterion (`criterionId`, result in words), if an audit
     /// ran; over a lab, who did what (`fail on LAB02`).
-    pub(crate) criteria: Vec<(String, String)>,
+    pub criteria: Vec<(String, String)>,
     /// What is still failing when it stopped: criterion ids or verification command names.
-    pub(crate) unresolved: Vec<String>,
+    pub unresolved: Vec<String>,
     /// Reports written (relative to the run directory when inside it).
-    pub(crate) reports: Vec<String>,
+    pub reports: Vec<String>,
     /// What went wrong, when a tool or the machine failed.
-    pub(crate) detail: Option<String>,
+    pub detail: Option<String>,
     /// The agent's last claim (never the verdict).
-    pub(crate) agent_claim: Option<Claim>,
+    pub agent_claim: Option<Claim>,
     /// How DevEco Code's last run ended, by dwpipe's reading of its stream
     /// (`finished`, or `incomplete (why)`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) agent_ending: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_ending: Option<String>,
     /// What the last audit measured on: each device, or the capture replayed.
-    pub(crate) sources: Vec<Source>,
+    pub sources: Vec<Source>,
     /// The verified HAPs installed before the last audit, with their SHA-256.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) installed: Vec<InstalledHap>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub installed: Vec<InstalledHap>,
     /// Why nothing was installed before the last audit (the app measured is not this run's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) not_installed: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_installed: Option<String>,
     /// The agent changed nothing in the first round: the workspace was verified and audited
     /// as it stood.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) agent_changed_nothing: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub agent_changed_nothing: bool,
 }
 
 impl DeliverReport {

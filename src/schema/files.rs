@@ -18,6 +18,8 @@ pub(crate) const AB_LAB: &str = "ab-lab.json";
 pub(crate) const AB_LAB_MD: &str = "ab-lab.md";
 /// A same-device A/B session's record.
 pub(crate) const AB: &str = "ab.json";
+/// An A/B session's warm-up runs (kept, never counted), a folder beside `ab.json`.
+pub(crate) const WARM_UP: &str = "warm-up";
 /// An A/B session's page.
 pub(crate) const AB_HTML: &str = "ab.html";
 /// A lab's A/B matrix as a page.

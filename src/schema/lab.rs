@@ -13,7 +13,7 @@ use super::AuditReport;
 
 words! {
     /// The lab's verdict.
-    pub(crate) enum LabVerdict {
+    pub enum LabVerdict {
         /// Every device passed.
         Pass = "pass",
         /// A device failed.
@@ -26,7 +26,7 @@ words! {
 
 words! {
     /// A device's verdict in the matrix.
-    pub(crate) enum DeviceVerdict {
+    pub enum DeviceVerdict {
         /// Its audit passed.
         Pass = "pass",
         /// Its audit failed.
@@ -41,7 +41,7 @@ words! {
 
 words! {
     /// One cell: a criterion's result on a device.
-    pub(crate) enum Cell {
+    pub enum Cell {
         /// The check passed.
         Pass = "pass",
         /// The check failed.
@@ -66,31 +66,31 @@ impl Cell {
 /// `lab.json`: the criterion × device matrix.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct LabReport {
+pub struct LabReport {
     /// Schema version.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The lock every device was held against.
-    pub(crate) pack_sha256: String,
+    pub pack_sha256: String,
     /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
     /// failed but one could not be audited.
-    pub(crate) verdict: LabVerdict,
+    pub verdict: LabVerdict,
     /// The devices, in the lab's order.
-    pub(crate) devices: Vec<LabDevice>,
+    pub devices: Vec<LabDevice>,
     /// One row per criterion, its results in the devices' order.
-    pub(crate) rows: Vec<LabRow>,
+    pub rows: Vec<LabRow>,
     /// The hdc servers that did not answer, and why: their devices are in no column.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) unreachable: Vec<UnreachableServer>,
+    pub unreachable: Vec<UnreachableServer>,
 }
 
 /// An hdc server the lab could not list.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct UnreachableServer {
+pub struct UnreachableServer {
     /// `HOST:PORT`, or `local`.
-    pub(crate) server: String,
+    pub server: String,
     /// Why, in words.
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 impl UnreachableServer {
@@ -109,43 +109,43 @@ impl UnreachableServer {
 /// A device's column.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct LabDevice {
+pub struct LabDevice {
     /// Its connect key.
-    pub(crate) serial: String,
+    pub serial: String,
     /// Its hdc server (`local` for the local one).
-    pub(crate) server: String,
+    pub server: String,
     /// Its model, as it reported it (`null` without a report).
     #[serde(default)]
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     /// Its software version.
     #[serde(default)]
-    pub(crate) software_version: Option<String>,
+    pub software_version: Option<String>,
     /// Its verdict.
-    pub(crate) verdict: DeviceVerdict,
+    pub verdict: DeviceVerdict,
     /// Why it has no report.
-    pub(crate) error: Option<String>,
+    pub error: Option<String>,
     /// Its report, relative to the lab's folder.
-    pub(crate) report: Option<String>,
+    pub report: Option<String>,
     /// What the history could not record of its audit, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) unrecorded: Option<String>,
+    pub unrecorded: Option<String>,
 }
 
 /// A criterion's row.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct LabRow {
+pub struct LabRow {
     /// The criterion.
-    pub(crate) criterion_id: String,
+    pub criterion_id: String,
     /// Its dimension.
-    pub(crate) dimension: String,
+    pub dimension: String,
     /// must or should.
-    pub(crate) weight: String,
+    pub weight: String,
     /// Its result on each device, in the devices' order.
-    pub(crate) results: Vec<Cell>,
+    pub results: Vec<Cell>,
     /// What each device measured (`612ms`), or why it could not tell, in the devices' order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) details: Vec<Option<String>>,
+    pub details: Vec<Option<String>>,
 }
 
 impl LabRow {
@@ -164,11 +164,11 @@ impl LabRow {
 #[derive(Debug)]
 pub(crate) struct Column<'a> {
     /// Its connect key.
-    pub(crate) serial: &'a str,
+    pub serial: &'a str,
     /// Its server, `local` or `HOST:PORT`.
-    pub(crate) server: String,
+    pub server: String,
     /// Its report and where it is (relative to the lab's folder), or why it has none.
-    pub(crate) outcome: Result<(&'a AuditReport, String), String>,
+    pub outcome: Result<(&'a AuditReport, String), String>,
 }
 
 impl Column<'_> {

@@ -10,75 +10,20 @@ mod audit;
 mod compare;
 mod deliver;
 pub(crate) mod files;
+mod identity;
 mod lab;
 mod printed;
 
-use std::fmt::Write;
-
-pub(crate) use ab::{AbRecord, Arm, Block, BuildVersion, Restored};
-pub(crate) use ab_lab::{AbCell, AbColumn, AbLabReport};
-pub(crate) use audit::ReportCheck;
-pub use audit::{AuditReport, Summary};
+pub use ab::{AbRecord, Arm, ArmRecord, Block, BuildVersion, Restored};
+pub use ab_lab::{AbCell, AbColumn, AbLabReport};
+pub use audit::{AuditReport, ReportCheck, Summary};
 pub use compare::{ArmStats, Compared, Comparison, Outcome, Regression, Side};
-pub(crate) use deliver::{Claim, DeliverReport, TerminalReason, page_to_open};
-pub(crate) use lab::{
-    Cell, Column, DeviceVerdict, LabDevice, LabReport, LabVerdict, UnreachableServer, verdict_of,
-};
+pub(crate) use deliver::page_to_open;
+pub use deliver::{Claim, DeliverReport, TerminalReason};
+pub(crate) use identity::content_id;
+pub use lab::{Cell, DeviceVerdict, LabDevice, LabReport, LabRow, LabVerdict, UnreachableServer};
+pub(crate) use lab::{Column, verdict_of};
 pub(crate) use printed::{
     AbOutput, DiagnosticsOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing,
     RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };
-
-/// A report's identity beyond its file's bytes: its content as dwpipe reads it back (the
-/// same however the file was re-serialized) and, for an audit, its run (the device and when
-/// it started; reports before format 3 recorded no start).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Identity {
-    /// SHA-256 of the report re-serialized from its typed form.
-    pub(crate) report_id: String,
-    /// `<serial>@<started>` (with `#<transcript>` for a replay, `+<sha256>` for each HAP
-    /// installed first), when the report says when it started.
-    pub(crate) run_key: Option<String>,
-}
-
-impl AuditReport {
-    /// The report's identity.
-    pub(crate) fn identity(&self) -> Identity {
-        // What the history could not record is not the audit: a report amended with it is the
-        // same report.
-        let report_id = match self.unrecorded {
-            None => content_id(self),
-            Some(_) => content_id(&AuditReport {
-                unrecorded: None,
-                ..self.clone()
-            }),
-        };
-        Identity {
-            report_id,
-            run_key: self
-                .device
-                .as_ref()
-                .zip(self.started.as_ref())
-                .map(|(device, started)| {
-                    // A replay's run is its capture's (two captures replayed in one second are
-                    // two runs), an A/B arm's its build's (both arms begin together).
-                    let mut key = format!("{}@{started}", device.serial);
-                    if let Some(crate::device::Source::Replay {
-                        transcript_sha256, ..
-                    }) = &self.source
-                    {
-                        let _ = write!(key, "#{transcript_sha256}");
-                    }
-                    for hap in self.inputs.iter().flat_map(|i| &i.installed) {
-                        let _ = write!(key, "+{}", hap.sha256);
-                    }
-                    key
-                }),
-        }
-    }
-}
-
-/// The SHA-256 of a document as dwpipe writes it from its typed form.
-pub(crate) fn content_id<T: serde::Serialize>(document: &T) -> String {
-    crate::hash::sha256_hex(&serde_json::to_vec(document).expect("a document serializes"))
-}

@@ -11,21 +11,22 @@
 use std::path::{Path, PathBuf};
 
 use crate::audit::{AuditError, AuditSpec, Ongoing, Prepared};
-use crate::compare::{CompareError, compare};
+use crate::compare::compare;
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::chain;
-use crate::output::{PublishError, relative_to};
+use crate::output::relative_to;
 use crate::report::publish;
-use crate::schema::{AbRecord, Arm, AuditReport, Block, Comparison, Outcome, Restored, Side};
+use crate::schema::{
+    AbRecord, Arm, AuditReport, Block, Comparison, Outcome, Restored, Side, files,
+};
 use crate::shell::ShellValue;
 
+use super::error::AbError;
 use super::plan::Builds;
 use super::{AuditPlan, Event, Reporter};
 
 /// The bundle manager's code for uninstalling an app that is not installed.
 const NOT_INSTALLED: &str = "9568386";
-/// Where the warm-up runs' evidence is kept (not read, not counted).
-pub(super) const WARM_UP: &str = "warm-up";
 
 /// Both arms, in the order each round measures them (the candidate last, so that the
 /// device ends with it).
@@ -54,59 +55,6 @@ pub(crate) struct AbSession {
     pub(crate) candidate: AuditReport,
     /// Every file written.
     pub(crate) written: Vec<PathBuf>,
-}
-
-/// Why an A/B session has no result.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum AbError {
-    /// A build could not be installed (or the previous one uninstalled).
-    #[error("switching the device to the {arm} build `{hap}` failed")]
-    Switch {
-        /// The arm.
-        arm: Arm,
-        /// Its HAP.
-        hap: String,
-        /// hdc's or the bundle manager's reason.
-        #[source]
-        source: DeviceError,
-    },
-    /// An arm's audit stopped (the device, a signal, the evidence folder).
-    #[error("the {arm} audit stopped")]
-    Audit {
-        /// The arm.
-        arm: Arm,
-        /// Why.
-        #[source]
-        source: AuditError,
-    },
-    /// The arms' audits cannot be compared (the device changed its identity mid-session).
-    #[error("the arms cannot be compared")]
-    Compare(#[source] CompareError),
-    /// A report could not be written.
-    #[error(transparent)]
-    Publish(#[from] PublishError),
-}
-
-impl AbError {
-    /// The stable code.
-    pub(crate) fn code(&self) -> &str {
-        match self {
-            AbError::Switch { source, .. } => source.code(),
-            AbError::Audit { source, .. } => source.code(),
-            AbError::Compare(e) => e.code(),
-            AbError::Publish(PublishError::Write(_)) => "E_WRITE",
-            AbError::Publish(PublishError::Render(_)) => "E_RENDER",
-        }
-    }
-
-    /// Whether a signal stopped the session.
-    pub(crate) fn is_interrupted(&self) -> bool {
-        match self {
-            AbError::Switch { source, .. } => matches!(source, DeviceError::Cancelled),
-            AbError::Audit { source, .. } => source.is_interrupted(),
-            AbError::Compare(_) | AbError::Publish(_) => false,
-        }
-    }
 }
 
 /// Runs the A/B session on `device` into `out` (`baseline/`, `candidate/`, `warm-up/`, the
@@ -177,33 +125,104 @@ async fn session<D: Device>(
         require: plan.require.clone(),
         ..AuditSpec::new(pack, plan.playbooks)
     });
-    let prepared = [Prepared::new(&specs[0]), Prepared::new(&specs[1])];
-    let [Ok(base), Ok(cand)] = &prepared else {
-        let [a, b] = prepared;
-        let source = a.err().or(b.err()).expect("one arm failed to plan");
-        return Err(AbError::Audit {
-            arm: Arm::Baseline,
-            source,
-        });
+    let (base, cand) = match [Prepared::new(&specs[0]), Prepared::new(&specs[1])] {
+        [Ok(base), Ok(cand)] => (base, cand),
+        [Err(source), _] | [_, Err(source)] => {
+            return Err(AbError::Audit {
+                arm: Arm::Baseline,
+                source,
+            });
+        }
     };
-    let folder = |arm: Arm| out.join(arm.as_str());
     let mut arms = [
-        begin(device, base, Arm::Baseline, &folder(Arm::Baseline)).await?,
-        begin(device, cand, Arm::Candidate, &folder(Arm::Candidate)).await?,
+        begin(
+            device,
+            &base,
+            Arm::Baseline,
+            &out.join(Arm::Baseline.as_str()),
+        )
+        .await?,
+        begin(
+            device,
+            &cand,
+            Arm::Candidate,
+            &out.join(Arm::Candidate.as_str()),
+        )
+        .await?,
     ];
+    let switching = Switching {
+        device,
+        bundle,
+        builds,
+        out,
+        reporter,
+    };
+    let (comparison, blocks) = alternate(&switching, plan, &mut arms, holds).await?;
+    let [mut a, mut c] = arms;
+    for (arm, ongoing) in [(Arm::Baseline, &mut a), (Arm::Candidate, &mut c)] {
+        ongoing
+            .settle(device)
+            .await
+            .map_err(|source| AbError::Audit { arm, source })?;
+    }
+    let (reports, comparison, mut written) = publish_arms(device, plan, out, [a, c], comparison)?;
+    let compared = publish::comparison(&comparison, out)?;
+    let unrecorded = record_history(plan, out, &comparison, &compared).await;
+    written.extend(compared);
+    let [baseline, candidate] = reports;
+    let record = AbRecord {
+        unrecorded,
+        ..AbRecord::new(
+            [
+                (&builds.baseline.hap, &builds.baseline.version),
+                (&builds.candidate.hap, &builds.candidate.version),
+            ],
+            [builds.runs.first, builds.runs.max],
+            blocks,
+            (&baseline, &candidate),
+            &comparison,
+        )
+    };
+    Ok(AbSession {
+        comparison,
+        record,
+        candidate,
+        written,
+    })
+}
+
+/// What switching the device between the builds needs.
+struct Switching<'s, D> {
+    device: &'s D,
+    bundle: &'s ShellValue,
+    builds: &'s Builds,
+    out: &'s Path,
+    reporter: &'s dyn Reporter,
+}
+
+/// Measures the arms alternately in blocks (each after its build's install and a warm-up)
+/// until every criterion's comparison is known or the runs reach their bound: the last
+/// comparison, and the blocks measured.
+async fn alternate<D: Device>(
+    on: &Switching<'_, D>,
+    plan: &AuditPlan<'_>,
+    arms: &mut [Ongoing<'_, '_, '_>; 2],
+    holds: &mut Holds,
+) -> Result<(Comparison, Vec<Block>), AbError> {
+    let (device, builds, out) = (on.device, on.builds, on.out);
     let block = builds.runs.first.div_ceil(2).max(1);
     let mut target = builds.runs.first.min(builds.runs.max);
     let mut blocks = Vec::new();
-    let comparison = loop {
+    loop {
         while arms.iter().any(|a| a.done() < target) {
             for (arm, ongoing) in ARMS.into_iter().zip(arms.iter_mut()) {
                 if ongoing.done() >= target {
                     continue;
                 }
                 let build = builds.of(arm);
-                reporter.event(Event::Installing(arm));
+                on.reporter.event(Event::Installing(arm));
                 *holds = Holds::Switching;
-                switch(device, bundle, &build.path)
+                switch(device, on.bundle, &build.path)
                     .await
                     .map_err(|source| AbError::Switch {
                         arm,
@@ -212,14 +231,14 @@ async fn session<D: Device>(
                     })?;
                 *holds = Holds::Build(arm);
                 let warm_up = out
-                    .join(WARM_UP)
+                    .join(files::WARM_UP)
                     .join(format!("{}-{arm}", blocks.len() + 1));
                 let to_audit = |source| AbError::Audit { arm, source };
                 ongoing.warm_up(device, &warm_up).await.map_err(to_audit)?;
                 let from = ongoing.done() + 1;
                 let to = (ongoing.done() + block).min(target);
                 ongoing
-                    .measure(device, to, &|e| reporter.event(Event::Audit(e)))
+                    .measure(device, to, &|e| on.reporter.event(Event::Audit(e)))
                     .await
                     .map_err(to_audit)?;
                 blocks.push(Block {
@@ -229,15 +248,14 @@ async fn session<D: Device>(
                 });
             }
         }
-        let [a, c] = &arms;
         let so_far = |ongoing: &Ongoing<'_, '_, '_>| {
             AuditReport::of_audit(
                 &plan.frozen.lock.sha256,
-                &ongoing.snapshot(device).gate(pack),
+                &ongoing.snapshot(device).gate(&plan.frozen.pack),
                 None,
             )
         };
-        let (baseline, candidate) = (so_far(a), so_far(c));
+        let (baseline, candidate) = (so_far(&arms[0]), so_far(&arms[1]));
         let comparison = compare_arms(plan, (&baseline, &candidate), out)?;
         let unknown: Vec<String> = comparison
             .criteria
@@ -246,24 +264,30 @@ async fn session<D: Device>(
             .map(|c| c.criterion_id.clone())
             .collect();
         if unknown.is_empty() || target >= builds.runs.max {
-            break comparison;
+            return Ok((comparison, blocks));
         }
         target = (target * 2).min(builds.runs.max);
-        reporter.event(Event::Escalated {
+        on.reporter.event(Event::Escalated {
             runs: target,
             unknown: &unknown,
         });
-    };
-    let [mut a, mut c] = arms;
-    for (arm, ongoing) in [(Arm::Baseline, &mut a), (Arm::Candidate, &mut c)] {
-        ongoing
-            .settle(device)
-            .await
-            .map_err(|source| AbError::Audit { arm, source })?;
     }
+}
+
+/// Each arm's audit finished, gated and published in its folder; the last round's comparison
+/// (its snapshots held the runs the published reports hold, so `verify-evidence` recomputes
+/// the same numbers) now names their files, bound to their bytes.
+fn publish_arms(
+    device: &impl Device,
+    plan: &AuditPlan<'_>,
+    out: &Path,
+    arms: [Ongoing<'_, '_, '_>; 2],
+    comparison: Comparison,
+) -> Result<([AuditReport; 2], Comparison, Vec<PathBuf>), AbError> {
+    let pack = &plan.frozen.pack;
     let mut written = Vec::new();
     let mut publish = |arm: Arm, ongoing: Ongoing<'_, '_, '_>| {
-        let dir = folder(arm);
+        let dir = out.join(arm.as_str());
         let audited = ongoing
             .finish(device)
             .map_err(|source| AbError::Audit { arm, source })?
@@ -272,16 +296,13 @@ async fn session<D: Device>(
         let report = AuditReport::of_audit(&plan.frozen.lock.sha256, &audited, lock);
         let forms = publish::audit(&report, pack, &audited.figures, &dir)?;
         let json = relative_to(&forms.json, out);
-        // The comparison is bound to the bytes it compared.
-        let sha256 = publish::json(&report);
+        let sha256 = crate::hash::sha256_hex(publish::json(&report).as_bytes());
         written.extend(forms.paths());
-        Ok::<_, AbError>((report, (json, crate::hash::sha256_hex(sha256.as_bytes()))))
+        Ok::<_, AbError>((report, json, sha256))
     };
-    let (baseline, base_json) = publish(Arm::Baseline, a)?;
-    let (candidate, cand_json) = publish(Arm::Candidate, c)?;
-    // The last round's comparison stands (its snapshots held the runs the published reports
-    // hold, so `verify-evidence` recomputes the same numbers); it now names their files.
-    let ((base_json, base_sha), (cand_json, cand_sha)) = (base_json, cand_json);
+    let [a, c] = arms;
+    let (baseline, base_json, base_sha) = publish(Arm::Baseline, a)?;
+    let (candidate, cand_json, cand_sha) = publish(Arm::Candidate, c)?;
     let comparison = Comparison {
         baseline: Side {
             report: base_json,
@@ -295,54 +316,40 @@ async fn session<D: Device>(
         },
         ..comparison
     };
-    let compared = publish::comparison(&comparison, out)?;
-    // The history was opened before the device was touched; a failure now leaves the
-    // session whole and says what was not recorded.
-    let mut unrecorded = None;
-    if let Some(history) = &plan.history {
-        let reports = [
-            (
-                out.join(&comparison.baseline.report),
-                Some(Arm::Baseline.as_str()),
-            ),
-            (
-                out.join(&comparison.candidate.report),
-                Some(Arm::Candidate.as_str()),
-            ),
-            (compared[0].clone(), None),
-        ];
-        for (i, (path, arm)) in reports.iter().enumerate() {
-            if let Err(e) = super::one::record(history, path, *arm).await {
-                let missed: Vec<String> = reports[i..]
-                    .iter()
-                    .map(|(path, _)| relative_to(path, out))
-                    .collect();
-                unrecorded = Some(format!("{} ({})", chain(&e), missed.join(", ")));
-                break;
-            }
+    Ok(([baseline, candidate], comparison, written))
+}
+
+/// Records both arms' audits and the comparison in the plan's history; what could not be
+/// recorded, and why (the history was opened before the device was touched: a failure now
+/// leaves the session whole and says so).
+async fn record_history(
+    plan: &AuditPlan<'_>,
+    out: &Path,
+    comparison: &Comparison,
+    compared: &[PathBuf],
+) -> Option<String> {
+    let history = plan.history.as_ref()?;
+    let mut reports = vec![
+        (
+            out.join(&comparison.baseline.report),
+            Some(Arm::Baseline.as_str()),
+        ),
+        (
+            out.join(&comparison.candidate.report),
+            Some(Arm::Candidate.as_str()),
+        ),
+    ];
+    reports.extend(compared.first().map(|path| (path.clone(), None)));
+    for (i, (path, arm)) in reports.iter().enumerate() {
+        if let Err(e) = super::one::record(history, path, *arm).await {
+            let missed: Vec<String> = reports[i..]
+                .iter()
+                .map(|(path, _)| relative_to(path, out))
+                .collect();
+            return Some(format!("{} ({})", chain(&e), missed.join(", ")));
         }
     }
-    written.extend(compared);
-    let record = AbRecord::new(
-        [
-            (&builds.baseline.hap, &builds.baseline.version),
-            (&builds.candidate.hap, &builds.candidate.version),
-        ],
-        [builds.runs.first, builds.runs.max],
-        blocks,
-        (&baseline, &candidate),
-        &comparison,
-    );
-    let record = AbRecord {
-        unrecorded,
-        ..record
-    };
-    Ok(AbSession {
-        comparison,
-        record,
-        candidate,
-        written,
-    })
+    None
 }
 
 /// Begins an arm's audit in its folder `dir`.

@@ -15,38 +15,10 @@ use crate::pack::Frozen;
 use crate::process::{Cancel, join_all};
 use crate::report::{junit_lab, publish};
 use crate::schema::{AuditReport, Column, LabReport, UnreachableServer, files};
-use crate::target::{Absence, Member, Roster};
+use crate::target::{Member, Roster};
 
+use super::seat::{Seat, SeatError};
 use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
-
-/// Why a device has no report.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum SeatError {
-    /// It was asked for but is not there.
-    #[error(transparent)]
-    Absent(Absence),
-    /// Its folder could not be created.
-    #[error("cannot create `{}`", path.display())]
-    Folder {
-        /// The folder.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Its audit (or A/B session) stopped: the device vanished, timed out, …
-    #[error(transparent)]
-    Stopped(SessionError),
-}
-
-/// One device's audit.
-#[derive(Debug)]
-pub(crate) struct Seat<T = AuditReport> {
-    /// The device.
-    pub(crate) member: Member,
-    /// What it gave, or why it has nothing.
-    pub(crate) outcome: Result<T, SeatError>,
-}
 
 /// Runs `job` on every member of the roster into `<out>/<folder>/`, at most `roster.jobs` at
 /// once, telling the reporter when each starts and ends (with `verdict` of what it gave);

@@ -13,7 +13,7 @@ use crate::pack::{Frozen, Weight};
 use crate::schema::{AbLabReport, AuditReport, LabReport, Regression};
 
 use super::ab::AbSession;
-use super::lab::Seat;
+use super::seat::Seat;
 
 /// A session's outcome.
 #[derive(Debug)]

@@ -311,7 +311,7 @@ fn fresh_for_ab(out: &Path) -> Result<(), Diagnostic> {
         files::AB,
         Arm::Baseline.as_str(),
         Arm::Candidate.as_str(),
-        super::ab::WARM_UP,
+        files::WARM_UP,
     ]
     .iter()
     .map(|name| out.join(name))

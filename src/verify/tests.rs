@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::config::VerifyCommand;
+use crate::config::VerifyKind;
+use crate::process::Cancel;
 use crate::test_support::block_on;
+use std::time::SystemTime;
 
 fn print(dir: &Path) -> String {
     block_on(fingerprint(dir, &mut StatCache::default(), &Cancel::new())).unwrap()

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{dwpipe, fake_hdc, frozen_fixture, no_sleeps};
+use crate::support::{Ran, Test, dwpipe, fake_hdc, frozen_fixture, no_sleeps};
 use serde_json::Value;
 
 fn repo(path: &str) -> PathBuf {
@@ -147,16 +147,15 @@ fn a_ten_percent_slower_candidate_regresses_against_the_release_on_the_same_devi
     let sha = dwpipe::hash::sha256_hex(&fs::read(hap("1.1")).unwrap());
     assert_eq!(candidate["inputs"]["installed"][0]["sha256"], sha.as_str());
     // The comparison and both audits hold up against their evidence.
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    Test::new(dir.path())
+        .args([
             "verify-evidence",
             "out/compare.json",
             "--pack",
             "pack.lock.json",
-        ],
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
+        ])
+        .status(0)
+        .run();
 }
 
 #[test]
@@ -207,8 +206,7 @@ fn a_device_that_vanishes_mid_session_is_named_with_what_it_was_left_with() {
     );
     let args = ab_args(dir.path(), &hdc, &["--device", "AB0PHONE04"], "16");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, _, stderr) = dwpipe(dir.path(), &args);
-    assert_eq!(code, 3, "the device's fault: {stderr}");
+    let stderr = Test::new(dir.path()).args(&args).status(3).run().stderr;
     assert!(stderr.contains("the baseline audit stopped"), "{stderr}");
     // A vanished device cannot be given the candidate back, and the summary says so.
     assert!(
@@ -275,8 +273,7 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
     ];
     let args = ab_args(dir.path(), &hdc, &target, "16");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, stdout, stderr) = dwpipe(dir.path(), &args);
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    let Ran { stdout, .. } = Test::new(dir.path()).args(&args).status(1).run();
     let matrix: Value =
         serde_json::from_str(&fs::read_to_string(dir.path().join("out/ab-lab.json")).unwrap())
             .unwrap();

@@ -9,6 +9,7 @@
 //!
 //! Outside CI a missing runtime (no `.ci/agent-deps` run) skips with a line; inside CI it fails.
 
+use dwpipe::schema::{Claim, DeliverReport, TerminalReason};
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 use crate::support::delivery::{PAGE, SPACING, deliver, project, run_dir};
 
 /// OpenCode's runtime as `.ci/agent-deps` installs it, or `$DWPIPE_OPENCODE`.
+#[track_caller]
 fn runtime() -> Option<PathBuf> {
     let path = std::env::var_os("DWPIPE_OPENCODE").map_or_else(
         || {
@@ -53,6 +55,7 @@ struct Model {
 
 impl Model {
     /// Serves `turns` (see model_server.py) on a free port of 127.0.0.1.
+    #[track_caller]
     fn start(dir: &Path, turns: &Value) -> Model {
         let scenario = dir.join("scenario.json");
         fs::write(&scenario, turns.to_string()).unwrap();
@@ -102,7 +105,7 @@ fn delivered(
     turns: impl FnOnce(&Path) -> Value,
     edit: &str,
     idle: &str,
-) -> (i32, Value, PathBuf, tempfile::TempDir) {
+) -> (i32, DeliverReport, PathBuf, tempfile::TempDir) {
     delivered_on(opencode, turns, (edit, idle), "notes-pass")
 }
 
@@ -112,18 +115,19 @@ fn delivered_on(
     turns: impl FnOnce(&Path) -> Value,
     (edit, idle): (&str, &str),
     replay: &str,
-) -> (i32, Value, PathBuf, tempfile::TempDir) {
+) -> (i32, DeliverReport, PathBuf, tempfile::TempDir) {
     delivered_over(Channel::Run, opencode, turns, (edit, idle), replay)
 }
 
 /// [`delivered_on`] over `channel`.
+#[track_caller]
 fn delivered_over(
     channel: Channel,
     opencode: &Path,
     turns: impl FnOnce(&Path) -> Value,
     (edit, idle): (&str, &str),
     replay: &str,
-) -> (i32, Value, PathBuf, tempfile::TempDir) {
+) -> (i32, DeliverReport, PathBuf, tempfile::TempDir) {
     let dir = project("[true]", SPACING, replay, "");
     let page = dir.path().join(PAGE);
     let model = Model::start(dir.path(), &turns(&page));
@@ -178,6 +182,7 @@ fn delivered_over(
 }
 
 /// The run's ledger says the agent's first run finished, by dwpipe's reading of its stream.
+#[track_caller]
 fn ledger_says_finished(run: &Path) {
     let reason = agent_reason(run);
     assert!(reason.contains("ending: finished"), "{reason}");
@@ -216,11 +221,11 @@ fn a_clean_edit_finishes_and_is_verified() {
         "allow",
         "1m",
     );
-    assert_eq!(code, 0, "{report}");
-    assert_eq!(report["terminal-reason"], "verified");
-    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(code, 0, "{report:?}");
+    assert_eq!(report.terminal_reason, TerminalReason::Verified);
+    assert_eq!(report.agent_ending.as_deref(), Some("finished"));
     // The claim is recorded as a claim; the verdict is the recomputed one.
-    assert_eq!(report["agent-claim"], "pass");
+    assert_eq!(report.agent_claim, Some(Claim::Pass));
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(page.contains("List({ space: 12 })"), "{page}");
     assert!(
@@ -243,11 +248,13 @@ fn an_edit_the_permission_config_withholds_leaves_the_run_incomplete_on_either_c
             ("deny", "1m"),
             "notes-pass",
         );
-        assert_eq!(code, 1, "{report}");
-        assert_eq!(report["terminal-reason"], "agent_incomplete");
+        assert_eq!(code, 1, "{report:?}");
+        assert_eq!(report.terminal_reason, TerminalReason::AgentIncomplete);
         assert_eq!(
-            report["agent-ending"],
-            "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
+            report.agent_ending.as_deref(),
+            Some(
+                "incomplete (permission rejected for edit (not available to the agent) (the run went on without it))"
+            )
         );
         let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
         assert!(page.contains("List({ space: 8 })"), "{page}");
@@ -273,9 +280,9 @@ fn a_model_that_fails_mid_answer_leaves_the_run_incomplete_on_either_channel() {
             ("ask", "1m"),
             "notes-pass",
         );
-        assert_eq!(code, 1, "{report}");
-        assert_eq!(report["terminal-reason"], "agent_incomplete");
-        let ending = report["agent-ending"].as_str().unwrap();
+        assert_eq!(code, 1, "{report:?}");
+        assert_eq!(report.terminal_reason, TerminalReason::AgentIncomplete);
+        let ending = report.agent_ending.as_deref().unwrap();
         assert!(
             ending.starts_with(said) && ending.contains("the scripted model failed mid-answer"),
             "{ending}"
@@ -288,14 +295,15 @@ fn a_model_that_stalls_is_stopped_by_the_idle_watchdog() {
     let Some(opencode) = runtime() else { return };
     let started = Instant::now();
     let (code, report, _, _) = delivered(&opencode, |_| json!([{"stall": true}]), "allow", "3s");
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "agent_incomplete");
+    assert_eq!(code, 1, "{report:?}");
+    assert_eq!(report.terminal_reason, TerminalReason::AgentIncomplete);
     assert!(
-        report["agent-ending"]
-            .as_str()
+        report
+            .agent_ending
+            .as_deref()
             .unwrap()
             .starts_with("incomplete (stalled: no event and no change in the workspace for 3s"),
-        "{report}"
+        "{report:?}"
     );
     assert!(
         started.elapsed() < Duration::from_secs(60),
@@ -315,14 +323,14 @@ fn a_tool_error_finishes_but_fixes_nothing_and_the_claim_stays_a_claim() {
     );
     // The edit failed inside the runtime and the model claimed PASS anyway: the run finished,
     // nothing changed, and the workspace as it stands fails its verification.
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "no_changes");
-    assert_eq!(report["agent-ending"], "finished");
-    assert_eq!(report["agent-claim"], "pass");
-    assert_eq!(report["unresolved"], json!(["spacing"]));
+    assert_eq!(code, 1, "{report:?}");
+    assert_eq!(report.terminal_reason, TerminalReason::NoChanges);
+    assert_eq!(report.agent_ending.as_deref(), Some("finished"));
+    assert_eq!(report.agent_claim, Some(Claim::Pass));
+    assert_eq!(report.unresolved, ["spacing"]);
     assert_eq!(
-        report["detail"],
-        "the agent changed nothing, and the workspace as it stands does not pass"
+        report.detail.as_deref(),
+        Some("the agent changed nothing, and the workspace as it stands does not pass")
     );
     ledger_says_finished(&run);
 }
@@ -339,7 +347,7 @@ fn an_incomplete_run_that_changed_the_code_is_audited_and_the_repair_brief_says_
         ("allow", "1m"),
         "notes-fail",
     );
-    assert_eq!(code, 1, "{report}");
+    assert_eq!(code, 1, "{report:?}");
     let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
     assert!(
         brief.contains("incomplete") && brief.contains("the scripted model failed mid-answer"),
@@ -368,8 +376,8 @@ fn a_subagents_edit_counts() {
         "allow",
         "1m",
     );
-    assert_eq!(code, 0, "{report}");
-    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(code, 0, "{report:?}");
+    assert_eq!(report.agent_ending.as_deref(), Some("finished"));
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(page.contains("List({ space: 12 })"), "{page}");
 }
@@ -387,11 +395,12 @@ fn over_acp_an_edit_inside_the_workspace_is_allowed_and_the_turn_ends_on_its_sto
         ("ask", "1m"),
         "notes-pass",
     );
-    assert_eq!(code, 0, "{report}");
-    assert_eq!(report["terminal-reason"], "verified");
-    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(code, 0, "{report:?}");
+    assert_eq!(report.terminal_reason, TerminalReason::Verified);
+    assert_eq!(report.agent_ending.as_deref(), Some("finished"));
     assert_eq!(
-        report["agent-claim"], "pass",
+        report.agent_claim,
+        Some(Claim::Pass),
         "a claim, read from its messages"
     );
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
@@ -426,9 +435,9 @@ fn over_acp_an_edit_outside_the_workspace_is_denied_and_the_run_is_incomplete() 
         ("ask", "1m"),
         "notes-pass",
     );
-    assert_eq!(code, 1, "{report}");
-    assert_eq!(report["terminal-reason"], "agent_incomplete");
-    let ending = report["agent-ending"].as_str().unwrap();
+    assert_eq!(code, 1, "{report:?}");
+    assert_eq!(report.terminal_reason, TerminalReason::AgentIncomplete);
+    let ending = report.agent_ending.as_deref().unwrap();
     assert!(
         ending.starts_with("incomplete (dwpipe's policy denied ")
             && ending.contains("is outside the workspace"),
@@ -464,8 +473,8 @@ fn over_acp_a_subagent_waiting_on_an_unforwarded_permission_is_named_when_the_wa
         ("ask", "12s"),
         "notes-pass",
     );
-    assert_eq!(code, 1, "{report}");
-    let ending = report["agent-ending"].as_str().unwrap();
+    assert_eq!(code, 1, "{report:?}");
+    let ending = report.agent_ending.as_deref().unwrap();
     assert!(
         ending.starts_with("incomplete (stalled: ")
             && ending.contains("the subagent task `Set the spacing` was still running"),
@@ -483,8 +492,8 @@ fn any_acp_agent_is_driven_by_its_argv_through_the_same_client() {
         ("ask", "1m"),
         "notes-pass",
     );
-    assert_eq!(code, 0, "{report}");
-    assert_eq!(report["agent-ending"], "finished");
+    assert_eq!(code, 0, "{report:?}");
+    assert_eq!(report.agent_ending.as_deref(), Some("finished"));
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(page.contains("List({ space: 12 })"), "{page}");
     assert!(answers(&run).iter().any(|a| a["answer"] == "allowed"));
@@ -520,6 +529,7 @@ fn post(port: u16, path: &str, body: &Value, wait: Duration) -> Option<Value> {
 /// ends with `extra`, the model playing `turns` (given the page), `DWPIPE_LOOP_LIMIT` set to
 /// `limit`: the project and what the hook said, once it said `rounds` things and then `settle`
 /// passed with nothing more (or two minutes went by).
+#[track_caller]
 fn plugin_session(
     opencode: &Path,
     (turns, extra): (impl FnOnce(&Path) -> Value, &str),

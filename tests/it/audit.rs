@@ -6,7 +6,14 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Test, copy_tree, dwpipe, frozen_example, frozen_fixture};
+use dwpipe::device::Source;
+use dwpipe::diagnostic::{Diagnostic, Severity};
+use dwpipe::gate::{CheckResult, Verdict};
+use dwpipe::schema::AuditReport;
+
+use crate::support::{
+    Audited, Ran, Test, copy_tree, dwpipe, frozen_example, frozen_fixture, parse,
+};
 
 const SERIAL: &str = "FMR0223C13000649";
 
@@ -15,22 +22,29 @@ fn repo(path: &str) -> PathBuf {
 }
 
 /// criterion → (result, assertionVerdict, actual).
-fn verdicts(report: &serde_json::Value) -> BTreeMap<String, (String, String, String)> {
-    report["checks"]
-        .as_array()
-        .unwrap()
+#[track_caller]
+fn verdicts(report: &Option<AuditReport>) -> BTreeMap<String, (String, String, String)> {
+    report
+        .as_ref()
+        .expect("an audit report")
+        .checks
         .iter()
         .map(|c| {
-            let text = |key: &str| c[key].as_str().unwrap_or("-").to_owned();
+            let c = &c.check;
             (
-                text("criterionId"),
-                (text("result"), text("assertionVerdict"), text("actual")),
+                c.criterion_id.clone(),
+                (
+                    c.result.as_str().to_owned(),
+                    c.assertion_verdict.as_str().to_owned(),
+                    c.actual.clone().unwrap_or_else(|| "-".to_owned()),
+                ),
             )
         })
         .collect()
 }
 
-fn audit(dir: &Path, capture: &str, out: &str) -> (i32, serde_json::Value, String) {
+#[track_caller]
+fn audit(dir: &Path, capture: &str, out: &str) -> (i32, Option<AuditReport>, String) {
     let capture = repo(&format!("device-fixtures/{capture}"));
     audit_capture(dir, &capture, out, &[])
 }
@@ -70,9 +84,9 @@ fn the_passing_capture_passes_every_measured_criterion() {
         row("pass", "pass", "60ms"),
         "40 ms to the page switch, plus 20 ms compensation"
     );
-    let runs = &report["checks"][3]["measurements"][0]["runs"];
-    assert_eq!(runs.as_array().unwrap().len(), 3);
-    assert_eq!(report["device"]["serial"], SERIAL);
+    let report = report.unwrap();
+    assert_eq!(report.checks[3].measurements[0].runs.len(), 3);
+    assert_eq!(report.device.as_ref().unwrap().serial, SERIAL);
     for file in [
         "pass/audit-1.json",
         "pass/audit-1.md",
@@ -169,24 +183,19 @@ fn probes_that_find_nothing_are_unverified_with_the_reason() {
     for (capture, criterion, reason) in rows {
         let (code, report, _) = audit(dir.path(), capture, &format!("{capture}-{criterion}"));
         assert_eq!(code, 1, "{capture}: a must criterion is unverified");
-        let check = report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["criterionId"] == criterion)
-            .unwrap();
-        assert_eq!(check["result"], "unverified", "{capture} {criterion}");
-        assert!(
-            check["evidence"].as_str().unwrap().contains(reason),
-            "{capture}: {}",
-            check["evidence"]
+        let report = report.unwrap();
+        let check = &report.check(criterion).check;
+        assert_eq!(
+            check.result,
+            CheckResult::Unverified,
+            "{capture} {criterion}"
         );
-        let codes: Vec<&str> = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["code"].as_str().unwrap())
-            .collect();
+        assert!(
+            check.evidence.contains(reason),
+            "{capture}: {}",
+            check.evidence
+        );
+        let codes = report.codes();
         assert!(codes.contains(&"E_MUST_UNVERIFIED"), "{capture}: {codes:?}");
     }
     // What the screenshot does not feed is still measured.
@@ -208,8 +217,10 @@ fn verify_evidence_refuses_an_aggregate_it_does_not_know() {
     )
     .unwrap();
     // Never a silent median: the report is refused as invalid input.
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["verify-evidence", "out/audit-1.json"]);
-    assert_eq!(code, 2, "{stdout}{stderr}");
+    let Ran { stderr, .. } = Test::new(dir.path())
+        .args(["verify-evidence", "out/audit-1.json"])
+        .status(2)
+        .run();
     assert!(
         stderr.contains("E_EVIDENCE_INVALID") && stderr.contains("average"),
         "{stderr}"
@@ -262,9 +273,8 @@ fn a_live_recording_replays_to_the_same_numbers() {
     let captures = [repo("device-fixtures/notes-pass").display().to_string()];
     let hdc = crate::support::fake_hdc(dir.path(), "hdc", &captures, "");
     // The session's `sleep` steps really wait on a live device: this test takes a few seconds.
-    let (code, live, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout: live, .. } = Test::new(dir.path())
+        .args([
             "--hdc",
             hdc.to_str().unwrap(),
             "audit",
@@ -277,12 +287,13 @@ fn a_live_recording_replays_to_the_same_numbers() {
             "--out",
             "live",
             "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    let (code, replayed, stderr) = dwpipe(
-        dir.path(),
-        &[
+        ])
+        .status(0)
+        .run();
+    let Ran {
+        stdout: replayed, ..
+    } = Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -291,15 +302,17 @@ fn a_live_recording_replays_to_the_same_numbers() {
             "--out",
             "replayed",
             "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    let live: serde_json::Value = serde_json::from_str(&live).unwrap();
-    let replayed: serde_json::Value = serde_json::from_str(&replayed).unwrap();
-    assert_eq!(verdicts(&live), verdicts(&replayed));
+        ])
+        .status(0)
+        .run();
+    let live: AuditReport = parse(&live);
+    let replayed: AuditReport = parse(&replayed);
     assert_eq!(
-        live["checks"][3]["measurements"][0]["runs"],
-        replayed["checks"][3]["measurements"][0]["runs"],
+        verdicts(&Some(live.clone())),
+        verdicts(&Some(replayed.clone()))
+    );
+    assert_eq!(
+        live.checks[3].measurements[0].runs, replayed.checks[3].measurements[0].runs,
         "same numbers and evidence hashes"
     );
     // The recording holds every call and every pause the live audit made, in the source's
@@ -429,20 +442,20 @@ fn runs_that_disagree_are_flagged_unstable() {
     let (code, report, stderr) = audit(dir.path(), "notes-unstable", "out");
     assert_eq!(code, 0, "the median still passes: {stderr}");
     assert_eq!(verdicts(&report)["P-01"], row("pass", "pass", "720ms"));
-    let unstable: Vec<&serde_json::Value> = report["diagnostics"]
-        .as_array()
-        .unwrap()
+    let report = report.unwrap();
+    let unstable: Vec<&Diagnostic> = report
+        .diagnostics
         .iter()
-        .filter(|d| d["code"] == "W_MEASUREMENT_UNSTABLE")
+        .filter(|d| d.code == "W_MEASUREMENT_UNSTABLE")
         .collect();
     // The same 500/720/1100 ms wander in the flow's completions: P-03 is flagged too.
     assert_eq!(unstable.len(), 2);
-    assert_eq!(unstable[0]["criterionId"], "P-01");
-    assert_eq!(unstable[1]["criterionId"], "P-03");
+    assert_eq!(unstable[0].criterion_id.as_deref(), Some("P-01"));
+    assert_eq!(unstable[1].criterion_id.as_deref(), Some("P-03"));
     assert!(
-        unstable[0]["message"].as_str().unwrap().contains("83%"),
+        unstable[0].message.contains("83%"),
         "{}",
-        unstable[0]["message"]
+        unstable[0].message
     );
 }
 
@@ -460,18 +473,17 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
         &["--strict"],
     );
     assert_eq!(code, 0, "{stderr}");
+    let report = report.unwrap();
     let runs = |id: &str| -> Vec<f64> {
-        let check = report["checks"]
-            .as_array()
-            .unwrap()
+        report.check(id).measurements[0]
+            .runs
             .iter()
-            .find(|c| c["criterionId"] == id)
-            .unwrap();
-        check["measurements"][0]["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["value"].as_f64().unwrap())
+            .map(|r| {
+                r.value
+                    .as_ref()
+                    .and_then(dwpipe::audit::Value::as_number)
+                    .unwrap()
+            })
             .collect()
     };
     // Run 3's 1100 ms is read from the visit made again: the 1000 ms window had cut it off.
@@ -489,7 +501,7 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
     assert!(
         second.starts_with("the wait inside the trace: 750 ms: run 1 of P-01 needed 500 ms")
             && !second.contains("cut short"),
-        "{second}"
+        "{second:?}"
     );
     let third = window(3, "cold-start").unwrap();
     assert!(
@@ -502,17 +514,7 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
         "{third}"
     );
     // What the cut visit proved stands beside what the visit made again read.
-    let detail = |id: &str| -> String {
-        report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["criterionId"] == id)
-            .unwrap()["measurements"][0]["runs"][2]["detail"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
+    let detail = |id: &str| -> String { report.check(id).measurements[0].runs[2].detail.clone() };
     assert!(
         detail("P-01").contains("its first visit, cut short, proved at least 1000 ms"),
         "{}",
@@ -528,15 +530,16 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
         "{flow}"
     );
     // The device was held for both visits: the cut one's 1 s wait and the 3 s one after it.
-    let held = |run: u64, visit: &str| -> f64 {
-        report["device-time"]["visits"]
-            .as_array()
+    let held = |run: u32, visit: &str| -> f64 {
+        report
+            .device_time
+            .as_ref()
             .unwrap()
+            .visits
             .iter()
-            .find(|v| v["run"] == run && v["visit"] == visit)
-            .unwrap()["seconds"]
-            .as_f64()
+            .find(|v| v.run == run && v.visit == visit)
             .unwrap()
+            .seconds
     };
     assert_eq!(held(2, "cold-start"), 0.75);
     assert_eq!(held(3, "cold-start"), 4.0);
@@ -580,8 +583,8 @@ fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() 
         ],
     );
     assert_eq!(code, 1, "{stderr}");
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let v = verdicts(&report);
+    let report: AuditReport = parse(&stdout);
+    let v = verdicts(&Some(report.clone()));
     assert_eq!(
         v["F-02"],
         row("pass", "pass", "Note saved"),
@@ -591,22 +594,24 @@ fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() 
         v["P-01"].2, "720ms",
         "dwpipe's own measurement is what the verdict uses"
     );
-    let mismatch = report["diagnostics"]
-        .as_array()
-        .unwrap()
+    let mismatch = report
+        .diagnostics
         .iter()
-        .find(|d| d["code"] == "E_AUDIT_ACTUAL_MISMATCH")
+        .find(|d| d.code == "E_AUDIT_ACTUAL_MISMATCH")
         .expect("the auditor's 600ms against the measured 720ms");
-    assert_eq!(mismatch["criterionId"], "P-01");
+    assert_eq!(mismatch.criterion_id.as_deref(), Some("P-01"));
 }
 
 /// `dwpipe audit` of the capture at `capture` (any folder) into `out`, with `extra` flags.
+/// `audit --replay CAPTURE --json`: the report it printed (`None` when it was refused, its
+/// diagnostics then added to stderr as a terminal says them).
+#[track_caller]
 fn audit_capture(
     dir: &Path,
     capture: &Path,
     out: &str,
     extra: &[&str],
-) -> (i32, serde_json::Value, String) {
+) -> (i32, Option<AuditReport>, String) {
     let mut args = vec![
         "audit",
         "--pack",
@@ -619,25 +624,22 @@ fn audit_capture(
     ];
     args.extend_from_slice(extra);
     let (code, stdout, mut stderr) = dwpipe(dir, &args);
-    let report: serde_json::Value =
-        serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
-    // Refused under --json: its diagnostics are the document, said as a terminal says them.
-    if let Some(diagnostics) = report["diagnostics"].as_array()
-        && report.get("checks").is_none()
-    {
-        for d in diagnostics {
-            let _ = std::fmt::Write::write_fmt(
-                &mut stderr,
-                format_args!(
-                    "error[{}]: {}\n",
-                    d["code"].as_str().unwrap_or_default(),
-                    d["message"].as_str().unwrap_or_default()
-                ),
-            );
-        }
-        return (code, serde_json::Value::Null, stderr);
+    if let Ok(report) = serde_json::from_str::<AuditReport>(&stdout) {
+        return (code, Some(report), stderr);
     }
-    (code, report, stderr)
+    // Refused under --json: its diagnostics are the document, said as a terminal says them.
+    let refused: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    for d in refused["diagnostics"].as_array().into_iter().flatten() {
+        let _ = std::fmt::Write::write_fmt(
+            &mut stderr,
+            format_args!(
+                "error[{}]: {}\n",
+                d["code"].as_str().unwrap_or_default(),
+                d["message"].as_str().unwrap_or_default()
+            ),
+        );
+    }
+    (code, None, stderr)
 }
 
 #[test]
@@ -746,11 +748,8 @@ fn a_realtime_replay_takes_the_device_time_it_recorded() {
     let took = started.elapsed();
     assert_eq!(code, 0, "{stderr}");
     // One cold start: its 3 s fixed wait inside the trace, the only delay the fixture records.
-    assert_eq!(
-        report["device-time"]["seconds"], 3.0,
-        "{}",
-        report["device-time"]
-    );
+    let held = report.unwrap().device_time.unwrap();
+    assert_eq!(held.seconds, 3.0, "{held:?}");
     assert!(took >= std::time::Duration::from_secs(3), "waited {took:?}");
     // A replay's flags with a live device, and a live device's with a replay, are refused.
     for (target, expected) in [
@@ -804,24 +803,20 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
         transcript.push_str("  - shell: aa force-stop com.example.notes\n    reply: \"force stop process successfully.\\n\"\n");
     }
     fs::write(capture.join("transcript.yaml"), transcript).unwrap();
-    let unserved = |report: &serde_json::Value| -> Option<(String, String, String)> {
-        report["diagnostics"].as_array()?.iter().find_map(|d| {
-            let code = d["code"].as_str()?;
-            code.ends_with("_CAPTURE_UNSERVED").then(|| {
-                (
-                    code.to_owned(),
-                    d["severity"].as_str().unwrap().to_owned(),
-                    d["message"].as_str().unwrap().to_owned(),
-                )
-            })
+    let unserved = |report: &AuditReport| -> Option<(String, Severity, String)> {
+        report.diagnostics.iter().find_map(|d| {
+            d.code
+                .ends_with("_CAPTURE_UNSERVED")
+                .then(|| (d.code.clone(), d.severity, d.message.clone()))
         })
     };
     let (code, report, stderr) = audit_capture(dir.path(), &capture, "lenient", &[]);
     assert_eq!(code, 0, "still a pass, with a warning: {stderr}");
+    let report = report.unwrap();
     let (code_word, severity, message) = unserved(&report).expect("a warning");
     assert_eq!(
-        (code_word.as_str(), severity.as_str()),
-        ("W_CAPTURE_UNSERVED", "warning")
+        (code_word.as_str(), severity),
+        ("W_CAPTURE_UNSERVED", Severity::Warning)
     );
     assert!(
         message.contains("3 recorded exchange(s) unserved")
@@ -831,19 +826,23 @@ fn a_replay_that_leaves_exchanges_unserved_says_so_and_fails_under_strict() {
             )),
         "{message}"
     );
-    assert_eq!(report["source"]["unserved"], 3);
+    assert!(
+        matches!(report.source, Some(Source::Replay { unserved: 3, .. })),
+        "{:?}",
+        report.source
+    );
     let (code, report, _) = audit_capture(dir.path(), &capture, "strict", &["--strict"]);
     assert_eq!(code, 1);
-    assert_eq!(report["verdict"], "fail");
+    let report = report.unwrap();
+    assert_eq!(report.verdict, Verdict::Fail);
     assert_eq!(unserved(&report).unwrap().0, "E_CAPTURE_UNSERVED");
     // Both are what their evidence and recorded source give.
     for out in ["lenient", "strict"] {
         let report = format!("{out}/audit-1.json");
-        let (code, stdout, _) = dwpipe(
-            dir.path(),
-            &["verify-evidence", &report, "--pack", "pack.lock.json"],
-        );
-        assert_eq!(code, 0, "{out}: {stdout}");
+        Test::new(dir.path())
+            .args(["verify-evidence", &report, "--pack", "pack.lock.json"])
+            .status(0)
+            .run();
     }
 }
 
@@ -853,20 +852,26 @@ fn every_audit_records_its_source() {
     let capture = repo("device-fixtures/notes-pass");
     let (_, report, _) = audit_capture(dir.path(), &capture, "out", &[]);
     let transcript = fs::read(capture.join("transcript.yaml")).unwrap();
-    assert_eq!(report["source"]["kind"], "replay");
+    let Some(Source::Replay {
+        capture: replayed,
+        transcript_sha256,
+        unserved,
+        ..
+    }) = report.unwrap().source
+    else {
+        panic!("a replay's source");
+    };
     assert_eq!(
-        report["source"]["capture"],
+        replayed,
         fs::canonicalize(&capture).unwrap().to_str().unwrap()
     );
-    assert_eq!(
-        report["source"]["transcript-sha256"],
-        dwpipe::hash::sha256_hex(&transcript)
-    );
-    assert_eq!(report["source"]["unserved"], 0);
+    assert_eq!(transcript_sha256, dwpipe::hash::sha256_hex(&transcript));
+    assert_eq!(unserved, 0);
 }
 
 /// The notes pack with F-01's probe replaced, frozen in `dir`, and the passing capture whose
 /// `aa test` ran `classes` (the suites that probe names): what F-01's check says.
+#[track_caller]
 fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let pack = fs::read_to_string(repo("examples/notes/pack.yaml"))
@@ -964,7 +969,7 @@ fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
         let out = format!("runs-{runs}");
         let (code, report, stderr) = audit_capture(dir.path(), &capture, &out, &["--runs", runs]);
         assert_eq!(code, 2, "--runs {runs}: {stderr}");
-        assert!(report.is_null(), "no report: {report}");
+        assert!(report.is_none(), "no report: {report:?}");
         assert!(
             stderr.contains("error[E_CAPTURE_PLAN]")
                 && stderr.contains(
@@ -1028,17 +1033,16 @@ fn reports_default_to_a_folder_of_their_own_under_dwpipe() {
     let report = format!(".dwpipe/{folder}/audit-1.json");
     // A second audit, within the same second or not, gets a folder of its own.
     let unstable = repo("device-fixtures/notes-unstable");
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
+    Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
             "--replay",
             unstable.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0, "{stderr}");
+        ])
+        .status(0)
+        .run();
     let other = fs::read_dir(dir.path().join(".dwpipe"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -15,6 +15,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::support::Test;
 use dwpipe::probe::screenshot::Image;
 
 const CHROMIUM_FLAGS: &[&str] = &[
@@ -145,6 +146,7 @@ struct Measured {
 
 /// axe-core, as `.ci/browser-deps` installs it (or `DWPIPE_AXE`): outside CI a missing one
 /// skips the accessibility check with a line; inside CI it fails.
+#[track_caller]
 fn axe() -> Option<String> {
     let path = std::env::var_os("DWPIPE_AXE").map_or_else(
         || {
@@ -174,6 +176,7 @@ fn axe() -> Option<String> {
 /// Renders `page` 400 CSS px wide with the measuring script (and axe-core) added. Headless
 /// Chromium's window is at least 500 px wide, so the page is laid out in a 400 px frame of a
 /// wrapper page, and tells the wrapper what it found.
+#[track_caller]
 fn measure(dir: &Path, page: &Path, axe: Option<&str>) -> Measured {
     let html = std::fs::read_to_string(page).unwrap();
     let measured = page.with_extension("measured.html");
@@ -229,6 +232,7 @@ fn measure(dir: &Path, page: &Path, axe: Option<&str>) -> Measured {
 
 /// Every page kind from the bundled fixtures, with what its banner must say: `(name, page,
 /// banner class, words in the banner)`.
+#[track_caller]
 fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static str, &'static str)> {
     use crate::support::{device, dwpipe, fake_hdc, fixture};
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -241,8 +245,10 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
     let frozen = |name: &str, pack: &Path| {
         let dir = root.join(name);
         std::fs::create_dir_all(&dir).unwrap();
-        let (code, _, stderr) = dwpipe(&dir, &["freeze", pack.to_str().unwrap()]);
-        assert_eq!(code, 0, "{stderr}");
+        Test::new(&dir)
+            .args(["freeze", pack.to_str().unwrap()])
+            .status(0)
+            .run();
         dir
     };
     let replay = |dir: &Path, from: &str, out: &str, extra: &[&str], expected: i32| {
@@ -346,17 +352,16 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
         0,
     );
     pages.push(("trend", trend.join("report.html"), "pass", "PASS"));
-    let (code, stdout, stderr) = dwpipe(
-        &cold,
-        &[
+    Test::new(&cold)
+        .args([
             "compare",
             "base/audit-1.json",
             "slower/audit-1.json",
             "--out",
             "compare",
-        ],
-    );
-    assert_eq!(code, 1, "{stdout}{stderr}");
+        ])
+        .status(1)
+        .run();
     pages.push((
         "comparison",
         cold.join("compare/compare.html"),
@@ -368,8 +373,7 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
     let hdc = fake_hdc(&ab, "hdc", &[capture("ab-phone-4")], "");
     let args = crate::ab::ab_args(&ab, &hdc, &["--device", "AB0PHONE04"], "16");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, stdout, stderr) = dwpipe(&ab, &args);
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    Test::new(&ab).args(&args).status(1).run();
     pages.push((
         "A/B",
         ab.join("out/ab.html"),
@@ -390,8 +394,7 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
         "16",
     );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, stdout, stderr) = dwpipe(&ab_lab, &args);
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    Test::new(&ab_lab).args(&args).status(1).run();
     pages.push((
         "A/B lab",
         ab_lab.join("out/ab-lab.html"),

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::support::ci::{Ci, JobRun};
 use crate::support::pg::Database;
-use crate::support::{dwpipe, fake_hdc, no_sleeps};
+use crate::support::{Ran, Test, fake_hdc, no_sleeps};
 use serde_json::Value;
 
 /// Every string under a `run:` or `script:` key, anywhere in the document.
@@ -66,14 +66,7 @@ fn the_example_pipelines_use_commands_and_options_that_exist() {
             }
             let mut args = command.clone();
             args.push("--help");
-            let (code, help, stderr) = dwpipe(&dir, &args);
-            assert_eq!(
-                code,
-                0,
-                "{}: `dwpipe {}` is no command: {stderr}",
-                path.display(),
-                command.join(" ")
-            );
+            let Ran { stdout: help, .. } = Test::new(&dir).args(&args).status(0).run();
             for option in call.iter().filter(|w| w.starts_with("--")) {
                 let option = option.split('=').next().unwrap();
                 assert!(

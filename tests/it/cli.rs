@@ -4,32 +4,10 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+
+use crate::support::{Ran, Test};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/notes");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn dwpipe(dir: &Path, args: &[&str]) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = crate::support::dwpipe_command()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn dwpipe");
-    Run {
-        code: status.code().expect("exited normally"),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
-}
 
 /// A temp folder holding the example pack and both example audits.
 fn workspace() -> (tempfile::TempDir, PathBuf) {
@@ -45,11 +23,11 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// `dwpipe gate` of an audit file against the lock in `dir`.
-fn gate(dir: &Path, audit: &str) -> Run {
-    dwpipe(
-        dir,
-        &[
+/// `dwpipe gate` of an audit file against the lock in `dir`, expected to exit `status`.
+#[track_caller]
+fn gate(dir: &Path, audit: &str, status: i32) -> Ran {
+    Test::new(dir)
+        .args([
             "gate",
             "--pack",
             "pack.lock.json",
@@ -57,8 +35,9 @@ fn gate(dir: &Path, audit: &str) -> Run {
             audit,
             "--out",
             ".",
-        ],
-    )
+        ])
+        .status(status)
+        .run()
 }
 
 fn read_json(path: &Path) -> serde_json::Value {
@@ -67,16 +46,20 @@ fn read_json(path: &Path) -> serde_json::Value {
 
 fn frozen_workspace() -> (tempfile::TempDir, PathBuf) {
     let (dir, path) = workspace();
-    let run = dwpipe(&path, &["freeze", "pack.yaml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let _run = Test::new(&path)
+        .args(["freeze", "pack.yaml"])
+        .status(0)
+        .run();
     (dir, path)
 }
 
 #[test]
 fn freeze_writes_the_lock_and_the_spec() {
     let (_dir, path) = workspace();
-    let run = dwpipe(&path, &["freeze", "pack.yaml", "--out", "out"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = Test::new(&path)
+        .args(["freeze", "pack.yaml", "--out", "out"])
+        .status(0)
+        .run();
     let lock: serde_json::Value = read_json(&path.join("out/pack.lock.json"));
     assert_eq!(lock["format-version"], 2);
     assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
@@ -104,8 +87,10 @@ fn freeze_refuses_a_bad_pack_with_located_diagnostics_and_exit_2() {
         )
         .replace("id: X-02", "id: X-01");
     fs::write(path.join("bad.yaml"), &pack).unwrap();
-    let run = dwpipe(&path, &["freeze", "bad.yaml"]);
-    assert_eq!(run.code, 2);
+    let run = Test::new(&path)
+        .args(["freeze", "bad.yaml"])
+        .status(2)
+        .run();
     assert!(
         !path.join("pack.lock.json").exists(),
         "nothing written on error"
@@ -117,12 +102,16 @@ fn freeze_refuses_a_bad_pack_with_located_diagnostics_and_exit_2() {
         .replace("id: X-02", "id: X-01")
         .replace("min: 11.5\n      max: 12.5", "min: 12.5\n      max: 11.5");
     fs::write(path.join("bad.yaml"), semantic).unwrap();
-    let run = dwpipe(&path, &["freeze", "bad.yaml"]);
-    assert_eq!(run.code, 2);
+    let run = Test::new(&path)
+        .args(["freeze", "bad.yaml"])
+        .status(2)
+        .run();
     insta::assert_snapshot!("freeze_semantic_stderr", run.stderr);
 
-    let run = dwpipe(&path, &["freeze", "bad.yaml", "--json"]);
-    assert_eq!(run.code, 2);
+    let run = Test::new(&path)
+        .args(["freeze", "bad.yaml", "--json"])
+        .status(2)
+        .run();
     let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let codes: Vec<&str> = out["diagnostics"]
         .as_array()
@@ -148,8 +137,10 @@ fn freeze_records_warnings_in_the_lock() {
         .find("    assertion:\n      matcher: gte\n      expected: 4.5")
         .unwrap();
     fs::write(path.join("warn.yaml"), &pack[..start]).unwrap();
-    let run = dwpipe(&path, &["freeze", "warn.yaml", "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = Test::new(&path)
+        .args(["freeze", "warn.yaml", "--json"])
+        .status(0)
+        .run();
     let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(out["diagnostics"][0]["code"], "W_CRITERION_NO_ASSERTION");
     let lock: serde_json::Value = read_json(&path.join("pack.lock.json"));
@@ -159,8 +150,7 @@ fn freeze_records_warnings_in_the_lock() {
 #[test]
 fn gate_passes_a_consistent_audit() {
     let (_dir, path) = frozen_workspace();
-    let run = gate(&path, "auditor-report.json");
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = gate(&path, "auditor-report.json", 0);
     let report: serde_json::Value = read_json(&path.join("audit-1.json"));
     assert_eq!(report["verdict"], "pass");
     assert!(path.join("audit-1.md").exists());
@@ -179,9 +169,11 @@ fn gate_fails_a_contradicting_audit_and_numbers_its_reports() {
         "--out",
         ".",
     ];
-    assert_eq!(dwpipe(&path, &args).code, 1);
-    let run = dwpipe(&path, &[&args[..], &["--json"]].concat());
-    assert_eq!(run.code, 1);
+    Test::new(&path).args(args).status(1).run();
+    let run = Test::new(&path)
+        .args([&args[..], &["--json"]].concat())
+        .status(1)
+        .run();
     let stdout: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let written: serde_json::Value = read_json(&path.join("audit-2.json"));
     assert_eq!(stdout, written, "--json prints the report it writes");
@@ -228,8 +220,7 @@ fn gate_refuses_a_tampered_lock() {
         lock.replacen("\"expected\": 800", "\"expected\": 8000", 1),
     )
     .unwrap();
-    let run = gate(&path, "auditor-report.json");
-    assert_eq!(run.code, 2);
+    let run = gate(&path, "auditor-report.json", 2);
     assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
     assert!(!path.join("audit-1.json").exists());
 }
@@ -257,49 +248,50 @@ fn gate_refuses_audits_that_are_not_audits() {
     ];
     for (text, code) in rows {
         fs::write(path.join("audit.json"), text).unwrap();
-        let run = gate(&path, "audit.json");
-        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        let run = gate(&path, "audit.json", 2);
         assert!(run.stderr.contains(code), "{text}: {}", run.stderr);
     }
-    let run = dwpipe(
-        &path,
-        &[
+    let run = Test::new(&path)
+        .args([
             "gate",
             "--pack",
             "pack.yaml",
             "--audit",
             "auditor-report.json",
-        ],
-    );
-    assert_eq!(run.code, 2);
+        ])
+        .status(2)
+        .run();
     assert!(run.stderr.contains("E_LOCK_INVALID"), "{}", run.stderr);
 }
 
 #[test]
 fn init_writes_a_pack_that_freezes_and_will_not_overwrite() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dwpipe(dir.path(), &["init", "proj"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let _run = Test::new(dir.path()).args(["init", "proj"]).status(0).run();
     assert!(dir.path().join("proj/dwpipe.yaml").is_file());
-    let run = dwpipe(dir.path(), &["freeze", "proj/pack.yaml", "--out", "proj"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = Test::new(dir.path())
+        .args(["freeze", "proj/pack.yaml", "--out", "proj"])
+        .status(0)
+        .run();
     assert!(run.stderr.is_empty(), "no warnings: {}", run.stderr);
-    let run = dwpipe(dir.path(), &["init", "proj"]);
-    assert_eq!(run.code, 2);
+    let run = Test::new(dir.path()).args(["init", "proj"]).status(2).run();
     assert!(run.stderr.contains("E_INIT_EXISTS"));
-    assert_eq!(dwpipe(dir.path(), &["init", "proj", "--force"]).code, 0);
+    Test::new(dir.path())
+        .args(["init", "proj", "--force"])
+        .run();
 }
 
 #[test]
 fn usage_errors_exit_2_and_help_exits_0() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(dwpipe(dir.path(), &["frobnicate"]).code, 2);
-    assert_eq!(dwpipe(dir.path(), &["freeze"]).code, 2);
-    let help = dwpipe(dir.path(), &["--help"]);
-    assert_eq!(help.code, 0);
+    Test::new(dir.path()).args(["frobnicate"]).status(2).run();
+    Test::new(dir.path()).args(["freeze"]).status(2).run();
+    let help = Test::new(dir.path()).args(["--help"]).status(0).run();
     assert!(help.stdout.contains("Exit codes"));
-    let missing = dwpipe(dir.path(), &["freeze", "nope.yaml"]);
-    assert_eq!(missing.code, 2);
+    let missing = Test::new(dir.path())
+        .args(["freeze", "nope.yaml"])
+        .status(2)
+        .run();
     assert!(
         missing.stderr.contains("E_PACK_UNREADABLE"),
         "{}",
@@ -315,7 +307,7 @@ fn frozen_with_a_warning() -> (tempfile::TempDir, PathBuf) {
         .find("    assertion:\n      matcher: gte\n      expected: 4.5")
         .unwrap();
     fs::write(path.join("warn.yaml"), &pack[..start]).unwrap();
-    assert_eq!(dwpipe(&path, &["freeze", "warn.yaml"]).code, 0);
+    Test::new(&path).args(["freeze", "warn.yaml"]).run();
     (dir, path)
 }
 
@@ -336,13 +328,11 @@ fn a_lock_seals_its_warnings() {
     );
     assert_ne!(injected, text);
     fs::write(path.join("pack.lock.json"), injected).unwrap();
-    let run = gate(&path, "auditor-report.json");
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    let run = gate(&path, "auditor-report.json", 2);
     assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/device-fixtures/notes-pass");
-    let run = dwpipe(
-        &path,
-        &[
+    let run = Test::new(&path)
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -350,9 +340,9 @@ fn a_lock_seals_its_warnings() {
             fixtures,
             "--out",
             "a",
-        ],
-    );
-    assert_eq!(run.code, 2, "{}", run.stderr);
+        ])
+        .status(2)
+        .run();
     assert!(run.stderr.contains("E_LOCK_TAMPERED"), "{}", run.stderr);
 }
 
@@ -370,8 +360,10 @@ fn a_clean_pack_keeps_its_hash_across_lock_formats_and_new_optional_keys() {
         serde_json::to_string_pretty(&first_release["pack"]).unwrap(),
     )
     .unwrap();
-    let run = dwpipe(&path, &["freeze", "first.json", "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let _run = Test::new(&path)
+        .args(["freeze", "first.json", "--json"])
+        .status(0)
+        .run();
     let now: serde_json::Value = read_json(&path.join("pack.lock.json"));
     assert_eq!(
         (
@@ -403,8 +395,7 @@ fn a_format_1_lock_is_read_with_a_note_and_without_its_unsealed_warnings() {
         .unwrap()
         .retain(|c| c["criterionId"] != "P-03" && c["criterionId"] != "P-04");
     fs::write(path.join("auditor-report-v1.json"), report.to_string()).unwrap();
-    let run = gate(&path, "auditor-report-v1.json");
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = gate(&path, "auditor-report-v1.json", 0);
     assert!(run.stderr.contains("W_LOCK_FORMAT_1"), "{}", run.stderr);
     assert!(
         run.stderr.contains("freeze the pack again"),
@@ -420,11 +411,15 @@ fn a_format_1_lock_is_read_with_a_note_and_without_its_unsealed_warnings() {
 #[test]
 fn the_probe_reference_comes_from_the_catalog() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dwpipe(dir.path(), &["probes"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = Test::new(dir.path()).args(["probes"]).status(0).run();
     insta::assert_snapshot!("probes_stdout", run.stdout);
-    let json: serde_json::Value =
-        serde_json::from_str(&dwpipe(dir.path(), &["probes", "--json"]).stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_str(
+        &Test::new(dir.path())
+            .args(["probes", "--json"])
+            .run()
+            .stdout,
+    )
+    .unwrap();
     let ids: Vec<&str> = json["probes"]
         .as_array()
         .unwrap()
@@ -442,16 +437,17 @@ fn the_probe_reference_comes_from_the_catalog() {
         serde_json::json!({ "metric": "jank", "unit": "ms/s" })
     );
     // Completions come from the same definitions as --help.
-    let bash = dwpipe(dir.path(), &["completions", "bash"]);
-    assert_eq!(bash.code, 0);
+    let bash = Test::new(dir.path())
+        .args(["completions", "bash"])
+        .status(0)
+        .run();
     assert!(bash.stdout.contains("verify-evidence") && bash.stdout.contains("--baseline-hap"));
 }
 
 #[test]
 fn runs_in_a_folder_with_nothing_to_show_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dwpipe(dir.path(), &["runs"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = Test::new(dir.path()).args(["runs"]).run();
     assert!(
         run.stdout.starts_with("no delivery has run here:")
             && run.stdout.contains("`dwpipe deliver` starts one"),

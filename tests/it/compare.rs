@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{Test, dwpipe, fixture, frozen_fixture};
+use crate::support::{Ran, Test, dwpipe, fixture, frozen_fixture};
 
 /// A folder with the cold-start pack frozen and every regress-* capture audited into it.
 fn audited() -> tempfile::TempDir {
@@ -33,8 +33,7 @@ fn audited() -> tempfile::TempDir {
         if let Some(runs) = runs {
             args.extend(["--runs", runs]);
         }
-        let (code, _, stderr) = dwpipe(dir.path(), &args);
-        assert_eq!(code, 0, "{arm}: {stderr}");
+        Test::new(dir.path()).args(&args).status(0).run();
     }
     dir
 }
@@ -235,9 +234,10 @@ fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
     let dir = audited();
     let (code, _, _) = compare(dir.path(), "base", "slower", &[]);
     assert_eq!(code, 1);
-    let (code, stdout, stderr) =
-        dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["verify-evidence", "cmp-slower/compare.json"])
+        .status(0)
+        .run();
     assert!(
         stdout.contains("base/audit-1.json: ") && stdout.contains("slower/audit-1.json: "),
         "both audits verified first: {stdout}"
@@ -254,8 +254,11 @@ fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
     comparison["verdict"] = "same".into();
     comparison["criteria"][0]["verdict"] = "same".into();
     fs::write(&path, comparison.to_string()).unwrap();
-    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "cmp-slower/compare.json"]);
-    assert_eq!(code, 1, "{stdout}");
+    let stdout = Test::new(dir.path())
+        .args(["verify-evidence", "cmp-slower/compare.json"])
+        .status(1)
+        .run()
+        .stdout;
     assert!(
         stdout.contains(
             "DIFFERENT  verdict: the report says \"same\", its evidence gives \"regressed\""
@@ -307,7 +310,7 @@ fn jank_drawn_from_known_distributions_gets_its_verdicts() {
     for (base, candidate, exit, verdict, pct) in rows {
         let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
         assert_eq!(code, exit, "{candidate}: {stderr}");
-        assert_eq!(report["verdict"], verdict, "{candidate}: {report}");
+        assert_eq!(report["verdict"], verdict, "{candidate}: {report:?}");
         let p02 = &report["criteria"][0];
         assert_eq!(p02["floor"], 1.0, "the built-in floor of a ms/s probe");
         let delta_pct = p02["delta-pct"].as_f64().unwrap();
@@ -444,11 +447,10 @@ fn a_comparison_across_a_changed_pack_verifies() {
 fn a_comparison_of_nothing_in_common_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let freeze = |pack: &str, out: &str| {
-        let (code, _, stderr) = dwpipe(
-            dir.path(),
-            &["freeze", fixture(pack).to_str().unwrap(), "--out", out],
-        );
-        assert_eq!(code, 0, "{stderr}");
+        Test::new(dir.path())
+            .args(["freeze", fixture(pack).to_str().unwrap(), "--out", out])
+            .status(0)
+            .run();
     };
     let audit = |lock: &str, capture: &str, out: &str| {
         let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -472,9 +474,8 @@ fn a_comparison_of_nothing_in_common_is_refused() {
     freeze("packs/cold-start.yaml", "cold");
     audit("resources/pack.lock.json", "notes-resources", "r");
     audit("cold/pack.lock.json", "regress-base", "c");
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stderr, .. } = Test::new(dir.path())
+        .args([
             "compare",
             "r/audit-1.json",
             "c/audit-1.json",
@@ -482,9 +483,9 @@ fn a_comparison_of_nothing_in_common_is_refused() {
             "cold/pack.lock.json",
             "--out",
             "cmp",
-        ],
-    );
-    assert_eq!(code, 2, "{stdout}{stderr}");
+        ])
+        .status(2)
+        .run();
     assert!(stderr.contains("E_COMPARE_NOTHING_IN_COMMON"), "{stderr}");
     assert!(
         !dir.path().join("cmp/junit.xml").exists(),

@@ -1,26 +1,27 @@
 //! `dwpipe deliver` through the real binary: the bundled example end to end, and every way a
 //! delivery stops (DESIGN §6 terminal reasons) with what the ledger records.
 
+use dwpipe::schema::{Claim, DeliverReport, LabReport, TerminalReason};
 use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::Test;
 use crate::support::delivery::{
     FIXING_AGENT, PAGE, RESUMED_AND_VERIFIED, SPACING, deliver, project, repo, resume, run_dir,
     set_agent, stages,
 };
 use crate::support::dwpipe;
+use crate::support::{Ran, Test, read};
 use serde_json::Value;
 
 #[test]
 fn the_example_is_delivered_in_one_round() {
     let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(summary["agent-claim"], "pass");
-    assert_eq!(summary["repairs"], 0);
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    assert_eq!(summary.agent_claim, Some(Claim::Pass));
+    assert_eq!(summary.repairs, 0);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run),
@@ -49,11 +50,10 @@ fn the_example_is_delivered_in_one_round() {
     let page = fs::read_to_string(dir.path().join(PAGE)).unwrap();
     assert!(page.contains("List({ space: 12 })"));
     assert!(
-        summary["criteria"]
-            .as_array()
-            .unwrap()
+        summary
+            .criteria
             .iter()
-            .any(|c| c[0] == "P-01" && c[1] == "pass: 720ms (threshold ≤ 800 ms)")
+            .any(|(id, said)| id == "P-01" && said == "pass: 720ms (threshold ≤ 800 ms)")
     );
     // The ledger records decisions, never the brief's or the agent's text.
     let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
@@ -68,7 +68,7 @@ fn the_example_is_delivered_in_one_round() {
         .unwrap();
     assert_eq!(
         report["workspace"]["fingerprint"], audited["inputs"]["workspace"],
-        "{report}"
+        "{report:?}"
     );
     assert!(!ledger_text.contains("12vp apart") && !ledger_text.contains("Changed the list"));
     // The audit went into the project's history, as the replay it was.
@@ -98,9 +98,9 @@ fn a_delivery_fixed_on_the_second_round() {
     let agent = r#"[sh, -c, "if [ {round} = 0 ]; then s=10; else s=12; fi; sed -i \"s/space: [0-9]*/space: $s/\" entry/src/main/ets/pages/Index.ets"]"#;
     let dir = project(agent, SPACING, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(summary["repairs"], 1);
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    assert_eq!(summary.repairs, 1);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[2..],
@@ -128,10 +128,10 @@ fn a_second_delivery_reuses_the_review_receipt() {
     let (_, first, _) = deliver(dir.path(), &[]);
     fs::copy(repo("examples/notes").join(PAGE), dir.path().join(PAGE)).unwrap();
     let (code, second, _) = deliver(dir.path(), &["--out", "."]);
-    assert_eq!(code, 0, "{second}");
-    assert_eq!(first["reports"][0], second["reports"][0]);
+    assert_eq!(code, 0, "{second:?}");
+    assert_eq!(first.reports[0], second.reports[0]);
     // Two runs within the same second still get a folder each.
-    assert_ne!(first["run-dir"], second["run-dir"]);
+    assert_ne!(first.run_dir, second.run_dir);
     assert!(!dir.path().join(".dwpipe/reviews/review-2.json").exists());
 }
 
@@ -142,10 +142,10 @@ fn an_agent_that_changes_nothing_is_measured_once_and_ends_no_changes() {
     let dir = project("[\"true\"]", SPACING, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
     assert_eq!(code, 1);
-    assert_eq!(summary["terminal-reason"], "no_changes");
-    assert_eq!(summary["agent-changed-nothing"], true);
+    assert_eq!(summary.terminal_reason, TerminalReason::NoChanges);
+    assert!(summary.agent_changed_nothing);
     assert_eq!(
-        summary["repairs"], 0,
+        summary.repairs, 0,
         "no repair round for an agent that did nothing"
     );
     let run = run_dir(&summary, dir.path());
@@ -165,9 +165,9 @@ fn code_that_already_meets_the_pack_is_verified_and_audited_though_the_agent_cha
     assert_ne!(text, fixed, "the example's page has the unfixed spacing");
     fs::write(&page, fixed).unwrap();
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(summary["agent-changed-nothing"], true);
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    assert!(summary.agent_changed_nothing);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[2..],
@@ -187,10 +187,10 @@ fn the_same_verification_failure_twice_stops_the_loop() {
     let verify = "  - name: build\n    argv: [sh, -c, \"echo 'error: cannot find name Foo at 12:04:33'; exit 1\"]\n";
     let dir = project(agent, verify, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "repeated_failure");
-    assert_eq!(summary["repairs"], 2);
-    assert_eq!(summary["unresolved"], serde_json::json!(["build"]));
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::RepeatedFailure);
+    assert_eq!(summary.repairs, 2);
+    assert_eq!(summary.unresolved, ["build"]);
     let run = run_dir(&summary, dir.path());
     let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
     assert!(brief.contains("cannot find name Foo"), "{brief}");
@@ -211,8 +211,8 @@ fn an_hvigor_build_that_exits_0_after_a_failed_compile_is_not_verified() {
         "#!/bin/sh\necho '1 ERROR: 10505001 ArkTS Compiler Error'\necho 'Error Message: Cannot find name Foo. At File: entry/src/main/ets/pages/Index.ets:12:5'\necho\ni=0; while [ $i -lt 8000 ]; do echo \"> hvigor noise line $i\"; i=$((i+1)); done\necho 'COMPILE RESULT:FAIL {ERROR:1 WARN:0}' >&2\necho '> hvigor ERROR: BUILD FAILED in 3 s' >&2\nexit 0\n",
     );
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "repeated_failure");
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::RepeatedFailure);
     let run = run_dir(&summary, dir.path());
     let verified: Value =
         serde_json::from_slice(&fs::read(run.join("verify-1.json")).unwrap()).unwrap();
@@ -245,9 +245,9 @@ fn different_failures_run_out_the_repair_budget() {
     let verify = "  - name: build\n    argv: [sh, -c, \"cat notes.txt; exit 1\"]\n";
     let dir = project(agent, verify, "notes-pass", "repair:\n  max-rounds: 2\n");
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "budget_exhausted");
-    assert_eq!(summary["repairs"], 2);
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::BudgetExhausted);
+    assert_eq!(summary.repairs, 2);
 }
 
 #[test]
@@ -256,16 +256,14 @@ fn a_failing_audit_sends_the_measured_values_back() {
     // attempt changes nothing.
     let dir = project(FIXING_AGENT, SPACING, "notes-fail", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "no_changes");
-    assert_eq!(summary["repairs"], 1);
-    let unresolved: Vec<&str> = summary["unresolved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(unresolved.contains(&"P-01"), "{unresolved:?}");
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::NoChanges);
+    assert_eq!(summary.repairs, 1);
+    assert!(
+        summary.unresolved.iter().any(|u| u == "P-01"),
+        "{:?}",
+        summary.unresolved
+    );
     let run = run_dir(&summary, dir.path());
     let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
     assert!(brief.contains("P-01"), "{brief}");
@@ -291,8 +289,8 @@ fn a_closed_review_refuses_the_waiver_before_any_dispatch() {
         "review:\n  fail-mode: closed\n  reviewer: { argv: [\"false\"] }\n",
     );
     let (code, summary, _) = deliver(dir.path(), &["--no-review"]);
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "review_blocked");
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::ReviewBlocked);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run),
@@ -334,8 +332,8 @@ fn an_agent_that_crashes_or_deletes_git_is_not_verified() {
         "",
     );
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 3, "{summary}");
-    assert!(summary["detail"].as_str().unwrap().contains("exited 7"));
+    assert_eq!(code, 3, "{summary:?}");
+    assert!(summary.detail.as_deref().unwrap().contains("exited 7"));
 
     let dir = project(
         r#"[sh, -c, "rm -rf .git; echo x > new.txt"]"#,
@@ -358,10 +356,10 @@ fn an_agent_that_crashes_or_deletes_git_is_not_verified() {
     git(&["add", "."]);
     git(&["commit", "-q", "-m", "start"]);
     let (code, summary, _) = deliver(dir.path(), &[]);
-    assert_eq!(code, 3, "{summary}");
+    assert_eq!(code, 3, "{summary:?}");
     assert_eq!(
-        summary["detail"],
-        "E_AGENT_DELETED_GIT: the agent deleted the workspace's .git"
+        summary.detail.as_deref(),
+        Some("E_AGENT_DELETED_GIT: the agent deleted the workspace's .git")
     );
 }
 
@@ -405,8 +403,8 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     crate::support::delivery::signal(&child, libc::SIGINT);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(summary["terminal-reason"], "interrupted");
+    let summary: DeliverReport = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary.terminal_reason, TerminalReason::Interrupted);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[2..],
@@ -428,8 +426,10 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     assert!(!alive(), "the agent's child survived");
 
     // `dwpipe runs` lists it unfinished, by the id --resume takes.
-    let (code, listed, stderr) = dwpipe(dir.path(), &["runs", "--json"]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout: listed, .. } = Test::new(dir.path())
+        .args(["runs", "--json"])
+        .status(0)
+        .run();
     let listed: Value = serde_json::from_str(&listed).unwrap();
     let id = run.file_name().unwrap().to_str().unwrap();
     assert_eq!(listed["runs"][0]["id"], id);
@@ -439,8 +439,8 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     set_agent(dir.path(), FIXING_AGENT);
     let run_arg = id.to_owned();
     let (code, resumed, _) = resume(dir.path(), &["--resume", &run_arg]);
-    assert_eq!(code, 0, "{resumed}");
-    assert_eq!(resumed["terminal-reason"], "verified");
+    assert_eq!(code, 0, "{resumed:?}");
+    assert_eq!(resumed.terminal_reason, TerminalReason::Verified);
     assert_eq!(
         stages(&run)[4..],
         [
@@ -504,7 +504,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
     crate::support::delivery::signal(&child, libc::SIGINT);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summary: DeliverReport = serde_json::from_slice(&output.stdout).unwrap();
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[3..],
@@ -519,7 +519,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
     // device (its recorded replies from the start, without the latency), into a folder of its
     // own beside the cut one's evidence.
     let (code, resumed) = crate::support::delivery::resume_on_the_device(dir.path(), &run);
-    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(code, 0, "{resumed:?}");
     assert_eq!(
         stages(&run)[6..],
         [
@@ -543,15 +543,17 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
     fs::write(&ledger_path, kept).unwrap();
     fs::write(dir2.path().join("project/notes.txt"), "edited by hand").unwrap();
     let (code, resumed, _) = resume(dir2.path(), &["--resume", &run2.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(code, 0, "{resumed:?}");
     assert_eq!(stages(&run2)[4..], RESUMED_AND_VERIFIED);
 }
 
 #[test]
 fn what_the_release_engineer_reads() {
     let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, stderr } = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status(0)
+        .run();
     let redact = |text: &str| {
         let seconds = regex::Regex::new(r"\[\d+\.\ds\]").unwrap();
         let run = regex::Regex::new(r"runs/\d+-[0-9a-f]{8}").unwrap();
@@ -561,8 +563,7 @@ fn what_the_release_engineer_reads() {
     insta::assert_snapshot!("deliver_stdout", redact(&stdout));
     insta::assert_snapshot!("deliver_stderr", redact(&stderr));
     // The run it made, as `dwpipe runs` lists it.
-    let (code, listed, stderr) = dwpipe(dir.path(), &["runs"]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout: listed, .. } = Test::new(dir.path()).args(["runs"]).status(0).run();
     let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
     let id = regex::Regex::new(r"\b\d+-[0-9a-f]{8}\b").unwrap();
     let listed = time.replace_all(&listed, "[TIME]");
@@ -573,15 +574,18 @@ fn what_the_release_engineer_reads() {
 fn verbose_unfolds_what_the_agent_and_the_commands_printed() {
     let verify = "  - name: build\n    argv: [sh, -c, \"echo compiled 3 files\"]\n";
     let dir = project(FIXING_AGENT, verify, "notes-pass", "");
-    let (code, _, quiet) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
-    assert_eq!(code, 0, "{quiet}");
+    let quiet = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status(0)
+        .run()
+        .stderr;
     assert!(!quiet.contains("Changed the list spacing") && !quiet.contains("compiled 3 files"));
     fs::copy(repo("examples/notes").join(PAGE), dir.path().join(PAGE)).unwrap();
-    let (code, _, verbose) = dwpipe(
-        dir.path(),
-        &["deliver", "--pack", "pack.yaml", "--out", ".", "-v"],
-    );
-    assert_eq!(code, 0, "{verbose}");
+    let verbose = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--out", ".", "-v"])
+        .status(0)
+        .run()
+        .stderr;
     assert!(verbose.contains("    │ {\"type\":\"text\""), "{verbose}");
     assert!(
         verbose.contains("    │ ── build (pass)\n    │ compiled 3 files"),
@@ -615,29 +619,21 @@ fn a_delivery_audited_on_a_lab_repairs_what_one_device_fails() {
             "--json",
         ],
     );
-    let summary: Value =
+    let summary: DeliverReport =
         serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}\n{stderr}"));
     // LAB02 fails the audit; the repair brief names it; the agent has nothing more to change.
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "no_changes");
-    let p01 = summary["criteria"]
-        .as_array()
-        .unwrap()
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::NoChanges);
+    let p01 = summary
+        .criteria
         .iter()
-        .find(|c| c[0] == "P-01")
+        .find(|(id, _)| id == "P-01")
         .unwrap();
-    assert_eq!(p01[1], "fail on LAB02");
+    assert_eq!(p01.1, "fail on LAB02");
     let run = run_dir(&summary, dir.path());
     assert_eq!(stages(&run)[4], "audit/0/fail");
-    let lab: Value =
-        serde_json::from_str(&fs::read_to_string(run.join("audit-round-1/lab.json")).unwrap())
-            .unwrap();
-    let verdicts: Vec<&str> = lab["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["verdict"].as_str().unwrap())
-        .collect();
+    let lab: LabReport = read(run.join("audit-round-1/lab.json"));
+    let verdicts: Vec<&str> = lab.devices.iter().map(|d| d.verdict.as_str()).collect();
     assert_eq!(verdicts, ["pass", "fail", "pass"]);
     assert!(run.join("audit-round-1/LAB01/audit-1.json").is_file());
     let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
@@ -681,8 +677,8 @@ fn deliver_finds_pack_yaml_and_dwpipe_yaml_in_the_current_folder() {
         .args(["deliver", "--json"])
         .run()
         .stdout;
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(summary["terminal-reason"], "verified");
+    let summary: DeliverReport = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
     fs::remove_file(dir.path().join("pack.yaml")).unwrap();
     Test::new(dir.path())
         .args(["deliver"])
@@ -733,10 +729,11 @@ fn hvigor_failures_are_failures_whatever_their_shape() {
             "#!/bin/sh\ncat ../hvigor.out\nexit 0\n",
         );
         let (code, summary, _) = deliver(dir.path(), &[]);
-        assert_eq!(code, 1, "{what}: {summary}");
+        assert_eq!(code, 1, "{what}: {summary:?}");
         assert_eq!(
-            summary["terminal-reason"], "verification_failed",
-            "{what}: {summary}"
+            summary.terminal_reason,
+            TerminalReason::VerificationFailed,
+            "{what}: {summary:?}"
         );
         let run = run_dir(&summary, dir.path());
         let verified: Value =

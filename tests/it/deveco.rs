@@ -4,6 +4,7 @@
 //! exit 0, one that goes silent, one whose `export` fails — and each delivery's ledger line,
 //! `deliver.json` and exit code are checked.
 
+use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::path::Path;
 
@@ -44,7 +45,7 @@ fn deveco_project(work: &str, events: &[&str], export: &str) -> tempfile::TempDi
 }
 
 /// `dwpipe deliver --pack pack.yaml --json` with the scripted `deveco` on PATH.
-fn deliver(dir: &Path) -> (i32, Value) {
+fn deliver(dir: &Path) -> (i32, DeliverReport) {
     deliver_with_path(dir, &["--pack", "pack.yaml"])
 }
 
@@ -64,9 +65,9 @@ const EXPORTED: &str = r#"echo '{"info":{"id":"ses_7f3a"},"messages":[]}'"#;
 fn a_clean_run_is_finished_and_its_session_is_kept() {
     let dir = deveco_project(FIX, &[START, PASS, STOP], EXPORTED);
     let (code, summary) = deliver(dir.path());
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(summary["agent-ending"], "finished");
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    assert_eq!(summary.agent_ending.as_deref(), Some("finished"));
     let run = run_dir(&summary, dir.path());
     let session: Value =
         serde_json::from_slice(&fs::read(run.join("agent-1.session.json")).unwrap()).unwrap();
@@ -96,9 +97,13 @@ fn a_run_that_did_not_finish_and_changed_nothing_is_agent_incomplete() {
             crate::support::executable(&dir.path().join("bin/deveco"), &script);
         }
         let (code, summary) = deliver(dir.path());
-        assert_eq!(code, 1, "{summary}");
-        assert_eq!(summary["terminal-reason"], "agent_incomplete", "{summary}");
-        let detail = summary["detail"].as_str().unwrap();
+        assert_eq!(code, 1, "{summary:?}");
+        assert_eq!(
+            summary.terminal_reason,
+            TerminalReason::AgentIncomplete,
+            "{summary:?}"
+        );
+        let detail = summary.detail.as_deref().unwrap();
         assert!(detail.contains(why), "{detail}");
         let run = run_dir(&summary, dir.path());
         let line = agent_line(&run);
@@ -121,17 +126,19 @@ fn a_rejected_permission_with_exit_0_is_incomplete_and_the_evidence_decides() {
         EXPORTED,
     );
     let (code, summary) = deliver(dir.path());
-    assert_eq!(code, 1, "{summary}");
+    assert_eq!(code, 1, "{summary:?}");
     assert_ne!(
-        summary["terminal-reason"], "agent_incomplete",
+        summary.terminal_reason,
+        TerminalReason::AgentIncomplete,
         "it changed files"
     );
     assert!(
-        summary["agent-ending"]
-            .as_str()
+        summary
+            .agent_ending
+            .as_deref()
             .unwrap()
             .starts_with("incomplete (permission rejected for external_directory"),
-        "{summary}"
+        "{summary:?}"
     );
     let run = run_dir(&summary, dir.path());
     let brief = fs::read_to_string(run.join("repair-brief-1.md")).unwrap();
@@ -160,11 +167,11 @@ fn a_run_that_goes_silent_is_stopped_as_stalled() {
         started.elapsed().as_secs() < 50,
         "the watchdog stopped it, not sleep's end"
     );
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "agent_incomplete");
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::AgentIncomplete);
     assert!(
-        summary["detail"].as_str().unwrap().contains("stalled"),
-        "{summary}"
+        summary.detail.as_deref().unwrap().contains("stalled"),
+        "{summary:?}"
     );
     let run = run_dir(&summary, dir.path());
     let log = fs::read_to_string(run.join("agent-1.log")).unwrap();
@@ -182,7 +189,7 @@ fn a_failed_export_is_recorded_not_fatal() {
         "echo 'no such session' >&2; exit 1",
     );
     let (code, summary) = deliver(dir.path());
-    assert_eq!(code, 0, "{summary}");
+    assert_eq!(code, 0, "{summary:?}");
     let run = run_dir(&summary, dir.path());
     assert!(!run.join("agent-1.session.json").exists());
     let line = agent_line(&run);
@@ -217,14 +224,19 @@ fn a_rejection_deep_in_a_long_stream_is_seen() {
     fs::create_dir_all(dir.path().join("project/bin")).unwrap();
     fs::write(dir.path().join("project/bin/events.jsonl"), &events).unwrap();
     let (code, summary) = deliver(dir.path());
-    assert_eq!(code, 1, "{summary}");
-    assert_eq!(summary["terminal-reason"], "agent_incomplete", "{summary}");
+    assert_eq!(code, 1, "{summary:?}");
+    assert_eq!(
+        summary.terminal_reason,
+        TerminalReason::AgentIncomplete,
+        "{summary:?}"
+    );
     assert!(
-        summary["detail"]
-            .as_str()
+        summary
+            .detail
+            .as_deref()
             .unwrap()
             .contains("permission rejected for external_directory"),
-        "{summary}"
+        "{summary:?}"
     );
     // The kept log is bounded; the judgement was not.
     let run = run_dir(&summary, dir.path());

@@ -13,10 +13,7 @@ use dwpipe::hash::sha256_hex;
 use dwpipe::process::Cancel;
 use dwpipe::shell::{ShellCommand, ShellValue};
 
-/// `dwpipe` run from the test's own folder.
-fn dwpipe(args: &[&str]) -> (i32, String, String) {
-    crate::support::dwpipe(Path::new("."), args)
-}
+use crate::support::{Ran, Test};
 
 const SERIAL: &str = "FMR0223C13000649";
 
@@ -475,19 +472,21 @@ fn devices_lists_every_server_and_reports_the_unreachable_ones() {
         "",
     );
     let hdc = hdc.to_str().unwrap();
-    let (code, stdout, stderr) = dwpipe(&[
-        "--hdc",
-        hdc,
-        "devices",
-        "--server",
-        "10.0.0.5:8710",
-        "--server",
-        "10.0.0.6:8710",
-        "--server",
-        "10.0.0.7:8710",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, stderr: _ } = Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            hdc,
+            "devices",
+            "--server",
+            "10.0.0.5:8710",
+            "--server",
+            "10.0.0.6:8710",
+            "--server",
+            "10.0.0.7:8710",
+            "--json",
+        ])
+        .status(0)
+        .run();
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let servers = json["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 3);
@@ -502,20 +501,28 @@ fn devices_lists_every_server_and_reports_the_unreachable_ones() {
             .contains("Connect server failed")
     );
 
-    let (code, stdout, _) = dwpipe(&["--hdc", hdc, "devices", "--server", "10.0.0.5:8710"]);
-    assert_eq!(code, 0);
+    let stdout = Test::new(Path::new("."))
+        .args(["--hdc", hdc, "devices", "--server", "10.0.0.5:8710"])
+        .status(0)
+        .run()
+        .stdout;
     assert!(
         stdout.contains("ALN-AL00") && stdout.contains("3.25"),
         "{stdout}"
     );
-    let (code, _, _) = dwpipe(&["--hdc", hdc, "devices", "--server", "10.0.0.7:8710"]);
-    assert_eq!(code, 3, "no server reachable at all");
+    Test::new(Path::new("."))
+        .args(["--hdc", hdc, "devices", "--server", "10.0.0.7:8710"])
+        .status(3)
+        .run();
 }
 
 #[test]
 fn a_missing_hdc_is_an_environment_error_naming_the_path() {
-    let (code, _, stderr) = dwpipe(&["--hdc", "/nonexistent/bin/hdc", "devices"]);
-    assert_eq!(code, 3);
+    let stderr = Test::new(Path::new("."))
+        .args(["--hdc", "/nonexistent/bin/hdc", "devices"])
+        .status(3)
+        .run()
+        .stderr;
     assert!(stderr.contains("/nonexistent/bin/hdc"), "{stderr}");
     let with_env = crate::support::dwpipe_command()
         .args(["devices"])
@@ -532,44 +539,52 @@ fn identify_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let source = lab.capture("phone", SERIAL, "", &[]);
     let hdc = lab.hdc(&[source.display().to_string()], "");
     let out = lab.path("recorded");
-    let (code, stdout, stderr) = dwpipe(&[
-        "--hdc",
-        hdc.to_str().unwrap(),
-        "identify",
-        "--device",
-        SERIAL,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, stderr: _ } = Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "identify",
+            "--device",
+            SERIAL,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .status(0)
+        .run();
     assert!(stdout.contains("ALN-AL00"));
     let replayed = ReplayDevice::open(&out).unwrap();
     assert_eq!(
         block_on(replayed.identity()).unwrap().virtual_pixel_ratio,
         Some(3.25)
     );
-    let (code, _, stderr) = dwpipe(&[
-        "--hdc",
-        hdc.to_str().unwrap(),
-        "identify",
-        "--device",
-        SERIAL,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "never overwrites a capture: {stderr}");
+    let _stderr = Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            hdc.to_str().unwrap(),
+            "identify",
+            "--device",
+            SERIAL,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .status(2)
+        .run()
+        .stderr;
 
     // A serial that would smuggle a shell: refused with hdc never run (it does not exist).
-    let (code, _, stderr) = dwpipe(&[
-        "--hdc",
-        "/nonexistent/hdc",
-        "identify",
-        "--device",
-        "x; rm -rf /",
-        "--out",
-        lab.path("evil").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{stderr}");
+    let stderr = Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            "/nonexistent/hdc",
+            "identify",
+            "--device",
+            "x; rm -rf /",
+            "--out",
+            lab.path("evil").to_str().unwrap(),
+        ])
+        .status(2)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("serial") && !stderr.contains("hdc not found"),
         "{stderr}"
@@ -577,20 +592,25 @@ fn identify_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     assert!(ShellValue::bundle("com.x; rm -rf /").is_err());
     // A failed recording leaves no empty folder behind.
     let gone = lab.path("never");
-    let (code, _, _) = dwpipe(&[
-        "--hdc",
-        "/nonexistent/hdc",
-        "identify",
-        "--device",
-        SERIAL,
-        "--out",
-        gone.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 3);
+    Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            "/nonexistent/hdc",
+            "identify",
+            "--device",
+            SERIAL,
+            "--out",
+            gone.to_str().unwrap(),
+        ])
+        .status(3)
+        .run();
     assert!(!gone.exists(), "a failed identify leaves nothing");
     // The name earlier releases gave it says where each of its jobs went.
-    let (code, _, stderr) = dwpipe(&["capture", "--device", SERIAL, "--out", "x"]);
-    assert_eq!(code, 2, "{stderr}");
+    let stderr = Test::new(Path::new("."))
+        .args(["capture", "--device", SERIAL, "--out", "x"])
+        .status(2)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("E_COMMAND_RENAMED")
             && stderr.contains("dwpipe identify")
@@ -724,48 +744,52 @@ fn servers_are_handed_to_hdc_as_it_accepts_them() {
         "#!/bin/sh\ncase \"$2\" in\n  127.0.0.1:8710|::1:8710) echo '[Empty]' ;;\n  *) echo '-s content IP incorrect.' ;;\nesac\nexit 0\n",
     );
     let hdc = hdc.to_str().unwrap();
-    let survey = |server: &str| {
-        let (code, stdout, stderr) =
-            dwpipe(&["--hdc", hdc, "devices", "--server", server, "--json"]);
+    let survey = |server: &str, status: i32| {
+        let stdout = Test::new(Path::new("."))
+            .args(["--hdc", hdc, "devices", "--server", server, "--json"])
+            .status(status)
+            .run()
+            .stdout;
         let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
-        (code, json["servers"][0].clone(), stderr)
+        json["servers"][0].clone()
     };
     for server in ["localhost:8710", "[::1]:8710", "127.0.0.1:8710"] {
-        let (code, report, stderr) = survey(server);
-        assert_eq!(code, 0, "{server}: {report} {stderr}");
-        assert_eq!(report["reachable"], true, "{server}: {report}");
+        let report = survey(server, 0);
+        assert_eq!(report["reachable"], true, "{server}: {report:?}");
         assert_eq!(
             report["devices"].as_array().map(Vec::len),
             Some(0),
-            "{report}"
+            "{report:?}"
         );
     }
-    let (_, report, _) = survey("localhost:8710");
-    assert_eq!(report["server"], "localhost:8710 (127.0.0.1)", "{report}");
+    let report = survey("localhost:8710", 0);
+    assert_eq!(report["server"], "localhost:8710 (127.0.0.1)", "{report:?}");
     // Whatever hdc refuses is the server's error.
-    let (code, report, stderr) = survey("10.0.0.9:8710");
-    assert_eq!(code, 3, "{report} {stderr}");
-    assert_eq!(report["reachable"], false, "{report}");
+    let report = survey("10.0.0.9:8710", 3);
+    assert_eq!(report["reachable"], false, "{report:?}");
     assert!(
         report["error"]
             .as_str()
             .unwrap()
             .contains("hdc refused its options: -s content IP incorrect."),
-        "{report}"
+        "{report:?}"
     );
     assert!(
         report["devices"].as_array().is_none_or(Vec::is_empty),
-        "{report}"
+        "{report:?}"
     );
     // A name that does not resolve is refused before hdc runs, with the fix.
-    let (code, _, stderr) = dwpipe(&[
-        "--hdc",
-        hdc,
-        "devices",
-        "--server",
-        "no-such-host.invalid:8710",
-    ]);
-    assert_eq!(code, 2, "{stderr}");
+    let stderr = Test::new(Path::new("."))
+        .args([
+            "--hdc",
+            hdc,
+            "devices",
+            "--server",
+            "no-such-host.invalid:8710",
+        ])
+        .status(2)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("does not resolve") && stderr.contains("give the server's address"),
         "{stderr}"

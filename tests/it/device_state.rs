@@ -1,10 +1,11 @@
 //! The device's state is part of every audit: read before and after the runs, kept, shown,
 //! recomputed by `verify-evidence`.
 
+use dwpipe::schema::TerminalReason;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{copy_tree, dwpipe, first_audit, frozen_example, replay_audit};
+use crate::support::{Ran, Test, copy_tree, dwpipe, first_audit, frozen_example, replay_audit};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -27,6 +28,7 @@ fn verify_evidence(dir: &Path) -> (i32, String) {
 
 /// A copy of `notes-pass` whose state before the runs is `before` (edits of the recorded
 /// reply) and, when given, after them `after`.
+#[track_caller]
 fn in_state(dir: &Path, before: &[(&str, &str)], after: &[(&str, &str)]) -> PathBuf {
     let capture = dir.join("state");
     copy_tree(&repo("device-fixtures/notes-pass"), &capture);
@@ -174,8 +176,10 @@ fn frozen_requiring(require: &[&str]) -> tempfile::TempDir {
         1,
     );
     fs::write(dir.path().join("pack.yaml"), pack).unwrap();
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
-    assert_eq!(code, 0, "{stderr}");
+    Test::new(dir.path())
+        .args(["freeze", "pack.yaml"])
+        .status(0)
+        .run();
     dir
 }
 
@@ -305,8 +309,11 @@ fn a_pack_without_preconditions_keeps_its_hash_and_a_bad_one_is_refused() {
             1,
         );
     fs::write(dir.path().join("pack.yaml"), pack).unwrap();
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
-    assert_eq!(code, 2, "{stderr}");
+    let stderr = Test::new(dir.path())
+        .args(["freeze", "pack.yaml"])
+        .status(2)
+        .run()
+        .stderr;
     assert!(stderr.contains("E_PACK_BAD_REQUIRE"), "{stderr}");
 }
 
@@ -454,18 +461,24 @@ fn the_app_cpu_load_in_the_foreground_and_the_background() {
 #[test]
 fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["init", "--preset", "appanalyzer"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    Test::new(dir.path())
+        .args(["init", "--preset", "appanalyzer"])
+        .status(0)
+        .run();
     let pack = fs::read_to_string(dir.path().join("pack.yaml")).unwrap();
     assert!(
         pack.contains("ide-peak-background-cpu-usage-0420"),
         "each rule is named"
     );
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "pack.yaml"]);
-    assert_eq!(code, 0, "{stderr}");
+    Test::new(dir.path())
+        .args(["freeze", "pack.yaml"])
+        .status(0)
+        .run();
     // The fail bands are looser than the baselines by design: their pass bands hold them.
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["review", "pack.lock.json"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let Ran { stderr, .. } = Test::new(dir.path())
+        .args(["review", "pack.lock.json"])
+        .status(0)
+        .run();
     assert!(
         !stderr.contains("W_REVIEW_LOOSER_THAN_BASELINE"),
         "{stderr}"
@@ -574,14 +587,19 @@ fn a_delivery_on_a_device_that_is_not_ready_ends_on_the_environment() {
         "  require: [\"battery >= 95%\"]\n",
     );
     let (code, summary, stderr) = deliver(dir.path(), &[]);
-    assert_eq!(code, 3, "{summary} {stderr}");
-    assert_eq!(summary["terminal-reason"], "environment_error", "{summary}");
+    assert_eq!(code, 3, "{summary:?} {stderr}");
+    assert_eq!(
+        summary.terminal_reason,
+        TerminalReason::EnvironmentError,
+        "{summary:?}"
+    );
     assert!(
-        summary["detail"]
-            .as_str()
+        summary
+            .detail
+            .as_deref()
             .unwrap()
             .contains("`battery >= 95%` (dwpipe.yaml): battery 90%"),
-        "{summary}"
+        "{summary:?}"
     );
 }
 

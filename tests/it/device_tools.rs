@@ -322,7 +322,7 @@ fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // Transparent, hit testing off, disabled, untouchable: four clickables no finger hits.
-    assert_eq!(report["clickable"], 1, "{report}");
+    assert_eq!(report["clickable"], 1, "{report:?}");
     assert_eq!(
         report["unlabeled_clickables"],
         serde_json::json!(["id:shown"])

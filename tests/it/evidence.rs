@@ -7,14 +7,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::Test;
 use crate::support::dwpipe;
+use crate::support::{Ran, Test};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 /// The example pack frozen in a fresh folder, and `capture` audited into `out/`.
+#[track_caller]
 fn audited(capture: &str, extra: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = repo("examples/notes/pack.yaml");
@@ -284,16 +285,15 @@ fn an_outside_auditors_report_is_kept_and_rebuilt_as_evidence() {
 #[test]
 fn a_first_format_audit_is_still_read_and_told_apart_from_tampering() {
     let fixture = repo("tests/fixtures/audits/first-format");
-    let (code, stdout, stderr) = dwpipe(
-        &fixture,
-        &[
+    let Ran { stdout, .. } = Test::new(&fixture)
+        .args([
             "verify-evidence",
             "no-screenshot/audit-1.json",
             "--pack",
             "pack.lock.json",
-        ],
-    );
-    assert_eq!(code, 1, "{stdout}{stderr}");
+        ])
+        .status(1)
+        .run();
     assert!(
         stdout.contains(": 1 difference(s) (1 from a changed extractor)"),
         "{stdout}"
@@ -310,16 +310,15 @@ fn a_first_format_audit_is_still_read_and_told_apart_from_tampering() {
 #[test]
 fn a_second_format_audit_is_still_read_as_it_was_worded() {
     let fixture = repo("tests/fixtures/audits/second-format");
-    let (code, stdout, stderr) = dwpipe(
-        &fixture,
-        &[
+    let Ran { stdout, .. } = Test::new(&fixture)
+        .args([
             "verify-evidence",
             "regress-base/audit-1.json",
             "--pack",
             "pack.lock.json",
-        ],
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
+        ])
+        .status(0)
+        .run();
     assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
 }
 
@@ -401,8 +400,11 @@ fn a_report_of_a_newer_format_is_refused_with_the_version_that_reads_it() {
 
 #[test]
 fn verify_evidence_help_names_what_is_recomputed_and_what_is_recorded() {
-    let (code, stdout, _) = dwpipe(Path::new("."), &["verify-evidence", "--help"]);
-    assert_eq!(code, 0);
+    let stdout = Test::new(Path::new("."))
+        .args(["verify-evidence", "--help"])
+        .status(0)
+        .run()
+        .stdout;
     for word in [
         "Recomputed from the lock",
         "Recorded facts",

@@ -176,8 +176,10 @@ fn a_selector_that_never_appears_leaves_what_needed_it_unverified() {
             .unwrap()
             .contains("did not appear")
     );
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["verify-evidence", "missing/audit-1.json"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    Test::new(dir.path())
+        .args(["verify-evidence", "missing/audit-1.json"])
+        .status(0)
+        .run();
 }
 
 #[test]
@@ -224,8 +226,11 @@ fn hostile_or_broken_flows_are_refused_at_freeze_with_their_location() {
         let dir = tempfile::tempdir().unwrap();
         assert!(pack.contains(from), "{from}");
         fs::write(dir.path().join("bad.yaml"), pack.replacen(from, to, 1)).unwrap();
-        let (code, _, stderr) = dwpipe(dir.path(), &["freeze", "bad.yaml"]);
-        assert_eq!(code, 2, "{to}: {stderr}");
+        let stderr = Test::new(dir.path())
+            .args(["freeze", "bad.yaml"])
+            .status(2)
+            .run()
+            .stderr;
         assert!(stderr.contains(expected), "{to}: {stderr}");
         assert!(stderr.contains("--> bad.yaml:"), "located: {stderr}");
         assert!(!dir.path().join("pack.lock.json").exists());
@@ -252,6 +257,7 @@ fn evidence(report: &serde_json::Value) -> BTreeMap<String, String> {
 
 /// Audits `pack` live through the screens app (recording it), then replays the recording:
 /// the folder, and both reports.
+#[track_caller]
 fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
     let dir = frozen_fixture(pack);
     let screens = repo("device-fixtures/notes-screens").display().to_string();

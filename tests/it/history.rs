@@ -17,6 +17,7 @@ fn repo(path: &str) -> PathBuf {
 }
 
 /// A replayed audit of regress-base in `dir/out/`, as a template for the runs written below.
+#[track_caller]
 fn seed(dir: &Path) -> Value {
     let (code, _, stderr) = replay_audit(dir, &repo("device-fixtures/regress-base"));
     assert_eq!(code, 0, "{stderr}");

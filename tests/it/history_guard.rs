@@ -4,6 +4,7 @@
 //! lab and A/B session whole, each report form saying what was not recorded (exit 3) —
 //! `deliver.json` too.
 
+use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,7 @@ fn dwpipe(dir: &Path, args: &[String], unprivileged: bool) -> Ran {
 }
 
 /// `dir` and every folder under it.
+#[track_caller]
 fn folders(dir: &Path) -> Vec<PathBuf> {
     let mut all = vec![dir.to_owned()];
     for entry in fs::read_dir(dir).unwrap() {
@@ -93,6 +95,7 @@ fn strings(args: &[&str]) -> Vec<String> {
 
 /// A folder ready for `shape`, its history at `history` (relative to the folder) holding
 /// one replayed audit, and the arguments of the run.
+#[track_caller]
 fn prepared(shape: Shape) -> (tempfile::TempDir, &'static str, Vec<String>) {
     let (dir, history) = match shape {
         Shape::Deliver => (
@@ -238,6 +241,7 @@ fn files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+#[track_caller]
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
@@ -255,6 +259,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// A history that cannot be used is refused before anything is measured or installed.
+#[track_caller]
 fn refused(shape: Shape, broken: Broken) {
     let (dir, history, args) = prepared(shape);
     let path = dir.path();
@@ -336,7 +341,7 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
                 let report = json("out/audit-1.json");
                 let why = report["unrecorded"]
                     .as_str()
-                    .unwrap_or_else(|| panic!("{report}"));
+                    .unwrap_or_else(|| panic!("{report:?}"));
                 assert!(why.contains("could not be written"), "{why}");
                 assert!(read("out/audit-1.md").contains("Not recorded in the history"));
                 assert!(read("out/junit.xml").contains("not-recorded-in-history"));
@@ -367,12 +372,16 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
                 assert!(path.join("out/compare.json").is_file());
             }
             Shape::Deliver => {
-                let summary: Value = serde_json::from_str(&ran.stdout).unwrap();
-                assert_eq!(summary["terminal-reason"], "environment_error", "{summary}");
-                let detail = summary.to_string();
+                let summary: DeliverReport = serde_json::from_str(&ran.stdout).unwrap();
+                assert_eq!(
+                    summary.terminal_reason,
+                    TerminalReason::EnvironmentError,
+                    "{summary:?}"
+                );
+                let detail = format!("{summary:?}");
                 assert!(
                     detail.contains("the history did not record the audit"),
-                    "{summary}"
+                    "{summary:?}"
                 );
             }
         }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::delivery::{SPACING, deliver, project, repo};
 use crate::support::pg::{Database, server};
-use crate::support::{Test, dwpipe, frozen_fixture, replay_audit};
+use crate::support::{Test, frozen_fixture, replay_audit};
 
 fn count(db: &Database, sql: &str) -> i64 {
     db.connect().query_one(sql, &[]).unwrap().get(0)
@@ -37,7 +37,7 @@ fn a_delivery_records_into_the_server_dwpipe_yaml_names() {
     )
     .unwrap();
     let (code, summary, stderr) = deliver(dir.path(), &[]);
-    assert_eq!(code, 0, "{summary}\n{stderr}");
+    assert_eq!(code, 0, "{summary:?}\n{stderr}");
     assert_eq!(count(&db, "SELECT count(*) FROM runs"), 1, "{stderr}");
     assert!(!dir.path().join(".dwpipe/history.sqlite").exists());
     Test::new(dir.path())
@@ -225,11 +225,11 @@ fn the_password_is_never_in_a_url_and_never_shown() {
     assert!(!stderr.contains("not-the-password"), "{stderr}");
     // Nothing listens on this port: unreachable, said within the connect timeout.
     let started = Instant::now();
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &["history", "--history", "postgres://dwpipe@127.0.0.1:9/x"],
-    );
-    assert_eq!(code, 3, "{stderr}");
+    let stderr = Test::new(dir.path())
+        .args(["history", "--history", "postgres://dwpipe@127.0.0.1:9/x"])
+        .status(3)
+        .run()
+        .stderr;
     assert!(stderr.contains("E_HISTORY_OPEN"), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(15));
 }

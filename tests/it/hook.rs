@@ -20,6 +20,7 @@ fn stop(dir: &Path, harness: &str, input: &Value) -> (i32, Value, String) {
 }
 
 /// What a stop started with [`stop_started`] answered: (exit code, its JSON, stderr).
+#[track_caller]
 fn answered(child: std::process::Child) -> (i32, Value, String) {
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -152,7 +153,7 @@ fn when_the_rounds_run_out_open_lets_the_agent_stop_and_records_it() {
     assert_eq!(first["decision"], "block");
     let (code, second, _) = stop(dir.path(), "claude-code", &claude("s", true));
     assert_eq!(code, 0);
-    assert!(second.get("decision").is_none(), "{second}");
+    assert!(second.get("decision").is_none(), "{second:?}");
     let message = second["systemMessage"].as_str().unwrap();
     assert!(
         message.contains("NOT verified") && message.contains("repair.max-rounds: 1"),
@@ -410,6 +411,6 @@ fn a_pack_changed_within_the_loop_is_not_the_one_the_agent_was_given() {
     let reason = second["reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains("the acceptance pack changed during this agent session"),
-        "{second}"
+        "{second:?}"
     );
 }

@@ -12,10 +12,11 @@ use std::time::{Duration, Instant};
 
 use crate::support::delivery::repo;
 use crate::support::{
-    Test, capture_with, check, dwpipe, executable, first_audit, frozen_example, replay_audit,
+    Ran, Test, capture_with, check, executable, first_audit, frozen_example, replay_audit,
 };
 
 /// Waits for a child, failing (and killing it) if it has not ended in a minute: a hang.
+#[track_caller]
 fn finish(mut child: Child) -> (i32, String, String) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -141,6 +142,7 @@ fn an_audit_with_an_image_bomb_reports_contrast_unverified() {
     assert_eq!(gap["result"], "pass", "the layout dump is still read");
 }
 
+#[track_caller]
 fn fifo(path: &Path) {
     let status = Command::new("mkfifo").arg(path).status().unwrap();
     assert!(status.success());
@@ -401,8 +403,10 @@ fn escape_sequences_from_a_device_are_escaped() {
         &hdc,
         "#!/bin/sh\ncase \"$*\" in\n  *'list targets'*) printf 'EVIL\\033]0;pwned\\007\\033[2J\\t\\tUSB\\tConnected\\tlocalhost\\thdc\\n';;\n  *) printf 'model \\033[31mred\\n';;\nesac\n",
     );
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["devices", "--hdc", hdc.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, stderr } = Test::new(dir.path())
+        .args(["devices", "--hdc", hdc.to_str().unwrap()])
+        .status(0)
+        .run();
     for text in [&stdout, &stderr] {
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{7}'),
@@ -515,6 +519,7 @@ fn hostile_hdc(dir: &Path) -> std::path::PathBuf {
 
 /// Every line of `text` is short enough to read, and no control character but a newline
 /// is in it.
+#[track_caller]
 fn readable(what: &str, text: &str) {
     assert!(
         !text
@@ -534,14 +539,15 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
     let dir = frozen_example();
     let hdc = hostile_hdc(dir.path());
     let hdc = hdc.to_str().unwrap();
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["--hdc", hdc, "devices"]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["--hdc", hdc, "devices"])
+        .status(0)
+        .run();
     readable("devices", &stdout);
     assert!(stdout.contains("BAD\\u{1b}[2J\\u{7}\\u{0}NAME"), "{stdout}");
 
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, stderr } = Test::new(dir.path())
+        .args([
             "--hdc",
             hdc,
             "audit",
@@ -551,9 +557,9 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
             "all",
             "--out",
             "lab",
-        ],
-    );
-    assert_eq!(code, 3, "no device could be audited: {stdout}{stderr}");
+        ])
+        .status(3)
+        .run();
     readable("the lab's terminal table", &stdout);
     readable("the lab's stderr", &stderr);
     for file in ["lab/lab.md", "lab/lab.html"] {
@@ -569,9 +575,8 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
 
     let hap = repo("device-fixtures/haps/notes-1.0.hap");
     let hap = hap.to_str().unwrap();
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "--hdc",
             hdc,
             "audit",
@@ -585,9 +590,9 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
             hap,
             "--out",
             "ab",
-        ],
-    );
-    assert_eq!(code, 3, "no session could run: {stdout}{stderr}");
+        ])
+        .status(3)
+        .run();
     readable("the A/B lab's terminal table", &stdout);
     readable(
         "ab-lab.md",

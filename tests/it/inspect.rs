@@ -109,6 +109,7 @@ mod real_captures {
 
     use super::*;
 
+    #[track_caller]
     fn captures(root: &Path, sub: &str) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(sub))
             .unwrap()

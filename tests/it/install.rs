@@ -4,6 +4,7 @@
 //! Through fake-hdc: the install succeeds, fails with the bundle manager's real failure text,
 //! or the device vanishes mid-install.
 
+use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::path::Path;
 
@@ -26,7 +27,8 @@ fn capture_installing(root: &Path, install: &str) -> String {
 }
 
 /// `deliver --json --device FMR0223C13000649` through fake-hdc serving `capture`.
-fn deliver_on(dir: &Path, capture: &str) -> (i32, Value) {
+#[track_caller]
+fn deliver_on(dir: &Path, capture: &str) -> (i32, DeliverReport) {
     let hdc = fake_hdc(dir, "hdc", &[capture.to_owned()], "");
     let playbooks = crate::support::no_sleeps(dir);
     let (code, stdout, stderr) = dwpipe(
@@ -44,7 +46,8 @@ fn deliver_on(dir: &Path, capture: &str) -> (i32, Value) {
             &playbooks,
         ],
     );
-    let summary = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    let summary: DeliverReport =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
     (code, summary)
 }
 
@@ -53,12 +56,17 @@ fn the_verified_hap_is_installed_and_recorded_before_the_audit() {
     let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
     let capture = capture_installing(dir.path(), "  - install: entry-default-signed.hap\n");
     let (code, summary) = deliver_on(dir.path(), &capture);
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
     let sha = dwpipe::hash::sha256_hex(b"hap\n");
+    let installed: Vec<(&str, &str)> = summary
+        .installed
+        .iter()
+        .map(|hap| (hap.path.as_str(), hap.sha256.as_str()))
+        .collect();
     assert_eq!(
-        summary["installed"],
-        serde_json::json!([{"path": "entry/build/entry-default-signed.hap", "sha256": sha}])
+        installed,
+        [("entry/build/entry-default-signed.hap", sha.as_str())]
     );
     let run = run_dir(&summary, dir.path());
     let audit: Value =
@@ -72,9 +80,9 @@ fn a_refused_install_is_reported_with_the_fix() {
     let refused = "  - install: entry-default-signed.hap\n    reply: \"[Info]App install path:/data/entry-default-signed.hap, queuesize:0, msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\\r\\nAppMod finish\\r\\n\"\n";
     let capture = capture_installing(dir.path(), refused);
     let (code, summary) = deliver_on(dir.path(), &capture);
-    assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["terminal-reason"], "environment_error");
-    let detail = summary["detail"].as_str().unwrap();
+    assert_eq!(code, 3, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::EnvironmentError);
+    let detail = summary.detail.as_deref().unwrap();
     assert!(detail.contains("could not be installed"), "{detail}");
     assert!(detail.contains("9568332"), "{detail}");
     assert!(detail.contains("signed by another certificate"), "{detail}");
@@ -93,11 +101,11 @@ fn a_device_that_vanishes_mid_install_is_an_environment_error() {
         "  - install: entry-default-signed.hap\n    fault: vanish\n",
     );
     let (code, summary) = deliver_on(dir.path(), &capture);
-    assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["terminal-reason"], "environment_error");
+    assert_eq!(code, 3, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::EnvironmentError);
     assert!(
-        summary["detail"].as_str().unwrap().contains("E_DEVICE"),
-        "{summary}"
+        summary.detail.as_deref().unwrap().contains("E_DEVICE"),
+        "{summary:?}"
     );
 }
 
@@ -111,13 +119,14 @@ fn without_a_declared_hap_the_summary_says_nothing_was_installed() {
     );
     let capture = capture_installing(dir.path(), "");
     let (code, summary) = deliver_on(dir.path(), &capture);
-    assert_eq!(code, 0, "{summary}");
+    assert_eq!(code, 0, "{summary:?}");
     assert!(
-        summary["not-installed"]
-            .as_str()
+        summary
+            .not_installed
+            .as_deref()
             .unwrap()
             .contains("the app on the device was not installed by this run"),
-        "{summary}"
+        "{summary:?}"
     );
 }
 
@@ -136,9 +145,9 @@ fn an_install_is_judged_by_every_line_of_the_reply() {
         let install = format!("  - install: entry-default-signed.hap\n    reply: \"{reply}\"\n");
         let capture = capture_installing(dir.path(), &install);
         let (code, summary) = deliver_on(dir.path(), &capture);
-        assert_eq!(code, 3, "{reply}: {summary}");
-        assert_eq!(summary["terminal-reason"], "environment_error");
-        let detail = summary["detail"].as_str().unwrap();
+        assert_eq!(code, 3, "{reply}: {summary:?}");
+        assert_eq!(summary.terminal_reason, TerminalReason::EnvironmentError);
+        let detail = summary.detail.as_deref().unwrap();
         assert!(detail.contains("could not be installed"), "{detail}");
         let run = run_dir(&summary, dir.path());
         assert!(!run.join("audit-round-1/audit-1.json").exists(), "{reply}");
@@ -153,8 +162,8 @@ fn a_declared_hap_that_resolves_outside_the_workspace_is_refused() {
     let dir = project(FIXING_AGENT, outside, "notes-pass", "");
     let capture = capture_installing(dir.path(), "  - install: entry-default-signed.hap\n");
     let (code, summary) = deliver_on(dir.path(), &capture);
-    assert_eq!(code, 3, "{summary}");
-    let detail = summary["detail"].as_str().unwrap();
+    assert_eq!(code, 3, "{summary:?}");
+    let detail = summary.detail.as_deref().unwrap();
     assert!(
         detail.contains("E_DELIVER_NO_HAP") && detail.contains("outside the workspace"),
         "{detail}"

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{device, dwpipe, fake_hdc, frozen_example, no_sleeps};
+use crate::support::{Ran, Test, device, dwpipe, fake_hdc, frozen_example, no_sleeps};
 use serde_json::Value;
 
 /// `dwpipe audit` of the frozen example in `dir` through a fake-hdc (`hdc`, serving
@@ -226,31 +226,30 @@ fn one_device_audited_with_lab_is_a_shard_that_merges() {
         );
         assert!(dir.path().join(seat).join("lab-junit.xml").is_file());
     }
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "report", "merge", "seat-1", "seat-2", "--out", "merged", "--json",
-        ],
-    );
-    assert_eq!(code, 1, "{stdout}\n{stderr}");
+        ])
+        .status(1)
+        .run();
     let merged: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         crate::support::device_verdicts(&merged),
         [("S1", "pass"), ("S2", "fail")]
     );
     // `--lab` makes a lab of the devices named: without one it is refused before anything runs.
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let stderr = Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
             "--devices",
             "all",
             "--lab",
-        ],
-    );
-    assert_eq!(code, 2, "{stderr}");
+        ])
+        .status(2)
+        .run()
+        .stderr;
     assert!(stderr.contains("--lab"), "{stderr}");
 }
 
@@ -282,13 +281,12 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         &["B1", "B2"],
     );
 
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "report", "merge", "host-a", "host-b", "--out", "merged", "--json",
-        ],
-    );
-    assert_eq!(code, 1, "{stdout}\n{stderr}");
+        ])
+        .status(1)
+        .run();
     let merged: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(merged["verdict"], "fail");
     let devices = crate::support::device_verdicts(&merged);
@@ -323,13 +321,13 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
     assert!(junit.contains("<testsuite name=\"dwpipe audit B1\""));
 
     // A shard of another pack, or a device in two shards, does not merge.
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &[
+    let stdout = Test::new(dir.path())
+        .args([
             "report", "merge", "host-a", "host-a", "--out", "twice", "--json",
-        ],
-    );
-    assert_eq!(code, 2);
+        ])
+        .status(2)
+        .run()
+        .stdout;
     assert!(stdout.contains("E_MERGE_DUPLICATE_DEVICE"), "{stdout}");
     let other = dir.path().join("other");
     fs::create_dir_all(&other).unwrap();
@@ -341,22 +339,22 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         other.join("lab-junit.xml"),
     )
     .unwrap();
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &["report", "merge", "host-a", "other", "--json"],
-    );
-    assert_eq!(code, 2);
+    let stdout = Test::new(dir.path())
+        .args(["report", "merge", "host-a", "other", "--json"])
+        .status(2)
+        .run()
+        .stdout;
     assert!(stdout.contains("E_MERGE_PACK_MISMATCH"), "{stdout}");
     fs::write(
         other.join("lab.json"),
         "{\"format-version\": 1, \"rows\": 3}",
     )
     .unwrap();
-    let (code, stdout, _) = dwpipe(
-        dir.path(),
-        &["report", "merge", "host-a", "other", "--json"],
-    );
-    assert_eq!(code, 2);
+    let stdout = Test::new(dir.path())
+        .args(["report", "merge", "host-a", "other", "--json"])
+        .status(2)
+        .run()
+        .stdout;
     assert!(
         stdout.contains("E_MERGE_INVALID") && stdout.contains("lab.json"),
         "{stdout}"

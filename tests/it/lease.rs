@@ -75,6 +75,7 @@ impl Lab {
     }
 
     /// [`Lab::holder`], its stderr going to `stderr`.
+    #[track_caller]
     fn holder_saying(&self, store: &Store, out: &str, stderr: Stdio) -> Child {
         let mut child = self
             .audit(store, &self.slow, out, "1m")

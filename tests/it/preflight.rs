@@ -5,7 +5,7 @@
 use std::fs;
 
 use crate::support::delivery::{SPACING, project};
-use crate::support::{Test, dwpipe, fake_hdc};
+use crate::support::{Ran, Test, dwpipe, fake_hdc};
 
 /// An agent that leaves a marker when it runs at all.
 const MARKING_AGENT: &str = r#"[sh, -c, "touch ../agent-ran", x]"#;
@@ -115,8 +115,10 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
 #[test]
 fn doctor_prints_the_checks_and_exits_3_when_something_is_missing() {
     let dir = project(MARKING_AGENT, SPACING, "notes-pass", "");
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["doctor", "--pack", "pack.yaml"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["doctor", "--pack", "pack.yaml"])
+        .status(0)
+        .run();
     assert!(stdout.starts_with("TOOL"), "{stdout}");
     assert!(stdout.contains("verify: spacing"), "{stdout}");
     assert!(stdout.contains("playbook perf.cold-start"), "{stdout}");
@@ -124,8 +126,11 @@ fn doctor_prints_the_checks_and_exits_3_when_something_is_missing() {
         stdout.contains("3.25 px/vp"),
         "the capture is identified: {stdout}"
     );
-    let (code, stdout, _) = dwpipe(dir.path(), &["doctor", "--json", "--config", "dwpipe.yaml"]);
-    assert_eq!(code, 0);
+    let stdout = Test::new(dir.path())
+        .args(["doctor", "--json", "--config", "dwpipe.yaml"])
+        .status(0)
+        .run()
+        .stdout;
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["ok"], true);
     // A config naming a device, without hdc.
@@ -133,8 +138,10 @@ fn doctor_prints_the_checks_and_exits_3_when_something_is_missing() {
     let config = config.split("device:").next().unwrap().to_owned()
         + "device:\n  serial: FMR0223C13000649\n";
     fs::write(dir.path().join("dwpipe.yaml"), config).unwrap();
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["doctor", "--hdc", "dwpipe-no-such-hdc"]);
-    assert_eq!(code, 3, "{stdout}{stderr}");
+    let Ran { stdout, stderr } = Test::new(dir.path())
+        .args(["doctor", "--hdc", "dwpipe-no-such-hdc"])
+        .status(3)
+        .run();
     assert!(
         stdout
             .lines()

@@ -11,6 +11,7 @@ use crate::support::delivery::repo;
 use crate::support::{Test, check, copy_tree, frozen_fixture, replay_audit_into};
 
 /// A copy of `capture` in `dir` with every `from` of its transcript replaced by `to`.
+#[track_caller]
 fn doctored(dir: &Path, capture: &str, name: &str, edits: &[(&str, &str)]) -> PathBuf {
     let copy = dir.join(name);
     copy_tree(&repo(&format!("device-fixtures/{capture}")), &copy);
@@ -33,6 +34,7 @@ fn audited(dir: &Path, capture: &Path, out: &str, extra: &[&str]) -> (i32, Value
 }
 
 /// The resources pack frozen in a folder of its own, and its audit of the bundled capture.
+#[track_caller]
 fn resources() -> (tempfile::TempDir, Value) {
     let dir = frozen_fixture("packs/resources.yaml");
     let (_, report, said) = audited(
@@ -102,7 +104,7 @@ fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
     assert_eq!(check(&report, "P-05")["result"], "unverified");
     assert!(
         evidence(&report, "P-05").contains("the process changed within the window"),
-        "{report}"
+        "{report:?}"
     );
 }
 
@@ -114,7 +116,7 @@ fn a_gpu_that_is_not_there_is_not_zero_percent() {
     assert_eq!(check(&report, "R-01")["result"], "pass");
     assert!(
         report.to_string().contains("the system's GPU load"),
-        "{report}"
+        "{report:?}"
     );
     let mut zeros = Vec::new();
     for load in ["40", "45", "50"] {
@@ -133,7 +135,7 @@ fn a_gpu_that_is_not_there_is_not_zero_percent() {
         assert_eq!(check(&report, id)["result"], "unverified", "{id}");
         assert!(
             evidence(&report, id).contains("no GPU devfreq node"),
-            "{id}: {report}"
+            "{id}: {report:?}"
         );
     }
 }
@@ -175,7 +177,7 @@ fn power_is_the_phones_draw_not_its_charge() {
     assert_eq!(check(&report, "R-03")["result"], "unverified");
     assert!(
         evidence(&report, "R-03").contains("the battery was charging"),
-        "{report}"
+        "{report:?}"
     );
     // Plugged in, not charging: measured only where the audit required `charging: off`.
     let plugged = doctored(
@@ -191,7 +193,7 @@ fn power_is_the_phones_draw_not_its_charge() {
     assert_eq!(check(&report, "R-03")["result"], "unverified");
     assert!(
         evidence(&report, "R-03").contains("require `charging: off`"),
-        "{report}"
+        "{report:?}"
     );
     let (code, report, said) = audited(
         dir.path(),
@@ -222,7 +224,7 @@ fn power_is_the_phones_draw_not_its_charge() {
     let (_, report, _) = audited(dir.path(), &off, "devmode-out", &[]);
     assert!(
         evidence(&report, "R-03").contains("developer mode is off"),
-        "{report}"
+        "{report:?}"
     );
 }
 
@@ -246,7 +248,7 @@ fn a_temperature_is_never_older_than_its_visit() {
     assert_eq!(check(&report, "R-04")["actual"], "41°C");
     assert!(
         evidence(&report, "R-04").contains("refreshed during the visit"),
-        "{report}"
+        "{report:?}"
     );
     // The same report at the start and the end: possibly older than the visit.
     let frozen = doctored(
@@ -265,7 +267,7 @@ fn a_temperature_is_never_older_than_its_visit() {
     assert_eq!(check(&report, "R-04")["result"], "unverified");
     assert!(
         evidence(&report, "R-04").contains("may be older than the visit"),
-        "{report}"
+        "{report:?}"
     );
 }
 

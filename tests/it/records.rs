@@ -3,6 +3,8 @@
 //! workspace, a signal after the agent's edit, a relative `--config`, a run directory that
 //! cannot be written, dwpipe's own files inside a git workspace, a resealed lock, another source.
 
+use dwpipe::device::Source;
+use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,7 +13,7 @@ use crate::support::delivery::{
     FIXING_AGENT, RESUMED_AND_VERIFIED, SPACING, alive, deliver, project, repo, resume, run_dir,
     signal, spawn_dwpipe, stages,
 };
-use crate::support::{Test, dwpipe, executable};
+use crate::support::{Ran, Test, dwpipe, executable};
 use serde_json::Value;
 
 /// A project whose agent is the script `name`: the example's real edit, then `then` (with
@@ -29,12 +31,13 @@ fn with_agent(name: &str, then: &str, verify: &str) -> tempfile::TempDir {
 }
 
 /// Waits for the child and reads its `--json` summary.
-fn finished(child: std::process::Child) -> (Option<i32>, Value) {
+fn finished(child: std::process::Child) -> (Option<i32>, Option<DeliverReport>) {
     let output = child.wait_with_output().unwrap();
-    let summary = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    let summary = serde_json::from_slice(&output.stdout).ok();
     (output.status.code(), summary)
 }
 
+#[track_caller]
 fn wait_for(path: &Path) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !path.exists() {
@@ -80,21 +83,18 @@ fn an_agent_that_reaches_the_runs_records_ends_records_tampered() {
     for (name, then, named) in rows {
         let dir = with_agent("tamper.sh", then, SPACING);
         let (code, summary, stderr) = deliver(dir.path(), &[]);
-        assert_eq!(code, 1, "{name}: {summary}\n{stderr}");
+        assert_eq!(code, 1, "{name}: {summary:?}\n{stderr}");
         assert_eq!(
-            summary["terminal-reason"], "records_tampered",
-            "{name}: {summary}"
+            summary.terminal_reason,
+            TerminalReason::RecordsTampered,
+            "{name}: {summary:?}"
         );
-        let detail = summary["detail"].as_str().unwrap();
+        let detail = summary.detail.as_deref().unwrap();
         assert!(detail.contains(named), "{name}: {detail}");
         // It stopped before verification: nothing was verified or audited on its word.
         assert!(
-            summary["reports"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|r| !r.as_str().unwrap().starts_with("verify")),
-            "{name}: {summary}"
+            summary.reports.iter().all(|r| !r.starts_with("verify")),
+            "{name}: {summary:?}"
         );
     }
 }
@@ -105,15 +105,16 @@ fn a_verification_command_that_reaches_the_records_is_caught_too() {
     let dir = project(FIXING_AGENT, verify, "notes-pass", "");
     let (code, summary, _) = deliver(dir.path(), &[]);
     assert_eq!(
-        (code, summary["terminal-reason"].as_str()),
-        (1, Some("records_tampered"))
+        (code, summary.terminal_reason),
+        (1, TerminalReason::RecordsTampered)
     );
     assert!(
-        summary["detail"]
-            .as_str()
+        summary
+            .detail
+            .as_deref()
             .unwrap()
             .contains("spec.md is gone"),
-        "{summary}"
+        "{summary:?}"
     );
 }
 
@@ -128,7 +129,7 @@ fn nothing_the_agent_or_a_command_starts_outlives_its_stage() {
         &verify,
     );
     let (code, summary, stderr) = deliver(project.path(), &[]);
-    assert_eq!(code, 0, "{summary}\n{stderr}");
+    assert_eq!(code, 0, "{summary:?}\n{stderr}");
     for pid_file in ["agent-child.pid", "verify-child.pid"] {
         let pid: i32 = fs::read_to_string(project.path().join(pid_file))
             .unwrap()
@@ -154,8 +155,8 @@ fn nothing_the_agent_or_a_command_starts_outlives_its_stage() {
     assert!(leaked("agent") && leaked("verify"), "{lines:?}");
     let report: Value =
         serde_json::from_str(&fs::read_to_string(run.join("verify-1.json")).unwrap()).unwrap();
-    assert_eq!(report["commands"][1]["leaked"], true, "{report}");
-    assert!(report["commands"][0].get("leaked").is_none(), "{report}");
+    assert_eq!(report["commands"][1]["leaked"], true, "{report:?}");
+    assert!(report["commands"][0].get("leaked").is_none(), "{report:?}");
 }
 
 #[test]
@@ -187,17 +188,14 @@ fn a_second_delivery_on_a_workspace_being_delivered_is_refused_at_once() {
     fs::write(project.path().join("go"), "").unwrap();
     let (code, summary) = finished(first);
     assert_eq!(
-        (code, summary["terminal-reason"].as_str()),
-        (Some(0), Some("verified"))
+        (code, summary.map(|s| s.terminal_reason)),
+        (Some(0), Some(TerminalReason::Verified))
     );
     // Released when its holder ended: the next delivery runs, and finds the edit made.
     let (code, summary, _) = deliver(project.path(), &[]);
-    assert_eq!(code, 0, "{summary}");
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(
-        summary["agent-changed-nothing"], true,
-        "the edit is already made"
-    );
+    assert_eq!(code, 0, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    assert!(summary.agent_changed_nothing, "the edit is already made");
 }
 
 #[test]
@@ -210,11 +208,11 @@ fn a_signal_after_the_agents_edit_resumes_into_verification() {
     wait_for(&project.path().join("edited"));
     signal(&child, libc::SIGINT);
     let (code, summary) = finished(child);
-    assert_eq!(code, Some(130), "{summary}");
-    let run = run_dir(&summary, project.path());
+    assert_eq!(code, Some(130), "{summary:?}");
+    let run = run_dir(&summary.expect("deliver.json on stdout"), project.path());
     let (code, resumed, stderr) = resume(project.path(), &["--resume", &run.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}\n{stderr}");
-    assert_eq!(resumed["terminal-reason"], "verified");
+    assert_eq!(code, 0, "{resumed:?}\n{stderr}");
+    assert_eq!(resumed.terminal_reason, TerminalReason::Verified);
     assert_eq!(stages(&run)[4..], RESUMED_AND_VERIFIED);
 }
 
@@ -231,16 +229,17 @@ fn the_agent_can_read_its_brief_whatever_folder_dwpipe_was_started_in() {
     let name = project.path().file_name().unwrap().to_str().unwrap();
     let config = format!("{name}/dwpipe.yaml");
     let pack = format!("{name}/pack.yaml");
-    let (code, stdout, stderr) = dwpipe(
-        parent,
-        &["deliver", "--config", &config, "--pack", &pack, "--json"],
-    );
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(summary["terminal-reason"], "verified");
-    assert_eq!(summary["sources"][0]["kind"], "replay", "{summary}");
+    let Ran { stdout, .. } = Test::new(parent)
+        .args(["deliver", "--config", &config, "--pack", &pack, "--json"])
+        .status(0)
+        .run();
+    let summary: DeliverReport = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary.terminal_reason, TerminalReason::Verified);
+    let Source::Replay { capture, .. } = &summary.sources[0] else {
+        panic!("a replay: {summary:?}");
+    };
     assert_eq!(
-        summary["sources"][0]["capture"],
+        capture,
         fs::canonicalize(repo("device-fixtures/notes-pass"))
             .unwrap()
             .to_str()
@@ -255,17 +254,17 @@ fn a_run_whose_records_cannot_be_written_says_so_and_resumes_once_fixed() {
     fs::create_dir_all(project.path().join(".dwpipe")).unwrap();
     fs::write(project.path().join(".dwpipe/reviews"), "in the way").unwrap();
     let (code, summary, _) = deliver(project.path(), &[]);
-    assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["terminal-reason"], "environment_error");
+    assert_eq!(code, 3, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::EnvironmentError);
     let run = run_dir(&summary, project.path());
     assert!(run.join("deliver.json").is_file());
     assert_eq!(stages(&run).last().unwrap(), "deliver/environment_error");
     fs::remove_file(project.path().join(".dwpipe/reviews")).unwrap();
     let (code, resumed, _) = resume(project.path(), &["--resume", &run.display().to_string()]);
     assert_eq!(
-        (code, resumed["terminal-reason"].as_str()),
-        (0, Some("verified")),
-        "{resumed}"
+        (code, resumed.terminal_reason),
+        (0, TerminalReason::Verified),
+        "{resumed:?}"
     );
 
     // The verification report and deliver.json cannot be written (folders in their way).
@@ -274,8 +273,10 @@ fn a_run_whose_records_cannot_be_written_says_so_and_resumes_once_fixed() {
         "mkdir \"$run/verify-1.json\" \"$run/deliver.json\"",
         SPACING,
     );
-    let (code, stdout, stderr) = dwpipe(project.path(), &["deliver", "--pack", "pack.yaml"]);
-    assert_eq!(code, 3, "{stdout}{stderr}");
+    let Ran { stderr, .. } = Test::new(project.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status(3)
+        .run();
     let runs = project.path().join(".dwpipe/runs");
     let run = fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
     let id = run.file_name().unwrap().to_str().unwrap();
@@ -290,9 +291,9 @@ fn a_run_whose_records_cannot_be_written_says_so_and_resumes_once_fixed() {
     fs::remove_dir(run.join("deliver.json")).unwrap();
     let (code, resumed, _) = resume(project.path(), &["--resume", &run.display().to_string()]);
     assert_eq!(
-        (code, resumed["terminal-reason"].as_str()),
-        (0, Some("verified")),
-        "{resumed}"
+        (code, resumed.terminal_reason),
+        (0, TerminalReason::Verified),
+        "{resumed:?}"
     );
     assert!(stages(&run).contains(&"verify/0/pass".to_owned()));
 }
@@ -318,8 +319,12 @@ fn dwpipes_own_files_in_a_git_workspace_are_not_the_agents_work() {
     git(&["commit", "-q", "-m", "start"]);
     // The run directory inside the git tree, as `workspace: .` puts it.
     let (code, summary, stderr) = deliver(project.path(), &["--out", "project"]);
-    assert_eq!(code, 1, "{summary}\n{stderr}");
-    assert_eq!(summary["terminal-reason"], "no_changes", "{summary}");
+    assert_eq!(code, 1, "{summary:?}\n{stderr}");
+    assert_eq!(
+        summary.terminal_reason,
+        TerminalReason::NoChanges,
+        "{summary:?}"
+    );
 }
 
 #[test]
@@ -327,20 +332,19 @@ fn a_run_is_continued_only_with_its_own_lock_ledger_and_source() {
     let project = with_agent("fails.sh", "exit 5", SPACING);
     let (code, summary, _) = deliver(project.path(), &[]);
     assert_eq!(
-        (code, summary["terminal-reason"].as_str()),
-        (3, Some("environment_error"))
+        (code, summary.terminal_reason),
+        (3, TerminalReason::EnvironmentError)
     );
     let run = run_dir(&summary, project.path());
     let run_arg = run.display().to_string();
     let record: Value =
         serde_json::from_str(&fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
     assert_eq!(record["target"]["kind"], "replay");
-    assert_eq!(record["pack-sha256"], summary["pack-sha256"]);
+    assert_eq!(record["pack-sha256"], summary.pack_sha256.as_str());
     let refused = |args: &[&str], says: &str| {
         let mut all = vec!["deliver", "--resume", &run_arg];
         all.extend_from_slice(args);
-        let (code, stdout, stderr) = dwpipe(project.path(), &all);
-        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        let Ran { stderr, .. } = Test::new(project.path()).args(&all).status(2).run();
         assert!(
             stderr.contains("E_RESUME_REFUSED") && stderr.contains(says),
             "{args:?}: {stderr}"

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::support::delivery::{FIXING_AGENT, SPACING, deliver, project};
 use crate::support::{
-    copy_tree, device, dwpipe, frozen_example, frozen_fixture, replay_audit_into,
+    Test, copy_tree, device, dwpipe, frozen_example, frozen_fixture, replay_audit_into,
 };
 
 fn repo(path: &str) -> std::path::PathBuf {
@@ -17,6 +17,7 @@ fn repo(path: &str) -> std::path::PathBuf {
 }
 
 /// The `failures` and `errors` of a JUnit document's root.
+#[track_caller]
 fn counts(junit: &str) -> (usize, usize) {
     let root = junit
         .split("<testsuites ")
@@ -35,6 +36,7 @@ fn counts(junit: &str) -> (usize, usize) {
 
 /// A dashboard reading `junit` goes red exactly when `exit` fails the job: failures for a
 /// verdict (exit 1), errors for the environment (exit 3).
+#[track_caller]
 fn agrees(what: &str, exit: i32, junit: &Path) {
     let junit = fs::read_to_string(junit).unwrap_or_else(|e| panic!("{what}: {e}"));
     let (failures, errors) = counts(&junit);
@@ -225,9 +227,8 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
         let capture = repo(&format!("device-fixtures/regress-{arm}"));
         assert_eq!(replay_audit_into(cold.path(), &capture, arm, &[]).0, 0);
     }
-    let (code, _, stderr) = dwpipe(
-        cold.path(),
-        &[
+    Test::new(cold.path())
+        .args([
             "compare",
             "base/audit-1.json",
             "slower/audit-1.json",
@@ -235,9 +236,9 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
             "cmp",
             "--summary-md",
             "compare.md",
-        ],
-    );
-    assert_eq!(code, 1, "{stderr}");
+        ])
+        .status(1)
+        .run();
     let text = fs::read_to_string(cold.path().join("compare.md")).unwrap();
     assert!(
         text.starts_with("## dwpipe regression check: FAILED"),
@@ -247,7 +248,7 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
 
     let project = project(FIXING_AGENT, SPACING, "notes-pass", "");
     let (code, report, _) = deliver(project.path(), &["--summary-md", "summary.md"]);
-    assert_eq!(code, 0, "{report}");
+    assert_eq!(code, 0, "{report:?}");
     let text = fs::read_to_string(project.path().join("summary.md")).unwrap();
     assert!(text.starts_with("## dwpipe deliver: verified"), "{text}");
     assert!(

@@ -3,6 +3,7 @@
 //! either kind kills what still runs, and every interrupted or failed run resumes from its
 //! ledger, including ledgers written by earlier dwpipe versions.
 
+use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,14 +12,14 @@ use crate::support::delivery::{
     FIXING_AGENT, PAGE, RESUMED_AND_VERIFIED, SPACING, alive, deliver_with_path, gone_soon,
     project, repo, resume, run_dir, signal, spawn_dwpipe, stages, wait_for_pid,
 };
-use serde_json::Value;
 
 /// Blocks (writing the blocked process's pid to `../sleeper.pid`) until the test creates
 /// `../go`: the work after it only happens in the run that resumes.
 const UNTIL_GO: &str = "test -e ../go || { sleep 30 & echo $! > ../sleeper.pid; wait; }";
 
 /// Waits for the child and reads its `--json` summary.
-fn finished(child: std::process::Child) -> (Option<i32>, Value) {
+#[track_caller]
+fn finished(child: std::process::Child) -> (Option<i32>, DeliverReport) {
     let output = child.wait_with_output().unwrap();
     let summary = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
@@ -30,6 +31,7 @@ fn finished(child: std::process::Child) -> (Option<i32>, Value) {
 }
 
 /// Nothing half-written: no temporary or partial file anywhere under the run directory.
+#[track_caller]
 fn no_leftovers(run: &Path) {
     let mut stack = vec![run.to_owned()];
     while let Some(dir) = stack.pop() {
@@ -59,8 +61,8 @@ fn sigterm_during_the_agent_stops_its_group_and_the_run_resumes() {
     let sleeper = wait_for_pid(&dir.path().join("sleeper.pid"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
-    assert_eq!(code, Some(130), "{summary}");
-    assert_eq!(summary["terminal-reason"], "interrupted");
+    assert_eq!(code, Some(130), "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::Interrupted);
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[2..],
@@ -71,8 +73,8 @@ fn sigterm_during_the_agent_stops_its_group_and_the_run_resumes() {
 
     fs::write(dir.path().join("go"), "").unwrap();
     let (code, resumed, _) = resume(dir.path(), &["--resume", &run.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}");
-    assert_eq!(resumed["terminal-reason"], "verified");
+    assert_eq!(code, 0, "{resumed:?}");
+    assert_eq!(resumed.terminal_reason, TerminalReason::Verified);
     assert_eq!(
         stages(&run)[4..],
         [
@@ -96,7 +98,7 @@ fn sigterm_during_verification_stops_the_command_and_the_run_resumes_there() {
     let sleeper = wait_for_pid(&dir.path().join("sleeper.pid"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
-    assert_eq!(code, Some(130), "{summary}");
+    assert_eq!(code, Some(130), "{summary:?}");
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[2..],
@@ -114,7 +116,7 @@ fn sigterm_during_verification_stops_the_command_and_the_run_resumes_there() {
 
     fs::write(dir.path().join("go"), "").unwrap();
     let (code, resumed, _) = resume(dir.path(), &["--resume", &run.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(code, 0, "{resumed:?}");
     assert_eq!(stages(&run)[5..], RESUMED_AND_VERIFIED);
 }
 
@@ -163,7 +165,7 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
     let hdc_call = wait_for_pid(&dir.path().join("hdc.pids"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
-    assert_eq!(code, Some(130), "{summary}");
+    assert_eq!(code, Some(130), "{summary:?}");
     let run = run_dir(&summary, dir.path());
     assert_eq!(
         stages(&run)[3..],
@@ -177,7 +179,7 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
     no_leftovers(&run);
 
     let (code, resumed) = crate::support::delivery::resume_on_the_device(dir.path(), &run);
-    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(code, 0, "{resumed:?}");
     assert_eq!(
         stages(&run)[6..],
         [
@@ -213,7 +215,7 @@ fn a_second_signal_kills_a_child_that_ignores_sigterm_and_exits_at_once() {
         signal(&child, second);
         let (code, summary) = finished(child);
         let took = second_at.elapsed();
-        assert_eq!(code, Some(130), "{summary}");
+        assert_eq!(code, Some(130), "{summary:?}");
         assert!(took < Duration::from_secs(3), "exited after {took:?}");
         assert!(
             !alive(sleeper),
@@ -223,7 +225,7 @@ fn a_second_signal_kills_a_child_that_ignores_sigterm_and_exits_at_once() {
         assert_eq!(
             stages(&run)[2..],
             ["agent/0/interrupted", "deliver/interrupted"],
-            "signals {first} then {second}"
+            "signals {first:?} then {second:?}"
         );
         no_leftovers(&run);
     }
@@ -241,8 +243,8 @@ fn an_environment_error_resumes_once_the_tool_is_installed() {
         "#!/nonexistent/interpreter\n",
     );
     let (code, summary) = deliver_with_path(dir.path(), &["--pack", "pack.yaml"]);
-    assert_eq!(code, 3, "{summary}");
-    assert_eq!(summary["terminal-reason"], "environment_error");
+    assert_eq!(code, 3, "{summary:?}");
+    assert_eq!(summary.terminal_reason, TerminalReason::EnvironmentError);
     let run = run_dir(&summary, dir.path());
     // One spelling per outcome: the stage line says what the delivery line says.
     assert_eq!(
@@ -259,7 +261,7 @@ fn an_environment_error_resumes_once_the_tool_is_installed() {
         "#!/bin/sh\nexec grep -q \"$@\"\n",
     );
     let (code, resumed) = deliver_with_path(dir.path(), &["--resume", &run.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}");
+    assert_eq!(code, 0, "{resumed:?}");
     assert_eq!(stages(&run)[5..], RESUMED_AND_VERIFIED);
 }
 
@@ -288,7 +290,7 @@ fn a_ledger_written_by_the_first_release_still_resumes() {
         .replace("List({ space: 8 })", "List({ space: 12 })");
     fs::write(&page, fixed).unwrap();
     let (code, resumed, _) = resume(dir.path(), &["--resume", &run.display().to_string()]);
-    assert_eq!(code, 0, "{resumed}");
-    assert_eq!(resumed["terminal-reason"], "verified");
+    assert_eq!(code, 0, "{resumed:?}");
+    assert_eq!(resumed.terminal_reason, TerminalReason::Verified);
     assert_eq!(stages(&run)[5..], RESUMED_AND_VERIFIED);
 }

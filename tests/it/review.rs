@@ -4,14 +4,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::Test;
 use crate::support::dwpipe;
+use crate::support::{Ran, Test};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 /// A folder with the example pack frozen in it.
+#[track_caller]
 fn frozen() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(
@@ -283,16 +284,15 @@ fn built_in_errors_stop_the_review_before_the_reviewer_is_asked() {
 fn briefs_through_the_binary() {
     let dir = frozen();
     let config = repo("examples/notes/dwpipe.yaml");
-    let (code, brief, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout: brief, .. } = Test::new(dir.path())
+        .args([
             "brief",
             "pack.lock.json",
             "--config",
             config.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0, "{stderr}");
+        ])
+        .status(0)
+        .run();
     assert!(
         brief.contains("Your own PASS is a claim, not the verdict") && brief.contains("### X-02"),
         "{brief}"
@@ -335,11 +335,11 @@ fn briefs_through_the_binary() {
         "{repair}"
     );
     fs::write(dir.path().join("other.json"), "{\"hello\": 1}").unwrap();
-    let (code, _, stderr) = dwpipe(
-        dir.path(),
-        &["brief", "pack.lock.json", "--repair-from", "other.json"],
-    );
-    assert_eq!(code, 2);
+    let stderr = Test::new(dir.path())
+        .args(["brief", "pack.lock.json", "--repair-from", "other.json"])
+        .status(2)
+        .run()
+        .stderr;
     assert!(stderr.contains("E_BRIEF_INVALID"), "{stderr}");
 }
 

@@ -5,6 +5,7 @@
 //! takes a connection and never answers, an ACP agent asking through a link and leaving its
 //! replies unread, a precondition on an unknown state, the OpenCode plugin's own bounds.
 
+use dwpipe::schema::Claim;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::os::unix::process::CommandExt;
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Test, device, dwpipe, fake_hdc, frozen_example, live_audit, no_sleeps};
+use crate::support::{Ran, Test, device, dwpipe, fake_hdc, frozen_example, live_audit, no_sleeps};
 
 /// A phone behind fake-hdc (`PHONE-T`, the passing notes capture) beside the frozen example
 /// pack, with a lease folder of the test's own (root's, open to all, sticky).
@@ -95,6 +96,7 @@ fn lock_name(key: &str) -> String {
 }
 
 /// Every folder under `dir` (and `dir`) open to every user: an unprivileged run works there.
+#[track_caller]
 fn open_to_all(dir: &Path) {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o777)).unwrap();
     for entry in fs::read_dir(dir).unwrap() {
@@ -113,6 +115,7 @@ fn root() -> bool {
     fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
+#[track_caller]
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
@@ -242,23 +245,27 @@ fn an_empty_dwpipe_leases_is_the_default_never_the_current_folder() {
 
 #[test]
 fn a_link_planted_as_the_workspace_claim_is_refused_untouched() {
-    use crate::support::delivery::{FIXING_AGENT, SPACING, deliver, project};
+    use crate::support::delivery::{FIXING_AGENT, SPACING, project};
     let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
     let victim = dir.path().join("bashrc");
     fs::write(&victim, "export PATH\n").unwrap();
     let claim = dir.path().join("project/.dwpipe");
     fs::create_dir_all(&claim).unwrap();
     symlink(&victim, claim.join("deliver.lock")).unwrap();
-    let (code, _, stderr) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
-    assert_eq!(code, 3, "{stderr}");
+    let stderr = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status(3)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("E_DELIVER_LOCK") && stderr.contains("a symbolic link to"),
         "{stderr}"
     );
     assert_eq!(fs::read_to_string(&victim).unwrap(), "export PATH\n");
     // Asked for JSON, the refusal is a JSON diagnostic.
-    let (code, json, _) = deliver(dir.path(), &[]);
+    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
     assert_eq!(code, 3);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["diagnostics"][0]["code"], "E_DELIVER_LOCK", "{json}");
 }
 
@@ -320,8 +327,7 @@ fn a_secret_in_a_history_address_is_never_printed_nor_a_file_named() {
                 &address,
             ],
         ] {
-            let (code, stdout, stderr) = dwpipe(dir.path(), &args);
-            assert_eq!(code, 2, "{args:?}: {stderr}");
+            let Ran { stdout, stderr } = Test::new(dir.path()).args(&args).status(2).run();
             assert!(
                 !stdout.contains("S3cr") && !stderr.contains("S3cr"),
                 "{args:?} printed the secret: {stdout}{stderr}"
@@ -346,16 +352,15 @@ fn a_secret_in_a_history_address_is_never_printed_nor_a_file_named() {
     }
     // A server without a password in its address is shown as rebuilt from its parts, on
     // every path that shows it, and never becomes a file.
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "history",
             "--json",
             "--history",
             "PostgreSQL://lab@127.0.0.1:1/dwpipe?application_name=x",
-        ],
-    );
-    assert_eq!(code, 3, "{stderr}");
+        ])
+        .status(3)
+        .run();
     assert!(
         stdout.contains("postgres://lab@127.0.0.1:1/dwpipe") && stdout.contains("E_HISTORY_OPEN"),
         "{stdout}"
@@ -632,13 +637,13 @@ fn an_acp_agent_is_held_to_the_real_file_system_and_stopped_when_it_stops_readin
         started.elapsed() < Duration::from_secs(100),
         "stopped, not waited out"
     );
-    let ending = report["agent-ending"].as_str().unwrap_or_default();
+    let ending = report.agent_ending.as_deref().unwrap_or_default();
     assert!(
         ending.contains("stopped reading dwpipe's replies"),
-        "{report}"
+        "{report:?}"
     );
     assert!(!dir.path().join("elsewhere/escaped.txt").exists());
-    let run = dir.path().join(report["run-dir"].as_str().unwrap());
+    let run = dir.path().join(&report.run_dir);
     let answers = fs::read_to_string(run.join("agent-1.answers.jsonl")).unwrap();
     assert!(
         answers.lines().any(|l| l.contains("symdir/../escaped.txt")
@@ -647,8 +652,9 @@ fn an_acp_agent_is_held_to_the_real_file_system_and_stopped_when_it_stops_readin
         "{answers}"
     );
     assert_ne!(
-        report["agent-claim"], "pass",
-        "a stranger's words are no claim: {report}"
+        report.agent_claim,
+        Some(Claim::Pass),
+        "a stranger's words are no claim: {report:?}"
     );
 }
 
@@ -822,8 +828,11 @@ fn a_link_planted_for_a_folder_of_dwpipes_own_is_refused() {
     fs::remove_file(dir.path().join(".dwpipe/hooks")).unwrap();
     fs::remove_dir_all(dir.path().join(".dwpipe/runs")).ok();
     symlink(&elsewhere, dir.path().join(".dwpipe/runs")).unwrap();
-    let (code, _, stderr) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml"]);
-    assert_eq!(code, 3, "{stderr}");
+    let stderr = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status(3)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("E_PLANTED") && stderr.contains("a symbolic link to"),
         "{stderr}"

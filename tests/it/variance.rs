@@ -7,6 +7,7 @@ use crate::support::{
     capture_with, check, first_audit, fixture, frozen_example, inspect, replay_audit,
 };
 
+#[track_caller]
 fn json(args: &[&str]) -> serde_json::Value {
     let (code, stdout, stderr) = inspect(args);
     assert_eq!(code, 0, "{stderr}");

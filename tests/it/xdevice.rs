@@ -16,13 +16,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::real_hdc::stack::{Stack, Tools};
-use crate::support::{Group, Test, dwpipe, frozen_example};
+use crate::support::{Group, Test, frozen_example};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
 }
 
 /// The virtual environment's Python, or `None` (with a line saying so) outside CI.
+#[track_caller]
 fn xdevice_python() -> Option<PathBuf> {
     let python = repo().join("target/xdevice-venv/bin/python");
     if python.is_file() {
@@ -37,6 +38,7 @@ fn xdevice_python() -> Option<PathBuf> {
 }
 
 /// Whether hdc's server port is free on loopback (a real hdc server may hold it).
+#[track_caller]
 fn hdc_port_free() -> bool {
     let free = TcpListener::bind("127.0.0.1:8710").is_ok();
     if !free {
@@ -79,6 +81,7 @@ fn case(devices: usize) -> String {
     )
 }
 
+#[track_caller]
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -274,21 +277,17 @@ fn an_xdevice_task_runs_dwpipe_audits_on_the_devices_its_controller_allocated() 
         ])
         .run();
     let merged = root.join("merged");
-    let (code, stdout, stderr) = dwpipe(
-        root,
-        &[
+    Test::new(root)
+        .args([
             "report",
             "merge",
             audits.join("single").to_str().unwrap(),
             audits.join("pair").to_str().unwrap(),
             "--out",
             merged.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(
-        code, 1,
-        "the failing phone fails the pack\n{stdout}{stderr}"
-    );
+        ])
+        .status(1)
+        .run();
     // In the shards' order: the single case's phone first, whichever it was.
     assert_eq!(devices_of(&merged), [single, pair].concat());
     let history = root.join("history.sqlite");

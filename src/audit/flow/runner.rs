@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::input::read_bounded;
-use crate::pack::{Action, FlowStep, Gesture, Launch, Selector, SwipePath};
+use crate::pack::{Action, Direction, FlowStep, Gesture, Launch, Selector, SwipePath};
 use crate::playbook::Values;
 use crate::probe::layout::{Layout, LayoutError};
 use crate::shell::ShellValue;
@@ -116,58 +116,16 @@ impl<D: Device> Runner<'_, '_, D> {
                 self.swipe(index, *gesture, from, to, traced, step.timeout)
                     .await?;
             }
-            Action::WaitFor(selector) | Action::WaitGone(selector) => {
-                let present = matches!(step.action, Action::WaitFor(_));
-                let started = self.device.clock();
-                loop {
-                    let found = self.found(index, selector, done).await?;
-                    if found.is_ok() == present {
-                        break;
-                    }
-                    if self.device.clock().saturating_sub(started) >= step.timeout {
-                        let file = step_file(index, StepFile::Layout);
-                        return Err(step_error(match found {
-                            Err(e) => format!(
-                                "{} within {} ms: {e} (last layout: {file})",
-                                "did not appear",
-                                step.timeout.as_millis()
-                            ),
-                            Ok(_) => format!(
-                                "`{selector}` was still visible after {} ms (last layout: {file})",
-                                step.timeout.as_millis()
-                            ),
-                        }));
-                    }
-                    self.pause(POLL).await?;
-                }
-            }
+            Action::WaitFor(selector) => self.wait(index, selector, true, step, done).await?,
+            Action::WaitGone(selector) => self.wait(index, selector, false, step, done).await?,
             Action::ScrollUntil {
                 target,
                 on,
                 max_swipes,
                 direction,
             } => {
-                let mut swipes = 0;
-                loop {
-                    let found = self.found(index, target, done).await?;
-                    if found.is_ok() {
-                        break;
-                    }
-                    if swipes == *max_swipes {
-                        return Err(step_error(format!(
-                            "`{target}` did not appear after {swipes} swipes (last layout: {})",
-                            step_file(index, StepFile::Layout)
-                        )));
-                    }
-                    let layout = self.layout(index)?;
-                    let node = select(&layout, self.context.bundle, on, index)?;
-                    let (from, to) = along(&layout, node, *direction, None, self.context.vpr);
-                    done.at = Some(from);
-                    done.to = Some(to);
-                    self.swipe(index, Gesture::Swipe, from, to, false, step.timeout)
-                        .await?;
-                    swipes += 1;
-                }
+                self.scroll_until(index, (target, on), (*max_swipes, *direction), step, done)
+                    .await?;
             }
             Action::Press(key) => {
                 self.values.set(
@@ -184,6 +142,73 @@ impl<D: Device> Runner<'_, '_, D> {
                     .await?;
             }
             Action::Sleep(duration) => self.pause(*duration).await?,
+        }
+        Ok(())
+    }
+
+    /// Polls the layout until `selector` is `present` (or gone), within the step's timeout.
+    async fn wait(
+        &mut self,
+        index: usize,
+        selector: &Selector,
+        present: bool,
+        step: &FlowStep,
+        done: &mut StepRecord,
+    ) -> Result<(), StepFailure> {
+        let started = self.device.clock();
+        loop {
+            let found = self.found(index, selector, done).await?;
+            if found.is_ok() == present {
+                break;
+            }
+            if self.device.clock().saturating_sub(started) >= step.timeout {
+                let file = step_file(index, StepFile::Layout);
+                return Err(step_error(match found {
+                    Err(e) => format!(
+                        "{} within {} ms: {e} (last layout: {file})",
+                        "did not appear",
+                        step.timeout.as_millis()
+                    ),
+                    Ok(_) => format!(
+                        "`{selector}` was still visible after {} ms (last layout: {file})",
+                        step.timeout.as_millis()
+                    ),
+                }));
+            }
+            self.pause(POLL).await?;
+        }
+        Ok(())
+    }
+
+    /// Swipes on `on` in `direction` until `target` appears, at most `max_swipes` times.
+    async fn scroll_until(
+        &mut self,
+        index: usize,
+        (target, on): (&Selector, &Selector),
+        (max_swipes, direction): (u32, Direction),
+        step: &FlowStep,
+        done: &mut StepRecord,
+    ) -> Result<(), StepFailure> {
+        let mut swipes = 0;
+        loop {
+            let found = self.found(index, target, done).await?;
+            if found.is_ok() {
+                break;
+            }
+            if swipes == max_swipes {
+                return Err(step_error(format!(
+                    "`{target}` did not appear after {swipes} swipes (last layout: {})",
+                    step_file(index, StepFile::Layout)
+                )));
+            }
+            let layout = self.layout(index)?;
+            let node = select(&layout, self.context.bundle, on, index)?;
+            let (from, to) = along(&layout, node, direction, None, self.context.vpr);
+            done.at = Some(from);
+            done.to = Some(to);
+            self.swipe(index, Gesture::Swipe, from, to, false, step.timeout)
+                .await?;
+            swipes += 1;
         }
         Ok(())
     }

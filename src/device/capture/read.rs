@@ -232,9 +232,32 @@ fn read_code(error: &ReadError) -> &'static str {
     }
 }
 
-fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'static str, String)> {
-    let invalid = |message: String| ("E_CAPTURE_INVALID", message);
-    let fault = match doc.fault.as_deref() {
+/// One exchange of a capture, checked: one operation (or a vanished device), a reply, a
+/// pulled file inside the capture with its hash, a delay where one belongs.
+fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, Refusal> {
+    let fault = fault_of(doc)?;
+    let operation = operation_of(doc, fault)?;
+    Ok(Exchange {
+        reply: reply_of(root, doc)?,
+        file: pulled_file(root, doc, operation.as_ref(), fault)?,
+        delay: delay_of(doc, operation.as_ref())?,
+        operation,
+        status: doc.status.unwrap_or(0),
+        fault,
+        flood: doc.flood.unwrap_or(0),
+    })
+}
+
+/// A capture's refusal: its code and message.
+type Refusal = (&'static str, String);
+
+fn invalid(message: String) -> Refusal {
+    ("E_CAPTURE_INVALID", message)
+}
+
+/// The fault an exchange recorded, if any.
+fn fault_of(doc: &ExchangeDoc) -> Result<Option<Fault>, Refusal> {
+    Ok(match doc.fault.as_deref() {
         None => None,
         Some("hang") => Some(Fault::Hang),
         Some("vanish") => Some(Fault::Vanish),
@@ -244,7 +267,11 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
                 "unknown fault `{other}` (hang, vanish, hdc-reply)"
             )));
         }
-    };
+    })
+}
+
+/// The exchange's one operation (none only where the device vanished).
+fn operation_of(doc: &ExchangeDoc, fault: Option<Fault>) -> Result<Option<Operation>, Refusal> {
     let operations: Vec<Operation> = [
         doc.shell
             .as_deref()
@@ -269,7 +296,7 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
     .into_iter()
     .flatten()
     .collect();
-    let operation = match (operations.len(), fault) {
+    Ok(match (operations.len(), fault) {
         (1, _) => operations.into_iter().next(),
         (0, Some(Fault::Vanish)) => None,
         (0, _) => {
@@ -282,8 +309,12 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
                 "more than one operation in one exchange".to_owned(),
             ));
         }
-    };
-    let reply = match (&doc.reply, &doc.reply_file) {
+    })
+}
+
+/// The reply, written inline or in a file inside the capture.
+fn reply_of(root: &Path, doc: &ExchangeDoc) -> Result<String, Refusal> {
+    Ok(match (&doc.reply, &doc.reply_file) {
         (Some(_), Some(_)) => return Err(invalid("both `reply` and `reply-file`".to_owned())),
         (Some(text), None) => text.clone(),
         (None, Some(file)) => {
@@ -297,8 +328,17 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
             })?
         }
         (None, None) => String::new(),
-    };
-    let file = match (&operation, &doc.file, &doc.sha256) {
+    })
+}
+
+/// A pull's file inside the capture, and its hash.
+fn pulled_file(
+    root: &Path,
+    doc: &ExchangeDoc,
+    operation: Option<&Operation>,
+    fault: Option<Fault>,
+) -> Result<Option<(PathBuf, String)>, Refusal> {
+    Ok(match (operation, &doc.file, &doc.sha256) {
         (Some(Operation::Pull(_)), Some(file), Some(sha)) => {
             let path = inside(root, file)?;
             match fs::metadata(&path) {
@@ -329,8 +369,15 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
         }
         (_, None, None) => None,
         _ => return Err(invalid("`file`/`sha256` belong to a pull".to_owned())),
-    };
-    let delay = match (&operation, &doc.delay) {
+    })
+}
+
+/// How long the call takes on the device's clock.
+fn delay_of(
+    doc: &ExchangeDoc,
+    operation: Option<&Operation>,
+) -> Result<std::time::Duration, Refusal> {
+    Ok(match (operation, &doc.delay) {
         // A pause takes the device's time it names.
         (Some(Operation::Sleep(duration)), None) => *duration,
         (Some(Operation::Sleep(_)), Some(_)) => {
@@ -350,21 +397,12 @@ fn validate_exchange(root: &Path, doc: &ExchangeDoc) -> Result<Exchange, (&'stat
             .transpose()
             .map_err(invalid)?
             .unwrap_or_default(),
-    };
-    Ok(Exchange {
-        operation,
-        reply,
-        status: doc.status.unwrap_or(0),
-        file,
-        delay,
-        fault,
-        flood: doc.flood.unwrap_or(0),
     })
 }
 
 /// Resolves a path written in a capture: relative, no `..`, and still inside the folder
 /// once symlinks are resolved.
-fn inside(root: &Path, written: &str) -> Result<PathBuf, (&'static str, String)> {
+fn inside(root: &Path, written: &str) -> Result<PathBuf, Refusal> {
     let escape = || {
         (
             "E_CAPTURE_PATH_ESCAPE",

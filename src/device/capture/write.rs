@@ -14,7 +14,7 @@ use super::super::info::DeviceInfo;
 use super::{ExchangeDoc, TranscriptDoc};
 
 /// Writes a capture as calls happen: replies inline when short, pulled files under `files/`
-/// with their SHA-256; `transcript.yaml` and `device.yaml` on [`CaptureWriter::finish`].
+/// with their SHA-256; `transcript.yaml` and `device.yaml` on `CaptureWriter::finish`.
 #[derive(Debug)]
 pub struct CaptureWriter {
     root: PathBuf,

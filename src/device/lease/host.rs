@@ -8,7 +8,8 @@
 
 use std::path::PathBuf;
 
-use super::slot::{LeaseGuard, LeaseStore, TakeError};
+use super::TakeError;
+use super::slot::{LeaseGuard, LeaseStore};
 use crate::lock_file::{self, LockFile};
 
 /// The folder of this host's lock files: `$DWPIPE_LEASES` (when set and not empty), else the
@@ -26,10 +27,8 @@ pub(crate) struct HostLeases {
     pub(crate) folder: PathBuf,
 }
 
-/// A held lock file: closing it releases the lock.
-struct Held(#[allow(dead_code, reason = "held for its lock, released on drop")] LockFile);
-
-impl LeaseGuard for Held {}
+/// A held lock file is a lease: closing it releases the lock.
+impl LeaseGuard for LockFile {}
 
 impl HostLeases {
     /// The lock file's name for `key`: `dwpipe-lease-` and the key with every character but
@@ -65,7 +64,7 @@ impl LeaseStore for HostLeases {
         // Who holds it, for whoever waits: written once held (the file is never removed: a
         // file removed while another opens it would let two jobs lock two files).
         file.say(&format!("{holder}, since {}", crate::time::now()));
-        Ok(Some(Box::new(Held(file))))
+        Ok(Some(Box::new(file)))
     }
 
     fn holder(&self, key: &str) -> Option<String> {

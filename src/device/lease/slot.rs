@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::TakeError;
 use crate::device::error::DeviceError;
-use crate::lock_file::LockFileError;
 use crate::process::Cancel;
 
 /// How often a job waiting for a lease asks again.
@@ -41,44 +41,6 @@ pub(crate) trait LeaseGuard: Send {
 
 /// Whether a lease is still held, asked when run (see [`LeaseGuard::confirmation`]).
 pub(crate) type Confirmation = Box<dyn FnOnce() -> Option<String> + Send>;
-
-/// Why a lease could not be asked for.
-#[derive(Debug, thiserror::Error)]
-pub enum TakeError {
-    /// The lock file, or its folder, was refused.
-    #[error(transparent)]
-    File(#[from] LockFileError),
-    /// The lock file could not be locked.
-    #[error("cannot lock `{}`", path.display())]
-    Io {
-        /// The lock file.
-        path: std::path::PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The server that keeps the leases could not be asked.
-    #[error("the leases in `{at}` cannot be asked: {why}")]
-    Server {
-        /// The server, as it may be shown.
-        at: String,
-        /// Why, in its own words.
-        why: String,
-    },
-}
-
-impl TakeError {
-    /// What to do about it.
-    pub(crate) fn fix(&self) -> String {
-        match self {
-            TakeError::File(e) => e.fix(),
-            TakeError::Io { .. } => "check the lease folder and the disk".to_owned(),
-            TakeError::Server { .. } => {
-                "check the history's server (`dwpipe doctor`), or audit without --history to lease on this host only".to_owned()
-            }
-        }
-    }
-}
 
 /// Where leases are kept.
 pub(crate) trait LeaseStore: Send + Sync {

@@ -102,6 +102,53 @@ fn distance(text: &str) -> Result<f64, StepError> {
 
 /// Validates one step. `first` says whether it is the flow's first.
 pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError> {
+    one_action(doc)?;
+    let (action, wait_timeout) = action(doc)?;
+    if first != matches!(action, Action::Launch(_)) {
+        return Err(if first {
+            error(
+                format!("the flow starts with `{}`, not `launch`", action.key()),
+                "start every flow with `launch: cold` or `launch: warm`",
+            )
+        } else {
+            error(
+                "`launch` may only be the flow's first step",
+                "start a second flow for a second launch",
+            )
+        });
+    }
+    let step_timeout = doc
+        .timeout
+        .as_deref()
+        .map(|t| duration("timeout", t))
+        .transpose()?;
+    if step_timeout.is_some() && matches!(action, Action::Sleep(_)) {
+        return Err(error(
+            "`timeout` means nothing for `sleep`",
+            "remove `timeout`",
+        ));
+    }
+    if let Some(name) = &doc.name
+        && (name.is_empty() || name.len() > 48 || name.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(error(
+            format!("step name {name:?} is empty, too long or a number"),
+            "name a step with a word, like `save`",
+        ));
+    }
+    let default = match action {
+        Action::WaitFor(_) | Action::WaitGone(_) | Action::ScrollUntil { .. } => DEFAULT_WAIT,
+        _ => DEFAULT_SETTLE,
+    };
+    Ok(FlowStep {
+        action,
+        name: doc.name.clone(),
+        timeout: wait_timeout.or(step_timeout).unwrap_or(default),
+    })
+}
+
+/// A step has exactly one action key.
+fn one_action(doc: &FlowStepDoc) -> Result<(), StepError> {
     let given = [
         doc.launch.is_some(),
         doc.click.is_some(),
@@ -118,20 +165,20 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
     ];
     let keys = "launch, click, double-click, long-click, wait-for, wait-gone, input, swipe, fling, scroll-until, press or sleep";
     match given.iter().filter(|g| **g).count() {
-        1 => {}
-        0 => {
-            return Err(error(
-                format!("the step has no action (one of {keys})"),
-                "give the step exactly one action key",
-            ));
-        }
-        _ => {
-            return Err(error(
-                "the step has more than one action",
-                "split it into one step per action",
-            ));
-        }
+        1 => Ok(()),
+        0 => Err(error(
+            format!("the step has no action (one of {keys})"),
+            "give the step exactly one action key",
+        )),
+        _ => Err(error(
+            "the step has more than one action",
+            "split it into one step per action",
+        )),
     }
+}
+
+/// The step's one action, and the timeout its own wait names (`wait-for: {target, timeout}`).
+fn action(doc: &FlowStepDoc) -> Result<(Action, Option<Duration>), StepError> {
     let mut wait_timeout = None;
     let action = if let Some(launch) = &doc.launch {
         Action::Launch(Launch::parse(launch).ok_or_else(|| {
@@ -210,47 +257,7 @@ pub(crate) fn step(doc: &FlowStepDoc, first: bool) -> Result<FlowStep, StepError
         let text = doc.sleep.as_deref().unwrap_or_default();
         Action::Sleep(duration("sleep", text)?)
     };
-    if first != matches!(action, Action::Launch(_)) {
-        return Err(if first {
-            error(
-                format!("the flow starts with `{}`, not `launch`", action.key()),
-                "start every flow with `launch: cold` or `launch: warm`",
-            )
-        } else {
-            error(
-                "`launch` may only be the flow's first step",
-                "start a second flow for a second launch",
-            )
-        });
-    }
-    let step_timeout = doc
-        .timeout
-        .as_deref()
-        .map(|t| duration("timeout", t))
-        .transpose()?;
-    if step_timeout.is_some() && matches!(action, Action::Sleep(_)) {
-        return Err(error(
-            "`timeout` means nothing for `sleep`",
-            "remove `timeout`",
-        ));
-    }
-    if let Some(name) = &doc.name
-        && (name.is_empty() || name.len() > 48 || name.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return Err(error(
-            format!("step name {name:?} is empty, too long or a number"),
-            "name a step with a word, like `save`",
-        ));
-    }
-    let default = match action {
-        Action::WaitFor(_) | Action::WaitGone(_) | Action::ScrollUntil { .. } => DEFAULT_WAIT,
-        _ => DEFAULT_SETTLE,
-    };
-    Ok(FlowStep {
-        action,
-        name: doc.name.clone(),
-        timeout: wait_timeout.or(step_timeout).unwrap_or(default),
-    })
+    Ok((action, wait_timeout))
 }
 
 fn swipe_path(doc: &SwipeDoc) -> Result<SwipePath, StepError> {

@@ -196,8 +196,7 @@ impl Delivery<'_> {
             None
         };
         // Every audit of a delivery goes into the project's history.
-        let history =
-            crate::history::build_facts(&self.config.workspace, self.run_dir.history(self.config));
+        let history = crate::history::build_facts(&self.config.workspace, self.history.clone());
         let workspace = Workspace {
             fingerprint: after.to_owned(),
             commit: history.commit.clone(),

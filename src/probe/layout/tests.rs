@@ -3,6 +3,7 @@
 //! add button of 156 px (48 vp), an unlabeled icon of 117 px (36 vp).
 
 use super::*;
+use crate::pack::Selector;
 use crate::pack::{Axis, Edge, Side};
 
 fn notes() -> Layout {

@@ -160,36 +160,7 @@ fn chart(view: &TrendView<'_>) -> String {
         line.join(" ")
     );
     for (i, p) in points.iter().enumerate() {
-        let (cx, cy) = (x(i), y(p.value));
-        let fill = if p.current { "#0969da" } else { "#ffffff" };
-        let title = format!(
-            "<title>{}: {}</title>",
-            escape(&describe(p)),
-            escape(&quantity(Some(p.value), unit))
-        );
-        let mark = if p.replay {
-            format!(
-                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{fill}\" stroke=\"#0969da\">{title}</rect>",
-                cx - 4.0,
-                cy - 4.0
-            )
-        } else if p.arm.is_some() {
-            format!(
-                "<path d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" fill=\"{fill}\" stroke=\"#0969da\">{title}</path>",
-                cy - 5.0
-            )
-        } else {
-            format!(
-                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{fill}\" stroke=\"#0969da\">{title}</circle>",
-                if p.current { 5 } else { 4 }
-            )
-        };
-        match &p.report {
-            Some(report) => {
-                let _ = write!(svg, "<a href=\"{}\">{mark}</a>", escape(report));
-            }
-            None => svg.push_str(&mark),
-        }
+        svg.push_str(&point(p, (x(i), y(p.value)), unit));
     }
     // The first and the last audit, by date and commit.
     for (i, anchor) in [(0, "start"), (points.len() - 1, "end")] {
@@ -209,6 +180,48 @@ fn chart(view: &TrendView<'_>) -> String {
         );
     }
     svg.push_str("</svg>");
+    svg.push_str(&legend(trend));
+    svg.push_str("<details><summary>the points as a table</summary>");
+    svg.push_str(&scrolling(&table(points, unit)));
+    svg.push_str("</details></section>");
+    svg
+}
+
+/// One audit's mark at `(cx, cy)`: a circle, a square for a replay, a diamond for an A/B
+/// arm; filled for this audit; linked to its report.
+fn point(p: &TrendPoint, (cx, cy): (f64, f64), unit: Option<&str>) -> String {
+    let fill = if p.current { "#0969da" } else { "#ffffff" };
+    let title = format!(
+        "<title>{}: {}</title>",
+        escape(&describe(p)),
+        escape(&quantity(Some(p.value), unit))
+    );
+    let mark = if p.replay {
+        format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{fill}\" stroke=\"#0969da\">{title}</rect>",
+            cx - 4.0,
+            cy - 4.0
+        )
+    } else if p.arm.is_some() {
+        format!(
+            "<path d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" fill=\"{fill}\" stroke=\"#0969da\">{title}</path>",
+            cy - 5.0
+        )
+    } else {
+        format!(
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{fill}\" stroke=\"#0969da\">{title}</circle>",
+            if p.current { 5 } else { 4 }
+        )
+    };
+    match &p.report {
+        Some(report) => format!("<a href=\"{}\">{mark}</a>", escape(report)),
+        None => mark,
+    }
+}
+
+/// What the marks mean, for the kinds this chart draws.
+fn legend(trend: &Trend) -> String {
+    let points = &trend.points;
     let kinds = [
         (points.iter().any(|p| p.replay), "square: a replay"),
         (
@@ -223,8 +236,11 @@ fn chart(view: &TrendView<'_>) -> String {
     let legend: Vec<&str> = std::iter::once("filled: this audit")
         .chain(kinds.iter().filter(|(shown, _)| *shown).map(|(_, w)| *w))
         .collect();
-    let _ = write!(svg, "<p><small>{}</small></p>", legend.join(" · "));
-    svg.push_str("<details><summary>the points as a table</summary>");
+    format!("<p><small>{}</small></p>", legend.join(" · "))
+}
+
+/// The points as a table, each linked to its report.
+fn table(points: &[TrendPoint], unit: Option<&str>) -> String {
     let mut table = String::from("<table><tr><th>audit</th><th>value</th></tr>");
     for p in points {
         let what = match &p.report {
@@ -242,7 +258,5 @@ fn chart(view: &TrendView<'_>) -> String {
         );
     }
     table.push_str("</table>");
-    svg.push_str(&scrolling(&table));
-    svg.push_str("</details></section>");
-    svg
+    table
 }

@@ -6,12 +6,14 @@ use std::collections::HashMap;
 
 use crate::audit::{Figures, FlowFigure, FrameSeries, MeasurementRecord};
 use crate::gate::{AssertionVerdict, CheckResult};
-use crate::pack::{Aggregate, Criterion, Pack, ResponseMetric};
+use crate::pack::{Aggregate, Criterion, Pack};
 use crate::probe::hitrace::ColdStart;
-use crate::probe::layout::{Rect, to_vp};
+use crate::probe::layout::Rect;
 
-use super::TOUCH_BASELINE_VP;
 use crate::schema::AuditReport;
+
+mod screens;
+use screens::{flows, screen};
 
 /// The whole page.
 pub(crate) struct Page<'a> {
@@ -164,45 +166,8 @@ impl<'a> Page<'a> {
                     .to_string_lossy()
                     .into_owned(),
             }),
-            failures: report
-                .checks
-                .iter()
-                .filter(|entry| {
-                    entry.check.result == CheckResult::Fail
-                        || entry.check.assertion_verdict == AssertionVerdict::Fail
-                })
-                .map(|entry| Failing {
-                    criterion_id: &entry.check.criterion_id,
-                    statement: entry.check.statement.as_deref(),
-                    actual: entry.check.actual.as_deref(),
-                    expected: entry.check.expected.as_deref(),
-                    reason: entry.check.reason.as_deref(),
-                    files: entry
-                        .measurements
-                        .iter()
-                        .flat_map(|m| &m.runs)
-                        .map(|r| (r.run, r.files.iter().map(|f| f.path.as_str()).collect()))
-                        .collect(),
-                })
-                .collect(),
-            rows: crate::report::failing_first(report)
-                .into_iter()
-                .map(|entry| {
-                    let c = &entry.check;
-                    Row {
-                        criterion_id: &c.criterion_id,
-                        statement: c.statement.as_deref(),
-                        dimension: c.dimension.as_str(),
-                        weight: c.weight.as_str(),
-                        result: c.result.as_str(),
-                        recomputed: c.assertion_verdict.as_str(),
-                        actual: c.actual.as_deref(),
-                        expected: c.expected.as_deref(),
-                        reason: c.reason.as_deref(),
-                        evidence: &c.evidence,
-                    }
-                })
-                .collect(),
+            failures: failures(report),
+            rows: rows(report),
             cold_starts: measured_by("perf.cold-start")
                 .into_iter()
                 .map(|m| ColdStartChart {
@@ -245,26 +210,82 @@ impl<'a> Page<'a> {
             },
             screen: screen(report, figures, pack),
             flows: flows(report, figures, pack),
-            trends: report
-                .checks
-                .iter()
-                .filter_map(|c| {
-                    let id = c.check.criterion_id.as_str();
-                    let trend = figures.trends.get(id)?;
-                    let assertion = criteria.get(id).and_then(|c| c.assertion.as_ref());
-                    let unit = trend.unit.as_deref().unwrap_or("");
-                    Some(super::trends::TrendView {
-                        criterion_id: id,
-                        trend,
-                        limits: (
-                            assertion.and_then(|a| a.assertion.lower_bound_in(unit)),
-                            assertion.and_then(|a| a.assertion.upper_bound_in(unit)),
-                        ),
-                    })
-                })
-                .collect(),
+            trends: trends(report, figures, &criteria),
         }
     }
+}
+
+/// The criteria that failed, each with its files per run.
+fn failures(report: &AuditReport) -> Vec<Failing<'_>> {
+    report
+        .checks
+        .iter()
+        .filter(|entry| {
+            entry.check.result == CheckResult::Fail
+                || entry.check.assertion_verdict == AssertionVerdict::Fail
+        })
+        .map(|entry| Failing {
+            criterion_id: &entry.check.criterion_id,
+            statement: entry.check.statement.as_deref(),
+            actual: entry.check.actual.as_deref(),
+            expected: entry.check.expected.as_deref(),
+            reason: entry.check.reason.as_deref(),
+            files: entry
+                .measurements
+                .iter()
+                .flat_map(|m| &m.runs)
+                .map(|r| (r.run, r.files.iter().map(|f| f.path.as_str()).collect()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The table's rows, failing first.
+fn rows(report: &AuditReport) -> Vec<Row<'_>> {
+    crate::report::failing_first(report)
+        .into_iter()
+        .map(|entry| {
+            let c = &entry.check;
+            Row {
+                criterion_id: &c.criterion_id,
+                statement: c.statement.as_deref(),
+                dimension: c.dimension.as_str(),
+                weight: c.weight.as_str(),
+                result: c.result.as_str(),
+                recomputed: c.assertion_verdict.as_str(),
+                actual: c.actual.as_deref(),
+                expected: c.expected.as_deref(),
+                reason: c.reason.as_deref(),
+                evidence: &c.evidence,
+            }
+        })
+        .collect()
+}
+
+/// A trend for each criterion the history has points of, with the assertion's limits.
+fn trends<'a>(
+    report: &'a AuditReport,
+    figures: &'a Figures,
+    criteria: &HashMap<&str, &Criterion>,
+) -> Vec<super::trends::TrendView<'a>> {
+    report
+        .checks
+        .iter()
+        .filter_map(|c| {
+            let id = c.check.criterion_id.as_str();
+            let trend = figures.trends.get(id)?;
+            let assertion = criteria.get(id).and_then(|c| c.assertion.as_ref());
+            let unit = trend.unit.as_deref().unwrap_or("");
+            Some(super::trends::TrendView {
+                criterion_id: id,
+                trend,
+                limits: (
+                    assertion.and_then(|a| a.assertion.lower_bound_in(unit)),
+                    assertion.and_then(|a| a.assertion.upper_bound_in(unit)),
+                ),
+            })
+        })
+        .collect()
 }
 
 /// The page's heading facts: the pack, dwpipe, when, the device, the workspace.
@@ -322,64 +343,6 @@ fn facts(report: &AuditReport) -> Vec<(&'static str, String)> {
     facts
 }
 
-/// Every flow the audit ran, with the response criteria measured in it.
-fn flows<'a>(report: &'a AuditReport, figures: &'a Figures, pack: &Pack) -> Vec<FlowStrip<'a>> {
-    let args: HashMap<&str, &crate::pack::ProbeArgs> = pack
-        .criteria
-        .iter()
-        .filter_map(|c| Some((c.id.as_str(), &c.assertion.as_ref()?.probe.as_ref()?.args)))
-        .collect();
-    let limits: HashMap<&str, Option<f64>> = pack
-        .criteria
-        .iter()
-        .map(|c| {
-            let limit = c
-                .assertion
-                .as_ref()
-                .and_then(|a| a.assertion.upper_bound_in("ms"));
-            (c.id.as_str(), limit)
-        })
-        .collect();
-    let failed: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.check.result == CheckResult::Fail)
-        .map(|c| c.check.criterion_id.as_str())
-        .collect();
-    figures
-        .flows
-        .values()
-        .map(|figure| FlowStrip {
-            figure,
-            timings: report
-                .checks
-                .iter()
-                .flat_map(|c| &c.measurements)
-                .filter_map(|m| {
-                    let args = args.get(m.criterion_id.as_str())?;
-                    (m.probe == "perf.response"
-                        && args.flow.as_deref() == Some(figure.record.flow.as_str()))
-                    .then(|| Timing {
-                        criterion_id: &m.criterion_id,
-                        what: match args.response {
-                            ResponseMetric::Response => "response",
-                            ResponseMetric::Complete => "complete (trace-based)",
-                        },
-                        runs: m
-                            .runs
-                            .iter()
-                            .filter_map(|r| r.value.as_ref()?.as_number())
-                            .collect(),
-                        value: m.value.as_ref().and_then(crate::audit::Value::as_number),
-                        limit_ms: limits.get(m.criterion_id.as_str()).copied().flatten(),
-                        failed: failed.contains(&m.criterion_id.as_str()),
-                    })
-                })
-                .collect(),
-        })
-        .collect()
-}
-
 fn frames_chart<'a>(
     criterion_id: &'a str,
     actual: &'a str,
@@ -404,90 +367,4 @@ fn frames_chart<'a>(
         bin_ms: width,
         counts,
     }
-}
-
-/// The screen of the first on-screen criterion: every touch target (green at or above the
-/// platform's 48 vp, red below), then each layout or accessibility criterion's nodes.
-fn screen<'a>(report: &AuditReport, figures: &'a Figures, pack: &Pack) -> Option<ScreenView<'a>> {
-    let figure = figures.screen.as_ref()?;
-    let layout = &figure.layout;
-    let window = layout.app_window(Some(&pack.doc.app.bundle.value)).ok()?;
-    let vpr = report
-        .device
-        .as_ref()
-        .and_then(|d| d.virtual_pixel_ratio)
-        .unwrap_or(1.0);
-    let mut shapes = Vec::new();
-    for node in layout.clickables(window) {
-        // Drawn where it is visible, coloured by its own size (the touch-target rule).
-        let (Some(own), Some(rect)) = (layout.node(node).rect, layout.visible_rect(node)) else {
-            continue;
-        };
-        let side = to_vp(own.width().min(own.height()), vpr);
-        shapes.push(Shape::Node {
-            rect,
-            colour: if side < TOUCH_BASELINE_VP {
-                "#cf222e"
-            } else {
-                "#1a7f37"
-            },
-            label: if side < TOUCH_BASELINE_VP {
-                format!(
-                    "{} {side} vp < {TOUCH_BASELINE_VP}",
-                    layout.selector_of(node)
-                )
-            } else {
-                format!("{} {side} vp", layout.selector_of(node))
-            },
-        });
-    }
-    let on_screen = report
-        .checks
-        .iter()
-        .flat_map(|c| &c.measurements)
-        .filter(|m| m.probe.starts_with("layout.") || m.probe.starts_with("a11y."));
-    let criteria: HashMap<&str, &Criterion> =
-        pack.criteria.iter().map(|c| (c.id.as_str(), c)).collect();
-    for measurement in on_screen {
-        let Some(args) = criteria
-            .get(measurement.criterion_id.as_str())
-            .and_then(|c| c.assertion.as_ref()?.probe.as_ref())
-            .map(|p| &p.args)
-        else {
-            continue;
-        };
-        let node = |selector: &Option<crate::pack::Selector>| {
-            selector
-                .as_ref()
-                .and_then(|s| layout.select(window, s).ok())
-        };
-        let label = format!(
-            "{}: {}",
-            measurement.criterion_id,
-            measurement.actual.as_deref().unwrap_or("?")
-        );
-        match (node(&args.from), node(&args.to), node(&args.target)) {
-            (Some(from), Some(to), _) => {
-                if let (Some(from), Some(to)) = (layout.node(from).rect, layout.node(to).rect) {
-                    shapes.push(Shape::Gap { from, to, label });
-                }
-            }
-            (_, _, Some(target)) => {
-                if let Some(rect) = layout.visible_rect(target) {
-                    shapes.push(Shape::Node {
-                        rect,
-                        colour: "#8250df",
-                        label,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(ScreenView {
-        png: &figure.png,
-        width: figure.width,
-        height: figure.height,
-        shapes,
-    })
 }

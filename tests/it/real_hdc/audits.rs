@@ -17,6 +17,7 @@ use crate::support::{
     device_verdicts, frozen_example, frozen_fixture, no_sleeps, own_leases, replay_audit_into,
 };
 
+#[track_caller]
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
@@ -68,6 +69,7 @@ fn audit(
 }
 
 /// Waits (60 s at most) for a folder a running audit makes.
+#[track_caller]
 fn wait_for(folder: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !folder.is_dir() {

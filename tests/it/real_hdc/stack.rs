@@ -29,6 +29,7 @@ fn repo() -> PathBuf {
 }
 
 /// The real binaries, when built and usable here; `None` (with a line) outside CI.
+#[track_caller]
 fn binaries() -> Option<(PathBuf, PathBuf)> {
     let dir = repo().join("target/real-hdc");
     let (hdc, hdcd) = (dir.join("hdc"), dir.join("hdcd"));
@@ -63,6 +64,7 @@ pub(crate) fn free_port() -> u16 {
         .unwrap()
 }
 
+#[track_caller]
 fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;
     while !done() {
@@ -179,6 +181,7 @@ impl Stack {
     }
 
     /// A phone joined to the server; waits until the server lists it in `status`.
+    #[track_caller]
     pub(crate) fn phone(&mut self, tools: Tools) -> &mut Phone {
         let n = self.phones.len();
         let home = self.dir.join(format!("phone-{n}"));

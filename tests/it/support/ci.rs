@@ -30,6 +30,7 @@ pub(crate) struct JobRun {
 
 impl JobRun {
     /// The exit code of the step whose name or command holds `text` (`None`: skipped).
+    #[track_caller]
     pub(crate) fn step(&self, text: &str) -> Option<i32> {
         self.steps
             .iter()
@@ -151,6 +152,7 @@ impl Ci {
     }
 
     /// One night of a GitHub Actions workflow: every job in the order of its `needs`.
+    #[track_caller]
     pub(crate) fn github(&mut self, workflow: &Value, night: u32) -> Vec<JobRun> {
         let _ = fs::remove_dir_all(&self.state);
         let jobs = workflow["jobs"].as_object().unwrap();
@@ -199,6 +201,7 @@ impl Ci {
         runs
     }
 
+    #[track_caller]
     fn github_job(
         &mut self,
         workflow: &Value,
@@ -307,6 +310,7 @@ impl Ci {
 
     /// One night of a GitLab pipeline started by `source` (`schedule`): its stages in order,
     /// the jobs whose rules admit the source.
+    #[track_caller]
     pub(crate) fn gitlab(&mut self, pipeline: &Value, night: u32, source: &str) -> Vec<JobRun> {
         let _ = fs::remove_dir_all(&self.state);
         let stages: Vec<&str> = pipeline["stages"]
@@ -369,6 +373,7 @@ impl Ci {
         runs
     }
 
+    #[track_caller]
     fn gitlab_job(
         &mut self,
         job: &Value,
@@ -441,6 +446,7 @@ fn needs(job: &Value) -> Vec<String> {
 
 /// Whether a GitLab job's `rules` admit a pipeline of `source`
 /// (`if: $CI_PIPELINE_SOURCE == "…"` only).
+#[track_caller]
 fn admitted(job: &Value, source: &str) -> bool {
     let Some(rules) = job["rules"].as_array() else {
         return true;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use dwpipe::schema::DeliverReport;
 use serde_json::Value;
 
 use super::dwpipe;
@@ -55,7 +56,8 @@ pub(crate) fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> t
 }
 
 /// `dwpipe deliver --pack pack.yaml --json` plus `extra`: (exit code, deliver.json, stderr).
-pub(crate) fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
+#[track_caller]
+pub(crate) fn deliver(dir: &Path, extra: &[&str]) -> (i32, DeliverReport, String) {
     let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
     args.extend_from_slice(extra);
     let (code, stdout, stderr) = dwpipe(dir, &args);
@@ -65,7 +67,8 @@ pub(crate) fn deliver(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
 }
 
 /// `dwpipe deliver --json` plus `args` (a `--resume RUN` among them).
-pub(crate) fn resume(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+#[track_caller]
+pub(crate) fn resume(dir: &Path, args: &[&str]) -> (i32, DeliverReport, String) {
     let mut all = vec!["deliver", "--json"];
     all.extend_from_slice(args);
     let (code, stdout, stderr) = dwpipe(dir, &all);
@@ -101,8 +104,8 @@ pub(crate) fn resume_on_the_device(dir: &Path, run: &Path) -> (i32, String) {
 }
 
 /// The run directory a summary names.
-pub(crate) fn run_dir(summary: &Value, dir: &Path) -> PathBuf {
-    dir.join(summary["run-dir"].as_str().unwrap())
+pub(crate) fn run_dir(summary: &DeliverReport, dir: &Path) -> PathBuf {
+    dir.join(&summary.run_dir)
 }
 
 /// Every ledger line as `stage/round/outcome` (`stage/outcome` for the delivery's own lines).
@@ -153,6 +156,7 @@ pub(crate) fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
 }
 
 /// Waits until `path` holds a pid (a process the test's scripts started), and returns it.
+#[track_caller]
 pub(crate) fn wait_for_pid(path: &Path) -> i32 {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -200,7 +204,8 @@ pub(crate) fn signal(child: &Child, signal: libc::c_int) {
 
 /// `dwpipe deliver --json` plus `args`, with the project's `bin/` first on PATH (the tools a
 /// test installs there, a scripted `deveco` among them): (exit code, deliver.json).
-pub(crate) fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, Value) {
+#[track_caller]
+pub(crate) fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, DeliverReport) {
     let path = format!(
         "{}:{}",
         dir.join("bin").display(),

@@ -153,6 +153,7 @@ impl Test {
     }
 
     /// Runs it and checks the exit code and every text; what it printed.
+    #[track_caller]
     pub(crate) fn run(self) -> Ran {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         let (code, stdout, stderr) = dwpipe(&self.dir, &args);
@@ -204,6 +205,7 @@ fn repo() -> PathBuf {
 
 /// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
 /// scroll session.
+#[track_caller]
 pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
     let dir = root.join(serial);
     let source = repo().join("device-fixtures").join(from);
@@ -239,6 +241,7 @@ pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> Str
 /// passed as `--playbooks` overrides for fake-hdc, which steps over a capture's recorded
 /// pauses. Readiness polls stay (their looks are recorded exchanges), with a ceiling no busy
 /// test machine reaches, so they end on the looks the capture recorded.
+#[track_caller]
 pub(crate) fn no_sleeps(dir: &Path) -> String {
     let sessions = dir.join("playbooks/sessions");
     fs::create_dir_all(&sessions).unwrap();
@@ -260,6 +263,7 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
 
 /// A live audit of `capture` through fake-hdc (a device, never a replay) in `dir/out`, under
 /// the serial `serial`: its report's path.
+#[track_caller]
 pub(crate) fn live_audit(dir: &Path, capture: &str, serial: &str, out: &str) -> PathBuf {
     let own = dir.join(format!("hdc-{out}"));
     fs::create_dir_all(&own).unwrap();
@@ -301,6 +305,7 @@ pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
 }
 
 /// Copies a folder and everything under it.
+#[track_caller]
 pub(crate) fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
@@ -315,6 +320,7 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A temp folder with the example pack frozen in it.
+#[track_caller]
 pub(crate) fn frozen_example() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = repo().join("examples/notes/pack.yaml");
@@ -324,6 +330,7 @@ pub(crate) fn frozen_example() -> tempfile::TempDir {
 }
 
 /// A temp folder with `tests/fixtures/<pack>` frozen in it.
+#[track_caller]
 pub(crate) fn frozen_fixture(pack: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = fixture(pack);
@@ -376,6 +383,7 @@ pub(crate) fn device_verdicts(lab: &serde_json::Value) -> Vec<(&str, &str)> {
 }
 
 /// The check of `criterion` in a report.
+#[track_caller]
 pub(crate) fn check<'a>(report: &'a serde_json::Value, criterion: &str) -> &'a serde_json::Value {
     report["checks"]
         .as_array()
@@ -400,4 +408,41 @@ pub(crate) fn inspect(args: &[&str]) -> (i32, String, String) {
     let mut all = vec!["inspect"];
     all.extend_from_slice(args);
     dwpipe(Path::new("."), &all)
+}
+
+/// A document dwpipe wrote, read as its schema type (`dwpipe::schema`): a field renamed in the
+/// schema is a compile error here, not a lookup that quietly finds nothing.
+#[track_caller]
+pub(crate) fn read<T: serde::de::DeserializeOwned>(path: impl AsRef<Path>) -> T {
+    let path = path.as_ref();
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A document dwpipe printed (`--json`), read as its schema type.
+#[track_caller]
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(printed: &str) -> T {
+    serde_json::from_str(printed).unwrap_or_else(|e| panic!("not the document ({e}): {printed}"))
+}
+
+/// What the tests ask of an audit report, typed.
+pub(crate) trait Audited {
+    /// The check of criterion `id`.
+    fn check(&self, id: &str) -> &dwpipe::schema::ReportCheck;
+    /// Every diagnostic's code, in order.
+    fn codes(&self) -> Vec<&str>;
+}
+
+impl Audited for dwpipe::schema::AuditReport {
+    #[track_caller]
+    fn check(&self, id: &str) -> &dwpipe::schema::ReportCheck {
+        self.checks
+            .iter()
+            .find(|c| c.check.criterion_id == id)
+            .unwrap_or_else(|| panic!("no check of {id}"))
+    }
+
+    fn codes(&self) -> Vec<&str> {
+        self.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
 }

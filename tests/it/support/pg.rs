@@ -22,6 +22,7 @@ pub(crate) struct Server {
 }
 
 /// The running server, or `None` (with a line saying so) outside CI.
+#[track_caller]
 pub(crate) fn server() -> Option<Server> {
     let read = |name: &str| std::fs::read_to_string(folder().join(name)).ok();
     let found = read("url")

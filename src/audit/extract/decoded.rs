@@ -1,0 +1,210 @@
+//! One session visit's evidence files, each decoded on first use (a trace streamed, a layout,
+//! a screenshot) and kept for every probe of the visit and the report's figures.
+
+use super::super::evidence::{Context, Files};
+use super::super::evidence::{FLOW_RECORD, FlowRecord};
+use super::ExtractError;
+use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
+use crate::probe::Evidence;
+use crate::probe::hitrace::{self, Analysis, TraceReport};
+use crate::probe::layout::Layout;
+use crate::probe::screenshot::Image;
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest evidence file read whole (a layout dump, a screenshot, a reply); traces stream.
+pub(super) const MAX_EVIDENCE_BYTES: u64 = MAX_REPORT_BYTES;
+/// A trace, analysed: the report and every frame interval (for the report's chart).
+#[derive(Debug)]
+pub struct Trace {
+    /// What the analysis found.
+    pub(crate) report: TraceReport,
+    /// Every interval between consecutive presented frames, in ms.
+    pub(crate) intervals_ms: Vec<f64>,
+}
+
+/// A screenshot: its bytes (the report embeds them) and its pixels.
+#[derive(Debug)]
+pub struct Screenshot {
+    /// The file as pulled.
+    pub(crate) bytes: Vec<u8>,
+    /// Decoded.
+    pub(crate) image: Image,
+}
+
+/// One session visit's evidence, each file decoded on first use and kept for the others.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    files: &'a Files,
+    pub(super) context: Context<'a>,
+    trace: OnceCell<Result<Trace, ExtractError>>,
+    layout: OnceCell<Result<Layout, ExtractError>>,
+    screen: OnceCell<Result<Screenshot, ExtractError>>,
+    steps: OnceCell<BTreeMap<String, Result<Analysis, ExtractError>>>,
+}
+
+impl<'a> Decoded<'a> {
+    /// The evidence of one session visit.
+    pub fn new(files: &'a Files, context: Context<'a>) -> Decoded<'a> {
+        Decoded {
+            files,
+            context,
+            trace: OnceCell::new(),
+            layout: OnceCell::new(),
+            screen: OnceCell::new(),
+            steps: OnceCell::new(),
+        }
+    }
+
+    /// Every flow step's trace of the visit, streamed once, by file name.
+    pub(crate) fn step_traces(&self) -> &BTreeMap<String, Result<Analysis, ExtractError>> {
+        self.steps.get_or_init(|| {
+            self.files
+                .iter()
+                .filter(|(name, _)| name.starts_with("step-") && name.ends_with(".ftrace"))
+                .map(|(name, path)| {
+                    let analysis =
+                        stream(path, Analysis::of_step()).and_then(|a| self.fresh(name, a));
+                    (name.clone(), analysis)
+                })
+                .collect()
+        })
+    }
+
+    /// `analysis` of the trace `name`, unless it ends before the device's uptime its
+    /// recording began at (kept beside it, [`clock_file`]); a visit recorded before dwpipe
+    /// kept that clock is taken as it is.
+    fn fresh(&self, name: &str, analysis: Analysis) -> Result<Analysis, ExtractError> {
+        let Some(path) = self.files.get(&clock_file(name)) else {
+            return Ok(analysis);
+        };
+        let text = String::from_utf8_lossy(&read(path)?).into_owned();
+        let Some(began_ns) = uptime_ns(&text) else {
+            return Ok(analysis);
+        };
+        match analysis.last_ns {
+            Some(ends) if ends < began_ns => Err(ExtractError::StaleTrace {
+                ends_s: ends as f64 / 1e9,
+                began_s: began_ns as f64 / 1e9,
+            }),
+            _ => Ok(analysis),
+        }
+    }
+
+    fn path(&self, evidence: Evidence) -> Result<&PathBuf, ExtractError> {
+        self.files
+            .get(evidence.as_str())
+            .ok_or(ExtractError::NotSaved(evidence))
+    }
+
+    fn bytes(&self, evidence: Evidence) -> Result<Vec<u8>, ExtractError> {
+        read(self.path(evidence)?)
+    }
+
+    pub(crate) fn text(&self, evidence: Evidence) -> Result<String, ExtractError> {
+        Ok(String::from_utf8_lossy(&self.bytes(evidence)?).replace('\r', ""))
+    }
+
+    /// A reply a flow kept under `name`, as text.
+    pub(super) fn named_text(&self, name: &'static str) -> Result<String, ExtractError> {
+        let path = self.files.get(name).ok_or(ExtractError::NotKept(name))?;
+        Ok(String::from_utf8_lossy(&read(path)?).replace('\r', ""))
+    }
+
+    /// The trace, streamed once through the analysis.
+    pub(crate) fn trace(&self) -> Result<&Trace, ExtractError> {
+        self.trace
+            .get_or_init(|| {
+                let analysis = stream(
+                    self.path(Evidence::Trace)?,
+                    Analysis::new(Some(self.context.bundle.to_owned())),
+                )?;
+                let analysis = self.fresh(Evidence::Trace.as_str(), analysis)?;
+                Ok(Trace {
+                    report: hitrace::report(&analysis),
+                    intervals_ms: analysis.frames.intervals_ms(),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The flow's record of a flow visit, when it kept one that reads.
+    pub(crate) fn flow_record(&self) -> Option<FlowRecord> {
+        serde_json::from_slice(&read(self.files.get(FLOW_RECORD)?).ok()?).ok()
+    }
+
+    /// The bytes of another file of the visit (a flow step's screen), when it reads.
+    pub(crate) fn file_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        read(self.files.get(name)?).ok()
+    }
+
+    /// The layout dump, parsed once.
+    pub(crate) fn layout(&self) -> Result<&Layout, ExtractError> {
+        self.layout
+            .get_or_init(|| Ok(Layout::parse(&self.bytes(Evidence::Layout)?)?))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The screenshot, decoded once.
+    pub(crate) fn screen(&self) -> Result<&Screenshot, ExtractError> {
+        self.screen
+            .get_or_init(|| {
+                let bytes = self.bytes(Evidence::Screen)?;
+                let image = Image::decode(&bytes)?;
+                Ok(Screenshot { bytes, image })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// The file that keeps the device's uptime at the start of the trace `trace`
+/// (`trace.ftrace` → `trace.clock`, `step-02.ftrace` → `step-02.clock`).
+pub(crate) fn clock_file(trace: &str) -> String {
+    format!("{}.clock", trace.strip_suffix(".ftrace").unwrap_or(trace))
+}
+
+/// `/proc/uptime`'s first field (seconds since boot, the clock hitrace stamps events with) in
+/// nanoseconds.
+pub(super) fn uptime_ns(text: &str) -> Option<u64> {
+    let seconds = text.split_whitespace().next()?;
+    let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+    let whole: u64 = whole.parse().ok()?;
+    let digits = fraction.get(..fraction.len().min(9))?;
+    let fraction: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse::<u64>().ok()? * 10u64.pow(9 - digits.len() as u32)
+    };
+    whole.checked_mul(1_000_000_000)?.checked_add(fraction)
+}
+
+/// An evidence file read whole, within the evidence bound.
+pub(super) fn read(path: &Path) -> Result<Vec<u8>, ExtractError> {
+    read_bounded(path, MAX_EVIDENCE_BYTES, "an evidence file").map_err(|source| {
+        ExtractError::Unreadable {
+            path: path.to_owned(),
+            source: Arc::new(source),
+        }
+    })
+}
+
+/// A trace streamed through `analysis` in bounded memory.
+pub(super) fn stream(path: &Path, mut analysis: Analysis) -> Result<Analysis, ExtractError> {
+    let unreadable = |source| ExtractError::Unreadable {
+        path: path.to_owned(),
+        source: Arc::new(source),
+    };
+    let file = open_input(path, "a trace").map_err(unreadable)?;
+    analysis.feed(file).map_err(|source| {
+        unreadable(ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    })?;
+    Ok(analysis)
+}

@@ -1,0 +1,136 @@
+//! SmartPerf's samples: every sample or none, its units and its refusals.
+
+use super::*;
+
+/// Samples in SmartPerf's layout, as the real `-f` captures show it.
+fn output(samples: &[&[(&str, &str)]]) -> String {
+    use std::fmt::Write;
+    let mut text = String::from("\n");
+    for pairs in samples {
+        for (i, (k, v)) in pairs.iter().enumerate() {
+            let _ = writeln!(text, "order:{i} {k}={v}");
+        }
+        text.push('\n');
+    }
+    text.push_str("command exec finished!\n");
+    text
+}
+
+#[test]
+fn gpu_and_power_samples_as_smartperf_prints_them() {
+    let gpu_out = output(&[
+        &[("gpuFrequency", "279000000"), ("gpuLoad", "40.000000")],
+        &[("gpuFrequency", "279000000"), ("gpuLoad", "50.000000")],
+    ]);
+    assert_eq!(
+        gpu(&gpu_out).unwrap(),
+        Gpu {
+            load_percent: 45.0,
+            frequency_mhz: 279.0,
+            samples: 2
+        }
+    );
+    // µA and µV, a discharging battery's current negative: 350 mA and 450 mA at 4 V.
+    let power_out = output(&[
+        &[("currentNow", "-350000"), ("voltageNow", "4000000")],
+        &[("currentNow", "-450000"), ("voltageNow", "4000000")],
+    ]);
+    let p = power(&power_out).unwrap();
+    assert_eq!(
+        (p.current_ma, p.voltage_v, p.milliwatts),
+        (400.0, 4.0, 1600.0)
+    );
+    // A small net current is µA all the same (5 mA, never 5,000 mA).
+    let small = power(&output(&[&[
+        ("currentNow", "-5000"),
+        ("voltageNow", "4000000"),
+    ]]));
+    assert_eq!(small.unwrap().milliwatts, 20.0);
+}
+
+#[test]
+fn what_is_not_a_measurement_is_said_never_read_as_one() {
+    let rows: Vec<(String, bool, &str)> = vec![
+        (
+            output(&[&[("failed", "RK does not support power acquisition")]]),
+            false,
+            "RK does not support",
+        ),
+        (
+            output(&[&[("gpuFrequency", "NA"), ("gpuLoad", "NA")]]),
+            true,
+            "(`NA`)",
+        ),
+        // 4.1+: no devfreq node prints zeros, never NA.
+        (
+            output(&[
+                &[("gpuFrequency", "0"), ("gpuLoad", "0.000000")],
+                &[("gpuFrequency", "0"), ("gpuLoad", "0.000000")],
+            ]),
+            true,
+            "no GPU devfreq node",
+        ),
+        // Every sample or none: a negative load, a comma decimal, a unit.
+        (
+            output(&[&[("gpuFrequency", "279000000"), ("gpuLoad", "-282.000000")]]),
+            true,
+            "`order:1 gpuLoad=-282.000000` is outside",
+        ),
+        (
+            output(&[
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "10.000000")],
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "95,000000")],
+            ]),
+            true,
+            "`order:1 gpuLoad=95,000000` does not hold a plain number",
+        ),
+        (
+            output(&[&[("currentNow", "-350mA"), ("voltageNow", "4000000")]]),
+            false,
+            "`order:0 currentNow=-350mA`",
+        ),
+        (
+            output(&[&[("currentNow", "-350000"), ("voltageNow", "-4000000")]]),
+            false,
+            "outside what the device can report",
+        ),
+        // A charging battery: its current is the charge.
+        (
+            output(&[
+                &[("currentNow", "-350000"), ("voltageNow", "4000000")],
+                &[("currentNow", "120000"), ("voltageNow", "4000000")],
+            ]),
+            false,
+            "charging in 1 of 2 samples",
+        ),
+        ("order:0 gpuLoad\n".to_owned(), true, "is not `order:<i>"),
+        (
+            "Not a development mode state\n".to_owned(),
+            true,
+            "developer mode is off",
+        ),
+        (
+            output(&[
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "1.0")],
+                &[("gpuLoad", "1.0")],
+            ]),
+            true,
+            "missing from the others",
+        ),
+    ];
+    for (text, is_gpu, said) in rows {
+        let error = if is_gpu {
+            gpu(&text).unwrap_err()
+        } else {
+            power(&text).unwrap_err()
+        };
+        assert!(error.to_string().contains(said), "{text}: {error}");
+    }
+    // Samples with no blank line between them still part at a repeated key.
+    assert_eq!(
+        samples("order:0 gpuLoad=1\norder:0 gpuLoad=3\n")
+            .unwrap()
+            .len(),
+        2
+    );
+}

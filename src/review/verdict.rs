@@ -1,0 +1,76 @@
+//! The review's verdict and its report.
+
+use crate::diagnostic::Diagnostic;
+use serde::{Deserialize, Serialize};
+
+use crate::words::words;
+
+words! {
+    /// The review's verdict on a lock.
+    pub(crate) enum ReviewVerdict {
+        /// The rules and the reviewer found nothing.
+        Pass = "pass",
+        /// The pack must change before dispatch.
+        Revise = "revise",
+        /// The outside review was waived (`--no-review`), recorded.
+        Waived = "waived",
+        /// The review failed or ran out of rounds; fail-mode `open`/`warn` lets delivery go on.
+        Incomplete = "incomplete",
+        /// The review failed or ran out of rounds under fail-mode `closed`: no dispatch.
+        Blocked = "blocked",
+    }
+}
+
+words! {
+    /// What the outside reviewer did.
+    pub(crate) enum ReviewerOutcome {
+        /// It answered pass.
+        Pass = "pass",
+        /// It answered revise, with findings.
+        Revise = "revise",
+        /// It gave no usable answer.
+        Failure = "failure",
+        /// It was waived for this run.
+        Waived = "waived",
+        /// None is configured.
+        NotConfigured = "not-configured",
+        /// The built-in rules already refused the pack, so it was not asked.
+        NotAsked = "not-asked",
+    }
+}
+
+impl ReviewVerdict {
+    /// Whether the review ran to its end (the built-in rules and the reviewer, if any, gave
+    /// their answer): only such a review stands for later runs.
+    pub(crate) fn is_complete(self) -> bool {
+        matches!(self, ReviewVerdict::Pass | ReviewVerdict::Revise)
+    }
+
+    /// Whether delivery may go on.
+    pub(crate) fn allows_dispatch(self) -> bool {
+        matches!(
+            self,
+            ReviewVerdict::Pass | ReviewVerdict::Waived | ReviewVerdict::Incomplete
+        )
+    }
+}
+
+/// `review-<n>.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct ReviewReport {
+    /// Report format.
+    pub(crate) format_version: u32,
+    /// The lock reviewed.
+    pub(crate) pack_sha256: String,
+    /// The verdict.
+    pub(crate) verdict: ReviewVerdict,
+    /// Which revise round this was (1-based).
+    pub(crate) round: u32,
+    /// What the outside reviewer did.
+    pub(crate) reviewer: ReviewerOutcome,
+    /// The reviewer's findings or failure reason.
+    pub(crate) reviewer_notes: Vec<String>,
+    /// Built-in findings and the review's own diagnostics.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
