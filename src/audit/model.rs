@@ -45,7 +45,7 @@ pub struct MeasurementRecord {
     pub probe: String,
     /// Extractor used.
     pub extractor: Extractor,
-    /// Which behaviour of the extractor read the runs (see [`Extractor::revision`]); audits
+    /// Which behaviour of the extractor read the runs (see `Extractor::revision`); audits
     /// of the first format were all read by revision 1.
     #[serde(default = "first_revision")]
     pub extractor_revision: u32,
