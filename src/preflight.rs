@@ -132,12 +132,29 @@ fn program(what: &str, program: &str, cwd: &Path, code: &'static str, fix: &str)
     }
 }
 
+/// A program's name without its folder and extension (`/opt/bin/opencode.exe` → `opencode`).
+fn runtime_name(program: &str) -> String {
+    Path::new(program)
+        .file_stem()
+        .map_or_else(String::new, |n| n.to_string_lossy().to_ascii_lowercase())
+}
+
 /// The programs of the config: the agent, each verification command, the outside reviewer.
 pub(crate) fn programs(config: &Config) -> Vec<Check> {
     let workspace = &config.workspace;
     let mut checks = Vec::new();
     if let Some(agent) = &config.agent {
         checks.push(match agent.kind {
+            // The runtime configured by its program's name: OpenCode's runtime is not DevEco Code.
+            AgentKind::Deveco if runtime_name(&agent.program) == "opencode" => program(
+                "agent (OpenCode)",
+                &agent.program,
+                workspace,
+                "E_PREFLIGHT_AGENT",
+                "install OpenCode's runtime (`npm install -g opencode-ai`, or the version \
+                 `.ci/agent-deps` pins) and put `opencode` on PATH, or set `agent.program` to \
+                 where it is",
+            ),
             AgentKind::Deveco => program(
                 "agent (DevEco Code)",
                 &agent.program,

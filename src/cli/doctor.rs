@@ -126,6 +126,12 @@ playbook for every probe; --device SERIAL [--server HOST:PORT] checks the device
 gate will use, --replay CAPTURE a capture. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
 --version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
 is there, 3 when something is missing (each with how to install or configure it).")]
+// How an audit runs a lab or a replay is not doctor's business: its help shows only its own.
+#[command(
+    mut_arg("jobs", |a| a.hide(true)),
+    mut_arg("lab", |a| a.hide(true)),
+    mut_arg("realtime", |a| a.hide(true))
+)]
 pub(super) struct DoctorArgs {
     #[command(flatten)]
     pub(super) client: DeviceClient,

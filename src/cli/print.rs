@@ -81,7 +81,7 @@ impl Tone {
             "pass" | "passes" | "same" | "improved" | "verified" => Some(Tone::Pass),
             "fail" | "fails" | "regressed" | "error" => Some(Tone::Fail),
             "unverified" | "incomplete" | "inconclusive" | "not-measured" | "stopped"
-            | "warning" => Some(Tone::Warn),
+            | "warning" | "pass with warnings" => Some(Tone::Warn),
             _ => None,
         }
     }

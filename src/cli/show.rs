@@ -80,7 +80,9 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
     print::out_line(
         &Line::default()
             .plain(format!("audit of {serial}{replayed}: "))
-            .verdict(if report.verdict == Verdict::Pass {
+            .verdict(if crate::report::headline::warned(report) {
+                "PASS with warnings"
+            } else if report.verdict == Verdict::Pass {
                 "PASS"
             } else {
                 "FAIL"

@@ -8,29 +8,79 @@ use crate::compare::{from_files, read_audit};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
-use crate::recheck::{Cause, recheck};
+use crate::recheck::{Cause, Difference, recheck};
 use crate::schema::Comparison;
 
 use super::error::Error;
 use super::load_lock;
 use super::print;
+use super::shared::Json;
 use super::{Edge, Run};
+use serde::Serialize;
 use std::path::PathBuf;
 
 impl Run for VerifyEvidenceArgs {
+    fn json(&self) -> bool {
+        self.output.json
+    }
+
     fn execute(self, _: &Edge) -> Result<i32, Error> {
-        run(&self.report, self.lock.as_deref())
+        let checked = check(&self.report, self.lock.as_deref())?;
+        if self.output.json {
+            print::json(&checked);
+        } else {
+            show(&checked);
+        }
+        Ok(exit_code::of_differences(checked.found()))
     }
 }
 
-/// Exit 0 when the report is exactly its rebuild, 1 on any difference. A `compare.json` is
-/// verified too: both audits it compared, then the comparison recomputed from them.
-fn run(report_path: &Path, pack: Option<&Path>) -> Result<i32, Error> {
-    if let Some(comparison) = read_comparison(report_path) {
-        return verify_comparison(report_path, &comparison, pack);
+/// What `verify-evidence` found: the document `--json` prints.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct Checked {
+    /// The report checked, as given.
+    report: String,
+    /// `audit` or `comparison`.
+    kind: &'static str,
+    /// Whether nothing differs, in it or in the audits it names.
+    verified: bool,
+    /// The lock it was held to, and its SHA-256.
+    lock: String,
+    lock_sha256: String,
+    /// Whether that lock was given (`--pack`), not taken from the report itself.
+    anchored: bool,
+    /// A comparison: whether it binds the lock and the reports it compared by their hashes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bound: Option<bool>,
+    /// Evidence files re-hashed and measurements rebuilt (an audit).
+    files: usize,
+    measurements: usize,
+    /// Criteria recomputed (a comparison).
+    criteria: usize,
+    /// Each field that differs, with why.
+    differences: Vec<Difference>,
+    /// What reading the lock said (a comparison's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    diagnostics: Vec<Diagnostic>,
+    /// The audits a comparison names, each checked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    audits: Vec<Checked>,
+}
+
+impl Checked {
+    /// Every difference, in it and in the audits it names.
+    fn found(&self) -> usize {
+        self.differences.len() + self.audits.iter().map(Checked::found).sum::<usize>()
     }
-    let differences = verify_audit(report_path, pack)?;
-    Ok(exit_code::of_differences(differences))
+}
+
+/// The report at `report_path` (an audit, or a `compare.json`), checked.
+fn check(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Error> {
+    match read_comparison(report_path) {
+        Some(comparison) => verify_comparison(report_path, &comparison, pack),
+        None => verify_audit(report_path, pack),
+    }
 }
 
 /// A `compare.json`, if that is what the file is.
@@ -46,7 +96,7 @@ fn verify_comparison(
     path: &Path,
     recorded: &Comparison,
     pack: Option<&Path>,
-) -> Result<i32, Error> {
+) -> Result<Checked, Error> {
     if recorded.format_version > crate::format::COMPARE {
         return Err(Diagnostic::error(
             "E_EVIDENCE_INVALID",
@@ -63,17 +113,9 @@ fn verify_comparison(
     }
     let out = crate::output::dir_or_dot(path.parent());
     let bound = recorded.lock_sha256.is_some();
-    if !bound {
-        print::out(&format!(
-            "UNBOUND  `{}` (comparison format {}) names its lock and both reports by path only: \
-             a lock or a report swapped under it cannot be told",
-            path.display(),
-            recorded.format_version
-        ));
-    }
-    let mut found = 0;
+    let mut audits = Vec::new();
     for side in [&recorded.baseline, &recorded.candidate] {
-        found += verify_audit(&out.join(&side.report), None)?;
+        audits.push(verify_audit(&out.join(&side.report), None)?);
     }
     let lock = match pack {
         Some(trusted) => crate::output::relative_to(trusted, out),
@@ -86,14 +128,6 @@ fn verify_comparison(
         (&out.join(candidate), candidate),
         Some(&lock),
     )?;
-    print::diagnostics(&frozen.found);
-    if pack.is_none() {
-        print::out(&format!(
-            "UNANCHORED  the comparison is held to the lock it names itself, `{}` (sha256 {}); pass --pack with the lock you trust",
-            out.join(&recorded.lock).display(),
-            frozen.lock.sha256
-        ));
-    }
     // Recorded facts, not readings: which dwpipe wrote it, the lock's path (its hash binds it).
     recomputed
         .dwpipe_version
@@ -107,21 +141,27 @@ fn verify_comparison(
     }
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
-    for d in &differences {
-        print::out(&format!("DIFFERENT  {d}"));
-    }
-    print::out(&format!(
-        "{}: {} criteria recomputed from the two audits against lock {}: {} difference(s)",
-        path.display(),
-        recomputed.criteria.len(),
-        &frozen.lock.sha256[..12],
-        differences.len()
-    ));
-    Ok(exit_code::of_differences(found + differences.len()))
+    let mut checked = Checked {
+        report: path.display().to_string(),
+        kind: "comparison",
+        verified: false,
+        lock: out.join(&recorded.lock).display().to_string(),
+        lock_sha256: frozen.lock.sha256.clone(),
+        anchored: pack.is_some(),
+        bound: Some(bound),
+        files: 0,
+        measurements: 0,
+        criteria: recomputed.criteria.len(),
+        differences,
+        diagnostics: frozen.found.clone(),
+        audits,
+    };
+    checked.verified = checked.found() == 0;
+    Ok(checked)
 }
 
-/// Rebuilds one audit report and prints what differs; the number of differences.
-fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error> {
+/// Rebuilds one audit report: what differs.
+fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Error> {
     let invalid = |message: String| {
         Error::from(
             Diagnostic::error("E_EVIDENCE_INVALID", message)
@@ -129,8 +169,8 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error>
         )
     };
     let report = read_audit(report_path, "E_EVIDENCE_INVALID")?;
-    let frozen = match pack {
-        Some(lock) => load_lock(lock)?,
+    let (lock, frozen) = match pack {
+        Some(lock) => (lock.to_owned(), load_lock(lock)?),
         None => {
             let named = report.lock.as_deref().ok_or_else(|| {
                 invalid(format!(
@@ -140,41 +180,86 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<usize, Error>
             })?;
             let lock = crate::output::dir_or_dot(report_path.parent()).join(named);
             let frozen = load_lock(&lock)?;
-            print::out(&format!(
-                "UNANCHORED  held to the lock the report names itself, `{}` (sha256 {}); pass --pack with the lock you trust",
-                lock.display(),
-                frozen.lock.sha256
-            ));
-            frozen
+            (lock, frozen)
         }
     };
     let found = recheck(report_path, &report, &frozen)?;
-    for difference in &found.differences {
+    Ok(Checked {
+        report: report_path.display().to_string(),
+        kind: "audit",
+        verified: found.differences.is_empty(),
+        lock: lock.display().to_string(),
+        lock_sha256: frozen.lock.sha256.clone(),
+        anchored: pack.is_some(),
+        bound: None,
+        files: found.files,
+        measurements: found.measurements,
+        criteria: 0,
+        differences: found.differences,
+        diagnostics: Vec::new(),
+        audits: Vec::new(),
+    })
+}
+
+/// What was found, as the terminal says it: an audit's (or each audit's, then the
+/// comparison's) warnings, every difference, and a line of counts.
+fn show(checked: &Checked) {
+    for audit in &checked.audits {
+        show(audit);
+    }
+    let sha = &checked.lock_sha256;
+    if checked.bound == Some(false) {
+        print::out(&format!(
+            "UNBOUND  `{}` names its lock and both reports by path only: a lock or a report swapped under it cannot be told",
+            checked.report
+        ));
+    }
+    print::diagnostics(&checked.diagnostics);
+    if !checked.anchored {
+        let what = if checked.kind == "audit" {
+            "held to the lock the report names itself"
+        } else {
+            "the comparison is held to the lock it names itself"
+        };
+        print::out(&format!(
+            "UNANCHORED  {what}, `{}` (sha256 {sha}); pass --pack with the lock you trust",
+            checked.lock
+        ));
+    }
+    for difference in &checked.differences {
         let label = match difference.cause {
             Cause::Tampered => "DIFFERENT",
             Cause::ExtractorChanged => "EXTRACTOR CHANGED",
         };
         print::out(&format!("{label}  {difference}"));
     }
-    let changed = found
+    let n = checked.differences.len();
+    if checked.kind == "comparison" {
+        print::out(&format!(
+            "{}: {} criteria recomputed from the two audits against lock {}: {n} difference(s)",
+            checked.report,
+            checked.criteria,
+            &sha[..12.min(sha.len())],
+        ));
+        return;
+    }
+    let changed = checked
         .differences
         .iter()
         .filter(|d| d.cause == Cause::ExtractorChanged)
         .count();
     print::out(&format!(
-        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt against lock {}: {} difference(s){}",
-        report_path.display(),
-        found.files,
-        found.measurements,
-        &frozen.lock.sha256[..12],
-        found.differences.len(),
+        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt against lock {}: {n} difference(s){}",
+        checked.report,
+        checked.files,
+        checked.measurements,
+        &sha[..12.min(sha.len())],
         if changed > 0 {
             format!(" ({changed} from a changed extractor)")
         } else {
             String::new()
         }
     ));
-    Ok(found.differences.len())
 }
 
 #[derive(Debug, clap::Args)]
@@ -217,4 +302,6 @@ pub(super) struct VerifyEvidenceArgs {
     /// The lock to hold the report to (default: the lock the report names, unanchored).
     #[arg(long = "pack", value_name = "LOCK")]
     pub(super) lock: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) output: Json,
 }

@@ -49,7 +49,18 @@ pub fn compare(
         }
         jobs.push((criterion, base, cand));
     }
-    let criteria = compared_in_parallel(&jobs, frozen, &candidate.pack_sha256);
+    let mut criteria = compared_in_parallel(&jobs, frozen, &candidate.pack_sha256);
+    for (compared, (criterion, (base, _), (cand, _))) in criteria.iter_mut().zip(&jobs) {
+        compared.statement = Some(criterion.statement.clone());
+        let time = |report: &AuditReport, measured: &MeasurementRecord| {
+            let time = report.device_time.as_ref()?;
+            Some(time.seconds_of(measured.runs.iter()))
+        };
+        compared.device_seconds = match (time(baseline, base), time(candidate, cand)) {
+            (Some(a), Some(b)) => Some(((a + b) * 1000.0).round() / 1000.0),
+            _ => None,
+        };
+    }
     if criteria.is_empty() {
         return Err(CompareError::NothingInCommon);
     }

@@ -101,9 +101,15 @@ pub(super) fn one(
             format!("the 95% interval of the median delta lies inside ±{floor}{unit_text}")
         }
         Outcome::Unknown if runs_a.len().min(runs_b.len()) < MIN_RUNS => format!(
-            "{} against {} runs: below {MIN_RUNS} runs an arm, p ≤ {ALPHA} is out of reach (4 against 4 is at best 0.029), and the interval is wider than ±{floor}{unit_text}; measure more runs",
+            "{} against {} runs: below {MIN_RUNS} runs an arm, p ≤ {ALPHA} is out of reach (4 against 4 is at best 0.029), and the interval is wider than ±{floor}{unit_text}; measure more runs: {} more on {} (at least {MIN_RUNS} an arm) before the comparison can decide",
             runs_a.len(),
-            runs_b.len()
+            runs_b.len(),
+            MIN_RUNS - runs_a.len().min(runs_b.len()),
+            match (runs_a.len() < MIN_RUNS, runs_b.len() < MIN_RUNS) {
+                (true, true) => "each arm",
+                (true, false) => "the baseline",
+                _ => "the candidate",
+            }
         ),
         Outcome::Unknown => format!(
             "neither shown different (p = {p_text}, delta {delta:+.3}{unit_text}) nor within ±{floor}{unit_text}; measure more runs"
@@ -153,6 +159,8 @@ impl Compared {
             outcome: None,
             verdict: Regression::Inconclusive,
             reason: String::new(),
+            statement: None,
+            device_seconds: None,
         }
     }
 }

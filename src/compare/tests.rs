@@ -39,6 +39,8 @@ fn compared(weight: Weight, verdict: Regression) -> Compared {
     }))
     .unwrap();
     Compared {
+        statement: None,
+        device_seconds: None,
         verdict,
         reason: "why".into(),
         ..Compared::of_arms("X".into(), weight, &record, arm.clone(), arm)

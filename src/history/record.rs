@@ -293,9 +293,20 @@ impl Recorder {
                 since: None,
                 latest: Some(TREND_POINTS - 1),
             };
+            // Another device's audit recorded since this one began is not its history: a lab's
+            // devices, measured side by side, would read as this criterion moving over time.
+            // (The same device's are earlier runs: its lease keeps them apart.)
+            let before = |p: &crate::schema::Point| {
+                p.serial == device.serial
+                    || report
+                        .started
+                        .as_deref()
+                        .is_none_or(|started| p.recorded_at.as_str() < started)
+            };
             let mut points: Vec<TrendPoint> = history
                 .series(&filter)?
                 .into_iter()
+                .filter(before)
                 .filter_map(|p| {
                     Some(TrendPoint {
                         label: p.recorded_at,

@@ -74,7 +74,7 @@ impl Delivery<'_> {
         if let Err(e) = self.run_dir.ledger().append(&entry) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
-        if let Err(e) = publish::deliver(&report, self.run_dir.path()) {
+        if let Err(e) = publish::deliver(&report, &self.steps(), self.run_dir.path()) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
         if unwritten.is_empty() {
@@ -87,6 +87,23 @@ impl Delivery<'_> {
                 unwritten,
             })
         }
+    }
+
+    /// The run's ledger as its page shows it: every stage of every round, in order (what
+    /// cannot be read back is left out; the ledger itself is the record).
+    fn steps(&self) -> Vec<crate::report::html::Step> {
+        let text =
+            std::fs::read_to_string(self.run_dir.path().join("ledger.jsonl")).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| serde_json::from_str::<Entry>(line).ok())
+            .map(|entry| crate::report::html::Step {
+                stage: entry.stage.as_str(),
+                round: entry.round,
+                outcome: entry.outcome.word(),
+                seconds: entry.duration_ms as f64 / 1000.0,
+                reason: entry.reason,
+            })
+            .collect()
     }
 
     /// Reads the run's ledger and decides where to pick up; records that it did.

@@ -3,7 +3,8 @@
 use serde_json::Value;
 
 /// Why a field differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub(crate) enum Cause {
     /// The report says something its evidence does not give.
     Tampered,
@@ -13,7 +14,7 @@ pub(crate) enum Cause {
 }
 
 /// One difference between the report and its rebuild.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize)]
 pub(crate) struct Difference {
     /// Why.
     pub(crate) cause: Cause,

@@ -16,6 +16,9 @@ use crate::schema::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Tone {
     Pass,
+    /// A pass with warnings (an unstable measurement, a failed should criterion, an unserved
+    /// exchange of a replay): never the plain green of a clean pass.
+    Warned,
     Fail,
     /// Neither shown to pass nor to fail.
     Amber,
@@ -27,7 +30,7 @@ impl Tone {
         match self {
             Tone::Pass => "pass",
             Tone::Fail => "fail",
-            Tone::Amber => "amber",
+            Tone::Warned | Tone::Amber => "amber",
         }
     }
 }
@@ -86,7 +89,12 @@ pub(crate) fn audit(report: &AuditReport) -> Headline {
             .count()
     };
     let (must, should) = (failed(Weight::Must), failed(Weight::Should));
-    let verdict = report.verdict.as_str().to_uppercase();
+    let warned = warned(report);
+    let verdict = if warned {
+        "PASS WITH WARNINGS".to_owned()
+    } else {
+        report.verdict.as_str().to_uppercase()
+    };
     let counts = if s.fail == 0 {
         format!("{} of {} passed", s.pass, s.criteria)
     } else {
@@ -105,9 +113,38 @@ pub(crate) fn audit(report: &AuditReport) -> Headline {
     text.push_str(" — ");
     text.push_str(&provenance(report));
     Headline {
-        tone: tone_of(report.verdict),
+        tone: if warned {
+            Tone::Warned
+        } else {
+            tone_of(report.verdict)
+        },
         text,
     }
+}
+
+/// Whether an audit passed with something to look at: a warning, or a failed should criterion.
+pub(crate) fn warned(report: &AuditReport) -> bool {
+    report.verdict == Verdict::Pass
+        && (report.summary.warnings > 0
+            || report
+                .checks
+                .iter()
+                .any(|c| c.check.weight == Weight::Should && c.check.result == CheckResult::Fail))
+}
+
+/// The warnings said of criterion `id`, by code (`W_MEASUREMENT_UNSTABLE`).
+pub(crate) fn warnings_of<'r>(report: &'r AuditReport, id: &str) -> Vec<&'r str> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.severity == crate::diagnostic::Severity::Warning
+                && d.criterion_id.as_deref() == Some(id)
+                // Said of every unverified criterion, whose row already says unverified.
+                && d.code != "W_AUDIT_UNVERIFIED"
+        })
+        .map(|d| d.code.as_str())
+        .collect()
 }
 
 /// `FAIL: 1 of 3 devices failed …`; `INCOMPLETE: …` with what could not be audited.
@@ -246,13 +283,19 @@ pub(crate) fn ab_lab(report: &AbLabReport) -> Headline {
         .iter()
         .filter(|d| d.absolute == Some(Verdict::Fail))
         .count();
+    // Not shown either way fails the gate as a regression does: counted, never left out.
+    let inconclusive = report
+        .devices
+        .iter()
+        .filter(|d| d.regression == Some(Regression::Inconclusive))
+        .count();
     let unfinished = report
         .devices
         .iter()
         .filter(|d| d.regression.is_none())
         .count();
     let text = format!(
-        "{}: {} device(s); {regressed} regressed against the baseline, {failing} candidate(s) fail the pack, {unfinished} without an A/B",
+        "{}: {} device(s); {regressed} regressed against the baseline, {inconclusive} inconclusive (measure more runs), {failing} candidate(s) fail the pack, {unfinished} without an A/B",
         report.verdict.as_str().to_uppercase(),
         report.devices.len(),
     );

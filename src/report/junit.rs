@@ -93,9 +93,13 @@ pub(crate) fn junit_compare(comparison: &Comparison) -> String {
     for c in &comparison.criteria {
         let _ = writeln!(
             cases,
-            "    <testcase classname=\"regression\" name=\"{} ({})\">",
-            escape(&c.criterion_id),
-            c.weight
+            "    <testcase classname=\"regression\" name=\"{}\"{}>",
+            escape(&case_name(
+                &c.criterion_id,
+                c.weight,
+                c.statement.as_deref()
+            )),
+            time_attribute(c.device_seconds)
         );
         if matches!(c.verdict, Regression::Regressed | Regression::Inconclusive) {
             failures += 1;
@@ -160,10 +164,19 @@ pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
             }
             for cell in &device.criteria {
                 tests += 1;
+                let name = match &cell.statement {
+                    Some(statement) => format!(
+                        "{}: {}",
+                        cell.criterion_id,
+                        crate::text::one_line(statement, crate::text::LINE)
+                    ),
+                    None => cell.criterion_id.clone(),
+                };
                 let _ = writeln!(
                     cases,
-                    "    <testcase classname=\"{serial}.regression\" name=\"{}\">",
-                    escape(&cell.criterion_id)
+                    "    <testcase classname=\"{serial}.regression\" name=\"{}\"{}>",
+                    escape(&name),
+                    time_attribute(cell.device_seconds)
                 );
                 if matches!(cell.verdict, Regression::Regressed | Regression::Inconclusive) {
                     failures += 1;
@@ -273,6 +286,14 @@ fn properties(report: &AuditReport) -> String {
         ];
         known.extend(of_device.into_iter().filter_map(|(k, v)| Some((k, v?))));
     }
+    // Warnings of no criterion (a replay's unserved exchanges): a property each.
+    let warnings: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning && d.criterion_id.is_none())
+        .map(|d| format!("{}: {}", d.code, d.message))
+        .collect();
+    known.extend(warnings.iter().map(|w| ("warning", w.as_str())));
     let mut xml = String::from("    <properties>\n");
     for (name, value) in known {
         let _ = writeln!(
@@ -382,15 +403,32 @@ fn check_case(
     } else {
         Counted::Passed
     };
-    if let Some(statement) = &check.statement {
+    // The statement, and every warning said of the criterion (an unstable measurement): a
+    // dashboard shows what a green case has to say.
+    let warnings = report.diagnostics.iter().filter(|d| {
+        d.severity == Severity::Warning
+            && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
+    });
+    let said: Vec<String> = check
+        .statement
+        .iter()
+        .cloned()
+        .chain(warnings.map(|d| format!("warning {}: {}", d.code, d.message)))
+        .collect();
+    if !said.is_empty() {
         let _ = writeln!(
             cases,
             "      <system-out>{}</system-out>",
-            escape(statement)
+            escape(&said.join("\n"))
         );
     }
     cases.push_str("    </testcase>\n");
     counted
+}
+
+/// ` time="1.234"` when the device time is known.
+fn time_attribute(seconds: Option<f64>) -> String {
+    seconds.map_or_else(String::new, |s| format!(" time=\"{s:.3}\""))
 }
 
 /// One suite per audit; `class_prefix` (`SERIAL.` in a lab) keeps each device's cases apart

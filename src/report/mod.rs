@@ -6,7 +6,7 @@
 mod ab_lab;
 mod audit;
 mod compare;
-mod headline;
+pub(crate) mod headline;
 pub(crate) mod html;
 mod junit;
 mod lab;

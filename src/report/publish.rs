@@ -197,7 +197,16 @@ pub(crate) fn ab_record(
 }
 
 /// A delivery's `deliver.json` in its run folder.
-pub(crate) fn deliver(report: &DeliverReport, run_dir: &Path) -> Result<PathBuf, WriteError> {
+pub(crate) fn deliver(
+    report: &DeliverReport,
+    steps: &[crate::report::html::Step],
+    run_dir: &Path,
+) -> Result<PathBuf, WriteError> {
+    // The page first: a deliver.json on disk always has its page beside it.
+    write_atomic(
+        &run_dir.join(files::DELIVER_HTML),
+        crate::report::html::deliver_html(report, steps).as_bytes(),
+    )?;
     let path = run_dir.join(files::DELIVER);
     write_atomic(&path, json(report).as_bytes())?;
     Ok(path)

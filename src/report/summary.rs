@@ -26,6 +26,7 @@ fn cell(text: &str) -> String {
 fn opening(what: &str, headline: &Headline) -> String {
     let word = match headline.tone {
         Tone::Pass => "passed",
+        Tone::Warned => "passed with warnings",
         Tone::Fail => "FAILED",
         Tone::Amber => "NOT SHOWN TO PASS",
     };
@@ -63,7 +64,11 @@ pub(crate) fn audit(report: &AuditReport, page: Option<&str>) -> String {
     let mut out = opening("audit", &headline::audit(report));
     let (open, passed): (Vec<_>, Vec<_>) = crate::report::failing_first(report)
         .into_iter()
-        .partition(|c| c.check.result != CheckResult::Pass);
+        // A pass with a warning is shown with the open rows: it is what a reviewer looks at.
+        .partition(|c| {
+            c.check.result != CheckResult::Pass
+                || !headline::warnings_of(report, &c.check.criterion_id).is_empty()
+        });
     let row = |c: &crate::schema::ReportCheck| {
         let check = &c.check;
         format!(
@@ -71,8 +76,16 @@ pub(crate) fn audit(report: &AuditReport, page: Option<&str>) -> String {
             cell(&check.criterion_id),
             check.weight,
             cell(check.statement.as_deref().unwrap_or("—")),
-            check.result.as_str(),
-            cell(check.actual.as_deref().unwrap_or("nothing measured")),
+            match headline::warnings_of(report, &check.criterion_id).as_slice() {
+                [] => check.result.as_str().to_owned(),
+                codes => format!("{} ⚠ {}", check.result.as_str(), codes.join(", ")),
+            },
+            cell(&match (check.result, check.actual.as_deref()) {
+                // Why it could not be verified is what a reviewer needs.
+                (CheckResult::Unverified, _) => format!("not measured: {}", check.evidence),
+                (_, Some(actual)) => actual.to_owned(),
+                (_, None) => "nothing measured".to_owned(),
+            }),
             cell(
                 check
                     .reason
@@ -153,7 +166,7 @@ pub(crate) fn lab(report: &LabReport, page: Option<&str>) -> String {
 
 /// A comparison's rows: both medians with their n, the delta, p.
 fn compared(out: &mut String, comparison: &Comparison) {
-    out.push_str("| criterion | verdict | baseline median (n) | candidate median (n) | delta | p |\n|---|---|---|---|---|---|\n");
+    out.push_str("| criterion | verdict | baseline median (n) | candidate median (n) | delta | p | why |\n|---|---|---|---|---|---|---|\n");
     let mut rows: Vec<_> = comparison.criteria.iter().collect();
     rows.sort_by_key(|c| match c.verdict {
         Regression::Regressed => 0,
@@ -163,7 +176,7 @@ fn compared(out: &mut String, comparison: &Comparison) {
     let rows = rows.into_iter().map(|c| {
         let n = ComparedCells::of(c);
         format!(
-            "| {} ({}) | {} | {} | {} | {} | {} |\n",
+            "| {} ({}) | {} | {} | {} | {} | {} | {} |\n",
             cell(&c.criterion_id),
             c.weight,
             c.verdict.as_str(),
@@ -171,6 +184,7 @@ fn compared(out: &mut String, comparison: &Comparison) {
             n.candidate,
             n.delta,
             n.p,
+            cell(&c.reason),
         )
     });
     bounded(out, rows, "criteria");
@@ -219,7 +233,7 @@ pub(crate) fn ab(record: &AbRecord, comparison: &Comparison, page: Option<&str>)
 pub(crate) fn ab_lab(report: &AbLabReport, page: Option<&str>) -> String {
     let mut out = opening("same-device A/B lab", &headline::ab_lab(report));
     out.push_str(
-        "| device | against the pack | against the baseline | regressed |\n|---|---|---|---|\n",
+        "| device | against the pack | against the baseline | regressed | inconclusive (measure more runs) |\n|---|---|---|---|---|\n",
     );
     let rows = report.devices.iter().map(|d| {
         let regressed: Vec<String> = d
@@ -234,12 +248,19 @@ pub(crate) fn ab_lab(report: &AbLabReport, page: Option<&str>) -> String {
                 )
             })
             .collect();
+        let inconclusive: Vec<&str> = d
+            .criteria
+            .iter()
+            .filter(|c| c.verdict == Regression::Inconclusive)
+            .map(|c| c.criterion_id.as_str())
+            .collect();
         format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             cell(&d.serial),
             d.absolute.map_or("stopped", |v| v.as_str()),
             d.regression.map_or("stopped", |v| v.as_str()),
             cell(&regressed.join(", ")),
+            cell(&inconclusive.join(", ")),
         )
     });
     bounded(&mut out, rows, "devices");

@@ -22,6 +22,12 @@ pub struct AbCell {
     pub delta_pct: Option<f64>,
     /// The unit.
     pub unit: Option<String>,
+    /// The criterion's statement (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<String>,
+    /// The device time both arms' runs of it took, in seconds (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_seconds: Option<f64>,
 }
 
 /// One device's column.
@@ -69,6 +75,8 @@ impl AbColumn {
                     delta: c.delta,
                     delta_pct: c.delta_pct,
                     unit: c.unit.clone(),
+                    statement: c.statement.clone(),
+                    device_seconds: c.device_seconds,
                 })
                 .collect(),
             left_installed: Some(record.left_installed.clone()),

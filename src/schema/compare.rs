@@ -81,6 +81,12 @@ pub struct Compared {
     pub verdict: Regression,
     /// Why, in words.
     pub reason: String,
+    /// The criterion's statement (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement: Option<String>,
+    /// The device time both arms' runs of it took, in seconds (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_seconds: Option<f64>,
 }
 
 /// Both audits' identities, as compared.

@@ -4,6 +4,8 @@
 
 /// A delivery's record, in its run folder.
 pub(crate) const DELIVER: &str = "deliver.json";
+/// A delivery's page, beside `deliver.json`.
+pub(crate) const DELIVER_HTML: &str = "deliver.html";
 /// A lab's matrix.
 pub(crate) const LAB: &str = "lab.json";
 /// A lab's matrix for people.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::audit::{self, AuditEvent, AuditSpec, InstalledHap};
+use crate::audit::{self, AuditEvent, AuditSpec, InstalledHap, Trend};
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::chain;
 use crate::history::{RecordError, Recorder};
@@ -58,7 +58,7 @@ pub(super) async fn audit(
     // The history was opened before the device was touched; if it fails now, the audit
     // stands and says what was not recorded (an environment error, never a lost audit).
     match history.trends(&report) {
-        Ok(trends) => audited.figures.trends = trends,
+        Ok(trends) => audited.figures.trends = linked(trends, out),
         Err(e) => report.unrecorded = Some(chain(&e)),
     }
     let forms = publish::audit(&report, pack, &audited.figures, out)?;
@@ -90,4 +90,22 @@ pub(super) async fn record(
     tokio::task::spawn_blocking(move || history.record(&path, arm))
         .await
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
+/// Each trend point's link made relative to the audit folder `out`, to the page beside the
+/// report the history recorded (its JSON when no page is there): the links hold in a CI
+/// artifact or on another machine, and open a page.
+fn linked(
+    mut trends: std::collections::BTreeMap<String, Trend>,
+    out: &Path,
+) -> std::collections::BTreeMap<String, Trend> {
+    for point in trends.values_mut().flat_map(|t| &mut t.points) {
+        if let Some(report) = &mut point.report {
+            let json = PathBuf::from(&*report);
+            let page = json.with_file_name(crate::schema::files::AUDIT_HTML);
+            let target = if page.is_file() { page } else { json };
+            *report = relative_to(&target, out);
+        }
+    }
+    trends
 }

@@ -8,7 +8,7 @@ use crate::brief::{Failure, failures_from_audit};
 use crate::device::Source;
 use crate::diagnostic::chain;
 use crate::exit_code;
-use crate::gate::Verdict;
+use crate::gate::{CheckResult, Verdict};
 use crate::pack::{Frozen, Weight};
 use crate::schema::{AbLabReport, AuditReport, LabReport, Regression};
 
@@ -191,6 +191,11 @@ impl Outcome {
                             let check = &c.check;
                             // What was measured against what, where there is a number.
                             let result = match (&check.actual, &check.expected) {
+                                // Why it could not be verified, in a line.
+                                _ if check.result == CheckResult::Unverified => format!(
+                                    "unverified: {}",
+                                    crate::text::one_line(&check.evidence, crate::text::LINE)
+                                ),
                                 (Some(actual), Some(expected)) => format!(
                                     "{}: {actual} (threshold {expected})",
                                     check.result.as_str()

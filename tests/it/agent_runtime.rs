@@ -40,8 +40,8 @@ fn runtime() -> Option<PathBuf> {
         "OpenCode's runtime is missing at {} (run .ci/agent-deps)",
         path.display()
     );
-    eprintln!(
-        "skipped: the agent runtime tests (no OpenCode at {}; run .ci/agent-deps)",
+    crate::support::skipped!(
+        "the agent runtime tests (no OpenCode at {}; run .ci/agent-deps)",
         path.display()
     );
     None

@@ -140,6 +140,8 @@ struct Measured {
     overlaps: String,
     /// `WIDTH/VIEWPORT`: how wide the page laid out in the window.
     width: String,
+    /// `[...]`: chart labels rendered smaller than 9 CSS px.
+    small: String,
     /// axe-core's serious and critical violations, or why it did not run.
     axe: String,
 }
@@ -164,8 +166,8 @@ fn axe() -> Option<String> {
             )
         }
         Err(_) => {
-            eprintln!(
-                "skipped: the accessibility check (no axe-core at {}; run .ci/browser-deps)",
+            crate::support::skipped!(
+                "the accessibility check (no axe-core at {}; run .ci/browser-deps)",
                 path.display()
             );
             None
@@ -221,6 +223,7 @@ fn measure(dir: &Path, page: &Path, axe: Option<&str>) -> Measured {
     Measured {
         cut: found("cut"),
         overlaps: found("overlaps"),
+        small: found("small"),
         width: found("width"),
         axe: if axe.is_some() {
             found("axe")
@@ -288,8 +291,8 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
     pages.push((
         "pass with unstable runs",
         out.join("report.html"),
-        "pass",
-        "warning(s)",
+        "amber",
+        "PASS WITH WARNINGS",
     ));
 
     let editor = frozen("editor", &fixture("packs/editor.yaml"));
@@ -352,6 +355,20 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
         0,
     );
     pages.push(("trend", trend.join("report.html"), "pass", "PASS"));
+
+    // A delivery that ends not verified: its own page, rounds and all.
+    let delivery = crate::support::delivery::project(
+        crate::support::delivery::FIXING_AGENT,
+        crate::support::delivery::SPACING,
+        "notes-fail",
+        "",
+    );
+    let (code, summary, stderr) = crate::support::delivery::deliver(delivery.path(), &[]);
+    assert_eq!(code, 1, "{stderr}");
+    let run = crate::support::delivery::run_dir(&summary, delivery.path());
+    let kept = root.join("delivery");
+    crate::support::copy_tree(&run, &kept);
+    pages.push(("delivery", kept.join("deliver.html"), "fail", "NO_CHANGES"));
     Test::new(&cold)
         .args([
             "compare",
@@ -462,6 +479,12 @@ fn every_page_reads_at_a_glance_on_a_phone_and_for_every_reader() {
                 measured.overlaps
             ));
         }
+        if measured.small != "[]" {
+            problems.push(format!(
+                "{name}: chart labels under 9 px on a phone: {}",
+                measured.small
+            ));
+        }
         let (width, viewport) = measured.width.split_once('/').unwrap();
         assert_eq!(viewport, "400", "{name}: laid out in a 400 px frame");
         if width.parse::<u32>().unwrap() > viewport.parse::<u32>().unwrap() {
@@ -483,7 +506,11 @@ const SHOWN: &[(&str, &[&str])] = &[
     ),
     (
         "pass with unstable runs",
-        &["Errors and warnings", "<code>W_MEASUREMENT_UNSTABLE</code>"],
+        &[
+            "Errors and warnings",
+            "<code>W_MEASUREMENT_UNSTABLE</code>",
+            "⚠ W_MEASUREMENT_UNSTABLE",
+        ],
     ),
     (
         "a flow",
@@ -533,6 +560,19 @@ for (const svg of document.querySelectorAll('svg')) {
 say('cut', 'checked ' + checked + ': ' + JSON.stringify(cut));
 say('overlaps', JSON.stringify(overlaps));
 say('width', document.documentElement.scrollWidth + '/' + window.innerWidth);
+// Every chart label's size as rendered (its font size times the drawing's scale); the
+// screenshot overlay is a picture of the phone's screen, its boxes also listed in words.
+const small = [];
+for (const svg of document.querySelectorAll('svg')) {
+  if (svg.closest('figure.screen')) continue;
+  const vb = svg.viewBox.baseVal;
+  const scale = svg.getBoundingClientRect().width / (vb && vb.width ? vb.width : svg.width.baseVal.value);
+  for (const t of svg.querySelectorAll('text')) {
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    if (px < 9) small.push(t.textContent + ' ' + px.toFixed(1) + ' px');
+  }
+}
+say('small', JSON.stringify(small));
 </script>"#;
 
 /// Tells the wrapper page one finding.

@@ -247,7 +247,7 @@ fn the_certificate_is_checked_when_the_url_asks() {
             std::env::var_os("CI").is_none(),
             "the test server has no TLS (.ci/postgres makes it with openssl)"
         );
-        eprintln!("skipped: the TLS test (the server was made without openssl)");
+        crate::support::skipped!("the TLS test (the server was made without openssl)");
         return;
     }
     let db = server.database();

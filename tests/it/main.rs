@@ -27,6 +27,7 @@ mod inspect;
 mod install;
 mod lab;
 mod lease;
+mod newcomer;
 mod preflight;
 mod readings;
 mod readme;

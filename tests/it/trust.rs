@@ -176,7 +176,7 @@ fn a_link_planted_as_a_lock_file_is_refused_and_what_it_names_untouched() {
 #[test]
 fn an_unprivileged_job_never_writes_a_root_owned_file_through_a_planted_link() {
     if !root() {
-        eprintln!("skipped: running as another user than root takes root");
+        crate::support::skipped!("running as another user than root takes root");
         return;
     }
     let phone = phone();
@@ -668,7 +668,7 @@ fn the_opencode_plugin_bounds_its_wait_and_its_loop() {
             std::env::var_os("CI").is_none(),
             "CI runs the plugin under Node"
         );
-        eprintln!("skipped: no Node.js to load the OpenCode plugin");
+        crate::support::skipped!("no Node.js to load the OpenCode plugin");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

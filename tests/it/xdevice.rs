@@ -33,7 +33,9 @@ fn xdevice_python() -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "no xdevice at target/xdevice-venv: run `bash .ci/xdevice-deps`"
     );
-    eprintln!("skipped: the xdevice end-to-end test (no xdevice; run `bash .ci/xdevice-deps`)");
+    crate::support::skipped!(
+        "the xdevice end-to-end test (no xdevice; run `bash .ci/xdevice-deps`)"
+    );
     None
 }
 
@@ -46,8 +48,8 @@ fn hdc_port_free() -> bool {
             std::env::var_os("CI").is_none(),
             "127.0.0.1:8710 is taken: xdevice's workers look for their hdc server there only"
         );
-        eprintln!(
-            "skipped: the xdevice end-to-end test (127.0.0.1:8710 is taken, by an hdc server?)"
+        crate::support::skipped!(
+            "the xdevice end-to-end test (127.0.0.1:8710 is taken, by an hdc server?)"
         );
     }
     free

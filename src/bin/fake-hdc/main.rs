@@ -12,7 +12,8 @@
 //!   changing screens (see `screens.rs`); one with `apps.yaml` is a device with builds of an
 //!   app to install, each answered by its own capture (see `apps.rs`).
 //! - `DWPIPE_FAKE_HDC_STATE`: folder keeping each device's position in its transcript between
-//!   invocations (default: a folder under the system temp dir).
+//!   invocations, shared by every run that names it (default: a folder of each run's own under
+//!   the system temp dir, so a second run starts every device from its first reply).
 //! - `DWPIPE_FAKE_HDC_LATENCY`: time every call takes (`200ms`).
 //! - `DWPIPE_FAKE_HDC_DOWN=1`: every server is unreachable.
 //!

@@ -112,7 +112,12 @@ pub(super) fn device_command(device: &Served, command: &[String]) -> String {
             let index = capture.skip_unsent(state.next("next"));
             let exchange = match capture.exchange(index, &operation) {
                 Ok(exchange) => exchange,
-                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+                Err(e) => {
+                    return match state.stale() {
+                        Some(stale) => format!("[Fail]fake-hdc: {e}; {stale}\r\n"),
+                        None => format!("[Fail]fake-hdc: {e}\r\n"),
+                    };
+                }
             };
             state.advance("next", index + 1);
             serve(capture, (index, exchange), &operation, local, &state)

@@ -1,25 +1,58 @@
 //! Where each fake device stands between invocations, kept in files: its place in its
 //! transcript, what is installed, whether it vanished, a phone tool's place.
+//!
+//! By default the state belongs to one run: every hdc call of a dwpipe run is a child of that
+//! run's process, so the folder is named after the parent (its pid and start time) and a second
+//! run starts every device from its first recorded reply. A folder named by
+//! `DWPIPE_FAKE_HDC_STATE` is shared by every run that names it (a resumed delivery continues
+//! where the first run left the device); a run that finds another run's places there is told
+//! so when a device has nothing left to answer.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The folder under the temporary folder that holds the per-run states.
+const RUNS: &str = "dwpipe-fake-hdc";
+
+/// The file of a shared state folder naming the run that last moved a device.
+const LAST_RUN: &str = "last-run";
 
 /// Where one device stands in its transcript, kept in files between invocations.
 pub(super) struct State {
     pub(super) dir: PathBuf,
     serial: String,
+    /// Another run's places are in the (shared) folder: which run, when this call's differs.
+    earlier_run: Option<String>,
 }
 
 impl State {
     pub(crate) fn of(serial: &str) -> State {
-        let dir = std::env::var_os("DWPIPE_FAKE_HDC_STATE").map_or_else(
-            || std::env::temp_dir().join("dwpipe-fake-hdc"),
-            PathBuf::from,
-        );
+        let run = caller();
+        let (dir, earlier_run) = match std::env::var_os("DWPIPE_FAKE_HDC_STATE") {
+            Some(shared) => {
+                let dir = PathBuf::from(shared);
+                let last = std::fs::read_to_string(dir.join(LAST_RUN)).ok();
+                let earlier = last.filter(|last| last.trim() != run);
+                (dir, earlier)
+            }
+            None => (per_run(&run), None),
+        };
         let _ = std::fs::create_dir_all(&dir);
         State {
             dir,
             serial: serial.replace([':', '/'], "_"),
+            earlier_run,
         }
+    }
+
+    /// What to add to a reply that found nothing left to answer: that the places it started
+    /// from were another run's.
+    pub(crate) fn stale(&self) -> Option<String> {
+        let earlier = self.earlier_run.as_deref()?;
+        Some(format!(
+            "this device's place in {} was left by an earlier run (process {}): remove the folder, or leave DWPIPE_FAKE_HDC_STATE unset for a state of each run's own",
+            self.dir.display(),
+            earlier.trim()
+        ))
     }
 
     pub(crate) fn file(&self, what: &str) -> PathBuf {
@@ -37,6 +70,7 @@ impl State {
 
     pub(crate) fn advance(&self, key: &str, to: usize) {
         let _ = std::fs::write(self.file(key), to.to_string());
+        let _ = std::fs::write(self.dir.join(LAST_RUN), caller());
     }
 
     /// Held while a phone tool finds and takes its place: a line's commands run side by side.
@@ -81,4 +115,53 @@ impl State {
 pub(super) struct Place {
     pub(super) current: Option<usize>,
     pub(super) served: Vec<usize>,
+}
+
+/// The run this call belongs to: its parent process, as `PID-STARTTIME` (a pid is reused; a
+/// pid with its start time is not).
+fn caller() -> String {
+    let parent = std::os::unix::process::parent_id();
+    format!("{parent}-{}", start_time(parent).unwrap_or_default())
+}
+
+/// A process's start time in clock ticks since boot (`/proc/PID/stat`, field 22).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold anything.
+    let after = stat.get(stat.rfind(')')? + 2..)?;
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The state folder of run `run`, made fresh; the folders of runs that ended are removed.
+fn per_run(run: &str) -> PathBuf {
+    let runs = std::env::temp_dir().join(RUNS);
+    let dir = runs.join(format!("run-{run}"));
+    if !dir.exists() {
+        remove_ended(&runs);
+    }
+    dir
+}
+
+/// Removes the state folders of runs whose process is gone (or is another process now).
+fn remove_ended(runs: &Path) {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((pid, started)) = name
+            .strip_prefix("run-")
+            .and_then(|run| run.split_once('-'))
+        else {
+            continue;
+        };
+        let alive = pid
+            .parse()
+            .ok()
+            .and_then(start_time)
+            .is_some_and(|now| now.to_string() == started);
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }

@@ -53,9 +53,15 @@ pub(super) fn criteria_table(view: &Page) -> String {
     );
     for row in &view.rows {
         let (result, recomputed) = (row.result, row.recomputed);
+        // A pass with a warning is marked, and not in a clean pass's green.
+        let (class, marked) = match (result, row.warnings.as_slice()) {
+            (_, []) => (result, String::new()),
+            ("pass", codes) => ("amber", warned(codes)),
+            (_, codes) => (result, warned(codes)),
+        };
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{result}\">{result}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{result}{marked}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
             escape(row.criterion_id),
             escape(row.statement.unwrap_or("—")),
             row.dimension,
@@ -70,6 +76,11 @@ pub(super) fn criteria_table(view: &Page) -> String {
     }
     page.push_str("</table>");
     page
+}
+
+/// A row's warnings under its result: `⚠ W_MEASUREMENT_UNSTABLE`.
+fn warned(codes: &[&str]) -> String {
+    format!("<br><small>⚠ {}</small>", escape(&codes.join(", ")))
 }
 
 /// The criteria not verified, each with why: a must among them fails the audit.

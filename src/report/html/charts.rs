@@ -152,7 +152,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
             &format!("threshold {} ms", ms(limit)),
         );
     }
-    svg.push_str("</svg>");
+    svg.push_str(super::SVG_CLOSE);
     format!(
         "<section><h2>{} cold start: {} ({} of {} runs)</h2>{svg}{}</section>",
         escape(chart.criterion_id),
@@ -275,7 +275,7 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
             &label,
         );
     }
-    svg.push_str("</svg>");
+    svg.push_str(super::SVG_CLOSE);
     let mut table = String::from(
         "<details><summary>the histogram as a table</summary><table><tr><th>interval (ms)</th><th>frames</th></tr>",
     );
@@ -290,10 +290,11 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     }
     table.push_str("</table></details>");
     format!(
-        "<section><h2>{} frame intervals: {} frames, {}</h2>{svg}<p><small>the first run's intervals between presented frames, {:.2} ms bins from 0 to {:.1} ms</small></p>{table}</section>",
+        "<section><h2>{} frame intervals: {} frames in run 1, {} over every run</h2><p><b>{}</b></p>{svg}<p><small>run 1's intervals between presented frames (the other runs' are in their evidence), {:.2} ms bins from 0 to {:.1} ms</small></p>{table}</section>",
         escape(chart.criterion_id),
         chart.frames,
         escape(chart.actual),
+        escape(&chart.runs),
         width,
         top
     )

@@ -141,7 +141,7 @@ pub(super) fn distributions(c: &Compared) -> String {
     }
     let _ = write!(
         svg,
-        "<line x1=\"{left}\" y1=\"105\" x2=\"{0}\" y2=\"105\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"122\" font-size=\"11\">{1}</text><text x=\"{0}\" y=\"122\" font-size=\"11\" text-anchor=\"end\">{2}</text></svg>",
+        "<line x1=\"{left}\" y1=\"105\" x2=\"{0}\" y2=\"105\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"122\" font-size=\"11\">{1}</text><text x=\"{0}\" y=\"122\" font-size=\"11\" text-anchor=\"end\">{2}</text></svg></div>",
         left + width,
         escape(&quantity(Some(lo), unit)),
         escape(&quantity(Some(hi), unit))

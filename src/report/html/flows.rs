@@ -148,7 +148,7 @@ fn timings(timings: &[Timing<'_>]) -> String {
     }
     let _ = write!(
         svg,
-        "<line x1=\"{left}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"{2}\" font-size=\"11\">0</text><text x=\"{1}\" y=\"{2}\" font-size=\"11\" text-anchor=\"end\">{3:.0} ms</text></svg>",
+        "<line x1=\"{left}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"{2}\" font-size=\"11\">0</text><text x=\"{1}\" y=\"{2}\" font-size=\"11\" text-anchor=\"end\">{3:.0} ms</text></svg></div>",
         height - 20,
         left + width,
         height - 6,

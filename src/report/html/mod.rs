@@ -10,6 +10,7 @@ mod ab;
 mod audit;
 mod charts;
 mod compare;
+mod deliver;
 mod flows;
 mod overlay;
 mod page;
@@ -18,10 +19,13 @@ mod view;
 
 pub(crate) use ab::{ab_html, ab_lab_html};
 pub use compare::compare_html;
+pub(crate) use deliver::{Step, deliver_html};
 pub(crate) use view::Page;
 
 pub use audit::html;
-pub(crate) use page::{FOOT, escape, head, name, said, scrolling, svg_open, svg_open_as};
+pub(crate) use page::{
+    FOOT, SVG_CLOSE, escape, head, name, said, scrolling, svg_open, svg_open_as,
+};
 use page::{TOUCH_BASELINE_VP, base64};
 
 #[cfg(test)]

@@ -11,10 +11,10 @@ pub(super) const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:2
 h1 .pass{color:#1a7f37}h1 .fail{color:#cf222e}h1 .amber{color:#7d4e00}\
 p.banner{padding:10px 14px;border-radius:6px;font-size:16px;font-weight:600}p.banner.pass{background:#dafbe1;color:#116329}\
 p.banner.fail{background:#ffebe9;color:#a40e26}p.banner.amber{background:#fff8c5;color:#6b4200}\
-div.scroll{overflow-x:auto;max-width:100%}div.scroll td:first-child,div.scroll th:first-child{position:sticky;left:0;background:#fff}\
+div.scroll{overflow-x:auto;max-width:100%}div.scroll td:first-child,div.scroll th:first-child{position:sticky;left:0;background:#fff;box-shadow:inset -1px 0 #d0d7de}\
 table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}\
 td.pass{background:#dafbe1}td.fail,td.error,td.regressed{background:#ffebe9}td.unverified,td.amber,td.not-measured{background:#fff8c5}\
-section{margin-top:28px}small{color:#57606a}svg{max-width:100%;height:auto}p,li,h2,table.facts td{overflow-wrap:anywhere}\
+section{margin-top:28px}small{color:#57606a}div.chart{overflow-x:auto;max-width:100%}figure.screen svg{max-width:100%;height:auto}p,li,h2,table.facts td{overflow-wrap:anywhere}\
 table.facts th{background:#f6f8fa;font-weight:600}ul.failed li,ul.diagnostics li,ul.unverified li{margin:6px 0}a{color:#0969da}\
 ul.diagnostics li.fail code{color:#cf222e}ul.diagnostics li.warn code{color:#9a6700}details{margin:6px 0}\
 figure.screen{display:inline-block;max-width:100%;box-sizing:border-box;margin:0;padding:8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa}";
@@ -57,11 +57,16 @@ pub(crate) fn svg_open_as(
     height: impl std::fmt::Display,
     label: &str,
 ) -> String {
+    // At its natural size in a box of its own that scrolls sideways: shrunk to a phone's
+    // width its labels would be 4 to 5 px. Close it with [`SVG_CLOSE`].
     format!(
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"{role}\" aria-label=\"{}\">",
+        "<div class=\"chart\" tabindex=\"0\" role=\"region\" aria-label=\"{0} (scrolls sideways on a narrow screen)\"><svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"{role}\" aria-label=\"{0}\">",
         escape(label)
     )
 }
+
+/// Closes a chart [`svg_open_as`] opened.
+pub(crate) const SVG_CLOSE: &str = "</svg></div>";
 
 /// Text made safe for HTML content and attributes (a control character written as its
 /// escape: a NUL or an ESC from a device is shown, never passed on).

@@ -179,7 +179,7 @@ fn chart(view: &TrendView<'_>) -> String {
             escape(&commit)
         );
     }
-    svg.push_str("</svg>");
+    svg.push_str(super::SVG_CLOSE);
     svg.push_str(&legend(trend));
     svg.push_str("<details><summary>the points as a table</summary>");
     svg.push_str(&scrolling(&table(points, unit)));

@@ -89,6 +89,8 @@ pub(super) struct Row<'a> {
     pub(super) expected: Option<&'a str>,
     pub(super) reason: Option<&'a str>,
     pub(super) evidence: &'a str,
+    /// The warnings said of it, by code (an unstable measurement).
+    pub(super) warnings: Vec<&'a str>,
 }
 
 /// A cold-start criterion's runs, each split into its phases.
@@ -115,6 +117,9 @@ pub(super) struct FramesChart<'a> {
     pub(super) bin_ms: f64,
     /// Frames per bin, over `[0, top_ms]`.
     pub(super) counts: Vec<usize>,
+    /// Every run's reading and how they are folded (`median`): the histogram draws one run,
+    /// the verdict takes them all.
+    pub(super) runs: String,
 }
 
 /// Bins of the frame histogram.
@@ -155,7 +160,11 @@ impl<'a> Page<'a> {
         };
         let not_measured = |m: &'a MeasurementRecord| m.actual.as_deref().unwrap_or("not measured");
         Page {
-            verdict: report.verdict.as_str(),
+            verdict: if crate::report::headline::warned(report) {
+                "pass with warnings"
+            } else {
+                report.verdict.as_str()
+            },
             headline: crate::report::headline::audit(report),
             facts: facts(report),
             lock: report.lock.as_deref().map(|lock| Links {
@@ -189,7 +198,9 @@ impl<'a> Page<'a> {
                 .into_iter()
                 .filter_map(|m| {
                     let series = figures.frames.get(&m.criterion_id)?;
-                    Some(frames_chart(&m.criterion_id, not_measured(m), series))
+                    let mut chart = frames_chart(&m.criterion_id, not_measured(m), series);
+                    chart.runs = every_run(m);
+                    Some(chart)
                 })
                 .collect(),
             unverified: report
@@ -257,6 +268,7 @@ fn rows(report: &AuditReport) -> Vec<Row<'_>> {
                 expected: c.expected.as_deref(),
                 reason: c.reason.as_deref(),
                 evidence: &c.evidence,
+                warnings: crate::report::headline::warnings_of(report, &c.criterion_id),
             }
         })
         .collect()
@@ -366,5 +378,27 @@ fn frames_chart<'a>(
         top_ms: top,
         bin_ms: width,
         counts,
+        runs: String::new(),
     }
+}
+
+/// Each run's reading of a measurement, `run 1: 26.7 ms/s · run 2: 55.206 ms/s …`, and the
+/// aggregate the verdict takes.
+fn every_run(m: &MeasurementRecord) -> String {
+    let unit = m.unit.as_deref().unwrap_or("");
+    let runs: Vec<String> = m
+        .runs
+        .iter()
+        .map(
+            |r| match r.value.as_ref().and_then(crate::audit::Value::as_number) {
+                Some(value) => format!("run {}: {value}{unit}", r.run),
+                None => format!("run {}: not measured", r.run),
+            },
+        )
+        .collect();
+    format!(
+        "{}; the verdict takes their {}",
+        runs.join(" · "),
+        m.aggregate.as_str()
+    )
 }

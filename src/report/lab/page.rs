@@ -51,7 +51,9 @@ pub(crate) fn html(report: &LabReport) -> String {
 
 /// The criterion × device table, with each device's verdict under its column.
 fn matrix(report: &LabReport) -> String {
-    let mut page = String::from("<table><tr><th>criterion</th><th>dimension</th><th>weight</th>");
+    // One first column, the only sticky one: on a phone the device columns scroll under the
+    // criterion, never under a wider header that would hide their verdicts.
+    let mut page = String::from("<table><tr><th scope=\"col\">criterion</th>");
     for device in &report.devices {
         let serial = name(&device.serial);
         let about = [
@@ -84,7 +86,7 @@ fn matrix(report: &LabReport) -> String {
     for row in &report.rows {
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            "<tr><th scope=\"row\">{}<br><small>{} · {}</small></th>",
             escape(&row.criterion_id),
             escape(&row.dimension),
             escape(&row.weight)
@@ -108,7 +110,7 @@ fn matrix(report: &LabReport) -> String {
         }
         page.push_str("</tr>\n");
     }
-    page.push_str("<tr><th colspan=\"3\">device verdict</th>");
+    page.push_str("<tr><th scope=\"row\">device verdict</th>");
     for device in &report.devices {
         let verdict = escape(device.verdict.as_str());
         let title = device

@@ -38,7 +38,7 @@ fn binaries() -> Option<(PathBuf, PathBuf)> {
             std::env::var_os("CI").is_none(),
             "the real-hdc suite cannot run: {why}"
         );
-        eprintln!("skipped: the real-hdc suite ({why})");
+        crate::support::skipped!("the real-hdc suite ({why})");
         None
     };
     if !hdc.is_file() || !hdcd.is_file() {

@@ -7,6 +7,29 @@ pub(crate) mod pg;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Says a test skipped, and why: on stderr, and in the file `DWPIPE_TEST_SKIPS` names (the
+/// runner `tests/skips.sh` sets it), so the run's summary counts and names every skip. A test
+/// that skips is shown as `ok` by the harness: this is what keeps it from passing silently.
+macro_rules! skipped {
+    ($($why:tt)*) => {{
+        let why = format!($($why)*);
+        eprintln!("skipped: {why}");
+        $crate::support::record_skip(&why);
+    }};
+}
+pub(crate) use skipped;
+
+/// Adds the running test and `why` to the run's list of skips.
+pub(crate) fn record_skip(why: &str) {
+    let Some(file) = std::env::var_os("DWPIPE_TEST_SKIPS") else {
+        return;
+    };
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    if let Ok(mut file) = fs::OpenOptions::new().append(true).open(file) {
+        let _ = std::io::Write::write_all(&mut file, format!("{test}: {why}\n").as_bytes());
+    }
+}
+
 /// The folder of the real device captures (`DWPIPE_CAPTURES`, which `.ci/run` sets to
 /// `../shared/captures`); `None`, with a line saying the test is skipped, when it is not set or
 /// not there — these captures are other people's recordings and never live in the repo.
@@ -15,15 +38,15 @@ pub(crate) fn real_captures() -> Option<PathBuf> {
     match std::env::var_os("DWPIPE_CAPTURES").map(PathBuf::from) {
         Some(root) if root.is_dir() => Some(root),
         Some(root) => {
-            eprintln!(
-                "skipped: DWPIPE_CAPTURES={} is not a folder (the shared captures live beside the repo, in ../shared/captures)",
+            crate::support::skipped!(
+                "DWPIPE_CAPTURES={} is not a folder (the shared captures live beside the repo, in ../shared/captures)",
                 root.display()
             );
             None
         }
         None => {
-            eprintln!(
-                "skipped: set DWPIPE_CAPTURES to the shared captures folder (../shared/captures beside the repo)"
+            crate::support::skipped!(
+                "set DWPIPE_CAPTURES to the shared captures folder (../shared/captures beside the repo)"
             );
             None
         }
@@ -156,7 +179,18 @@ impl Test {
     #[track_caller]
     pub(crate) fn run(self) -> Ran {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
-        let (code, stdout, stderr) = dwpipe(&self.dir, &args);
+        let output = dwpipe_command()
+            .args(&args)
+            .current_dir(&self.dir)
+            .env_remove("DWPIPE_HDC")
+            .env("PGPASSFILE", pg::pgpass())
+            .output()
+            .unwrap();
+        let (code, stdout, stderr) = (
+            output.status.code().unwrap(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        );
         let said = || {
             format!(
                 "dwpipe {}\n--- exit {code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
@@ -199,7 +233,7 @@ pub(crate) fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
 }
 

@@ -39,7 +39,9 @@ pub(crate) fn server() -> Option<Server> {
             std::env::var_os("CI").is_none(),
             "no PostgreSQL server answers at target/postgres (run `bash .ci/postgres`)"
         );
-        eprintln!("skipped: the PostgreSQL half (no server answers; run `bash .ci/postgres`)");
+        crate::support::skipped!(
+            "the PostgreSQL half (no server answers; run `bash .ci/postgres`)"
+        );
     }
     found
 }
