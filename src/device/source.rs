@@ -63,7 +63,13 @@ impl std::fmt::Display for Source {
                 ..
             } => write!(
                 f,
-                "the capture {capture} (transcript {})",
+                // By its folder's name and its transcript's hash: where a reader looks (banners,
+                // summaries, JUnit) the host's path is noise and says how the runner is laid
+                // out; the full path stays in the report's `source.capture`.
+                "the capture {} (transcript {})",
+                std::path::Path::new(capture)
+                    .file_name()
+                    .map_or_else(|| capture.clone(), |n| n.to_string_lossy().into_owned()),
                 &transcript_sha256[..transcript_sha256.len().min(12)]
             ),
         }

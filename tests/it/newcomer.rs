@@ -277,3 +277,31 @@ fn a_delivery_has_a_page_of_its_rounds() {
         assert!(page.contains(shown), "no {shown} in:\n{page}");
     }
 }
+
+#[test]
+fn banners_summaries_and_junit_name_the_capture_not_the_hosts_path() {
+    let dir = frozen_example();
+    let capture = repo().join("device-fixtures/notes-fail");
+    Test::new(dir.path())
+        .args(["audit", "--pack", "pack.lock.json", "--replay"])
+        .args([capture.to_str().unwrap(), "--out", "out"])
+        .args(["--summary-md", "summary.md"])
+        .status(1)
+        .run();
+    let host = repo().display().to_string();
+    for file in ["summary.md", "out/junit.xml", "out/audit-1.md"] {
+        let text = fs::read_to_string(dir.path().join(file)).unwrap();
+        assert!(
+            text.contains("the capture notes-fail (transcript "),
+            "{file}: {text}"
+        );
+        assert!(
+            !text.contains(&host),
+            "{file} names a path of this host: {text}"
+        );
+    }
+    let page = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    let banner = page.split("<p class=\"banner").nth(1).unwrap();
+    let banner = banner.split("</p>").next().unwrap();
+    assert!(!banner.contains(&host), "{banner}");
+}
