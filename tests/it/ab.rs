@@ -302,7 +302,25 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
         page.contains("href=\"AB0PHONE04/ab.html\"") && page.contains("class=\"banner fail\""),
         "{page}"
     );
+    // The banner counts every way a device fails the gate, inconclusive ones included.
+    assert!(
+        page.contains("1 regressed against the baseline, 0 inconclusive (measure more runs)"),
+        "{page}"
+    );
     let junit = fs::read_to_string(dir.path().join("out/ab-lab-junit.xml")).unwrap();
+    // Each criterion's case carries its statement and the device time its runs took.
+    assert!(
+        junit.contains("classname=\"AB0PHONE04.regression\" name=\"P-01: ")
+            && junit.contains("regression\" name=\"P-01: ")
+            && junit
+                .split("AB0PHONE04.regression")
+                .nth(1)
+                .is_some_and(|c| c
+                    .split('>')
+                    .next()
+                    .is_some_and(|tag| tag.contains(" time=\""))),
+        "{junit}"
+    );
     assert!(
         junit.contains("<testsuite name=\"dwpipe A/B AB0PHONE04\" tests=\"2\" failures=\"1\"")
             && junit.contains("<testsuite name=\"dwpipe hdc server 10.0.0.9:8710\""),

@@ -305,3 +305,23 @@ fn banners_summaries_and_junit_name_the_capture_not_the_hosts_path() {
     let banner = banner.split("</p>").next().unwrap();
     assert!(!banner.contains(&host), "{banner}");
 }
+
+#[test]
+fn trend_points_link_to_each_audits_page_relative_to_the_report() {
+    let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
+    for arm in ["base", "same", "slower", "faster"] {
+        let capture = repo().join(format!("device-fixtures/regress-{arm}"));
+        Test::new(dir.path())
+            .args(["audit", "--pack", "pack.lock.json", "--replay"])
+            .args([capture.to_str().unwrap(), "--out", arm])
+            .args(["--history", "history.sqlite"])
+            .run();
+    }
+    let page = fs::read_to_string(dir.path().join("faster/report.html")).unwrap();
+    assert!(page.contains("href=\"../base/report.html\""), "{page}");
+    let host = dir.path().display().to_string();
+    assert!(
+        !page.contains(&format!("href=\"{host}")) && !page.contains("audit-1.json\"><"),
+        "a trend link to a host path or to JSON"
+    );
+}
