@@ -139,6 +139,16 @@ fn verify_comparison(
         recomputed.baseline.report_sha256 = None;
         recomputed.candidate.report_sha256 = None;
     }
+    // Optional keys added since the comparison was written are not in it: a comparison
+    // recorded without a criterion's statement or device time is held to what it recorded.
+    for (mine, theirs) in recomputed.criteria.iter_mut().zip(&recorded.criteria) {
+        if theirs.statement.is_none() {
+            mine.statement = None;
+        }
+        if theirs.device_seconds.is_none() {
+            mine.device_seconds = None;
+        }
+    }
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
     let mut checked = Checked {

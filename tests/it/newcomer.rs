@@ -325,3 +325,49 @@ fn trend_points_link_to_each_audits_page_relative_to_the_report() {
         "a trend link to a host path or to JSON"
     );
 }
+
+#[test]
+fn a_comparison_written_before_statements_were_kept_still_verifies() {
+    let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
+    for arm in ["base", "slower"] {
+        let capture = repo().join(format!("device-fixtures/regress-{arm}"));
+        Test::new(dir.path())
+            .args(["audit", "--pack", "pack.lock.json", "--replay"])
+            .args([capture.to_str().unwrap(), "--out", arm])
+            .run();
+    }
+    Test::new(dir.path())
+        .args([
+            "compare",
+            "base/audit-1.json",
+            "slower/audit-1.json",
+            "--out",
+            ".",
+        ])
+        .status(1)
+        .run();
+    let path = dir.path().join("compare.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let first = &mut doc["criteria"][0];
+    assert!(
+        first["statement"].is_string() && first["device-seconds"].is_number(),
+        "{first}"
+    );
+    // As an earlier dwpipe wrote it: without the optional keys.
+    for criterion in doc["criteria"].as_array_mut().unwrap() {
+        let criterion = criterion.as_object_mut().unwrap();
+        criterion.remove("statement");
+        criterion.remove("device-seconds");
+    }
+    fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    Test::new(dir.path())
+        .args([
+            "verify-evidence",
+            "compare.json",
+            "--pack",
+            "pack.lock.json",
+        ])
+        .stdout_contains("0 difference(s)")
+        .run();
+}
