@@ -3,7 +3,10 @@
 //! Its tone colours the banner: green for a pass, red for a failure or a regression, amber for
 //! an outcome that is neither (`incomplete`, `inconclusive`), which is never shown as green.
 
+use std::collections::HashMap;
 use std::fmt::Write;
+
+use crate::diagnostic::{Diagnostic, Severity};
 
 use crate::gate::{CheckResult, Verdict};
 use crate::pack::Weight;
@@ -132,14 +135,26 @@ pub(crate) fn warned(report: &AuditReport) -> bool {
                 .any(|c| c.check.weight == Weight::Should && c.check.result == CheckResult::Fail))
 }
 
-/// The warnings said of criterion `id`, by code (`W_MEASUREMENT_UNSTABLE`).
-pub(crate) fn warnings_of<'r>(report: &'r AuditReport, id: &str) -> Vec<&'r str> {
-    report
-        .diagnostics
-        .iter()
+/// Each criterion's diagnostics, found in one pass (a pack may hold thousands of criteria,
+/// each row looking its own up).
+pub(crate) fn by_criterion(report: &AuditReport) -> HashMap<&str, Vec<&Diagnostic>> {
+    let mut found: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
+    for d in &report.diagnostics {
+        if let Some(id) = d.criterion_id.as_deref() {
+            found.entry(id).or_default().push(d);
+        }
+    }
+    found
+}
+
+/// The warnings said of criterion `id` among `said` ([`by_criterion`]), by code
+/// (`W_MEASUREMENT_UNSTABLE`).
+pub(crate) fn warnings_of<'r>(said: &HashMap<&str, Vec<&'r Diagnostic>>, id: &str) -> Vec<&'r str> {
+    said.get(id)
+        .into_iter()
+        .flatten()
         .filter(|d| {
-            d.severity == crate::diagnostic::Severity::Warning
-                && d.criterion_id.as_deref() == Some(id)
+            d.severity == Severity::Warning
                 // Said of every unverified criterion, whose row already says unverified.
                 && d.code != "W_AUDIT_UNVERIFIED"
         })

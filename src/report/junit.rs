@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::Weight;
 
@@ -328,18 +328,14 @@ enum Counted {
 /// One criterion's `<testcase>`, appended to `cases`.
 fn check_case(
     report: &AuditReport,
-    entry: &ReportCheck,
+    (entry, said): (&ReportCheck, &[&Diagnostic]),
     class_prefix: &str,
     cases: &mut String,
 ) -> Counted {
     let check = &entry.check;
-    let errors: Vec<String> = report
-        .diagnostics
+    let errors: Vec<String> = said
         .iter()
-        .filter(|d| {
-            d.severity == Severity::Error
-                && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
-        })
+        .filter(|d| d.severity == Severity::Error)
         .map(|d| format!("{}: {}", d.code, d.message))
         .collect();
     let failed = check.result == CheckResult::Fail
@@ -405,10 +401,7 @@ fn check_case(
     };
     // The statement, and every warning said of the criterion (an unstable measurement): a
     // dashboard shows what a green case has to say.
-    let warnings = report.diagnostics.iter().filter(|d| {
-        d.severity == Severity::Warning
-            && d.criterion_id.as_deref() == Some(check.criterion_id.as_str())
-    });
+    let warnings = said.iter().filter(|d| d.severity == Severity::Warning);
     let said: Vec<String> = check
         .statement
         .iter()
@@ -440,8 +433,15 @@ fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
     );
     let mut cases = String::new();
     let (mut failures, mut skipped) = (0, 0);
+    let said_of = crate::report::headline::by_criterion(report);
     for entry in &report.checks {
-        match check_case(report, entry, class_prefix, &mut cases) {
+        let said = said_of.get(entry.check.criterion_id.as_str());
+        match check_case(
+            report,
+            (entry, said.map_or(&[][..], Vec::as_slice)),
+            class_prefix,
+            &mut cases,
+        ) {
             Counted::Failed => failures += 1,
             Counted::Skipped => skipped += 1,
             Counted::Passed => {}
@@ -449,15 +449,20 @@ fn suite(report: &AuditReport, class_prefix: &str) -> Suite {
     }
     // What failed the audit without belonging to a criterion (the exit code counts it too).
     let mut errors = 0;
+    let checked: std::collections::HashSet<&str> = report
+        .checks
+        .iter()
+        .map(|c| c.check.criterion_id.as_str())
+        .collect();
     let unowned: Vec<String> = report
         .diagnostics
         .iter()
         .filter(|d| {
             d.severity == Severity::Error
-                && !report
-                    .checks
-                    .iter()
-                    .any(|c| d.criterion_id.as_deref() == Some(c.check.criterion_id.as_str()))
+                && !d
+                    .criterion_id
+                    .as_deref()
+                    .is_some_and(|id| checked.contains(id))
         })
         .map(|d| format!("{}: {}", d.code, d.message))
         .collect();

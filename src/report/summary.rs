@@ -62,12 +62,13 @@ fn see(out: &mut String, page: Option<&str>) {
 /// An audit: failed and unverified criteria first, the passes folded, every diagnostic.
 pub(crate) fn audit(report: &AuditReport, page: Option<&str>) -> String {
     let mut out = opening("audit", &headline::audit(report));
+    let said = headline::by_criterion(report);
     let (open, passed): (Vec<_>, Vec<_>) = crate::report::failing_first(report)
         .into_iter()
         // A pass with a warning is shown with the open rows: it is what a reviewer looks at.
         .partition(|c| {
             c.check.result != CheckResult::Pass
-                || !headline::warnings_of(report, &c.check.criterion_id).is_empty()
+                || !headline::warnings_of(&said, &c.check.criterion_id).is_empty()
         });
     let row = |c: &crate::schema::ReportCheck| {
         let check = &c.check;
@@ -76,7 +77,7 @@ pub(crate) fn audit(report: &AuditReport, page: Option<&str>) -> String {
             cell(&check.criterion_id),
             check.weight,
             cell(check.statement.as_deref().unwrap_or("—")),
-            match headline::warnings_of(report, &check.criterion_id).as_slice() {
+            match headline::warnings_of(&said, &check.criterion_id).as_slice() {
                 [] => check.result.as_str().to_owned(),
                 codes => format!("{} ⚠ {}", check.result.as_str(), codes.join(", ")),
             },

@@ -42,6 +42,19 @@ fn audit(dir: &Path, hdc: &str, out: &str, status: i32) -> crate::support::Ran {
         .run()
 }
 
+/// `audit --replay CAPTURE` (a path in the repository) of the pack frozen in `dir`, into `out`
+/// with `extra`, expected to exit `status`.
+#[track_caller]
+fn replay(dir: &Path, capture: impl AsRef<str>, out: &str, extra: &[&str], status: i32) {
+    let capture = repo().join(capture.as_ref());
+    Test::new(dir)
+        .args(["audit", "--pack", "pack.lock.json", "--replay"])
+        .args([capture.to_str().unwrap(), "--out", out])
+        .args(extra)
+        .status(status)
+        .run();
+}
+
 #[test]
 fn fake_hdc_serves_every_run_from_the_start_of_its_recording() {
     let dir = frozen_example();
@@ -72,11 +85,7 @@ fn a_shared_fake_hdc_state_left_by_an_earlier_run_is_said() {
 #[test]
 fn verify_evidence_says_what_it_found_as_json() {
     let dir = frozen_example();
-    let capture = repo().join("device-fixtures/notes-pass");
-    Test::new(dir.path())
-        .args(["audit", "--pack", "pack.lock.json", "--replay"])
-        .args([capture.to_str().unwrap(), "--out", "out"])
-        .run();
+    replay(dir.path(), "device-fixtures/notes-pass", "out", &[], 0);
     let verify = |status: i32| -> serde_json::Value {
         let ran = Test::new(dir.path())
             .args(["verify-evidence", "out/audit-1.json", "--json"])
@@ -114,12 +123,13 @@ fn verify_evidence_says_what_it_found_as_json() {
 #[test]
 fn a_median_verdict_shows_every_run_it_took() {
     let dir = crate::support::frozen_fixture("packs/jank.yaml");
-    let capture = repo().join("device-fixtures/jank-few");
-    Test::new(dir.path())
-        .args(["audit", "--pack", "pack.lock.json", "--replay"])
-        .args([capture.to_str().unwrap(), "--out", "out", "--runs", "3"])
-        .status(1)
-        .run();
+    replay(
+        dir.path(),
+        "device-fixtures/jank-few",
+        "out",
+        &["--runs", "3"],
+        1,
+    );
     let page = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     // Run 1 passes a 40 ms/s threshold on its own; the median of the three fails it: the
     // page names all three, and which run the histogram draws.
@@ -170,13 +180,13 @@ fn an_unstable_pass_is_a_pass_with_warnings_everywhere_it_is_read() {
 #[test]
 fn an_unverified_must_says_why_in_the_pr_summary() {
     let dir = frozen_example();
-    let capture = repo().join("device-fixtures/notes-trace-cut");
-    Test::new(dir.path())
-        .args(["audit", "--pack", "pack.lock.json", "--replay"])
-        .args([capture.to_str().unwrap(), "--out", "out"])
-        .args(["--summary-md", "summary.md"])
-        .status(1)
-        .run();
+    replay(
+        dir.path(),
+        "device-fixtures/notes-trace-cut",
+        "out",
+        &["--summary-md", "summary.md"],
+        1,
+    );
     let summary = fs::read_to_string(dir.path().join("summary.md")).unwrap();
     let p01 = summary
         .lines()
@@ -205,11 +215,13 @@ fn deliver_says_why_a_criterion_is_unverified() {
 fn an_inconclusive_comparison_says_how_many_more_runs_it_needs() {
     let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
     for (capture, out) in [("regress-few-base", "base"), ("regress-few", "candidate")] {
-        let capture = repo().join("device-fixtures").join(capture);
-        Test::new(dir.path())
-            .args(["audit", "--pack", "pack.lock.json", "--replay"])
-            .args([capture.to_str().unwrap(), "--out", out, "--runs", "3"])
-            .run();
+        replay(
+            dir.path(),
+            format!("device-fixtures/{capture}"),
+            out,
+            &["--runs", "3"],
+            0,
+        );
     }
     Test::new(dir.path())
         .args(["compare", "base/audit-1.json", "candidate/audit-1.json"])
@@ -281,13 +293,13 @@ fn a_delivery_has_a_page_of_its_rounds() {
 #[test]
 fn banners_summaries_and_junit_name_the_capture_not_the_hosts_path() {
     let dir = frozen_example();
-    let capture = repo().join("device-fixtures/notes-fail");
-    Test::new(dir.path())
-        .args(["audit", "--pack", "pack.lock.json", "--replay"])
-        .args([capture.to_str().unwrap(), "--out", "out"])
-        .args(["--summary-md", "summary.md"])
-        .status(1)
-        .run();
+    replay(
+        dir.path(),
+        "device-fixtures/notes-fail",
+        "out",
+        &["--summary-md", "summary.md"],
+        1,
+    );
     let host = repo().display().to_string();
     for file in ["summary.md", "out/junit.xml", "out/audit-1.md"] {
         let text = fs::read_to_string(dir.path().join(file)).unwrap();
@@ -310,12 +322,13 @@ fn banners_summaries_and_junit_name_the_capture_not_the_hosts_path() {
 fn trend_points_link_to_each_audits_page_relative_to_the_report() {
     let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
     for arm in ["base", "same", "slower", "faster"] {
-        let capture = repo().join(format!("device-fixtures/regress-{arm}"));
-        Test::new(dir.path())
-            .args(["audit", "--pack", "pack.lock.json", "--replay"])
-            .args([capture.to_str().unwrap(), "--out", arm])
-            .args(["--history", "history.sqlite"])
-            .run();
+        replay(
+            dir.path(),
+            format!("device-fixtures/regress-{arm}"),
+            arm,
+            &["--history", "history.sqlite"],
+            0,
+        );
     }
     let page = fs::read_to_string(dir.path().join("faster/report.html")).unwrap();
     assert!(page.contains("href=\"../base/report.html\""), "{page}");
@@ -330,11 +343,13 @@ fn trend_points_link_to_each_audits_page_relative_to_the_report() {
 fn a_comparison_written_before_statements_were_kept_still_verifies() {
     let dir = crate::support::frozen_fixture("packs/cold-start.yaml");
     for arm in ["base", "slower"] {
-        let capture = repo().join(format!("device-fixtures/regress-{arm}"));
-        Test::new(dir.path())
-            .args(["audit", "--pack", "pack.lock.json", "--replay"])
-            .args([capture.to_str().unwrap(), "--out", arm])
-            .run();
+        replay(
+            dir.path(),
+            format!("device-fixtures/regress-{arm}"),
+            arm,
+            &[],
+            0,
+        );
     }
     Test::new(dir.path())
         .args([

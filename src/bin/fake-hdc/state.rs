@@ -20,6 +20,8 @@ const LAST_RUN: &str = "last-run";
 pub(super) struct State {
     pub(super) dir: PathBuf,
     serial: String,
+    /// In a shared folder: this call's run, written beside the places it moves.
+    shared_by: Option<String>,
     /// Another run's places are in the (shared) folder: which run, when this call's differs.
     earlier_run: Option<String>,
 }
@@ -27,19 +29,20 @@ pub(super) struct State {
 impl State {
     pub(crate) fn of(serial: &str) -> State {
         let run = caller();
-        let (dir, earlier_run) = match std::env::var_os("DWPIPE_FAKE_HDC_STATE") {
+        let (dir, earlier_run, shared_by) = match std::env::var_os("DWPIPE_FAKE_HDC_STATE") {
             Some(shared) => {
                 let dir = PathBuf::from(shared);
                 let last = std::fs::read_to_string(dir.join(LAST_RUN)).ok();
                 let earlier = last.filter(|last| last.trim() != run);
-                (dir, earlier)
+                (dir, earlier, Some(run))
             }
-            None => (per_run(&run), None),
+            None => (per_run(&run), None, None),
         };
         let _ = std::fs::create_dir_all(&dir);
         State {
             dir,
             serial: serial.replace([':', '/'], "_"),
+            shared_by,
             earlier_run,
         }
     }
@@ -70,7 +73,9 @@ impl State {
 
     pub(crate) fn advance(&self, key: &str, to: usize) {
         let _ = std::fs::write(self.file(key), to.to_string());
-        let _ = std::fs::write(self.dir.join(LAST_RUN), caller());
+        if let Some(run) = &self.shared_by {
+            let _ = std::fs::write(self.dir.join(LAST_RUN), run);
+        }
     }
 
     /// Held while a phone tool finds and takes its place: a line's commands run side by side.

@@ -253,6 +253,7 @@ fn failures(report: &AuditReport) -> Vec<Failing<'_>> {
 
 /// The table's rows, failing first.
 fn rows(report: &AuditReport) -> Vec<Row<'_>> {
+    let said = crate::report::headline::by_criterion(report);
     crate::report::failing_first(report)
         .into_iter()
         .map(|entry| {
@@ -268,7 +269,7 @@ fn rows(report: &AuditReport) -> Vec<Row<'_>> {
                 expected: c.expected.as_deref(),
                 reason: c.reason.as_deref(),
                 evidence: &c.evidence,
-                warnings: crate::report::headline::warnings_of(report, &c.criterion_id),
+                warnings: crate::report::headline::warnings_of(&said, &c.criterion_id),
             }
         })
         .collect()
