@@ -23,11 +23,11 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     /// The file, as the user named it.
-    pub(crate) file: String,
+    pub file: String,
     /// 1-based line.
-    pub(crate) line: u32,
+    pub line: u32,
     /// 1-based column.
-    pub(crate) column: u32,
+    pub column: u32,
 }
 
 impl Location {

@@ -68,22 +68,6 @@ impl HdcClient {
             .leased(self.leasing.clone())
     }
 
-    /// The same client, its leases kept where `history` is when that is PostgreSQL (where
-    /// every host of a lab meets; the host's lock files held too), else on this host.
-    pub(crate) fn leases_beside(mut self, history: Option<&crate::history::Store>) -> HdcClient {
-        if let (Some(leasing), Some(crate::history::Store::Postgres(server))) =
-            (&mut self.leasing, history)
-        {
-            leasing.store = std::sync::Arc::new(crate::history::PgLeases {
-                server: (**server).clone(),
-                host: crate::device::lease::HostLeases {
-                    folder: crate::device::lease::host_folder(),
-                },
-            });
-        }
-        self
-    }
-
     /// The same client, leasing nothing: for the commands that only list devices and ask
     /// who they are (`devices`, `doctor`).
     pub(crate) fn unleased(self) -> HdcClient {

@@ -43,5 +43,5 @@ pub(crate) use rebuild::{Recorded, rebuild};
 pub use run::run;
 pub(crate) use run::{Ongoing, Prepared};
 pub(crate) use state::parse as parse_state;
-pub use state::{DeviceState, DeviceStates, Required, render as render_state};
+pub use state::{DeviceState, DeviceStates, Required, Zone, render as render_state};
 pub use thumbnail::{Shrunk, thumbnail_of};

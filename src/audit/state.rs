@@ -27,47 +27,47 @@ use crate::device::{STATE_FIELDS as FIELDS, STATE_MARKER as MARKER};
 pub struct DeviceState {
     /// The battery's charge, in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) battery_percent: Option<u32>,
+    pub battery_percent: Option<u32>,
     /// `charging`, `discharging`, `not-charging` or `full`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) charging: Option<String>,
+    pub charging: Option<String>,
     /// `none`, `ac`, `usb` or `wireless`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) plugged: Option<String>,
+    pub plugged: Option<String>,
     /// The battery's temperature, °C.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) battery_temperature_c: Option<f64>,
+    pub battery_temperature_c: Option<f64>,
     /// The power state (`AWAKE`, `INACTIVE`, `SLEEP`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) power_state: Option<String>,
+    pub power_state: Option<String>,
     /// Each thermal zone and its temperature, as the zone prints it (usually m°C).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) thermal: Vec<Zone>,
+    pub thermal: Vec<Zone>,
     /// The screen's brightness level (0–255).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) brightness: Option<u32>,
+    pub brightness: Option<u32>,
     /// Whether the brightness follows the light sensor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) auto_brightness: Option<bool>,
+    pub auto_brightness: Option<bool>,
     /// Whether the screen is locked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) screen_locked: Option<bool>,
+    pub screen_locked: Option<bool>,
     /// The active refresh rate, Hz.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) refresh_hz: Option<u32>,
+    pub refresh_hz: Option<u32>,
     /// Each reading that did not read, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) unread: Vec<String>,
+    pub unread: Vec<String>,
 }
 
 /// One thermal zone's temperature.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub(crate) struct Zone {
+pub struct Zone {
     /// The zone (`soc_thermal`, `shell_front`, …).
-    pub(crate) zone: String,
+    pub zone: String,
     /// Its temperature, in its own unit.
-    pub(crate) temperature: i64,
+    pub temperature: i64,
 }
 
 /// The state before a device's runs and after them, held to what the audit required.
@@ -75,18 +75,18 @@ pub(crate) struct Zone {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DeviceStates {
     /// Before its first visit.
-    pub(crate) before: DeviceState,
+    pub before: DeviceState,
     /// After its last (absent when the audit stopped before its end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) after: Option<DeviceState>,
+    pub after: Option<DeviceState>,
     /// Each precondition the device did not meet before its runs, with its reading: nothing
     /// was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) unmet: Vec<String>,
+    pub unmet: Vec<String>,
     /// Each precondition that held before the runs and no longer did after them: every
     /// measurement may have been taken after it stopped holding.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) changed: Vec<String>,
+    pub changed: Vec<String>,
 }
 
 /// A precondition and who asked for it (`the pack`, `dwpipe.yaml`, `--require`).
@@ -94,9 +94,9 @@ pub struct DeviceStates {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Required {
     /// The condition, as [`Condition`] shows it.
-    pub(crate) condition: String,
+    pub condition: String,
     /// Who asked for it.
-    pub(crate) by: String,
+    pub by: String,
 }
 
 impl Required {

@@ -32,9 +32,7 @@ impl Run for AuditArgs {
     }
 
     fn execute(self, edge: &Edge) -> Result<i32, Error> {
-        let hdc = edge
-            .client(&self.client)
-            .leases_beside(self.history.as_ref());
+        let hdc = crate::history::leases_beside(edge.client(&self.client), self.history.as_ref());
         let json = self.output.json;
         let frozen = load_lock(&self.lock)?;
         let playbooks = Playbooks::load(self.measuring.playbooks.as_deref())?;

@@ -92,12 +92,12 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
         if args.json {
             print::json(&ShiftsOutput {
                 format_version: crate::format::HISTORY,
-                changes: &shifts,
+                changes: shifts,
                 window: match window {
                     Window::Last(n) => Some(n),
                     Window::All => None,
                 },
-                series: &searched,
+                series: searched,
             });
         } else {
             print_shifts(&shifts, &searched, window);
@@ -105,7 +105,7 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
     } else if args.json {
         print::json(&SeriesOutput {
             format_version: crate::format::HISTORY,
-            points: &points,
+            points,
         });
     } else {
         print_points(&points);

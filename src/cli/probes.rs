@@ -77,7 +77,7 @@ fn runs(config: &Path, json: bool) -> Result<i32, Error> {
     if json {
         print::json(&RunsOutput {
             format_version: crate::format::RUNS,
-            runs: &runs,
+            runs,
         });
         return Ok(0);
     }

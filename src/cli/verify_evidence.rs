@@ -8,15 +8,14 @@ use crate::compare::{from_files, read_audit};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
-use crate::recheck::{Cause, Difference, recheck};
-use crate::schema::Comparison;
+use crate::recheck::{Cause, recheck};
+use crate::schema::{Comparison, Verification, Verified};
 
 use super::error::Error;
 use super::load_lock;
 use super::print;
 use super::shared::Json;
 use super::{Edge, Run};
-use serde::Serialize;
 use std::path::PathBuf;
 
 impl Run for VerifyEvidenceArgs {
@@ -35,48 +34,8 @@ impl Run for VerifyEvidenceArgs {
     }
 }
 
-/// What `verify-evidence` found: the document `--json` prints.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Checked {
-    /// The report checked, as given.
-    report: String,
-    /// `audit` or `comparison`.
-    kind: &'static str,
-    /// Whether nothing differs, in it or in the audits it names.
-    verified: bool,
-    /// The lock it was held to, and its SHA-256.
-    lock: String,
-    lock_sha256: String,
-    /// Whether that lock was given (`--pack`), not taken from the report itself.
-    anchored: bool,
-    /// A comparison: whether it binds the lock and the reports it compared by their hashes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bound: Option<bool>,
-    /// Evidence files re-hashed and measurements rebuilt (an audit).
-    files: usize,
-    measurements: usize,
-    /// Criteria recomputed (a comparison).
-    criteria: usize,
-    /// Each field that differs, with why.
-    differences: Vec<Difference>,
-    /// What reading the lock said (a comparison's).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    diagnostics: Vec<Diagnostic>,
-    /// The audits a comparison names, each checked.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    audits: Vec<Checked>,
-}
-
-impl Checked {
-    /// Every difference, in it and in the audits it names.
-    fn found(&self) -> usize {
-        self.differences.len() + self.audits.iter().map(Checked::found).sum::<usize>()
-    }
-}
-
 /// The report at `report_path` (an audit, or a `compare.json`), checked.
-fn check(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Error> {
+fn check(report_path: &Path, pack: Option<&Path>) -> Result<Verification, Error> {
     match read_comparison(report_path) {
         Some(comparison) => verify_comparison(report_path, &comparison, pack),
         None => verify_audit(report_path, pack),
@@ -96,7 +55,7 @@ fn verify_comparison(
     path: &Path,
     recorded: &Comparison,
     pack: Option<&Path>,
-) -> Result<Checked, Error> {
+) -> Result<Verification, Error> {
     if recorded.format_version > crate::format::COMPARE {
         return Err(Diagnostic::error(
             "E_EVIDENCE_INVALID",
@@ -151,9 +110,9 @@ fn verify_comparison(
     }
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
-    let mut checked = Checked {
+    let mut checked = Verification {
         report: path.display().to_string(),
-        kind: "comparison",
+        kind: Verified::Comparison,
         verified: false,
         lock: out.join(&recorded.lock).display().to_string(),
         lock_sha256: frozen.lock.sha256.clone(),
@@ -171,7 +130,7 @@ fn verify_comparison(
 }
 
 /// Rebuilds one audit report: what differs.
-fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Error> {
+fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Verification, Error> {
     let invalid = |message: String| {
         Error::from(
             Diagnostic::error("E_EVIDENCE_INVALID", message)
@@ -194,9 +153,9 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Erro
         }
     };
     let found = recheck(report_path, &report, &frozen)?;
-    Ok(Checked {
+    Ok(Verification {
         report: report_path.display().to_string(),
-        kind: "audit",
+        kind: Verified::Audit,
         verified: found.differences.is_empty(),
         lock: lock.display().to_string(),
         lock_sha256: frozen.lock.sha256.clone(),
@@ -213,7 +172,7 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Checked, Erro
 
 /// What was found, as the terminal says it: an audit's (or each audit's, then the
 /// comparison's) warnings, every difference, and a line of counts.
-fn show(checked: &Checked) {
+fn show(checked: &Verification) {
     for audit in &checked.audits {
         show(audit);
     }
@@ -226,7 +185,7 @@ fn show(checked: &Checked) {
     }
     print::diagnostics(&checked.diagnostics);
     if !checked.anchored {
-        let what = if checked.kind == "audit" {
+        let what = if checked.kind == Verified::Audit {
             "held to the lock the report names itself"
         } else {
             "the comparison is held to the lock it names itself"
@@ -244,7 +203,7 @@ fn show(checked: &Checked) {
         print::out(&format!("{label}  {difference}"));
     }
     let n = checked.differences.len();
-    if checked.kind == "comparison" {
+    if checked.kind == Verified::Comparison {
         print::out(&format!(
             "{}: {} criteria recomputed from the two audits against lock {}: {n} difference(s)",
             checked.report,

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Store;
 use crate::diagnostic::Diagnostic;
-use crate::history::Store;
 use crate::input::{parse_yaml, read_bounded};
 
 use super::value::invalid;

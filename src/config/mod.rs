@@ -7,6 +7,7 @@ mod device;
 mod doc;
 mod load;
 mod review;
+mod store;
 mod value;
 mod verify;
 
@@ -17,6 +18,7 @@ pub(crate) use device::DeviceDefaults;
 pub use load::Config;
 pub(crate) use load::{CONFIG_FILE, in_current_folder};
 pub(crate) use review::{FailMode, Repair, Review};
+pub(crate) use store::{Server, Store};
 pub(crate) use verify::{VerifyCommand, VerifyKind};
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 /// The bundled example's config.
 const EXAMPLE_CONFIG: &str = include_str!("../../examples/notes/dwpipe.yaml");
 
+use super::Store;
 use super::*;
-use crate::history::Store;
 use std::path::Path;
 use std::time::Duration;
 

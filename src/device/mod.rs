@@ -35,4 +35,5 @@ pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_
 pub use said::{Refusal, judge};
 pub use source::Source;
 pub use state::{STATE_FIELDS, STATE_MARKER, state_command};
-pub(crate) use survey::{ServerReport, survey};
+pub(crate) use survey::survey;
+pub use survey::{DeviceReport, DevicesReport, ServerReport};

@@ -2,7 +2,7 @@
 //! identified all at once (model, software, API level, density). Unreachable servers and
 //! offline devices are reported, not fatal.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::diagnostic::chain;
@@ -14,54 +14,54 @@ use super::info::DeviceInfo;
 use super::reply::Target;
 
 /// `dwpipe devices --json`: every server and its devices.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct DevicesReport {
+pub struct DevicesReport {
     /// Schema version.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// Every server asked, in order.
-    pub(crate) servers: Vec<ServerReport>,
+    pub servers: Vec<ServerReport>,
 }
 
 /// One server.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct ServerReport {
+pub struct ServerReport {
     /// `local` or `HOST:PORT`.
-    pub(crate) server: String,
+    pub server: String,
     /// Whether it answered.
-    pub(crate) reachable: bool,
+    pub reachable: bool,
     /// Why it did not.
-    pub(crate) error: Option<String>,
+    pub error: Option<String>,
     /// It answered, but not as an hdc server (what the table says instead of unreachable).
     #[serde(skip)]
-    pub(crate) not_hdc: bool,
+    pub not_hdc: bool,
     /// Its devices, in its order.
-    pub(crate) devices: Vec<DeviceReport>,
+    pub devices: Vec<DeviceReport>,
 }
 
 /// One device of a server, identified when connected.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct DeviceReport {
+pub struct DeviceReport {
     /// Its connect key.
-    pub(crate) serial: String,
+    pub serial: String,
     /// `USB`, `TCP`, …
-    pub(crate) transport: String,
+    pub transport: String,
     /// `Connected`, `Offline`, …
-    pub(crate) status: String,
+    pub status: String,
     /// Marketing name.
-    pub(crate) name: Option<String>,
+    pub name: Option<String>,
     /// Model.
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     /// Software version.
-    pub(crate) software_version: Option<String>,
+    pub software_version: Option<String>,
     /// API level.
-    pub(crate) api_level: Option<u32>,
+    pub api_level: Option<u32>,
     /// px per vp.
-    pub(crate) virtual_pixel_ratio: Option<f64>,
+    pub virtual_pixel_ratio: Option<f64>,
     /// Why it could not be identified.
-    pub(crate) error: Option<String>,
+    pub error: Option<String>,
 }
 
 /// Lists every server, then identifies every connected device, all concurrently.

@@ -15,8 +15,23 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{Connection, Server};
+use super::{Connection, Server, Store};
 use crate::device::lease::{Confirmation, HostLeases, LeaseGuard, LeaseStore, TakeError};
+use crate::target::HdcClient;
+
+/// `client`, its leases kept where `history` is when that is PostgreSQL (where every host of a
+/// lab meets; the host's lock files held too), else as they were (on this host).
+pub(crate) fn leases_beside(mut client: HdcClient, history: Option<&Store>) -> HdcClient {
+    if let (Some(leasing), Some(Store::Postgres(server))) = (&mut client.leasing, history) {
+        leasing.store = Arc::new(PgLeases {
+            server: (**server).clone(),
+            host: HostLeases {
+                folder: crate::device::lease::host_folder(),
+            },
+        });
+    }
+    client
+}
 
 /// How often the holding connection is asked whether it still holds.
 const PING: Duration = Duration::from_secs(1);

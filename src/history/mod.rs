@@ -22,12 +22,13 @@ mod store;
 
 use db::{Arg, Cells, DbError};
 
+pub(crate) use crate::config::{Server, Store};
 pub(crate) use changes::{Window, shifts};
 pub(crate) use db::Connection;
 pub(crate) use facts::build_facts;
-pub(crate) use lease::PgLeases;
+pub(crate) use lease::leases_beside;
 pub(crate) use record::{RecordError, Recorder, app_of};
-pub(crate) use store::{PROJECT_HISTORY, Server, Store, project_store};
+pub(crate) use store::{PROJECT_HISTORY, project_store};
 
 pub(crate) use error::HistoryError;
 pub(crate) use queries::{Filter, History, RunFacts, VerdictBy};

@@ -33,16 +33,16 @@ const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockFile {
     /// Lock format version.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// SHA-256 (hex) of the canonical JSON of `pack` and `diagnostics` (see `seal`).
     pub sha256: String,
     /// The pack, normalized.
-    pub(crate) pack: serde_json::Value,
+    pub pack: serde_json::Value,
     /// Warnings recorded when the pack was frozen (sealed with it since format 2), without
     /// their positions in the pack file, so neither where it was frozen from nor how it is
     /// laid out changes its hash.
     #[serde(default)]
-    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl LockFile {

@@ -149,7 +149,7 @@ impl DeliverPlan {
             Mode::Gate { wait, .. } => *wait,
         };
         let claim = claim(&config.workspace, wait)?;
-        let hdc = hdc.clone().leases_beside(config.history.as_ref());
+        let hdc = crate::history::leases_beside(hdc.clone(), config.history.as_ref());
         let base = request
             .out
             .clone()

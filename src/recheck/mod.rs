@@ -8,9 +8,8 @@
 //! such, apart from tampering.
 
 mod diff;
-mod difference;
 mod rebuild;
 
-pub(crate) use difference::{Cause, Difference};
+pub(crate) use crate::schema::{Cause, Difference};
 use rebuild::rebuilt;
 pub(crate) use rebuild::{recheck, regated, tampered};

@@ -9,9 +9,8 @@ mod receipt;
 mod run;
 #[cfg(test)]
 mod tests;
-mod verdict;
+pub(crate) use crate::schema::{ReviewReport, ReviewVerdict, ReviewerOutcome};
 pub(crate) use receipt::{ReceiptError, receipt};
 pub(crate) use reviewer::{ReviewerAnswer, ask};
 pub(crate) use rules::builtin;
 pub(crate) use run::{WaiverRefused, review};
-pub(crate) use verdict::{ReviewReport, ReviewVerdict, ReviewerOutcome};

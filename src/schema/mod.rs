@@ -9,10 +9,13 @@ mod ab_lab;
 mod audit;
 mod compare;
 mod deliver;
+mod difference;
 pub(crate) mod files;
 mod identity;
 mod lab;
 mod printed;
+mod review;
+mod verification;
 
 pub use ab::{AbRecord, Arm, ArmRecord, Block, BuildVersion, Restored};
 pub use ab_lab::{AbCell, AbColumn, AbLabReport};
@@ -20,10 +23,13 @@ pub use audit::{AuditReport, ReportCheck, Summary};
 pub use compare::{ArmStats, Compared, Comparison, Outcome, Regression, Side};
 pub(crate) use deliver::page_to_open;
 pub use deliver::{Claim, DeliverReport, TerminalReason};
+pub use difference::{Cause, Difference};
 pub(crate) use identity::content_id;
 pub use lab::{Cell, DeviceVerdict, LabDevice, LabReport, LabRow, LabVerdict, UnreachableServer};
 pub(crate) use lab::{Column, verdict_of};
-pub(crate) use printed::{
-    AbOutput, DiagnosticsOutput, FreezeOutput, Imported, Point, ProbesOutput, RunListing,
-    RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
+pub(crate) use printed::{AbOutput, DiagnosticsOutput, FreezeOutput, ProbesOutput};
+pub use printed::{
+    Imported, Point, Refused, RunListing, RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };
+pub use review::{ReviewReport, ReviewVerdict, ReviewerOutcome};
+pub use verification::{Verification, Verified};

@@ -2,7 +2,7 @@
 //! the probe catalog, the run folders, the history's points and shifts, an import's counts,
 //! an A/B session with its comparison. Each has its own `format-version`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 use crate::pack::ProbeRef;
@@ -49,164 +49,164 @@ pub(crate) struct ProbesOutput {
 }
 
 /// `dwpipe runs --json`.
-#[derive(Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct RunsOutput<'a> {
+pub struct RunsOutput {
     /// `format::RUNS`.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The run folders, newest first.
-    pub(crate) runs: &'a [RunListing],
+    pub runs: Vec<RunListing>,
 }
 
 /// One run folder.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct RunListing {
+pub struct RunListing {
     /// The folder's name: what `deliver --resume` takes.
-    pub(crate) id: String,
+    pub id: String,
     /// When it started (UTC), from the id.
-    pub(crate) started: Option<String>,
+    pub started: Option<String>,
     /// The pack's hash, from `run.json`.
-    pub(crate) pack_sha256: Option<String>,
+    pub pack_sha256: Option<String>,
     /// How it ended (`deliver.json`); absent while it runs or after it was cut off.
-    pub(crate) terminal_reason: Option<String>,
+    pub terminal_reason: Option<String>,
     /// The report to open, relative to the run folder.
-    pub(crate) report: Option<String>,
+    pub report: Option<String>,
 }
 
 /// One audit's reading of a criterion, as the history gives it back.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Point {
+pub struct Point {
     /// The audit's row.
-    pub(crate) run: i64,
+    pub run: i64,
     /// When it was recorded (UTC, ISO 8601).
-    pub(crate) recorded_at: String,
+    pub recorded_at: String,
     /// The report, as recorded.
-    pub(crate) report: String,
+    pub report: String,
     /// The app.
-    pub(crate) app: String,
+    pub app: String,
     /// Its version, when known.
-    pub(crate) app_version: Option<String>,
+    pub app_version: Option<String>,
     /// The workspace's commit, when known.
-    pub(crate) commit: Option<String>,
+    pub commit: Option<String>,
     /// The lock.
-    pub(crate) pack_sha256: String,
+    pub pack_sha256: String,
     /// The device.
-    pub(crate) serial: String,
+    pub serial: String,
     /// Its model.
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     /// Its software version.
-    pub(crate) software_version: Option<String>,
+    pub software_version: Option<String>,
     /// Its refresh rate, when recorded.
-    pub(crate) refresh_rate: Option<f64>,
+    pub refresh_rate: Option<f64>,
     /// Whether the audit replayed a capture.
-    pub(crate) replay: bool,
+    pub replay: bool,
     /// The criterion.
-    pub(crate) criterion: String,
+    pub criterion: String,
     /// Its unit.
-    pub(crate) unit: Option<String>,
+    pub unit: Option<String>,
     /// The aggregate of its runs.
-    pub(crate) value: Option<f64>,
+    pub value: Option<f64>,
     /// Its check's result (`pass`, `fail`, `unverified`).
-    pub(crate) verdict: String,
+    pub verdict: String,
     /// Every run's value.
-    pub(crate) runs: Vec<f64>,
+    pub runs: Vec<f64>,
     /// The A/B session's arm the audit was (`baseline`, `candidate`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) arm: Option<String>,
+    pub arm: Option<String>,
 }
 
 /// `dwpipe history --json`: the points, oldest first.
-#[derive(Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct SeriesOutput<'a> {
+pub struct SeriesOutput {
     /// `format::HISTORY`.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The points.
-    pub(crate) points: &'a [Point],
+    pub points: Vec<Point>,
 }
 
 /// Where a criterion's series shifted on a device model.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Shift {
+pub struct Shift {
     /// The criterion.
-    pub(crate) criterion: String,
+    pub criterion: String,
     /// The device model of the series.
-    pub(crate) device_model: Option<String>,
+    pub device_model: Option<String>,
     /// The first audit after the change.
-    pub(crate) run: i64,
+    pub run: i64,
     /// When that audit was recorded.
-    pub(crate) recorded_at: String,
+    pub recorded_at: String,
     /// Its report.
-    pub(crate) report: String,
+    pub report: String,
     /// The series' mean before the change, in the unit.
-    pub(crate) before: f64,
+    pub before: f64,
     /// And after it.
-    pub(crate) after: f64,
+    pub after: f64,
     /// The unit.
-    pub(crate) unit: Option<String>,
+    pub unit: Option<String>,
     /// The permutation test's p.
-    pub(crate) p: f64,
+    pub p: f64,
 }
 
 /// `dwpipe history --changes --json`.
-#[derive(Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct ShiftsOutput<'a> {
+pub struct ShiftsOutput {
     /// `format::HISTORY`.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The shifts.
-    pub(crate) changes: &'a [Shift],
+    pub changes: Vec<Shift>,
     /// The latest audits of each series searched at most (`null`: every audit).
-    pub(crate) window: Option<usize>,
+    pub window: Option<usize>,
     /// What was searched of each series.
-    pub(crate) series: &'a [Searched],
+    pub series: Vec<Searched>,
 }
 
 /// What `history --changes` searched of one series.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Searched {
+pub struct Searched {
     /// The criterion.
-    pub(crate) criterion: String,
+    pub criterion: String,
     /// The device model of the series.
-    pub(crate) device_model: Option<String>,
+    pub device_model: Option<String>,
     /// Its audits in the history (within the query's filters).
-    pub(crate) audits: usize,
+    pub audits: usize,
     /// The latest of them searched.
-    pub(crate) searched: usize,
+    pub searched: usize,
     /// When the first audit searched was recorded.
-    pub(crate) since: Option<String>,
+    pub since: Option<String>,
 }
 
 /// What `dwpipe history import` recorded (its `--json`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Imported {
+pub struct Imported {
     /// Audits recorded.
-    pub(crate) audits: usize,
+    pub audits: usize,
     /// Comparisons recorded.
-    pub(crate) comparisons: usize,
+    pub comparisons: usize,
     /// Reports the history already had (the same report, however copied or re-serialized).
-    pub(crate) known: usize,
+    pub known: usize,
     /// Audits among `audits` recorded without their evidence: their verdicts re-gated from
     /// their own readings agree, but nothing rebuilt them (never a baseline).
-    pub(crate) unverified: usize,
+    pub unverified: usize,
     /// Files that could not be recorded, and why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) refused: Vec<Refused>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
 }
 
 /// A file an import could not record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct Refused {
+pub struct Refused {
     /// The file.
-    pub(crate) file: String,
+    pub file: String,
     /// Why.
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 impl Imported {

@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{Ran, Test, dwpipe, fake_hdc, frozen_fixture, no_sleeps};
-use serde_json::Value;
+use crate::support::{Ran, Test, fake_hdc, frozen_fixture, no_sleeps, read};
+use dwpipe::gate::Verdict;
+use dwpipe::schema::{
+    AbLabReport, AbRecord, AuditReport, BuildVersion, Comparison, LabVerdict, Outcome, Regression,
+    Restored,
+};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -55,8 +59,8 @@ pub(crate) fn ab_args<'a>(
     args
 }
 
-/// An A/B session on one of the ab-phone fixtures: `(exit code, ab.json, stderr)`.
-fn session(dir: &Path, phone: &str, serial: &str, max_runs: &str) -> (i32, Value, String) {
+/// An A/B session on one of the ab-phone fixtures, to be told its exit code and run.
+fn session_of(dir: &Path, phone: &str, serial: &str, max_runs: &str) -> Test {
     let hdc = fake_hdc(
         dir,
         "hdc",
@@ -65,12 +69,16 @@ fn session(dir: &Path, phone: &str, serial: &str, max_runs: &str) -> (i32, Value
             .to_string()],
         "",
     );
-    let args = ab_args(dir, &hdc, &["--device", serial], max_runs);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (code, _, stderr) = dwpipe(dir, &args);
-    let record = fs::read_to_string(dir.join("out/ab.json"))
-        .map_or(Value::Null, |text| serde_json::from_str(&text).unwrap());
-    (code, record, stderr)
+    Test::new(dir).args(ab_args(dir, &hdc, &["--device", serial], max_runs))
+}
+
+/// An A/B session that reached its verdicts: `(exit code, ab.json, stderr)`.
+#[track_caller]
+fn session(dir: &Path, phone: &str, serial: &str, max_runs: &str) -> (i32, AbRecord, String) {
+    let Ran { code, stderr, .. } = session_of(dir, phone, serial, max_runs)
+        .status_in(&[0, 1])
+        .run();
+    (code, read(dir.join("out/ab.json")), stderr)
 }
 
 /// What fake-hdc says the device has installed.
@@ -83,15 +91,18 @@ fn a_ten_percent_slower_candidate_regresses_against_the_release_on_the_same_devi
     let dir = frozen_fixture("packs/cold-start.yaml");
     let (code, record, stderr) = session(dir.path(), "ab-phone-4", "AB0PHONE04", "16");
     assert_eq!(code, 1, "{stderr}");
-    assert_eq!(record["regression"], "regressed", "{record}");
+    assert_eq!(record.regression, Regression::Regressed, "{record:?}");
     // Both verdicts are reported: the candidate still meets the pack's 1100 ms.
-    assert_eq!(record["absolute"], "pass");
-    assert_eq!(record["left-installed"]["state"], "candidate");
+    assert_eq!(record.absolute, Verdict::Pass);
+    assert_eq!(record.left_installed, Restored::Candidate);
     assert_eq!(installed(dir.path(), "AB0PHONE04"), "notes-1.1.hap");
     // Each build named as the release engineer knows it: its HAP's version.
     assert_eq!(
-        record["candidate"]["version"],
-        serde_json::json!({"state": "read", "name": "1.1.0", "code": 1001000})
+        record.candidate.version,
+        Some(BuildVersion::Read {
+            name: "1.1.0".to_owned(),
+            code: 1_001_000
+        })
     );
     let page = fs::read_to_string(dir.path().join("out/ab.html")).unwrap();
     assert!(
@@ -100,52 +111,38 @@ fn a_ten_percent_slower_candidate_regresses_against_the_release_on_the_same_devi
         "{page}"
     );
     // Alternating blocks of 4 runs, each after its own install and warm-up.
-    let blocks: Vec<(String, Value)> = record["blocks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| (b["arm"].as_str().unwrap().to_owned(), b["runs"].clone()))
-        .collect();
-    let arms: Vec<&str> = blocks.iter().map(|(arm, _)| arm.as_str()).collect();
+    let arms: Vec<&str> = record.blocks.iter().map(|b| b.arm.as_str()).collect();
     assert_eq!(arms, ["baseline", "candidate", "baseline", "candidate"]);
-    assert_eq!(blocks[2].1, serde_json::json!([5, 8]));
+    assert_eq!(record.blocks[2].runs, [5, 8]);
     assert_eq!(stderr.matches("installing the").count(), 4, "{stderr}");
     // The known amount: the arms were drawn around 700 and 770 ms.
-    let comparison: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("out/compare.json")).unwrap())
-            .unwrap();
-    let p01 = &comparison["criteria"][0];
-    let delta = p01["delta"].as_f64().unwrap();
-    assert!((55.0..85.0).contains(&delta), "{p01}");
-    assert_eq!(p01["outcome"], "different");
-    assert_eq!(
-        (
-            p01["baseline"]["n"].as_u64(),
-            p01["candidate"]["n"].as_u64()
-        ),
-        (Some(8), Some(8))
-    );
+    let comparison: Comparison = read(dir.path().join("out/compare.json"));
+    let p01 = &comparison.criteria[0];
+    let delta = p01.delta.unwrap();
+    assert!((55.0..85.0).contains(&delta), "{p01:?}");
+    assert_eq!(p01.outcome, Some(Outcome::Different));
+    assert_eq!((p01.baseline.n, p01.candidate.n), (8, 8));
     // The warm-ups (run 0, about 1100 ms) are kept but never counted.
     assert!(
         dir.path()
             .join("out/warm-up/1-baseline/cold-start")
             .is_dir()
     );
-    let candidate: Value = serde_json::from_str(
-        &fs::read_to_string(dir.path().join("out/candidate/audit-1.json")).unwrap(),
-    )
-    .unwrap();
-    let runs = candidate["checks"][0]["measurements"][0]["runs"]
-        .as_array()
-        .unwrap();
+    let candidate: AuditReport = read(dir.path().join("out/candidate/audit-1.json"));
+    let runs = &candidate.checks[0].measurements[0].runs;
     assert_eq!(runs.len(), 8);
     assert!(
-        runs.iter().all(|r| r["value"].as_f64().unwrap() < 1000.0),
+        runs.iter().all(|r| r
+            .value
+            .as_ref()
+            .and_then(dwpipe::audit::Value::as_number)
+            .unwrap()
+            < 1000.0),
         "{runs:?}"
     );
     // Each arm's audit records the HAP it measured.
     let sha = dwpipe::hash::sha256_hex(&fs::read(hap("1.1")).unwrap());
-    assert_eq!(candidate["inputs"]["installed"][0]["sha256"], sha.as_str());
+    assert_eq!(candidate.inputs.as_ref().unwrap().installed[0].sha256, sha);
     // The comparison and both audits hold up against their evidence.
     Test::new(dir.path())
         .args([
@@ -163,8 +160,8 @@ fn a_candidate_within_the_floor_is_the_same_and_passes() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     let (code, record, stderr) = session(dir.path(), "ab-phone-1", "AB0PHONE01", "16");
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(record["regression"], "same", "{record}");
-    assert_eq!(record["candidate"]["runs"], 8);
+    assert_eq!(record.regression, Regression::Same, "{record:?}");
+    assert_eq!(record.candidate.runs, 8);
     assert!(!stderr.contains("still unknown"), "{stderr}");
 }
 
@@ -173,14 +170,14 @@ fn noisy_arms_get_more_runs_up_to_the_cap_then_end_inconclusive() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     let (code, record, stderr) = session(dir.path(), "ab-phone-noisy", "AB0NOISY01", "16");
     assert_eq!(code, 1, "inconclusive is never a pass: {stderr}");
-    assert_eq!(record["regression"], "inconclusive", "{record}");
+    assert_eq!(record.regression, Regression::Inconclusive, "{record:?}");
     assert!(
         stderr.contains("P-01 still unknown: 16 runs per arm"),
         "{stderr}"
     );
-    assert_eq!(record["baseline"]["runs"], 16);
-    assert_eq!(record["candidate"]["runs"], 16);
-    assert_eq!(record["blocks"].as_array().unwrap().len(), 8);
+    assert_eq!(record.baseline.runs, 16);
+    assert_eq!(record.candidate.runs, 16);
+    assert_eq!(record.blocks.len(), 8);
     assert_eq!(installed(dir.path(), "AB0NOISY01"), "notes-1.1.hap");
 }
 
@@ -274,11 +271,9 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
     let args = ab_args(dir.path(), &hdc, &target, "16");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let Ran { stdout, .. } = Test::new(dir.path()).args(&args).status(1).run();
-    let matrix: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("out/ab-lab.json")).unwrap())
-            .unwrap();
-    assert_eq!(matrix["verdict"], "fail");
-    assert_eq!(matrix["unreachable"][0]["server"], "10.0.0.9:8710");
+    let matrix: AbLabReport = read(dir.path().join("out/ab-lab.json"));
+    assert_eq!(matrix.verdict, LabVerdict::Fail);
+    assert_eq!(matrix.unreachable[0].server, "10.0.0.9:8710");
     let markdown = fs::read_to_string(dir.path().join("out/ab-lab.md")).unwrap();
     assert!(
         markdown.contains("hdc server `10.0.0.9:8710` did not answer"),
@@ -288,11 +283,10 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
         stdout.contains("hdc server 10.0.0.9:8710 did not answer"),
         "{stdout}"
     );
-    let verdicts: Vec<&str> = matrix["devices"]
-        .as_array()
-        .unwrap()
+    let verdicts: Vec<&str> = matrix
+        .devices
         .iter()
-        .map(|d| d["regression"].as_str().unwrap())
+        .map(|d| d.regression.map_or("-", |r| r.as_str()))
         .collect();
     assert_eq!(verdicts, ["same", "same", "same", "regressed"]);
     // The A/B lab has its page and its JUnit, as a plain lab does: the regressed device fails
@@ -326,10 +320,12 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
             && junit.contains("<testsuite name=\"dwpipe hdc server 10.0.0.9:8710\""),
         "{junit}"
     );
-    let fourth = &matrix["devices"][3]["criteria"][0];
+    let fourth = &matrix.devices[3].criteria[0];
     assert!(
-        (5.0..15.0).contains(&fourth["delta-pct"].as_f64().unwrap()),
-        "{fourth}"
+        fourth
+            .delta_pct
+            .is_some_and(|pct| (5.0..15.0).contains(&pct)),
+        "{fourth:?}"
     );
     assert!(stdout.contains("regressed +"), "{stdout}");
     for i in 1..=4 {
@@ -349,9 +345,10 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
 fn a_session_refuses_an_out_folder_holding_an_earlier_one() {
     let dir = frozen_fixture("packs/cold-start.yaml");
     fs::create_dir_all(dir.path().join("out/baseline")).unwrap();
-    let (code, _, stderr) = session(dir.path(), "ab-phone-1", "AB0PHONE01", "16");
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("E_AB_OUT_TAKEN"), "{stderr}");
+    session_of(dir.path(), "ab-phone-1", "AB0PHONE01", "16")
+        .status(2)
+        .stderr_contains("E_AB_OUT_TAKEN")
+        .run();
     assert_eq!(
         installed(dir.path(), "AB0PHONE01"),
         "",

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use dwpipe::device::Source;
 use dwpipe::diagnostic::{Diagnostic, Severity};
-use dwpipe::gate::{CheckResult, Verdict};
+use dwpipe::gate::{CheckOutcome, CheckResult, Verdict};
 use dwpipe::schema::AuditReport;
 
 use crate::support::{
-    Audited, Ran, Test, copy_tree, dwpipe, frozen_example, frozen_fixture, parse,
+    Audited, EXIT_CODES, Ran, Test, copy_tree, frozen_example, frozen_fixture, parse,
 };
 
 const SERIAL: &str = "FMR0223C13000649";
@@ -544,16 +544,14 @@ fn a_window_learned_from_earlier_runs_is_checked_and_made_again_when_cut_short()
     assert_eq!(held(2, "cold-start"), 0.75);
     assert_eq!(held(3, "cold-start"), 4.0);
     // And the files read are the new visit's: the window's record is evidence like the rest.
-    let verify = dwpipe(
-        dir.path(),
-        &[
+    Test::new(dir.path())
+        .args([
             "verify-evidence",
             "out/audit-1.json",
             "--pack",
             "pack.lock.json",
-        ],
-    );
-    assert_eq!(verify.0, 0, "{}", verify.2);
+        ])
+        .run();
 }
 
 #[test]
@@ -567,9 +565,8 @@ fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() 
         ]}"#,
     )
     .unwrap();
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -580,9 +577,9 @@ fn an_auditor_report_covers_the_unmeasurable_and_is_held_against_the_measured() 
             "--auditor-report",
             "auditor.json",
             "--json",
-        ],
-    );
-    assert_eq!(code, 1, "{stderr}");
+        ])
+        .status(1)
+        .run();
     let report: AuditReport = parse(&stdout);
     let v = verdicts(&Some(report.clone()));
     assert_eq!(
@@ -623,7 +620,12 @@ fn audit_capture(
         "--json",
     ];
     args.extend_from_slice(extra);
-    let (code, stdout, mut stderr) = dwpipe(dir, &args);
+    let Ran {
+        code,
+        stdout,
+        mut stderr,
+        ..
+    } = Test::new(dir).args(&args).status_in(EXIT_CODES).run();
     if let Ok(report) = serde_json::from_str::<AuditReport>(&stdout) {
         return (code, Some(report), stderr);
     }
@@ -764,7 +766,10 @@ fn a_realtime_replay_takes_the_device_time_it_recorded() {
     ] {
         let mut args = vec!["audit", "--pack", "pack.lock.json"];
         args.extend_from_slice(target);
-        let (code, _, stderr) = dwpipe(dir.path(), &args);
+        let Ran { code, stderr, .. } = Test::new(dir.path())
+            .args(&args)
+            .status_in(EXIT_CODES)
+            .run();
         assert!(
             code == 2 && stderr.contains(expected),
             "{target:?}: {stderr}"
@@ -872,7 +877,7 @@ fn every_audit_records_its_source() {
 /// The notes pack with F-01's probe replaced, frozen in `dir`, and the passing capture whose
 /// `aa test` ran `classes` (the suites that probe names): what F-01's check says.
 #[track_caller]
-fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
+fn hypium_check(probe: &str, classes: &str) -> CheckOutcome {
     let dir = tempfile::tempdir().unwrap();
     let pack = fs::read_to_string(repo("examples/notes/pack.yaml"))
         .unwrap()
@@ -885,9 +890,14 @@ fn hypium_check(probe: &str, classes: &str) -> serde_json::Value {
         .unwrap()
         .replace("-s class NoteListTest", classes);
     fs::write(capture.join("transcript.yaml"), transcript).unwrap();
-    let (_, _, stderr) = crate::support::replay_audit(dir.path(), &capture);
+    let Ran { stderr, .. } = crate::support::replay_audit(dir.path(), &capture)
+        .status_in(&[0, 1])
+        .run();
     assert!(dir.path().join("out/audit-1.json").exists(), "{stderr}");
-    crate::support::check(&crate::support::first_audit(dir.path()), "F-01").clone()
+    crate::support::first_audit(dir.path())
+        .check("F-01")
+        .check
+        .clone()
 }
 
 #[test]
@@ -897,32 +907,30 @@ fn a_hypium_criterion_is_judged_by_its_own_suite_and_cases() {
         "{ id: test.hypium, suite: NoSuchSuite }",
         "-s class NoSuchSuite",
     );
-    assert_eq!(missing["result"], "unverified", "{missing}");
+    assert_eq!(missing.result, CheckResult::Unverified, "{missing:?}");
     assert!(
-        missing["evidence"]
-            .as_str()
-            .unwrap()
+        missing
+            .evidence
             .contains("suite `NoSuchSuite` reported no case"),
-        "{missing}"
+        "{missing:?}"
     );
     // One case, as `Suite#case`.
     let one = hypium_check(
         "{ id: test.hypium, suite: NoteListTest, case: saves }",
         "-s class NoteListTest#saves",
     );
-    assert_eq!(one["result"], "pass", "{one}");
+    assert_eq!(one.result, CheckResult::Pass, "{one:?}");
     // An expected case that never reported is blocked, and fails the criterion.
     let blocked = hypium_check(
         "{ id: test.hypium, suite: NoteListTest, expect: [saves, archives] }",
         "-s class NoteListTest",
     );
-    assert_eq!(blocked["result"], "fail", "{blocked}");
+    assert_eq!(blocked.result, CheckResult::Fail, "{blocked:?}");
     assert!(
-        blocked["evidence"]
-            .as_str()
-            .unwrap()
+        blocked
+            .evidence
             .contains("blocked (expected, never reported): archives"),
-        "{blocked}"
+        "{blocked:?}"
     );
 }
 
@@ -938,22 +946,18 @@ fn a_case_count_against_the_summary_is_one_warning_on_the_criterion() {
             "Tests run: 3, Failure: 0, Error: 0, Pass: 3",
         );
     fs::write(capture.join("transcript.yaml"), transcript).unwrap();
-    let (_, _, stderr) = crate::support::replay_audit(dir.path(), &capture);
+    let Ran { stderr, .. } = crate::support::replay_audit(dir.path(), &capture)
+        .status_in(&[0, 1])
+        .run();
     let report = crate::support::first_audit(dir.path());
-    let warnings: Vec<&serde_json::Value> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "W_EVIDENCE_DISAGREES")
-        .collect();
+    let warnings = report.with_code("W_EVIDENCE_DISAGREES");
     assert_eq!(warnings.len(), 1, "{stderr}");
-    assert_eq!(warnings[0]["criterionId"], "F-01");
+    assert_eq!(warnings[0].criterion_id.as_deref(), Some("F-01"));
     assert!(
-        warnings[0]["message"]
-            .as_str()
-            .unwrap()
+        warnings[0]
+            .message
             .contains("2 case(s) reported a result, the summary line says 3 run"),
-        "{}",
+        "{:?}",
         warnings[0]
     );
 }
@@ -1051,7 +1055,15 @@ fn reports_default_to_a_folder_of_their_own_under_dwpipe() {
     let candidate = format!(".dwpipe/{other}/audit-1.json");
     // Three runs a side cannot show the same cold start (exit 1, inconclusive): the folder is
     // what is looked at here.
-    let (code, stdout, stderr) = dwpipe(dir.path(), &["compare", &report, &candidate]);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir.path())
+        .args(["compare", &report, &candidate])
+        .status_in(EXIT_CODES)
+        .run();
     assert!(code < 2, "{stderr}");
     assert!(stdout.contains("wrote .dwpipe/compare-20"), "{stdout}");
     let after: Vec<_> = fs::read_dir(dir.path())

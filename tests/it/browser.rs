@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::Test;
+use crate::support::{Ran, Test};
 use dwpipe::probe::screenshot::Image;
 
 const CHROMIUM_FLAGS: &[&str] = &[
@@ -43,13 +43,11 @@ fn the_html_report_renders_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let pack = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notes/pack.yaml");
     let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("device-fixtures/notes-fail");
-    assert_eq!(
-        crate::support::dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0,
-        0
-    );
-    let (code, _, stderr) = crate::support::dwpipe(
-        dir.path(),
-        &[
+    Test::new(dir.path())
+        .args(["freeze", pack.to_str().unwrap()])
+        .run();
+    Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -57,9 +55,9 @@ fn the_html_report_renders_in_chromium() {
             capture.to_str().unwrap(),
             "--out",
             "out",
-        ],
-    );
-    assert_eq!(code, 1, "{stderr}");
+        ])
+        .status(1)
+        .run();
     let page = format!("file://{}", dir.path().join("out/report.html").display());
 
     let dom = chromium(dir.path(), &["--dump-dom", &page]);
@@ -237,7 +235,7 @@ fn measure(dir: &Path, page: &Path, axe: Option<&str>) -> Measured {
 /// banner class, words in the banner)`.
 #[track_caller]
 fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static str, &'static str)> {
-    use crate::support::{device, dwpipe, fake_hdc, fixture};
+    use crate::support::{EXIT_CODES, device, fake_hdc, fixture};
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let capture = |name: &str| {
         repo.join("device-fixtures")
@@ -266,7 +264,12 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
             out,
         ];
         args.extend_from_slice(extra);
-        let (code, stdout, stderr) = dwpipe(dir, &args);
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = Test::new(dir).args(&args).status_in(EXIT_CODES).run();
         assert_eq!(code, expected, "{from}: {stdout}{stderr}");
         dir.join(out)
     };
@@ -310,8 +313,9 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
         for server in servers {
             args.extend(["--server", server]);
         }
-        let (code, stdout, stderr) = crate::lab::lab_audit(&dir, "hdc", &served, &args);
-        assert_eq!(code, expected, "{stdout}{stderr}");
+        crate::lab::lab_audit(&dir, "hdc", &served, &args)
+            .status(expected)
+            .run();
         dir.join("lab/lab.html")
     };
     pages.push((

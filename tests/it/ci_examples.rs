@@ -180,11 +180,11 @@ fn job<'a>(runs: &'a [JobRun], name: &str) -> &'a JobRun {
 }
 
 /// The lease a shard's audit of `serial` recorded, from the folder the shard kept.
-fn lease(shard: &Path, serial: &str) -> Value {
-    let report: Value =
-        serde_json::from_slice(&fs::read(shard.join(serial).join("audit-1.json")).unwrap())
-            .unwrap();
-    report["lease"].clone()
+#[track_caller]
+fn lease(shard: &Path, serial: &str) -> dwpipe::device::lease::LeaseRecord {
+    let report: dwpipe::schema::AuditReport =
+        crate::support::read(shard.join(serial).join("audit-1.json"));
+    report.lease.expect("the audit records its lease")
 }
 
 /// GitHub's nightly lab, ten nights: each shard audits its host, leasing each phone in the
@@ -219,7 +219,7 @@ fn the_github_nightly_lab_records_into_postgresql_and_finds_the_shift() {
             );
         }
         assert_eq!(
-            lease(&lab.ci.artifact(night, "lab-10.0.0.5"), "LAB01")["store"],
+            lease(&lab.ci.artifact(night, "lab-10.0.0.5"), "LAB01").store,
             "postgres"
         );
         let merge = job(&runs, "merge");
@@ -285,12 +285,11 @@ fn the_gitlab_nightly_lab_records_into_postgresql_and_finds_the_shift() {
             said()
         );
         let kept = |path: &str| lab.ci.gitlab_artifact(night, "lab-merge", path);
-        let matrix: Value =
-            serde_json::from_slice(&fs::read(kept("lab/lab.json")).unwrap()).unwrap();
+        let matrix: dwpipe::schema::LabReport = crate::support::read(kept("lab/lab.json"));
         assert_eq!(
-            matrix["verdict"],
+            matrix.verdict.as_str(),
             if slower { "fail" } else { "pass" },
-            "{matrix}"
+            "{matrix:?}"
         );
         assert_eq!(lab.audits(), 2 * i64::from(night), "the nights add up");
         // (GitLab's jobs of night n work in `work/<n + 100>/`.)

@@ -5,7 +5,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Ran, Test};
+use crate::support::{Ran, Said, Test, parse, read};
+use dwpipe::gate::Verdict;
+use dwpipe::pack::LockFile;
+use dwpipe::schema::AuditReport;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/notes");
 
@@ -60,12 +63,13 @@ fn freeze_writes_the_lock_and_the_spec() {
         .args(["freeze", "pack.yaml", "--out", "out"])
         .status(0)
         .run();
-    let lock: serde_json::Value = read_json(&path.join("out/pack.lock.json"));
-    assert_eq!(lock["format-version"], 2);
-    assert_eq!(lock["sha256"].as_str().unwrap().len(), 64);
-    assert_eq!(lock["pack"]["criteria"].as_array().unwrap().len(), 9);
+    let lock: LockFile = read(path.join("out/pack.lock.json"));
+    assert_eq!(lock.format_version, 2);
+    assert_eq!(lock.sha256.len(), 64);
+    // The pack is kept as written, normalized: JSON, not a type.
+    assert_eq!(lock.pack["criteria"].as_array().unwrap().len(), 9);
     assert_eq!(
-        lock["pack"]["flows"]["open-note"][1],
+        lock.pack["flows"]["open-note"][1],
         serde_json::json!({ "click": "id:note_item_1", "name": "open" }),
         "flows are kept in the lock as written"
     );
@@ -112,19 +116,14 @@ fn freeze_refuses_a_bad_pack_with_located_diagnostics_and_exit_2() {
         .args(["freeze", "bad.yaml", "--json"])
         .status(2)
         .run();
-    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let codes: Vec<&str> = out["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap())
-        .collect();
+    let out: Said = parse(&run.stdout);
     assert_eq!(
-        codes,
+        out.codes(),
         ["E_CRITERION_ASSERTION_INVALID", "E_PACK_DUPLICATE_ID"]
     );
     assert_eq!(
-        out["diagnostics"][1]["location"]["line"], 122,
+        out.diagnostics[1].location.as_ref().map(|l| l.line),
+        Some(122),
         "the second X-01"
     );
 }
@@ -141,18 +140,18 @@ fn freeze_records_warnings_in_the_lock() {
         .args(["freeze", "warn.yaml", "--json"])
         .status(0)
         .run();
-    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(out["diagnostics"][0]["code"], "W_CRITERION_NO_ASSERTION");
-    let lock: serde_json::Value = read_json(&path.join("pack.lock.json"));
-    assert_eq!(lock["diagnostics"][0]["criterionId"], "X-02");
+    let out: Said = parse(&run.stdout);
+    assert_eq!(out.codes()[0], "W_CRITERION_NO_ASSERTION");
+    let lock: LockFile = read(path.join("pack.lock.json"));
+    assert_eq!(lock.diagnostics[0].criterion_id.as_deref(), Some("X-02"));
 }
 
 #[test]
 fn gate_passes_a_consistent_audit() {
     let (_dir, path) = frozen_workspace();
     let run = gate(&path, "auditor-report.json", 0);
-    let report: serde_json::Value = read_json(&path.join("audit-1.json"));
-    assert_eq!(report["verdict"], "pass");
+    let report: AuditReport = read(path.join("audit-1.json"));
+    assert_eq!(report.verdict, Verdict::Pass);
     assert!(path.join("audit-1.md").exists());
     insta::assert_snapshot!("gate_pass_stdout", run.stdout);
 }
@@ -315,13 +314,13 @@ fn frozen_with_a_warning() -> (tempfile::TempDir, PathBuf) {
 fn a_lock_seals_its_warnings() {
     let (_dir, path) = frozen_with_a_warning();
     let text = fs::read_to_string(path.join("pack.lock.json")).unwrap();
-    let lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let lock: LockFile = parse(&text);
     assert!(
-        lock["diagnostics"][0]["location"].is_null(),
-        "where it was frozen from is not sealed: {}",
-        lock["diagnostics"][0]
+        lock.diagnostics[0].location.is_none(),
+        "where it was frozen from is not sealed: {:?}",
+        lock.diagnostics[0]
     );
-    let message = lock["diagnostics"][0]["message"].as_str().unwrap();
+    let message = &lock.diagnostics[0].message;
     let injected = text.replace(
         &serde_json::to_string(message).unwrap(),
         "\"<script>alert(1)</script>\"",
@@ -352,27 +351,21 @@ fn a_clean_pack_keeps_its_hash_across_lock_formats_and_new_optional_keys() {
     // flows and more probe keys): the same hash, because absent optional keys leave the
     // canonical JSON as it was.
     let (_dir, path) = workspace();
-    let first_release: serde_json::Value = read_json(
-        &Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
+    let first_release: LockFile = read(
+        Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
     );
     fs::write(
         path.join("first.json"),
-        serde_json::to_string_pretty(&first_release["pack"]).unwrap(),
+        serde_json::to_string_pretty(&first_release.pack).unwrap(),
     )
     .unwrap();
     let _run = Test::new(&path)
         .args(["freeze", "first.json", "--json"])
         .status(0)
         .run();
-    let now: serde_json::Value = read_json(&path.join("pack.lock.json"));
-    assert_eq!(
-        (
-            first_release["format-version"].as_u64(),
-            now["format-version"].as_u64()
-        ),
-        (Some(1), Some(2))
-    );
-    assert_eq!(now["sha256"], first_release["sha256"]);
+    let now: LockFile = read(path.join("pack.lock.json"));
+    assert_eq!((first_release.format_version, now.format_version), (1, 2));
+    assert_eq!(now.sha256, first_release.sha256);
 }
 
 #[test]

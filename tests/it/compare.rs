@@ -5,7 +5,9 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{Ran, Test, dwpipe, fixture, frozen_fixture};
+use dwpipe::schema::{Comparison, Outcome, Regression};
+
+use crate::support::{EXIT_CODES, Ran, Test, fixture, frozen_fixture, parse};
 
 /// A folder with the cold-start pack frozen and every regress-* capture audited into it.
 fn audited() -> tempfile::TempDir {
@@ -38,25 +40,31 @@ fn audited() -> tempfile::TempDir {
     dir
 }
 
-fn compare(
-    dir: &Path,
-    base: &str,
-    candidate: &str,
-    extra: &[&str],
-) -> (i32, serde_json::Value, String) {
+/// `dwpipe compare BASE/audit-1.json CANDIDATE/audit-1.json --out cmp-CANDIDATE --json` plus
+/// `extra`, to be told its exit code and run.
+fn comparing(dir: &Path, base: &str, candidate: &str, extra: &[&str]) -> Test {
     let (b, c) = (
         format!("{base}/audit-1.json"),
         format!("{candidate}/audit-1.json"),
     );
     let out = format!("cmp-{candidate}");
-    let mut args = vec!["compare", &b, &c, "--out", &out, "--json"];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir, &args);
-    (
+    Test::new(dir)
+        .args(["compare", &b, &c, "--out", &out, "--json"])
+        .args(extra)
+}
+
+/// A comparison that ends with a verdict: the exit code, the comparison and stderr.
+#[track_caller]
+fn compare(dir: &Path, base: &str, candidate: &str, extra: &[&str]) -> (i32, Comparison, String) {
+    let Ran {
         code,
-        serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
+        stdout,
         stderr,
-    )
+        ..
+    } = comparing(dir, base, candidate, extra)
+        .status_in(&[0, 1])
+        .run();
+    (code, parse(&stdout), stderr)
 }
 
 #[test]
@@ -70,26 +78,22 @@ fn each_known_shift_gets_its_verdict_and_exit_code() {
     for (base, candidate, exit, verdict, outcome, delta) in rows {
         let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
         assert_eq!(code, exit, "{candidate}: {stderr}");
-        assert_eq!(report["verdict"], verdict, "{candidate}");
-        let p01 = &report["criteria"][0];
-        assert_eq!(p01["outcome"], outcome, "{candidate}: {p01}");
-        assert_eq!(p01["delta"], delta, "{candidate}");
+        assert_eq!(report.verdict.as_str(), verdict, "{candidate}");
+        let p01 = &report.criteria[0];
         assert_eq!(
-            (
-                p01["baseline"]["n"].as_u64(),
-                p01["candidate"]["n"].as_u64()
-            ),
-            (Some(10), Some(10))
+            p01.outcome.map(Outcome::as_str),
+            Some(outcome),
+            "{candidate}: {p01:?}"
         );
+        assert_eq!(p01.delta, Some(delta), "{candidate}");
+        assert_eq!((p01.baseline.n, p01.candidate.n), (10, 10));
         assert_eq!(
-            p01["baseline"]["median"], 700.5,
+            p01.baseline.median,
+            Some(700.5),
             "median of the baseline's ten"
         );
-        assert_eq!(p01["floor"], 20.0, "the built-in floor of a ms probe");
-        let [lo, hi] = [
-            p01["ci95"][0].as_f64().unwrap(),
-            p01["ci95"][1].as_f64().unwrap(),
-        ];
+        assert_eq!(p01.floor, Some(20.0), "the built-in floor of a ms probe");
+        let [lo, hi] = p01.ci95.expect("an interval");
         assert!(
             lo <= delta && delta <= hi,
             "{candidate}: {lo} ≤ {delta} ≤ {hi}"
@@ -114,8 +118,8 @@ fn three_runs_an_arm_are_inconclusive_and_say_why() {
     let dir = audited();
     let (code, report, _) = compare(dir.path(), "few-base", "few", &[]);
     assert_eq!(code, 1, "inconclusive is never a pass");
-    assert_eq!(report["verdict"], "inconclusive");
-    let reason = report["criteria"][0]["reason"].as_str().unwrap();
+    assert_eq!(report.verdict, Regression::Inconclusive);
+    let reason = &report.criteria[0].reason;
     assert!(
         reason.contains("3 against 3") && reason.contains("0.029"),
         "{reason}"
@@ -158,11 +162,8 @@ fn the_floor_comes_from_the_criterion_then_the_pack_and_must_fit_the_probe() {
         "slower",
         &["--pack", "wide/pack.lock.json"],
     );
-    assert_eq!(
-        (code, report["criteria"][0]["floor"].as_f64()),
-        (0, Some(100.0))
-    );
-    assert_eq!(report["verdict"], "same");
+    assert_eq!((code, report.criteria[0].floor), (0, Some(100.0)));
+    assert_eq!(report.verdict, Regression::Same);
     // A pack-wide 5 % of the 700.5 ms baseline: 35.025 ms, and 61.5 ms is past it.
     let share = pack.replace("criteria:\n", "regression: { floor: 5% }\ncriteria:\n");
     fs::create_dir_all(dir.path().join("share")).unwrap();
@@ -177,7 +178,7 @@ fn the_floor_comes_from_the_criterion_then_the_pack_and_must_fit_the_probe() {
         &["--pack", "share/pack.lock.json"],
     );
     assert_eq!(code, 1);
-    assert!((report["criteria"][0]["floor"].as_f64().unwrap() - 35.025).abs() < 1e-9);
+    assert!((report.criteria[0].floor.unwrap() - 35.025).abs() < 1e-9);
     // A floor in a unit the probe does not measure is refused at freeze, located.
     let wrong = pack.replace(
         "      probe: { id: perf.cold-start, runs: 10 }\n",
@@ -201,32 +202,24 @@ fn audits_of_another_device_are_refused_and_an_unknown_refresh_rate_is_said() {
     report["device"]["refresh-rate"] = serde_json::json!(120);
     fs::write(&path, report.to_string()).unwrap();
     // Under --json a refusal is JSON on stdout too.
-    let (code, refused, _) = compare(dir.path(), "base", "slower", &[]);
-    assert_eq!(code, 2, "{refused}");
-    let said = refused.to_string();
-    assert!(
-        said.contains("E_COMPARE_DEVICE_DIFFERS")
-            && said.contains("refresh rate 60 Hz against 120 Hz"),
-        "{said}"
-    );
+    comparing(dir.path(), "base", "slower", &[])
+        .status(2)
+        .stdout_contains("E_COMPARE_DEVICE_DIFFERS")
+        .stdout_contains("refresh rate 60 Hz against 120 Hz")
+        .run();
     // An audit recorded before the refresh rate was: compared, with a warning.
     report["device"]
         .as_object_mut()
         .unwrap()
         .remove("refresh-rate");
     fs::write(&path, report.to_string()).unwrap();
-    let (code, report, stderr) = compare(dir.path(), "base", "slower", &[]);
+    let (code, comparison, stderr) = compare(dir.path(), "base", "slower", &[]);
     assert_eq!(code, 1, "{stderr}");
-    assert_eq!(
-        report["diagnostics"][0]["code"],
-        "W_COMPARE_REFRESH_UNKNOWN"
-    );
-    let (code, refused, _) = compare(dir.path(), "base", "nowhere", &[]);
-    assert_eq!(code, 2, "{refused}");
-    assert!(
-        refused.to_string().contains("E_COMPARE_INVALID"),
-        "{refused}"
-    );
+    assert_eq!(comparison.diagnostics[0].code, "W_COMPARE_REFRESH_UNKNOWN");
+    comparing(dir.path(), "base", "nowhere", &[])
+        .status(2)
+        .stdout_contains("E_COMPARE_INVALID")
+        .run();
 }
 
 #[test]
@@ -283,9 +276,8 @@ fn jank_drawn_from_known_distributions_gets_its_verdicts() {
         ("few", "3"),
     ] {
         let capture = repo.join(format!("device-fixtures/jank-{arm}"));
-        let (code, _, stderr) = dwpipe(
-            dir.path(),
-            &[
+        let Ran { code, stderr, .. } = Test::new(dir.path())
+            .args([
                 "audit",
                 "--pack",
                 "pack.lock.json",
@@ -296,8 +288,9 @@ fn jank_drawn_from_known_distributions_gets_its_verdicts() {
                 runs,
                 "--out",
                 arm,
-            ],
-        );
+            ])
+            .status_in(EXIT_CODES)
+            .run();
         // A verdict either way: three noisy scrolls may exceed the pack's 40 ms/s.
         assert!(code == 0 || code == 1, "{arm}: {stderr}");
     }
@@ -310,10 +303,10 @@ fn jank_drawn_from_known_distributions_gets_its_verdicts() {
     for (base, candidate, exit, verdict, pct) in rows {
         let (code, report, stderr) = compare(dir.path(), base, candidate, &[]);
         assert_eq!(code, exit, "{candidate}: {stderr}");
-        assert_eq!(report["verdict"], verdict, "{candidate}: {report:?}");
-        let p02 = &report["criteria"][0];
-        assert_eq!(p02["floor"], 1.0, "the built-in floor of a ms/s probe");
-        let delta_pct = p02["delta-pct"].as_f64().unwrap();
+        assert_eq!(report.verdict.as_str(), verdict, "{candidate}: {report:?}");
+        let p02 = &report.criteria[0];
+        assert_eq!(p02.floor, Some(1.0), "the built-in floor of a ms/s probe");
+        let delta_pct = p02.delta_pct.unwrap();
         assert!(pct.contains(&delta_pct), "{candidate}: {delta_pct}%");
     }
 }
@@ -337,16 +330,12 @@ fn a_comparison_is_bound_to_its_lock_and_its_reports() {
         "slower",
         &["--pack", "lax/pack.lock.json"],
     );
+    assert_eq!((code, judged.verdict), (0, Regression::Same), "{judged:?}");
+    assert_eq!(judged.format_version, 2);
+    assert_eq!(judged.lock_sha256.as_deref().map(str::len), Some(64));
     assert_eq!(
-        (code, judged["verdict"].as_str()),
-        (0, Some("same")),
-        "{judged}"
-    );
-    assert_eq!(judged["format-version"], 2);
-    assert_eq!(judged["lock-sha256"].as_str().unwrap().len(), 64);
-    assert_eq!(
-        judged["candidate"]["report-sha256"].as_str().unwrap().len(),
-        64
+        judged.candidate.report_sha256.as_deref().map(str::len),
+        Some(64)
     );
     // Held to the lock it names, it is consistent (and says it is unanchored)...
     Test::new(dir.path())
@@ -456,9 +445,8 @@ fn a_comparison_of_nothing_in_common_is_refused() {
         let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("device-fixtures")
             .join(capture);
-        let (code, _, stderr) = dwpipe(
-            dir.path(),
-            &[
+        let Ran { code, stderr, .. } = Test::new(dir.path())
+            .args([
                 "audit",
                 "--pack",
                 lock,
@@ -466,8 +454,9 @@ fn a_comparison_of_nothing_in_common_is_refused() {
                 capture.to_str().unwrap(),
                 "--out",
                 out,
-            ],
-        );
+            ])
+            .status_in(EXIT_CODES)
+            .run();
         assert!(code == 0 || code == 1, "{stderr}");
     };
     freeze("packs/resources.yaml", "resources");
@@ -494,9 +483,8 @@ fn a_comparison_of_nothing_in_common_is_refused() {
     // The example pack's audit against the cold-start pack's: P-01 in both, with a warning.
     freeze("packs/../../../examples/notes/pack.yaml", "example");
     audit("example/pack.lock.json", "notes-pass", "e");
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args([
             "compare",
             "e/audit-1.json",
             "c/audit-1.json",
@@ -505,17 +493,16 @@ fn a_comparison_of_nothing_in_common_is_refused() {
             "--out",
             "cmp2",
             "--json",
-        ],
-    );
-    assert!(code == 0 || code == 1, "{stderr}");
-    let comparison: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(comparison["criteria"].as_array().unwrap().len(), 1);
+        ])
+        .status_in(&[0, 1])
+        .run();
+    let comparison: Comparison = parse(&stdout);
+    assert_eq!(comparison.criteria.len(), 1);
     assert!(
-        comparison["diagnostics"]
-            .as_array()
-            .unwrap()
+        comparison
+            .diagnostics
             .iter()
-            .any(|d| d["code"] == "W_COMPARE_PACKS_DIFFER"),
-        "{comparison}"
+            .any(|d| d.code == "W_COMPARE_PACKS_DIFFER"),
+        "{comparison:?}"
     );
 }

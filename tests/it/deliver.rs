@@ -1,7 +1,9 @@
 //! `dwpipe deliver` through the real binary: the bundled example end to end, and every way a
 //! delivery stops (DESIGN §6 terminal reasons) with what the ledger records.
 
-use dwpipe::schema::{Claim, DeliverReport, LabReport, TerminalReason};
+use dwpipe::schema::{
+    AuditReport, Claim, DeliverReport, LabReport, RunsOutput, SeriesOutput, TerminalReason,
+};
 use std::fs;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,8 +12,7 @@ use crate::support::delivery::{
     FIXING_AGENT, PAGE, RESUMED_AND_VERIFIED, SPACING, deliver, project, repo, resume, run_dir,
     set_agent, stages,
 };
-use crate::support::dwpipe;
-use crate::support::{Ran, Test, read};
+use crate::support::{EXIT_CODES, Ran, Said, Test, parse, read};
 use serde_json::Value;
 
 #[test]
@@ -58,16 +59,16 @@ fn the_example_is_delivered_in_one_round() {
     // The ledger records decisions, never the brief's or the agent's text.
     let ledger_text = fs::read_to_string(run.join("ledger.jsonl")).unwrap();
     // The audit names the workspace it measured, as the ledger fingerprinted it.
-    let report: Value =
-        serde_json::from_str(&fs::read_to_string(run.join("audit-round-1/audit-1.json")).unwrap())
-            .unwrap();
+    let report: AuditReport = read(run.join("audit-round-1/audit-1.json"));
+    // A ledger line is the run's record, not a published document: read as JSON.
     let audited = ledger_text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|e| e["stage"] == "audit")
         .unwrap();
     assert_eq!(
-        report["workspace"]["fingerprint"], audited["inputs"]["workspace"],
+        report.workspace.as_ref().map(|w| w.fingerprint.as_str()),
+        audited["inputs"]["workspace"].as_str(),
         "{report:?}"
     );
     assert!(!ledger_text.contains("12vp apart") && !ledger_text.contains("Changed the list"));
@@ -76,20 +77,20 @@ fn the_example_is_delivered_in_one_round() {
         .args(["history", "--json"])
         .run()
         .stdout;
-    let history: Value = serde_json::from_str(&stdout).unwrap();
-    let points = history["points"].as_array().unwrap();
+    let history: SeriesOutput = parse(&stdout);
     assert!(
-        points
+        history
+            .points
             .iter()
-            .any(|p| p["criterion"] == "P-01" && p["replay"] == true),
+            .any(|p| p.criterion == "P-01" && p.replay),
         "{stdout}"
     );
-    assert!(points.iter().all(|p| {
-        p["report"]
-            .as_str()
-            .unwrap()
-            .ends_with("audit-round-1/audit-1.json")
-    }));
+    assert!(
+        history
+            .points
+            .iter()
+            .all(|p| p.report.ends_with("audit-round-1/audit-1.json"))
+    );
 }
 
 #[test]
@@ -308,13 +309,12 @@ fn a_closed_review_refuses_the_waiver_before_any_dispatch() {
 fn a_missing_verification_command_is_refused_before_anything_runs() {
     let verify = "  - name: build\n    argv: [hvigorw-not-installed, assembleHap]\n";
     let dir = project(FIXING_AGENT, verify, "notes-pass", "");
-    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
-    assert_eq!(code, 3, "{stdout}");
-    let refused: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(
-        refused["diagnostics"][0]["code"], "E_PREFLIGHT_VERIFY",
-        "{refused}"
-    );
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .status(3)
+        .run();
+    let refused: Said = parse(&stdout);
+    assert_eq!(refused.codes()[0], "E_PREFLIGHT_VERIFY", "{refused:?}");
     assert!(
         !fs::read_to_string(dir.path().join(PAGE))
             .unwrap()
@@ -382,13 +382,9 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         "notes-pass",
         "",
     );
-    let child = crate::support::dwpipe_command()
+    let child = Test::new(dir.path())
         .args(["deliver", "--pack", "pack.yaml", "--json"])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let pid_file = dir.path().join("sleeper.pid");
     let deadline = Instant::now() + Duration::from_secs(20);
     while fs::read_to_string(&pid_file).map_or(true, |s| s.trim().is_empty()) {
@@ -430,10 +426,13 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         .args(["runs", "--json"])
         .status(0)
         .run();
-    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let listed: RunsOutput = parse(&listed);
     let id = run.file_name().unwrap().to_str().unwrap();
-    assert_eq!(listed["runs"][0]["id"], id);
-    assert_eq!(listed["runs"][0]["terminal-reason"], "interrupted");
+    assert_eq!(listed.runs[0].id, id);
+    assert_eq!(
+        listed.runs[0].terminal_reason.as_deref(),
+        Some("interrupted")
+    );
     // Resumed by that id with an agent that finishes, the run picks up at the agent with the
     // same brief.
     set_agent(dir.path(), FIXING_AGENT);
@@ -458,10 +457,13 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
         .status(2)
         .stdout_contains("E_RESUME_REFUSED")
         .run();
-    let (_, listed, _) = dwpipe(dir.path(), &["runs", "--json"]);
-    let listed: Value = serde_json::from_str(&listed).unwrap();
-    assert_eq!(listed["runs"][0]["terminal-reason"], "verified");
-    assert_eq!(listed["runs"][0]["report"], "audit-round-1/report.html");
+    let Ran { stdout: listed, .. } = Test::new(dir.path()).args(["runs", "--json"]).run();
+    let listed: RunsOutput = parse(&listed);
+    assert_eq!(listed.runs[0].terminal_reason.as_deref(), Some("verified"));
+    assert_eq!(
+        listed.runs[0].report.as_deref(),
+        Some("audit-round-1/report.html")
+    );
 }
 
 #[test]
@@ -473,7 +475,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
         &[repo("device-fixtures/notes-pass").display().to_string()],
         "DWPIPE_FAKE_HDC_LATENCY=300ms",
     );
-    let child = crate::support::dwpipe_command()
+    let child = Test::new(dir.path())
         .args([
             "--hdc",
             hdc.to_str().unwrap(),
@@ -482,11 +484,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
             "pack.yaml",
         ])
         .args(["--device", "FMR0223C13000649", "--json"])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .spawn();
     let runs = dir.path().join(".dwpipe/runs");
     let deadline = Instant::now() + Duration::from_secs(30);
     let ledger = || {
@@ -550,7 +548,7 @@ fn a_delivery_cut_during_the_audit_resumes_without_verifying_again() {
 #[test]
 fn what_the_release_engineer_reads() {
     let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
-    let Ran { stdout, stderr } = Test::new(dir.path())
+    let Ran { stdout, stderr, .. } = Test::new(dir.path())
         .args(["deliver", "--pack", "pack.yaml"])
         .status(0)
         .run();
@@ -604,9 +602,13 @@ fn a_delivery_audited_on_a_lab_repairs_what_one_device_fails() {
     let hdc = crate::support::fake_hdc(dir.path(), "hdc", &captures, "");
     let playbooks = crate::support::no_sleeps(dir.path());
     let hdc_arg = hdc.display().to_string();
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir.path())
+        .args([
             "--hdc",
             &hdc_arg,
             "deliver",
@@ -617,8 +619,9 @@ fn a_delivery_audited_on_a_lab_repairs_what_one_device_fails() {
             "--playbooks",
             &playbooks,
             "--json",
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     let summary: DeliverReport =
         serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}\n{stderr}"));
     // LAB02 fails the audit; the repair brief names it; the agent has nothing more to change.

@@ -14,6 +14,7 @@ use dwpipe::process::Cancel;
 use dwpipe::shell::{ShellCommand, ShellValue};
 
 use crate::support::{Ran, Test};
+use dwpipe::device::DevicesReport;
 
 const SERIAL: &str = "FMR0223C13000649";
 
@@ -472,7 +473,7 @@ fn devices_lists_every_server_and_reports_the_unreachable_ones() {
         "",
     );
     let hdc = hdc.to_str().unwrap();
-    let Ran { stdout, stderr: _ } = Test::new(Path::new("."))
+    let Ran { stdout, .. } = Test::new(Path::new("."))
         .args([
             "--hdc",
             hdc,
@@ -487,18 +488,18 @@ fn devices_lists_every_server_and_reports_the_unreachable_ones() {
         ])
         .status(0)
         .run();
-    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let servers = json["servers"].as_array().unwrap();
+    let listed: DevicesReport = crate::support::parse(&stdout);
+    let servers = &listed.servers;
     assert_eq!(servers.len(), 3);
-    assert_eq!(servers[0]["devices"][0]["serial"], SERIAL);
-    assert_eq!(servers[0]["devices"][0]["virtual-pixel-ratio"], 3.25);
-    assert_eq!(servers[1]["devices"][0]["transport"], "TCP");
-    assert_eq!(servers[2]["reachable"], false);
+    assert_eq!(servers[0].devices[0].serial, SERIAL);
+    assert_eq!(servers[0].devices[0].virtual_pixel_ratio, Some(3.25));
+    assert_eq!(servers[1].devices[0].transport, "TCP");
+    assert!(!servers[2].reachable);
     assert!(
-        servers[2]["error"]
-            .as_str()
-            .unwrap()
-            .contains("Connect server failed")
+        servers[2]
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("Connect server failed"))
     );
 
     let stdout = Test::new(Path::new("."))
@@ -524,13 +525,12 @@ fn a_missing_hdc_is_an_environment_error_naming_the_path() {
         .run()
         .stderr;
     assert!(stderr.contains("/nonexistent/bin/hdc"), "{stderr}");
-    let with_env = crate::support::dwpipe_command()
+    Test::new(Path::new("."))
         .args(["devices"])
         .env("DWPIPE_HDC", "/elsewhere/hdc")
-        .output()
-        .unwrap();
-    assert_eq!(with_env.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&with_env.stderr).contains("/elsewhere/hdc"));
+        .status(3)
+        .stderr_contains("/elsewhere/hdc")
+        .run();
 }
 
 #[test]
@@ -539,7 +539,7 @@ fn identify_records_the_identity_and_refuses_unsafe_serials_before_spawning() {
     let source = lab.capture("phone", SERIAL, "", &[]);
     let hdc = lab.hdc(&[source.display().to_string()], "");
     let out = lab.path("recorded");
-    let Ran { stdout, stderr: _ } = Test::new(Path::new("."))
+    let Ran { stdout, .. } = Test::new(Path::new("."))
         .args([
             "--hdc",
             hdc.to_str().unwrap(),
@@ -750,34 +750,27 @@ fn servers_are_handed_to_hdc_as_it_accepts_them() {
             .status(status)
             .run()
             .stdout;
-        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
-        json["servers"][0].clone()
+        let mut listed: DevicesReport = crate::support::parse(&stdout);
+        listed.servers.remove(0)
     };
     for server in ["localhost:8710", "[::1]:8710", "127.0.0.1:8710"] {
         let report = survey(server, 0);
-        assert_eq!(report["reachable"], true, "{server}: {report:?}");
-        assert_eq!(
-            report["devices"].as_array().map(Vec::len),
-            Some(0),
-            "{report:?}"
-        );
+        assert!(report.reachable, "{server}: {report:?}");
+        assert!(report.devices.is_empty(), "{report:?}");
     }
     let report = survey("localhost:8710", 0);
-    assert_eq!(report["server"], "localhost:8710 (127.0.0.1)", "{report:?}");
+    assert_eq!(report.server, "localhost:8710 (127.0.0.1)", "{report:?}");
     // Whatever hdc refuses is the server's error.
     let report = survey("10.0.0.9:8710", 3);
-    assert_eq!(report["reachable"], false, "{report:?}");
+    assert!(!report.reachable, "{report:?}");
     assert!(
-        report["error"]
-            .as_str()
-            .unwrap()
-            .contains("hdc refused its options: -s content IP incorrect."),
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("hdc refused its options: -s content IP incorrect.")),
         "{report:?}"
     );
-    assert!(
-        report["devices"].as_array().is_none_or(Vec::is_empty),
-        "{report:?}"
-    );
+    assert!(report.devices.is_empty(), "{report:?}");
     // A name that does not resolve is refused before hdc runs, with the fix.
     let stderr = Test::new(Path::new("."))
         .args([

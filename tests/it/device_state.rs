@@ -1,11 +1,14 @@
 //! The device's state is part of every audit: read before and after the runs, kept, shown,
 //! recomputed by `verify-evidence`.
 
-use dwpipe::schema::TerminalReason;
+use dwpipe::gate::CheckResult;
+use dwpipe::schema::{AuditReport, Comparison, TerminalReason};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Ran, Test, copy_tree, dwpipe, first_audit, frozen_example, replay_audit};
+use crate::support::{
+    Audited, EXIT_CODES, Ran, Test, copy_tree, first_audit, frozen_example, replay_audit,
+};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -14,15 +17,15 @@ fn repo(path: &str) -> PathBuf {
 /// `dwpipe verify-evidence out/audit-1.json --pack pack.lock.json` in `dir`: `(exit code,
 /// stdout)`.
 fn verify_evidence(dir: &Path) -> (i32, String) {
-    let (code, stdout, _) = dwpipe(
-        dir,
-        &[
+    let Ran { code, stdout, .. } = Test::new(dir)
+        .args([
             "verify-evidence",
             "out/audit-1.json",
             "--pack",
             "pack.lock.json",
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     (code, stdout)
 }
 
@@ -70,20 +73,28 @@ fn every_state_is_read_as_its_services_print_it() {
         ],
         &[],
     );
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 0, "the state alone fails nothing: {stdout}{stderr}");
     let report = first_audit(dir.path());
-    let before = &report["device-state"]["before"];
-    assert_eq!(before["battery-percent"], 15, "{before}");
-    assert_eq!(before["charging"], "charging");
-    assert_eq!(before["plugged"], "usb");
-    assert_eq!(before["battery-temperature-c"], 45.2);
-    assert_eq!(before["thermal"][0]["temperature"], 52000);
-    assert_eq!(before["screen-locked"], true);
-    assert_eq!(before["refresh-hz"], 120);
-    let after = &report["device-state"]["after"];
-    assert_eq!(after["refresh-hz"], 60, "{after}");
-    assert_eq!(after["battery-percent"], 90);
+    let states = report.device_state.as_ref().expect("the device's state");
+    let before = &states.before;
+    assert_eq!(before.battery_percent, Some(15), "{before:?}");
+    assert_eq!(before.charging.as_deref(), Some("charging"));
+    assert_eq!(before.plugged.as_deref(), Some("usb"));
+    assert_eq!(before.battery_temperature_c, Some(45.2));
+    assert_eq!(before.thermal[0].temperature, 52000);
+    assert_eq!(before.screen_locked, Some(true));
+    assert_eq!(before.refresh_hz, Some(120));
+    let after = states.after.as_ref().expect("the state after the runs");
+    assert_eq!(after.refresh_hz, Some(60), "{after:?}");
+    assert_eq!(after.battery_percent, Some(90));
     // Every form shows it.
     let markdown = fs::read_to_string(dir.path().join("out/audit-1.md")).unwrap();
     assert!(
@@ -102,8 +113,9 @@ fn every_state_is_read_as_its_services_print_it() {
 #[test]
 fn a_doctored_state_is_a_difference() {
     let dir = frozen_example();
-    let (code, _, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
-    assert_eq!(code, 0, "{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-pass"))
+        .status(0)
+        .run();
     let report = dir.path().join("out/audit-1.json");
     let text = fs::read_to_string(&report).unwrap();
     fs::write(
@@ -149,18 +161,12 @@ fn a_capture_that_never_recorded_the_state_names_every_reading_unread() {
         kept.push_str(line);
     }
     fs::write(capture.join("transcript.yaml"), kept).unwrap();
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &capture).status(0).run();
     let report = first_audit(dir.path());
-    let unread = report["device-state"]["before"]["unread"]
-        .as_array()
-        .unwrap();
+    let unread = &report.device_state.as_ref().unwrap().before.unread;
     assert_eq!(unread.len(), 6, "{unread:?}");
     assert!(
-        unread[0]
-            .as_str()
-            .unwrap()
-            .starts_with("battery (`hidumper -s BatteryService -a -i`): not in the reply")
+        unread[0].starts_with("battery (`hidumper -s BatteryService -a -i`): not in the reply")
     );
 }
 
@@ -187,45 +193,43 @@ fn frozen_requiring(require: &[&str]) -> tempfile::TempDir {
 fn a_device_that_does_not_meet_the_packs_preconditions_is_not_audited() {
     let dir = frozen_requiring(&["battery >= 80%", "screen-lock: off"]);
     let capture = in_state(dir.path(), &[("capacity: 90 ", "capacity: 15 ")], &[]);
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(
         code, 3,
         "the environment's failure, not the app's: {stdout}{stderr}"
     );
     let report = first_audit(dir.path());
     assert_eq!(
-        report["device-state"]["unmet"],
-        serde_json::json!(["`battery >= 80%` (the pack): battery 15%"])
+        report.device_state.as_ref().unwrap().unmet,
+        ["`battery >= 80%` (the pack): battery 15%"]
     );
-    for check in report["checks"].as_array().unwrap() {
-        assert_eq!(check["result"], "unverified", "{check}");
+    for check in &report.checks {
+        let check = &check.check;
+        assert_eq!(check.result, CheckResult::Unverified, "{check:?}");
         assert!(
-            check["evidence"]
-                .as_str()
-                .unwrap()
+            check
+                .evidence
                 .contains("the device was not audited: `battery >= 80%` (the pack): battery 15%"),
-            "{check}"
+            "{check:?}"
         );
     }
-    let codes: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap())
-        .collect();
+    let codes = report.codes();
     assert!(codes.contains(&"E_DEVICE_NOT_READY"), "{codes:?}");
     assert!(stderr.contains("the device was not audited"), "{stderr}");
     // What was decided is recomputed from the kept state and the lock.
     let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
     // The same device, charged, is audited as before.
-    let (code, stdout, stderr) = crate::support::replay_audit_into(
-        dir.path(),
-        &repo("device-fixtures/notes-pass"),
-        "charged",
-        &[],
-    );
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    crate::support::replay_audit_into(dir.path(), &repo("device-fixtures/notes-pass"), "charged")
+        .status(0)
+        .run();
 }
 
 #[test]
@@ -242,11 +246,11 @@ fn a_lab_adds_its_own_preconditions_and_says_which_stopped_holding() {
         &[("screenLocked  \\t\\tfalse", "screenLocked  \\t\\ttrue")],
         &[],
     );
-    let audit = |out: &str, extra: &[&str]| {
-        crate::support::replay_audit_into(dir.path(), &capture, out, extra)
-    };
-    let (code, stdout, stderr) = audit("locked", &["--config", "lab.yaml"]);
-    assert_eq!(code, 3, "{stdout}{stderr}");
+    let audit = |out: &str| crate::support::replay_audit_into(dir.path(), &capture, out);
+    let Ran { stderr, .. } = audit("locked")
+        .args(["--config", "lab.yaml"])
+        .status(3)
+        .run();
     assert!(
         stderr.contains("`screen-lock: off` (dwpipe.yaml): the screen is locked"),
         "{stderr}"
@@ -257,29 +261,29 @@ fn a_lab_adds_its_own_preconditions_and_says_which_stopped_holding() {
         &[],
         &[("temperature: 300 ", "temperature: 455 ")],
     );
-    let (code, stdout, stderr) = crate::support::replay_audit_into(
-        dir.path(),
-        &capture,
-        "warmed",
-        &["--require", "battery-temperature <= 40", "--json"],
-    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = crate::support::replay_audit_into(dir.path(), &capture, "warmed")
+        .args(["--require", "battery-temperature <= 40", "--json"])
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 0, "measured, with a warning: {stderr}");
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let warning = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "W_DEVICE_STATE_CHANGED")
-        .expect("a warning");
+    let report: AuditReport = crate::support::parse(&stdout);
+    let warnings = report.with_code("W_DEVICE_STATE_CHANGED");
+    let warning = warnings.first().expect("a warning");
     assert!(
-        warning["message"]
-            .as_str()
-            .unwrap()
+        warning
+            .message
             .contains("`battery-temperature <= 40` (--require): battery temperature 45.5 °C"),
-        "{warning}"
+        "{warning:?}"
     );
-    let (code, _, stderr) = audit("bad", &["--require", "thermal <= normal"]);
-    assert_eq!(code, 2, "{stderr}");
+    let Ran { stderr, .. } = audit("bad")
+        .args(["--require", "thermal <= normal"])
+        .status(2)
+        .run();
     assert!(stderr.contains("`thermal` is not a reading"), "{stderr}");
 }
 
@@ -333,7 +337,12 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
         text.replacen("capacity: 90 ", "capacity: 15 ", 1),
     )
     .unwrap();
-    let (code, stdout, stderr) = crate::lab::lab_audit(
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = crate::lab::lab_audit(
         dir.path(),
         "hdc",
         &captures,
@@ -346,12 +355,18 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
             "lab",
             "--json",
         ],
-    );
+    )
+    .status_in(EXIT_CODES)
+    .run();
     assert_eq!(code, 3, "none failed, one was not measured: {stderr}");
-    let lab: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(lab["verdict"], "incomplete", "{lab}");
+    let lab: dwpipe::schema::LabReport = crate::support::parse(&stdout);
     assert_eq!(
-        crate::support::device_verdicts(&lab),
+        lab.verdict,
+        dwpipe::schema::LabVerdict::Incomplete,
+        "{lab:?}"
+    );
+    assert_eq!(
+        crate::support::Matrix::device_verdicts(&lab),
         [("LAB01", "pass"), ("LAB02", "not-measured")]
     );
     let markdown = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
@@ -362,9 +377,9 @@ fn a_lab_shows_a_device_that_did_not_meet_a_precondition_as_not_measured() {
 fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
     let dir = frozen_example();
     let audit = |capture: &Path, out: &str| {
-        let (code, stdout, stderr) =
-            crate::support::replay_audit_into(dir.path(), capture, out, &[]);
-        assert_eq!(code, 0, "{stdout}{stderr}");
+        crate::support::replay_audit_into(dir.path(), capture, out)
+            .status(0)
+            .run();
     };
     audit(&repo("device-fixtures/notes-pass"), "cool");
     // The same build on the same phone, hot and charging.
@@ -377,9 +392,13 @@ fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
         &[],
     );
     audit(&hot, "hot");
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir.path())
+        .args([
             "compare",
             "cool/audit-1.json",
             "hot/audit-1.json",
@@ -388,18 +407,18 @@ fn a_comparison_names_the_state_its_arms_ran_in_when_it_differs() {
             "--out",
             "cmp",
             "--json",
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     assert!(code == 0 || code == 1, "{stderr}");
-    let comparison: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let warning = comparison["diagnostics"]
-        .as_array()
-        .unwrap()
+    let comparison: Comparison = crate::support::parse(&stdout);
+    let warning = comparison
+        .diagnostics
         .iter()
-        .find(|d| d["code"] == "W_COMPARE_STATE_DIFFERS")
-        .unwrap_or_else(|| panic!("a warning: {comparison}"));
+        .find(|d| d.code == "W_COMPARE_STATE_DIFFERS")
+        .unwrap_or_else(|| panic!("a warning: {comparison:?}"));
     assert_eq!(
-        warning["message"],
+        warning.message,
         "the arms ran in different device states: charging discharging against charging; hottest zone 36000 against 52000"
     );
 }
@@ -420,10 +439,11 @@ fn cpu_reply(percent: f64) -> String {
 #[test]
 fn the_app_cpu_load_in_the_foreground_and_the_background() {
     let dir = crate::support::frozen_fixture("packs/cpu.yaml");
-    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-cpu"));
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-cpu"))
+        .status(0)
+        .run();
     let report = first_audit(dir.path());
-    let actual = |id: &str| crate::support::check(&report, id)["actual"].clone();
+    let actual = |id: &str| report.actual(id).unwrap_or_default().to_owned();
     // The median of 12, 14 and 13 %; the background load after Home and 3 minutes.
     assert_eq!(actual("P-05"), "13%");
     assert_eq!(actual("P-06"), "0.8%");
@@ -434,22 +454,21 @@ fn the_app_cpu_load_in_the_foreground_and_the_background() {
     let busy = transcript.replace(&cpu_reply(0.8), &cpu_reply(7.5));
     assert_ne!(busy, transcript);
     fs::write(capture.join("transcript.yaml"), busy).unwrap();
-    let (code, _, _) = crate::support::replay_audit_into(dir.path(), &capture, "busy-out", &[]);
-    assert_eq!(code, 1);
-    let busy: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("busy-out/audit-1.json")).unwrap())
-            .unwrap();
-    let check = crate::support::check(&busy, "P-06");
+    crate::support::replay_audit_into(dir.path(), &capture, "busy-out")
+        .status(1)
+        .run();
+    let busy: AuditReport = crate::support::read(dir.path().join("busy-out/audit-1.json"));
     assert_eq!(
-        (check["result"].as_str(), check["actual"].as_str()),
-        (Some("fail"), Some("7.5%"))
+        (busy.result("P-06"), busy.actual("P-06")),
+        (CheckResult::Fail, Some("7.5%"))
     );
     // The parser through inspect, on the evidence the audit kept.
     let kept = dir
         .path()
         .join("out/evidence/FMR0223C13000649/1/cpu-background/cpu.txt");
-    let (code, stdout, stderr) = crate::support::inspect(&["cpu", kept.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, .. } = crate::support::inspect(&["cpu", kept.to_str().unwrap()])
+        .status(0)
+        .run();
     assert!(
         stdout.contains(
             "com.example.not (pid 5000): 16 of 2000 ticks of 8 online cores over 2.500 s"
@@ -483,12 +502,12 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
         !stderr.contains("W_REVIEW_LOOSER_THAN_BASELINE"),
         "{stderr}"
     );
-    let (code, stdout, stderr) =
-        replay_audit(dir.path(), &repo("device-fixtures/notes-appanalyzer"));
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-appanalyzer"))
+        .status(0)
+        .run();
     let report = first_audit(dir.path());
-    assert_eq!(report["summary"]["pass"], 11, "{}", report["summary"]);
-    assert_eq!(crate::support::check(&report, "AA-0420")["actual"], "0.8%");
+    assert_eq!(report.summary.pass, 11, "{:?}", report.summary);
+    assert_eq!(report.actual("AA-0420"), Some("0.8%"));
     let (code, stdout) = verify_evidence(dir.path());
     assert_eq!(code, 0, "{stdout}");
     // Its preconditions are DevEco Testing's: a phone at 50 % is not audited.
@@ -500,8 +519,9 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
         transcript.replacen("capacity: 90 ", "capacity: 50 ", 1),
     )
     .unwrap();
-    let (code, _, stderr) = crate::support::replay_audit_into(dir.path(), &low, "low-out", &[]);
-    assert_eq!(code, 3, "{stderr}");
+    let Ran { stderr, .. } = crate::support::replay_audit_into(dir.path(), &low, "low-out")
+        .status(3)
+        .run();
     assert!(
         stderr.contains("`battery >= 80%` (the pack): battery 50%"),
         "{stderr}"
@@ -511,10 +531,11 @@ fn the_appanalyzer_preset_freezes_passes_review_and_audits_the_example() {
 #[test]
 fn gpu_power_and_heat_are_measured_and_read_back() {
     let dir = crate::support::frozen_fixture("packs/resources.yaml");
-    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-resources"));
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-resources"))
+        .status(0)
+        .run();
     let report = first_audit(dir.path());
-    let actual = |id: &str| crate::support::check(&report, id)["actual"].clone();
+    let actual = |id: &str| report.actual(id).unwrap_or_default().to_owned();
     // Hand-worked: loads 40/45/50/45/45 → 45 %; 279000000 Hz → 279 MHz; currents 350–450 mA
     // (mean 400) at 4 V → 1600 mW; the hottest of two zones, 41500 m°C → 41.5 °C.
     assert_eq!(actual("R-01"), "45%");
@@ -549,8 +570,7 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
             "soc_thermal",
         ),
     ] {
-        let (code, stdout, stderr) = crate::support::inspect(&args);
-        assert_eq!(code, 0, "{stderr}");
+        let Ran { stdout, .. } = crate::support::inspect(&args).status(0).run();
         assert!(stdout.contains(said), "{stdout}");
     }
     // A device without SmartPerf's power reading leaves the criterion unverified, saying so.
@@ -559,21 +579,15 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
     let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
     let without = transcript.replace("currentNow=-", "failed=RK does not support ");
     fs::write(capture.join("transcript.yaml"), without).unwrap();
-    let (code, _, stderr) =
-        crate::support::replay_audit_into(dir.path(), &capture, "no-power-out", &[]);
+    let Ran { code, stderr, .. } =
+        crate::support::replay_audit_into(dir.path(), &capture, "no-power-out")
+            .status_in(EXIT_CODES)
+            .run();
     assert_eq!(code, 0, "R-03 is a should: {stderr}");
-    let report: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("no-power-out/audit-1.json")).unwrap())
-            .unwrap();
-    let check = crate::support::check(&report, "R-03");
-    assert_eq!(check["result"], "unverified");
-    assert!(
-        check["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("RK does not support"),
-        "{check}"
-    );
+    let report: AuditReport = crate::support::read(dir.path().join("no-power-out/audit-1.json"));
+    let check = &report.check("R-03").check;
+    assert_eq!(check.result, CheckResult::Unverified);
+    assert!(check.evidence.contains("RK does not support"), "{check:?}");
 }
 
 #[test]
@@ -616,7 +630,14 @@ fn a_failed_should_criterion_does_not_turn_a_passing_gates_junit_red() {
         .replace(&cpu_reply(13.0), &cpu_reply(33.0));
     assert_ne!(busy, transcript);
     fs::write(capture.join("transcript.yaml"), busy).unwrap();
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 0, "the musts passed: {stdout}{stderr}");
     let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
     assert!(junit.contains("failures=\"0\""), "{junit}");

@@ -4,9 +4,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use dwpipe::gate::CheckResult;
+
 use crate::support::{
-    check, copy_tree, first_audit, fixture, frozen_example, inspect, replay_audit,
-    replay_audit_into,
+    Audited, EXIT_CODES, Ran, copy_tree, first_audit, fixture, frozen_example, inspect,
+    replay_audit, replay_audit_into,
 };
 
 /// A file of the repository.
@@ -26,13 +28,10 @@ fn edited(dir: &Path, name: &str, edit: impl FnOnce(String) -> String) -> PathBu
 }
 
 /// The result and evidence of `criterion` in the audit of `dir`.
-fn verdict(dir: &Path, criterion: &str) -> (String, String) {
-    let report = first_audit(dir);
-    let check = check(&report, criterion);
-    (
-        check["result"].as_str().unwrap().to_owned(),
-        check["evidence"].as_str().unwrap_or_default().to_owned(),
-    )
+#[track_caller]
+fn verdict(dir: &Path, criterion: &str) -> (CheckResult, String) {
+    let check = first_audit(dir).check(criterion).check.clone();
+    (check.result, check.evidence)
 }
 
 #[test]
@@ -55,15 +54,26 @@ fn aa_is_judged_by_its_words_not_its_exit_status() {
     for (success, failure, said, criteria) in rows {
         let dir = frozen_example();
         let capture = edited(dir.path(), "aa-failed", |t| t.replace(success, failure));
-        let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = replay_audit(dir.path(), &capture)
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, 1, "a must criterion is unverified: {stdout}{stderr}");
         for criterion in criteria {
             let (result, evidence) = verdict(dir.path(), criterion);
-            assert_eq!(result, "unverified", "{said}: {criterion}: {evidence}");
+            assert_eq!(
+                result,
+                CheckResult::Unverified,
+                "{said}: {criterion}: {evidence}"
+            );
             assert!(evidence.contains(said), "{criterion}: {evidence}");
         }
         // The test suite's visit never calls `aa start` or `aa force-stop`.
-        assert_eq!(verdict(dir.path(), "F-01").0, "pass");
+        assert_eq!(verdict(dir.path(), "F-01").0, CheckResult::Pass);
     }
 }
 
@@ -81,18 +91,25 @@ fn a_suite_past_its_own_limit_fails_its_criterion_and_the_audit_goes_on() {
             &t[end..]
         )
     });
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 1, "a criterion, not the audit: {stdout}{stderr}");
     let (result, evidence) = verdict(dir.path(), "F-01");
-    assert_eq!(result, "unverified", "{evidence}");
+    assert_eq!(result, CheckResult::Unverified, "{evidence}");
     assert!(
         evidence.contains("ran past its limit of 1800 s")
             && evidence.contains("stopped on the device (`aa force-stop com.example.notes`)"),
         "{evidence}"
     );
     // The rest of the audit was measured.
-    assert_eq!(verdict(dir.path(), "P-01").0, "pass");
-    assert_eq!(verdict(dir.path(), "X-02").0, "pass");
+    assert_eq!(verdict(dir.path(), "P-01").0, CheckResult::Pass);
+    assert_eq!(verdict(dir.path(), "X-02").0, CheckResult::Pass);
 }
 
 #[test]
@@ -104,16 +121,19 @@ fn a_trace_from_before_its_recording_began_is_stale() {
     let capture = edited(dir.path(), "stale", |t| {
         t.replace("reply: \"9.50 66.50\\n\"", "reply: \"50.00 350.00\\n\"")
     });
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    replay_audit(dir.path(), &capture).status(1).run();
     let (result, evidence) = verdict(dir.path(), "P-01");
-    assert_eq!(result, "unverified", "{evidence}");
+    assert_eq!(result, CheckResult::Unverified, "{evidence}");
     assert!(
         evidence.contains("before its recording began (50.000 s)")
             && evidence.contains("a file left by an earlier run"),
         "{evidence}"
     );
-    assert_eq!(verdict(dir.path(), "P-02").0, "pass", "its own clock holds");
+    assert_eq!(
+        verdict(dir.path(), "P-02").0,
+        CheckResult::Pass,
+        "its own clock holds"
+    );
 }
 
 #[test]
@@ -146,8 +166,9 @@ fn every_device_file_is_removed_before_the_step_that_writes_it() {
     assert!(pulled > 10);
     // And the replay of that recording passes, every exchange served.
     let dir = frozen_example();
-    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-pass"))
+        .status(0)
+        .run();
 }
 
 /// A device where the screenshot and the dump cannot be taken side by side: the first pair
@@ -205,18 +226,25 @@ fn a_pair_that_did_not_work_side_by_side_is_taken_apart_for_the_rest_of_the_audi
         out.join("\n") + "\n"
     });
     // `--strict`: every exchange served, the calls made apart included.
-    let (code, stdout, stderr) = replay_audit_into(dir.path(), &capture, "out", &["--strict"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit_into(dir.path(), &capture, "out")
+        .args(["--strict"])
+        .status(0)
+        .run();
     for criterion in ["A-01", "X-01", "X-02", "F-02", "P-03"] {
-        assert_eq!(verdict(dir.path(), criterion).0, "pass", "{criterion}");
+        assert_eq!(
+            verdict(dir.path(), criterion).0,
+            CheckResult::Pass,
+            "{criterion}"
+        );
     }
 }
 
 #[test]
 fn a_swipe_is_placed_in_the_display_the_identity_read() {
     let dir = frozen_example();
-    let (code, stdout, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-pass"));
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-pass"))
+        .status(0)
+        .run();
     let said = fs::read_to_string(
         dir.path()
             .join("out/evidence/FMR0223C13000649/1/scroll/gesture.txt"),
@@ -238,10 +266,17 @@ fn a_swipe_is_placed_in_the_display_the_identity_read() {
         identity.replace("display-size: [1260, 2720]\n", ""),
     )
     .unwrap();
-    let (code, stdout, stderr) = replay_audit(dir.path(), &capture);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 0, "P-02 is a should: {stdout}{stderr}");
     let (result, evidence) = verdict(dir.path(), "P-02");
-    assert_eq!(result, "unverified", "{evidence}");
+    assert_eq!(result, CheckResult::Unverified, "{evidence}");
     assert!(
         evidence.contains("the display size is unknown"),
         "{evidence}"
@@ -254,7 +289,10 @@ fn a_replay_planned_with_other_runs_is_refused_before_its_first_call() {
     let capture = repo("device-fixtures/notes-pass");
     for runs in ["2", "3", "5"] {
         let out = format!("out-{runs}");
-        let (code, _, stderr) = replay_audit_into(dir.path(), &capture, &out, &["--runs", runs]);
+        let Ran { code, stderr, .. } = replay_audit_into(dir.path(), &capture, &out)
+            .args(["--runs", runs])
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, 2, "--runs {runs}: {stderr}");
         assert!(stderr.contains("E_CAPTURE_PLAN"), "{stderr}");
         assert!(!dir.path().join(format!("out-{runs}/audit-1.json")).exists());
@@ -284,8 +322,7 @@ fn a_binary_trace_is_named_with_how_to_get_text() {
     ] {
         let path = dir.path().join(name);
         fs::write(&path, bytes).unwrap();
-        let (code, _, stderr) = inspect(&["trace", path.to_str().unwrap()]);
-        assert_eq!(code, 2, "{stderr}");
+        let Ran { stderr, .. } = inspect(&["trace", path.to_str().unwrap()]).status(2).run();
         assert!(
             stderr.contains("E_INSPECT_NOT_A_TRACE")
                 && stderr.contains(said)
@@ -302,8 +339,9 @@ fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
         for file in ["boxes.png", "boxes.jpg"] {
             let path = fixture(&format!("screenshot/{file}"));
             let path = path.to_str().unwrap();
-            let (code, stdout, stderr) = inspect(&["screenshot", path, "--box", bounds, "--json"]);
-            assert_eq!(code, 0, "{stderr}");
+            let Ran { stdout, .. } = inspect(&["screenshot", path, "--box", bounds, "--json"])
+                .status(0)
+                .run();
             let measured: serde_json::Value = serde_json::from_str(&stdout).unwrap();
             let ratio = measured["ratio"].as_f64().unwrap();
             assert!(
@@ -317,9 +355,10 @@ fn contrast_is_read_from_the_pixels_of_a_jpeg_as_of_a_png() {
 #[test]
 fn only_what_a_finger_can_hit_is_listed_as_a_touch_target() {
     let dump = fixture("layout/hidden-targets.json");
-    let (code, stdout, stderr) =
-        inspect(&["layout", dump.to_str().unwrap(), "--vpr", "3.25", "--json"]);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, .. } =
+        inspect(&["layout", dump.to_str().unwrap(), "--vpr", "3.25", "--json"])
+            .status(0)
+            .run();
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // Transparent, hit testing off, disabled, untouchable: four clickables no finger hits.
     assert_eq!(report["clickable"], 1, "{report:?}");
@@ -337,10 +376,11 @@ fn density_is_read_from_either_display_manager() {
         let path = fixture(&format!("hidumper/{file}"));
         inspect(&["hidumper", "--kind", "density", path.to_str().unwrap()])
     };
-    let (code, stdout, stderr) = density("dms_legacy_d0.txt");
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("density: 1.5 px/vp"), "{stdout}");
-    let (code, _, stderr) = density("dms_legacy_a_a.txt");
-    assert_eq!(code, 2);
-    assert!(stderr.contains("ask `-a '-d 0'`"), "{stderr}");
+    density("dms_legacy_d0.txt")
+        .stdout_contains("density: 1.5 px/vp")
+        .run();
+    density("dms_legacy_a_a.txt")
+        .status(2)
+        .stderr_contains("ask `-a '-d 0'`")
+        .run();
 }

@@ -7,8 +7,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::dwpipe;
-use crate::support::{Ran, Test};
+use dwpipe::gate::Verdict;
+use dwpipe::pack::LockFile;
+
+use crate::support::{Audited, EXIT_CODES, Ran, Test, first_audit, read};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -19,7 +21,9 @@ fn repo(path: &str) -> PathBuf {
 fn audited(capture: &str, extra: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = repo("examples/notes/pack.yaml");
-    assert_eq!(dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]).0, 0);
+    Test::new(dir.path())
+        .args(["freeze", pack.to_str().unwrap()])
+        .run();
     let capture = repo(&format!("device-fixtures/{capture}"));
     let mut args = vec![
         "audit",
@@ -31,11 +35,20 @@ fn audited(capture: &str, extra: &[&str]) -> tempfile::TempDir {
         "out",
     ];
     args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir.path(), &args);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir.path())
+        .args(&args)
+        .status_in(EXIT_CODES)
+        .run();
     assert!(code <= 1, "{stdout}{stderr}");
     dir
 }
 
+/// `out/audit-1.json` as JSON, for a test to doctor: a doctored report need not fit the schema.
 fn report(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(dir.join("out/audit-1.json")).unwrap()).unwrap()
 }
@@ -48,13 +61,10 @@ fn write(dir: &Path, name: &str, doc: &serde_json::Value) {
     .unwrap();
 }
 
-/// `verify-evidence out/<name> --pack pack.lock.json`.
-fn verify(dir: &Path, name: &str) -> (i32, String, String) {
+/// `verify-evidence out/<name> --pack pack.lock.json`, to be told its exit code and run.
+fn verify(dir: &Path, name: &str) -> Test {
     let report = format!("out/{name}");
-    dwpipe(
-        dir,
-        &["verify-evidence", &report, "--pack", "pack.lock.json"],
-    )
+    Test::new(dir).args(["verify-evidence", &report, "--pack", "pack.lock.json"])
 }
 
 fn each_measurement(doc: &mut serde_json::Value, mut f: impl FnMut(&mut serde_json::Value)) {
@@ -74,7 +84,14 @@ fn a_report_as_written_is_exactly_its_rebuild() {
         "notes-unstable",
     ] {
         let dir = audited(capture, &[]);
-        let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = verify(dir.path(), "audit-1.json")
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, 0, "{capture}: {stdout}{stderr}");
         assert!(stdout.contains(": 0 difference(s)"), "{capture}: {stdout}");
         assert!(!stdout.contains("UNANCHORED"), "{capture}: {stdout}");
@@ -84,8 +101,8 @@ fn a_report_as_written_is_exactly_its_rebuild() {
 #[test]
 fn every_doctored_report_is_named_and_fails() {
     let dir = audited("notes-fail", &[]);
+    assert_eq!(first_audit(dir.path()).verdict, Verdict::Fail);
     let original = report(dir.path());
-    assert_eq!(original["verdict"], "fail");
     // A looser pack, frozen for real, for the report to point at.
     let loose = fs::read_to_string(repo("examples/notes/pack.yaml"))
         .unwrap()
@@ -94,10 +111,8 @@ fn every_doctored_report_is_named_and_fails() {
     Test::new(dir.path())
         .args(["freeze", "loose.yaml", "--out", "loose"])
         .run();
-    let loose: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("loose/pack.lock.json")).unwrap())
-            .unwrap();
-    type Edit = fn(&mut serde_json::Value, &serde_json::Value);
+    let loose: LockFile = read(dir.path().join("loose/pack.lock.json"));
+    type Edit = fn(&mut serde_json::Value, &LockFile);
     let edits: [(&str, Edit, &str); 5] = [
         (
             "flipped",
@@ -133,7 +148,7 @@ fn every_doctored_report_is_named_and_fails() {
             "resealed",
             |doc, loose| {
                 doc["lock"] = "../loose/pack.lock.json".into();
-                doc["pack-sha256"] = loose["sha256"].clone();
+                doc["pack-sha256"] = loose.sha256.clone().into();
             },
             "pack-sha256: the report says",
         ),
@@ -156,14 +171,24 @@ fn every_doctored_report_is_named_and_fails() {
         let mut doc = original.clone();
         edit(&mut doc, &loose);
         write(dir.path(), &format!("{name}.json"), &doc);
-        let (code, stdout, stderr) = verify(dir.path(), &format!("{name}.json"));
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = verify(dir.path(), &format!("{name}.json"))
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, 1, "{name}: {stdout}{stderr}");
         assert!(stdout.contains(named), "{name}: {stdout}");
         assert!(stdout.contains("DIFFERENT  "), "{name}: {stdout}");
     }
     // Without --pack the report's own lock is used, and the output says so.
-    let (code, stdout, _) = dwpipe(dir.path(), &["verify-evidence", "out/resealed.json"]);
-    let sha = loose["sha256"].as_str().unwrap();
+    let Ran { code, stdout, .. } = Test::new(dir.path())
+        .args(["verify-evidence", "out/resealed.json"])
+        .status_in(EXIT_CODES)
+        .run();
+    let sha = loose.sha256.as_str();
     assert!(
         stdout.contains("UNANCHORED") && stdout.contains(sha),
         "{stdout}"
@@ -184,8 +209,7 @@ fn evidence_outside_the_audit_folder_is_refused() {
     fs::copy(&layout, &outside).unwrap();
     fs::remove_file(&layout).unwrap();
     std::os::unix::fs::symlink(&outside, &layout).unwrap();
-    let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 2, "{stdout}{stderr}");
+    let Ran { stderr, .. } = verify(dir.path(), "audit-1.json").status(2).run();
     assert!(stderr.contains("E_EVIDENCE_PATH_ESCAPE"), "{stderr}");
 }
 
@@ -201,8 +225,7 @@ fn an_edited_evidence_file_changes_its_hash_and_its_number() {
         2,
     );
     fs::write(&layout, edited).unwrap();
-    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 1, "{stdout}");
+    let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(1).run();
     assert!(
         stdout.contains("checks[A-01].measurements[A-01].runs[1].files[0].sha256"),
         "{stdout}"
@@ -227,8 +250,7 @@ fn a_reading_of_an_older_extractor_is_told_apart_from_tampering() {
         }
     });
     write(dir.path(), "older.json", &doc);
-    let (code, stdout, _) = verify(dir.path(), "older.json");
-    assert_eq!(code, 1, "{stdout}");
+    let Ran { stdout, .. } = verify(dir.path(), "older.json").status(1).run();
     assert!(
         stdout
             .contains("EXTRACTOR CHANGED  checks[P-01].measurements[P-01].runs[1].value: read 701"),
@@ -243,8 +265,7 @@ fn a_reading_of_an_older_extractor_is_told_apart_from_tampering() {
         }
     });
     write(dir.path(), "edited.json", &doc);
-    let (code, stdout, _) = verify(dir.path(), "edited.json");
-    assert_eq!(code, 1);
+    let Ran { stdout, .. } = verify(dir.path(), "edited.json").status(1).run();
     assert!(
         stdout.contains("DIFFERENT  checks[P-01].measurements[P-01].runs[1].value"),
         "{stdout}"
@@ -258,11 +279,17 @@ fn an_outside_auditors_report_is_kept_and_rebuilt_as_evidence() {
         "notes-pass",
         &["--auditor-report", auditor.to_str().unwrap()],
     );
-    let doc = report(dir.path());
-    let kept = doc["inputs"]["auditor-report"]["path"].as_str().unwrap();
+    let doc = first_audit(dir.path());
+    let kept = &doc
+        .inputs
+        .as_ref()
+        .unwrap()
+        .auditor_report
+        .as_ref()
+        .unwrap()
+        .path;
     assert_eq!(kept, "evidence/FMR0223C13000649/auditor-report.json");
-    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 0, "{stdout}");
+    verify(dir.path(), "audit-1.json").status(0).run();
     // The auditor's word on F-02 (which no probe measures) is read from the kept file.
     let path = dir.path().join("out").join(kept);
     let text = fs::read_to_string(&path).unwrap();
@@ -273,8 +300,7 @@ fn an_outside_auditors_report_is_kept_and_rebuilt_as_evidence() {
         text[at..].replacen("\"pass\"", "\"fail\"", 1)
     );
     fs::write(&path, edited).unwrap();
-    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 1, "{stdout}");
+    let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(1).run();
     assert!(stdout.contains("inputs.auditor-report.sha256"), "{stdout}");
     assert!(stdout.contains("checks[F-02].result"), "{stdout}");
 }
@@ -327,27 +353,26 @@ fn a_second_format_audit_is_still_read_as_it_was_worded() {
 #[test]
 fn a_report_states_each_criterion_and_names_repeated_runs_once() {
     let dir = audited("notes-fail", &[]);
-    let doc = report(dir.path());
-    assert_eq!(doc["format-version"], 4);
-    for time in ["started", "ended"] {
-        let text = doc[time].as_str().unwrap();
-        assert!(text.len() == 20 && text.ends_with('Z'), "{time}: {text}");
+    let doc = first_audit(dir.path());
+    assert_eq!(doc.format_version, 4);
+    let (started, ended) = (doc.started.clone().unwrap(), doc.ended.clone().unwrap());
+    for text in [&started, &ended] {
+        assert!(text.len() == 20 && text.ends_with('Z'), "{text}");
     }
-    assert!(doc["started"].as_str() <= doc["ended"].as_str());
+    assert!(started <= ended);
     // The device's time, on its clock: a replay's runs on the recorded delays and sleeps.
-    let visits = doc["device-time"]["visits"].as_array().unwrap();
-    let sum: f64 = visits.iter().map(|v| v["seconds"].as_f64().unwrap()).sum();
-    let total = doc["device-time"]["seconds"].as_f64().unwrap();
+    let device_time = doc.device_time.as_ref().unwrap();
+    let visits = &device_time.visits;
+    let sum: f64 = visits.iter().map(|v| v.seconds).sum();
+    let total = device_time.seconds;
     assert!(total > 1.0 && (total - sum).abs() < 1e-6, "{total} {sum}");
     assert_eq!(visits.len(), 9, "every visit of every run: {visits:?}");
-    let p01 = doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == "P-01")
-        .unwrap();
-    assert_eq!(p01["statement"], "Cold start to first frame ≤ 800ms");
-    let evidence = p01["evidence"].as_str().unwrap();
+    let p01 = &doc.check("P-01").check;
+    assert_eq!(
+        p01.statement.as_deref(),
+        Some("Cold start to first frame ≤ 800ms")
+    );
+    let evidence = &p01.evidence;
     assert!(evidence.starts_with("runs 1–3: from "), "{evidence}");
     assert!(!evidence.contains("run 2"), "{evidence}");
     let markdown = fs::read_to_string(dir.path().join("out/audit-1.md")).unwrap();
@@ -358,7 +383,7 @@ fn a_report_states_each_criterion_and_names_repeated_runs_once() {
     assert!(markdown.contains("- Audited: "), "{markdown}");
 
     let times = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
-    let sha = doc["pack-sha256"].as_str().unwrap();
+    let sha = doc.pack_sha256.as_str();
     // Paths and hashes that move with the checkout and the fixtures are redacted.
     let transcript = regex::Regex::new(r"transcript [0-9a-f]{12}").unwrap();
     let redacted = markdown
@@ -370,15 +395,14 @@ fn a_report_states_each_criterion_and_names_repeated_runs_once() {
         transcript.replace_all(&redacted, "transcript [hash]")
     );
 
-    let mut edited = doc.clone();
+    let mut edited = report(dir.path());
     for check in edited["checks"].as_array_mut().unwrap() {
         if check["criterionId"] == "P-01" {
             check["statement"] = "Cold start to first frame ≤ 8000ms".into();
         }
     }
     write(dir.path(), "audit-1.json", &edited);
-    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 1, "{stdout}");
+    let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(1).run();
     assert!(stdout.contains("checks[P-01].statement"), "{stdout}");
 }
 
@@ -389,8 +413,7 @@ fn a_report_of_a_newer_format_is_refused_with_the_version_that_reads_it() {
     doc["format-version"] = 99.into();
     doc["dwpipe-version"] = "9.0.0".into();
     write(dir.path(), "audit-1.json", &doc);
-    let (code, _, stderr) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 2, "{stderr}");
+    let Ran { stderr, .. } = verify(dir.path(), "audit-1.json").status(2).run();
     assert!(
         stderr.contains("E_EVIDENCE_INVALID") && stderr.contains("format-version 99"),
         "{stderr}"
@@ -428,10 +451,9 @@ fn an_audit_carries_its_lock_and_an_older_one_is_not_orphaned() {
         .unwrap()
         .replace("expected: 800", "expected: 8000");
     fs::write(dir.path().join("loose.yaml"), &loose).unwrap();
-    let report: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("out/audit-1.json")).unwrap()).unwrap();
     assert_eq!(
-        report["lock"], "evidence/FMR0223C13000649/pack.lock.json",
+        first_audit(dir.path()).lock.as_deref(),
+        Some("evidence/FMR0223C13000649/pack.lock.json"),
         "the report names its copy"
     );
     Test::new(dir.path()).args(["freeze", "loose.yaml"]).run();
@@ -470,8 +492,7 @@ fn an_audit_that_predates_a_playbook_verifies_and_a_missing_kept_one_does_not() 
         .path()
         .join("out/evidence/FMR0223C13000649/playbooks/a11y.labels.yaml");
     fs::remove_file(&kept).unwrap();
-    let (code, stdout, _) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 1, "{stdout}");
+    let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(1).run();
     assert!(stdout.contains("DIFFERENT  inputs.playbooks"), "{stdout}");
     // As an older dwpipe would have written it: the file never kept, never listed.
     let mut doc = report(dir.path());
@@ -480,8 +501,7 @@ fn an_audit_that_predates_a_playbook_verifies_and_a_missing_kept_one_does_not() 
         .unwrap()
         .retain(|p| !p["path"].as_str().unwrap().ends_with("a11y.labels.yaml"));
     write(dir.path(), "older.json", &doc);
-    let (code, stdout, stderr) = verify(dir.path(), "older.json");
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let Ran { stdout, .. } = verify(dir.path(), "older.json").status(0).run();
     assert!(stdout.contains(": 0 difference(s)"), "{stdout}");
 }
 
@@ -500,8 +520,7 @@ fn a_relabelled_source_is_a_difference() {
         "software-version": "ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)"
     });
     fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-    let (code, stdout, stderr) = verify(dir.path(), "audit-1.json");
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(1).run();
     assert!(stdout.contains("DIFFERENT  source.kind"), "{stdout}");
 }
 
@@ -533,9 +552,9 @@ fn every_form_shows_the_diagnostics_what_was_not_verified_and_a_replay() {
             .join("device-fixtures")
             .join(name)
     };
-    let (code, stdout, stderr) =
-        crate::support::replay_audit(dir.path(), &capture("notes-unstable"));
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, .. } = crate::support::replay_audit(dir.path(), &capture("notes-unstable"))
+        .status(0)
+        .run();
     assert!(stdout.contains("(replay of the capture "), "{stdout}");
     let page = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     assert!(
@@ -555,9 +574,10 @@ fn every_form_shows_the_diagnostics_what_was_not_verified_and_a_replay() {
         junit.contains("<property name=\"replay-of\" value=\"the capture "),
         "{junit}"
     );
-    let (code, _, stderr) =
-        crate::support::replay_audit_into(dir.path(), &capture("notes-trace-cut"), "cut", &[]);
-    assert_eq!(code, 1, "{stderr}");
+
+    crate::support::replay_audit_into(dir.path(), &capture("notes-trace-cut"), "cut")
+        .status(1)
+        .run();
     let page = fs::read_to_string(dir.path().join("cut/report.html")).unwrap();
     assert!(
         page.contains("<h2>Not verified</h2>")

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{Test, check, dwpipe, fake_hdc, fixture, frozen_fixture};
+use dwpipe::schema::AuditReport;
+
+use crate::support::{Audited, EXIT_CODES, Ran, Test, fake_hdc, fixture, frozen_fixture, parse};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -14,10 +16,15 @@ fn repo(path: &str) -> PathBuf {
 
 /// A strict replay of `capture` against `dir`'s lock into `out`: the exit code, the report
 /// and stderr.
-fn replay_capture(dir: &Path, capture: &Path, out: &str) -> (i32, serde_json::Value, String) {
-    let (code, stdout, stderr) = dwpipe(
-        dir,
-        &[
+#[track_caller]
+fn replay_capture(dir: &Path, capture: &Path, out: &str) -> (i32, AuditReport, String) {
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir)
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -27,23 +34,26 @@ fn replay_capture(dir: &Path, capture: &Path, out: &str) -> (i32, serde_json::Va
             "--out",
             out,
             "--json",
-        ],
-    );
-    let report = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+        ])
+        .status_in(EXIT_CODES)
+        .run();
+    let report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no report ({e}): {stdout}\n{stderr}"));
     (code, report, stderr)
 }
 
 /// A strict replay of one of `device-fixtures/`.
-fn replay(dir: &Path, fixture: &str, out: &str) -> (i32, serde_json::Value, String) {
+#[track_caller]
+fn replay(dir: &Path, fixture: &str, out: &str) -> (i32, AuditReport, String) {
     replay_capture(dir, &repo(&format!("device-fixtures/{fixture}")), out)
 }
 
 /// `(result, actual)` of a criterion.
-fn outcome(report: &serde_json::Value, id: &str) -> (String, String) {
-    let c = check(report, id);
+#[track_caller]
+fn outcome(report: &AuditReport, id: &str) -> (String, String) {
     (
-        c["result"].as_str().unwrap_or("-").to_owned(),
-        c["actual"].as_str().unwrap_or("-").to_owned(),
+        report.result(id).as_str().to_owned(),
+        report.actual(id).unwrap_or("-").to_owned(),
     )
 }
 
@@ -52,11 +62,9 @@ fn pair(result: &str, actual: &str) -> (String, String) {
 }
 
 /// The first run's reading detail of a criterion.
-fn detail(report: &serde_json::Value, id: &str) -> String {
-    check(report, id)["measurements"][0]["runs"][0]["detail"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+#[track_caller]
+fn detail(report: &AuditReport, id: &str) -> String {
+    report.check(id).measurements[0].runs[0].detail.clone()
 }
 
 #[test]
@@ -90,11 +98,10 @@ fn the_editor_reached_by_a_flow_is_the_screen_measured() {
         serde_json::from_slice(&fs::read(flow.join("flow.json")).unwrap()).unwrap();
     assert_eq!(record["steps"][1]["at"], serde_json::json!([630, 731]));
     assert_eq!(record["steps"][1]["node"], "id:note_item_1");
-    let hashed: Vec<String> = check(&report, "A-02")["measurements"][0]["runs"][0]["files"]
-        .as_array()
-        .unwrap()
+    let hashed: Vec<String> = report.check("A-02").measurements[0].runs[0]
+        .files
         .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .map(|f| f.path.clone())
         .collect();
     // The launch polled for the app's window, its 100 ms timeout the ceiling.
     let ready = fs::read_to_string(flow.join("step-01-ready.txt")).unwrap();
@@ -238,27 +245,21 @@ fn hostile_or_broken_flows_are_refused_at_freeze_with_their_location() {
 }
 
 /// Every evidence file of an audit with its hash, by path under the device's folder.
-fn evidence(report: &serde_json::Value) -> BTreeMap<String, String> {
-    report["checks"]
-        .as_array()
-        .unwrap()
+fn evidence(report: &AuditReport) -> BTreeMap<String, String> {
+    report
+        .checks
         .iter()
-        .flat_map(|c| c["measurements"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["runs"].as_array().cloned().unwrap_or_default())
-        .flat_map(|r| r["files"].as_array().cloned().unwrap_or_default())
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_owned(),
-                f["sha256"].as_str().unwrap().to_owned(),
-            )
-        })
+        .flat_map(|c| &c.measurements)
+        .flat_map(|m| &m.runs)
+        .flat_map(|r| &r.files)
+        .map(|f| (f.path.clone(), f.sha256.clone()))
         .collect()
 }
 
 /// Audits `pack` live through the screens app (recording it), then replays the recording:
 /// the folder, and both reports.
 #[track_caller]
-fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
+fn live_then_replayed(pack: &str) -> (tempfile::TempDir, AuditReport, AuditReport) {
     let dir = frozen_fixture(pack);
     let screens = repo("device-fixtures/notes-screens").display().to_string();
     let hdc = fake_hdc(dir.path(), "hdc", &[screens], "");
@@ -280,7 +281,7 @@ fn live_then_replayed(pack: &str) -> (tempfile::TempDir, serde_json::Value, serd
         ])
         .run()
         .stdout;
-    let live: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let live: AuditReport = parse(&stdout);
     let (code, replayed, stderr) =
         replay_capture(dir.path(), &dir.path().join("recorded"), "replayed");
     assert_eq!(code, 0, "{stderr}");
@@ -354,12 +355,11 @@ fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
     );
     // The idle records read before the flow are not the flow's frames.
     assert!(why.contains("over 61 presented frames"), "{why}");
-    let disagrees = |report: &serde_json::Value| {
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
+    let disagrees = |report: &AuditReport| {
+        report
+            .with_code("W_EVIDENCE_DISAGREES")
             .iter()
-            .any(|d| d["code"] == "W_EVIDENCE_DISAGREES" && d["criterionId"] == "P-06")
+            .any(|d| d.criterion_id.as_deref() == Some("P-06"))
     };
     assert!(
         !disagrees(&report),
@@ -381,5 +381,5 @@ fn a_flows_swipe_is_measured_by_its_trace_and_by_renderservice_alike() {
     fs::write(capture.join("transcript.yaml"), format!("{head}{tail}")).unwrap();
     let (code, report, stderr) = replay_capture(dir.path(), &capture, "overrun-out");
     assert_eq!(code, 0, "{stderr}");
-    assert!(disagrees(&report), "{}", report["diagnostics"]);
+    assert!(disagrees(&report), "{:?}", report.diagnostics);
 }

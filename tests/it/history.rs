@@ -9,7 +9,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::pg::each_store;
-use crate::support::{Test, dwpipe, frozen_fixture, replay_audit};
+use crate::support::{Ran, Test, frozen_fixture, parse, replay_audit, replay_audit_into};
+use dwpipe::schema::{Comparison, SeriesOutput, ShiftsOutput};
 use serde_json::{Value, json};
 
 fn repo(path: &str) -> PathBuf {
@@ -19,8 +20,9 @@ fn repo(path: &str) -> PathBuf {
 /// A replayed audit of regress-base in `dir/out/`, as a template for the runs written below.
 #[track_caller]
 fn seed(dir: &Path) -> Value {
-    let (code, _, stderr) = replay_audit(dir, &repo("device-fixtures/regress-base"));
-    assert_eq!(code, 0, "{stderr}");
+    replay_audit(dir, &repo("device-fixtures/regress-base"))
+        .status(0)
+        .run();
     serde_json::from_str(&fs::read_to_string(dir.join("out/audit-1.json")).unwrap()).unwrap()
 }
 
@@ -69,11 +71,15 @@ pub(super) fn runs(dir: &Path, count: usize, shift: usize) {
     }
 }
 
-fn history_json(dir: &Path, h: &str, args: &[&str]) -> Value {
-    let mut all = vec!["history", "--history", h, "--json"];
-    all.extend(args);
-    let stdout = Test::new(dir).args(&all).run().stdout;
-    serde_json::from_str(&stdout).unwrap()
+/// `dwpipe history --history H --json ARGS`: its points, or with `--changes` its shifts.
+#[track_caller]
+fn history_json<T: serde::de::DeserializeOwned>(dir: &Path, h: &str, args: &[&str]) -> T {
+    let stdout = Test::new(dir)
+        .args(["history", "--history", h, "--json"])
+        .args(args)
+        .run()
+        .stdout;
+    parse(&stdout)
 }
 
 #[test]
@@ -94,59 +100,51 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
             "{stdout}"
         );
         // Importing again records nothing twice.
-        let (_, stdout, _) = dwpipe(dir.path(), &["history", "--history", h, "import", "runs"]);
+        let Ran { stdout, .. } = Test::new(dir.path())
+            .args(["history", "--history", h, "import", "runs"])
+            .status(0)
+            .run();
         assert!(
             stdout.contains("imported 0 audit(s)") && stdout.contains("20 already there"),
             "{stdout}"
         );
 
-        let series = history_json(
+        let series: SeriesOutput = history_json(
             dir.path(),
             h,
             &["--criterion", "P-01", "--device-model", "ALN-AL00"],
         );
-        let points = series["points"].as_array().unwrap();
+        let points = &series.points;
         assert_eq!(points.len(), 20);
-        assert!(
-            points[0]["report"]
-                .as_str()
-                .unwrap()
-                .ends_with("run-01/audit-1.json")
-        );
-        assert_eq!(points[0]["app"], "com.example.notes");
-        assert_eq!(points[0]["runs"].as_array().unwrap().len(), 10);
-        assert_eq!(points[0]["replay"], false);
-        let none = history_json(dir.path(), h, &["--device-model", "NOH-AL00"]);
-        assert_eq!(none["points"], json!([]));
-        let later = history_json(dir.path(), h, &["--since", "2999-01-01"]);
-        assert_eq!(later["points"], json!([]));
+        assert!(points[0].report.ends_with("run-01/audit-1.json"));
+        assert_eq!(points[0].app, "com.example.notes");
+        assert_eq!(points[0].runs.len(), 10);
+        assert!(!points[0].replay);
+        let none: SeriesOutput = history_json(dir.path(), h, &["--device-model", "NOH-AL00"]);
+        assert!(none.points.is_empty(), "{none:?}");
+        let later: SeriesOutput = history_json(dir.path(), h, &["--since", "2999-01-01"]);
+        assert!(later.points.is_empty(), "{later:?}");
 
-        let found = history_json(dir.path(), h, &["--changes"]);
-        let changes = found["changes"].as_array().unwrap();
-        assert_eq!(changes.len(), 1, "{found}");
+        let found: ShiftsOutput = history_json(dir.path(), h, &["--changes"]);
+        let changes = &found.changes;
+        assert_eq!(changes.len(), 1, "{found:?}");
         assert!(
-            changes[0]["report"]
-                .as_str()
-                .unwrap()
-                .ends_with("run-13/audit-1.json"),
-            "{found}"
+            changes[0].report.ends_with("run-13/audit-1.json"),
+            "{found:?}"
         );
-        let (before, after) = (
-            changes[0]["before"].as_f64().unwrap(),
-            changes[0]["after"].as_f64().unwrap(),
-        );
+        let (before, after) = (changes[0].before, changes[0].after);
         assert!(
             (before - 700.0).abs() < 5.0 && (after - 770.0).abs() < 5.0,
-            "{found}"
+            "{found:?}"
         );
-        assert!(changes[0]["p"].as_f64().unwrap() <= 0.05);
-        assert_eq!(found["window"], 5000, "{found}");
-        assert_eq!(found["series"][0]["searched"], 20, "{found}");
+        assert!(changes[0].p <= 0.05);
+        assert_eq!(found.window, Some(5000), "{found:?}");
+        assert_eq!(found.series[0].searched, 20, "{found:?}");
         // A narrower window searches the latest audits only, and says so.
-        let narrow = history_json(dir.path(), h, &["--changes", "--window", "12"]);
-        assert_eq!(narrow["series"][0]["audits"], 20, "{narrow}");
-        assert_eq!(narrow["series"][0]["searched"], 12, "{narrow}");
-        assert_eq!(narrow["changes"].as_array().unwrap().len(), 1, "{narrow}");
+        let narrow: ShiftsOutput = history_json(dir.path(), h, &["--changes", "--window", "12"]);
+        assert_eq!(narrow.series[0].audits, 20, "{narrow:?}");
+        assert_eq!(narrow.series[0].searched, 12, "{narrow:?}");
+        assert_eq!(narrow.changes.len(), 1, "{narrow:?}");
         let stdout = Test::new(dir.path())
             .args(["history", "--history", h, "--changes", "--window", "12"])
             .run()
@@ -164,9 +162,8 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
 
         // Planted reports, taken at their readings' word, are never a baseline (the last
         // passing audit whose verdict dwpipe reached is: the_candidate_is_never_its_own_baseline).
-        let (code, stdout, stderr) = dwpipe(
-            dir.path(),
-            &[
+        let Ran { stdout, .. } = Test::new(dir.path())
+            .args([
                 "compare",
                 "--against",
                 "last-pass",
@@ -176,14 +173,10 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
                 "--out",
                 "cmp",
                 "--json",
-            ],
-        );
-        assert_eq!(code, 2, "{stderr}");
-        let refused: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(
-            refused["diagnostics"][0]["code"], "E_HISTORY_NO_BASELINE",
-            "{refused}"
-        );
+            ])
+            .status(2)
+            .run();
+        assert!(stdout.contains("E_HISTORY_NO_BASELINE"), "{stdout}");
         // A comparison given both audits is recorded in the history it was given.
         Test::new(dir.path())
             .args([
@@ -234,18 +227,7 @@ fn a_replay_is_never_a_baseline() {
             .args(["history", "--history", h, "import", "out"])
             .run();
         let capture = repo("device-fixtures/regress-slower");
-        dwpipe(
-            dir.path(),
-            &[
-                "audit",
-                "--pack",
-                "pack.lock.json",
-                "--replay",
-                capture.to_str().unwrap(),
-                "--out",
-                "cand",
-            ],
-        );
+        replay_audit_into(dir.path(), &capture, "cand").run();
         Test::new(dir.path())
             .args([
                 "compare",
@@ -386,13 +368,10 @@ fn the_candidate_is_never_its_own_baseline() {
             ])
             .run()
             .stdout;
-        let comparison: Value = serde_json::from_str(&stdout).unwrap();
+        let comparison: Comparison = parse(&stdout);
         assert!(
-            comparison["baseline"]["report"]
-                .as_str()
-                .unwrap()
-                .ends_with("run-02/audit-1.json"),
-            "{comparison}"
+            comparison.baseline.report.ends_with("run-02/audit-1.json"),
+            "{comparison:?}"
         );
         Test::new(dir.path())
             .args([
@@ -430,12 +409,11 @@ fn an_import_records_what_happened_and_says_what_it_could_not() {
         "{}",
         run.stdout
     );
-    let series = history_json(dir.path(), "h.sqlite", &[]);
-    let times: Vec<&str> = series["points"]
-        .as_array()
-        .unwrap()
+    let series: SeriesOutput = history_json(dir.path(), "h.sqlite", &[]);
+    let times: Vec<&str> = series
+        .points
         .iter()
-        .map(|p| p["recorded-at"].as_str().unwrap())
+        .map(|p| p.recorded_at.as_str())
         .collect();
     assert_eq!(
         times,
@@ -550,18 +528,13 @@ fn an_ab_session_is_imported_with_its_arms() {
         stdout.contains("imported 2 audit(s) and 1 comparison(s)"),
         "{stdout}"
     );
-    let series = history_json(dir.path(), "h.sqlite", &[]);
-    let arms: Vec<(&str, &str)> = series["points"]
-        .as_array()
-        .unwrap()
+    let series: SeriesOutput = history_json(dir.path(), "h.sqlite", &[]);
+    let arms: Vec<(&str, &str)> = series
+        .points
         .iter()
         .map(|p| {
-            let report = p["report"].as_str().unwrap();
-            let folder = Path::new(report).parent().unwrap().file_name().unwrap();
-            (
-                folder.to_str().unwrap(),
-                p["arm"].as_str().unwrap_or("none"),
-            )
+            let folder = Path::new(&p.report).parent().unwrap().file_name().unwrap();
+            (folder.to_str().unwrap(), p.arm.as_deref().unwrap_or("none"))
         })
         .collect();
     assert!(arms.contains(&("baseline", "baseline")), "{arms:?}");
@@ -639,13 +612,8 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
             .stdout_contains("pruned 16 audit(s) and 0 comparison(s)")
             .stdout_contains("5 audit(s) kept")
             .run();
-        let left = history_json(dir.path(), h, &[]);
-        let reports: Vec<&str> = left["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["report"].as_str().unwrap())
-            .collect();
+        let left: SeriesOutput = history_json(dir.path(), h, &[]);
+        let reports: Vec<&str> = left.points.iter().map(|p| p.report.as_str()).collect();
         assert_eq!(reports.len(), 5);
         assert!(reports[0].ends_with("run-17/audit-1.json"), "{reports:?}");
         assert!(reports[3].ends_with("live/audit-1.json"), "{reports:?}");

@@ -4,14 +4,17 @@
 //! lab and A/B session whole, each report form saying what was not recorded (exit 3) —
 //! `deliver.json` too.
 
-use dwpipe::schema::{DeliverReport, TerminalReason};
+use dwpipe::schema::{
+    AbRecord, AuditReport, DeliverReport, DeviceVerdict, LabReport, LabVerdict, Regression,
+    TerminalReason,
+};
 use std::fs;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 use crate::support::delivery::{FIXING_AGENT, SPACING, project};
-use crate::support::{device, fake_hdc, frozen_example, frozen_fixture, no_sleeps};
-use serde_json::Value;
+use crate::support::{
+    Ran, Test, device, fake_hdc, frozen_example, frozen_fixture, no_sleeps, root,
+};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -41,39 +44,22 @@ enum Shape {
     Deliver,
 }
 
-/// What a run printed, and its exit code.
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Whether this test runs as root, whom no file permission stops.
-fn root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
-/// `dwpipe args` in `dir`; with `unprivileged`, as a user other than root when the test runs
-/// as root (so that a read-only file is read-only to it).
-fn dwpipe(dir: &Path, args: &[String], unprivileged: bool) -> Ran {
-    let mut command = crate::support::dwpipe_command();
-    command.args(args).current_dir(dir).env_remove("DWPIPE_HDC");
-    if unprivileged && root() {
-        // The folders it works in are its to write; the files root wrote are not.
-        for folder in folders(dir) {
-            let mut open = fs::metadata(&folder).unwrap().permissions();
-            std::os::unix::fs::PermissionsExt::set_mode(&mut open, 0o777);
-            fs::set_permissions(&folder, open).unwrap();
-        }
-        command.uid(65534).gid(65534);
+/// `dwpipe args` in `dir`, which ends on the environment's exit code; with `unprivileged`, as a
+/// user other than root when the test runs as root (so that a read-only file is read-only to
+/// it).
+#[track_caller]
+fn guarded(dir: &Path, args: &[String], unprivileged: bool) -> Ran {
+    let test = Test::new(dir).args(args).status(3);
+    if !unprivileged || !root() {
+        return test.run();
     }
-    let output = command.output().unwrap();
-    Ran {
-        code: output.status.code().unwrap(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
+    // The folders it works in are its to write; the files root wrote are not.
+    for folder in folders(dir) {
+        let mut open = fs::metadata(&folder).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut open, 0o777);
+        fs::set_permissions(&folder, open).unwrap();
     }
+    test.unprivileged().run()
 }
 
 /// `dir` and every folder under it.
@@ -109,17 +95,18 @@ fn prepared(shape: Shape) -> (tempfile::TempDir, &'static str, Vec<String>) {
     // The history exists at the current schema, with one audit in it.
     let (seed_pack, seed_capture) = match shape {
         Shape::Deliver => {
-            let (code, _, stderr) = crate::support::dwpipe(path, &["freeze", "pack.yaml"]);
-            assert_eq!(code, 0, "{stderr}");
+            Test::new(path)
+                .args(["freeze", "pack.yaml"])
+                .status(0)
+                .run();
             ("pack.lock.json", "device-fixtures/notes-pass")
         }
         Shape::Ab => ("pack.lock.json", "device-fixtures/regress-base"),
         Shape::Audit | Shape::Lab => ("pack.lock.json", "device-fixtures/notes-pass"),
     };
     let capture = repo(seed_capture).display().to_string();
-    let (code, _, stderr) = crate::support::dwpipe(
-        path,
-        &[
+    Test::new(path)
+        .args([
             "audit",
             "--pack",
             seed_pack,
@@ -129,9 +116,9 @@ fn prepared(shape: Shape) -> (tempfile::TempDir, &'static str, Vec<String>) {
             "seed",
             "--history",
             history,
-        ],
-    );
-    assert_eq!(code, 0, "{stderr}");
+        ])
+        .status(0)
+        .run();
     let args = match shape {
         Shape::Deliver => strings(&["deliver", "--pack", "pack.yaml", "--json"]),
         Shape::Audit | Shape::Lab => {
@@ -264,9 +251,8 @@ fn refused(shape: Shape, broken: Broken) {
     let (dir, history, args) = prepared(shape);
     let path = dir.path();
     break_history(&path.join(history), broken);
-    let ran = dwpipe(path, &args, broken == Broken::ReadOnly);
+    let ran = guarded(path, &args, broken == Broken::ReadOnly);
     let said = format!("{shape:?} {broken:?}: {}\n{}", ran.stdout, ran.stderr);
-    assert_eq!(ran.code, 3, "{said}");
     let code = match broken {
         Broken::Corrupted => "E_HISTORY_OPEN",
         _ => "E_HISTORY_READ_ONLY",
@@ -316,7 +302,7 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
             std::thread::spawn(move || {
                 let (dir, history, args) = prepared(shape);
                 let lock = break_history(&dir.path().join(history), Broken::Locked);
-                let ran = dwpipe(dir.path(), &args, false);
+                let ran = guarded(dir.path(), &args, false);
                 drop(lock);
                 (shape, dir, history, ran)
             })
@@ -326,7 +312,6 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
         let (shape, dir, history, ran) = run.join().unwrap();
         let path = dir.path();
         let said = format!("{shape:?}: {}\n{}", ran.stdout, ran.stderr);
-        assert_eq!(ran.code, 3, "{said}");
         assert_eq!(
             recorded(&path.join(history)),
             1,
@@ -335,12 +320,12 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
         let read = |file: &str| {
             fs::read_to_string(path.join(file)).unwrap_or_else(|e| panic!("{file}: {e}\n{said}"))
         };
-        let json = |file: &str| serde_json::from_str::<Value>(&read(file)).unwrap();
         match shape {
             Shape::Audit => {
-                let report = json("out/audit-1.json");
-                let why = report["unrecorded"]
-                    .as_str()
+                let report: AuditReport = crate::support::read(path.join("out/audit-1.json"));
+                let why = report
+                    .unrecorded
+                    .as_deref()
                     .unwrap_or_else(|| panic!("{report:?}"));
                 assert!(why.contains("could not be written"), "{why}");
                 assert!(read("out/audit-1.md").contains("Not recorded in the history"));
@@ -349,22 +334,24 @@ fn a_locked_history_costs_no_audit_and_every_form_says_what_was_not_recorded() {
                 assert!(ran.stderr.contains("not recorded in the history"), "{said}");
             }
             Shape::Lab => {
-                let lab = json("out/lab.json");
-                assert_eq!(lab["verdict"], "incomplete", "{lab}");
-                for device in lab["devices"].as_array().unwrap() {
-                    assert_eq!(device["verdict"], "pass", "{lab}");
-                    assert!(device["unrecorded"].is_string(), "{lab}");
+                let lab: LabReport = crate::support::read(path.join("out/lab.json"));
+                assert_eq!(lab.verdict, LabVerdict::Incomplete, "{lab:?}");
+                for device in &lab.devices {
+                    assert_eq!(device.verdict, DeviceVerdict::Pass, "{lab:?}");
+                    assert!(device.unrecorded.is_some(), "{lab:?}");
                 }
                 assert!(read("out/lab.md").contains("not recorded in the history"));
                 assert!(read("out/lab.html").contains("not recorded in the history"));
-                assert!(json("out/LAB02/audit-1.json")["unrecorded"].is_string());
+                let lab02: AuditReport = crate::support::read(path.join("out/LAB02/audit-1.json"));
+                assert!(lab02.unrecorded.is_some());
             }
             Shape::Ab => {
-                let record = json("out/ab.json");
-                assert_eq!(record["regression"], "same", "{record}");
-                let why = record["unrecorded"]
-                    .as_str()
-                    .unwrap_or_else(|| panic!("{record}"));
+                let record: AbRecord = crate::support::read(path.join("out/ab.json"));
+                assert_eq!(record.regression, Regression::Same, "{record:?}");
+                let why = record
+                    .unrecorded
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("{record:?}"));
                 assert!(
                     why.contains("baseline/audit-1.json, candidate/audit-1.json, compare.json"),
                     "{why}"

@@ -53,8 +53,9 @@ fn a_sqlite_history_moves_into_the_server() {
     let Some(server) = server() else { return };
     let db = server.database();
     let dir = frozen_fixture("packs/cold-start.yaml");
-    let (code, _, stderr) = replay_audit(dir.path(), &repo("device-fixtures/regress-base"));
-    assert_eq!(code, 0, "{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/regress-base"))
+        .status(0)
+        .run();
     let slower = repo("device-fixtures/regress-slower");
     Test::new(dir.path())
         .args(["audit", "--pack", "pack.lock.json", "--replay"])
@@ -106,7 +107,7 @@ fn a_newer_schema_in_the_server_is_refused_with_a_fix() {
     let Some(server) = server() else { return };
     let db = server.database();
     let dir = frozen_fixture("packs/cold-start.yaml");
-    replay_audit(dir.path(), &repo("device-fixtures/regress-base"));
+    replay_audit(dir.path(), &repo("device-fixtures/regress-base")).run();
     Test::new(dir.path())
         .args(["history", "--history", &db.url, "import", "out"])
         .run();
@@ -139,7 +140,7 @@ fn a_killed_import_into_the_server_leaves_whole_audits_only() {
     let Some(server) = server() else { return };
     let db = server.database();
     let dir = frozen_fixture("packs/cold-start.yaml");
-    replay_audit(dir.path(), &repo("device-fixtures/regress-base"));
+    replay_audit(dir.path(), &repo("device-fixtures/regress-base")).run();
     // 300 audits beside the first (its evidence theirs, so each is rebuilt from it), each its
     // own report and run: they began at other times (a fact no evidence holds).
     let template: serde_json::Value =
@@ -212,14 +213,12 @@ fn the_password_is_never_in_a_url_and_never_shown() {
     assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
     // PGPASSWORD in the environment, and it wrong: refused by the server, said as an
     // environment error with what to check.
-    let output = crate::support::dwpipe_command()
+    let stderr = Test::new(dir.path())
         .args(["history", "--history", &db.url])
-        .current_dir(dir.path())
         .env("PGPASSWORD", "not-the-password")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "{stderr}");
+        .status(3)
+        .run()
+        .stderr;
     assert!(stderr.contains("E_HISTORY_OPEN"), "{stderr}");
     assert!(stderr.contains("password"), "{stderr}");
     assert!(!stderr.contains("not-the-password"), "{stderr}");

@@ -4,6 +4,7 @@
 //! loop, and when the rounds run out each review fail mode answers as the outside reviewer's
 //! does.
 
+use crate::support::{Ran, Test};
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -257,8 +258,10 @@ fn a_gate_that_cannot_run_is_no_pass_and_input_it_cannot_count_is_said() {
 #[test]
 fn the_opencode_plugin_is_printed_as_the_repository_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, stdout, _) = crate::support::dwpipe(dir.path(), &["hook", "plugin"]);
-    assert_eq!(code, 0);
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["hook", "plugin"])
+        .status(0)
+        .run();
     let kept = fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode/dwpipe-gate.js"),
     )

@@ -11,8 +11,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::delivery::repo;
+use dwpipe::gate::CheckResult;
+
 use crate::support::{
-    Ran, Test, capture_with, check, executable, first_audit, frozen_example, replay_audit,
+    Audited, EXIT_CODES, Ran, Test, capture_with, executable, first_audit, frozen_example,
+    replay_audit,
 };
 
 /// Waits for a child, failing (and killing it) if it has not ended in a minute: a hang.
@@ -128,18 +131,26 @@ fn image_bombs_are_refused_before_decoding() {
 fn an_audit_with_an_image_bomb_reports_contrast_unverified() {
     let dir = frozen_example();
     let capture = capture_with(dir.path(), "screen-1.png", &png_bomb(1260, 16_777_216));
-    let (code, _, stderr) = replay_audit(dir.path(), &capture);
+    let Ran { code, stderr, .. } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(
         code, 1,
         "the must contrast criterion is unverified: {stderr}"
     );
     let report = first_audit(dir.path());
-    let contrast = check(&report, "X-02");
-    assert_eq!(contrast["result"], "unverified", "{contrast}");
-    let evidence = contrast["evidence"].as_str().unwrap();
-    assert!(evidence.contains("1260×16777216"), "{evidence}");
-    let gap = check(&report, "A-01");
-    assert_eq!(gap["result"], "pass", "the layout dump is still read");
+    let contrast = &report.check("X-02").check;
+    assert_eq!(contrast.result, CheckResult::Unverified, "{contrast:?}");
+    assert!(
+        contrast.evidence.contains("1260×16777216"),
+        "{}",
+        contrast.evidence
+    );
+    assert_eq!(
+        report.result("A-01"),
+        CheckResult::Pass,
+        "the layout dump is still read"
+    );
 }
 
 #[track_caller]
@@ -403,7 +414,7 @@ fn escape_sequences_from_a_device_are_escaped() {
         &hdc,
         "#!/bin/sh\ncase \"$*\" in\n  *'list targets'*) printf 'EVIL\\033]0;pwned\\007\\033[2J\\t\\tUSB\\tConnected\\tlocalhost\\thdc\\n';;\n  *) printf 'model \\033[31mred\\n';;\nesac\n",
     );
-    let Ran { stdout, stderr } = Test::new(dir.path())
+    let Ran { stdout, stderr, .. } = Test::new(dir.path())
         .args(["devices", "--hdc", hdc.to_str().unwrap()])
         .status(0)
         .run();
@@ -466,8 +477,9 @@ fn bounded(dir: &Path, bytes: usize, args: &[&str]) -> (i32, String, String) {
 #[test]
 fn a_report_of_63_mib_is_read_in_its_shape_within_the_fuzz_bound() {
     let dir = frozen_example();
-    let (code, _, stderr) = replay_audit(dir.path(), &repo("device-fixtures/notes-fail"));
-    assert_eq!(code, 1, "{stderr}");
+    replay_audit(dir.path(), &repo("device-fixtures/notes-fail"))
+        .status(1)
+        .run();
     let report = fs::read_to_string(dir.path().join("out/audit-1.json")).unwrap();
     let target = 63 * 1024 * 1024;
     let padding = "{\"a\":0},".repeat((target - report.len()) / 8 - 4);
@@ -546,7 +558,7 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
     readable("devices", &stdout);
     assert!(stdout.contains("BAD\\u{1b}[2J\\u{7}\\u{0}NAME"), "{stdout}");
 
-    let Ran { stdout, stderr } = Test::new(dir.path())
+    let Ran { stdout, stderr, .. } = Test::new(dir.path())
         .args([
             "--hdc",
             hdc,
@@ -565,13 +577,8 @@ fn a_device_named_with_70000_characters_and_control_bytes_is_shown_bounded_and_e
     for file in ["lab/lab.md", "lab/lab.html"] {
         readable(file, &fs::read_to_string(dir.path().join(file)).unwrap());
     }
-    let lab: serde_json::Value =
-        serde_json::from_slice(&fs::read(dir.path().join("lab/lab.json")).unwrap()).unwrap();
-    assert_eq!(
-        lab["devices"][0]["serial"].as_str().unwrap().len(),
-        70_000,
-        "the data is kept"
-    );
+    let lab: dwpipe::schema::LabReport = crate::support::read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.devices[0].serial.len(), 70_000, "the data is kept");
 
     let hap = repo("device-fixtures/haps/notes-1.0.hap");
     let hap = hap.to_str().unwrap();

@@ -1,21 +1,22 @@
 //! `dwpipe inspect` through the real binary, the extractors against every real capture, and
 //! property tests: no input, however mangled, makes a parser panic.
 
-use crate::support::{fixture, inspect};
+use crate::support::{EXIT_CODES, Ran, fixture, inspect};
 use dwpipe::probe::hitrace;
 use proptest::prelude::*;
 
 #[test]
 fn inspect_trace_json_keeps_its_contract() {
     let path = fixture("hitrace/cold_start.ftrace");
-    let (code, stdout, stderr) = inspect(&[
+    let Ran { stdout, .. } = inspect(&[
         "trace",
         path.to_str().unwrap(),
         "--bundle",
         "com.example.notes",
         "--json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    ])
+    .status(0)
+    .run();
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     for key in [
         "lines",
@@ -64,11 +65,13 @@ fn inspect_trace_json_keeps_its_contract() {
             .starts_with("Waiting for Present Fence")
     );
     assert_eq!(json["cold_start"]["phases"].as_array().unwrap().len(), 6);
-    let (_, stdout, _) = inspect(&[
+    let Ran { stdout, .. } = inspect(&[
         "trace",
         fixture("hitrace/smooth_scroll.ftrace").to_str().unwrap(),
         "--json",
-    ]);
+    ])
+    .status(0)
+    .run();
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(json["cold_start"].is_null());
     assert_eq!(json["frames"]["fps"], 59.999);
@@ -76,17 +79,17 @@ fn inspect_trace_json_keeps_its_contract() {
 
 #[test]
 fn inspect_trace_reads_humans_a_summary_and_refuses_missing_files() {
-    let (code, stdout, _) = inspect(&[
+    let Ran { stdout, .. } = inspect(&[
         "trace",
         fixture("hitrace/janky_scroll.ftrace").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0);
+    ])
+    .status(0)
+    .run();
     assert!(
         stdout.contains("56.249 fps") && stdout.contains("jank 62.501 ms/s (2 dropped)"),
         "{stdout}"
     );
-    let (code, _, stderr) = inspect(&["trace", "/nonexistent.ftrace"]);
-    assert_eq!(code, 2);
+    let Ran { stderr, .. } = inspect(&["trace", "/nonexistent.ftrace"]).status(2).run();
     assert!(stderr.contains("E_INSPECT_UNREADABLE"), "{stderr}");
 }
 
@@ -140,7 +143,14 @@ mod real_captures {
                 assert!(report.events > 0, "{}", path.display());
                 assert_eq!(report.unparsed_lines, 0, "{}", path.display());
             }
-            let (code, stdout, stderr) = inspect(&["trace", path.to_str().unwrap(), "--json"]);
+            let Ran {
+                code,
+                stdout,
+                stderr,
+                ..
+            } = inspect(&["trace", path.to_str().unwrap(), "--json"])
+                .status_in(EXIT_CODES)
+                .run();
             if report.events > 0 {
                 assert_eq!(code, 0, "{}: {stderr}", path.display());
             } else {
@@ -240,9 +250,10 @@ mod real_captures {
             hidumper::power_state(&read("hidumper/docs_zh_powermanager_3301_t_f.txt")).is_err()
         );
         let path = root.join("hidumper/awesomehdc_batteryservice_i.txt");
-        let (code, stdout, stderr) =
-            inspect(&["hidumper", "--kind", "battery", path.to_str().unwrap()]);
-        assert_eq!(code, 0, "{stderr}");
+        let Ran { stdout, .. } =
+            inspect(&["hidumper", "--kind", "battery", path.to_str().unwrap()])
+                .status(0)
+                .run();
         assert!(
             stdout.contains("battery: 100%, full, plugged ac, 28 °C"),
             "{stdout}"
@@ -374,7 +385,7 @@ mod real_captures {
 
 #[test]
 fn inspect_layout_json_keeps_its_contract() {
-    let (code, stdout, stderr) = inspect(&[
+    let Ran { stdout, .. } = inspect(&[
         "layout",
         fixture("layout/notes.json").to_str().unwrap(),
         "--vpr",
@@ -382,8 +393,9 @@ fn inspect_layout_json_keeps_its_contract() {
         "--bundle",
         "com.example.notes",
         "--json",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    ])
+    .status(0)
+    .run();
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["nodes"], 12);
     assert_eq!(json["windows"].as_array().unwrap().len(), 2);
@@ -398,65 +410,76 @@ fn inspect_layout_json_keeps_its_contract() {
     );
     assert_eq!(json["unit"], "vp");
     // Without a density the sizes are pixels, and say so.
-    let (code, stdout, _) = inspect(&["layout", fixture("layout/notes.json").to_str().unwrap()]);
-    assert_eq!(code, 0);
+    let Ran { stdout, .. } = inspect(&["layout", fixture("layout/notes.json").to_str().unwrap()])
+        .status(0)
+        .run();
     assert!(
         stdout.contains("sizes in px") && stdout.contains(" px  type:Image[0]"),
         "{stdout}"
     );
     assert!(!stdout.contains(" vp "), "{stdout}");
-    let (code, _, stderr) = inspect(&[
+    let Ran { stderr, .. } = inspect(&[
         "layout",
         fixture("hitrace/cold_start.ftrace").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2);
+    ])
+    .status(2)
+    .run();
     assert!(stderr.contains("E_INSPECT_INVALID"), "{stderr}");
-    let (code, _, _) = inspect(&[
+    inspect(&[
         "layout",
         fixture("layout/notes.json").to_str().unwrap(),
         "--vpr",
         "0",
-    ]);
-    assert_eq!(code, 2);
+    ])
+    .status(2)
+    .run();
 }
 
 #[test]
 fn inspect_screenshot_hidumper_and_hypium() {
     let jpeg = fixture("screenshot/screenshot_black_on_white.jpg");
-    let (code, stdout, _) = inspect(&[
+    let Ran { stdout, .. } = inspect(&[
         "screenshot",
         jpeg.to_str().unwrap(),
         "--box",
         "0,0,40,30",
         "--json",
-    ]);
-    assert_eq!(code, 0);
+    ])
+    .status(0)
+    .run();
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(json["ratio"].as_f64().unwrap() > 15.0);
     assert!(json["warnings"][0].as_str().unwrap().contains("JPEG"));
     for bad_box in ["50,50,60,60", "1,2,3", "5,5,5,5"] {
-        let (code, _, stderr) = inspect(&["screenshot", jpeg.to_str().unwrap(), "--box", bad_box]);
+        let Ran { code, stderr, .. } =
+            inspect(&["screenshot", jpeg.to_str().unwrap(), "--box", bad_box])
+                .status_in(EXIT_CODES)
+                .run();
         assert_eq!(code, 2, "{bad_box}: {stderr}");
     }
     let dir = tempfile::tempdir().unwrap();
     let hypium = dir.path().join("aa_test.txt");
     std::fs::write(&hypium, "OHOS_REPORT_STATUS: class=A\nOHOS_REPORT_STATUS: test=b\nOHOS_REPORT_STATUS_CODE: 0\nOHOS_REPORT_RESULT: stream=Tests run: 1, Failure: 0, Error: 0, Pass: 1, Ignore: 0\n").unwrap();
-    let (code, stdout, _) = inspect(&["hypium", hypium.to_str().unwrap(), "--json"]);
-    assert_eq!(code, 0);
+    let Ran { stdout, .. } = inspect(&["hypium", hypium.to_str().unwrap(), "--json"])
+        .status(0)
+        .run();
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["verdict"],
         "pass"
     );
     let mem = dir.path().join("mem.txt");
     std::fs::write(&mem, "-------------------------------[memory]-------------------------------\n                        Pss        Shared        Shared       Private       Private          Swap       SwapPss          Heap          Heap          Heap\n                    Total         Clean         Dirty         Clean         Dirty         Total         Total          Size         Alloc          Free\n        Total          4275          1564           856          1688            72          2216          2216             0             0             0\n").unwrap();
-    let (code, stdout, _) =
-        inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "mem", "--json"]);
-    assert_eq!(code, 0);
+    let Ran { stdout, .. } =
+        inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "mem", "--json"])
+            .status(0)
+            .run();
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["pss_kb"],
         4275
     );
-    let (code, _, stderr) = inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "fps"]);
+    let Ran { code, stderr, .. } = inspect(&["hidumper", mem.to_str().unwrap(), "--kind", "fps"])
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 2, "a --mem dump is not an fps dump: {stderr}");
 }
 

@@ -9,8 +9,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::support::delivery::{FIXING_AGENT, project, repo, run_dir};
-use crate::support::{dwpipe, fake_hdc};
-use serde_json::Value;
+use crate::support::{EXIT_CODES, Ran, Test, fake_hdc};
 
 /// Verification that checks the spacing and "builds" the HAP.
 const BUILD: &str = "  - name: build\n    argv: [sh, -c, \"grep -q 'List({ space: 12 })' entry/src/main/ets/pages/Index.ets && mkdir -p entry/build && echo hap > entry/build/entry-default-signed.hap\"]\n    hap: entry/build/entry-default-signed.hap\n";
@@ -31,9 +30,13 @@ fn capture_installing(root: &Path, install: &str) -> String {
 fn deliver_on(dir: &Path, capture: &str) -> (i32, DeliverReport) {
     let hdc = fake_hdc(dir, "hdc", &[capture.to_owned()], "");
     let playbooks = crate::support::no_sleeps(dir);
-    let (code, stdout, stderr) = dwpipe(
-        dir,
-        &[
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir)
+        .args([
             "--hdc",
             hdc.to_str().unwrap(),
             "deliver",
@@ -44,8 +47,9 @@ fn deliver_on(dir: &Path, capture: &str) -> (i32, DeliverReport) {
             "FMR0223C13000649",
             "--playbooks",
             &playbooks,
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     let summary: DeliverReport =
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
     (code, summary)
@@ -69,9 +73,9 @@ fn the_verified_hap_is_installed_and_recorded_before_the_audit() {
         [("entry/build/entry-default-signed.hap", sha.as_str())]
     );
     let run = run_dir(&summary, dir.path());
-    let audit: Value =
-        serde_json::from_slice(&fs::read(run.join("audit-round-1/audit-1.json")).unwrap()).unwrap();
-    assert_eq!(audit["inputs"]["installed"][0]["sha256"], sha.as_str());
+    let audit: dwpipe::schema::AuditReport =
+        crate::support::read(run.join("audit-round-1/audit-1.json"));
+    assert_eq!(audit.inputs.unwrap().installed[0].sha256, sha);
 }
 
 #[test]

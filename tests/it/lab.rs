@@ -4,18 +4,15 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{Ran, Test, device, dwpipe, fake_hdc, frozen_example, no_sleeps};
-use serde_json::Value;
+use crate::support::{
+    EXIT_CODES, Matrix, Ran, Test, device, fake_hdc, frozen_example, no_sleeps, parse, read,
+};
+use dwpipe::schema::{DeviceVerdict, LabReport, LabVerdict};
 
 /// `dwpipe audit` of the frozen example in `dir` through a fake-hdc (`hdc`, serving
 /// `captures`) with sleep-free sessions, `args` naming the devices, servers and `--out`:
-/// `(exit code, stdout, stderr)`.
-pub(crate) fn lab_audit(
-    dir: &Path,
-    hdc: &str,
-    captures: &[String],
-    args: &[&str],
-) -> (i32, String, String) {
+/// to be told its exit code and run.
+pub(crate) fn lab_audit(dir: &Path, hdc: &str, captures: &[String], args: &[&str]) -> Test {
     let hdc = fake_hdc(dir, hdc, captures, "");
     let playbooks = no_sleeps(dir);
     let mut argv = vec![
@@ -28,7 +25,7 @@ pub(crate) fn lab_audit(
         &playbooks,
     ];
     argv.extend_from_slice(args);
-    dwpipe(dir, &argv)
+    Test::new(dir).args(argv)
 }
 
 #[test]
@@ -47,7 +44,7 @@ fn a_lab_of_eight_where_one_device_vanishes() {
             format!("{server}={folder}")
         })
         .collect();
-    let (code, stdout, stderr) = lab_audit(
+    let Ran { stdout, .. } = lab_audit(
         dir.path(),
         "hdc",
         &captures,
@@ -64,37 +61,34 @@ fn a_lab_of_eight_where_one_device_vanishes() {
             "lab",
             "--json",
         ],
-    );
-    assert_eq!(code, 3, "{stdout}\n{stderr}");
-    let lab: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(lab["verdict"], "incomplete");
-    let devices = lab["devices"].as_array().unwrap();
-    let serials: Vec<&str> = devices
-        .iter()
-        .map(|d| d["serial"].as_str().unwrap())
-        .collect();
+    )
+    .status(3)
+    .run();
+    let lab: LabReport = parse(&stdout);
+    assert_eq!(lab.verdict, LabVerdict::Incomplete);
+    let serials: Vec<&str> = lab.devices.iter().map(|d| d.serial.as_str()).collect();
     assert_eq!(
         serials,
         [
             "LAB01", "LAB03", "LAB05", "LAB07", "LAB02", "LAB04", "LAB06", "LAB08"
         ]
     );
-    for device in devices {
-        let serial = device["serial"].as_str().unwrap();
+    for device in &lab.devices {
+        let serial = device.serial.as_str();
         if serial == "LAB05" {
-            assert_eq!(device["verdict"], "error");
+            assert_eq!(device.verdict, DeviceVerdict::Error);
             assert!(
-                device["error"]
-                    .as_str()
-                    .unwrap()
-                    .contains("not found or not connected"),
-                "{device}"
+                device
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("not found or not connected")),
+                "{device:?}"
             );
             // What it measured before it vanished is kept.
             assert!(dir.path().join("lab/LAB05/evidence").is_dir());
             assert!(!dir.path().join("lab/LAB05/audit-1.json").exists());
         } else {
-            assert_eq!(device["verdict"], "pass", "{device}");
+            assert_eq!(device.verdict, DeviceVerdict::Pass, "{device:?}");
             assert!(
                 dir.path()
                     .join("lab")
@@ -104,15 +98,10 @@ fn a_lab_of_eight_where_one_device_vanishes() {
             );
         }
     }
-    let p01 = lab["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["criterion-id"] == "P-01")
-        .unwrap();
+    let p01 = lab.row("P-01");
     assert_eq!(
-        p01["results"],
-        serde_json::json!(["pass", "pass", "-", "pass", "pass", "pass", "pass", "pass"])
+        lab.cells("P-01"),
+        ["pass", "pass", "-", "pass", "pass", "pass", "pass", "pass"]
     );
 
     let junit = fs::read_to_string(dir.path().join("lab/lab-junit.xml")).unwrap();
@@ -133,7 +122,7 @@ fn a_lab_of_eight_where_one_device_vanishes() {
             && page.contains("<td class=\"error\">-</td>"),
         "{page}"
     );
-    let p01_value = p01["details"][0].as_str().unwrap_or_default().to_owned();
+    let p01_value = p01.details[0].clone().unwrap_or_default();
     assert!(p01_value.ends_with("ms"), "{p01_value}");
     assert!(
         page.contains(&format!("pass<br><small>{p01_value}</small>")),
@@ -157,7 +146,12 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
         device(dir.path(), "notes-pass", "GOOD1", false),
         device(dir.path(), "notes-fail", "BAD1", false),
     ];
-    let (code, stdout, stderr) = lab_audit(
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = lab_audit(
         dir.path(),
         "hdc",
         &captures,
@@ -165,7 +159,9 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
             "--jobs", "1", "--device", "GOOD1", "--device", "BAD1", "--device", "GONE1", "--out",
             "lab",
         ],
-    );
+    )
+    .status_in(EXIT_CODES)
+    .run();
     // A failing device is a failed verdict, whatever else happened.
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     assert!(
@@ -191,16 +187,8 @@ fn named_devices_a_failing_one_and_one_on_no_server() {
         ],
         "{stderr}"
     );
-    let lab: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
-            .unwrap();
-    let verdicts: Vec<&str> = lab["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["verdict"].as_str().unwrap())
-        .collect();
-    assert_eq!(verdicts, ["pass", "fail", "error"]);
+    let lab: LabReport = read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.verdicts(), ["pass", "fail", "error"]);
 }
 
 #[test]
@@ -212,11 +200,11 @@ fn one_device_audited_with_lab_is_a_shard_that_merges() {
     ] {
         let captures = [device(dir.path(), capture, serial, false)];
         let args = ["--device", serial, "--lab", "--out", seat, "--json"];
-        let (code, stdout, stderr) =
-            lab_audit(dir.path(), &format!("hdc-{seat}"), &captures, &args);
-        assert_eq!(code, expected, "{stdout}\n{stderr}");
-        let lab: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(crate::support::device_verdicts(&lab).len(), 1);
+        let Ran { stdout, .. } = lab_audit(dir.path(), &format!("hdc-{seat}"), &captures, &args)
+            .status(expected)
+            .run();
+        let lab: LabReport = parse(&stdout);
+        assert_eq!(lab.devices.len(), 1);
         assert!(
             dir.path()
                 .join(seat)
@@ -232,11 +220,8 @@ fn one_device_audited_with_lab_is_a_shard_that_merges() {
         ])
         .status(1)
         .run();
-    let merged: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(
-        crate::support::device_verdicts(&merged),
-        [("S1", "pass"), ("S2", "fail")]
-    );
+    let merged: LabReport = parse(&stdout);
+    assert_eq!(merged.device_verdicts(), [("S1", "pass"), ("S2", "fail")]);
     // `--lab` makes a lab of the devices named: without one it is refused before anything runs.
     let stderr = Test::new(dir.path())
         .args([
@@ -261,7 +246,14 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         for serial in serials {
             args.extend(["--device", serial]);
         }
-        let (code, stdout, stderr) = lab_audit(dir.path(), &format!("hdc-{name}"), captures, &args);
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = lab_audit(dir.path(), &format!("hdc-{name}"), captures, &args)
+            .status_in(EXIT_CODES)
+            .run();
         assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
     };
     shard(
@@ -287,9 +279,9 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         ])
         .status(1)
         .run();
-    let merged: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(merged["verdict"], "fail");
-    let devices = crate::support::device_verdicts(&merged);
+    let merged: LabReport = parse(&stdout);
+    assert_eq!(merged.verdict, LabVerdict::Fail);
+    let devices = merged.device_verdicts();
     assert_eq!(
         devices,
         [
@@ -300,22 +292,16 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         ]
     );
     // Links point from the merged folder back into the shards.
-    assert_eq!(merged["devices"][2]["report"], "../host-b/B1/audit-1.json");
+    assert_eq!(
+        merged.devices[2].report.as_deref(),
+        Some("../host-b/B1/audit-1.json")
+    );
     let page = fs::read_to_string(dir.path().join("merged/lab.html")).unwrap();
     assert!(
         page.contains("<a href=\"../host-b/B1/report.html\">B1</a>"),
         "{page}"
     );
-    let p01 = merged["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["criterion-id"] == "P-01")
-        .unwrap();
-    assert_eq!(
-        p01["results"],
-        serde_json::json!(["pass", "pass", "fail", "pass"])
-    );
+    assert_eq!(merged.cells("P-01"), ["pass", "pass", "fail", "pass"]);
     let junit = fs::read_to_string(dir.path().join("merged/lab-junit.xml")).unwrap();
     assert_eq!(junit.matches("<testsuite ").count(), 4);
     assert!(junit.contains("<testsuite name=\"dwpipe audit B1\""));
@@ -332,7 +318,7 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
     let other = dir.path().join("other");
     fs::create_dir_all(&other).unwrap();
     let lab = fs::read_to_string(dir.path().join("host-b/lab.json")).unwrap();
-    let sha = merged["pack-sha256"].as_str().unwrap();
+    let sha = merged.pack_sha256.as_str();
     fs::write(other.join("lab.json"), lab.replace(sha, &"0".repeat(64))).unwrap();
     fs::copy(
         dir.path().join("host-b/lab-junit.xml"),
@@ -369,7 +355,12 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
     let b_root = dir.path().join("second");
     fs::create_dir_all(&b_root).unwrap();
     let b = device(&b_root, "notes-fail", "127.0.0.1:5555", false);
-    let (code, stdout, stderr) = lab_audit(
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = lab_audit(
         dir.path(),
         "hdc",
         &[format!("10.0.0.1:8710={a}"), format!("10.0.0.2:8710={b}")],
@@ -384,7 +375,9 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
             "lab",
             "--json",
         ],
-    );
+    )
+    .status_in(EXIT_CODES)
+    .run();
     assert_eq!(code, 1, "one passes, one fails: {stdout}\n{stderr}");
     for folder in [
         "10.0.0.1_8710_127.0.0.1_5555",
@@ -399,21 +392,20 @@ fn the_same_connect_key_on_two_servers_gets_a_folder_each() {
             "{folder}: {stderr}"
         );
     }
-    let lab: Value = serde_json::from_str(&stdout).unwrap();
-    let verdicts: Vec<&str> = lab["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["verdict"].as_str().unwrap())
-        .collect();
-    assert_eq!(verdicts, ["pass", "fail"]);
+    let lab: LabReport = parse(&stdout);
+    assert_eq!(lab.verdicts(), ["pass", "fail"]);
 }
 
 #[test]
 fn a_server_that_does_not_answer_is_in_every_lab_format() {
     let dir = frozen_example();
     let phone = device(dir.path(), "notes-pass", "LAB01", false);
-    let (code, stdout, stderr) = lab_audit(
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = lab_audit(
         dir.path(),
         "hdc",
         &[format!("10.0.0.1:8710={phone}")],
@@ -427,7 +419,9 @@ fn a_server_that_does_not_answer_is_in_every_lab_format() {
             "--out",
             "lab",
         ],
-    );
+    )
+    .status_in(EXIT_CODES)
+    .run();
     // The devices listed passed; those of the silent server were not shown to: incomplete.
     assert_eq!(code, 3, "{stdout}\n{stderr}");
     assert!(stdout.contains("INCOMPLETE"), "{stdout}");
@@ -435,10 +429,8 @@ fn a_server_that_does_not_answer_is_in_every_lab_format() {
         stdout.contains("hdc server 10.0.0.9:8710 did not answer"),
         "{stdout}"
     );
-    let lab: Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
-            .unwrap();
-    assert_eq!(lab["unreachable"][0]["server"], "10.0.0.9:8710", "{lab}");
+    let lab: LabReport = read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.unreachable[0].server, "10.0.0.9:8710", "{lab:?}");
     for file in ["lab.md", "lab.html"] {
         let text = fs::read_to_string(dir.path().join("lab").join(file)).unwrap();
         assert!(
@@ -490,9 +482,7 @@ fn a_lab_of_256_devices_under_256_open_files_audits_every_device() {
         "{stderr}"
     );
     assert!(!stderr.contains("Too many open files"), "{stderr}");
-    let lab: Value =
-        serde_json::from_slice(&fs::read(dir.path().join("lab/lab.json")).unwrap()).unwrap();
-    let devices = lab["devices"].as_array().unwrap();
-    assert_eq!(devices.len(), 256);
-    assert!(devices.iter().all(|d| d["verdict"] == "pass"), "{lab}");
+    let lab: LabReport = read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.devices.len(), 256);
+    assert!(lab.verdicts().iter().all(|v| *v == "pass"), "{lab:?}");
 }

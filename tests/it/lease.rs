@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use dwpipe::device::lease::LeaseRecord;
+use dwpipe::schema::AuditReport;
 
 use crate::support::pg::{Database, Store, each_store, pgpass};
 use crate::support::{device, fake_hdc, no_sleeps};
@@ -120,8 +121,11 @@ fn advisory_lock_held(db: &Database) -> bool {
         > 0
 }
 
-fn report(dir: &Path, out: &str) -> Value {
-    serde_json::from_slice(&fs::read(dir.join(out).join("audit-1.json")).unwrap()).unwrap()
+/// The lease `OUT/audit-1.json` in `dir` records.
+#[track_caller]
+fn lease_of(dir: &Path, out: &str) -> LeaseRecord {
+    let report: AuditReport = crate::support::read(dir.join(out).join("audit-1.json"));
+    report.lease.expect("the audit records its lease")
 }
 
 #[test]
@@ -166,20 +170,18 @@ fn a_second_job_waits_for_the_device_then_runs_and_a_bounded_one_gives_up() {
         );
         assert!(first.wait().unwrap().success());
         // Each audit records its lease; the second held the phone only after the first.
-        let (a, b) = (report(lab.path(), "first"), report(lab.path(), "second"));
+        let (a, b) = (
+            lease_of(lab.path(), "first"),
+            lease_of(lab.path(), "second"),
+        );
         let kind = match store {
             Store::Sqlite => "host",
             Store::Postgres(_) => "postgres",
         };
-        assert_eq!(a["lease"]["store"], kind, "{}", a["lease"]);
-        assert_eq!(a["lease"]["key"], "PHONE-L");
-        assert!(b["lease"]["waited-seconds"].as_f64().unwrap() > 0.0);
-        assert!(
-            b["lease"]["held-from"].as_str().unwrap() >= a["lease"]["held-to"].as_str().unwrap(),
-            "{} then {}",
-            a["lease"],
-            b["lease"]
-        );
+        assert_eq!(a.store, kind, "{a:?}");
+        assert_eq!(a.key, "PHONE-L");
+        assert!(b.waited_seconds > 0.0);
+        assert!(b.held_from >= a.held_to, "{a:?} then {b:?}");
     });
 }
 
@@ -199,9 +201,7 @@ fn a_holder_killed_with_sigkill_leaves_the_device_free() {
         assert_eq!(second.status.code(), Some(0), "{stderr}");
         assert!(!stderr.contains("waiting for its lease"), "{stderr}");
         assert!(started.elapsed() < Duration::from_secs(30));
-        let waited = report(lab.path(), "second")["lease"]["waited-seconds"]
-            .as_f64()
-            .unwrap();
+        let waited = lease_of(lab.path(), "second").waited_seconds;
         assert!(waited < 1.0, "{waited}");
     });
 }

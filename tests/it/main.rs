@@ -23,6 +23,7 @@ mod history_guard;
 mod history_pg;
 mod hook;
 mod hostile;
+mod house;
 mod inspect;
 mod install;
 mod lab;

@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::support::{Test, executable, frozen_example, no_sleeps, repo};
+use dwpipe::schema::{Cause, Verification, Verified};
 
 const SERIAL: &str = "FMR0223C13000649";
 
@@ -86,7 +87,7 @@ fn a_shared_fake_hdc_state_left_by_an_earlier_run_is_said() {
 fn verify_evidence_says_what_it_found_as_json() {
     let dir = frozen_example();
     replay(dir.path(), "device-fixtures/notes-pass", "out", &[], 0);
-    let verify = |status: i32| -> serde_json::Value {
+    let verify = |status: i32| -> Verification {
         let ran = Test::new(dir.path())
             .args(["verify-evidence", "out/audit-1.json", "--json"])
             .status(status)
@@ -94,13 +95,10 @@ fn verify_evidence_says_what_it_found_as_json() {
         crate::support::parse(&ran.stdout)
     };
     let checked = verify(0);
-    assert_eq!(checked["verified"], true, "{checked}");
-    assert_eq!(checked["kind"], "audit");
-    assert_eq!(
-        checked["anchored"], false,
-        "no --pack: held to the lock it names"
-    );
-    assert!(checked["files"].as_u64().unwrap() > 0, "{checked}");
+    assert!(checked.verified, "{checked:?}");
+    assert_eq!(checked.kind, Verified::Audit);
+    assert!(!checked.anchored, "no --pack: held to the lock it names");
+    assert!(checked.files > 0, "{checked:?}");
     // A relabelled verdict is named, with its path and cause, and exits 1.
     let path = dir.path().join("out/audit-1.json");
     let text = fs::read_to_string(&path).unwrap();
@@ -110,13 +108,13 @@ fn verify_evidence_says_what_it_found_as_json() {
     )
     .unwrap();
     let checked = verify(1);
-    assert_eq!(checked["verified"], false);
-    let differences = checked["differences"].as_array().unwrap();
+    assert!(!checked.verified);
     assert!(
-        differences
+        checked
+            .differences
             .iter()
-            .any(|d| d["path"] == "verdict" && d["cause"] == "tampered"),
-        "{checked}"
+            .any(|d| d.path == "verdict" && d.cause == Cause::Tampered),
+        "{checked:?}"
     );
 }
 

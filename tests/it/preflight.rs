@@ -5,7 +5,7 @@
 use std::fs;
 
 use crate::support::delivery::{SPACING, project};
-use crate::support::{Ran, Test, dwpipe, fake_hdc};
+use crate::support::{EXIT_CODES, Ran, Test, fake_hdc};
 
 /// An agent that leaves a marker when it runs at all.
 const MARKING_AGENT: &str = r#"[sh, -c, "touch ../agent-ran", x]"#;
@@ -79,9 +79,13 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
         &[format!("127.0.0.1:8710={phone}")],
         "",
     );
-    let (code, stdout, stderr) = dwpipe(
-        dir.path(),
-        &[
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(dir.path())
+        .args([
             "audit",
             "--pack",
             "pack.lock.json",
@@ -97,8 +101,9 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
             "lab",
             "--playbooks",
             &playbooks,
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     // Audited and passing, yet the lab is incomplete: the silent server's devices were not
     // shown to pass.
     assert_eq!(code, 3, "{stdout}{stderr}");
@@ -106,10 +111,8 @@ fn a_device_that_does_not_answer_is_missing_and_a_lab_still_audits_the_others() 
         stdout.contains("INCOMPLETE") && stdout.contains("127.0.0.9:8710 did not answer"),
         "{stdout}"
     );
-    let lab: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.path().join("lab/lab.json")).unwrap())
-            .unwrap();
-    assert_eq!(lab["devices"][0]["verdict"], "pass");
+    let lab: dwpipe::schema::LabReport = crate::support::read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.devices[0].verdict, dwpipe::schema::DeviceVerdict::Pass);
 }
 
 #[test]
@@ -138,7 +141,7 @@ fn doctor_prints_the_checks_and_exits_3_when_something_is_missing() {
     let config = config.split("device:").next().unwrap().to_owned()
         + "device:\n  serial: FMR0223C13000649\n";
     fs::write(dir.path().join("dwpipe.yaml"), config).unwrap();
-    let Ran { stdout, stderr } = Test::new(dir.path())
+    let Ran { stdout, stderr, .. } = Test::new(dir.path())
         .args(["doctor", "--hdc", "dwpipe-no-such-hdc"])
         .status(3)
         .run();

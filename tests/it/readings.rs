@@ -5,10 +5,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use dwpipe::gate::CheckResult;
+use dwpipe::schema::AuditReport;
 
 use crate::support::delivery::repo;
-use crate::support::{Test, check, copy_tree, frozen_fixture, replay_audit_into};
+use crate::support::{
+    Audited, EXIT_CODES, Ran, Test, copy_tree, frozen_fixture, read, replay_audit_into,
+};
 
 /// A copy of `capture` in `dir` with every `from` of its transcript replaced by `to`.
 #[track_caller]
@@ -26,16 +29,29 @@ fn doctored(dir: &Path, capture: &str, name: &str, edits: &[(&str, &str)]) -> Pa
 }
 
 /// The report of a replay of `capture` into `out` (with `extra`), and what it printed.
-fn audited(dir: &Path, capture: &Path, out: &str, extra: &[&str]) -> (i32, Value, String) {
-    let (code, stdout, stderr) = replay_audit_into(dir, capture, out, extra);
-    let report = fs::read(dir.join(out).join("audit-1.json"))
-        .map_or(Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap());
+fn audited(
+    dir: &Path,
+    capture: &Path,
+    out: &str,
+    extra: &[&str],
+) -> (i32, Option<AuditReport>, String) {
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit_into(dir, capture, out)
+        .args(extra)
+        .status_in(EXIT_CODES)
+        .run();
+    let path = dir.join(out).join("audit-1.json");
+    let report = path.exists().then(|| read(&path));
     (code, report, format!("{stdout}{stderr}"))
 }
 
 /// The resources pack frozen in a folder of its own, and its audit of the bundled capture.
 #[track_caller]
-fn resources() -> (tempfile::TempDir, Value) {
+fn resources() -> (tempfile::TempDir, AuditReport) {
     let dir = frozen_fixture("packs/resources.yaml");
     let (_, report, said) = audited(
         dir.path(),
@@ -43,15 +59,12 @@ fn resources() -> (tempfile::TempDir, Value) {
         "out",
         &[],
     );
-    assert!(report.is_object(), "{said}");
-    (dir, report)
+    (dir, report.unwrap_or_else(|| panic!("no report: {said}")))
 }
 
-fn evidence(report: &Value, id: &str) -> String {
-    check(report, id)["evidence"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+#[track_caller]
+fn evidence(report: &AuditReport, id: &str) -> String {
+    report.check(id).check.evidence.clone()
 }
 
 /// perf.cpu is measured over the window dwpipe controls (2.5 s of device uptime here, from two
@@ -61,9 +74,10 @@ fn evidence(report: &Value, id: &str) -> String {
 fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
     let dir = frozen_fixture("packs/cpu.yaml");
     let (code, report, said) = audited(dir.path(), &repo("device-fixtures/notes-cpu"), "out", &[]);
+    let report = report.unwrap_or_else(|| panic!("no report: {said}"));
     assert_eq!(code, 0, "{said}");
-    assert_eq!(check(&report, "P-05")["actual"], "13%");
-    let runs = report["checks"][0]["measurements"][0]["runs"].to_string();
+    assert_eq!(report.actual("P-05"), Some("13%"));
+    let runs = serde_json::to_string(&report.check("P-05").measurements[0].runs).unwrap();
     assert!(
         runs.contains("over 2.500 s (device uptime 120.00 → 122.50 s)")
             && runs.contains("13.00% of all cores (104.00% of one core)"),
@@ -87,8 +101,9 @@ fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
         "out",
         &[],
     );
+    let report = report.unwrap_or_else(|| panic!("no report: {said}"));
     assert_eq!(code, 0, "{said}");
-    assert_eq!(check(&report, "P-05")["actual"], "104%");
+    assert_eq!(report.actual("P-05"), Some("104%"));
     // The window's reads: the same process at both ends, or no reading.
     let restarted = doctored(
         dir.path(),
@@ -101,7 +116,8 @@ fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
         )],
     );
     let (_, report, _) = audited(dir.path(), &restarted, "restarted-out", &[]);
-    assert_eq!(check(&report, "P-05")["result"], "unverified");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.result("P-05"), CheckResult::Unverified);
     assert!(
         evidence(&report, "P-05").contains("the process changed within the window"),
         "{report:?}"
@@ -113,9 +129,11 @@ fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
 #[test]
 fn a_gpu_that_is_not_there_is_not_zero_percent() {
     let (dir, report) = resources();
-    assert_eq!(check(&report, "R-01")["result"], "pass");
+    assert_eq!(report.result("R-01"), CheckResult::Pass);
     assert!(
-        report.to_string().contains("the system's GPU load"),
+        serde_json::to_string(&report)
+            .unwrap()
+            .contains("the system's GPU load"),
         "{report:?}"
     );
     let mut zeros = Vec::new();
@@ -131,8 +149,9 @@ fn a_gpu_that_is_not_there_is_not_zero_percent() {
         .collect();
     let capture = doctored(dir.path(), "notes-resources", "no-gpu", &edits);
     let (_, report, _) = audited(dir.path(), &capture, "no-gpu-out", &[]);
+    let report = report.unwrap_or_else(|| panic!("no report"));
     for id in ["R-01", "R-02"] {
-        assert_eq!(check(&report, id)["result"], "unverified", "{id}");
+        assert_eq!(report.result(id), CheckResult::Unverified, "{id}");
         assert!(
             evidence(&report, id).contains("no GPU devfreq node"),
             "{id}: {report:?}"
@@ -147,7 +166,7 @@ fn a_gpu_that_is_not_there_is_not_zero_percent() {
 #[test]
 fn power_is_the_phones_draw_not_its_charge() {
     let (dir, report) = resources();
-    assert_eq!(check(&report, "R-03")["actual"], "1600mW");
+    assert_eq!(report.actual("R-03"), Some("1600mW"));
     let small = doctored(
         dir.path(),
         "notes-resources",
@@ -159,7 +178,8 @@ fn power_is_the_phones_draw_not_its_charge() {
         ],
     );
     let (_, report, _) = audited(dir.path(), &small, "small-out", &[]);
-    assert_eq!(check(&report, "R-03")["actual"], "20mW", "5 mA at 4 V");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.actual("R-03"), Some("20mW"), "5 mA at 4 V");
     let battery = "chargingStatus: 0 \\nhealthState: 1 \\npluggedType: 0 ";
     let charging = doctored(
         dir.path(),
@@ -174,7 +194,8 @@ fn power_is_the_phones_draw_not_its_charge() {
         ],
     );
     let (_, report, _) = audited(dir.path(), &charging, "charging-out", &[]);
-    assert_eq!(check(&report, "R-03")["result"], "unverified");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.result("R-03"), CheckResult::Unverified);
     assert!(
         evidence(&report, "R-03").contains("the battery was charging"),
         "{report:?}"
@@ -190,7 +211,8 @@ fn power_is_the_phones_draw_not_its_charge() {
         )],
     );
     let (_, report, _) = audited(dir.path(), &plugged, "plugged-out", &[]);
-    assert_eq!(check(&report, "R-03")["result"], "unverified");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.result("R-03"), CheckResult::Unverified);
     assert!(
         evidence(&report, "R-03").contains("require `charging: off`"),
         "{report:?}"
@@ -201,8 +223,9 @@ fn power_is_the_phones_draw_not_its_charge() {
         "plugged-required-out",
         &["--require", "charging: off"],
     );
+    let report = report.unwrap_or_else(|| panic!("no report: {said}"));
     assert_eq!(code, 0, "{said}");
-    assert_eq!(check(&report, "R-03")["actual"], "1600mW");
+    assert_eq!(report.actual("R-03"), Some("1600mW"));
     // SmartPerf 6.0+ with developer mode off: it says so, and exits 0.
     let off = {
         let copy = dir.path().join("devmode-off");
@@ -222,6 +245,7 @@ fn power_is_the_phones_draw_not_its_charge() {
         copy
     };
     let (_, report, _) = audited(dir.path(), &off, "devmode-out", &[]);
+    let report = report.unwrap_or_else(|| panic!("no report"));
     assert!(
         evidence(&report, "R-03").contains("developer mode is off"),
         "{report:?}"
@@ -234,7 +258,7 @@ fn power_is_the_phones_draw_not_its_charge() {
 #[test]
 fn a_temperature_is_never_older_than_its_visit() {
     let (dir, report) = resources();
-    assert_eq!(check(&report, "R-04")["actual"], "41.5°C");
+    assert_eq!(report.actual("R-04"), Some("41.5°C"));
     assert!(evidence(&report, "R-04").contains("read live from sysfs"));
     let denied = "/sys/class/thermal/thermal_zone0 soc_thermal 41500\\n/sys/class/thermal/thermal_zone1 shell_front 36000\\n";
     let no_sysfs = "/sys/class/thermal/thermal_zone0 cat: /sys/class/thermal/thermal_zone0/type: Permission denied\\n";
@@ -245,7 +269,8 @@ fn a_temperature_is_never_older_than_its_visit() {
         &[(denied, no_sysfs)],
     );
     let (_, report, _) = audited(dir.path(), &refreshed, "report-out", &[]);
-    assert_eq!(check(&report, "R-04")["actual"], "41°C");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.actual("R-04"), Some("41°C"));
     assert!(
         evidence(&report, "R-04").contains("refreshed during the visit"),
         "{report:?}"
@@ -264,7 +289,8 @@ fn a_temperature_is_never_older_than_its_visit() {
         ],
     );
     let (_, report, _) = audited(dir.path(), &frozen, "frozen-out", &[]);
-    assert_eq!(check(&report, "R-04")["result"], "unverified");
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.result("R-04"), CheckResult::Unverified);
     assert!(
         evidence(&report, "R-04").contains("may be older than the visit"),
         "{report:?}"

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::delivery::{
     FIXING_AGENT, RESUMED_AND_VERIFIED, SPACING, alive, deliver, project, repo, resume, run_dir,
-    signal, spawn_dwpipe, stages,
+    signal, stages,
 };
-use crate::support::{Ran, Test, dwpipe, executable};
+use crate::support::{EXIT_CODES, Ran, Test, executable};
 use serde_json::Value;
 
 /// A project whose agent is the script `name`: the example's real edit, then `then` (with
@@ -166,13 +166,20 @@ fn a_second_delivery_on_a_workspace_being_delivered_is_refused_at_once() {
         "touch ../started; while ! test -e ../go; do sleep 0.05; done",
         SPACING,
     );
-    let first = spawn_dwpipe(
-        project.path(),
-        &["deliver", "--pack", "pack.yaml", "--json"],
-    );
+    let first = Test::new(project.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .spawn();
     wait_for(&project.path().join("started"));
     let started = Instant::now();
-    let (code, stdout, stderr) = dwpipe(project.path(), &["deliver", "--pack", "pack.yaml"]);
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = Test::new(project.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .status_in(EXIT_CODES)
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "refused at once"
@@ -201,10 +208,9 @@ fn a_second_delivery_on_a_workspace_being_delivered_is_refused_at_once() {
 #[test]
 fn a_signal_after_the_agents_edit_resumes_into_verification() {
     let project = with_agent("edits-then-waits.sh", "touch ../edited; sleep 30", SPACING);
-    let child = spawn_dwpipe(
-        project.path(),
-        &["deliver", "--pack", "pack.yaml", "--json"],
-    );
+    let child = Test::new(project.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .spawn();
     wait_for(&project.path().join("edited"));
     signal(&child, libc::SIGINT);
     let (code, summary) = finished(child);

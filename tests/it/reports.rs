@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::support::delivery::{FIXING_AGENT, SPACING, deliver, project};
 use crate::support::{
-    Test, copy_tree, device, dwpipe, frozen_example, frozen_fixture, replay_audit_into,
+    EXIT_CODES, Ran, Test, copy_tree, device, frozen_example, frozen_fixture, replay_audit_into,
 };
 
 fn repo(path: &str) -> std::path::PathBuf {
@@ -69,7 +69,15 @@ fn junit_agrees_with_the_exit_code_on_every_exit_path() {
         ),
     ] {
         let out = what.replace(' ', "-");
-        let (code, stdout, stderr) = replay_audit_into(dir.path(), &capture(fixture), &out, extra);
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = replay_audit_into(dir.path(), &capture(fixture), &out)
+            .args(extra)
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, exit, "{what}: {stdout}{stderr}");
         agrees(what, code, &dir.path().join(&out).join("junit.xml"));
     }
@@ -87,8 +95,7 @@ fn junit_agrees_with_the_exit_code_on_every_exit_path() {
             .replace("      13.00%", "      33.00%"),
     )
     .unwrap();
-    let (code, stdout, stderr) = replay_audit_into(cpu.path(), &busy, "out", &[]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
+    let Ran { code, .. } = replay_audit_into(cpu.path(), &busy, "out").status(0).run();
     agrees("a failed should", code, &cpu.path().join("out/junit.xml"));
 
     // A lab with a failing device, and one whose second server never answered.
@@ -117,7 +124,14 @@ fn junit_agrees_with_the_exit_code_on_every_exit_path() {
         for server in servers {
             args.extend(["--server", server]);
         }
-        let (code, stdout, stderr) = crate::lab::lab_audit(lab.path(), "hdc", &served, &args);
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = crate::lab::lab_audit(lab.path(), "hdc", &served, &args)
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, exit, "{what}: {stdout}{stderr}");
         agrees(what, code, &lab.path().join("lab/lab-junit.xml"));
         let classes = fs::read_to_string(lab.path().join("lab/lab-junit.xml")).unwrap();
@@ -130,23 +144,28 @@ fn junit_agrees_with_the_exit_code_on_every_exit_path() {
     // A comparison that regressed, and one that is the same.
     let cold = frozen_fixture("packs/cold-start.yaml");
     for arm in ["base", "slower", "same"] {
-        let (code, _, stderr) =
-            replay_audit_into(cold.path(), &capture(&format!("regress-{arm}")), arm, &[]);
-        assert_eq!(code, 0, "{stderr}");
+        replay_audit_into(cold.path(), &capture(&format!("regress-{arm}")), arm)
+            .status(0)
+            .run();
     }
     for (candidate, exit) in [("slower", 1), ("same", 0)] {
         let out = format!("cmp-{candidate}");
         let candidate_report = format!("{candidate}/audit-1.json");
-        let (code, stdout, stderr) = dwpipe(
-            cold.path(),
-            &[
+        let Ran {
+            code,
+            stdout,
+            stderr,
+            ..
+        } = Test::new(cold.path())
+            .args([
                 "compare",
                 "base/audit-1.json",
                 &candidate_report,
                 "--out",
                 &out,
-            ],
-        );
+            ])
+            .status_in(EXIT_CODES)
+            .run();
         assert_eq!(code, exit, "{candidate}: {stdout}{stderr}");
         agrees(
             candidate,
@@ -159,9 +178,10 @@ fn junit_agrees_with_the_exit_code_on_every_exit_path() {
 #[test]
 fn a_case_is_named_by_its_statement_and_timed() {
     let dir = frozen_example();
-    let (code, _, stderr) =
-        replay_audit_into(dir.path(), &repo("device-fixtures/notes-fail"), "out", &[]);
-    assert_eq!(code, 1, "{stderr}");
+
+    replay_audit_into(dir.path(), &repo("device-fixtures/notes-fail"), "out")
+        .status(1)
+        .run();
     let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
     assert!(
         junit.contains("name=\"P-01 (must): Cold start to first frame ≤ 800ms\""),
@@ -186,12 +206,14 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
     let dir = frozen_example();
     let summary = dir.path().join("summary.md");
     for (out, fixture) in [("fail", "notes-fail"), ("pass", "notes-pass")] {
-        let (code, _, stderr) = replay_audit_into(
+        let Ran { code, stderr, .. } = replay_audit_into(
             dir.path(),
             &repo(&format!("device-fixtures/{fixture}")),
             out,
-            &["--summary-md", summary.to_str().unwrap()],
-        );
+        )
+        .args(["--summary-md", summary.to_str().unwrap()])
+        .status_in(EXIT_CODES)
+        .run();
         assert!(code <= 1, "{stderr}");
     }
     let text = fs::read_to_string(&summary).unwrap();
@@ -225,7 +247,7 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
     let cold = frozen_fixture("packs/cold-start.yaml");
     for arm in ["base", "slower"] {
         let capture = repo(&format!("device-fixtures/regress-{arm}"));
-        assert_eq!(replay_audit_into(cold.path(), &capture, arm, &[]).0, 0);
+        replay_audit_into(cold.path(), &capture, arm).run();
     }
     Test::new(cold.path())
         .args([

@@ -3,6 +3,7 @@
 //! either kind kills what still runs, and every interrupted or failed run resumes from its
 //! ledger, including ledgers written by earlier dwpipe versions.
 
+use crate::support::Test;
 use dwpipe::schema::{DeliverReport, TerminalReason};
 use std::fs;
 use std::path::Path;
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::delivery::{
     FIXING_AGENT, PAGE, RESUMED_AND_VERIFIED, SPACING, alive, deliver_with_path, gone_soon,
-    project, repo, resume, run_dir, signal, spawn_dwpipe, stages, wait_for_pid,
+    project, repo, resume, run_dir, signal, stages, wait_for_pid,
 };
 
 /// Blocks (writing the blocked process's pid to `../sleeper.pid`) until the test creates
@@ -57,7 +58,9 @@ fn sigterm_during_the_agent_stops_its_group_and_the_run_resumes() {
         r#"[sh, -c, "{UNTIL_GO}; exec sh ../agent.sh \"$0\" \"$1\"", "{{workspace}}", "{{brief}}"]"#
     );
     let dir = project(&agent, SPACING, "notes-pass", "");
-    let child = spawn_dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
+    let child = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .spawn();
     let sleeper = wait_for_pid(&dir.path().join("sleeper.pid"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
@@ -94,7 +97,9 @@ fn sigterm_during_verification_stops_the_command_and_the_run_resumes_there() {
         "  - name: spacing\n    argv: [sh, -c, \"{UNTIL_GO}; grep -q 'List({{ space: 12 }})' entry/src/main/ets/pages/Index.ets\"]\n"
     );
     let dir = project(FIXING_AGENT, &verify, "notes-pass", "");
-    let child = spawn_dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
+    let child = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .spawn();
     let sleeper = wait_for_pid(&dir.path().join("sleeper.pid"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
@@ -149,9 +154,8 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
         ),
     );
     let hdc_arg = hdc.display().to_string();
-    let child = spawn_dwpipe(
-        dir.path(),
-        &[
+    let child = Test::new(dir.path())
+        .args([
             "--hdc",
             &hdc_arg,
             "deliver",
@@ -160,8 +164,8 @@ fn sigterm_during_the_audit_stops_hdc_and_the_run_resumes_at_the_audit() {
             "--device",
             "FMR0223C13000649",
             "--json",
-        ],
-    );
+        ])
+        .spawn();
     let hdc_call = wait_for_pid(&dir.path().join("hdc.pids"));
     signal(&child, libc::SIGTERM);
     let (code, summary) = finished(child);
@@ -202,7 +206,9 @@ fn a_second_signal_kills_a_child_that_ignores_sigterm_and_exits_at_once() {
         (libc::SIGTERM, libc::SIGTERM),
     ] {
         let dir = project(agent, SPACING, "notes-pass", "");
-        let mut child = spawn_dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
+        let mut child = Test::new(dir.path())
+            .args(["deliver", "--pack", "pack.yaml", "--json"])
+            .spawn();
         let sleeper = wait_for_pid(&dir.path().join("sleeper.pid"));
         signal(&child, first);
         std::thread::sleep(Duration::from_millis(300));

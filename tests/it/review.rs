@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::dwpipe;
-use crate::support::{Ran, Test};
+use crate::support::{EXIT_CODES, Ran, Test, parse};
+use dwpipe::schema::{ReviewReport, ReviewVerdict};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -15,14 +15,9 @@ fn repo(path: &str) -> PathBuf {
 #[track_caller]
 fn frozen() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(
-        dwpipe(
-            dir.path(),
-            &["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()]
-        )
-        .0,
-        0
-    );
+    Test::new(dir.path())
+        .args(["freeze", repo("examples/notes/pack.yaml").to_str().unwrap()])
+        .run();
     dir
 }
 
@@ -43,28 +38,35 @@ fn config(dir: &Path, name: &str, script: Option<&str>, fail_mode: &str, extra: 
     path
 }
 
-fn review(
-    dir: &Path,
-    config: &Path,
-    out: &str,
-    extra: &[&str],
-) -> (i32, serde_json::Value, String) {
-    let mut args = vec![
-        "review",
-        "pack.lock.json",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        out,
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir, &args);
-    (
+/// `dwpipe review pack.lock.json --config CONFIG --out OUT --json` plus `extra`, to be told
+/// its exit code and run.
+fn reviewing(dir: &Path, config: &Path, out: &str, extra: &[&str]) -> Test {
+    Test::new(dir)
+        .args([
+            "review",
+            "pack.lock.json",
+            "--config",
+            config.to_str().unwrap(),
+        ])
+        .args(["--out", out, "--json"])
+        .args(extra)
+}
+
+/// A review that reached a verdict: the exit code, its report and stderr.
+#[track_caller]
+fn review(dir: &Path, config: &Path, out: &str, extra: &[&str]) -> (i32, ReviewReport, String) {
+    let Ran {
         code,
-        serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
+        stdout,
         stderr,
-    )
+        ..
+    } = reviewing(dir, config, out, extra).status_in(&[0, 1]).run();
+    (code, parse(&stdout), stderr)
+}
+
+/// A review's verdict and what its outside reviewer did, as the report spells them.
+fn said(report: &ReviewReport) -> (&str, &str) {
+    (report.verdict.as_str(), report.reviewer.as_str())
 }
 
 fn ledger(dir: &Path, out: &str) -> Vec<serde_json::Value> {
@@ -85,14 +87,11 @@ fn a_passing_reviewer_and_a_receipt_that_stands() {
     let cfg = config(dir.path(), "c.yaml", Some(PASS), "warn", "");
     let (code, report, stderr) = review(dir.path(), &cfg, "out", &[]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(
-        (report["verdict"].as_str(), report["reviewer"].as_str()),
-        (Some("pass"), Some("pass"))
-    );
+    assert_eq!(said(&report), ("pass", "pass"));
     // The same lock is never reviewed twice: no second report, no second ledger line.
     let (code, again, _) = review(dir.path(), &cfg, "out", &[]);
     assert_eq!(code, 0);
-    assert_eq!(again["verdict"], "pass");
+    assert_eq!(again.verdict, ReviewVerdict::Pass);
     assert!(!dir.path().join("out/review-2.json").exists());
     let lines = ledger(dir.path(), "out");
     assert_eq!(lines.len(), 1);
@@ -112,11 +111,7 @@ fn the_reviewer_receives_the_lock_on_stdin() {
     let script = r#"grep -q '"format-version"' && echo '{"verdict": "pass", "findings": []}'"#;
     let cfg = config(dir.path(), "c.yaml", Some(script), "closed", "");
     let (code, report, stderr) = review(dir.path(), &cfg, "out", &[]);
-    assert_eq!(
-        (code, report["verdict"].as_str()),
-        (0, Some("pass")),
-        "{stderr}"
-    );
+    assert_eq!((code, report.verdict), (0, ReviewVerdict::Pass), "{stderr}");
 }
 
 #[test]
@@ -125,22 +120,21 @@ fn revise_within_the_rounds_then_exhausted_under_each_fail_mode() {
     let cfg = config(dir.path(), "c.yaml", Some(REVISE), "warn", "");
     let (code, report, _) = review(dir.path(), &cfg, "out", &[]);
     assert_eq!(
-        (code, report["verdict"].as_str(), report["round"].as_u64()),
-        (1, Some("revise"), Some(1))
+        (code, report.verdict, report.round),
+        (1, ReviewVerdict::Revise, 1)
     );
     assert!(
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
+        report
+            .diagnostics
             .iter()
-            .any(|d| d["code"] == "W_REVIEW_FINDING")
+            .any(|d| d.code == "W_REVIEW_FINDING")
     );
     // The author changes the pack; the next review is round 2 of 2: exhausted.
     let edited = fs::read_to_string(repo("examples/notes/pack.yaml"))
         .unwrap()
         .replace("expected: saved", "expected: note saved");
     fs::write(dir.path().join("pack2.yaml"), edited).unwrap();
-    assert_eq!(dwpipe(dir.path(), &["freeze", "pack2.yaml"]).0, 0);
+    Test::new(dir.path()).args(["freeze", "pack2.yaml"]).run();
     let rows = [
         ("open", 0, "incomplete", None),
         ("warn", 0, "incomplete", Some("W_REVIEW_INCOMPLETE")),
@@ -157,17 +151,12 @@ fn revise_within_the_rounds_then_exhausted_under_each_fail_mode() {
         let cfg = config(dir.path(), &format!("{mode}.yaml"), Some(REVISE), mode, "");
         let (got, report, stderr) = review(dir.path(), &cfg, &out, &[]);
         assert_eq!(
-            (got, report["verdict"].as_str()),
-            (exit, Some(verdict)),
+            (got, report.verdict.as_str()),
+            (exit, verdict),
             "{mode}: {stderr}"
         );
-        assert_eq!(report["round"], 2);
-        let codes: Vec<&str> = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["code"].as_str().unwrap())
-            .collect();
+        assert_eq!(report.round, 2);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
         if let Some(code) = code {
             assert!(codes.contains(&code), "{mode}: {codes:?}");
         }
@@ -201,12 +190,8 @@ fn reviewer_failures_are_never_a_pass() {
         let started = std::time::Instant::now();
         let (code, report, stderr) = review(dir.path(), &cfg, &format!("out-{name}"), &[]);
         assert_eq!(
-            (
-                code,
-                report["verdict"].as_str(),
-                report["reviewer"].as_str()
-            ),
-            (1, Some("blocked"), Some("failure")),
+            (code, said(&report)),
+            (1, ("blocked", "failure")),
             "{name}: {stderr}"
         );
         assert!(
@@ -222,12 +207,13 @@ fn the_waiver_is_recorded_and_refused_under_closed() {
     let dir = frozen();
     let warn = config(dir.path(), "warn.yaml", Some(PASS), "warn", "");
     let (code, report, _) = review(dir.path(), &warn, "w", &["--no-review"]);
-    assert_eq!((code, report["verdict"].as_str()), (0, Some("waived")));
+    assert_eq!((code, report.verdict), (0, ReviewVerdict::Waived));
     assert_eq!(ledger(dir.path(), "w")[0]["outcome"], "waived");
     let closed = config(dir.path(), "closed.yaml", Some(PASS), "closed", "");
-    let (code, refused, _) = review(dir.path(), &closed, "c", &["--no-review"]);
-    assert_eq!(code, 2);
-    assert_eq!(refused["diagnostics"][0]["code"], "E_REVIEW_WAIVER_REFUSED");
+    reviewing(dir.path(), &closed, "c", &["--no-review"])
+        .status(2)
+        .stdout_contains("E_REVIEW_WAIVER_REFUSED")
+        .run();
     assert_eq!(ledger(dir.path(), "c")[0]["outcome"], "waiver-refused");
     let allowed = config(
         dir.path(),
@@ -237,7 +223,7 @@ fn the_waiver_is_recorded_and_refused_under_closed() {
         "  allow-waiver-when-closed: true\n",
     );
     let (code, report, _) = review(dir.path(), &allowed, "a", &["--no-review"]);
-    assert_eq!((code, report["verdict"].as_str()), (0, Some("waived")));
+    assert_eq!((code, report.verdict), (0, ReviewVerdict::Waived));
 }
 
 #[test]
@@ -247,7 +233,7 @@ fn built_in_errors_stop_the_review_before_the_reviewer_is_asked() {
         .unwrap()
         .replace("expected: 800", "expected: 1000");
     fs::write(dir.path().join("bad.yaml"), contradicting).unwrap();
-    assert_eq!(dwpipe(dir.path(), &["freeze", "bad.yaml"]).0, 0);
+    Test::new(dir.path()).args(["freeze", "bad.yaml"]).run();
     let cfg = config(
         dir.path(),
         "c.yaml",
@@ -256,20 +242,8 @@ fn built_in_errors_stop_the_review_before_the_reviewer_is_asked() {
         "",
     );
     let (code, report, _) = review(dir.path(), &cfg, "out", &[]);
-    assert_eq!(
-        (
-            code,
-            report["verdict"].as_str(),
-            report["reviewer"].as_str()
-        ),
-        (1, Some("revise"), Some("not-asked"))
-    );
-    let codes: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap())
-        .collect();
+    assert_eq!((code, said(&report)), (1, ("revise", "not-asked")));
+    let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert!(
         codes.contains(&"E_REVIEW_STATEMENT_CONTRADICTS"),
         "{codes:?}"
@@ -298,25 +272,15 @@ fn briefs_through_the_binary() {
         "{brief}"
     );
     let capture = repo("device-fixtures/notes-fail");
-    assert_eq!(
-        dwpipe(
-            dir.path(),
-            &[
-                "audit",
-                "--pack",
-                "pack.lock.json",
-                "--replay",
-                capture.to_str().unwrap(),
-                "--out",
-                "audit"
-            ]
-        )
-        .0,
-        1
-    );
-    let (code, repair, _) = dwpipe(
-        dir.path(),
-        &[
+    crate::support::replay_audit_into(dir.path(), &capture, "audit")
+        .status(1)
+        .run();
+    let Ran {
+        code,
+        stdout: repair,
+        ..
+    } = Test::new(dir.path())
+        .args([
             "brief",
             "pack.lock.json",
             "--round",
@@ -325,8 +289,9 @@ fn briefs_through_the_binary() {
             "audit/audit-1.json",
             "--out",
             "repair.md",
-        ],
-    );
+        ])
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!((code, repair.as_str()), (0, ""));
     let repair = fs::read_to_string(dir.path().join("repair.md")).unwrap();
     assert!(
@@ -354,22 +319,14 @@ fn a_failed_review_does_not_stand_once_the_reviewer_is_fixed() {
         "",
     );
     let (code, report, _) = review(dir.path(), &broken, "out", &[]);
-    assert_eq!((code, report["verdict"].as_str()), (1, Some("blocked")));
+    assert_eq!((code, report.verdict), (1, ReviewVerdict::Blocked));
     let fixed = config(dir.path(), "fixed.yaml", Some(PASS), "closed", "");
     let (code, report, stderr) = review(dir.path(), &fixed, "out", &[]);
-    assert_eq!(
-        (
-            code,
-            report["verdict"].as_str(),
-            report["reviewer"].as_str()
-        ),
-        (0, Some("pass"), Some("pass")),
-        "{stderr}"
-    );
+    assert_eq!((code, said(&report)), (0, ("pass", "pass")), "{stderr}");
     assert!(dir.path().join("out/review-2.json").exists());
     // The completed review now stands: a third run asks nobody.
     let (code, report, _) = review(dir.path(), &broken, "out", &[]);
-    assert_eq!((code, report["verdict"].as_str()), (0, Some("pass")));
+    assert_eq!((code, report.verdict), (0, ReviewVerdict::Pass));
     assert!(!dir.path().join("out/review-3.json").exists());
 }
 

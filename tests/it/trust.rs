@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Ran, Test, device, dwpipe, fake_hdc, frozen_example, live_audit, no_sleeps};
+use crate::support::{
+    EXIT_CODES, Ran, Test, device, fake_hdc, frozen_example, live_audit, no_sleeps,
+};
 
 /// A phone behind fake-hdc (`PHONE-T`, the passing notes capture) beside the frozen example
 /// pack, with a lease folder of the test's own (root's, open to all, sticky).
@@ -263,10 +265,12 @@ fn a_link_planted_as_the_workspace_claim_is_refused_untouched() {
     );
     assert_eq!(fs::read_to_string(&victim).unwrap(), "export PATH\n");
     // Asked for JSON, the refusal is a JSON diagnostic.
-    let (code, stdout, _) = dwpipe(dir.path(), &["deliver", "--pack", "pack.yaml", "--json"]);
-    assert_eq!(code, 3);
-    let json: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(json["diagnostics"][0]["code"], "E_DELIVER_LOCK", "{json}");
+    let Ran { stdout, .. } = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--json"])
+        .status(3)
+        .run();
+    let said: crate::support::Said = crate::support::parse(&stdout);
+    assert_eq!(said.codes()[0], "E_DELIVER_LOCK", "{said:?}");
 }
 
 /// A secret written into a history address every way a user might: in the user info with
@@ -327,7 +331,7 @@ fn a_secret_in_a_history_address_is_never_printed_nor_a_file_named() {
                 &address,
             ],
         ] {
-            let Ran { stdout, stderr } = Test::new(dir.path()).args(&args).status(2).run();
+            let Ran { stdout, stderr, .. } = Test::new(dir.path()).args(&args).status(2).run();
             assert!(
                 !stdout.contains("S3cr") && !stderr.contains("S3cr"),
                 "{args:?} printed the secret: {stdout}{stderr}"
@@ -338,7 +342,10 @@ fn a_secret_in_a_history_address_is_never_printed_nor_a_file_named() {
             vec!["doctor", "--config", "dwpipe.yaml"],
             vec!["doctor", "--json"],
         ] {
-            let (_, stdout, stderr) = dwpipe(dir.path(), &args);
+            let Ran { stdout, stderr, .. } = Test::new(dir.path())
+                .args(&args)
+                .status_in(EXIT_CODES)
+                .run();
             assert!(
                 !stdout.contains("S3cr") && !stderr.contains("S3cr"),
                 "{args:?} printed the secret: {stdout}{stderr}"
@@ -404,8 +411,9 @@ fn an_import_rebuilds_each_audit_and_a_relabelled_one_is_never_a_baseline() {
     let dir = frozen_example();
     // A failing audit made on a device, relabelled a pass.
     let failing = live_audit(dir.path(), "notes-fail", "PHONE-F", "failing");
+    let audited: dwpipe::schema::AuditReport = crate::support::read(&failing);
+    assert_eq!(audited.verdict, dwpipe::gate::Verdict::Fail);
     let mut report = read_json(&failing);
-    assert_eq!(report["verdict"], "fail");
     report["verdict"] = "pass".into();
     fs::write(&failing, report.to_string()).unwrap();
     let candidate = live_audit(dir.path(), "notes-pass", "PHONE-F", "candidate");
@@ -485,18 +493,21 @@ fn a_reading_that_cannot_be_read_is_unverified_with_its_line_quoted() {
         .replacen("soc_thermal 41500", "soc_thermal 99000x", 1);
     assert_ne!(doctored, transcript);
     fs::write(capture.join("transcript.yaml"), doctored).unwrap();
-    let (_, _, stderr) = crate::support::replay_audit(dir.path(), &capture);
+    let Ran { stderr, .. } = crate::support::replay_audit(dir.path(), &capture)
+        .status_in(&[0, 1])
+        .run();
     let report = crate::support::first_audit(dir.path());
     for (criterion, quoted) in [
         ("R-01", "gpuLoad=-282.000000"),
         ("R-04", "soc_thermal 99000x"),
     ] {
-        let check = crate::support::check(&report, criterion);
-        assert_eq!(check["result"], "unverified", "{criterion}: {stderr}");
-        assert!(
-            check["evidence"].as_str().unwrap().contains(quoted),
-            "{criterion}: {check}"
+        let check = &crate::support::Audited::check(&report, criterion).check;
+        assert_eq!(
+            check.result,
+            dwpipe::gate::CheckResult::Unverified,
+            "{criterion}: {stderr}"
         );
+        assert!(check.evidence.contains(quoted), "{criterion}: {check:?}");
     }
 }
 
@@ -512,13 +523,10 @@ fn a_precondition_on_a_state_the_device_does_not_say_is_never_met() {
     let unknown = transcript.replace("chargingStatus: 0", "chargingStatus: 9");
     assert_ne!(unknown, transcript);
     fs::write(capture.join("transcript.yaml"), unknown).unwrap();
-    let (code, _, stderr) = crate::support::replay_audit_into(
-        dir.path(),
-        &capture,
-        "out",
-        &["--require", "charging: off"],
-    );
-    assert_eq!(code, 3, "{stderr}");
+    let Ran { stderr, .. } = crate::support::replay_audit_into(dir.path(), &capture, "out")
+        .args(["--require", "charging: off"])
+        .status(3)
+        .run();
     assert!(
         stderr.contains("E_DEVICE_NOT_READY") && stderr.contains("not ready: unknown"),
         "{stderr}"
@@ -546,7 +554,10 @@ fn a_server_that_never_answers_is_given_up_on_within_the_bound() {
             let dir = dir.path().to_owned();
             std::thread::spawn(move || {
                 let started = Instant::now();
-                let (code, _, stderr) = dwpipe(&dir, &["history", "--history", &url]);
+                let Ran { code, stderr, .. } = Test::new(&dir)
+                    .args(["history", "--history", &url])
+                    .status_in(EXIT_CODES)
+                    .run();
                 (mode, code, stderr, started.elapsed())
             })
         })
@@ -561,24 +572,16 @@ fn a_server_that_never_answers_is_given_up_on_within_the_bound() {
         assert!(took < Duration::from_secs(20), "{mode}: {took:?}");
     }
     // A CA file that never ends is refused by type, not read.
-    let (code, _, stderr) = {
-        let output = crate::support::dwpipe_command()
-            .args([
-                "history",
-                "--history",
-                &format!("postgres://lab@127.0.0.1:{port}/dwpipe?sslmode=verify-full"),
-            ])
-            .current_dir(dir.path())
-            .env("PGSSLROOTCERT", "/dev/zero")
-            .output()
-            .unwrap();
-        (
-            output.status.code().unwrap(),
-            String::from_utf8(output.stdout).unwrap(),
-            String::from_utf8(output.stderr).unwrap(),
-        )
-    };
-    assert_eq!(code, 3, "{stderr}");
+    let stderr = Test::new(dir.path())
+        .args([
+            "history",
+            "--history",
+            &format!("postgres://lab@127.0.0.1:{port}/dwpipe?sslmode=verify-full"),
+        ])
+        .env("PGSSLROOTCERT", "/dev/zero")
+        .status(3)
+        .run()
+        .stderr;
     assert!(
         stderr.contains("E_HISTORY_TLS") && stderr.contains("a character device"),
         "{stderr}"
@@ -763,20 +766,21 @@ fn a_replay_the_history_has_already_is_said_not_silently_dropped() {
             .into_iter()
             .map(|run| String::from_utf8(run.wait_with_output().unwrap().stderr).unwrap())
             .collect();
-        let reports: Vec<Value> = outs
+        let reports: Vec<dwpipe::schema::AuditReport> = outs
             .iter()
-            .map(|out| read_json(&dir.path().join(out).join("audit-1.json")))
+            .map(|out| crate::support::read(dir.path().join(out).join("audit-1.json")))
             .collect();
         // The same run only when both reports are the same (begun in one second, and nothing
         // else told apart, as a load that delays one of them can).
-        if reports[0] != reports[1] {
+        if serde_json::to_value(&reports[0]).unwrap() != serde_json::to_value(&reports[1]).unwrap()
+        {
             continue;
         }
         assert!(
             said.iter().any(|s| s.contains("not recorded again")),
-            "{said:?} {} {}",
-            reports[0]["unrecorded"],
-            reports[1]["unrecorded"]
+            "{said:?} {:?} {:?}",
+            reports[0].unrecorded,
+            reports[1].unrecorded
         );
         return;
     }

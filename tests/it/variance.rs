@@ -4,13 +4,13 @@
 use std::path::Path;
 
 use crate::support::{
-    capture_with, check, first_audit, fixture, frozen_example, inspect, replay_audit,
+    Audited, EXIT_CODES, Ran, capture_with, first_audit, fixture, frozen_example, inspect,
+    replay_audit,
 };
 
 #[track_caller]
 fn json(args: &[&str]) -> serde_json::Value {
-    let (code, stdout, stderr) = inspect(args);
-    assert_eq!(code, 0, "{stderr}");
+    let Ran { stdout, .. } = inspect(args).status(0).run();
     serde_json::from_str(&stdout).unwrap()
 }
 
@@ -25,8 +25,9 @@ fn a_fixed_width_window_table_with_touching_fields() {
     );
     assert_eq!(table["windows"].as_array().unwrap().len(), 3);
     assert_eq!(table["warnings"].as_array().unwrap().len(), 2, "{table}");
-    let (code, human, _) = inspect(&["hidumper", file, "--kind", "windows"]);
-    assert_eq!(code, 0);
+    let Ran { stdout: human, .. } = inspect(&["hidumper", file, "--kind", "windows"])
+        .status(0)
+        .run();
     assert!(human.contains("3 windows, focus: 4"), "{human}");
     assert!(
         human.contains("warning: line 7: a row of the window table that is not a window"),
@@ -49,7 +50,9 @@ fn a_seven_column_memory_table() {
         "--json",
     ]);
     assert_eq!(total["pss_kb"], 3492, "2312 (native heap) + 1180 (.so)");
-    let (_, human, _) = inspect(&["hidumper", file.to_str().unwrap(), "--kind", "mem"]);
+    let Ran { stdout: human, .. } = inspect(&["hidumper", file.to_str().unwrap(), "--kind", "mem"])
+        .status(0)
+        .run();
     assert!(human.ends_with("PSS total: 3492 kB\n"), "{human}");
 }
 
@@ -84,15 +87,16 @@ fn a_window_shrunk_by_the_keyboard() {
 #[test]
 fn a_scrolled_list_with_half_visible_items_and_labels_in_children() {
     let file = fixture("layout/scrolled-list.json");
-    let (code, human, stderr) = inspect(&[
+    let Ran { stdout: human, .. } = inspect(&[
         "layout",
         file.to_str().unwrap(),
         "--bundle",
         "com.example.shop",
         "--vpr",
         "3.25",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    ])
+    .status(0)
+    .run();
     assert!(
         human.contains("clickable: 8, unlabeled: id:menu, id:item_3"),
         "{human}"
@@ -113,7 +117,7 @@ fn a_launch_without_graphic_markers_says_what_is_missing() {
         missing.contains("no first frame") && missing.contains("`graphic`"),
         "{missing}"
     );
-    let (_, human, _) = inspect(&["trace", file.to_str().unwrap()]);
+    let Ran { stdout: human, .. } = inspect(&["trace", file.to_str().unwrap()]).status(0).run();
     assert!(
         human.contains("cold start: no whole launch in this trace: com.example.notes launched"),
         "{human}"
@@ -146,12 +150,14 @@ fn a_probe_naming_a_hidden_node_is_unverified() {
         "layout-1.json",
         &serde_json::to_vec(&dump).unwrap(),
     );
-    let (code, _, stderr) = replay_audit(dir.path(), &capture);
+    let Ran { code, stderr, .. } = replay_audit(dir.path(), &capture)
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(code, 1, "a must criterion is unverified: {stderr}");
     let report = first_audit(dir.path());
-    let gap = check(&report, "A-01");
-    assert_eq!(gap["result"], "unverified");
-    let evidence = gap["evidence"].as_str().unwrap();
+    let gap = &report.check("A-01").check;
+    assert_eq!(gap.result, dwpipe::gate::CheckResult::Unverified);
+    let evidence = &gap.evidence;
     assert!(
         evidence.contains("`id:note_item_1` is not visible"),
         "{evidence}"

@@ -88,17 +88,9 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&read(path)).unwrap()
-}
-
 fn devices_of(lab: &Path) -> Vec<String> {
-    json(&lab.join("lab.json"))["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["serial"].as_str().unwrap().to_owned())
-        .collect()
+    let lab: dwpipe::schema::LabReport = crate::support::read(lab.join("lab.json"));
+    lab.devices.into_iter().map(|d| d.serial).collect()
 }
 
 /// xdevice's verdicts of one module's result file: (class, `true`/`false`, status) per test.

@@ -1,5 +1,7 @@
 //! History addresses parsed, shown without secrets, and opened.
 
+use std::path::PathBuf;
+
 use super::connect::pgpass_fields;
 use super::*;
 

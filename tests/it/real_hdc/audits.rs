@@ -10,34 +10,23 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use dwpipe::gate::CheckResult;
+use dwpipe::schema::{AbRecord, AuditReport, LabReport, Regression, Restored};
 
 use super::stack::{Stack, Tools};
 use crate::support::{
-    device_verdicts, frozen_example, frozen_fixture, no_sleeps, own_leases, replay_audit_into,
+    EXIT_CODES, Matrix, Ran, frozen_example, frozen_fixture, no_sleeps, own_leases, read,
+    replay_audit_into,
 };
 
+/// Each criterion's verdict and what was measured, in the audit report at `path`.
 #[track_caller]
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
-/// Each criterion's verdict and what was measured, in an audit report.
-fn verdicts(report: &Value) -> BTreeMap<String, (String, Value)> {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["criterionId"].as_str().unwrap().to_owned(),
-                (
-                    c["result"].as_str().unwrap().to_owned(),
-                    c["actual"].clone(),
-                ),
-            )
-        })
+fn verdicts(path: &Path) -> BTreeMap<String, (CheckResult, Option<String>)> {
+    let report: AuditReport = read(path);
+    report
+        .checks
+        .into_iter()
+        .map(|c| (c.check.criterion_id, (c.check.result, c.check.actual)))
         .collect()
 }
 
@@ -127,31 +116,27 @@ fn live_audits_through_the_real_stack_record_what_their_replays_judge_alike() {
     for ((material, expected_code), audit) in materials.into_iter().zip(audits) {
         let (code, said) = ended(audit);
         assert_eq!(code, Some(expected_code), "{said}{}", stack.logs());
-        let live = verdicts(&read_json(
-            &dir.join(format!("live-{material}/audit-1.json")),
-        ));
+        let live = verdicts(&dir.join(format!("live-{material}/audit-1.json")));
         // Its recording replays to the same verdicts and values…
-        let (code, stdout, stderr) = replay_audit_into(
+        replay_audit_into(
             dir,
             &dir.join(format!("cap-{material}")),
             &format!("replay-{material}"),
-            &["--playbooks", &playbooks],
-        );
-        assert_eq!(code, expected_code, "{stdout}{stderr}");
-        let replayed = verdicts(&read_json(
-            &dir.join(format!("replay-{material}/audit-1.json")),
-        ));
+        )
+        .args(["--playbooks", &playbooks])
+        .status(expected_code)
+        .run();
+        let replayed = verdicts(&dir.join(format!("replay-{material}/audit-1.json")));
         assert_eq!(live, replayed, "{material}");
         // …which are the verdicts of the material itself, served by fake-hdc's replay.
-        let (_, stdout, stderr) = replay_audit_into(
+        let Ran { stdout, stderr, .. } = replay_audit_into(
             dir,
             Path::new(&repo(&format!("device-fixtures/{material}"))),
             &format!("fake-{material}"),
-            &[],
-        );
-        let served = verdicts(&read_json(
-            &dir.join(format!("fake-{material}/audit-1.json")),
-        ));
+        )
+        .status_in(&[0, 1])
+        .run();
+        let served = verdicts(&dir.join(format!("fake-{material}/audit-1.json")));
         assert_eq!(live, served, "{material}: {stdout}{stderr}");
         if material == "notes-pass" && std::env::var_os("DWPIPE_RECORD_FIXTURES").is_some() {
             let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDED);
@@ -191,15 +176,15 @@ fn live_audits_through_the_real_stack_record_what_their_replays_judge_alike() {
     );
     let (code, said) = ended(lab);
     assert_eq!(code, Some(1), "{said}");
-    let matrix = read_json(&dir.join("lab/lab.json"));
-    let mut listed = device_verdicts(&matrix);
+    let matrix: LabReport = read(dir.join("lab/lab.json"));
+    let mut listed = matrix.device_verdicts();
     listed.sort_unstable();
     let mut expected = [
         (first.as_str(), "pass"),
         (stack.phones[1].key.as_str(), "fail"),
     ];
     expected.sort_unstable();
-    assert_eq!(listed, expected, "{matrix}");
+    assert_eq!(listed, expected, "{matrix:?}");
 }
 
 /// The passing notes audit as recorded through the real client, server and daemon (with the
@@ -212,25 +197,29 @@ fn a_capture_recorded_through_the_real_hdc_replays_strictly_to_its_materials_ver
     let dir = frozen_example();
     let dir = dir.path();
     let playbooks = no_sleeps(dir);
-    let (code, stdout, stderr) = replay_audit_into(
-        dir,
-        Path::new(&repo(RECORDED)),
-        "recorded",
-        &["--playbooks", &playbooks, "--strict"],
-    );
+    let Ran {
+        code,
+        stdout,
+        stderr,
+        ..
+    } = replay_audit_into(dir, Path::new(&repo(RECORDED)), "recorded")
+        .args(["--playbooks", &playbooks, "--strict"])
+        .status_in(EXIT_CODES)
+        .run();
     assert_eq!(
         code, 0,
         "{stdout}{stderr}\n(a changed playbook? record it again: DWPIPE_RECORD_FIXTURES=1 cargo test --test integration real_hdc::audits::live)"
     );
-    let (_, _, _) = replay_audit_into(
+    replay_audit_into(
         dir,
         Path::new(&repo("device-fixtures/notes-pass")),
         "material",
-        &[],
-    );
+    )
+    .status_in(EXIT_CODES)
+    .run();
     assert_eq!(
-        verdicts(&read_json(&dir.join("recorded/audit-1.json"))),
-        verdicts(&read_json(&dir.join("material/audit-1.json")))
+        verdicts(&dir.join("recorded/audit-1.json")),
+        verdicts(&dir.join("material/audit-1.json"))
     );
 }
 
@@ -254,12 +243,12 @@ fn an_ab_session_switches_builds_through_the_real_install_path() {
     let (code, stdout, stderr) = stack.run(dir, &args);
     // The 10 % slower candidate regresses, as it does served by fake-hdc (ab.rs).
     assert_eq!(code, 1, "{stdout}{stderr}{}", stack.logs());
-    let record = read_json(&dir.join("out/ab.json"));
-    assert_eq!(record["regression"], "regressed", "{record}");
+    let record: AbRecord = read(dir.join("out/ab.json"));
+    assert_eq!(record.regression, Regression::Regressed, "{record:?}");
     assert_eq!(stderr.matches("installing the").count(), 4, "{stderr}");
     // hdc moved each HAP to the phone and hdcd ran the bundle manager on it, which knew the
     // build by the version inside it; the device is left with the candidate.
-    assert_eq!(record["left-installed"]["state"], "candidate", "{record}");
+    assert_eq!(record.left_installed, Restored::Candidate, "{record:?}");
     assert_eq!(
         fs::read_to_string(root.join("data/fake-phone/phone.installed")).unwrap(),
         "notes-1.1.hap"

@@ -23,25 +23,23 @@ fn devices_doctor_and_identify_read_every_kind_of_device_through_the_real_stack(
 
     let (code, stdout, stderr) = stack.run(dir, &["devices", "--server", &server, "--json"]);
     assert_eq!(code, 0, "{stdout}{stderr}{}", stack.logs());
-    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let devices = listed["servers"][0]["devices"].as_array().unwrap();
+    let listed: dwpipe::device::DevicesReport = crate::support::parse(&stdout);
+    let devices = &listed.servers[0].devices;
     let row = |key: &str| {
         devices
             .iter()
-            .find(|d| d["serial"] == key)
+            .find(|d| d.serial == key)
             .unwrap_or_else(|| panic!("{key} not listed: {stdout}"))
-            .clone()
     };
-    assert_eq!(row(&phone)["model"], "ALN-AL00", "{stdout}");
-    assert_eq!(row(&phone)["virtual-pixel-ratio"], 3.25, "{stdout}");
+    assert_eq!(row(&phone).model.as_deref(), Some("ALN-AL00"), "{stdout}");
+    assert_eq!(row(&phone).virtual_pixel_ratio, Some(3.25), "{stdout}");
     // A shell that answers `param` with its own error gives no identity value (the daemon's
     // `/bin/sh: 1: param: not found` is not a model; its name is the listing's).
-    for field in ["model", "software-version"] {
-        assert!(row(&bare)[field].is_null(), "{field}: {stdout}");
-    }
+    assert!(row(&bare).model.is_none(), "{stdout}");
+    assert!(row(&bare).software_version.is_none(), "{stdout}");
     assert!(!stdout.contains("not found"), "{stdout}");
-    assert_eq!(row(&unauthorized)["status"], "Unauthorized", "{stdout}");
-    assert_eq!(row(&offline)["status"], "Offline", "{stdout}");
+    assert_eq!(row(&unauthorized).status, "Unauthorized", "{stdout}");
+    assert_eq!(row(&offline).status, "Offline", "{stdout}");
 
     // An unauthorized device keeps hdc's advice: what to run, and where to confirm.
     let (code, stdout, stderr) = stack.run(

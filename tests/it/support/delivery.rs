@@ -3,13 +3,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use dwpipe::schema::DeliverReport;
 use serde_json::Value;
 
-use super::dwpipe;
+use super::{EXIT_CODES, Test};
 
 /// A path in the repository.
 pub(crate) fn repo(path: &str) -> PathBuf {
@@ -58,23 +58,31 @@ pub(crate) fn project(agent: &str, verify: &str, replay: &str, extra: &str) -> t
 /// `dwpipe deliver --pack pack.yaml --json` plus `extra`: (exit code, deliver.json, stderr).
 #[track_caller]
 pub(crate) fn deliver(dir: &Path, extra: &[&str]) -> (i32, DeliverReport, String) {
-    let mut args = vec!["deliver", "--pack", "pack.yaml", "--json"];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = dwpipe(dir, &args);
-    let summary = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
-    (code, summary, stderr)
+    delivered(
+        Test::new(dir)
+            .args(["deliver", "--pack", "pack.yaml", "--json"])
+            .args(extra),
+    )
 }
 
 /// `dwpipe deliver --json` plus `args` (a `--resume RUN` among them).
 #[track_caller]
 pub(crate) fn resume(dir: &Path, args: &[&str]) -> (i32, DeliverReport, String) {
-    let mut all = vec!["deliver", "--json"];
-    all.extend_from_slice(args);
-    let (code, stdout, stderr) = dwpipe(dir, &all);
-    let summary = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("deliver --json printed no JSON ({e}): {stdout}\n{stderr}"));
-    (code, summary, stderr)
+    delivered(Test::new(dir).args(["deliver", "--json"]).args(args))
+}
+
+/// Runs a `deliver --json` ending with any documented exit code (its callers say which they
+/// expect): (exit code, deliver.json, stderr).
+#[track_caller]
+fn delivered(test: Test) -> (i32, DeliverReport, String) {
+    let ran = test.status_in(EXIT_CODES).run();
+    let summary = serde_json::from_str(&ran.stdout).unwrap_or_else(|e| {
+        panic!(
+            "deliver --json printed no JSON ({e}): {}\n{}",
+            ran.stdout, ran.stderr
+        )
+    });
+    (ran.code, summary, ran.stderr)
 }
 
 /// `--resume RUN` on the fake device `FMR0223C13000649` serving notes-pass again from its first
@@ -89,18 +97,12 @@ pub(crate) fn resume_on_the_device(dir: &Path, run: &Path) -> (i32, String) {
     );
     let _ = fs::remove_dir_all(dir.join("state"));
     let (fast, run) = (fast.display().to_string(), run.display().to_string());
-    let args = [
-        "--hdc",
-        &fast,
-        "deliver",
-        "--json",
-        "--resume",
-        &run,
-        "--device",
-        "FMR0223C13000649",
-    ];
-    let (code, stdout, _) = dwpipe(dir, &args);
-    (code, stdout)
+    let ran = Test::new(dir)
+        .args(["--hdc", &fast, "deliver", "--json", "--resume", &run])
+        .args(["--device", "FMR0223C13000649"])
+        .status_in(EXIT_CODES)
+        .run();
+    (ran.code, ran.stdout)
 }
 
 /// The run directory a summary names.
@@ -141,18 +143,6 @@ pub(crate) fn set_agent(dir: &Path, agent: &str) {
         })
         .collect();
     fs::write(dir.join("dwpipe.yaml"), config).unwrap();
-}
-
-/// Starts `dwpipe` with `args` in `dir`, stdout piped (for `--json`), stderr dropped.
-pub(crate) fn spawn_dwpipe(dir: &Path, args: &[&str]) -> Child {
-    crate::support::dwpipe_command()
-        .args(args)
-        .current_dir(dir)
-        .env_remove("DWPIPE_HDC")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 /// Waits until `path` holds a pid (a process the test's scripts started), and returns it.
@@ -206,25 +196,10 @@ pub(crate) fn signal(child: &Child, signal: libc::c_int) {
 /// test installs there, a scripted `deveco` among them): (exit code, deliver.json).
 #[track_caller]
 pub(crate) fn deliver_with_path(dir: &Path, args: &[&str]) -> (i32, DeliverReport) {
-    let path = format!(
-        "{}:{}",
-        dir.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let output = crate::support::dwpipe_command()
+    let test = Test::new(dir)
         .args(["deliver", "--json"])
         .args(args)
-        .current_dir(dir)
-        .env("PATH", path)
-        .env_remove("DWPIPE_HDC")
-        .output()
-        .unwrap();
-    let summary = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().unwrap(), summary)
+        .path_first(&dir.join("bin"));
+    let (code, summary, _) = delivered(test);
+    (code, summary)
 }

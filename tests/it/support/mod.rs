@@ -125,13 +125,17 @@ pub(crate) fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &
 pub(crate) struct Test {
     dir: PathBuf,
     args: Vec<String>,
-    status: i32,
+    env: Vec<(String, String)>,
+    nobody: bool,
+    statuses: Vec<i32>,
     stdout: Vec<String>,
     stderr: Vec<String>,
 }
 
-/// What a [`Test`] printed.
+/// What a [`Test`] printed, and how it ended.
 pub(crate) struct Ran {
+    /// Its exit code (one of those the test allowed).
+    pub(crate) code: i32,
     /// Its standard output.
     pub(crate) stdout: String,
     /// Its standard error.
@@ -144,7 +148,9 @@ impl Test {
         Test {
             dir: dir.to_owned(),
             args: Vec::new(),
-            status: 0,
+            env: Vec::new(),
+            nobody: false,
+            statuses: vec![0],
             stdout: Vec::new(),
             stderr: Vec::new(),
         }
@@ -158,9 +164,65 @@ impl Test {
     }
 
     /// The exit code it must end with.
-    pub(crate) fn status(mut self, code: i32) -> Test {
-        self.status = code;
+    pub(crate) fn status(self, code: i32) -> Test {
+        self.status_in(&[code])
+    }
+
+    /// The exit codes it may end with (a helper whose callers tell a pass from a failure by
+    /// the document it wrote): [`Ran::code`] says which.
+    pub(crate) fn status_in(mut self, codes: &[i32]) -> Test {
+        self.statuses = codes.to_vec();
         self
+    }
+
+    /// An environment variable it runs with.
+    pub(crate) fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Test {
+        let value = value.as_ref().to_string_lossy().into_owned();
+        self.env.push((key.to_owned(), value));
+        self
+    }
+
+    /// `folder` first on its PATH (the tools a test installs there).
+    pub(crate) fn path_first(self, folder: &Path) -> Test {
+        let path = format!(
+            "{}:{}",
+            folder.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        self.env("PATH", path)
+    }
+
+    /// Runs it as `nobody` when the test runs as root, whom no file permission stops (so that
+    /// a read-only file is read-only to it); the folders it works in must be open to all.
+    pub(crate) fn unprivileged(mut self) -> Test {
+        self.nobody = true;
+        self
+    }
+
+    /// The command it runs: the real `dwpipe` in its folder, with its arguments and environment.
+    fn command(&self) -> std::process::Command {
+        let mut command = dwpipe_command();
+        command
+            .args(&self.args)
+            .current_dir(&self.dir)
+            .env_remove("DWPIPE_HDC")
+            .env("PGPASSFILE", pg::pgpass())
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        if self.nobody && root() {
+            std::os::unix::process::CommandExt::uid(&mut command, 65534);
+            std::os::unix::process::CommandExt::gid(&mut command, 65534);
+        }
+        command
+    }
+
+    /// Starts it without waiting, stdout piped (for `--json`), stderr dropped: for the tests
+    /// that signal a run midway.
+    pub(crate) fn spawn(self) -> std::process::Child {
+        self.command()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
     }
 
     /// A text its standard output must hold.
@@ -178,14 +240,7 @@ impl Test {
     /// Runs it and checks the exit code and every text; what it printed.
     #[track_caller]
     pub(crate) fn run(self) -> Ran {
-        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
-        let output = dwpipe_command()
-            .args(&args)
-            .current_dir(&self.dir)
-            .env_remove("DWPIPE_HDC")
-            .env("PGPASSFILE", pg::pgpass())
-            .output()
-            .unwrap();
+        let output = self.command().output().unwrap();
         let (code, stdout, stderr) = (
             output.status.code().unwrap(),
             String::from_utf8(output.stdout).unwrap(),
@@ -194,10 +249,15 @@ impl Test {
         let said = || {
             format!(
                 "dwpipe {}\n--- exit {code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-                args.join(" ")
+                self.args.join(" ")
             )
         };
-        assert_eq!(code, self.status, "exit code: {}", said());
+        assert!(
+            self.statuses.contains(&code),
+            "exit code {code}, not one of {:?}: {}",
+            self.statuses,
+            said()
+        );
         for text in &self.stdout {
             assert!(
                 stdout.contains(text.as_str()),
@@ -212,26 +272,23 @@ impl Test {
                 said()
             );
         }
-        Ran { stdout, stderr }
+        Ran {
+            code,
+            stdout,
+            stderr,
+        }
     }
 }
 
-/// Runs the real `dwpipe` in `dir` (without any `DWPIPE_HDC` of the caller's environment):
-/// `(exit code, stdout, stderr)`.
-pub(crate) fn dwpipe(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let output = dwpipe_command()
-        .args(args)
-        .current_dir(dir)
-        .env_remove("DWPIPE_HDC")
-        .env("PGPASSFILE", pg::pgpass())
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
+/// Whether this test runs as root.
+pub(crate) fn root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
+
+/// Every exit code dwpipe documents (DESIGN §1), for a helper whose callers check which one
+/// it ended with: a panic's 101 or a signal's death is never among them.
+pub(crate) const EXIT_CODES: &[i32] = &[0, 1, 2, 3, 130];
 
 pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
@@ -304,23 +361,12 @@ pub(crate) fn live_audit(dir: &Path, capture: &str, serial: &str, out: &str) -> 
     let phone = device(&own, capture, serial, false);
     let hdc = fake_hdc(&own, "hdc", &[phone], "");
     let playbooks = no_sleeps(&own);
-    let (code, _, stderr) = dwpipe(
-        dir,
-        &[
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--device",
-            serial,
-            "--hdc",
-            hdc.to_str().unwrap(),
-            "--playbooks",
-            &playbooks,
-            "--out",
-            out,
-        ],
-    );
-    assert!(code == 0 || code == 1, "{stderr}");
+    Test::new(dir)
+        .args(["audit", "--pack", "pack.lock.json", "--device", serial])
+        .args(["--hdc", hdc.to_str().unwrap(), "--playbooks", &playbooks])
+        .args(["--out", out])
+        .status_in(&[0, 1])
+        .run();
     dir.join(out).join("audit-1.json")
 }
 
@@ -358,8 +404,9 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
 pub(crate) fn frozen_example() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = repo().join("examples/notes/pack.yaml");
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    Test::new(dir.path())
+        .args(["freeze", pack.to_str().unwrap()])
+        .run();
     dir
 }
 
@@ -368,27 +415,23 @@ pub(crate) fn frozen_example() -> tempfile::TempDir {
 pub(crate) fn frozen_fixture(pack: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pack = fixture(pack);
-    let (code, _, stderr) = dwpipe(dir.path(), &["freeze", pack.to_str().unwrap()]);
-    assert_eq!(code, 0, "{stderr}");
+    Test::new(dir.path())
+        .args(["freeze", pack.to_str().unwrap()])
+        .run();
     dir
 }
 
-/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`:
-/// `(exit code, stdout, stderr)`.
-pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> (i32, String, String) {
-    replay_audit_into(dir, capture, "out", &[])
+/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out out` in `dir`, to be told its
+/// exit code and run.
+pub(crate) fn replay_audit(dir: &Path, capture: &Path) -> Test {
+    replay_audit_into(dir, capture, "out")
 }
 
-/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out OUT` plus `extra` in `dir`:
-/// `(exit code, stdout, stderr)`.
-pub(crate) fn replay_audit_into(
-    dir: &Path,
-    capture: &Path,
-    out: &str,
-    extra: &[&str],
-) -> (i32, String, String) {
+/// `dwpipe audit --pack pack.lock.json --replay CAPTURE --out OUT` in `dir` (more arguments
+/// may follow).
+pub(crate) fn replay_audit_into(dir: &Path, capture: &Path, out: &str) -> Test {
     let capture = capture.display().to_string();
-    let mut args = vec![
+    Test::new(dir).args([
         "audit",
         "--pack",
         "pack.lock.json",
@@ -396,40 +439,13 @@ pub(crate) fn replay_audit_into(
         &capture,
         "--out",
         out,
-    ];
-    args.extend_from_slice(extra);
-    dwpipe(dir, &args)
-}
-
-/// Each device of a lab matrix (`lab.json`) with its verdict, in the matrix's order.
-pub(crate) fn device_verdicts(lab: &serde_json::Value) -> Vec<(&str, &str)> {
-    lab["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["serial"].as_str().unwrap(),
-                d["verdict"].as_str().unwrap(),
-            )
-        })
-        .collect()
-}
-
-/// The check of `criterion` in a report.
-#[track_caller]
-pub(crate) fn check<'a>(report: &'a serde_json::Value, criterion: &str) -> &'a serde_json::Value {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["criterionId"] == criterion)
-        .unwrap_or_else(|| panic!("no check of {criterion}"))
+    ])
 }
 
 /// `out/audit-1.json` in `dir`.
-pub(crate) fn first_audit(dir: &Path) -> serde_json::Value {
-    serde_json::from_slice(&fs::read(dir.join("out/audit-1.json")).unwrap()).unwrap()
+#[track_caller]
+pub(crate) fn first_audit(dir: &Path) -> dwpipe::schema::AuditReport {
+    read(dir.join("out/audit-1.json"))
 }
 
 /// A file of `tests/fixtures`.
@@ -437,11 +453,9 @@ pub(crate) fn fixture(path: &str) -> PathBuf {
     repo().join("tests/fixtures").join(path)
 }
 
-/// `dwpipe inspect ARGS`: `(exit code, stdout, stderr)`.
-pub(crate) fn inspect(args: &[&str]) -> (i32, String, String) {
-    let mut all = vec!["inspect"];
-    all.extend_from_slice(args);
-    dwpipe(Path::new("."), &all)
+/// `dwpipe inspect ARGS`, to be told its exit code and run.
+pub(crate) fn inspect(args: &[&str]) -> Test {
+    Test::new(Path::new(".")).args(["inspect"]).args(args)
 }
 
 /// A document dwpipe wrote, read as its schema type (`dwpipe::schema`): a field renamed in the
@@ -459,12 +473,37 @@ pub(crate) fn parse<T: serde::de::DeserializeOwned>(printed: &str) -> T {
     serde_json::from_str(printed).unwrap_or_else(|e| panic!("not the document ({e}): {printed}"))
 }
 
+/// The diagnostics a `--json` output carries (a refusal's whole document, a freeze's
+/// warnings), each read as the schema's `Diagnostic`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct Said {
+    /// The findings, in order.
+    pub(crate) diagnostics: Vec<dwpipe::diagnostic::Diagnostic>,
+}
+
+impl Said {
+    /// Every diagnostic's code, in order.
+    pub(crate) fn codes(&self) -> Vec<&str> {
+        self.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
+}
+
 /// What the tests ask of an audit report, typed.
 pub(crate) trait Audited {
     /// The check of criterion `id`.
     fn check(&self, id: &str) -> &dwpipe::schema::ReportCheck;
     /// Every diagnostic's code, in order.
     fn codes(&self) -> Vec<&str>;
+    /// The diagnostics with code `code`, in order.
+    fn with_code(&self, code: &str) -> Vec<&dwpipe::diagnostic::Diagnostic>;
+    /// What criterion `id`'s check says.
+    fn result(&self, id: &str) -> dwpipe::gate::CheckResult {
+        self.check(id).check.result
+    }
+    /// The actual criterion `id`'s verdict was recomputed from.
+    fn actual(&self, id: &str) -> Option<&str> {
+        self.check(id).check.actual.as_deref()
+    }
 }
 
 impl Audited for dwpipe::schema::AuditReport {
@@ -478,5 +517,47 @@ impl Audited for dwpipe::schema::AuditReport {
 
     fn codes(&self) -> Vec<&str> {
         self.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    fn with_code(&self, code: &str) -> Vec<&dwpipe::diagnostic::Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.code == code).collect()
+    }
+}
+
+/// What the tests ask of a lab matrix (`lab.json`), typed.
+pub(crate) trait Matrix {
+    /// The row of criterion `id`.
+    fn row(&self, id: &str) -> &dwpipe::schema::LabRow;
+    /// The cells of criterion `id`'s row, one per device, as the matrix spells them.
+    fn cells(&self, id: &str) -> Vec<&str>;
+    /// Each device's verdict, in the matrix's order.
+    fn verdicts(&self) -> Vec<&str>;
+    /// Each device with its verdict, in the matrix's order.
+    fn device_verdicts(&self) -> Vec<(&str, &str)>;
+}
+
+impl Matrix for dwpipe::schema::LabReport {
+    #[track_caller]
+    fn row(&self, id: &str) -> &dwpipe::schema::LabRow {
+        self.rows
+            .iter()
+            .find(|r| r.criterion_id == id)
+            .unwrap_or_else(|| panic!("no row of {id}"))
+    }
+
+    #[track_caller]
+    fn cells(&self, id: &str) -> Vec<&str> {
+        self.row(id).results.iter().map(|c| c.as_str()).collect()
+    }
+
+    fn verdicts(&self) -> Vec<&str> {
+        self.devices.iter().map(|d| d.verdict.as_str()).collect()
+    }
+
+    fn device_verdicts(&self) -> Vec<(&str, &str)> {
+        self.devices
+            .iter()
+            .map(|d| (d.serial.as_str(), d.verdict.as_str()))
+            .collect()
     }
 }

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 /// Why a field differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Cause {
+pub enum Cause {
     /// The report says something its evidence does not give.
     Tampered,
     /// The reading was made by an older revision of its extractor, which reads the same
@@ -14,16 +14,16 @@ pub(crate) enum Cause {
 }
 
 /// One difference between the report and its rebuild.
-#[derive(Debug, serde::Serialize)]
-pub(crate) struct Difference {
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct Difference {
     /// Why.
-    pub(crate) cause: Cause,
+    pub cause: Cause,
     /// The field.
-    pub(crate) path: String,
+    pub path: String,
     /// What the report says.
-    pub(crate) report: Option<Value>,
+    pub report: Option<Value>,
     /// What the rebuild gives.
-    pub(crate) rebuilt: Option<Value>,
+    pub rebuilt: Option<Value>,
 }
 
 impl std::fmt::Display for Difference {

@@ -1,4 +1,5 @@
-//! The review's verdict and its report.
+//! `review-<n>.json`: the pre-review's verdict on a lock, round by round, with what the
+//! outside reviewer did and every finding.
 
 use crate::diagnostic::Diagnostic;
 use serde::{Deserialize, Serialize};
@@ -7,7 +8,7 @@ use crate::words::words;
 
 words! {
     /// The review's verdict on a lock.
-    pub(crate) enum ReviewVerdict {
+    pub enum ReviewVerdict {
         /// The rules and the reviewer found nothing.
         Pass = "pass",
         /// The pack must change before dispatch.
@@ -23,7 +24,7 @@ words! {
 
 words! {
     /// What the outside reviewer did.
-    pub(crate) enum ReviewerOutcome {
+    pub enum ReviewerOutcome {
         /// It answered pass.
         Pass = "pass",
         /// It answered revise, with findings.
@@ -58,19 +59,19 @@ impl ReviewVerdict {
 /// `review-<n>.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) struct ReviewReport {
+pub struct ReviewReport {
     /// Report format.
-    pub(crate) format_version: u32,
+    pub format_version: u32,
     /// The lock reviewed.
-    pub(crate) pack_sha256: String,
+    pub pack_sha256: String,
     /// The verdict.
-    pub(crate) verdict: ReviewVerdict,
+    pub verdict: ReviewVerdict,
     /// Which revise round this was (1-based).
-    pub(crate) round: u32,
+    pub round: u32,
     /// What the outside reviewer did.
-    pub(crate) reviewer: ReviewerOutcome,
+    pub reviewer: ReviewerOutcome,
     /// The reviewer's findings or failure reason.
-    pub(crate) reviewer_notes: Vec<String>,
+    pub reviewer_notes: Vec<String>,
     /// Built-in findings and the review's own diagnostics.
-    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
 }
