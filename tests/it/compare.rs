@@ -445,7 +445,7 @@ fn a_comparison_of_nothing_in_common_is_refused() {
         let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("device-fixtures")
             .join(capture);
-        let Ran { code, stderr, .. } = Test::new(dir.path())
+        Test::new(dir.path())
             .args([
                 "audit",
                 "--pack",
@@ -455,9 +455,8 @@ fn a_comparison_of_nothing_in_common_is_refused() {
                 "--out",
                 out,
             ])
-            .status_in(EXIT_CODES)
+            .status_in(&[0, 1])
             .run();
-        assert!(code == 0 || code == 1, "{stderr}");
     };
     freeze("packs/resources.yaml", "resources");
     freeze("packs/cold-start.yaml", "cold");

@@ -35,16 +35,7 @@ fn audited(capture: &str, extra: &[&str]) -> tempfile::TempDir {
         "out",
     ];
     args.extend_from_slice(extra);
-    let Ran {
-        code,
-        stdout,
-        stderr,
-        ..
-    } = Test::new(dir.path())
-        .args(&args)
-        .status_in(EXIT_CODES)
-        .run();
-    assert!(code <= 1, "{stdout}{stderr}");
+    Test::new(dir.path()).args(&args).status_in(&[0, 1]).run();
     dir
 }
 
@@ -84,15 +75,7 @@ fn a_report_as_written_is_exactly_its_rebuild() {
         "notes-unstable",
     ] {
         let dir = audited(capture, &[]);
-        let Ran {
-            code,
-            stdout,
-            stderr,
-            ..
-        } = verify(dir.path(), "audit-1.json")
-            .status_in(EXIT_CODES)
-            .run();
-        assert_eq!(code, 0, "{capture}: {stdout}{stderr}");
+        let Ran { stdout, .. } = verify(dir.path(), "audit-1.json").status(0).run();
         assert!(stdout.contains(": 0 difference(s)"), "{capture}: {stdout}");
         assert!(!stdout.contains("UNANCHORED"), "{capture}: {stdout}");
     }
@@ -171,15 +154,7 @@ fn every_doctored_report_is_named_and_fails() {
         let mut doc = original.clone();
         edit(&mut doc, &loose);
         write(dir.path(), &format!("{name}.json"), &doc);
-        let Ran {
-            code,
-            stdout,
-            stderr,
-            ..
-        } = verify(dir.path(), &format!("{name}.json"))
-            .status_in(EXIT_CODES)
-            .run();
-        assert_eq!(code, 1, "{name}: {stdout}{stderr}");
+        let Ran { stdout, .. } = verify(dir.path(), &format!("{name}.json")).status(1).run();
         assert!(stdout.contains(named), "{name}: {stdout}");
         assert!(stdout.contains("DIFFERENT  "), "{name}: {stdout}");
     }

@@ -206,15 +206,14 @@ fn the_summary_for_a_job_page_is_appended_run_after_run() {
     let dir = frozen_example();
     let summary = dir.path().join("summary.md");
     for (out, fixture) in [("fail", "notes-fail"), ("pass", "notes-pass")] {
-        let Ran { code, stderr, .. } = replay_audit_into(
+        replay_audit_into(
             dir.path(),
             &repo(&format!("device-fixtures/{fixture}")),
             out,
         )
         .args(["--summary-md", summary.to_str().unwrap()])
-        .status_in(EXIT_CODES)
+        .status_in(&[0, 1])
         .run();
-        assert!(code <= 1, "{stderr}");
     }
     let text = fs::read_to_string(&summary).unwrap();
     let failed = text
