@@ -262,6 +262,7 @@ STATE_FIELDS = [
     ("thermal", "hidumper -s ThermalService -a -t"),
     ("display", "hidumper -s 3308 -a -a"),
     ("lock", "hidumper -s 3704 -a -all"),
+    ("users", "hidumper -s 200 -a -os_account_infos"),
     ("screen", "hidumper -s RenderService -a screen"),
 ]
 STATE_COMMAND = "; ".join(f"echo __DWPIPE_STATE={f}; {c}" for f, c in STATE_FIELDS)
@@ -269,18 +270,42 @@ STATE_COMMAND = "; ".join(f"echo __DWPIPE_STATE={f}; {c}" for f, c in STATE_FIEL
 def sa(name):
     return f"\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------{name}---------------------------------\n"
 
-def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False, hz=60):
+def lock_lines(users):
+    """ScreenlockService -all: one ` * screenLocked` line a user since 5.1 (`users`: (id, locked,
+    foreground)), one line with a description before it (`users` None)."""
+    if users is None:
+        return " * deviceLocked  \t\tfalse\t\twhether there is device locked\n * screenLocked  \t\tfalse\t\twhether there is lock screen status\n"
+    return "".join(f" * deviceLocked  \t\t{str(l).lower()}\t\t{u}\n" for u, l, _ in users) + \
+           "".join(f" * screenLocked  \t\t{str(l).lower()}\t\t{u}\n" for u, l, _ in users)
+
+def accounts(users):
+    """AccountMgr -os_account_infos (5.1+): `ID:` and `isForeground:` a user
+    (os_account_manager_service.cpp DumpStateByAccounts); before 5.1 its usage text."""
+    if users is None:
+        return "Usage:dump <command> [options]\nDescription:\n-account_info          dump all account information in the system\n"
+    return "OsAccount info:\n" + "".join(
+        f"    ID: {u}\n    \tName: O**r\n    \tType: {'admin' if u == 100 else 'private'}\n    \tStatus: active\n    \tisForeground: {1 if fg else 0}\n    \tdispalyId: 0\n    \tConstraints: *\n    \n"
+        for u, _, fg in users)
+
+ONE_USER = [(100, False, True)]
+
+def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False, hz=60, users=ONE_USER):
     """What the device says of its state (src/device/state.rs), each service as its printer
     writes it: BatteryService -i (real captures' keys), PowerManagerService -s, ThermalService
     -t (ShowThermalZoneInfo), DisplayPowerManagerService (3308), ScreenlockService (3704)
-    -all, RenderService screen."""
+    -all (one line a user since 5.1: `users`; None before), AccountMgr (200)
+    -os_account_infos, RenderService screen."""
     plugged = 0 if charging == 0 else 2
-    lock = "true" if locked else "false"
-    return (f"__DWPIPE_STATE=battery\n{sa('BatteryService')}capacity: {battery} \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \npresent: 1 \ntemperature: {temperature} \n"
+    if users is None:
+        lock = lock_lines(None).replace("false", "true") if locked else lock_lines(None)
+    else:
+        lock = lock_lines([(u, True, fg) for u, _, fg in users] if locked else users)
+    return (f"__DWPIPE_STATE=battery\n{sa('BatteryService')}capacity: {battery} \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \nvoltage: 4000000 \npresent: 1 \nnowCurrent: -400 \ntemperature: {temperature} \n"
             f"__DWPIPE_STATE=power\n{sa('PowerManagerService')}POWER STATE DUMP:\nCurrent State: AWAKE  Reason: 20  Time: 100\nScreenOffTime: Timeout=600000ms\n"
             f"__DWPIPE_STATE=thermal\n{sa('ThermalService')}Type: soc_thermal\nTemperature: {soc}\nType: shell_front\nTemperature: 31000\n"
             f"__DWPIPE_STATE=display\n{sa('DisplayPowerManagerService')}DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=120\nDeviceBrightness=120\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n"
-            f"__DWPIPE_STATE=lock\n{sa('ScreenlockService')} * deviceLocked  \t\t{lock}\t\t100\n * screenLocked  \t\t{lock}\t\t100\n"
+            f"__DWPIPE_STATE=lock\n{sa('ScreenlockService')}{lock}"
+            f"__DWPIPE_STATE=users\n{sa('AccountMgr')}{accounts(users)}"
             f"__DWPIPE_STATE=screen\n{sa('RenderService')}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n")
 
 def session_hashes():
@@ -296,8 +321,23 @@ def session_hashes():
 def yaml_str(text):
     return json.dumps(text)  # JSON strings are YAML double-quoted scalars
 
+def self_stat(seconds, pid=7001):
+    """`cat /proc/self/stat` as the kernel prints it: the reading `cat`'s own line, field 22 its
+    start in ticks (USER_HZ, 100) since boot: the device's clock (src/device/state.rs)."""
+    return f"{pid} (cat) R 1 1 0 0 -1 4194560 90 0 0 0 0 0 0 0 20 0 1 0 {round(seconds * 100)} 9000000 200 0 0 0\n"
+
+# Each release family a phone of the fixtures can run (device-fixtures/access.yaml): its API
+# level and a software version of a phone on it.
+RELEASES = {
+    "3.2": (9, "ALN-AL00 3.2.0.100"),
+    "4.0": (10, "ALN-AL00 4.0.0.60"),
+    "4.1": (11, "ALN-AL00 4.1.0.80"),
+    "5.0": (12, "ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)"),
+    "5.1": (18, "ALN-AL00 5.1.0.150(SP8C00E150R4P3)"),
+}
+
 class Capture:
-    def __init__(self, name, comment):
+    def __init__(self, name, comment, release="5.0", users=ONE_USER):
         self.dir = os.path.join(ROOT, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(os.path.join(self.dir, "files"))
@@ -305,7 +345,9 @@ class Capture:
         self.lines += [f"  {name}: {sha}" for name, sha in session_hashes()]
         self.lines.append("exchanges:")
         self.due = None  # a flow step's screenshot left to the next step's first dump
-        self.shell(STATE_COMMAND, state_reply())  # the device's state before its runs
+        self.release = release
+        self.users = users if release not in ("3.2", "4.0", "4.1", "5.0") else None
+        self.shell(STATE_COMMAND, state_reply(users=self.users))  # the device's state before its runs
     def shell(self, command, reply="", fault=None, status=0):
         self.lines.append(f"  - shell: {command}")
         self.lines.append(f"    reply: {yaml_str(reply)}")
@@ -317,8 +359,9 @@ class Capture:
         """A device file removed before the step that writes it (an earlier run's is never pulled)."""
         self.shell(f"rm -f {remote}")
     def clock(self, seconds):
-        """The device's uptime just before a trace begins: the trace pulled must end after it."""
-        self.shell("cat /proc/uptime", f"{seconds:.2f} {seconds * 7:.2f}\n")
+        """The device's clock just before a trace begins (the reading `cat`'s start, from
+        /proc/self/stat): the trace pulled must end after it."""
+        self.shell("cat /proc/self/stat", self_stat(seconds))
     def visit(self, label):
         """Where a visit of the audit begins: its run and session (or `flow NAME`)."""
         self.lines.append(f"  - visit: {label}")
@@ -390,9 +433,10 @@ class Capture:
         self.both(f"/data/local/tmp/dwpipe-{run}-screen.png", png, f"screen-{run}.png",
                   f"/data/local/tmp/dwpipe-{run}-layout.json", layout_json, f"layout-{run}.json", no_screenshot)
     def finish(self):
-        self.shell(STATE_COMMAND, state_reply())  # and after them
+        self.shell(STATE_COMMAND, state_reply(users=self.users))  # and after them
+        api, software = RELEASES[self.release]
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
-            f.write("# A HUAWEI Mate 60 Pro running the example notes app.\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)\napi-level: 12\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
+            f.write(f"# A HUAWEI Mate 60 Pro running the example notes app (OpenHarmony {self.release}).\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: {software}\napi-level: {api}\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
 
@@ -762,18 +806,22 @@ CPU_AGAIN = "__DWPIPE_CPU_AGAIN"
 
 def cpu_command(pid):
     """The cpu sessions' one call: /proc read twice, 2 s apart (playbooks/sessions/cpu.yaml)."""
-    reads = f"cat /proc/uptime /proc/{pid}/stat /proc/stat"
+    reads = f"cat /proc/self/stat /proc/{pid}/stat /proc/stat"
     return f"{reads}; sleep 2; echo {CPU_AGAIN}; {reads}"
 
-def proc_cpu(pid, percent, cores=8, uptime=120.0, seconds=2.5):
+def proc_cpu(pid, percent, cores=8, uptime=120.0, seconds=2.5, stat_denied=False):
     """Its reply as the kernel prints the three files (clock ticks of USER_HZ, 100): the app's
-    process kept `percent` of all `cores` cores busy over the window (src/probe/proc_cpu.rs)."""
+    process kept `percent` of all `cores` cores busy over the window (src/probe/proc_cpu.rs);
+    `stat_denied`: the shell may not read /proc/stat (OpenHarmony 4.0 user builds, 4.1), and
+    `cat` says so in its place."""
     name = BUNDLE[:15]
     def read(up, ticks, total):
         per_core = total // cores
-        text = (f"{up:.2f} {up * 3.5:.2f}\n"
-                f"{pid} ({name}) S 600 600 0 0 -1 4194560 5000 0 0 0 {ticks // 2} {ticks - ticks // 2} 0 0 20 0 40 0 1500 4000000000 20000 0 0 0\n"
-                f"cpu  {total // 4} 0 {total // 4} {total - 2 * (total // 4)} 0 0 0 0 0 0\n")
+        text = (self_stat(up) +
+                f"{pid} ({name}) S 600 600 0 0 -1 4194560 5000 0 0 0 {ticks // 2} {ticks - ticks // 2} 0 0 20 0 40 0 1500 4000000000 20000 0 0 0\n")
+        if stat_denied:
+            return text + "cat: /proc/stat: Permission denied\n"
+        text += f"cpu  {total // 4} 0 {total // 4} {total - 2 * (total // 4)} 0 0 0 0 0 0\n"
         text += "".join(f"cpu{core} {per_core} 0 0 0 0 0 0 0 0 0\n" for core in range(cores))
         return text + "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n"
     before = int(uptime * 100) * cores
@@ -849,38 +897,101 @@ def smartperf(samples):
     blocks = ["".join(f"order:{i} {k}={v}\n" for i, (k, v) in enumerate(sample)) for sample in samples]
     return "\n" + "\n".join(blocks) + "\ncommand exec finished!\n"
 
-def battery_dump(charging=0, plugged=0):
-    """`hidumper -s BatteryService -a -i` as the power session reads it before sampling."""
-    return f"{sa('BatteryService')}capacity: 90 \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \npresent: 1 \ntemperature: 300 \n"
+def battery_dump(charging=0, plugged=0, now_ma=-400):
+    """`hidumper -s BatteryService -a -i` as the power session reads it before sampling
+    (battery_dump.cpp: `voltage` µV, `nowCurrent` mA)."""
+    return f"{sa('BatteryService')}capacity: 90 \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {plugged} \nvoltage: 4000000 \npresent: 1 \nnowCurrent: {now_ma} \ntemperature: 300 \n"
 
 THERMAL_END = ("hidumper -s ThermalService -a -t; echo __DWPIPE_SYSFS; "
                "for z in /sys/class/thermal/thermal_zone*; do echo $z $(cat $z/type) $(cat $z/temp); done 2>&1")
 
+# The thermal loop where the shell may not list /sys/class/thermal (4.0 and later under
+# OpenHarmony's policy): the glob stays itself, each `cat` refused.
+SYSFS_UNLISTED = ("__DWPIPE_SYSFS\ncat: /sys/class/thermal/thermal_zone*/type: No such file or directory\n"
+                  "cat: /sys/class/thermal/thermal_zone*/temp: No such file or directory\n/sys/class/thermal/thermal_zone*\n")
+
+def sysfs_denied(zones):
+    """The loop where the folder lists but no file reads (3.2)."""
+    return "__DWPIPE_SYSFS\n" + "".join(
+        f"cat: /sys/class/thermal/{z}/type: Permission denied\ncat: /sys/class/thermal/{z}/temp: Permission denied\n/sys/class/thermal/{z}\n"
+        for z in zones)
+
 def thermal_dump(soc, shell):
     return f"{sa('ThermalService')}Type: soc_thermal\nTemperature: {soc}\nType: shell_front\nTemperature: {shell}\n"
 
+GPU_ABORT = "terminate called after throwing an instance of 'std::invalid_argument'\n  what():  stof\n"
+
+def power_samples(release="5.0"):
+    """SP_daemon -p: mA and µV, discharging negative (OpenHarmony's units); before 4.1
+    SmartPerf runs as sh and its nodes do not open: the values print empty."""
+    if release in ("3.2", "4.0"):
+        return smartperf([[("currentNow", ""), ("voltageNow", "")] for _ in range(5)])
+    return smartperf([[("currentNow", f"-{ma}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)])
+
+def gpu_samples(release="5.0"):
+    if release in ("3.2", "4.0"):
+        return GPU_ABORT
+    return smartperf([[("gpuFrequency", "279000000"), ("gpuLoad", f"{load}.000000")] for load in (40, 45, 50, 45, 45)])
+
+def temperature_session(c, release="5.0", refreshed=True):
+    """30 s on the first screen, ThermalService's report at both ends; the zones in sysfs as
+    the release's policy lets the shell see them. `refreshed`: the report changed meanwhile."""
+    c.start()
+    c.shell("hidumper -s ThermalService -a -t", thermal_dump(36500 if refreshed else 41000, 33000 if refreshed else 36000))
+    c.sleep(30_000)
+    sysfs = sysfs_denied(["thermal_zone0", "thermal_zone1"]) if release == "3.2" else SYSFS_UNLISTED
+    c.shell(THERMAL_END, thermal_dump(41000, 36000) + sysfs)
+
 def build_resources(name, comment):
     """tests/fixtures/packs/resources.yaml: GPU 40-50% at 279 MHz, 400 mA drawn at 4 V (1600 mW;
-    SmartPerf prints the kernel's µA and µV, a discharging current negative) from a battery
-    discharging and unplugged, the hottest zone at 41.5 °C after 30 s, read live from sysfs
-    (ThermalService's report at the start and the end beside it)."""
+    SmartPerf prints mA and µV, as OpenHarmony documents them, a discharging current negative;
+    BatteryService's nowCurrent -400 mA agrees) from a battery discharging and unplugged, the
+    hottest zone at 41 °C after 30 s in ThermalService's report, refreshed during the visit
+    (the shell may not list sysfs's zones on 5.0)."""
     c = Capture(name, comment)
     c.visit("1 gpu")
     c.start()
-    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", smartperf([[("gpuFrequency", "279000000"), ("gpuLoad", f"{load}.000000")] for load in (40, 45, 50, 45, 45)]))
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", gpu_samples())
     c.visit("1 power")
     c.start()
     c.shell("hidumper -s BatteryService -a -i", battery_dump())
-    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", smartperf([[("currentNow", f"-{ma * 1000}"), ("voltageNow", "4000000")] for ma in (350, 450, 400, 400, 400)]))
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", power_samples())
     c.visit("1 temperature")
+    temperature_session(c)
+    c.finish()
+
+def build_release(release, comment):
+    """tests/fixtures/packs/releases.yaml on a phone of one release family, every reply as its
+    shell prints it under OpenHarmony's policy (device-fixtures/access.yaml): the CPU 12/14/13%
+    of all cores (/proc/stat refused on 4.0 user builds and 4.1: one core's share only), the
+    GPU and the battery through SmartPerf (refused before 4.1), the heat from ThermalService's
+    report, unchanged over the visit (the shell reads no sysfs zone); from 5.1 a second user
+    (a private space) locked behind the unlocked foreground user."""
+    users = [(100, False, True), (101, True, False)]
+    c = Capture(f"releases-{release}", comment, release, users)
+    denied = release in ("4.0", "4.1")
+    def cpu_session(run, percent):
+        c.visit(f"{run} cpu")
+        c.start()
+        c.shell(f"pidof {BUNDLE}", "5000\n")
+        c.shell(cpu_command(5000), proc_cpu(5000, percent, stat_denied=denied))
+    cpu_session(1, 12.0)
+    c.visit("1 gpu")
     c.start()
-    c.shell("hidumper -s ThermalService -a -t", thermal_dump(36500, 33000))
-    c.sleep(30_000)
-    c.shell(THERMAL_END, thermal_dump(41000, 36000)
-            + "__DWPIPE_SYSFS\n/sys/class/thermal/thermal_zone0 soc_thermal 41500\n/sys/class/thermal/thermal_zone1 shell_front 36000\n")
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -g", gpu_samples(release), status=134 if release in ("3.2", "4.0") else 0)
+    c.visit("1 power")
+    c.start()
+    c.shell("hidumper -s BatteryService -a -i", battery_dump())
+    c.shell(f"SP_daemon -N 5 -PKG {BUNDLE} -p", power_samples(release))
+    c.visit("1 temperature")
+    temperature_session(c, release, refreshed=False)
+    cpu_session(2, 14.0)
+    cpu_session(3, 13.0)
     c.finish()
 
 build_resources("notes-resources", "The notes app's GPU, power and heat on its first screen (see generate.py).")
+for release in RELEASES:
+    build_release(release, f"The notes app's resources on a phone of OpenHarmony {release}, as its shell answers under OpenHarmony's policy (see generate.py).")
 build_appanalyzer("notes-appanalyzer", "The notes app audited against `dwpipe init --preset appanalyzer`: every band passed.")
 build_cpu("notes-cpu", "The notes app's CPU load: 12/14/13% on its first screen, 0.8% three minutes in the background.", (12.0, 14.0, 13.0), 0.8)
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)

@@ -16,10 +16,17 @@
 #     secure    the device wants the host authorized (nobody answers: it stays Unauthorized)
 # Every step execs: the process the suite started becomes hdcd, and its pid names the phone's
 # namespaces. The mounts go with the namespace when hdcd ends.
+#
+# As on a production phone, hdcd and every shell and tool it starts run as user `shell` (2000),
+# never root (init starts hdcd so; `const.debuggable` is 0, so it keeps no root): a tool that
+# reads a file only root may read fails here as it fails there.
 set -euo pipefail
 root=$1 hdcd=$2 fake=$3 fixtures=$4 device=$5 port=$6 mode=${7:-open}
 
 mkdir -p "$root"/{system/bin,data/local/tmp,data/fake-phone,tmp,usr,etc,dev,proc,fixtures}
+# The shell user's own: where hdcd receives files and the tools write theirs.
+shell_uid=2000
+chown -R "$shell_uid:$shell_uid" "$root/data" "$root/tmp"
 for dir in bin lib lib64 sbin; do ln -sfn "usr/$dir" "$root/$dir"; done
 touch "$root/system/bin/hdcd" "$root/system/bin/fake-hdc"
 if [ -n "$device" ]; then
@@ -41,7 +48,7 @@ mount -t proc proc "$root/proc"
 
 authorize=(HDCD_PARAM_const_hdc_secure=0)
 [ "$mode" = secure ] && authorize=()
-exec chroot "$root" /usr/bin/env -i PATH=/system/bin:/usr/bin:/bin HOME=/data TMPDIR=/data/local/tmp \
+exec chroot --userspec="$shell_uid:$shell_uid" "$root" /usr/bin/env -i PATH=/system/bin:/usr/bin:/bin HOME=/data TMPDIR=/data/local/tmp \
   HDCD_PARAM_persist_hdc_port="$port" HDCD_PARAM_const_security_developermode_state=true \
-  "${authorize[@]}" DWPIPE_FAKE_PHONE="/fixtures/$device" DWPIPE_FAKE_HDC_STATE=/data/fake-phone \
-  /system/bin/hdcd -t -l4
+  "${authorize[@]}" HDCD_PARAM_const_debuggable=0 DWPIPE_FAKE_PHONE="/fixtures/$device" \
+  DWPIPE_FAKE_HDC_STATE=/data/fake-phone /system/bin/hdcd -t -l4

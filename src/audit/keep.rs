@@ -67,8 +67,10 @@ pub(super) async fn remove_remote(
         .map(drop)
 }
 
-/// Keeps the device's uptime (`/proc/uptime`, the boot clock hitrace stamps events with) as
-/// `name`, just before a trace begins: the trace pulled later must end after it.
+/// Keeps the device's clock (the boot clock hitrace stamps events with: the start of the `cat`
+/// that reads `/proc/self/stat`, which the hdc shell may read on every release, unlike
+/// `/proc/uptime`) as `name`, just before a trace begins: the trace pulled later must end
+/// after it.
 pub(super) async fn keep_clock(
     device: &impl Device,
     values: &Values,
@@ -76,8 +78,8 @@ pub(super) async fn keep_clock(
     files: &mut Files,
     name: &str,
 ) -> Result<(), StepFailure> {
-    let uptime = judged(device, values, UPTIME).await?;
-    keep_file(dir, files, name, uptime.as_bytes())
+    let clock = judged(device, values, crate::device::clock_command().as_str()).await?;
+    keep_file(dir, files, name, clock.as_bytes())
         .map_err(|e| StepFailure::Step { reason: chain(&e) })
 }
 
@@ -95,9 +97,6 @@ pub(super) async fn judged(
     judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))?;
     Ok(reply.output)
 }
-
-/// Seconds since boot, and idle seconds.
-const UPTIME: &str = "cat /proc/uptime";
 
 /// Device-level failures stop the audit; a command that failed on a healthy device only
 /// leaves its criteria unverified.

@@ -151,7 +151,10 @@ impl DeviceStates {
 /// Reads the reply of `command`.
 pub(crate) fn parse(reply: &str) -> DeviceState {
     let mut state = DeviceState::default();
-    for (field, command) in FIELDS {
+    // Not a reading: who the foreground user is, for the lock (absent from states recorded
+    // before dwpipe asked, and from releases that print one lock line).
+    let foreground = section(reply, "users").and_then(hidumper::foreground_user);
+    for (field, command) in FIELDS.into_iter().filter(|(field, _)| *field != "users") {
         let body = section(reply, field);
         let mut unread = |why: String| state.unread.push(format!("{field} (`{command}`): {why}"));
         let Some(body) = body else {
@@ -194,7 +197,7 @@ pub(crate) fn parse(reply: &str) -> DeviceState {
                 }
                 Err(e) => unread(e.to_string()),
             },
-            "lock" => match hidumper::screen_locked(body) {
+            "lock" => match hidumper::screen_locked(body, foreground) {
                 Ok(locked) => state.screen_locked = Some(locked),
                 Err(e) => unread(e.to_string()),
             },
@@ -379,54 +382,8 @@ impl DeviceState {
     }
 }
 
-/// What a fake or replayed device answers to `command`: a phone at rest (charged, awake,
-/// cool, unlocked), `state` changing what a scenario says otherwise.
-pub fn render(
-    battery: u32,
-    charging: u8,
-    temperature_tenths: i32,
-    locked: bool,
-    hz: u32,
-) -> String {
-    let header = |name: &str| {
-        format!(
-            "\n-------------------------------[ability]-------------------------------\n\n\n----------------------------------{name}---------------------------------\n"
-        )
-    };
-    let mut reply = String::new();
-    for (field, _) in FIELDS {
-        let _ = writeln!(reply, "{MARKER}{field}");
-        let body = match field {
-            "battery" => format!(
-                "{}capacity: {battery} \nchargingStatus: {charging} \nhealthState: 1 \npluggedType: {} \npresent: 1 \ntemperature: {temperature_tenths} \n",
-                header("BatteryService"),
-                if charging == 0 { 0 } else { 2 }
-            ),
-            "power" => format!(
-                "{}POWER STATE DUMP:\nCurrent State: AWAKE  Reason: 20  Time: 100\nScreenOffTime: Timeout=600000ms\n",
-                header("PowerManagerService")
-            ),
-            "thermal" => format!(
-                "{}Type: soc_thermal\nTemperature: 36000\nType: shell_front\nTemperature: 31000\n",
-                header("ThermalService")
-            ),
-            "display" => format!(
-                "{}DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=120\nDeviceBrightness=120\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n",
-                header("DisplayPowerManagerService")
-            ),
-            "lock" => format!(
-                "{} * deviceLocked  \t\t{locked}\t\t100\n * screenLocked  \t\t{locked}\t\t100\n",
-                header("ScreenlockService")
-            ),
-            _ => format!(
-                "{}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n",
-                header("RenderService")
-            ),
-        };
-        reply.push_str(&body);
-    }
-    reply
-}
+mod render;
+pub use render::render;
 
 #[cfg(test)]
 mod tests;

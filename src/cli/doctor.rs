@@ -4,12 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::device::{Device, access_table};
 use crate::exit_code;
-use crate::pack::Frozen;
-use crate::playbook::Playbooks;
+use crate::pack::{CATALOG, Frozen};
+use crate::playbook::{Playbooks, ProbeOnRelease, Readable, probe_on};
 use crate::preflight::{self, Check};
 use crate::process::Cancel;
-use crate::target::HdcClient;
+use crate::target::{HdcClient, Opened};
 
 use super::error::Error;
 use super::print;
@@ -39,9 +40,21 @@ fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
         .or_else(crate::config::in_current_folder);
     let config = config_path.as_deref().map(Config::load).transpose()?;
     let mut checks = config.as_ref().map(preflight::programs).unwrap_or_default();
+    let playbooks = Playbooks::load(None)?;
+    let mut pack_probes: Option<Vec<String>> = None;
     if let Some(pack) = &args.pack {
         let frozen = Frozen::open(pack)?;
-        checks.extend(preflight::playbooks(&frozen.pack, &Playbooks::load(None)?));
+        checks.extend(preflight::playbooks(&frozen.pack, &playbooks));
+        let mut ids: Vec<String> = frozen
+            .pack
+            .criteria
+            .iter()
+            .filter_map(|c| c.assertion.as_ref()?.probe.as_ref())
+            .map(|p| p.kind.id.to_owned())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        pack_probes = Some(ids);
     }
     let target = args
         .target
@@ -49,17 +62,27 @@ fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
         .target()
         .or_else(|| config.as_ref().and_then(|c| c.device.target()));
     let cancel = Cancel::new();
-    let checks = block_on(&cancel, async {
-        let mut checks = match &target {
-            Some(target) => preflight::open(checks, target, hdc, &cancel).await.0,
+    let (checks, api_level) = block_on(&cancel, async {
+        let (mut checks, api_level) = match &target {
+            Some(target) => {
+                let (checks, opened) = preflight::open(checks, target, hdc, &cancel).await;
+                let api_level = match opened {
+                    Ok(Opened::One(device)) => {
+                        device.identity().await.ok().and_then(|info| info.api_level)
+                    }
+                    _ => None,
+                };
+                (checks, api_level)
+            }
             None => {
                 checks.push(preflight::hdc(&hdc.binary));
-                checks
+                (checks, None)
             }
         };
         preflight::versions(&mut checks, &cancel).await;
-        checks
+        (checks, api_level)
     });
+    let reads = api_level.map(|api| release_reads(&playbooks, api, pack_probes.as_deref()));
     let ok = checks.iter().all(|c| c.problem.is_none());
     if args.output.json {
         print::json(&serde_json::json!({
@@ -67,15 +90,79 @@ fn run(hdc: &HdcClient, args: &DoctorArgs) -> Result<i32, Error> {
             "config": config_path,
             "ok": ok,
             "checks": checks,
+            "release": reads,
         }));
     } else {
         print_table(&checks, config_path.as_deref(), target.is_some());
+        if let Some(reads) = &reads {
+            print_reads(reads);
+        }
     }
     Ok(if ok {
         exit_code::OK
     } else {
         exit_code::ENVIRONMENT
     })
+}
+
+/// What the device's release lets the hdc shell read of each probe (the pack's, else every
+/// probe the access table has a read of).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct ReleaseReads {
+    /// `OpenHarmony 4.1 (API 11)`, or why no release is known.
+    release: String,
+    /// Each probe and how it fares.
+    probes: Vec<ProbeReads>,
+}
+
+/// One probe, and how it fares on the release.
+#[derive(serde::Serialize)]
+struct ProbeReads {
+    id: String,
+    #[serde(flatten)]
+    on: ProbeOnRelease,
+}
+
+fn release_reads(playbooks: &Playbooks, api: u32, pack: Option<&[String]>) -> ReleaseReads {
+    let Some(family) = access_table().family(api) else {
+        return ReleaseReads {
+            release: format!(
+                "API {api}: no OpenHarmony release whose policy dwpipe knows (3.2, API 9, on)"
+            ),
+            probes: Vec::new(),
+        };
+    };
+    let ids: Vec<String> = match pack {
+        Some(ids) => ids.to_vec(),
+        None => CATALOG.iter().map(|p| p.id.to_owned()).collect(),
+    };
+    let probes = ids
+        .into_iter()
+        .filter_map(|id| {
+            let on = probe_on(playbooks, &id, family)?;
+            Some(ProbeReads { id, on })
+        })
+        .filter(|p| pack.is_some() || p.on.readable != Readable::Unchecked)
+        .collect();
+    ReleaseReads {
+        release: family.describe(api),
+        probes,
+    }
+}
+
+fn print_reads(reads: &ReleaseReads) {
+    if reads.probes.is_empty() {
+        print::note(&reads.release);
+        return;
+    }
+    print::out(&format!(
+        "\nOn {}, by OpenHarmony's own SELinux policy (a vendor's may allow more; `dwpipe probes --api-level N` for every probe):",
+        reads.release
+    ));
+    for ProbeReads { id, on } in &reads.probes {
+        print::on_release(id, on);
+    }
 }
 
 fn print_table(checks: &[Check], config: Option<&Path>, has_target: bool) {

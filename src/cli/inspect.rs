@@ -42,7 +42,12 @@ impl Run for InspectCommand {
                 file, vpr, bundle, ..
             } => layout(&file, vpr, bundle.as_deref(), json),
             InspectCommand::Hidumper { file, kind, .. } => hidumper_dump(&file, kind, json),
-            InspectCommand::Smartperf { file, kind, .. } => smartperf(&file, kind, json),
+            InspectCommand::Smartperf {
+                file,
+                kind,
+                battery,
+                ..
+            } => smartperf(&file, kind, battery.as_deref(), json),
             InspectCommand::Cpu { file, .. } => proc_cpu(&file, json),
             InspectCommand::State { file, .. } => state(&file, json),
             InspectCommand::Screenshot { file, bounds, .. } => screenshot(&file, &bounds, json),
@@ -73,7 +78,7 @@ fn proc_cpu(file: &Path, json: bool) -> Result<i32, Error> {
         invalid(
             file,
             e,
-            "pass an audit's cpu.txt: /proc/uptime, /proc/<pid>/stat and /proc/stat read twice, apart by __DWPIPE_CPU_AGAIN",
+            "pass an audit's cpu.txt: /proc/self/stat, /proc/<pid>/stat and /proc/stat read twice, apart by __DWPIPE_CPU_AGAIN",
         )
     })?;
     if json {
@@ -105,11 +110,26 @@ fn state(file: &Path, json: bool) -> Result<i32, Error> {
 
 /// `inspect hidumper FILE --kind K`: what the dump says, for people (or as JSON with `--json`).
 /// `inspect smartperf FILE --kind gpu|power`.
-fn smartperf(file: &Path, kind: SmartperfKind, json: bool) -> Result<i32, Error> {
+fn smartperf(
+    file: &Path,
+    kind: SmartperfKind,
+    battery: Option<&Path>,
+    json: bool,
+) -> Result<i32, Error> {
     let bytes = read(file, "an SP_daemon output")?;
     let text = String::from_utf8_lossy(&bytes).replace('\r', "");
-    let fix = "pass the output of `SP_daemon -N <n> -PKG <bundle> -g` (gpu) or `-p` (power)";
-    let bad = |e: crate::probe::sp_daemon::SpError| invalid(file, e, fix);
+    let bad = |e: crate::probe::sp_daemon::SpError| {
+        use crate::probe::sp_daemon::SpError;
+        let fix = match e {
+            SpError::Missing(_) => {
+                "pass the output of `SP_daemon -N <n> -PKG <bundle> -g` (gpu) or `-p` (power)"
+            }
+            _ => {
+                "this is what an audit reads from it: the criterion would be unverified with this reason (README: What dwpipe reads, and how)"
+            }
+        };
+        invalid(file, e, fix)
+    };
     let (value, line) = match kind {
         SmartperfKind::Gpu => {
             let gpu = crate::probe::sp_daemon::gpu(&text).map_err(bad)?;
@@ -121,10 +141,25 @@ fn smartperf(file: &Path, kind: SmartperfKind, json: bool) -> Result<i32, Error>
         }
         SmartperfKind::Power => {
             let power = crate::probe::sp_daemon::power(&text).map_err(bad)?;
-            let line = format!(
+            let mut line = format!(
                 "power: {} mW ({} mA at {} V) over {} sample(s)",
                 power.milliwatts, power.current_ma, power.voltage_v, power.samples
             );
+            if let Some(battery) = battery {
+                let bytes = read(battery, "a BatteryService dump")?;
+                let dump = String::from_utf8_lossy(&bytes).replace('\r', "");
+                let now = crate::probe::hidumper::battery(&dump)
+                    .map_err(|e| {
+                        invalid(
+                            battery,
+                            e,
+                            "pass an audit's battery.txt (`hidumper -s BatteryService -a -i`)",
+                        )
+                    })?
+                    .now_current_ma;
+                let checked = power.against_battery(now).map_err(bad)?;
+                line = format!("{line}; {checked}");
+            }
             (serde_json::json!(power), line)
         }
     };
@@ -239,14 +274,18 @@ pub(super) enum InspectCommand {
         /// Which reading: `gpu` (`-g`) or `power` (`-p`).
         #[arg(long, value_enum)]
         kind: SmartperfKind,
+        /// With `--kind power`: BatteryService's dump read as the sampling began (an audit's
+        /// `battery.txt`), whose `nowCurrent` the samples are held against, as the audit does.
+        #[arg(long, value_name = "FILE")]
+        battery: Option<PathBuf>,
         #[command(flatten)]
         output: Json,
     },
     /// Two reads of /proc around a window, as an audit's `cpu.txt` keeps them: the app's CPU
     /// load, as a share of every core and of one core, and the window on the device's clock.
     Cpu {
-        /// The reads (`cat /proc/uptime /proc/<pid>/stat /proc/stat; sleep S; echo
-        /// __DWPIPE_CPU_AGAIN; cat …`).
+        /// The reads (`cat /proc/self/stat /proc/<pid>/stat /proc/stat; sleep S; echo
+        /// __DWPIPE_CPU_AGAIN; cat …`; reads that began with /proc/uptime are read too).
         file: PathBuf,
         #[command(flatten)]
         output: Json,

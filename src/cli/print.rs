@@ -258,6 +258,23 @@ pub(super) fn error(error: &Error, json_mode: bool) {
     }
 }
 
+/// How a probe fares on a device's release (`probes --api-level`, `doctor --device`): its
+/// word, then each read the release refuses, with the policy's lines and what is still read.
+pub(super) fn on_release(label: &str, on: &crate::playbook::ProbeOnRelease) {
+    out(&format!("  {label}: {}", on.readable.as_str()));
+    for read in on.reads.iter().filter(|r| !r.access.on_production()) {
+        out(&format!(
+            "    {}: {} ({})",
+            read.read,
+            read.access.as_str(),
+            read.policy
+        ));
+        if let Some(fallback) = &read.fallback {
+            out(&format!("      still read: {fallback}"));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,13 @@
 
 use std::path::Path;
 
+use crate::device::access_table;
+use crate::diagnostic::Diagnostic;
 use crate::output::dir_or_dot;
 use crate::pack::probes;
 use crate::pipeline::{RUNS_FOLDER, list_runs};
-use crate::schema::{ProbesOutput, RunsOutput};
+use crate::playbook::{Playbooks, probe_on};
+use crate::schema::{ProbeOnReleaseDoc, ProbesOutput, RunsOutput};
 
 use super::error::Error;
 use super::print;
@@ -20,7 +23,7 @@ impl Run for ProbesArgs {
     }
 
     fn execute(self, _: &Edge) -> Result<i32, Error> {
-        run(self.output.json)
+        run(self.api_level, self.output.json)
     }
 }
 
@@ -34,17 +37,42 @@ impl Run for RunsArgs {
     }
 }
 
-/// Exit 0.
-fn run(json: bool) -> Result<i32, Error> {
-    let probes = probes();
+/// Exit 0; 2 for an API level dwpipe knows no release of.
+fn run(api_level: Option<u32>, json: bool) -> Result<i32, Error> {
+    let family = api_level
+        .map(|api| {
+            access_table().family(api).ok_or_else(|| {
+                Diagnostic::error(
+                    "E_PROBES_RELEASE",
+                    format!("API level {api} is of no OpenHarmony release whose policy dwpipe knows"),
+                )
+                .fix("dwpipe knows OpenHarmony's policy from 3.2 (API 9) on; the device's level is `hdc shell param get const.ohos.apiversion`")
+            })
+        })
+        .transpose()?;
+    let release = family.zip(api_level).map(|(f, api)| f.describe(api));
+    let playbooks = Playbooks::load(None)?;
+    let probes: Vec<ProbeOnReleaseDoc> = probes()
+        .into_iter()
+        .map(|probe| ProbeOnReleaseDoc {
+            release: family.and_then(|f| probe_on(&playbooks, probe.id, f)),
+            probe,
+        })
+        .collect();
     if json {
         print::json(&ProbesOutput {
             format_version: crate::format::PROBES,
+            release,
             probes,
         });
         return Ok(0);
     }
-    for probe in &probes {
+    if let Some(release) = &release {
+        print::out(&format!(
+            "On {release}, by OpenHarmony's own SELinux policy (a vendor's, on a HarmonyOS phone, may allow more; device-fixtures/access.yaml names each rule's lines):"
+        ));
+    }
+    for ProbeOnReleaseDoc { probe, release } in &probes {
         let units: Vec<String> = probe
             .units
             .iter()
@@ -62,6 +90,9 @@ fn run(json: bool) -> Result<i32, Error> {
                 if arg.required { "required" } else { "optional" },
                 arg.takes
             ));
+        }
+        if let Some(on) = release {
+            print::on_release("on this release", on);
         }
     }
     Ok(0)
@@ -123,7 +154,17 @@ pub(super) struct RunsArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+With --api-level N (the device's `hdc shell param get const.ohos.apiversion`), each probe also \
+says whether that release lets the hdc shell read what it reads, by OpenHarmony's own SELinux \
+policy: readable, readable in part (and what is still read), or not readable (every run \
+unverified), with the policy lines. `dwpipe doctor --device SERIAL` says the same of a \
+connected device.")]
 pub(super) struct ProbesArgs {
+    /// Hold each probe against the release of this API level (9 = OpenHarmony 3.2, 11 = 4.1,
+    /// 12 = 5.0, 18 = 5.1, 20 = 6.0).
+    #[arg(long, value_name = "N")]
+    pub(super) api_level: Option<u32>,
     #[command(flatten)]
     pub(super) output: Json,
 }

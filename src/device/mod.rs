@@ -3,6 +3,7 @@
 //! another device and writes a capture of everything it does. The rest of dwpipe sees only
 //! [`Device`].
 
+mod access;
 mod any;
 mod capture;
 mod error;
@@ -21,6 +22,7 @@ mod calls;
 #[cfg(test)]
 mod tests;
 
+pub use access::{Access, AccessTable, Family, Read, Rule, Shows, access_table};
 pub(crate) use any::AnyDevice;
 pub use calls::{Device, RunPlan, ShellReply};
 pub(crate) use calls::{Spent, millis};
@@ -34,6 +36,6 @@ pub use replay::ReplayDevice;
 pub use reply::{HdcFailure, SENTINEL, Target, hdc_failure, parse_targets, split_sentinel};
 pub use said::{Refusal, judge};
 pub use source::Source;
-pub use state::{STATE_FIELDS, STATE_MARKER, state_command};
+pub use state::{STATE_FIELDS, STATE_MARKER, clock_command, state_command};
 pub(crate) use survey::survey;
 pub use survey::{DeviceReport, DevicesReport, ServerReport};

@@ -140,7 +140,8 @@ impl ReplayDevice {
         self.capture
             .exchanges
             .get(next)
-            .is_some_and(|e| e.operation == Some(Operation::Shell(command.clone())))
+            .and_then(|e| e.operation.as_ref())
+            .is_some_and(|recorded| recorded.answers(&Operation::Shell(command.clone())))
     }
 
     /// An install or uninstall: the bundle manager's recorded answer.

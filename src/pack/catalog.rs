@@ -138,13 +138,13 @@ pub const CATALOG: &[ProbeKind] = &[
     },
     ProbeKind {
         id: "perf.power",
-        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -p` on the app's first screen: the mean power drawn from the battery (−current × voltage, µA and µV), in mW; a phone charging, or plugged in without `charging: off` required, is no reading",
+        method: "SmartPerf `SP_daemon -N 5 -PKG <bundle> -p` on the app's first screen: the mean power drawn from the battery (−current × voltage, in OpenHarmony's mA and µV, held against BatteryService's `nowCurrent`), in mW; a phone charging, or plugged in without `charging: off` required, or values no phone has in those units, is no reading",
         args: &[RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("mW"))],
     },
     ProbeKind {
         id: "perf.temperature",
-        method: "after 30 s on the app's first screen: the hottest thermal zone, in °C, read live from sysfs (or from ThermalService's report when it changed during the visit)",
+        method: "after 30 s on the app's first screen: the hottest thermal zone, in °C, read live from sysfs where the shell may read it, else from ThermalService's report (its driver's last poll, at most 30 s old); the reading names its source",
         args: &[RUNS, AGGREGATE, TOLERANCE],
         units: &[(None, Some("°C"))],
     },

@@ -13,10 +13,12 @@ mod parse;
 mod values;
 
 mod model;
+mod release;
 mod set;
 #[cfg(test)]
 mod tests;
 pub(crate) use model::{ProbePlaybook, Session, Step, follow_trace};
 pub(crate) use parse::{FAILED_STEP, READY};
+pub(crate) use release::{ProbeOnRelease, Readable, probe_on};
 pub use set::Playbooks;
 pub(crate) use values::Values;

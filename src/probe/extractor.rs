@@ -54,20 +54,29 @@ impl Extractor {
     /// criteria are judged by their suite's cases, and an abnormal run is no result. The
     /// resource readers: the CPU from two reads of `/proc` around a window (no longer
     /// hidumper's row); every SmartPerf sample or none, zeros of a missing GPU node no
-    /// reading, the power in the kernel's µA and µV with its sign and the battery's state at
-    /// the visit; the hottest zone from sysfs, or from a ThermalService report that changed
-    /// during the visit.
+    /// reading, the power with its sign and the battery's state at the visit; the hottest
+    /// zone from sysfs, or from a ThermalService report that changed during the visit.
+    ///
+    /// Revision 3 (the readings a production phone allows): the power in OpenHarmony's mA and
+    /// µV, values no phone has in them and a current BatteryService's `nowCurrent` does not
+    /// bear out no reading; a clocked GPU's all-zero load no reading; the CPU's impossible
+    /// counters no reading (never clamped) and, where `/proc/stat` is refused, the share of one
+    /// core over the clock's window; the temperature from ThermalService's report whether or
+    /// not it changed (at most one polling interval old), a sysfs zone that errors left out;
+    /// the summary's unexplained failures no pass; a trace whose clock does not read no
+    /// reading (the trace readers: cold start, frames, response).
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Frames | Extractor::Response | Extractor::Text => 1,
+            Extractor::Text => 1,
+            Extractor::Frames | Extractor::Response => 2,
             Extractor::Cpu
             | Extractor::GpuLoad
             | Extractor::GpuFrequency
             | Extractor::Power
             | Extractor::Temperature
             | Extractor::Hypium
-            | Extractor::ColdStart
-            | Extractor::Memory
+            | Extractor::ColdStart => 3,
+            Extractor::Memory
             | Extractor::LayoutGap
             | Extractor::LayoutSize
             | Extractor::LayoutAlign
@@ -86,7 +95,8 @@ words! {
         Trace = "trace.ftrace",
         /// `hidumper --mem <pid>`.
         Memory = "mem.txt",
-        /// `/proc/uptime`, `/proc/<pid>/stat` and `/proc/stat`, read twice around a window.
+        /// `/proc/self/stat` (the clock), `/proc/<pid>/stat` and `/proc/stat`, read twice around a
+        /// window.
         Cpu = "cpu.txt",
         /// `SP_daemon … -g`.
         Gpu = "gpu.txt",

@@ -68,6 +68,10 @@ pub enum HypiumError {
     /// The suite (or case) a criterion names reported nothing.
     #[error("{0} reported no case (is it the `describe` name, and is the test HAP installed?)")]
     NotReported(String),
+    /// The summary counts failures the cases' codes do not show: which case failed is not
+    /// known, so no part of the run can be judged a pass.
+    #[error("{0}: which case failed is not known, so {1} cannot be judged a pass")]
+    Disagree(String, String),
 }
 
 /// A criterion's judgement of one run.
@@ -108,6 +112,7 @@ impl HypiumReport {
         if suite.is_some() && selected.is_empty() && expect.is_empty() {
             return Err(HypiumError::NotReported(named));
         }
+        let unexplained = self.unexplained_failures();
         // A skipped case neither fails its suite nor passes it, at every level alike: the
         // suite passes when nothing failed and at least one case passed.
         let failed: Vec<String> = selected
@@ -148,6 +153,14 @@ impl HypiumReport {
             detail.push_str("; blocked (expected, never reported): ");
             detail.push_str(&blocked.join(", "));
         }
+        if let Some(unexplained) = unexplained {
+            // The run as a whole fails on its summary; a part of it cannot be told apart.
+            if suite.is_some() && passed {
+                return Err(HypiumError::Disagree(unexplained, named));
+            }
+            detail.push_str("; ");
+            detail.push_str(&unexplained);
+        }
         let finished = self.cases.iter().filter(|c| c.result != "started").count();
         let warning = (finished != self.summary.run as usize).then(|| {
             format!(
@@ -159,6 +172,25 @@ impl HypiumReport {
             verdict: if passed { "pass" } else { "fail" },
             detail,
             warning,
+        })
+    }
+}
+
+impl HypiumReport {
+    /// Where the summary counts more failures and errors than the cases' codes show (`Failure:
+    /// 1` with every case coded 0): how many each says.
+    fn unexplained_failures(&self) -> Option<String> {
+        let summed = self.summary.failure.saturating_add(self.summary.error);
+        let coded = self
+            .cases
+            .iter()
+            .filter(|c| c.result == "error" || c.result == "failure")
+            .count();
+        (summed as usize > coded).then(|| {
+            format!(
+                "the summary counts {} failure(s) and {} error(s), the cases' codes {coded}",
+                self.summary.failure, self.summary.error
+            )
         })
     }
 }

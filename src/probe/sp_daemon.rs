@@ -4,12 +4,18 @@
 //! (6.0+ prints the samples on stderr, which hdcd merges into the reply).
 //!
 //! What the printer writes, per release (research/device-tools-2.md §3c–3e):
-//! - `-g`: `gpuFrequency` and `gpuLoad` from hiview's GPU collector, which prints **zeros**
-//!   where the GPU's devfreq node is missing (4.1 and later, every sample): zeros in every
-//!   sample are no GPU, never 0 %. The load is the whole system's, not the app's.
-//! - `-p`: the battery's raw `current_now` and `voltage_now` (the kernel's power-supply ABI:
-//!   µA and µV, a positive current charging the battery). A phone whose battery is charging
-//!   is not drawing from it: its draw is not measured.
+//! - `-g`: `gpuFrequency` and `gpuLoad` from hiview's GPU collector, which reads them from two
+//!   nodes (`cur_freq`, and the vendor's `gpu_scene_aware/utilisation`) and prints **zero**
+//!   for either it cannot read (4.1 and later, every sample): zeros in every sample of either
+//!   are no reading, never 0 % or 0 MHz. The load is the whole system's, not the app's.
+//! - `-p`: the battery's raw `current_now` and `voltage_now`, unscaled. OpenHarmony's battery
+//!   driver passes `current_now` through, and its API documents the current in **mA**
+//!   (`@ohos.batteryInfo` `nowCurrent`; SmartPerf's own docs say mA and print `currentNow=278`)
+//!   and the voltage in µV (research/device-tools-3.md D1); a discharging battery's current is
+//!   negative. A phone whose battery is charging is not drawing from it: its draw is not
+//!   measured. Values a phone cannot have in those units (a voltage outside a Li-ion cell's
+//!   range, a draw no phone makes) are no reading, and BatteryService's `nowCurrent:` (mA by
+//!   the same API) is held against the samples where the audit read it.
 //! - 6.0+ with developer mode off: `Not a development mode state`, exit 0.
 //!
 //! Every sample or none: a sample line that cannot be read, or a value outside what the
@@ -22,7 +28,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// Why an output holds no reading.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SpError {
     /// No sample holds the key.
     #[error("no sample holds `{0}` (is SP_daemon on the device, and does it read it here?)")]
@@ -46,15 +52,26 @@ pub enum SpError {
     /// SmartPerf says the device cannot measure it (`failed=…`).
     #[error("SmartPerf says: {0}")]
     Unsupported(String),
-    /// Zeros in every sample: the GPU's devfreq node is missing (SmartPerf 4.1+ prints 0
-    /// where it cannot read the node, never `NA`).
+    /// Zeros in every sample: the GPU's devfreq node is missing, or hiview was built without
+    /// its GPU collector (SmartPerf 4.1+ prints 0 where it cannot read, never `NA`).
     #[error(
-        "gpuFrequency=0 and gpuLoad=0 in all {0} samples: SmartPerf prints zeros where the device has no GPU devfreq node (/sys/class/devfreq/gpufreq), so the GPU was not read"
+        "gpuFrequency=0 and gpuLoad=0 in all {0} samples: SmartPerf prints zeros where the device has no GPU devfreq node (/sys/class/devfreq/gpufreq) or hiview has no GPU collector, so the GPU was not read"
     )]
     NoGpuNode(usize),
+    /// A clocked GPU with a load of exactly 0 in every sample: the load's own node did not
+    /// read (hiview reads it apart from the frequency, and prints 0 for it).
+    #[error(
+        "gpuLoad=0.000000 in all {samples} samples while the GPU ran at {mhz} MHz: SmartPerf reads the load from its own node (gpu_scene_aware/utilisation, a vendor's) and prints 0 where it cannot, so the load was not read"
+    )]
+    NoGpuLoad {
+        /// Samples read.
+        samples: usize,
+        /// The mean frequency, MHz.
+        mhz: f64,
+    },
     /// The battery was charging while its draw was sampled.
     #[error(
-        "the battery was charging in {charging} of {samples} samples (current_now > 0 µA): a charging battery's current is its charge, not the phone's draw"
+        "the battery was charging in {charging} of {samples} samples (currentNow > 0 mA): a charging battery's current is its charge, not the phone's draw"
     )]
     Charging {
         /// Samples with a charging current.
@@ -62,6 +79,11 @@ pub enum SpError {
         /// All samples.
         samples: usize,
     },
+    /// The values are not a phone's in the units OpenHarmony documents (mA, µV): why.
+    #[error(
+        "SmartPerf's battery values are not a phone's in OpenHarmony's units (current mA, voltage µV): {0}"
+    )]
+    Implausible(String),
 }
 
 /// One sample: each key's value and the line it was read from.
@@ -116,7 +138,7 @@ pub fn samples(output: &str) -> Result<Vec<Sample>, SpError> {
 fn every(
     samples: &[Sample],
     key: &'static str,
-    range: std::ops::RangeInclusive<f64>,
+    (range, unit): (std::ops::RangeInclusive<f64>, &str),
 ) -> Result<Vec<f64>, SpError> {
     let found: Vec<&(String, String)> = samples.iter().filter_map(|s| s.get(key)).collect();
     if found.is_empty() {
@@ -134,6 +156,12 @@ fn every(
     found
         .iter()
         .map(|(value, line)| {
+            if value.is_empty() {
+                return Err(SpError::Unreadable {
+                    line: quoted(line),
+                    why: "is empty: SmartPerf could not read its node (before OpenHarmony 4.1 it runs in the hdc shell's SELinux domain, which may not read /sys; `dwpipe probes --api-level N`)".to_owned(),
+                });
+            }
             let number = strict_number(value).ok_or_else(|| SpError::Unreadable {
                 line: quoted(line),
                 why: format!("does not hold a plain number (`{value}`)"),
@@ -142,7 +170,7 @@ fn every(
                 return Err(SpError::Unreadable {
                     line: quoted(line),
                     why: format!(
-                        "is outside what the device can report ({} to {})",
+                        "is outside what the device can report ({} to {} {unit})",
                         range.start(),
                         range.end()
                     ),
@@ -183,11 +211,19 @@ pub struct Gpu {
 /// Reads `SP_daemon … -g`.
 pub fn gpu(output: &str) -> Result<Gpu, SpError> {
     let all = samples(output)?;
-    let load = every(&all, "gpuLoad", 0.0..=100.0)?;
-    let frequency = every(&all, "gpuFrequency", 0.0..=1e10)?;
+    let load = every(&all, "gpuLoad", (0.0..=100.0, "%"))?;
+    let frequency = every(&all, "gpuFrequency", (0.0..=1e10, "Hz"))?;
     // A GPU that is there runs at some frequency, idle or not: zeros are no node.
     if frequency.iter().all(|f| *f == 0.0) {
         return Err(SpError::NoGpuNode(all.len()));
+    }
+    // A clocked GPU shows some load over five seconds of an app's screen; exactly zero in
+    // every sample is the load's node unread (its own node, its own zero).
+    if load.iter().all(|l| *l == 0.0) {
+        return Err(SpError::NoGpuLoad {
+            samples: all.len(),
+            mhz: round3(to_mhz(mean(&frequency))),
+        });
     }
     if let Some(zero) = all
         .iter()
@@ -220,8 +256,8 @@ fn to_mhz(value: f64) -> f64 {
 /// The battery's draw over the samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Power {
-    /// Mean power drawn from the battery, mW: −current × voltage of each sample (the
-    /// kernel's µA and µV; a discharging battery's current is negative).
+    /// Mean power drawn from the battery, mW: −current × voltage of each sample (mA and V; a
+    /// discharging battery's current is negative).
     pub milliwatts: f64,
     /// Mean current drawn, mA.
     pub current_ma: f64,
@@ -231,13 +267,34 @@ pub struct Power {
     pub samples: usize,
 }
 
-/// Reads `SP_daemon … -p`: every sample's `currentNow` (µA) and `voltageNow` (µV), as the
-/// battery's power-supply files hold them.
+/// A Li-ion cell's voltage, µV: flat below 2.5 V is a cell cut off, above 4.6 V one that no
+/// charger makes; a two-cell pack (SmartPerf 6.1+ multiplies by the cells) doubles both.
+const CELL_UV: [std::ops::RangeInclusive<f64>; 2] = [2.5e6..=4.6e6, 5.0e6..=9.2e6];
+
+/// What a phone draws from its battery with its screen on, mW: below, the current is not the
+/// phone's (a cable feeding it, a unit read wrong); above, no phone's battery delivers it.
+const PHONE_MW: std::ops::RangeInclusive<f64> = 50.0..=30_000.0;
+
+/// How far BatteryService's one `nowCurrent` may stand from the samples' mean and still be the
+/// same unit: a draw moves several-fold in five seconds, a unit a thousandfold.
+const SAME_UNIT: f64 = 30.0;
+
+/// Reads `SP_daemon … -p`: every sample's `currentNow` (mA) and `voltageNow` (µV), as
+/// OpenHarmony's battery driver passes the power-supply files through.
 pub fn power(output: &str) -> Result<Power, SpError> {
     let all = samples(output)?;
-    // A phone draws at most amperes, at a few volts: µA within ±20 A, µV within 0–20 V.
-    let current = every(&all, "currentNow", -2e7..=2e7)?;
-    let voltage = every(&all, "voltageNow", 1.0..=2e7)?;
+    // No phone's battery gives 20 A; a voltage is positive and below 20 V.
+    let current = every(&all, "currentNow", (-20_000.0..=20_000.0, "mA"))?;
+    let voltage = every(&all, "voltageNow", (1.0..=2e7, "µV"))?;
+    if let Some(volts) = voltage
+        .iter()
+        .find(|uv| !CELL_UV.iter().any(|cell| cell.contains(uv)))
+    {
+        return Err(SpError::Implausible(format!(
+            "voltageNow={volts} is {} V, outside a Li-ion cell's range (2.5 to 4.6 V, or 5 to 9.2 V for two cells)",
+            volts / 1e6
+        )));
+    }
     let charging = current.iter().filter(|c| **c > 0.0).count();
     if charging > 0 {
         return Err(SpError::Charging {
@@ -248,14 +305,48 @@ pub fn power(output: &str) -> Result<Power, SpError> {
     let milliwatts: Vec<f64> = current
         .iter()
         .zip(&voltage)
-        .map(|(ua, uv)| -ua * uv / 1e9)
+        .map(|(ma, uv)| -ma * uv / 1e6)
         .collect();
-    Ok(Power {
+    let power = Power {
         milliwatts: round3(mean(&milliwatts)),
-        current_ma: round3(-mean(&current) / 1000.0),
+        current_ma: round3(-mean(&current)),
         voltage_v: round3(mean(&voltage) / 1e6),
         samples: all.len(),
-    })
+    };
+    if !PHONE_MW.contains(&power.milliwatts) {
+        return Err(SpError::Implausible(format!(
+            "{} mA at {} V is {} mW, not what a phone draws with its screen on ({} to {} mW)",
+            power.current_ma,
+            power.voltage_v,
+            power.milliwatts,
+            PHONE_MW.start(),
+            PHONE_MW.end()
+        )));
+    }
+    Ok(power)
+}
+
+impl Power {
+    /// Holds the samples against BatteryService's `nowCurrent` (mA by OpenHarmony's API, read
+    /// as the sampling began): what was checked, in words, or why the two are not one unit.
+    pub fn against_battery(&self, now_current_ma: Option<i64>) -> Result<String, SpError> {
+        let Some(battery) = now_current_ma.filter(|c| *c != 0) else {
+            return Ok(match now_current_ma {
+                Some(_) => "BatteryService printed `nowCurrent: 0`: not cross-checked".to_owned(),
+                None => "BatteryService's nowCurrent was not read: not cross-checked".to_owned(),
+            });
+        };
+        let ratio = self.current_ma.abs() / (battery as f64).abs();
+        if !(1.0 / SAME_UNIT..=SAME_UNIT).contains(&ratio) {
+            return Err(SpError::Implausible(format!(
+                "SmartPerf's mean current is {} mA, BatteryService's nowCurrent {battery} mA as the sampling began ({ratio:.0}× apart): the two are not one unit on this device",
+                self.current_ma
+            )));
+        }
+        Ok(format!(
+            "BatteryService's nowCurrent {battery} mA as the sampling began agrees in unit"
+        ))
+    }
 }
 
 fn round3(value: f64) -> f64 {

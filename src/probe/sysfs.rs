@@ -2,8 +2,14 @@
 //! `echo __DWPIPE_SYSFS; for z in /sys/class/thermal/thermal_zone*; do echo $z $(cat
 //! $z/type) $(cat $z/temp); done 2>&1`. A zone's `temp` is read from its sensor when it is
 //! read (m°C), unlike ThermalService's report, which is its driver's last poll (up to its
-//! polling interval old: research/device-tools-2.md §2c). A device that does not let the
-//! shell read them says so (`Permission denied`), and none is taken.
+//! polling interval old: research/device-tools-2.md §2c).
+//!
+//! OpenHarmony's policy lets the hdc shell read none of them (device-fixtures/access.yaml): on
+//! 4.0 and later the folder does not list, so the glob stays itself and each `cat` says `No
+//! such file or directory`; on 3.2 each says `Permission denied`. A vendor's policy may allow
+//! them. Where the zones list, a zone whose `cat` fails (`Permission denied`, `I/O error`, `No
+//! data available`, `Resource temporarily unavailable`, `No such device`, …) is that zone not
+//! read, quoted, never the whole reading lost; a zone that prints what no sensor reports is.
 
 use serde::Serialize;
 
@@ -21,10 +27,19 @@ pub struct SysfsZone {
     pub temperature: i64,
 }
 
+/// The zones that read, and each refusal the shell printed for the others.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SysfsZones {
+    /// Every zone that read.
+    pub zones: Vec<SysfsZone>,
+    /// Each `cat:` line of a zone that did not, quoted.
+    pub unread: Vec<String>,
+}
+
 /// Why sysfs gave no zones.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SysfsError {
-    /// The shell could not read them (no read, no zone, `Permission denied`): another source
+    /// The shell could not read them (no read, no zone listed, none readable): another source
     /// may be read instead.
     #[error("{0}")]
     NotReadable(String),
@@ -33,63 +48,73 @@ pub enum SysfsError {
     Unreadable(String),
 }
 
-/// Every zone after [`MARKER`], when every one of them read; why not otherwise (no zone
-/// listed, or one whose type or temperature the shell could not read, quoted).
-pub fn zones(reply: &str) -> Result<Vec<SysfsZone>, SysfsError> {
+/// Every zone after [`MARKER`] that read, with the refusals of those that did not; why none
+/// read otherwise (no zone listed, the folder not listed, every zone refused).
+pub fn zones(reply: &str) -> Result<SysfsZones, SysfsError> {
     let Some((_, listed)) = reply.split_once(MARKER) else {
         return Err(SysfsError::NotReadable(
             "the reply holds no sysfs read".to_owned(),
         ));
     };
-    let mut zones = Vec::new();
+    let mut read = SysfsZones {
+        zones: Vec::new(),
+        unread: Vec::new(),
+    };
+    let mut unexpanded = false;
     for line in listed.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let quoted = || crate::text::one_line(line, 120).into_owned();
-        // The shell could not read a file: refused reads, not readings.
-        if [
-            "Permission denied",
-            "No such file",
-            "Invalid argument",
-            "not permitted",
-        ]
-        .iter()
-        .any(|said| line.contains(said))
-        {
-            return Err(SysfsError::NotReadable(format!("`{}`", quoted())));
+        let quoted = || format!("`{}`", crate::text::one_line(line, 120));
+        // The shell's refusal of one file: that zone is not read (its line follows, short).
+        if line.starts_with("cat:") || line.contains(": cat:") {
+            read.unread.push(quoted());
+            continue;
         }
         let mut words = line.split_whitespace();
-        let (Some(path), Some(zone), Some(temp), None) =
-            (words.next(), words.next(), words.next(), words.next())
-        else {
-            return Err(SysfsError::Unreadable(format!(
-                "`{}` is not `<zone> <type> <temp>`",
-                quoted()
-            )));
-        };
+        let path = words.next().unwrap_or_default();
         let node = path
             .strip_prefix("/sys/class/thermal/")
             .filter(|n| n.starts_with("thermal_zone"))
-            .ok_or_else(|| {
-                SysfsError::Unreadable(format!("`{}` is not a thermal zone", quoted()))
-            })?;
+            .ok_or_else(|| SysfsError::Unreadable(format!("{} is not a thermal zone", quoted())))?;
+        // The folder did not list: the loop ran once on the pattern itself.
+        if node.contains('*') {
+            unexpanded = true;
+            continue;
+        }
+        let (zone, temp) = match (words.next(), words.next(), words.next()) {
+            (Some(zone), Some(temp), None) => (zone, temp),
+            // A `cat` of it failed (said above): the zone is not read.
+            (_, None, None) => continue,
+            _ => {
+                return Err(SysfsError::Unreadable(format!(
+                    "{} is not `<zone> <type> <temp>`",
+                    quoted()
+                )));
+            }
+        };
         let temperature: i64 = temp
             .parse()
             .ok()
             .filter(|t| (-40_000..=150_000).contains(t))
             .ok_or_else(|| {
-                SysfsError::Unreadable(format!("`{}`: not a temperature in m°C", quoted()))
+                SysfsError::Unreadable(format!("{}: not a temperature in m°C", quoted()))
             })?;
-        zones.push(SysfsZone {
+        read.zones.push(SysfsZone {
             node: node.to_owned(),
             zone: zone.to_owned(),
             temperature,
         });
     }
-    if zones.is_empty() {
-        return Err(SysfsError::NotReadable(
-            "no thermal zone was listed".to_owned(),
-        ));
+    if read.zones.is_empty() {
+        let why = match (unexpanded, read.unread.first()) {
+            (true, said) => format!(
+                "the shell could not list /sys/class/thermal{}",
+                said.map(|s| format!(" ({s})")).unwrap_or_default()
+            ),
+            (false, Some(said)) => format!("no zone read ({said})"),
+            (false, None) => "no thermal zone was listed".to_owned(),
+        };
+        return Err(SysfsError::NotReadable(why));
     }
-    Ok(zones)
+    Ok(read)
 }
 
 #[cfg(test)]
@@ -97,38 +122,75 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_zone_read_live_or_none() {
+    fn every_zone_that_reads_and_the_refusals_of_those_that_do_not() {
         let reply = format!(
             "…ThermalService…\n{MARKER}\n/sys/class/thermal/thermal_zone0 soc_thermal 41500\n/sys/class/thermal/thermal_zone1 shell_front 36000\n"
         );
         let read = zones(&reply).unwrap();
-        assert_eq!(read.len(), 2);
+        assert_eq!(read.zones.len(), 2);
         assert_eq!(
-            (read[0].zone.as_str(), read[0].temperature),
+            (read.zones[0].zone.as_str(), read.zones[0].temperature),
             ("soc_thermal", 41500)
         );
-        for (tail, said, readable) in [
-            (
-                "/sys/class/thermal/thermal_zone0 cat: /sys/class/thermal/thermal_zone0/type: Permission denied\n",
-                "Permission denied",
-                false,
-            ),
+        // One flaky zone among the others is that zone not read, whatever the errno.
+        for error in [
+            "I/O error",
+            "No data available",
+            "Resource temporarily unavailable",
+            "No such device",
+            "Invalid argument",
+        ] {
+            let flaky = format!(
+                "{reply}cat: /sys/class/thermal/thermal_zone2/temp: {error}\n/sys/class/thermal/thermal_zone2 gpu\n"
+            );
+            let read = zones(&flaky).unwrap();
+            assert_eq!(read.zones.len(), 2, "{error}");
+            assert_eq!(read.unread.len(), 1, "{error}");
+            assert!(read.unread[0].contains(error));
+        }
+    }
+
+    #[test]
+    fn a_shell_that_may_read_no_zone_says_so() {
+        // 4.0 and later under OpenHarmony's policy: the folder does not list.
+        let unexpanded = format!(
+            "{MARKER}\ncat: /sys/class/thermal/thermal_zone*/type: No such file or directory\ncat: /sys/class/thermal/thermal_zone*/temp: No such file or directory\n/sys/class/thermal/thermal_zone*\n"
+        );
+        let e = zones(&unexpanded).unwrap_err();
+        assert!(matches!(e, SysfsError::NotReadable(_)));
+        assert!(
+            e.to_string()
+                .starts_with("the shell could not list /sys/class/thermal"),
+            "{e}"
+        );
+        // 3.2: listed, but no file reads.
+        let denied = format!(
+            "{MARKER}\ncat: /sys/class/thermal/thermal_zone0/type: Permission denied\ncat: /sys/class/thermal/thermal_zone0/temp: Permission denied\n/sys/class/thermal/thermal_zone0\n"
+        );
+        let e = zones(&denied).unwrap_err();
+        assert!(matches!(e, SysfsError::NotReadable(_)));
+        assert!(e.to_string().contains("Permission denied"), "{e}");
+        for (tail, said) in [
             (
                 "/sys/class/thermal/thermal_zone0 soc 99000x\n",
                 "not a temperature",
-                true,
             ),
             (
-                "/sys/class/thermal/thermal_zone0 soc\n",
+                "/sys/class/thermal/thermal_zone0 soc 1 2\n",
                 "is not `<zone>",
-                true,
             ),
-            ("", "no thermal zone", false),
+            ("/sys/devices/x soc 1\n", "not a thermal zone"),
         ] {
             let e = zones(&format!("{MARKER}\n{tail}")).unwrap_err();
             assert!(e.to_string().contains(said), "{tail}: {e}");
-            assert_eq!(matches!(e, SysfsError::Unreadable(_)), readable, "{tail}");
+            assert!(matches!(e, SysfsError::Unreadable(_)), "{tail}");
         }
+        assert!(
+            zones(&format!("{MARKER}\n"))
+                .unwrap_err()
+                .to_string()
+                .contains("no thermal zone")
+        );
         assert!(zones("no marker").is_err());
     }
 }

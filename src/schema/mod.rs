@@ -27,7 +27,9 @@ pub use difference::{Cause, Difference};
 pub(crate) use identity::content_id;
 pub use lab::{Cell, DeviceVerdict, LabDevice, LabReport, LabRow, LabVerdict, UnreachableServer};
 pub(crate) use lab::{Column, verdict_of};
-pub(crate) use printed::{AbOutput, DiagnosticsOutput, FreezeOutput, ProbesOutput};
+pub(crate) use printed::{
+    AbOutput, DiagnosticsOutput, FreezeOutput, ProbeOnReleaseDoc, ProbesOutput,
+};
 pub use printed::{
     Imported, Point, Refused, RunListing, RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };

@@ -44,8 +44,23 @@ pub(crate) struct DiagnosticsOutput<'a> {
 pub(crate) struct ProbesOutput {
     /// `format::PROBES`.
     pub(crate) format_version: u32,
+    /// The release the probes were held against (`--api-level`): `OpenHarmony 4.1 (API 11)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) release: Option<String>,
     /// The catalog.
-    pub(crate) probes: Vec<ProbeRef>,
+    pub(crate) probes: Vec<ProbeOnReleaseDoc>,
+}
+
+/// One probe of `dwpipe probes --json`, and how it fares on the release asked about.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct ProbeOnReleaseDoc {
+    /// The probe.
+    #[serde(flatten)]
+    pub(crate) probe: ProbeRef,
+    /// What the release lets the shell read of it (with `--api-level`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) release: Option<crate::playbook::ProbeOnRelease>,
 }
 
 /// `dwpipe runs --json`.

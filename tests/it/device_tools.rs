@@ -101,11 +101,11 @@ fn a_suite_past_its_own_limit_fails_its_criterion_and_the_audit_goes_on() {
 #[test]
 fn a_trace_from_before_its_recording_began_is_stale() {
     let dir = frozen_example();
-    // Each cold start's trace runs from 10 s of uptime; say the device had been up 50 s when
-    // the recording began, as when `hitrace --trace_finish -o` wrote nothing and an earlier
-    // audit's file was pulled.
+    // Each cold start's trace runs from 10 s of the device's clock; say the reading `cat`
+    // started at 50 s when the recording began, as when `hitrace --trace_finish -o` wrote
+    // nothing and an earlier audit's file was pulled.
     let capture = edited(dir.path(), "stale", |t| {
-        t.replace("reply: \"9.50 66.50\\n\"", "reply: \"50.00 350.00\\n\"")
+        t.replace(" 1 0 950 9000000 ", " 1 0 5000 9000000 ")
     });
     replay_audit(dir.path(), &capture).status(1).run();
     let (result, evidence) = verdict(dir.path(), "P-01");
@@ -119,6 +119,22 @@ fn a_trace_from_before_its_recording_began_is_stale() {
         verdict(dir.path(), "P-02").0,
         CheckResult::Pass,
         "its own clock holds"
+    );
+    // A clock the shell refused: whether the trace is this visit's cannot be told.
+    let dir = frozen_example();
+    let capture = edited(dir.path(), "refused", |t| {
+        t.replace(
+            "reply: \"7001 (cat) R 1 1 0 0 -1 4194560 90 0 0 0 0 0 0 0 20 0 1 0 950 9000000 200 0 0 0\\n\"",
+            "reply: \"cat: /proc/self/stat: Permission denied\\n\"\n    status: 1",
+        )
+    });
+    replay_audit(dir.path(), &capture).status(1).run();
+    let (result, evidence) = verdict(dir.path(), "P-01");
+    assert_eq!(result, CheckResult::Unverified, "{evidence}");
+    assert!(
+        evidence
+            .contains("`cat /proc/self/stat` exited 1: cat: /proc/self/stat: Permission denied"),
+        "{evidence}"
     );
 }
 

@@ -34,6 +34,7 @@ mod readings;
 mod readme;
 mod real_hdc;
 mod records;
+mod releases;
 mod reports;
 mod resume;
 mod review;

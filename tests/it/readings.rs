@@ -67,9 +67,9 @@ fn evidence(report: &AuditReport, id: &str) -> String {
     report.check(id).check.evidence.clone()
 }
 
-/// perf.cpu is measured over the window dwpipe controls (2.5 s of device uptime here, from two
-/// reads of /proc) and says so; its unit is a share of every core unless the criterion asks
-/// for one core's.
+/// perf.cpu is measured over the window dwpipe controls (2.5 s of the device's clock here, the
+/// reading `cat`'s own start from /proc/self/stat) and says so; its unit is a share of every
+/// core unless the criterion asks for one core's.
 #[test]
 fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
     let dir = frozen_fixture("packs/cpu.yaml");
@@ -79,7 +79,7 @@ fn the_cpu_is_read_over_its_own_window_in_the_unit_the_criterion_names() {
     assert_eq!(report.actual("P-05"), Some("13%"));
     let runs = serde_json::to_string(&report.check("P-05").measurements[0].runs).unwrap();
     assert!(
-        runs.contains("over 2.500 s (device uptime 120.00 → 122.50 s)")
+        runs.contains("over 2.500 s (/proc/self/stat 120.00 → 122.50 s)")
             && runs.contains("13.00% of all cores (104.00% of one core)"),
         "{runs}"
     );
@@ -159,27 +159,63 @@ fn a_gpu_that_is_not_there_is_not_zero_percent() {
     }
 }
 
-/// The power is the phone's draw in the kernel's units with their sign: a small net current is
-/// µA, never mA; a charging battery is no draw; a plugged phone is measured only where the
-/// audit says how (`charging: off`), checked before the audit and read again at the visit;
-/// SmartPerf with developer mode off says so.
+/// The power is the phone's draw in OpenHarmony's units (mA, µV) with their sign: a current no
+/// phone draws in them (a µA device's, a net 5 mA), a voltage no Li-ion cell has, or one that
+/// is not BatteryService's unit is no reading; a charging battery is no draw; a plugged phone
+/// is measured only where the audit says how (`charging: off`), checked before the audit and
+/// read again at the visit; SmartPerf with developer mode off says so.
 #[test]
 fn power_is_the_phones_draw_not_its_charge() {
     let (dir, report) = resources();
     assert_eq!(report.actual("R-03"), Some("1600mW"));
-    let small = doctored(
-        dir.path(),
-        "notes-resources",
-        "small",
-        &[
-            ("currentNow=-350000", "currentNow=-5000"),
-            ("currentNow=-450000", "currentNow=-5000"),
-            ("currentNow=-400000", "currentNow=-5000"),
-        ],
+    assert!(
+        evidence(&report, "R-03")
+            .contains("BatteryService's nowCurrent -400 mA as the sampling began agrees in unit"),
+        "{report:?}"
     );
-    let (_, report, _) = audited(dir.path(), &small, "small-out", &[]);
-    let report = report.unwrap_or_else(|| panic!("no report"));
-    assert_eq!(report.actual("R-03"), Some("20mW"), "5 mA at 4 V");
+    let samples = [
+        "currentNow=-350\\n",
+        "currentNow=-450\\n",
+        "currentNow=-400\\n",
+    ];
+    let each = |to: &'static str| -> Vec<(&'static str, &'static str)> {
+        samples.iter().map(|from| (*from, to)).collect()
+    };
+    for (name, edits, said) in [
+        // The Linux ABI's µA, which OpenHarmony's driver does not use: 400 A is no phone's.
+        (
+            "micro",
+            each("currentNow=-400000\\n"),
+            "outside what the device can report",
+        ),
+        // 5 mA at 4 V: 20 mW is not a phone with its screen on.
+        (
+            "small",
+            each("currentNow=-5\\n"),
+            "is 20 mW, not what a phone draws",
+        ),
+        // A 4 mV battery.
+        (
+            "millivolts",
+            vec![("voltageNow=4000000", "voltageNow=4000")],
+            "outside a Li-ion cell's range",
+        ),
+        // BatteryService reads its current a thousandfold apart: not one unit.
+        (
+            "units",
+            vec![("nowCurrent: -400 ", "nowCurrent: -400000 ")],
+            "the two are not one unit on this device",
+        ),
+    ] {
+        let capture = doctored(dir.path(), "notes-resources", name, &edits);
+        let (_, report, _) = audited(dir.path(), &capture, &format!("{name}-out"), &[]);
+        let report = report.unwrap_or_else(|| panic!("no report"));
+        assert_eq!(report.result("R-03"), CheckResult::Unverified, "{name}");
+        assert!(
+            evidence(&report, "R-03").contains(said),
+            "{name}: {report:?}"
+        );
+    }
     let battery = "chargingStatus: 0 \\nhealthState: 1 \\npluggedType: 0 ";
     let charging = doctored(
         dir.path(),
@@ -190,7 +226,7 @@ fn power_is_the_phones_draw_not_its_charge() {
                 battery,
                 "chargingStatus: 1 \\nhealthState: 1 \\npluggedType: 2 ",
             ),
-            ("currentNow=-350000", "currentNow=350000"),
+            ("currentNow=-350\\n", "currentNow=350\\n"),
         ],
     );
     let (_, report, _) = audited(dir.path(), &charging, "charging-out", &[]);
@@ -252,69 +288,70 @@ fn power_is_the_phones_draw_not_its_charge() {
     );
 }
 
-/// The hottest zone is the visit's: read live from sysfs; where the shell cannot read sysfs,
-/// from ThermalService's report only when it changed during the visit (the driver's last poll
-/// may be older than the visit).
+/// The hottest zone says which source stood and how old it can be: sysfs read live where the
+/// shell may read it (a vendor's policy; a zone that errors is that zone not read), else
+/// ThermalService's report, its driver's last poll, at most one polling interval old.
 #[test]
-fn a_temperature_is_never_older_than_its_visit() {
+fn a_temperature_says_its_source_and_its_age() {
     let (dir, report) = resources();
-    assert_eq!(report.actual("R-04"), Some("41.5°C"));
-    assert!(evidence(&report, "R-04").contains("read live from sysfs"));
-    let denied = "/sys/class/thermal/thermal_zone0 soc_thermal 41500\\n/sys/class/thermal/thermal_zone1 shell_front 36000\\n";
-    let no_sysfs = "/sys/class/thermal/thermal_zone0 cat: /sys/class/thermal/thermal_zone0/type: Permission denied\\n";
-    let refreshed = doctored(
+    // 5.0 under OpenHarmony's policy: no sysfs zone lists; the report changed meanwhile.
+    assert_eq!(report.actual("R-04"), Some("41°C"));
+    let said = evidence(&report, "R-04");
+    assert!(
+        said.contains("source: ThermalService's report at the visit's end, its driver's last poll, refreshed during the visit: at most 30 s old")
+            && said.contains("the shell could not list /sys/class/thermal"),
+        "{said}"
+    );
+    // A vendor's policy lets the shell read the zones: read live, one flaky zone left out.
+    let unlisted = "cat: /sys/class/thermal/thermal_zone*/type: No such file or directory\\ncat: /sys/class/thermal/thermal_zone*/temp: No such file or directory\\n/sys/class/thermal/thermal_zone*\\n";
+    let live = doctored(
         dir.path(),
         "notes-resources",
-        "report",
-        &[(denied, no_sysfs)],
+        "live",
+        &[(
+            unlisted,
+            "/sys/class/thermal/thermal_zone0 soc_thermal 41500\\ncat: /sys/class/thermal/thermal_zone1/temp: I/O error\\n/sys/class/thermal/thermal_zone1 gpu\\n/sys/class/thermal/thermal_zone2 shell_front 36000\\n",
+        )],
     );
-    let (_, report, _) = audited(dir.path(), &refreshed, "report-out", &[]);
+    let (_, report, _) = audited(dir.path(), &live, "live-out", &[]);
+    let report = report.unwrap_or_else(|| panic!("no report"));
+    assert_eq!(report.actual("R-04"), Some("41.5°C"));
+    let said = evidence(&report, "R-04");
+    assert!(
+        said.contains("source: sysfs, read live at the visit's end: hottest of 2 zone(s)")
+            && said.contains("not read: `cat: /sys/class/thermal/thermal_zone1/temp: I/O error`"),
+        "{said}"
+    );
+    // The same report at the start and the end: still the driver's last poll, its age bound
+    // said (a stable phone is read).
+    let stable = doctored(
+        dir.path(),
+        "notes-resources",
+        "stable",
+        &[(
+            "Type: soc_thermal\\nTemperature: 36500\\nType: shell_front\\nTemperature: 33000",
+            "Type: soc_thermal\\nTemperature: 41000\\nType: shell_front\\nTemperature: 36000",
+        )],
+    );
+    let (_, report, _) = audited(dir.path(), &stable, "stable-out", &[]);
     let report = report.unwrap_or_else(|| panic!("no report"));
     assert_eq!(report.actual("R-04"), Some("41°C"));
     assert!(
-        evidence(&report, "R-04").contains("refreshed during the visit"),
-        "{report:?}"
-    );
-    // The same report at the start and the end: possibly older than the visit.
-    let frozen = doctored(
-        dir.path(),
-        "notes-resources",
-        "frozen",
-        &[
-            (denied, no_sysfs),
-            (
-                "Type: soc_thermal\\nTemperature: 36500\\nType: shell_front\\nTemperature: 33000",
-                "Type: soc_thermal\\nTemperature: 41000\\nType: shell_front\\nTemperature: 36000",
-            ),
-        ],
-    );
-    let (_, report, _) = audited(dir.path(), &frozen, "frozen-out", &[]);
-    let report = report.unwrap_or_else(|| panic!("no report"));
-    assert_eq!(report.result("R-04"), CheckResult::Unverified);
-    assert!(
-        evidence(&report, "R-04").contains("may be older than the visit"),
+        evidence(&report, "R-04").contains("unchanged since the visit began: at most 30 s old"),
         "{report:?}"
     );
 }
 
-/// The screen lock is read on every release (before 5.1 its line has no user id), and what
-/// BatteryService prints when it could not read a value is unknown, never a number.
+/// The screen lock is read on every release (before 5.1 its line has no user id; from 5.1 the
+/// foreground user's line decides), and what BatteryService prints when it could not read a
+/// value, or its driver's fallbacks, is unknown, never a number or a state.
 #[test]
 fn state_readings_hold_on_every_release() {
     let dir = crate::support::frozen_example();
-    // 3.2 to 5.0.3: `screenLocked \t\t<state>\t\twhether there is lock screen status`.
-    let lock_5_0 = doctored(
-        dir.path(),
-        "notes-pass",
-        "lock-5.0",
-        &[(
-            " * deviceLocked  \\t\\tfalse\\t\\t100\\n * screenLocked  \\t\\tfalse\\t\\t100\\n",
-            " * deviceLocked  \\t\\tfalse\\t\\twhether there is device locked\\n * screenLocked  \\t\\tfalse\\t\\twhether there is lock screen status\\n",
-        )],
-    );
+    // 3.2 to 5.0.3 (the bundled phone, API 12): `screenLocked \t\t<state>\t\twhether …`.
     let (code, _, said) = audited(
         dir.path(),
-        &lock_5_0,
+        &repo("device-fixtures/notes-pass"),
         "lock-out",
         &["--require", "screen-lock: off"],
     );
@@ -333,6 +370,13 @@ fn state_readings_hold_on_every_release() {
             "`capacity: 0`",
         ),
         ("present: 1 ", "present: 0 ", "battery >= 10%", "no battery"),
+        // 5.0+ with the battery driver down: its placeholders are no state.
+        (
+            "temperature: 300 ",
+            "temperature: 100 ",
+            "charging: off",
+            "`chargingStatus: 0` beside `temperature: 100`",
+        ),
     ] {
         let capture = doctored(
             dir.path(),
@@ -374,7 +418,7 @@ fn inspect_shows_what_the_audit_reads_and_why_not() {
             "thermal",
             &visit("temperature/thermal.txt"),
         ])
-        .stdout_contains("read live from sysfs:")
+        .stdout_contains("sysfs: not read: the shell could not list /sys/class/thermal")
         .stdout_contains("soc_thermal")
         .run();
     Test::new(dir.path())

@@ -490,7 +490,7 @@ fn a_reading_that_cannot_be_read_is_unverified_with_its_line_quoted() {
     let doctored = transcript
         .replacen("gpuLoad=40.000000", "gpuLoad=-282.000000", 1)
         .replacen("gpuLoad=45.000000", "gpuLoad=95,000000", 1)
-        .replacen("soc_thermal 41500", "soc_thermal 99000x", 1);
+        .replacen("Temperature: 41000", "Temperature: 99000x", 1);
     assert_ne!(doctored, transcript);
     fs::write(capture.join("transcript.yaml"), doctored).unwrap();
     let Ran { stderr, .. } = crate::support::replay_audit(dir.path(), &capture)
@@ -499,7 +499,7 @@ fn a_reading_that_cannot_be_read_is_unverified_with_its_line_quoted() {
     let report = crate::support::first_audit(dir.path());
     for (criterion, quoted) in [
         ("R-01", "gpuLoad=-282.000000"),
-        ("R-04", "soc_thermal 99000x"),
+        ("R-04", "Temperature: 99000x"),
     ] {
         let check = &crate::support::Audited::check(&report, criterion).check;
         assert_eq!(

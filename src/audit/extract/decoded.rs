@@ -73,16 +73,20 @@ impl<'a> Decoded<'a> {
         })
     }
 
-    /// `analysis` of the trace `name`, unless it ends before the device's uptime its
-    /// recording began at (kept beside it, [`clock_file`]); a visit recorded before dwpipe
-    /// kept that clock is taken as it is.
+    /// `analysis` of the trace `name`, unless it ends before the device's clock its
+    /// recording began at (kept beside it, [`clock_file`]), or that clock does not read (then
+    /// whether the trace is this visit's cannot be told); a visit recorded before dwpipe kept
+    /// that clock is taken as it is.
     fn fresh(&self, name: &str, analysis: Analysis) -> Result<Analysis, ExtractError> {
         let Some(path) = self.files.get(&clock_file(name)) else {
             return Ok(analysis);
         };
         let text = String::from_utf8_lossy(&read(path)?).into_owned();
-        let Some(began_ns) = uptime_ns(&text) else {
-            return Ok(analysis);
+        let Some(began_ns) = clock_ns(&text) else {
+            return Err(ExtractError::Unmeasured(format!(
+                "the device's clock before the trace began did not read (`{}`): whether the trace is this visit's, not a file an earlier run left, cannot be told",
+                crate::text::one_line(&text, 120)
+            )));
         };
         match analysis.last_ns {
             Some(ends) if ends < began_ns => Err(ExtractError::StaleTrace {
@@ -162,16 +166,22 @@ impl<'a> Decoded<'a> {
     }
 }
 
-/// The file that keeps the device's uptime at the start of the trace `trace`
+/// The file that keeps the device's clock at the start of the trace `trace`
 /// (`trace.ftrace` → `trace.clock`, `step-02.ftrace` → `step-02.clock`).
 pub(crate) fn clock_file(trace: &str) -> String {
     format!("{}.clock", trace.strip_suffix(".ftrace").unwrap_or(trace))
 }
 
-/// `/proc/uptime`'s first field (seconds since boot, the clock hitrace stamps events with) in
-/// nanoseconds.
-pub(super) fn uptime_ns(text: &str) -> Option<u64> {
-    let seconds = text.split_whitespace().next()?;
+/// The device's clock a clock file keeps, in nanoseconds since boot: the start of the `cat`
+/// that read `/proc/self/stat` (field 22, ticks of USER_HZ, 100 a second), or in a visit
+/// recorded before dwpipe read that, `/proc/uptime`'s first field (seconds).
+pub(super) fn clock_ns(text: &str) -> Option<u64> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    if let Some((_, fields)) = line.rsplit_once(')') {
+        let start: u64 = fields.split_whitespace().nth(22 - 3)?.parse().ok()?;
+        return start.checked_mul(10_000_000);
+    }
+    let seconds = line.split_whitespace().next()?;
     let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
     let whole: u64 = whole.parse().ok()?;
     let digits = fraction.get(..fraction.len().min(9))?;

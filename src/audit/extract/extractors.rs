@@ -55,9 +55,18 @@ pub fn extract(
         }
         Extractor::Cpu => {
             let cpu = proc_cpu::proc_cpu(&evidence.text(Evidence::Cpu)?)?;
-            let value = match probe.cpu {
-                CpuShare::AllCores => cpu.all_cores_percent,
-                CpuShare::OneCore => (cpu.one_core_percent() * 100.0).round() / 100.0,
+            let value = match (probe.cpu, cpu.all_cores_percent) {
+                (CpuShare::AllCores, Some(all)) => all,
+                (CpuShare::AllCores, None) => {
+                    return Err(ExtractError::Unmeasured(format!(
+                        "the share of all cores needs every core's ticks, and {}: OpenHarmony's policy lets the hdc shell read /proc/stat on 3.2 and on 5.0 and later, not on 4.0 user builds or 4.1 (`dwpipe probes --api-level N`); the share of one core was {:.2}% (`metric: one-core`)",
+                        cpu.all_cores_unread
+                            .as_deref()
+                            .unwrap_or("/proc/stat did not read"),
+                        cpu.one_core_percent
+                    )));
+                }
+                (CpuShare::OneCore, _) => cpu.one_core_percent,
             };
             number(value, cpu.evidence())
         }
@@ -136,8 +145,9 @@ fn power(evidence: &Decoded<'_>) -> Result<Reading, ExtractError> {
     let battery = hidumper::battery(&evidence.text(Evidence::Battery)?)?;
     super::resources::drawing_from_battery(&battery, evidence.context.charging_off)?;
     let power = sp_daemon::power(&evidence.text(Evidence::Power)?)?;
+    let checked = power.against_battery(battery.now_current_ma)?;
     let detail = format!(
-        "SmartPerf, {} sample(s): {} mA drawn from the battery at {} V; the battery {} ({} plugged) as the visit began (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",
+        "SmartPerf, {} sample(s): {} mA drawn from the battery at {} V (currentNow in mA, voltageNow in µV, as OpenHarmony documents them; {checked}); the battery {} ({} plugged) as the visit began (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",
         power.samples,
         power.current_ma,
         power.voltage_v,

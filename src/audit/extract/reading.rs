@@ -63,12 +63,12 @@ pub enum ExtractError {
     /// The trace pulled ends before its recording began: a file an earlier run left on the
     /// device (`hitrace --trace_finish -o` exits 0 having written nothing).
     #[error(
-        "the trace ends at {ends_s:.3} s of device uptime, before its recording began ({began_s:.3} s): a file left by an earlier run, not this one's"
+        "the trace ends at {ends_s:.3} s of the device's clock, before its recording began ({began_s:.3} s): a file left by an earlier run, not this one's"
     )]
     StaleTrace {
         /// The latest event's clock, in seconds.
         ends_s: f64,
-        /// The device's uptime just before the recording began, in seconds.
+        /// The device's clock just before the recording began, in seconds.
         began_s: f64,
     },
     /// Fewer than two frames were presented.

@@ -1,5 +1,5 @@
 //! What makes a resource reading the visit's, beyond its parser: a battery draw measured
-//! while the phone drew from its battery, and a temperature no older than the visit.
+//! while the phone drew from its battery, and a temperature whose source and age are said.
 
 use super::ExtractError;
 use crate::probe::hidumper::{self, Battery};
@@ -30,10 +30,16 @@ pub(super) fn drawing_from_battery(
     }
 }
 
-/// The hottest zone at the visit's end, in °C, and how it was read: from sysfs (read live)
-/// when every zone there read; else from ThermalService's report, only when it changed during
-/// the visit (a report that did not is its driver's last poll, possibly older than the visit:
-/// 30 s in the reference config, frozen on a non-user build).
+/// How old ThermalService's report can be: its driver's polling interval, 30 s in
+/// OpenHarmony's reference config (`thermal_hdi_config.xml`, `<group name="actual"
+/// interval="30000">`); the temperature session reads it 30 s after the visit began.
+const THERMAL_POLL_S: u32 = 30;
+
+/// The hottest zone at the visit's end, in °C, and how it was read, naming the source that
+/// stood: sysfs read live where the shell may read it (a vendor's policy; OpenHarmony's lets
+/// it read none), the zones that read; else ThermalService's report, its driver's last poll:
+/// refreshed during the visit when it changed, and otherwise at most one polling interval
+/// old, that bound recorded.
 pub(super) fn hottest_zone(start: &str, end: &str) -> Result<(f64, String), ExtractError> {
     let celsius = |value: i64| {
         // Zones print m°C (a phone is never at 1000 °C); a small value is in °C already.
@@ -44,16 +50,22 @@ pub(super) fn hottest_zone(start: &str, end: &str) -> Result<(f64, String), Extr
         }
     };
     match sysfs::zones(end) {
-        Ok(zones) => {
-            let hottest = zones
+        Ok(read) => {
+            let hottest = read
+                .zones
                 .iter()
                 .max_by_key(|z| z.temperature)
                 .expect("zones returns at least one zone");
+            let unread = if read.unread.is_empty() {
+                String::new()
+            } else {
+                format!("; not read: {}", read.unread.join(", "))
+            };
             Ok((
                 celsius(hottest.temperature),
                 format!(
-                    "hottest of {} zone(s), read live from sysfs at the visit's end: {} ({}) at {}",
-                    zones.len(),
+                    "source: sysfs, read live at the visit's end: hottest of {} zone(s), {} ({}) at {}{unread}",
+                    read.zones.len(),
                     hottest.zone,
                     hottest.node,
                     hottest.temperature
@@ -67,11 +79,15 @@ pub(super) fn hottest_zone(start: &str, end: &str) -> Result<(f64, String), Extr
         Err(sysfs::SysfsError::NotReadable(no_sysfs)) => {
             let zones = hidumper::thermal_zones(end)?;
             let before = hidumper::thermal_zones(start)?;
-            if before == zones {
-                return Err(ExtractError::Unmeasured(format!(
-                    "sysfs's zones were not readable ({no_sysfs}), and ThermalService reported the same values as the visit began and 30 s later: its report is its driver's last poll (every 30 s in the reference config; a non-user build can freeze it), so it may be older than the visit"
-                )));
-            }
+            let age = if before == zones {
+                format!(
+                    "its driver's last poll, unchanged since the visit began: at most {THERMAL_POLL_S} s old (the polling interval of OpenHarmony's reference thermal_hdi_config.xml; a vendor's driver may poll otherwise)"
+                )
+            } else {
+                format!(
+                    "its driver's last poll, refreshed during the visit: at most {THERMAL_POLL_S} s old"
+                )
+            };
             let hottest = zones
                 .iter()
                 .max_by_key(|z| z.temperature)
@@ -79,7 +95,7 @@ pub(super) fn hottest_zone(start: &str, end: &str) -> Result<(f64, String), Extr
             Ok((
                 celsius(hottest.temperature),
                 format!(
-                    "hottest of {} zone(s) in ThermalService's report, refreshed during the visit (sysfs: {no_sysfs}): {} at {}",
+                    "source: ThermalService's report at the visit's end, {age} (sysfs: {no_sysfs}): hottest of {} zone(s), {} at {}",
                     zones.len(),
                     hottest.zone,
                     hottest.temperature

@@ -76,3 +76,90 @@ fn an_unknown_state_never_meets_a_precondition() {
     assert!(fine.against(&required("charging: off")).is_ok());
     assert!(fine.against(&required("hottest-zone < 45000")).is_ok());
 }
+
+/// BatteryService's fallbacks with its driver down (5.0+: `temperature: 100`; 6.0:
+/// `chargingStatus: 0`, `pluggedType: 0`) are no state: `charging: off` is not met on them.
+#[test]
+fn the_battery_drivers_fallbacks_are_unknown() {
+    let down = parse(&render(80, 0, 100, false, 60));
+    assert_eq!(
+        (
+            down.battery_percent,
+            down.charging.as_deref(),
+            down.plugged.as_deref(),
+            down.battery_temperature_c
+        ),
+        (Some(80), None, None, None)
+    );
+    assert_eq!(down.unread.len(), 3, "{:?}", down.unread);
+    assert!(
+        down.unread
+            .iter()
+            .any(|u| u.contains("INVALID_BATT_TEMP_VALUE"))
+    );
+    assert!(
+        down.unread
+            .iter()
+            .any(|u| u.contains("`chargingStatus: 0` beside `temperature: 100`"))
+    );
+    let why = down
+        .against(&Required {
+            condition: "charging: off".to_owned(),
+            by: "--require".to_owned(),
+        })
+        .unwrap_err();
+    assert!(why.contains("not ready: unknown"), "{why}");
+    // 10.1 °C is a cold battery, not the placeholder; a discharging battery reads so.
+    let cold = parse(&render(80, 0, 101, false, 60));
+    assert_eq!(
+        (cold.charging.as_deref(), cold.battery_temperature_c),
+        (Some("discharging"), Some(10.1))
+    );
+}
+
+/// 5.1+ prints one lock line a user: the foreground user's decides, never any user's.
+#[test]
+fn the_foreground_users_lock_decides() {
+    let two_users = |foreground: &str| {
+        render(90, 0, 300, false, 60)
+            .replace(
+                " * screenLocked  \t\tfalse\t\t100\n",
+                " * screenLocked  \t\tfalse\t\t100\n * screenLocked  \t\ttrue\t\t101\n",
+            )
+            .replace(
+                "    ID: 100\n",
+                &format!(
+                    "    ID: 101\n    \tisForeground: {}\n    ID: 100\n",
+                    u8::from(foreground == "101")
+                ),
+            )
+            .replace(
+                "\tisForeground: 1\n    \tdispalyId",
+                &format!(
+                    "\tisForeground: {}\n    \tdispalyId",
+                    u8::from(foreground == "100")
+                ),
+            )
+    };
+    // User 100 in front and unlocked; a private space (101) locked behind it.
+    assert_eq!(parse(&two_users("100")).screen_locked, Some(false));
+    assert_eq!(parse(&two_users("101")).screen_locked, Some(true));
+    // Nobody said who is in front: unknown, with both users' states.
+    let unknown = parse(&two_users("none"));
+    assert_eq!(unknown.screen_locked, None);
+    assert!(
+        unknown
+            .unread
+            .iter()
+            .any(|u| u.contains("user 100 unlocked, user 101 locked")
+                && u.contains("foreground user was not read")),
+        "{:?}",
+        unknown.unread
+    );
+    // Before 5.1: one line, no user.
+    let old = render(90, 0, 300, false, 60).replace(
+        " * screenLocked  \t\tfalse\t\t100\n",
+        " * screenLocked  \t\ttrue\t\twhether there is lock screen status\n",
+    );
+    assert_eq!(parse(&old).screen_locked, Some(true));
+}

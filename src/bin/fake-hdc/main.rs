@@ -31,7 +31,9 @@ use dwpipe::input::parse_duration;
 
 mod apps;
 mod devices;
+mod line;
 mod phone;
+mod policy;
 mod screens;
 mod serve;
 mod state;

@@ -179,8 +179,12 @@ impl Screens {
                 }
                 Some(String::new())
             }
-            // Booted half a second before the first call: every trace it writes is later.
-            ["cat", "/proc/uptime"] => Some("0.50 3.50\n".to_owned()),
+            // Booted half a second before the first call (the reading `cat` started 50 ticks
+            // after boot): every trace it writes is later.
+            ["cat", "/proc/self/stat"] => Some(
+                "7001 (cat) R 1 1 0 0 -1 4194560 90 0 0 0 0 0 0 0 20 0 1 0 50 9000000 200 0 0 0\n"
+                    .to_owned(),
+            ),
             ["hitrace", .., "--trace_begin"] => Some(String::new()),
             ["hitrace", "--trace_finish", "-o", remote] => {
                 now.files

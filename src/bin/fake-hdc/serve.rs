@@ -214,8 +214,17 @@ pub(super) fn serve(
         None => {}
     }
     match operation {
-        Operation::Shell(_) => {
-            let mut reply = exchange.reply.clone();
+        Operation::Shell(command) => {
+            // Answered as a production phone of the capture's release answers it.
+            let (mut reply, status) = match crate::policy::production(
+                capture.info.api_level,
+                command.as_str(),
+                &exchange.reply,
+                exchange.status,
+            ) {
+                Ok(answer) => answer,
+                Err(e) => return format!("[Fail]fake-hdc: {e}\r\n"),
+            };
             if exchange.flood > 0 {
                 // Streamed, so the fake itself never holds the flood in memory.
                 let _ = std::io::stdout().write_all(reply.as_bytes());
@@ -230,7 +239,7 @@ pub(super) fn serve(
                 }
                 reply = "\n".to_owned();
             }
-            format!("{reply}{SENTINEL}{}\n", exchange.status)
+            format!("{reply}{SENTINEL}{status}\n")
         }
         Operation::Pull(_) => match local {
             Some(local) => match capture.copy_verified(index, exchange, Path::new(local)) {

@@ -189,9 +189,11 @@ fn thermal(text: &str) -> Result<Shown, Refused> {
         Ok(live) => {
             human.push("read live from sysfs:".to_owned());
             human.extend(
-                live.iter()
+                live.zones
+                    .iter()
                     .map(|z| format!("  {:<24} {} ({})", z.zone, z.temperature, z.node)),
             );
+            human.extend(live.unread.iter().map(|why| format!("  not read: {why}")));
         }
         Err(why) if text.contains(crate::probe::sysfs::MARKER) => {
             human.push(format!("sysfs: not read: {why}"));

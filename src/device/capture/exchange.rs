@@ -109,6 +109,20 @@ pub enum Operation {
     Visit(String),
 }
 
+impl Operation {
+    /// Whether a recorded call answers `asked`: the same call, or an older form of one of the
+    /// questions dwpipe asks every device itself (its clock, its state), which a capture
+    /// recorded before the question changed holds in its place.
+    pub fn answers(&self, asked: &Operation) -> bool {
+        match (self, asked) {
+            (Operation::Shell(recorded), Operation::Shell(asked)) => {
+                recorded == asked || super::super::state::older_form(recorded, asked)
+            }
+            _ => self == asked,
+        }
+    }
+}
+
 impl std::fmt::Display for Operation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

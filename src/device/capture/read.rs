@@ -140,7 +140,7 @@ impl Capture {
             )));
         };
         match &exchange.operation {
-            Some(recorded) if recorded == operation => Ok(exchange),
+            Some(recorded) if recorded.answers(operation) => Ok(exchange),
             Some(recorded) => Err(mismatch(format!(
                 "expected `{recorded}`, got `{operation}`"
             ))),
@@ -153,9 +153,12 @@ impl Capture {
     /// another order than the capture's (an A/B session's blocks and warm-ups).
     pub fn next_answering(&self, from: usize, operation: &Operation) -> Option<usize> {
         let n = self.exchanges.len();
-        (0..n)
-            .map(|i| (from + i) % n)
-            .find(|&i| self.exchanges[i].operation.as_ref() == Some(operation))
+        (0..n).map(|i| (from + i) % n).find(|&i| {
+            self.exchanges[i]
+                .operation
+                .as_ref()
+                .is_some_and(|recorded| recorded.answers(operation))
+        })
     }
 
     /// Copies a pulled file into `local`, streamed, checking it against its recorded SHA-256

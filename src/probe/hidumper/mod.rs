@@ -10,8 +10,8 @@ mod windows;
 pub use cpu::{CpuUsage, cpu_usage};
 pub use memory::{MemoryTotal, memory_total};
 pub use state::{
-    Battery, Brightness, PowerState, ThermalZone, battery, brightness, power_state, screen_locked,
-    thermal_zones,
+    Battery, Brightness, PowerState, ThermalZone, battery, brightness, foreground_user,
+    power_state, screen_locked, thermal_zones,
 };
 pub use windows::{Window, WindowTable, windows};
 

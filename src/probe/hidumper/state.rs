@@ -17,7 +17,11 @@ use super::{DumpError, re, require_block};
 /// The battery, as BatteryService prints it (`battery_dump.cpp`: one `key: %d` a line, the
 /// same on every release). What it prints when it could not read a value is no value: its
 /// fields start at `capacity: 0` and `temperature: -1` (`INVALID_BATT_INT_VALUE`), and
-/// `present: 0` is a board with no battery. Each is unknown, with why in `unknown`.
+/// `present: 0` is a board with no battery. Since 5.0, with its driver (the battery HDI) down,
+/// it prints `temperature: 100` (`INVALID_BATT_TEMP_VALUE`, never a reading) and, since 6.0,
+/// `chargingStatus: 0` and `pluggedType: 0` for states it never read: with the temperature's
+/// placeholder there, those are unknown too (research/device-tools-3.md D6). Each is unknown,
+/// with why in `unknown`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Battery {
     /// `capacity`: the charge, in percent (never 0: a phone at 0 % is off).
@@ -28,9 +32,14 @@ pub struct Battery {
     pub plugged: Option<&'static str>,
     /// `temperature`, printed in tenths of a degree Celsius, in °C.
     pub temperature_c: Option<f64>,
+    /// `nowCurrent`, mA (OpenHarmony's API unit), as the service read it.
+    pub now_current_ma: Option<i64>,
     /// Each value that is unknown, and why.
     pub unknown: Vec<String>,
 }
+
+/// What BatteryService prints for the temperature when its driver does not answer (5.0+).
+const DRIVER_DOWN_TEMPERATURE: i64 = 100;
 
 /// The power state, as PowerManagerService prints it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -65,8 +74,13 @@ static AUTO_BRIGHTNESS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^Auto Adjust Brightness: (ON|OFF)"));
 /// ` * screenLocked \t\t<true|false>\t\t<user id>` (5.1 and later, one line a user), or
 /// `… <true|false>\t\twhether there is lock screen status` (3.2 to 5.0.3: no user).
-static SCREEN_LOCKED: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)^\s*\*\s*screenLocked\s+(true|false)(?:\s|$)"));
+static SCREEN_LOCKED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?m)^\s*\*\s*screenLocked\s+(true|false)(?:[ \t]+(\d+))?[ \t]*(?:\S.*)?$")
+});
+/// AccountMgr's `-os_account_infos`: `ID: <id>` and, a few lines on, `\tisForeground: 1|0`
+/// (`os_account_manager_service.cpp` `DumpStateByAccounts`, 5.1 and later).
+static ACCOUNT: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*ID:\s*(\d+)\s*$"));
+static FOREGROUND: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*isForeground:\s*([01])\s*$"));
 
 /// Reads `hidumper -s 3308 -a -a` (DisplayPowerManagerService).
 pub fn brightness(dump: &str) -> Result<Brightness, DumpError> {
@@ -83,18 +97,80 @@ pub fn brightness(dump: &str) -> Result<Brightness, DumpError> {
     })
 }
 
-/// Reads `hidumper -s 3704 -a -all` (ScreenlockService): whether any user's screen is locked
+/// Reads `hidumper -s 200 -a -os_account_infos` (AccountMgr): the foreground user, when
+/// exactly one account says it is.
+pub fn foreground_user(dump: &str) -> Option<u32> {
+    let ids: Vec<(usize, u32)> = ACCOUNT
+        .captures_iter(dump)
+        .filter_map(|c| Some((c.get(0)?.start(), c[1].parse().ok()?)))
+        .collect();
+    let mut foreground = FOREGROUND
+        .captures_iter(dump)
+        .filter(|c| &c[1] == "1")
+        .map(|c| {
+            let at = c.get(0).map_or(0, |m| m.start());
+            // The account whose `ID:` line comes last before it.
+            ids.iter()
+                .rev()
+                .find(|(start, _)| *start < at)
+                .map(|(_, id)| *id)
+        });
+    match (foreground.next(), foreground.next()) {
+        (Some(one), None) => one,
+        _ => None,
+    }
+}
+
+/// Reads `hidumper -s 3704 -a -all` (ScreenlockService): whether the screen is locked
 /// (`theme_screenlock_mgr`'s `RegisterDumpCommand`: one line on 3.2–5.0.3, one a user since
-/// 5.1).
-pub fn screen_locked(dump: &str) -> Result<bool, DumpError> {
+/// 5.1). Where users' lines disagree, the foreground user's line decides (`foreground`, from
+/// AccountMgr); not knowing it, the lock is unknown — a second user's locked screen (a private
+/// space) is not the screen the app is audited on.
+pub fn screen_locked(dump: &str, foreground: Option<u32>) -> Result<bool, DumpError> {
     if let Some(error) = super::HIDUMPER_ERROR.captures(dump) {
         return Err(DumpError::Hidumper(error[1].trim().to_owned()));
     }
-    let mut users = SCREEN_LOCKED.captures_iter(dump).peekable();
-    if users.peek().is_none() {
+    let lines: Vec<(bool, Option<u32>)> = SCREEN_LOCKED
+        .captures_iter(dump)
+        .map(|c| {
+            (
+                &c[1] == "true",
+                c.get(2).and_then(|u| u.as_str().parse().ok()),
+            )
+        })
+        .collect();
+    let Some(&(first, _)) = lines.first() else {
         return Err(DumpError::Empty("no ` * screenLocked` line".to_owned()));
+    };
+    if lines.iter().all(|(locked, _)| *locked == first) {
+        return Ok(first);
     }
-    Ok(users.any(|c| &c[1] == "true"))
+    let users = || {
+        lines
+            .iter()
+            .map(|(locked, user)| {
+                let state = if *locked { "locked" } else { "unlocked" };
+                user.map_or_else(|| state.to_owned(), |u| format!("user {u} {state}"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match foreground {
+        Some(user) => lines
+            .iter()
+            .find(|(_, u)| *u == Some(user))
+            .map(|(locked, _)| *locked)
+            .ok_or_else(|| {
+                DumpError::Empty(format!(
+                    "the users' screens differ ({}) and the foreground user {user} has no line",
+                    users()
+                ))
+            }),
+        None => Err(DumpError::Empty(format!(
+            "the users' screens differ ({}) and the foreground user was not read (AccountMgr's `isForeground`)",
+            users()
+        ))),
+    }
 }
 
 static FIELD: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*([A-Za-z]+):\s*(-?\d+)\s*$"));
@@ -121,9 +197,17 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
             charging: None,
             plugged: None,
             temperature_c: None,
+            now_current_ma: None,
             unknown: vec!["`present: 0`: the device has no battery".to_owned()],
         });
     }
+    // The driver's placeholder temperature: what else reads 0 was never read either.
+    let driver_down = field("temperature") == Some(DRIVER_DOWN_TEMPERATURE);
+    let placeholder = |key: &str| {
+        format!(
+            "`{key}: 0` beside `temperature: {DRIVER_DOWN_TEMPERATURE}`: BatteryService's fallbacks when its battery driver does not answer, not a state it read"
+        )
+    };
     let capacity = match field("capacity") {
         Some(0) => {
             unknown.push("`capacity: 0`: what BatteryService prints when it cannot read the charge (a phone at 0 % is off)".to_owned());
@@ -141,6 +225,10 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
     };
     // battery_info.h: BatteryChargeState and BatteryPluggedType.
     let charging = match field("chargingStatus") {
+        Some(0) if driver_down => {
+            unknown.push(placeholder("chargingStatus"));
+            None
+        }
         Some(0) => Some("discharging"),
         Some(1) => Some("charging"),
         Some(2) => Some("not-charging"),
@@ -154,6 +242,10 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
         }
     };
     let plugged = match field("pluggedType") {
+        Some(0) if driver_down => {
+            unknown.push(placeholder("pluggedType"));
+            None
+        }
         Some(0) => Some("none"),
         Some(1) => Some("ac"),
         Some(2) => Some("usb"),
@@ -174,6 +266,12 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
             );
             None
         }
+        Some(DRIVER_DOWN_TEMPERATURE) => {
+            unknown.push(format!(
+                "`temperature: {DRIVER_DOWN_TEMPERATURE}`: INVALID_BATT_TEMP_VALUE, what BatteryService prints when its battery driver does not answer"
+            ));
+            None
+        }
         Some(t) if (-400..=1500).contains(&t) => Some(t as f64 / 10.0),
         Some(t) => {
             unknown.push(format!(
@@ -191,6 +289,7 @@ pub fn battery(dump: &str) -> Result<Battery, DumpError> {
         charging,
         plugged,
         temperature_c,
+        now_current_ma: field("nowCurrent"),
         unknown,
     })
 }

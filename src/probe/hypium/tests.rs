@@ -170,3 +170,34 @@ fn suites_cases_and_expected_cases() {
         Some("1 case(s) reported a result, the summary line says 2 run")
     );
 }
+
+/// The summary and the cases' codes disagree (`Failure: 1`, every case coded 0): the run is
+/// not a pass, and no suite of it can be judged one.
+#[test]
+fn a_summary_that_counts_failures_no_case_shows_is_never_a_pass() {
+    let report = parse(&run(
+        &[("saves", "0"), ("deletes", "0")],
+        "OHOS_REPORT_RESULT: stream=Tests run: 2, Failure: 1, Error: 0, Pass: 2, Ignore: 0\nOHOS_REPORT_CODE: 0\n",
+    ))
+    .unwrap();
+    assert_eq!(report.verdict, "fail");
+    let run = report.judge(None, None, &[]).unwrap();
+    assert_eq!(run.verdict, "fail");
+    assert!(
+        run.detail
+            .contains("the summary counts 1 failure(s) and 0 error(s), the cases' codes 0"),
+        "{}",
+        run.detail
+    );
+    let suite = report.judge(Some("NoteListTest"), None, &[]).unwrap_err();
+    assert!(
+        suite.to_string().contains(
+            "which case failed is not known, so suite `NoteListTest` cannot be judged a pass"
+        ),
+        "{suite}"
+    );
+    let case = report
+        .judge(Some("NoteListTest"), Some("saves"), &[])
+        .unwrap_err();
+    assert!(matches!(case, HypiumError::Disagree(..)));
+}

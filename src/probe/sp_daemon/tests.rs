@@ -30,22 +30,76 @@ fn gpu_and_power_samples_as_smartperf_prints_them() {
             samples: 2
         }
     );
-    // µA and µV, a discharging battery's current negative: 350 mA and 450 mA at 4 V.
+    // mA and µV (OpenHarmony's units), a discharging battery's current negative: 350 mA and
+    // 450 mA at 4 V.
     let power_out = output(&[
-        &[("currentNow", "-350000"), ("voltageNow", "4000000")],
-        &[("currentNow", "-450000"), ("voltageNow", "4000000")],
+        &[("currentNow", "-350"), ("voltageNow", "4000000")],
+        &[("currentNow", "-450"), ("voltageNow", "4000000")],
     ]);
     let p = power(&power_out).unwrap();
     assert_eq!(
         (p.current_ma, p.voltage_v, p.milliwatts),
         (400.0, 4.0, 1600.0)
     );
-    // A small net current is µA all the same (5 mA, never 5,000 mA).
-    let small = power(&output(&[&[
-        ("currentNow", "-5000"),
-        ("voltageNow", "4000000"),
+    // SmartPerf's own sample from a phone (its README: currentNow=278, voltageNow=4250532),
+    // discharging: about 1.2 W, never 1.2 mW.
+    let readme = power(&output(&[
+        &[("currentNow", "-278"), ("voltageNow", "4250532")],
+        &[("currentNow", "-303"), ("voltageNow", "4251570")],
+    ]))
+    .unwrap();
+    assert_eq!((readme.current_ma, readme.milliwatts), (290.5, 1234.937));
+    // A two-cell pack (6.1+ multiplies by the cells) is a phone's too.
+    let two = power(&output(&[&[
+        ("currentNow", "-200"),
+        ("voltageNow", "8400000"),
     ]]));
-    assert_eq!(small.unwrap().milliwatts, 20.0);
+    assert_eq!(two.unwrap().milliwatts, 1680.0);
+}
+
+#[test]
+fn values_no_phone_has_in_openharmonys_units_are_no_reading() {
+    for (pairs, said) in [
+        // A device printing µA, as the Linux ABI would: 290 A is no phone's.
+        (
+            [("currentNow", "-290000"), ("voltageNow", "4250532")],
+            "outside what the device can report",
+        ),
+        // A 4 mV battery (a value in mV, or no cell at all).
+        (
+            [("currentNow", "-300"), ("voltageNow", "4000")],
+            "0.004 V, outside a Li-ion cell's range",
+        ),
+        // 1 mA at 4 V: 4 mW is not a phone with its screen on.
+        (
+            [("currentNow", "-1"), ("voltageNow", "4000000")],
+            "is 4 mW, not what a phone draws",
+        ),
+    ] {
+        let e = power(&output(&[&pairs])).unwrap_err();
+        assert!(e.to_string().contains(said), "{pairs:?}: {e}");
+    }
+    // BatteryService's nowCurrent (mA by the same API) holds the unit: a thousandfold apart is
+    // not one unit; a draw that moved is.
+    let p = power(&output(&[&[
+        ("currentNow", "-300"),
+        ("voltageNow", "4000000"),
+    ]]))
+    .unwrap();
+    assert!(
+        p.against_battery(Some(-280))
+            .unwrap()
+            .contains("agrees in unit")
+    );
+    assert!(p.against_battery(Some(-60)).is_ok());
+    let e = p.against_battery(Some(-280_000)).unwrap_err();
+    assert!(e.to_string().contains("not one unit"), "{e}");
+    assert!(
+        p.against_battery(Some(0))
+            .unwrap()
+            .contains("not cross-checked")
+    );
+    assert!(p.against_battery(None).unwrap().contains("not read"));
 }
 
 #[test]
@@ -70,6 +124,16 @@ fn what_is_not_a_measurement_is_said_never_read_as_one() {
             true,
             "no GPU devfreq node",
         ),
+        // 4.1+: a clocked GPU whose load node did not read prints a load of 0 every time.
+        (
+            output(&[
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "0.000000")],
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "0.000000")],
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "0.000000")],
+            ]),
+            true,
+            "gpuLoad=0.000000 in all 3 samples while the GPU ran at 279 MHz",
+        ),
         // Every sample or none: a negative load, a comma decimal, a unit.
         (
             output(&[&[("gpuFrequency", "279000000"), ("gpuLoad", "-282.000000")]]),
@@ -90,15 +154,15 @@ fn what_is_not_a_measurement_is_said_never_read_as_one() {
             "`order:0 currentNow=-350mA`",
         ),
         (
-            output(&[&[("currentNow", "-350000"), ("voltageNow", "-4000000")]]),
+            output(&[&[("currentNow", "-350"), ("voltageNow", "-4000000")]]),
             false,
             "outside what the device can report",
         ),
         // A charging battery: its current is the charge.
         (
             output(&[
-                &[("currentNow", "-350000"), ("voltageNow", "4000000")],
-                &[("currentNow", "120000"), ("voltageNow", "4000000")],
+                &[("currentNow", "-350"), ("voltageNow", "4000000")],
+                &[("currentNow", "120"), ("voltageNow", "4000000")],
             ]),
             false,
             "charging in 1 of 2 samples",

@@ -15,7 +15,7 @@ use dwpipe::schema::{AbRecord, AuditReport, LabReport, Regression, Restored};
 
 use super::stack::{Stack, Tools};
 use crate::support::{
-    EXIT_CODES, Matrix, Ran, frozen_example, frozen_fixture, no_sleeps, own_leases, read,
+    Audited, EXIT_CODES, Matrix, Ran, frozen_example, frozen_fixture, no_sleeps, own_leases, read,
     replay_audit_into,
 };
 
@@ -288,4 +288,49 @@ fn a_server_that_dies_mid_audit_ends_it_as_an_environment_error() {
         !said.contains("PASS"),
         "an audit cut short never passes: {said}"
     );
+}
+
+/// A phone of OpenHarmony 4.1 through the real client, server and daemon: its tools answer as
+/// that release's shell does (the `/proc/stat` it may not read refused, as toybox prints it),
+/// and they run as the shell user, never root.
+#[test]
+fn a_phone_answers_as_its_release_and_its_shell_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    fs::write(
+        dir.join("pack.yaml"),
+        "version: 1\napp:\n  bundle: com.example.notes\n  ability: EntryAbility\ncriteria:\n  - id: P-05\n    dimension: performance\n    statement: The app's CPU load stays at or under 20% of all cores\n    weight: should\n    assertion: { matcher: lte, expected: 20, unit: \"%\", probe: { id: perf.cpu, runs: 1 } }\n  - id: P-07\n    dimension: performance\n    statement: The app keeps at most one and a half cores busy\n    weight: should\n    assertion: { matcher: lte, expected: 150, unit: \"%\", probe: { id: perf.cpu, metric: one-core, runs: 1 } }\n",
+    )
+    .unwrap();
+    crate::support::Test::new(dir)
+        .args(["freeze", "pack.yaml"])
+        .run();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let key = stack.phone(Tools::Serving("releases-4.1")).key.clone();
+    let user = stack.hdc(&["-t", &key, "shell", "id -u"]);
+    assert_eq!(user.trim(), "2000", "{}", stack.logs());
+    let playbooks = no_sleeps(dir);
+    let (code, said) = ended(
+        audit(&stack, dir, &["--device", &key], ("live", &playbooks), &[])
+            .spawn()
+            .unwrap(),
+    );
+    assert!(code.is_some_and(|c| EXIT_CODES.contains(&c)), "{said}");
+    let report: AuditReport = read(dir.join("live/audit-1.json"));
+    let p05 = &report.check("P-05").check;
+    assert_eq!(
+        p05.result,
+        CheckResult::Unverified,
+        "{said}{}",
+        stack.logs()
+    );
+    assert!(
+        p05.evidence
+            .contains("/proc/stat: `cat: /proc/stat: Permission denied`"),
+        "{}",
+        p05.evidence
+    );
+    assert_eq!(report.actual("P-07"), Some("96%"), "{said}");
 }

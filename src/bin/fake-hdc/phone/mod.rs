@@ -7,7 +7,7 @@
 //! its parent shell's command line (`/bin/sh -c LINE`, from `/proc`), finds the exchange of the
 //! capture that answers that line (from where the device left off, as an app's build is served
 //! in `apps.rs`), and prints its own part of the recorded reply with its own exit status (see
-//! `line.rs`); when the capture pulls a file next that the tool was told to write
+//! `../line.rs`); when the capture pulls a file next that the tool was told to write
 //! (`hitrace -o`, `uitest screenCap -p`), the tool writes it there, so `file recv` moves the
 //! recorded bytes through hdc's real file transfer. The identity and the state a capture did not
 //! record are answered as fake-hdc answers them. `bm install`/`bm uninstall` (what hdcd runs
@@ -18,7 +18,6 @@
 //! (a capture or an `apps.yaml` device); `DWPIPE_FAKE_HDC_STATE`, where it keeps its place.
 //! `cat` of anything but `/proc`, or of what the capture never answers, is the real `cat`.
 
-mod line;
 mod tool;
 
 pub(crate) use tool::{TOOLS, run};

@@ -2,7 +2,7 @@
 //! printed with its status, the files it was told to write written; `bm` on a device with builds.
 
 use super::super::{Kind, Named, SENTINEL, State, said_state};
-use super::line::{Part, Said};
+use crate::line::{Part, Said};
 use dwpipe::device::{Capture, Operation, identity_command, render_identity, state_command};
 use dwpipe::shell::ShellCommand;
 use std::path::{Path, PathBuf};
@@ -152,13 +152,14 @@ pub(super) fn answer(tool: &str, words: &[String]) -> Result<Option<Said>, Strin
             index + 1
         ));
     }
-    let said = part_of(
+    // Answered as a production phone of the capture's release answers it.
+    let (reply, status) = crate::policy::production(
+        capture.info.api_level,
         &line,
         &exchange.reply,
         exchange.status,
-        words,
-        &mut place.served,
     )?;
+    let said = part_of(&line, &reply, status, words, &mut place.served)?;
     place.current = Some(index);
     state.keep_place(&key, &place);
     if said.is_some() {
@@ -180,8 +181,8 @@ pub(super) fn part_of(
         return Ok(None);
     };
     let parts =
-        super::line::parts(line).ok_or_else(|| format!("`{line}` is more than commands"))?;
-    let said = super::line::said(&parts, reply, status, |w| {
+        crate::line::parts(line).ok_or_else(|| format!("`{line}` is more than commands"))?;
+    let said = crate::line::said(&parts, reply, status, |w| {
         w.first().is_some_and(|t| TOOLS.contains(&t.as_str()))
     })
     .ok_or_else(|| format!("the recorded reply to `{line}` lacks one of its markers"))?;
@@ -191,7 +192,7 @@ pub(super) fn part_of(
 
 /// Which command of `line` this call is: the first with its words that was not served yet.
 pub(super) fn part_index(line: &str, words: &[String], served: &[usize]) -> Option<usize> {
-    let parts = super::line::parts(line)?;
+    let parts = crate::line::parts(line)?;
     parts.iter().enumerate().position(|(i, part)| {
         !served.contains(&i) && matches!(part, Part::Command { words: w, .. } if w == words)
     })

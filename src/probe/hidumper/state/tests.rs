@@ -24,6 +24,7 @@ fn the_battery_as_batteryservice_prints_it() {
             charging: Some("charging"),
             plugged: Some("usb"),
             temperature_c: Some(41.2),
+            now_current_ma: None,
             unknown: Vec::new(),
         }
     );
@@ -145,9 +146,9 @@ fn brightness_and_the_lock_as_their_services_print_them() {
             " * deviceLocked  \t\tfalse\t\t100\n * authState  \t\t2\t\t100\n * screenLocked  \t\t{state}\t\t100\n * strongAuth  \t\t100\t\t0\t\t0\n"
         )
     };
-    assert!(!screen_locked(&lock("false")).unwrap());
-    assert!(screen_locked(&lock("true")).unwrap());
-    assert!(screen_locked("").is_err());
+    assert!(!screen_locked(&lock("false"), None).unwrap());
+    assert!(screen_locked(&lock("true"), None).unwrap());
+    assert!(screen_locked("", None).is_err());
     // 3.2 to 5.0.3 (`screenlock_system_ability.cpp` RegisterDumpCommand): no user id, a
     // description after the value.
     let before_5_1 = |state: &str| {
@@ -155,6 +156,6 @@ fn brightness_and_the_lock_as_their_services_print_them() {
             " * deviceLocked  \t\t{state}\t\twhether there is device locked\n * screenLocked  \t\t{state}\t\twhether there is lock screen status\n"
         )
     };
-    assert!(!screen_locked(&before_5_1("false")).unwrap());
-    assert!(screen_locked(&before_5_1("true")).unwrap());
+    assert!(!screen_locked(&before_5_1("false"), None).unwrap());
+    assert!(screen_locked(&before_5_1("true"), None).unwrap());
 }

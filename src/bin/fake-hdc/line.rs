@@ -119,26 +119,50 @@ pub(crate) fn said(
     is_tool: impl Fn(&[String]) -> bool,
 ) -> Option<Vec<Option<Said>>> {
     let mut said: Vec<Option<Said>> = vec![None; parts.len()];
-    let mut pending: Vec<usize> = Vec::new();
-    let mut background: Vec<usize> = Vec::new();
-    let mut rest = reply;
-    let mut give = |pending: &mut Vec<usize>, output: &str, status: i32| {
+    for segment in segments(parts, reply)? {
         // The words go to the first phone tool among them (a `sleep` or an `rm` beside it
         // printed nothing), the status to every one.
-        let speaker = pending
+        let speaker = segment
+            .commands
             .iter()
             .copied()
             .find(|&i| matches!(&parts[i], Part::Command { words, .. } if is_tool(words)))
-            .or_else(|| pending.first().copied());
-        for &i in pending.iter() {
-            let output = if Some(i) == speaker { output } else { "" };
+            .or_else(|| segment.commands.first().copied());
+        let status = segment.status.unwrap_or(status);
+        for &i in &segment.commands {
+            let output = if Some(i) == speaker { segment.text } else { "" };
             said[i] = Some(Said {
                 output: output.to_owned(),
                 status,
             });
         }
-        pending.clear();
-    };
+    }
+    Some(said)
+}
+
+/// A stretch of a reply between two markers' lines, and the commands that printed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Segment<'r> {
+    /// The commands (indexes into the parts) whose output it is, in order.
+    pub(crate) commands: Vec<usize>,
+    /// Their output.
+    pub(crate) text: &'r str,
+    /// The marker's line that ends it, its newline with it (empty after the last marker).
+    pub(crate) marker: &'r str,
+    /// The status the marker carries (`$?`; 0 for one without); `None` after the last
+    /// marker, where the line's own status stands.
+    pub(crate) status: Option<i32>,
+}
+
+/// `reply` cut at the markers' lines of `parts`: joined again, the segments' texts and
+/// markers are the reply. A command sent to the background and never waited for printed
+/// nothing of it: it ends in a last, empty segment with status 0. `None` when a marker's
+/// line is not in the reply.
+pub(crate) fn segments<'r>(parts: &[Part], reply: &'r str) -> Option<Vec<Segment<'r>>> {
+    let mut segments = Vec::new();
+    let mut pending: Vec<usize> = Vec::new();
+    let mut background: Vec<usize> = Vec::new();
+    let mut rest = reply;
     for (i, part) in parts.iter().enumerate() {
         match part {
             Part::Command {
@@ -148,14 +172,31 @@ pub(crate) fn said(
             Part::Wait => pending.append(&mut background),
             Part::Echo { text, status } => {
                 let (at, marker_status, after) = find_marker(rest, text, *status)?;
-                give(&mut pending, &rest[..at], marker_status);
+                segments.push(Segment {
+                    commands: std::mem::take(&mut pending),
+                    text: &rest[..at],
+                    marker: &rest[at..after],
+                    status: Some(marker_status),
+                });
                 rest = &rest[after..];
             }
         }
     }
-    give(&mut pending, rest, status);
-    give(&mut background, "", 0);
-    Some(said)
+    segments.push(Segment {
+        commands: pending,
+        text: rest,
+        marker: "",
+        status: None,
+    });
+    if !background.is_empty() {
+        segments.push(Segment {
+            commands: background,
+            text: "",
+            marker: "",
+            status: Some(0),
+        });
+    }
+    Some(segments)
 }
 
 /// Where the line an `echo` printed starts in `text`, the status it carries (`$?`), and where
@@ -254,7 +295,7 @@ mod tests {
 
     #[test]
     fn a_helper_beside_a_tool_says_nothing() {
-        let line = "cat /proc/uptime; sleep 2; echo AGAIN; cat /proc/stat";
+        let line = "cat /proc/self/stat; sleep 2; echo AGAIN; cat /proc/stat";
         assert_eq!(
             outputs(line, "1.0 2.0\nAGAIN\ncpu 1 2\n", 0),
             [
