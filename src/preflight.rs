@@ -46,6 +46,29 @@ pub(crate) struct Problem {
     pub(crate) message: String,
     /// How to install or configure it.
     pub(crate) fix: String,
+    /// What it is, in a word or two (`missing`, `unauthorized`, `offline`, `not answering`):
+    /// the doctor table's STATUS.
+    pub(crate) status: &'static str,
+}
+
+/// The STATUS word of a problem's code: a device is called by what it is, never "missing".
+fn status_of(code: &str) -> &'static str {
+    match code {
+        "E_DEVICE_UNAUTHORIZED" => "unauthorized",
+        "E_DEVICE_NOT_FOUND" => "not connected",
+        "E_DEVICE_TIMEOUT" => "not answering",
+        "E_DEVICE_LEASED" => "leased",
+        "E_DEVICE_LEASE" => "lease refused",
+        "E_HDC_SERVER_UNREACHABLE" => "unreachable",
+        "E_HDC_SERVER_BROKEN" => "not hdc",
+        "E_PREFLIGHT_FOLDER" => "not writable",
+        "E_HDC_NOT_FOUND"
+        | "E_PREFLIGHT_AGENT"
+        | "E_PREFLIGHT_VERIFY"
+        | "E_PREFLIGHT_REVIEWER"
+        | "E_PREFLIGHT_PLAYBOOK" => "missing",
+        _ => "failed",
+    }
 }
 
 impl Check {
@@ -75,8 +98,22 @@ impl Check {
                 code,
                 message,
                 fix: fix.into(),
+                status: status_of(code),
             }),
         }
+    }
+
+    /// The same check, its STATUS `status` (what was learned beyond its code).
+    fn called(mut self, status: &'static str) -> Check {
+        if let Some(problem) = &mut self.problem {
+            problem.status = status;
+        }
+        self
+    }
+
+    /// Its STATUS word: `ok`, or what is wrong in a word or two.
+    pub(crate) fn status(&self) -> &'static str {
+        self.problem.as_ref().map_or("ok", |p| p.status)
     }
 
     /// The diagnostic of a failed check.
@@ -304,13 +341,24 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
                         .unwrap_or("software unknown")
                 ),
             ),
-            None => Check::missing(
-                what,
-                info.serial.clone(),
-                "E_PREFLIGHT_DEVICE",
-                "its density (VirtualPixelRatio) is unknown: vp cannot be measured".to_owned(),
-                "check `hdc shell hidumper -s DisplayManagerService -a -a` on the device",
-            ),
+            None => {
+                // A shell that names neither model nor release has none of the phone's tools
+                // (`param`, `hidumper`): a Linux box or an emulator's bare shell.
+                let toolless = info.model.is_none() && info.software_version.is_none();
+                Check::missing(
+                    what,
+                    info.serial.clone(),
+                    "E_PREFLIGHT_DEVICE",
+                    if toolless {
+                        "its density (VirtualPixelRatio) is unknown: vp cannot be measured; its shell answers without the phone's tools (no `param`, no `hidumper`)".to_owned()
+                    } else {
+                        "its density (VirtualPixelRatio) is unknown: vp cannot be measured"
+                            .to_owned()
+                    },
+                    "check `hdc shell hidumper -s DisplayManagerService -a -a` on the device",
+                )
+                .called(if toolless { "no tools" } else { "no density" })
+            }
         },
         // Another job drives it: not a device that is missing.
         Err(e @ DeviceError::Leased { .. }) => Check::missing(
@@ -330,6 +378,40 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
                 crate::diagnostic::chain(&source)
             ),
             source.fix(),
+        ),
+        // hdc says "not found or connected" alike for a device its server lists Offline and
+        // one it has never seen: the listing tells which.
+        Err(e @ DeviceError::DeviceNotFound { .. }) => {
+            let listed = match device {
+                AnyDevice::Hdc(live) => live.listed_status().await,
+                AnyDevice::Recording(recording) => recording.inner().listed_status().await,
+                AnyDevice::Replay(_) => None,
+            };
+            let (status, said) = match listed.as_deref() {
+                Some("Offline") => ("offline", "its server lists it Offline".to_owned()),
+                Some(other) => ("not connected", format!("its server lists it {other}")),
+                None => ("not listed", "its server does not list it".to_owned()),
+            };
+            Check::missing(
+                what,
+                "the target",
+                e.code(),
+                format!("{}; {said}", crate::diagnostic::chain(&e)),
+                e.fix().unwrap_or_default(),
+            )
+            .called(status)
+        }
+        // The server has it connected, and nothing answers on it: a hung phone, not a
+        // missing one.
+        Err(e @ DeviceError::Timeout { .. }) => Check::missing(
+            what,
+            "the target",
+            e.code(),
+            crate::diagnostic::chain(&e),
+            format!(
+                "the phone is connected but does not answer: try `hdc -t {} shell echo ok`, and restart the phone (or its hdcd) if that hangs too",
+                device.serial()
+            ),
         ),
         // What hdc said of the server or the device is its own error, with its own fix.
         Err(e) => match e.fix() {

@@ -47,6 +47,9 @@ pub(crate) enum Target {
         servers: Vec<Server>,
         /// At most this many at once.
         jobs: usize,
+        /// How many of its devices must pass for the lab to pass (`--need`): without it, every
+        /// device the servers list must, and one that cannot be audited leaves it incomplete.
+        need: Option<u32>,
     },
 }
 
@@ -160,7 +163,7 @@ pub(crate) fn settle_folders<'m>(members: impl IntoIterator<Item = &'m mut Membe
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum Absence {
     /// A server lists it, but not as connected.
-    #[error("the device is {0}")]
+    #[error("the hdc server lists the device as {0}: it cannot be driven ({fix})", fix = not_connected_fix(.0))]
     NotConnected(String),
     /// No server lists it.
     #[error("the device is on no hdc server")]
@@ -168,6 +171,17 @@ pub(crate) enum Absence {
     /// Its serial, as a server listed it, cannot be addressed safely.
     #[error("its serial is refused: {0}")]
     Unaddressable(String),
+}
+
+/// What to do about a device the server lists as `status`, in hdc's words for it.
+fn not_connected_fix(status: &str) -> &'static str {
+    match status {
+        "Unauthorized" => {
+            "accept this host's key on the phone (`hdc kill` first if it was asked before)"
+        }
+        "Offline" => "reconnect its cable or `hdc tconn` it again",
+        _ => "reconnect it",
+    }
 }
 
 /// A lab as found on its servers.
@@ -241,6 +255,14 @@ impl Target {
         matches!(self, Target::Lab { .. })
     }
 
+    /// How many devices of a lab must pass for it to pass (`--need`).
+    pub(crate) fn need(&self) -> Option<u32> {
+        match self {
+            Target::Lab { need, .. } => *need,
+            _ => None,
+        }
+    }
+
     /// Opens the device, or lists the lab's servers and picks its members. Only the hdc
     /// client missing, a signal, or no server answering at all is an error.
     pub(crate) async fn open(
@@ -269,6 +291,7 @@ impl Target {
                 pick,
                 servers,
                 jobs,
+                ..
             } => Opened::Lab(roster(hdc, pick, servers, *jobs, cancel).await?),
         })
     }
@@ -312,14 +335,19 @@ async fn roster(
     let mut absent = Vec::new();
     match pick {
         Pick::All => {
-            for (server, target) in listed.into_iter().filter(|(_, t)| t.is_connected()) {
+            // Every device a server lists is the lab's: one that cannot be driven (offline,
+            // unauthorized) is in the matrix with hdc's word for it, never left out.
+            for (server, target) in listed {
+                let connected = target.is_connected();
+                let status = target.status.clone();
                 let member = Member::new(target.serial, server);
                 // A serial that cannot be addressed safely never names a folder or a command.
                 match crate::shell::ShellValue::serial(&member.serial) {
-                    Ok(_) => members.push(member),
                     Err(unsafe_serial) => {
                         absent.push((member, Absence::Unaddressable(unsafe_serial.to_string())));
                     }
+                    Ok(_) if connected => members.push(member),
+                    Ok(_) => absent.push((member, Absence::NotConnected(status))),
                 }
             }
         }

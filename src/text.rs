@@ -12,6 +12,10 @@ pub(crate) const CELL: usize = 64;
 /// The most characters of a sentence a device or a file said (an error, a path).
 pub(crate) const LINE: usize = 512;
 
+/// The most characters of a command quoted to name what was being done (a playbook's shell
+/// line runs to hundreds: its start says which it was).
+pub(crate) const GLIMPSE: usize = 48;
+
 /// `text` on one line of at most `max` characters: every control character escaped, cut
 /// with `…` past the bound.
 pub(crate) fn one_line(text: &str, max: usize) -> Cow<'_, str> {

@@ -42,6 +42,8 @@ pub(super) async fn pull(
         .map_err(|e| fail(e.to_string()))?;
     let path = dir.join(save);
     let partial = dir.join(format!(".{save}.partial"));
+    // hdc writes the file itself, following a link: none may stand there.
+    crate::lock_file::unplanted(&partial).map_err(|e| fail(e.to_string()))?;
     if let Err(e) = device.pull(&remote, &partial).await {
         let _ = std::fs::remove_file(&partial);
         return Err(device_or_step(e));

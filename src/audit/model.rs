@@ -330,6 +330,10 @@ pub enum AuditError {
         #[source]
         source: crate::input::ReadError,
     },
+    /// A link (or another file) stands where the audit keeps its evidence: someone else put
+    /// it there to have the audit write where it leads.
+    #[error(transparent)]
+    Planted(#[from] crate::lock_file::LockFileError),
     /// What the audit is measured with could not be kept as evidence.
     #[error("cannot keep `{}` as evidence", path.display())]
     Keep {
@@ -350,6 +354,7 @@ impl AuditError {
             AuditError::Unsafe(_) => "E_UNSAFE_VALUE",
             AuditError::Evidence { .. } => "E_AUDIT_EVIDENCE",
             AuditError::Keep { .. } => "E_AUDIT_KEEP",
+            AuditError::Planted(_) => "E_PLANTED",
         }
     }
 

@@ -104,11 +104,20 @@ impl<'s, 'a> Prepared<'s, 'a> {
             .await
             .map_err(|source| AuditError::Device { run: 0, source })?;
         let root = evidence_root(out, &info.serial);
-        if root.exists() {
+        // `evidence` and every folder below it are the audit's own: a link there leads its
+        // files elsewhere, and is refused.
+        let evidence = root.parent().unwrap_or(out);
+        crate::lock_file::own_folder(out, evidence)?;
+        match std::fs::symlink_metadata(&root) {
+            Ok(found) if found.file_type().is_symlink() => {
+                crate::lock_file::unplanted(&root)?;
+            }
             // Reports point at their evidence by path; overwriting it would silently
             // invalidate the earlier audit's hashes.
-            return Err(AuditError::EvidenceExists(root));
+            Ok(_) => return Err(AuditError::EvidenceExists(root)),
+            Err(_) => {}
         }
+        crate::lock_file::own_folder(out, &root)?;
         let mut inputs = keep(&root, out, &info, self.spec)?;
         let (file, before) =
             super::inputs::read_state(device, &root, out, super::state::BEFORE).await?;

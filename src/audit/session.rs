@@ -192,6 +192,7 @@ fn reuse(files: &mut Files, kept: &str, save: &str, dir: &Path) -> Result<(), St
         .ok_or_else(|| fail(format!("the flow kept no `{kept}`")))?;
     let path = dir.join(save);
     let partial = dir.join(format!(".{save}.partial"));
+    crate::lock_file::unplanted(&partial).map_err(|e| fail(e.to_string()))?;
     std::fs::copy(from, &partial)
         .and_then(|_| std::fs::rename(&partial, &path))
         .map_err(|e| {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::compare::{from_files, read_audit};
+use crate::compare::{Given, from_files, read_audit};
 use crate::diagnostic::{Diagnostic, chain};
 use crate::exit_code;
 use crate::history::{History, Recorder, Store, app_of};
@@ -44,6 +44,7 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
         (&baseline, &relative_to(&baseline, &out)),
         (&candidate, &relative_to(&candidate, &out)),
         lock.as_deref(),
+        Given::Rebuilt,
     )?;
     print::diagnostics(&frozen.found);
     let written = publish::comparison(&comparison, &out)?;

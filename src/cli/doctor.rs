@@ -180,11 +180,7 @@ fn print_table(checks: &[Check], config: Option<&Path>, has_target: bool) {
             check.what,
             check.found.as_deref().unwrap_or("-"),
             check.version.as_deref().unwrap_or("-"),
-            if check.problem.is_some() {
-                "missing"
-            } else {
-                "ok"
-            }
+            check.status()
         ));
     }
     for check in checks {
@@ -212,7 +208,7 @@ in dwpipe.yaml (reachable, identified, density known) or its replay capture, and
 playbook for every probe; --device SERIAL [--server HOST:PORT] checks the device the release \
 gate will use, --replay CAPTURE a capture. Versions are asked of the tools dwpipe knows (`hdc -v`, `deveco \
 --version`, `hvigorw -v`); a verification command is never run to ask. Exit 0 when everything \
-is there, 3 when something is missing (each with how to install or configure it).")]
+is there, 3 when something is missing or cannot be used (each with how to fix it). STATUS calls each by what it is: `missing`, `unauthorized`, `offline`, `not listed`, `not answering`, `no tools`, `no density`, `leased`, `unreachable`.")]
 // How an audit runs a lab or a replay is not doctor's business: its help shows only its own.
 #[command(
     mut_arg("jobs", |a| a.hide(true)),

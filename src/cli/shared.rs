@@ -124,6 +124,11 @@ pub(super) struct DeviceArgs {
     /// apart (by a scheduler's workers, a CI matrix) join with `dwpipe report merge`.
     #[arg(long, requires = "serials", conflicts_with_all = ["devices", "replay"])]
     pub(super) lab: bool,
+    /// In a lab: how many devices must pass for the lab to pass. Without it every device the
+    /// servers list (or `--device` names) must be audited and pass: one offline,
+    /// unauthorized or failing mid-audit leaves the lab incomplete.
+    #[arg(long, value_name = "N", conflicts_with = "replay", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) need: Option<u32>,
 }
 
 impl DeviceArgs {
@@ -145,6 +150,7 @@ impl DeviceArgs {
                 },
                 servers: self.servers,
                 jobs: usize::from(self.jobs),
+                need: self.need,
             });
         }
         let serial = self.serials.into_iter().next()?;

@@ -247,6 +247,12 @@ fn lab_verdict(report: &LabReport) -> Line {
             count(DeviceVerdict::NotMeasured),
             count(DeviceVerdict::Error),
         ))
+        .plain(
+            report
+                .need
+                .map(|need| format!(" ({need} needed to pass, --need)"))
+                .unwrap_or_default(),
+        )
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::compare::{from_files, read_audit};
+use crate::compare::{Given, read_audit, remade};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
@@ -76,38 +76,8 @@ fn verify_comparison(
     for side in [&recorded.baseline, &recorded.candidate] {
         audits.push(verify_audit(&out.join(&side.report), None)?);
     }
-    let lock = match pack {
-        Some(trusted) => crate::output::relative_to(trusted, out),
-        None => recorded.lock.clone(),
-    };
-    let (baseline, candidate) = (&recorded.baseline.report, &recorded.candidate.report);
-    let (mut recomputed, frozen) = from_files(
-        out,
-        (&out.join(baseline), baseline),
-        (&out.join(candidate), candidate),
-        Some(&lock),
-    )?;
-    // Recorded facts, not readings: which dwpipe wrote it, the lock's path (its hash binds it).
-    recomputed
-        .dwpipe_version
-        .clone_from(&recorded.dwpipe_version);
-    recomputed.lock.clone_from(&recorded.lock);
-    if !bound {
-        recomputed.format_version = recorded.format_version;
-        recomputed.lock_sha256 = None;
-        recomputed.baseline.report_sha256 = None;
-        recomputed.candidate.report_sha256 = None;
-    }
-    // Optional keys added since the comparison was written are not in it: a comparison
-    // recorded without a criterion's statement or device time is held to what it recorded.
-    for (mine, theirs) in recomputed.criteria.iter_mut().zip(&recorded.criteria) {
-        if theirs.statement.is_none() {
-            mine.statement = None;
-        }
-        if theirs.device_seconds.is_none() {
-            mine.device_seconds = None;
-        }
-    }
+    // The audits' differences are named above: the comparison is made of them as they are.
+    let (recomputed, frozen) = remade(path, recorded, pack, Given::Verified)?;
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
     let mut checked = Verification {
@@ -204,11 +174,19 @@ fn show(checked: &Verification) {
     }
     let n = checked.differences.len();
     if checked.kind == Verified::Comparison {
+        // What the audits under it hold counts: a comparison of a doctored audit is not sound.
+        let nested = checked.found() - n;
         print::out(&format!(
-            "{}: {} criteria recomputed from the two audits against lock {}: {n} difference(s)",
+            "{}: {} criteria recomputed from the two audits against lock {}: {} difference(s){}",
             checked.report,
             checked.criteria,
             &sha[..12.min(sha.len())],
+            checked.found(),
+            if nested > 0 {
+                format!(" ({nested} in the audits it compares, {n} in the comparison)")
+            } else {
+                String::new()
+            }
         ));
         return;
     }

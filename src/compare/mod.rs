@@ -9,7 +9,7 @@
 mod files;
 pub(crate) mod stats;
 
-pub(crate) use files::{from_files, read_audit};
+pub(crate) use files::{Given, Refusing, from_files, held_to_evidence, read_audit, remade};
 
 mod audits;
 mod criterion;

@@ -89,6 +89,9 @@ enum Kind<'a> {
     KeyValue(&'a str),
     /// A URL of another scheme.
     OtherScheme(&'a str),
+    /// Meant as a server's address, and not written as one (`postgres:/…`, ` postgres://…`,
+    /// a quoted URL, `postgres ://…`): what may be shown of it, and what is wrong.
+    NearMiss(String, &'static str),
     /// A file's path.
     File(&'a str),
 }
@@ -111,7 +114,39 @@ fn kind(text: &str) -> Kind<'_> {
     if KEY_VALUE.is_match(text) {
         return Kind::KeyValue(text);
     }
+    if let Some((shown, why)) = near_miss(text) {
+        return Kind::NearMiss(shown, why);
+    }
     Kind::File(text)
+}
+
+/// A text that is no address but was meant as one: a scheme of two letters or more before a
+/// colon and a slash, or `postgres` before a colon — with spaces or quotes around it, a
+/// space before its colon, or one slash. (A drive's letter, `C:/…`, is a file's path.)
+fn near_miss(text: &str) -> Option<(String, &'static str)> {
+    static NEAR: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^([A-Za-z][A-Za-z0-9+.-]+)(\s*):(/*)").expect("a valid pattern")
+    });
+    let bare = text
+        .trim()
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .trim();
+    let found = NEAR.captures(bare)?;
+    let name = found[1].to_ascii_lowercase();
+    let server = name.starts_with("postgres");
+    if !server && found[3].is_empty() {
+        return None;
+    }
+    let why = if bare != text {
+        "it has spaces or quotes around it: give the address bare"
+    } else if !found[2].is_empty() {
+        "it has a space before its `:`"
+    } else if !server {
+        "a history is a file's path or a postgres:// URL"
+    } else {
+        "a server's address begins `postgres://`, with two slashes"
+    };
+    Some((format!("{}…", crate::text::one_line(&name, 32)), why))
 }
 
 impl Store {
@@ -124,6 +159,12 @@ impl Store {
                 return Err(StoreError::Url {
                     shown: format!("{}…", crate::text::one_line(scheme, 32)),
                     why: "a history is a file's path or a postgres:// URL".to_owned(),
+                });
+            }
+            Kind::NearMiss(shown, why) => {
+                return Err(StoreError::Url {
+                    shown,
+                    why: why.to_owned(),
                 });
             }
             Kind::Url(url) => (url, "postgres://…"),

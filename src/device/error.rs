@@ -88,10 +88,11 @@ pub enum DeviceError {
         message: String,
     },
     /// A call did not answer within its time.
-    #[error("`{command}` did not answer within {after:?}; its process group was stopped")]
+    #[error("{step} did not answer within {after:?}; its process group was stopped")]
     Timeout {
-        /// The hdc command line.
-        command: String,
+        /// What was asked, in a few words (`hdc shell` on a device and the start of its
+        /// command, reading a device's identity): never a whole shell line.
+        step: String,
         /// The limit.
         after: Duration,
     },

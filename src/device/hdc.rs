@@ -16,6 +16,7 @@ use super::error::DeviceError;
 use super::lease::{LeaseSlot, Leasing};
 use super::reply::{HdcFailure, Target, hdc_failure, normalize, parse_targets, split_sentinel};
 use crate::shell::{ShellValue, UnsafeValue};
+use crate::text::{GLIMPSE, one_line};
 
 mod phone;
 pub use phone::HdcDevice;
@@ -254,6 +255,25 @@ impl Hdc {
         argv
     }
 
+    /// A call in a few words: `hdc shell` on a device and the start of its command.
+    fn step_of(&self, serial: Option<&str>, args: &[&str]) -> String {
+        let on = serial
+            .map(|s| format!(" on device {s}"))
+            .unwrap_or_default();
+        let server = self
+            .server
+            .as_ref()
+            .map(|s| format!(" (server {s})"))
+            .unwrap_or_default();
+        match args {
+            ["shell", line] => format!(
+                "`hdc shell`{on}{server} running `{}`",
+                one_line(line, GLIMPSE)
+            ),
+            _ => format!("`hdc {}`{on}{server}", one_line(&args.join(" "), GLIMPSE)),
+        }
+    }
+
     async fn call(
         &self,
         serial: Option<&str>,
@@ -285,7 +305,7 @@ impl Hdc {
             }
             Completion::TimedOut => {
                 return Err(DeviceError::Timeout {
-                    command: spec.display(),
+                    step: self.step_of(serial, args),
                     after: timeout,
                 });
             }

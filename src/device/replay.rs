@@ -117,7 +117,10 @@ impl ReplayDevice {
                 Err(self.gone())
             }
             Some(Fault::Hang) => Err(DeviceError::Timeout {
-                command: operation.to_string(),
+                step: format!(
+                    "`{}`",
+                    crate::text::one_line(&operation.to_string(), crate::text::GLIMPSE)
+                ),
                 after: Duration::ZERO,
             }),
             Some(Fault::HdcReply) => Err(match hdc_failure(&exchange.reply, "") {

@@ -55,6 +55,8 @@ struct PgLock {
     /// Asks the watcher to check now (and answer on the sender given); dropped to stop it.
     ask: Option<SyncSender<SyncSender<Option<String>>>>,
     watcher: Option<JoinHandle<()>>,
+    /// Said by the watcher when it has ended (its connection closed).
+    ended: Option<mpsc::Receiver<()>>,
     server: String,
 }
 
@@ -93,11 +95,31 @@ impl LeaseGuard for PgLock {
 impl Drop for PgLock {
     fn drop(&mut self) {
         // The watcher wakes at once, closes the connection (the lock ends with it) and is
-        // waited for: a lease let go is free when this returns.
+        // waited for: a lease let go is free when this returns — within a bound: a server
+        // that stopped answering (frozen, partitioned) is not waited on; its connection ends
+        // with this process, or when its keepalives give up.
         self.ask = None;
-        if let Some(watcher) = self.watcher.take() {
+        let ended = self
+            .ended
+            .take()
+            .is_some_and(|ended| ended.recv_timeout(PING_LIMIT + PING).is_ok());
+        if let Some(watcher) = self.watcher.take()
+            && ended
+        {
             let _ = watcher.join();
         }
+    }
+}
+
+/// Closes a connection off the caller's thread, never waiting on it: closing says goodbye to
+/// the server, which a server that stopped answering never acknowledges.
+fn close_unwaited(client: Connection) {
+    let closing = std::thread::Builder::new()
+        .name("dwpipe-lease-close".to_owned())
+        .spawn(move || drop(client));
+    if let Err(unspawned) = closing {
+        // No thread for it: leaked rather than waited on (the process's end closes it).
+        drop(unspawned);
     }
 }
 
@@ -114,6 +136,8 @@ fn watch(
         let asker = match asks.recv_timeout(PING) {
             Ok(asker) => Some(asker),
             Err(RecvTimeoutError::Timeout) => None,
+            // Let go: closed here (the lock ends with the connection), its close bounded by
+            // the lock's drop.
             Err(RecvTimeoutError::Disconnected) => return,
         };
         let found = client.is_valid(PING_LIMIT).err().map(|e| {
@@ -130,8 +154,9 @@ fn watch(
             let _ = asker.send(found.clone());
         }
         if found.is_some() {
-            // Answered for as long as anyone asks, the connection dropped.
-            drop(client);
+            // Answered for as long as anyone asks; the connection closed without waiting on
+            // a server that may not answer any more.
+            close_unwaited(client);
             while let Ok(asker) = asks.recv() {
                 let _ = asker.send(found.clone());
             }
@@ -183,13 +208,17 @@ impl LeaseStore for PgLeases {
             .map_err(|e| refused(crate::diagnostic::chain(&e)))?;
         let lost = Arc::new(Mutex::new(None));
         let (ask, asks) = mpsc::sync_channel(1);
+        let (end, ended) = mpsc::sync_channel(1);
         let server = self.server.to_string();
         let watcher = {
             let (lost, server) = (Arc::clone(&lost), server.clone());
             let client = Connection::new(client);
             std::thread::Builder::new()
                 .name("dwpipe-lease-watch".to_owned())
-                .spawn(move || watch(client, &server, &lost, &asks))
+                .spawn(move || {
+                    watch(client, &server, &lost, &asks);
+                    let _ = end.send(());
+                })
                 .map_err(|e| refused(format!("no thread to watch the lease on: {e}")))?
         };
         Ok(Some(Box::new(PgLock {
@@ -197,6 +226,7 @@ impl LeaseStore for PgLeases {
             lost,
             ask: Some(ask),
             watcher: Some(watcher),
+            ended: Some(ended),
             server,
         })))
     }

@@ -17,7 +17,9 @@ use super::{Filter, History, HistoryError, RunFacts, Store, VerdictBy};
 
 mod trust;
 pub(crate) use trust::app_of;
-use trust::{Apps, Trust, checked, frozen_in, lock_of, source_as_kept};
+use trust::{
+    Apps, Trust, checked, checked_ab, checked_comparison, frozen_in, lock_of, source_as_kept,
+};
 
 /// Why a report was not recorded: the history failed, or the report is not one to record.
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +132,9 @@ impl Recorder {
         let (document, sha256) = read(path)?;
         let report = match document {
             Document::Comparison(comparison) => {
+                if trust == Trust::Checked {
+                    checked_comparison(path, &comparison)?;
+                }
                 return Ok(Ready::Comparison(comparison, path.to_owned(), sha256));
             }
             Document::Audit(report) => report,
@@ -387,6 +392,7 @@ fn ab_arms(record: &Path) -> Result<Vec<(PathBuf, &'static str)>, String> {
         read_bounded(record, MAX_REPORT_BYTES, "an A/B record").map_err(|e| e.to_string())?;
     let record_doc: AbRecord =
         serde_json::from_slice(&bytes).map_err(|e| format!("not an A/B session's record: {e}"))?;
+    checked_ab(record, &record_doc)?;
     let dir = dir_or_dot(record.parent());
     Ok([
         (&record_doc.baseline.report, Arm::Baseline),

@@ -119,15 +119,6 @@ impl ProcessSpec {
         self.stdin = Stdin::Bytes(bytes.into());
         self
     }
-
-    /// The command line, for messages (not for running).
-    pub(crate) fn display(&self) -> String {
-        std::iter::once(self.program.as_os_str())
-            .chain(self.args.iter().map(OsString::as_os_str))
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
 }
 
 /// How the child ended.

@@ -34,7 +34,8 @@ words! {
         /// It has no report (unreachable, vanished), or one that is no evidence (its lease was
         /// lost during its audit).
         Error = "error",
-        /// It did not meet a precondition on its state: nothing was measured.
+        /// It did not meet a precondition on its state, or its server lists it but it cannot
+        /// be driven (offline, unauthorized): nothing was measured.
         NotMeasured = "not-measured",
     }
 }
@@ -71,9 +72,14 @@ pub struct LabReport {
     pub format_version: u32,
     /// The lock every device was held against.
     pub pack_sha256: String,
-    /// `pass` when every device passed; `fail` when one failed; `incomplete` when none
-    /// failed but one could not be audited.
+    /// `pass` when every device passed (with `need`: when that many passed); `fail` when
+    /// one failed; `incomplete` when none failed but one could not be audited (with `need`:
+    /// when fewer than that many passed).
     pub verdict: LabVerdict,
+    /// How many devices had to pass (`--need`), when the lab said (optional: absent, every
+    /// device had to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub need: Option<u32>,
     /// The devices, in the lab's order.
     pub devices: Vec<LabDevice>,
     /// One row per criterion, its results in the devices' order.
@@ -169,11 +175,41 @@ pub(crate) struct Column<'a> {
     pub server: String,
     /// Its report and where it is (relative to the lab's folder), or why it has none.
     pub outcome: Result<(&'a AuditReport, String), String>,
+    /// Listed by its server but not one dwpipe can drive (offline, unauthorized): not
+    /// measured, never left out.
+    pub absent: bool,
 }
 
 impl Column<'_> {
     fn device(&self) -> Option<&crate::device::DeviceInfo> {
         self.outcome.as_ref().ok()?.0.device.as_ref()
+    }
+}
+
+/// A row's head: the criterion it is about.
+#[derive(Clone, Debug)]
+pub(crate) struct RowHead {
+    /// The criterion.
+    pub id: String,
+    /// Its dimension.
+    pub dimension: String,
+    /// must or should.
+    pub weight: String,
+}
+
+impl RowHead {
+    /// The heads of a lock's criteria, in its order.
+    pub(crate) fn of(frozen: &Frozen) -> Vec<RowHead> {
+        frozen
+            .pack
+            .criteria
+            .iter()
+            .map(|c| RowHead {
+                id: c.id.clone(),
+                dimension: c.dimension.as_str().to_owned(),
+                weight: c.weight.as_str().to_owned(),
+            })
+            .collect()
     }
 }
 
@@ -183,6 +219,22 @@ impl LabReport {
         frozen: &Frozen,
         columns: &[Column<'_>],
         unreachable: Vec<UnreachableServer>,
+        need: Option<u32>,
+    ) -> LabReport {
+        LabReport::of(
+            (&frozen.lock.sha256, &RowHead::of(frozen)),
+            columns,
+            unreachable,
+            need,
+        )
+    }
+
+    /// The matrix of these columns against the pack with this hash and these criteria.
+    pub(crate) fn of(
+        (pack_sha256, criteria): (&str, &[RowHead]),
+        columns: &[Column<'_>],
+        unreachable: Vec<UnreachableServer>,
+        need: Option<u32>,
     ) -> LabReport {
         let devices: Vec<LabDevice> = columns
             .iter()
@@ -196,6 +248,7 @@ impl LabReport {
                     Ok((report, _)) if report.lease_lost().is_some() => DeviceVerdict::Error,
                     Ok((report, _)) if report.verdict == Verdict::Pass => DeviceVerdict::Pass,
                     Ok(_) => DeviceVerdict::Fail,
+                    Err(_) if column.absent => DeviceVerdict::NotMeasured,
                     Err(_) => DeviceVerdict::Error,
                 },
                 error: match &column.outcome {
@@ -212,9 +265,7 @@ impl LabReport {
                     .and_then(|(report, _)| report.unrecorded.clone()),
             })
             .collect();
-        let rows = frozen
-            .pack
-            .criteria
+        let rows = criteria
             .iter()
             .map(|criterion| {
                 // Each device's check of the criterion, found once for its result and detail.
@@ -231,8 +282,8 @@ impl LabReport {
                     .collect();
                 LabRow {
                     criterion_id: criterion.id.clone(),
-                    dimension: criterion.dimension.as_str().to_owned(),
-                    weight: criterion.weight.as_str().to_owned(),
+                    dimension: criterion.dimension.clone(),
+                    weight: criterion.weight.clone(),
                     results: checks
                         .iter()
                         .map(|c| c.map_or(Cell::NoReport, |c| Cell::of(c.result)))
@@ -252,8 +303,9 @@ impl LabReport {
             .collect();
         LabReport {
             format_version: crate::format::LAB,
-            pack_sha256: frozen.lock.sha256.clone(),
-            verdict: verdict_of(&devices, &unreachable),
+            pack_sha256: pack_sha256.to_owned(),
+            verdict: verdict_of(&devices, &unreachable, need),
+            need,
             devices,
             rows,
             unreachable,
@@ -287,19 +339,101 @@ impl LabReport {
 }
 
 /// The lab's verdict from its devices', and the servers that did not answer (whose devices
-/// were not shown to pass).
-pub(crate) fn verdict_of(devices: &[LabDevice], unreachable: &[UnreachableServer]) -> LabVerdict {
+/// were not shown to pass): with `need`, a pass takes that many devices passed (whatever
+/// became of the others, none failing); without, every device.
+fn verdict_of(
+    devices: &[LabDevice],
+    unreachable: &[UnreachableServer],
+    need: Option<u32>,
+) -> LabVerdict {
     let verdicts: BTreeSet<DeviceVerdict> = devices.iter().map(|d| d.verdict).collect();
+    let unrecorded = devices.iter().any(|d| d.unrecorded.is_some());
     if verdicts.contains(&DeviceVerdict::Fail) {
         LabVerdict::Fail
+    } else if let Some(need) = need {
+        let passed = devices
+            .iter()
+            .filter(|d| d.verdict == DeviceVerdict::Pass)
+            .count();
+        if passed >= need as usize && !unrecorded {
+            LabVerdict::Pass
+        } else {
+            LabVerdict::Incomplete
+        }
     } else if verdicts.contains(&DeviceVerdict::Error)
         || verdicts.contains(&DeviceVerdict::NotMeasured)
         || devices.is_empty()
         || !unreachable.is_empty()
-        || devices.iter().any(|d| d.unrecorded.is_some())
+        || unrecorded
     {
         LabVerdict::Incomplete
     } else {
         LabVerdict::Pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(verdict: DeviceVerdict) -> LabDevice {
+        LabDevice {
+            serial: "FMR0223C13000649".to_owned(),
+            server: "local".to_owned(),
+            model: None,
+            software_version: None,
+            verdict,
+            error: None,
+            report: None,
+            unrecorded: None,
+        }
+    }
+
+    #[test]
+    fn a_lab_passes_on_every_device_or_on_as_many_as_it_needs() {
+        use DeviceVerdict::{Error, Fail, NotMeasured, Pass};
+        let gone = || UnreachableServer {
+            server: "10.0.0.5:8710".to_owned(),
+            reason: "Connect server failed".to_owned(),
+        };
+        let cases: &[(&[DeviceVerdict], bool, Option<u32>, LabVerdict)] = &[
+            (&[Pass, Pass], false, None, LabVerdict::Pass),
+            (&[Pass, NotMeasured], false, None, LabVerdict::Incomplete),
+            (&[Pass, Error], false, None, LabVerdict::Incomplete),
+            (&[Pass], true, None, LabVerdict::Incomplete),
+            (&[], false, None, LabVerdict::Incomplete),
+            (&[Pass, Fail], false, None, LabVerdict::Fail),
+            (
+                &[Pass, NotMeasured, NotMeasured],
+                false,
+                Some(1),
+                LabVerdict::Pass,
+            ),
+            (&[Pass, Error], true, Some(1), LabVerdict::Pass),
+            (&[Pass, NotMeasured], false, Some(2), LabVerdict::Incomplete),
+            (&[Pass, Pass, Fail], false, Some(2), LabVerdict::Fail),
+            (&[], false, Some(1), LabVerdict::Incomplete),
+        ];
+        for (verdicts, unreachable, need, expected) in cases {
+            let devices: Vec<LabDevice> = verdicts.iter().map(|v| device(*v)).collect();
+            let unreachable: Vec<UnreachableServer> = if *unreachable {
+                vec![gone()]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(
+                verdict_of(&devices, &unreachable, *need),
+                *expected,
+                "{verdicts:?} unreachable {} need {need:?}",
+                unreachable.len()
+            );
+        }
+        // A device whose audit the history could not record is not shown to count.
+        let mut unrecorded = device(Pass);
+        unrecorded.unrecorded = Some("the history refused it".to_owned());
+        assert_eq!(
+            verdict_of(&[unrecorded], &[], Some(1)),
+            LabVerdict::Incomplete
+        );
     }
 }

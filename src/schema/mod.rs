@@ -26,7 +26,7 @@ pub use deliver::{Claim, DeliverReport, TerminalReason};
 pub use difference::{Cause, Difference};
 pub(crate) use identity::content_id;
 pub use lab::{Cell, DeviceVerdict, LabDevice, LabReport, LabRow, LabVerdict, UnreachableServer};
-pub(crate) use lab::{Column, verdict_of};
+pub(crate) use lab::{Column, RowHead};
 pub(crate) use printed::{
     AbOutput, DiagnosticsOutput, FreezeOutput, ProbeOnReleaseDoc, ProbesOutput,
 };

@@ -14,7 +14,7 @@ use crate::audit::{AuditError, AuditSpec, Ongoing, Prepared};
 use crate::compare::compare;
 use crate::device::{Device, DeviceError};
 use crate::diagnostic::chain;
-use crate::output::relative_to;
+use crate::output::{dir_or_dot, relative_to};
 use crate::report::publish;
 use crate::schema::{
     AbRecord, Arm, AuditReport, Block, Comparison, Outcome, Restored, Side, files,
@@ -360,12 +360,9 @@ async fn begin<'p, 's, 'a>(
     dir: &Path,
 ) -> Result<Ongoing<'p, 's, 'a>, AbError> {
     let to_audit = |source| AbError::Audit { arm, source };
-    std::fs::create_dir_all(dir).map_err(|source| {
-        to_audit(AuditError::Keep {
-            path: dir.to_owned(),
-            source,
-        })
-    })?;
+    // Made level by level under the session's folder, a link planted at any refused.
+    crate::lock_file::own_folder(dir_or_dot(dir.parent()), dir)
+        .map_err(|e| to_audit(AuditError::Planted(e)))?;
     prepared.begin(device, dir, None).await.map_err(to_audit)
 }
 

@@ -15,7 +15,7 @@ use crate::pack::Frozen;
 use crate::process::{Cancel, join_all};
 use crate::report::{junit_lab, publish};
 use crate::schema::{AuditReport, Column, LabReport, UnreachableServer, files};
-use crate::target::{Member, Roster};
+use crate::target::{Absence, Member, Roster};
 
 use super::seat::{Seat, SeatError};
 use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
@@ -41,7 +41,8 @@ where
             let _permit = limit.acquire().await;
             reporter.event(Event::DeviceStarted(&member.serial));
             let folder = out.join(member.folder());
-            let outcome = match std::fs::create_dir_all(&folder) {
+            // Made level by level under the lab's folder, a link planted at any refused.
+            let outcome = match crate::lock_file::own_folder(out, &folder) {
                 Ok(()) => job(member.clone(), folder)
                     .await
                     .map_err(SeatError::Stopped),
@@ -96,7 +97,12 @@ pub(super) async fn audit_lab(
         Ok(report)
     };
     let seats = each_member(roster, &plan.out, job, |r| r.verdict, reporter).await?;
-    let (report, written) = publish_matrix(plan.frozen, &seats, &roster.unreachable, &plan.out)?;
+    let (report, written) = publish_matrix(
+        plan.frozen,
+        &seats,
+        (&roster.unreachable, plan.target.need()),
+        &plan.out,
+    )?;
     Ok(Outcome::Lab {
         report,
         seats,
@@ -109,7 +115,7 @@ pub(super) async fn audit_lab(
 fn publish_matrix(
     frozen: &Frozen,
     seats: &[Seat],
-    unreachable: &[(String, DeviceError)],
+    (unreachable, need): (&[(String, DeviceError)], Option<u32>),
     out: &Path,
 ) -> Result<(LabReport, Vec<PathBuf>), PublishError> {
     let errors: Vec<String> = seats
@@ -125,6 +131,11 @@ fn publish_matrix(
         .map(|(seat, error)| Column {
             serial: &seat.member.serial,
             server: seat.member.server_name(),
+            // Listed, but not one dwpipe can drive: nothing measured, hdc's word for why.
+            absent: matches!(
+                seat.outcome,
+                Err(SeatError::Absent(Absence::NotConnected(_)))
+            ),
             outcome: match &seat.outcome {
                 Ok(report) => Ok((
                     report,
@@ -149,7 +160,7 @@ fn publish_matrix(
             .iter()
             .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str()))),
     );
-    let matrix = LabReport::new(frozen, &columns, servers.clone());
+    let matrix = LabReport::new(frozen, &columns, servers.clone(), need);
     let written = publish::lab(&matrix, &junit_lab(&suites), out)?;
     Ok((matrix, written))
 }

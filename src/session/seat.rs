@@ -13,14 +13,14 @@ pub(crate) enum SeatError {
     /// It was asked for but is not there.
     #[error(transparent)]
     Absent(Absence),
-    /// Its folder could not be created.
+    /// Its folder could not be created, or a link stood in its place.
     #[error("cannot create `{}`", path.display())]
     Folder {
         /// The folder.
         path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: crate::lock_file::LockFileError,
     },
     /// Its audit (or A/B session) stopped: the device vanished, timed out, …
     #[error(transparent)]

@@ -163,6 +163,17 @@ fn a_candidate_within_the_floor_is_the_same_and_passes() {
     assert_eq!(record.regression, Regression::Same, "{record:?}");
     assert_eq!(record.candidate.runs, 8);
     assert!(!stderr.contains("still unknown"), "{stderr}");
+    // Its record, imported, names its arms only while it says what its files give: one
+    // relabelled `regressed` is refused, with why.
+    let path = dir.path().join("out/ab.json");
+    let mut doctored: serde_json::Value = read(&path);
+    doctored["regression"] = "regressed".into();
+    fs::write(&path, doctored.to_string()).unwrap();
+    Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "out"])
+        .status(2)
+        .stderr_contains("it says the candidate regressed, its arms' audits give same")
+        .run();
 }
 
 #[test]

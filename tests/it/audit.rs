@@ -171,7 +171,11 @@ fn the_failing_capture_fails_each_planted_defect() {
 fn probes_that_find_nothing_are_unverified_with_the_reason() {
     let dir = frozen_example();
     let rows = [
-        ("notes-trace-cut", "P-01", "no whole launch"),
+        (
+            "notes-trace-cut",
+            "P-01",
+            "ends mid-line: the file was cut short",
+        ),
         (
             "notes-no-window",
             "A-01",

@@ -196,24 +196,39 @@ fn the_floor_comes_from_the_criterion_then_the_pack_and_must_fit_the_probe() {
 #[test]
 fn audits_of_another_device_are_refused_and_an_unknown_refresh_rate_is_said() {
     let dir = audited();
-    let path = dir.path().join("slower/audit-1.json");
-    let original = fs::read_to_string(&path).unwrap();
-    let mut report: serde_json::Value = serde_json::from_str(&original).unwrap();
-    report["device"]["refresh-rate"] = serde_json::json!(120);
-    fs::write(&path, report.to_string()).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The same phone's capture said to run at 120 Hz, and one from before dwpipe read it.
+    for (name, edit) in [("fast", Some("refresh-rate: 120")), ("unknown", None)] {
+        let capture = dir.path().join(format!("capture-{name}"));
+        crate::support::copy_tree(&repo.join("device-fixtures/regress-slower"), &capture);
+        let identity = fs::read_to_string(capture.join("device.yaml")).unwrap();
+        let edited = match edit {
+            Some(to) => identity.replace("refresh-rate: 60", to),
+            None => identity.replace("refresh-rate: 60\n", ""),
+        };
+        assert_ne!(edited, identity);
+        fs::write(capture.join("device.yaml"), edited).unwrap();
+        Test::new(dir.path())
+            .args([
+                "audit",
+                "--pack",
+                "pack.lock.json",
+                "--strict",
+                "--out",
+                name,
+            ])
+            .args(["--replay", capture.to_str().unwrap()])
+            .status(0)
+            .run();
+    }
     // Under --json a refusal is JSON on stdout too.
-    comparing(dir.path(), "base", "slower", &[])
+    comparing(dir.path(), "base", "fast", &[])
         .status(2)
         .stdout_contains("E_COMPARE_DEVICE_DIFFERS")
         .stdout_contains("refresh rate 60 Hz against 120 Hz")
         .run();
     // An audit recorded before the refresh rate was: compared, with a warning.
-    report["device"]
-        .as_object_mut()
-        .unwrap()
-        .remove("refresh-rate");
-    fs::write(&path, report.to_string()).unwrap();
-    let (code, comparison, stderr) = compare(dir.path(), "base", "slower", &[]);
+    let (code, comparison, stderr) = compare(dir.path(), "base", "unknown", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(comparison.diagnostics[0].code, "W_COMPARE_REFRESH_UNKNOWN");
     comparing(dir.path(), "base", "nowhere", &[])

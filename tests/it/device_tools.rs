@@ -379,3 +379,35 @@ fn density_is_read_from_either_display_manager() {
         .stderr_contains("ask `-a '-d 0'`")
         .run();
 }
+
+/// A scroll trace cut mid-line (a transfer interrupted before the slow frames) is not a calm
+/// scroll: the frames criterion of the failing phone is unverified, never a pass over the frames
+/// before the cut.
+#[test]
+fn a_trace_cut_mid_line_is_not_read() {
+    let dir = frozen_example();
+    let capture = dir.path().join("cut-scroll");
+    copy_tree(&repo("device-fixtures/notes-fail"), &capture);
+    let trace = capture.join("files/scroll-1.ftrace");
+    let bytes = fs::read(&trace).unwrap();
+    let old = dwpipe::hash::sha256_hex(&bytes);
+    // Cut in the middle of the first line after the first fifth of the trace.
+    let at = bytes.len() / 5;
+    let end = at + bytes[at..].iter().position(|b| *b == b'\n').unwrap() + 20;
+    let cut = &bytes[..end];
+    assert_ne!(cut.last(), Some(&b'\n'));
+    fs::write(&trace, cut).unwrap();
+    let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+    fs::write(
+        capture.join("transcript.yaml"),
+        transcript.replace(&old, &dwpipe::hash::sha256_hex(cut)),
+    )
+    .unwrap();
+    replay_audit(dir.path(), &capture).status(1).run();
+    let (result, evidence) = verdict(dir.path(), "P-02");
+    assert_eq!(result, CheckResult::Unverified, "{evidence}");
+    assert!(
+        evidence.contains("trace.ftrace` ends mid-line: the file was cut short"),
+        "{evidence}"
+    );
+}

@@ -556,7 +556,7 @@ fn every_form_shows_the_diagnostics_what_was_not_verified_and_a_replay() {
     let page = fs::read_to_string(dir.path().join("cut/report.html")).unwrap();
     assert!(
         page.contains("<h2>Not verified</h2>")
-            && page.contains("<li><b>P-01</b>: run 1: no whole launch"),
+            && page.contains("<li><b>P-01</b>: run 1: the trace `trace.ftrace` ends mid-line"),
         "{}",
         &page[page.find("Not verified").unwrap_or(0)..][..400.min(page.len())]
     );

@@ -177,13 +177,23 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
             .status(2)
             .run();
         assert!(stdout.contains("E_HISTORY_NO_BASELINE"), "{stdout}");
-        // A comparison given both audits is recorded in the history it was given.
+        // A comparison given both audits (each rebuilt from its evidence: planted reports
+        // have none, and are refused) is recorded in the history it was given.
         Test::new(dir.path())
             .args([
                 "compare",
                 "runs/run-19/audit-1.json",
                 "runs/run-20/audit-1.json",
             ])
+            .args(["--history", h, "--out", "cmp"])
+            .status(2)
+            .stderr_contains("E_COMPARE_UNVERIFIED")
+            .run();
+        replay_audit_into(dir.path(), &repo("device-fixtures/regress-same"), "same")
+            .status(0)
+            .run();
+        Test::new(dir.path())
+            .args(["compare", "out/audit-1.json", "same/audit-1.json"])
             .args(["--history", h, "--out", "cmp"])
             .stdout_contains("compare: SAME")
             .run();
@@ -632,14 +642,14 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
             store.count(dir.path(), "SELECT count(*) FROM measurements"),
             1
         );
+        // The baseline kept is compared with a candidate measured since (on the same phone).
+        let candidate = crate::support::live_audit(dir.path(), "regress-same", "PHONE-B", "again");
         Test::new(dir.path())
-            .args([
-                "compare",
-                "--against",
-                "last-pass",
-                "runs/run-19/audit-1.json",
-            ])
+            .args(["compare", "--against", "last-pass"])
+            .args([candidate.to_str().unwrap()])
             .args(["--history", h, "--out", "cmp"])
+            .stderr_contains("baseline: ")
+            .stderr_contains("live/audit-1.json")
             .run();
     });
 }

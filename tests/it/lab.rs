@@ -345,6 +345,85 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
         stdout.contains("E_MERGE_INVALID") && stdout.contains("lab.json"),
         "{stdout}"
     );
+
+    // A shard's matrix is not taken at its word: its devices' audits are rebuilt from their
+    // evidence and the matrix made again from them.
+    let merged_tampered = |what: &str| {
+        let stdout = Test::new(dir.path())
+            .args(["report", "merge", "host-a", "doctored", "--json"])
+            .status(2)
+            .run()
+            .stdout;
+        assert!(stdout.contains("E_MERGE_TAMPERED"), "{what}: {stdout}");
+        stdout
+    };
+    let doctored = dir.path().join("doctored");
+    let _ = fs::remove_dir_all(&other);
+    crate::support::copy_tree(&dir.path().join("host-b"), &doctored);
+    let given = fs::read_to_string(doctored.join("lab.json")).unwrap();
+    let mut lab: serde_json::Value = serde_json::from_str(&given).unwrap();
+    // B1 failed: its verdict and its cells turned to pass.
+    lab["devices"][0]["verdict"] = "pass".into();
+    for row in lab["rows"].as_array_mut().unwrap() {
+        row["results"][0] = "pass".into();
+    }
+    lab["verdict"] = "pass".into();
+    fs::write(doctored.join("lab.json"), lab.to_string()).unwrap();
+    let said = merged_tampered("a failing device called a pass");
+    assert!(
+        said.contains("device B1 is `pass`, its audit gives `fail`"),
+        "{said}"
+    );
+    // B1 left out of the matrix altogether, its audit still in the folder.
+    let mut lab: serde_json::Value = serde_json::from_str(&given).unwrap();
+    lab["devices"].as_array_mut().unwrap().remove(0);
+    for row in lab["rows"].as_array_mut().unwrap() {
+        row["results"].as_array_mut().unwrap().remove(0);
+        row["details"].as_array_mut().unwrap().remove(0);
+    }
+    lab["verdict"] = "pass".into();
+    fs::write(doctored.join("lab.json"), lab.to_string()).unwrap();
+    let said = merged_tampered("a failing device left out");
+    assert!(
+        said.contains("B1/audit-1.json`, which its matrix does not list"),
+        "{said}"
+    );
+    // B1's report pointed at B2's passing audit.
+    let mut lab: serde_json::Value = serde_json::from_str(&given).unwrap();
+    lab["devices"][0]["report"] = "B2/audit-1.json".into();
+    lab["devices"][0]["verdict"] = "pass".into();
+    for row in lab["rows"].as_array_mut().unwrap() {
+        row["results"][0] = row["results"][1].clone();
+    }
+    fs::write(doctored.join("lab.json"), lab.to_string()).unwrap();
+    let said = merged_tampered("another device's audit");
+    assert!(said.contains("it is the audit of B2"), "{said}");
+    // B1's own audit edited to pass, its evidence as it was.
+    fs::write(doctored.join("lab.json"), &given).unwrap();
+    let audit = doctored.join("B1/audit-1.json");
+    let text = fs::read_to_string(&audit).unwrap();
+    let mut report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    report["verdict"] = "pass".into();
+    for check in report["checks"].as_array_mut().unwrap() {
+        check["result"] = "pass".into();
+    }
+    fs::write(&audit, report.to_string()).unwrap();
+    let said = merged_tampered("an audit edited to pass");
+    assert!(said.contains("is not what its evidence gives"), "{said}");
+    // Shards that needed different numbers of devices were not one lab.
+    let mut lab: serde_json::Value = serde_json::from_str(&given).unwrap();
+    lab["need"] = 2.into();
+    fs::write(doctored.join("lab.json"), lab.to_string()).unwrap();
+    let stdout = Test::new(dir.path())
+        .args(["report", "merge", "host-a", "doctored", "--json"])
+        .status(2)
+        .run()
+        .stdout;
+    assert!(
+        stdout.contains("E_MERGE_INVALID")
+            && stdout.contains("audited with --need 2, the first shard with no --need"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -485,4 +564,36 @@ fn a_lab_of_256_devices_under_256_open_files_audits_every_device() {
     let lab: LabReport = read(dir.path().join("lab/lab.json"));
     assert_eq!(lab.devices.len(), 256);
     assert!(lab.verdicts().iter().all(|v| *v == "pass"), "{lab:?}");
+}
+
+#[test]
+fn a_link_planted_as_a_devices_folder_in_a_lab_is_refused_and_the_others_audited() {
+    let dir = frozen_example();
+    let captures = [
+        device(dir.path(), "notes-pass", "GOOD1", false),
+        device(dir.path(), "notes-pass", "GOOD2", false),
+    ];
+    let elsewhere = dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::create_dir_all(dir.path().join("lab")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, dir.path().join("lab/GOOD1")).unwrap();
+    let Ran { stdout, stderr, .. } = lab_audit(
+        dir.path(),
+        "hdc",
+        &captures,
+        &["--device", "GOOD1", "--device", "GOOD2", "--out", "lab"],
+    )
+    .status(3)
+    .run();
+    assert!(
+        stdout.contains("GOOD1: cannot create") && stdout.contains("a symbolic link to"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing written where the link leads"
+    );
+    let lab: LabReport = read(dir.path().join("lab/lab.json"));
+    assert_eq!(lab.verdicts(), ["error", "pass"]);
 }

@@ -354,3 +354,75 @@ fn a_lease_lost_mid_audit_stops_the_audit_and_says_so() {
         "no report of readings made after the lease was lost"
     );
 }
+
+/// A server that stops answering mid-audit (its backend holding the lease frozen with
+/// SIGSTOP): the lost lease is seen within seconds, and the audit stops at its next call with
+/// `E_LEASE_LOST`, never waiting for the server to come back.
+#[test]
+fn a_frozen_server_cannot_hold_an_audit() {
+    let Some(server) = crate::support::pg::server() else {
+        return;
+    };
+    if !nix_root() {
+        crate::support::skipped!("freezing the server's backend takes root");
+        return;
+    }
+    let db = server.database();
+    let lab = lab();
+    let store = Store::Postgres(db);
+    let first = lab.holder_saying(&store, "first", Stdio::piped());
+    let Store::Postgres(db) = &store else {
+        unreachable!("a PostgreSQL store, made above")
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(advisory_lock_held(db) && lab.path().join("first/evidence").is_dir()) {
+        assert!(Instant::now() < deadline, "the audit never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let backend: i32 = db
+        .connect()
+        .query_one(
+            "SELECT a.pid FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    /// The backend frozen until dropped: it runs again whatever happens, for the server's
+    /// other tests.
+    struct Frozen(i32);
+    impl Drop for Frozen {
+        fn drop(&mut self) {
+            let _ = Command::new("kill")
+                .args(["-CONT", &self.0.to_string()])
+                .status();
+        }
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &backend.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _frozen = Frozen(backend);
+    let frozen = Instant::now();
+    let mut first = crate::support::Group(first);
+    while first.0.try_wait().unwrap().is_none() {
+        assert!(
+            frozen.elapsed() < Duration::from_secs(30),
+            "the audit still runs {:?} after the server froze",
+            frozen.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(first.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    let code = first.0.wait().unwrap().code();
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("E_LEASE_LOST"), "{stderr}");
+}
+
+fn nix_root() -> bool {
+    fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+}

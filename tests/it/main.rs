@@ -33,6 +33,7 @@ mod preflight;
 mod readings;
 mod readme;
 mod real_hdc;
+mod rebuilt;
 mod records;
 mod releases;
 mod reports;

@@ -97,10 +97,11 @@ fn lock_name(key: &str) -> String {
     format!("dwpipe-lease-{name}-{digest}.lock")
 }
 
-/// Every folder under `dir` (and `dir`) open to every user: an unprivileged run works there.
+/// Every folder under `dir` (and `dir`) open to every user, sticky as the temporary folder
+/// is: an unprivileged run works there, and a lease folder under them is one to trust.
 #[track_caller]
 fn open_to_all(dir: &Path) {
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o1777)).unwrap();
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let meta = fs::symlink_metadata(&path).unwrap();
@@ -223,13 +224,122 @@ fn a_lease_folder_another_user_owns_or_may_write_is_refused() {
     let (code, _, stderr) = phone.audit(&phone.leases, "out", false);
     assert_eq!(code, 0, "{stderr}");
     let lock = phone.leases.join(lock_name("PHONE-T"));
-    assert_eq!(fs::metadata(&lock).unwrap().mode() & 0o777, 0o666);
+    // 0644 or less: another user could hard-link a file open to all, and block the device.
+    assert_eq!(fs::metadata(&lock).unwrap().mode() & 0o777 & !0o644, 0);
     assert!(
         fs::read_to_string(&lock)
             .unwrap()
             .starts_with("dwpipe audit (pid "),
         "who held it, for whoever waits"
     );
+}
+
+/// A lease folder's whole path is walked without following a link nobody trusted planted: a
+/// folder on the way another user owns is refused before anything is made (a link planted in
+/// it would have led root's lock files anywhere), and every level dwpipe makes is sticky.
+#[test]
+fn no_lease_file_is_written_through_a_link_on_the_way() {
+    if !root() {
+        crate::support::skipped!("a folder another user owns takes root to make");
+        return;
+    }
+    let phone = phone();
+    let theirs = phone.path().join("theirs");
+    fs::create_dir(&theirs).unwrap();
+    let victim = phone.path().join("etc");
+    fs::create_dir(&victim).unwrap();
+    symlink(&victim, theirs.join("leases")).unwrap();
+    std::os::unix::fs::lchown(theirs.join("leases"), Some(65534), Some(65534)).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    let (code, _, stderr) = phone.audit(&theirs.join("leases"), "out", false);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("E_DEVICE_LEASE") && stderr.contains("belongs to user 65534"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_dir(&victim).unwrap().count(),
+        0,
+        "nothing made through the link"
+    );
+    // A level that does not exist yet is made sticky and open to every user's jobs.
+    let deep = phone.path().join("lab/site/leases");
+    let (code, _, stderr) = phone.audit(&deep, "deep", false);
+    assert_eq!(code, 0, "{stderr}");
+    for level in ["lab", "lab/site", "lab/site/leases"] {
+        let mode = fs::metadata(phone.path().join(level)).unwrap().mode() & 0o7777;
+        assert_eq!(mode, 0o1777, "{level}");
+    }
+}
+
+/// A lease file its owner removes while another job holds it (a sticky folder lets nobody
+/// else): the holder stops at its next call, never sharing the phone with the job that locks
+/// a new file by the same name.
+#[test]
+fn a_lease_file_removed_while_held_stops_its_holder() {
+    let phone = phone();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dwpipe"));
+    command
+        .args(["audit", "--pack", "pack.lock.json", "--device", "PHONE-T"])
+        .args([
+            "--hdc",
+            &phone.hdc,
+            "--playbooks",
+            &phone.playbooks,
+            "--out",
+            "out",
+        ])
+        .current_dir(phone.path())
+        .env("DWPIPE_LEASES", &phone.leases)
+        .env("DWPIPE_FAKE_HDC_LATENCY", "100ms")
+        .env_remove("DWPIPE_HDC")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut audit = command.spawn().unwrap();
+    let lock = phone.leases.join(lock_name("PHONE-T"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(lock.exists() && phone.path().join("out/evidence").is_dir()) {
+        assert!(Instant::now() < deadline, "the audit never began");
+        assert!(audit.try_wait().unwrap().is_none(), "the audit ended first");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    fs::remove_file(&lock).unwrap();
+    let output = audit.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("E_LEASE_LOST")
+            && stderr.contains("was removed or replaced while it was held"),
+        "{stderr}"
+    );
+    assert!(!phone.path().join("out/audit-1.json").exists());
+}
+
+/// `--out` keeps to its folder: a link planted as `evidence` (or as a device's folder under
+/// it) in an existing `--out` folder is refused, and nothing is written where it leads.
+#[test]
+fn an_audit_writes_no_evidence_through_a_link_in_its_out_folder() {
+    let phone = phone();
+    let elsewhere = phone.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    for (name, plant) in [("out-a", "evidence"), ("out-b", "evidence/PHONE-T")] {
+        let out = phone.path().join(name);
+        let link = out.join(plant);
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        symlink(&elsewhere, &link).unwrap();
+        let (code, _, stderr) = phone.audit(&phone.leases, name, false);
+        assert_ne!(code, 0, "{stderr}");
+        assert!(
+            stderr.contains("E_PLANTED") && stderr.contains("a symbolic link to"),
+            "{plant}: {stderr}"
+        );
+        assert_eq!(
+            fs::read_dir(&elsewhere).unwrap().count(),
+            0,
+            "{plant}: nothing written where the link leads"
+        );
+        assert!(!out.join("audit-1.json").exists(), "{plant}");
+    }
 }
 
 #[test]
@@ -275,7 +385,8 @@ fn a_link_planted_as_the_workspace_claim_is_refused_untouched() {
 
 /// A secret written into a history address every way a user might: in the user info with
 /// `/`, `?` or `%40` in it, as a parameter however spelled or percent-encoded, in a
-/// connection string, under a scheme in capitals.
+/// connection string, under a scheme in capitals, in an address mistyped (one slash, no
+/// slash, a space, quotes).
 fn secret_addresses() -> Vec<String> {
     let s = "S3cr3tPw";
     vec![
@@ -288,6 +399,12 @@ fn secret_addresses() -> Vec<String> {
         format!("POSTGRES://lab:{s}@127.0.0.1:1/dwpipe"),
         format!("host=127.0.0.1 port=1 user=lab password={s} dbname=dwpipe"),
         format!("postgres://lab:p@{s}@127.0.0.1:1/dwpipe"),
+        // Meant as addresses and not written as ones: refused, never an SQLite file.
+        format!("postgres:/lab:{s}@127.0.0.1:1/dwpipe"),
+        format!("postgres:lab:{s}@127.0.0.1:1/dwpipe"),
+        format!(" postgres://lab:{s}@127.0.0.1:1/dwpipe"),
+        format!("\"postgres://lab:{s}@127.0.0.1:1/dwpipe\""),
+        format!("postgres ://lab:{s}@127.0.0.1:1/dwpipe"),
     ]
 }
 

@@ -78,6 +78,11 @@ impl<'a> Decoded<'a> {
     /// whether the trace is this visit's cannot be told); a visit recorded before dwpipe kept
     /// that clock is taken as it is.
     fn fresh(&self, name: &str, analysis: Analysis) -> Result<Analysis, ExtractError> {
+        // A file cut short is not the window it was asked for: what it lacks (a late slow
+        // frame, the launch's end) is not there to count, whatever reads it.
+        if analysis.cut_mid_line {
+            return Err(ExtractError::CutTrace(name.to_owned()));
+        }
         let Some(path) = self.files.get(&clock_file(name)) else {
             return Ok(analysis);
         };

@@ -71,6 +71,12 @@ pub enum ExtractError {
         /// The device's clock just before the recording began, in seconds.
         began_s: f64,
     },
+    /// The trace ends inside a line: the file was cut short, and its window is not all
+    /// there (a scroll's late slow frames, a launch's end).
+    #[error(
+        "the trace `{0}` ends mid-line: the file was cut short (a transfer interrupted, a disk full), so its window is not all there and nothing is read from it"
+    )]
+    CutTrace(String),
     /// Fewer than two frames were presented.
     #[error("fewer than two frames presented in the trace")]
     TooFewFrames,

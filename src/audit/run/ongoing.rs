@@ -64,6 +64,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
                 .visit(&label((run, visit)))
                 .map_err(AuditError::Refused)?;
             let dir = self.root.join(run.to_string()).join(visit.folder());
+            crate::lock_file::own_folder(&self.root, &dir)?;
             // On the device's clock: its calls' durations and pauses, so a replay holds the
             // device as long as the recording did.
             let before = device.clock();
@@ -148,7 +149,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
                 path: dir.join(FAILED_STEP),
                 source,
             };
-            std::fs::create_dir_all(&dir).map_err(keep_error)?;
+            crate::lock_file::own_folder(&self.root, &dir)?;
             keep_file(&dir, &mut files, FAILED_STEP, reason.as_bytes())
                 .map_err(|e| keep_error(std::io::Error::other(crate::diagnostic::chain(&e))))?;
             let gathered = Gathered {

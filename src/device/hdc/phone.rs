@@ -25,6 +25,16 @@ pub struct HdcDevice {
 }
 
 impl HdcDevice {
+    /// How its server lists it (`Offline`, `Unauthorized`, …), `None` when the server lists
+    /// it not at all or cannot be asked: what a device hdc would not reach is.
+    pub(crate) async fn listed_status(&self) -> Option<String> {
+        let targets = self.hdc.list_targets().await.ok()?;
+        targets
+            .into_iter()
+            .find(|t| t.serial == self.serial.as_str())
+            .map(|t| t.status)
+    }
+
     /// The same device on a signal that a first SIGINT or SIGTERM does not fire (see
     /// [`Cancel::sheltered`](crate::process::Cancel::sheltered)).
     pub(crate) fn sheltered(&self) -> HdcDevice {
@@ -114,7 +124,18 @@ impl Device for HdcDevice {
     async fn identity(&self) -> Result<DeviceInfo, DeviceError> {
         let reply = self
             .shell_within(&identity_command(), self.hdc.timeouts.query)
-            .await?;
+            .await
+            .map_err(|e| match e {
+                // Its command is a dozen reads long: the step is what names it.
+                DeviceError::Timeout { after, .. } => DeviceError::Timeout {
+                    step: format!(
+                        "reading device {}'s identity (`param get`, `hidumper` through `hdc shell`)",
+                        self.serial.as_str()
+                    ),
+                    after,
+                },
+                other => other,
+            })?;
         Ok(DeviceInfo {
             server: Some(self.hdc.server_name()),
             ..parse_identity(self.serial.as_str(), &reply.output)

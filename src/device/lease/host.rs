@@ -27,8 +27,18 @@ pub(crate) struct HostLeases {
     pub(crate) folder: PathBuf,
 }
 
-/// A held lock file is a lease: closing it releases the lock.
-impl LeaseGuard for LockFile {}
+/// A held lock file is a lease: closing it releases the lock. Its owner (whoever made it
+/// first; a sticky folder lets nobody else) can still remove it: the lease is then lost, said
+/// at the holder's next call, since another job may lock a new file by the same name.
+impl LeaseGuard for LockFile {
+    fn lost(&self) -> Option<String> {
+        self.replaced()
+    }
+}
+
+/// Tries to open and lock a lease file this many times when it was removed between its
+/// open and its lock.
+const RELOCK: usize = 3;
 
 impl HostLeases {
     /// The lock file's name for `key`: `dwpipe-lease-` and the key with every character but
@@ -53,22 +63,30 @@ impl HostLeases {
 impl LeaseStore for HostLeases {
     fn try_take(&self, key: &str, holder: &str) -> Result<Option<Box<dyn LeaseGuard>>, TakeError> {
         let folder = lock_file::folder(&self.folder, true)?;
-        let file = LockFile::open(&folder, &Self::name(key))?;
-        let taken = file.try_lock().map_err(|source| TakeError::Io {
-            path: folder.join(Self::name(key)),
-            source,
-        })?;
-        if !taken {
-            return Ok(None);
+        for _ in 0..RELOCK {
+            let file = LockFile::open(&folder, &Self::name(key))?;
+            let taken = file.try_lock().map_err(|source| TakeError::Io {
+                path: folder.join(Self::name(key)),
+                source,
+            })?;
+            if !taken {
+                return Ok(None);
+            }
+            // Removed between the open and the lock: the lock is on a file nobody else will
+            // open again; the one there now is the lease.
+            if file.replaced().is_some() {
+                continue;
+            }
+            // Who holds it, for whoever waits: written once held (the file is never removed by
+            // dwpipe: a file removed while another opens it would let two jobs lock two files).
+            file.say(&format!("{holder}, since {}", crate::time::now()));
+            return Ok(Some(Box::new(file)));
         }
-        // Who holds it, for whoever waits: written once held (the file is never removed: a
-        // file removed while another opens it would let two jobs lock two files).
-        file.say(&format!("{holder}, since {}", crate::time::now()));
-        Ok(Some(Box::new(file)))
+        Ok(None)
     }
 
     fn holder(&self, key: &str) -> Option<String> {
-        let folder = self.folder.canonicalize().ok()?;
+        let folder = lock_file::folder(&self.folder, true).ok()?;
         lock_file::holder(&folder, &Self::name(key))
     }
 

@@ -149,3 +149,76 @@ pub(super) fn no_lock(path: &Path, why: &str) -> Diagnostic {
     )
     .fix("import the run folder as dwpipe wrote it, its pack.lock.json included")
 }
+
+/// Holds an imported comparison to the audits it names: made again from them (each rebuilt
+/// from its evidence) by the lock it was judged by, field for field; one that says otherwise,
+/// or cannot be made again, is refused with why, never recorded at its word.
+pub(super) fn checked_comparison(
+    path: &Path,
+    recorded: &crate::schema::Comparison,
+) -> Result<(), Diagnostic> {
+    let refuse = |why: String| {
+        Diagnostic::error("E_HISTORY_IMPORT", format!("`{}`: {why}", path.display())).fix(
+            "import comparisons as dwpipe wrote them, beside the audits they name (`dwpipe verify-evidence COMPARE.json` names every difference)",
+        )
+    };
+    let (remade, _) = crate::compare::remade(path, recorded, None, crate::compare::Given::Rebuilt)
+        .map_err(|found| {
+            refuse(format!(
+                "it cannot be made again from the audits it names: {}: not recorded",
+                found.first().map(|d| d.message.clone()).unwrap_or_default()
+            ))
+        })?;
+    let as_value = |c: &crate::schema::Comparison| serde_json::to_value(c).unwrap_or_default();
+    let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&remade));
+    match differences.first() {
+        None => Ok(()),
+        Some(first) => Err(refuse(format!(
+            "it is not what its audits give ({} difference(s); first: {first}): not recorded",
+            differences.len()
+        ))),
+    }
+}
+
+/// Holds an A/B session's record to what it names: its regression verdict to its comparison
+/// made again, each arm's verdict to that arm's audit. Its arms are taken only when it holds.
+pub(super) fn checked_ab(path: &Path, record: &crate::schema::AbRecord) -> Result<(), String> {
+    let dir = dir_or_dot(path.parent());
+    let comparison_path = dir.join(&record.comparison);
+    let bytes = read_bounded(&comparison_path, MAX_REPORT_BYTES, "a comparison")
+        .map_err(|e| format!("its comparison cannot be read: {e}"))?;
+    let recorded: crate::schema::Comparison =
+        serde_json::from_slice(&bytes).map_err(|e| format!("its comparison is not one: {e}"))?;
+    let (remade, _) = crate::compare::remade(
+        &comparison_path,
+        &recorded,
+        None,
+        crate::compare::Given::Rebuilt,
+    )
+    .map_err(|found| {
+        format!(
+            "its comparison cannot be made again from its arms' audits: {}",
+            found.first().map(|d| d.message.clone()).unwrap_or_default()
+        )
+    })?;
+    if remade.verdict != record.regression {
+        return Err(format!(
+            "it says the candidate {}, its arms' audits give {}",
+            record.regression.as_str(),
+            remade.verdict.as_str()
+        ));
+    }
+    for arm in [&record.baseline, &record.candidate] {
+        let audit = crate::compare::read_audit(&dir.join(&arm.report), "E_HISTORY_IMPORT")
+            .map_err(|d| d.message)?;
+        if audit.verdict != arm.verdict {
+            return Err(format!(
+                "it says {} ended {}, that audit says {}",
+                arm.report,
+                arm.verdict.as_str(),
+                audit.verdict.as_str()
+            ));
+        }
+    }
+    Ok(())
+}

@@ -42,6 +42,17 @@ fn a_password_is_refused_and_never_echoed_however_it_is_written() {
         format!("postgres://lab:{secret}@db/dwpipe?sslmode=sometimes"),
         format!("postgres://lab:p@{secret}@db/dwpipe"),
         format!("mysql://lab:{secret}@db/dwpipe"),
+        // Meant as addresses, not written as ones: never a file named after the password.
+        format!("postgres:/lab:{secret}@db/dwpipe"),
+        format!("postgres:lab:{secret}@db/dwpipe"),
+        format!("postgresql:lab:{secret}@db"),
+        format!(" postgres://lab:{secret}@db/dwpipe"),
+        format!("postgres://lab:{secret}@db/dwpipe "),
+        format!("\"postgres://lab:{secret}@db/dwpipe\""),
+        format!("'postgres://lab:{secret}@db/dwpipe'"),
+        format!("postgres ://lab:{secret}@db/dwpipe"),
+        format!("POSTGRES :/lab:{secret}@db/dwpipe"),
+        format!("mysql:/lab:{secret}@db/dwpipe"),
     ] {
         let e = Store::parse(&text).expect_err(&text);
         assert!(
@@ -50,6 +61,23 @@ fn a_password_is_refused_and_never_echoed_however_it_is_written() {
         );
         assert!(!e.to_string().contains(secret), "{text}: {e}");
         assert!(!e.to_string().contains("s3cr"), "{text}: {e}");
+    }
+}
+
+/// What only looks like a scheme is a file: a drive's letter, a name with a colon.
+#[test]
+fn a_path_with_a_colon_is_still_a_file() {
+    for path in [
+        "C:/lab/history.sqlite",
+        "C:\\lab\\history.sqlite",
+        "notes:1.sqlite",
+        "./postgres:/x.sqlite",
+    ] {
+        assert_eq!(
+            Store::parse(path).unwrap(),
+            Store::Sqlite(PathBuf::from(path)),
+            "{path}"
+        );
     }
 }
 

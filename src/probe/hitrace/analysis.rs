@@ -65,6 +65,25 @@ pub struct Analysis {
     pub(crate) response: Option<ResponseTracker>,
     /// The latest event's clock: a trace that ends before its recording began is stale.
     pub(crate) last_ns: Option<u64>,
+    /// Whether the text ends inside a line (its last byte not a newline): a file cut short
+    /// (a transfer interrupted, a disk full), whose window is not all there.
+    pub(crate) cut_mid_line: bool,
+}
+
+/// A reader that remembers the last byte it gave.
+struct LastByte<R> {
+    inner: R,
+    last: Option<u8>,
+}
+
+impl<R: Read> Read for LastByte<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
 }
 
 impl Analysis {
@@ -91,7 +110,13 @@ impl Analysis {
 
     /// Feeds every line of `reader`, read in `blocks`.
     pub(crate) fn feed_in<R: Read>(&mut self, reader: R, blocks: Blocks) -> io::Result<()> {
-        for_each_parsed(reader, blocks, |line| self.parsed(line))
+        let mut reader = LastByte {
+            inner: reader,
+            last: None,
+        };
+        for_each_parsed(&mut reader, blocks, |line| self.parsed(line))?;
+        self.cut_mid_line = reader.last.is_some_and(|b| b != b'\n');
+        Ok(())
     }
 
     fn parsed(&mut self, line: Parsed<&[u8]>) {

@@ -334,3 +334,116 @@ fn a_phone_answers_as_its_release_and_its_shell_user() {
     );
     assert_eq!(report.actual("P-07"), Some("96%"), "{said}");
 }
+
+/// The example's touch-target criterion alone.
+const TOUCH_TARGET_PACK: &str = "version: 1
+app: { bundle: com.example.notes, ability: EntryAbility }
+criteria:
+  - id: X-01
+    dimension: accessibility
+    statement: Every clickable control is at least 48vp on its smallest side
+    weight: must
+    assertion: { matcher: gte, expected: 48, unit: vp, probe: { id: a11y.touch-target } }
+";
+
+#[test]
+fn a_lab_names_every_phone_its_server_lists_and_passes_only_on_what_it_needs() {
+    // One criterion read from one layout dump: the lab, not the audit, is under test.
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    fs::write(dir.join("pack.yaml"), TOUCH_TARGET_PACK).unwrap();
+    crate::support::Test::new(dir)
+        .args(["freeze", "pack.yaml"])
+        .run();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let playbooks = no_sleeps(dir);
+    let connected = stack.phone(Tools::Serving("notes-pass")).key.clone();
+    let unauthorized = stack.phone(Tools::Unauthorized).key.clone();
+    let offline = [stack.offline_device(), stack.offline_device()];
+
+    // One phone passes, three cannot be driven: the lab is not a pass, and says why of each.
+    let (code, said) = ended(
+        audit(&stack, dir, &["--devices", "all"], ("lab", &playbooks), &[])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(3), "{said}{}", stack.logs());
+    assert!(
+        said.contains("lab audit of 4 device(s): INCOMPLETE — 1 passed, 0 failed, 3 not measured"),
+        "{said}"
+    );
+    let matrix: LabReport = read(dir.join("lab/lab.json"));
+    let mut listed = matrix.device_verdicts();
+    listed.sort_unstable();
+    let mut expected = vec![
+        (connected.as_str(), "pass"),
+        (unauthorized.as_str(), "not-measured"),
+        (offline[0].as_str(), "not-measured"),
+        (offline[1].as_str(), "not-measured"),
+    ];
+    expected.sort_unstable();
+    assert_eq!(listed, expected, "{matrix:?}");
+    let reason = |key: &str| {
+        matrix
+            .devices
+            .iter()
+            .find(|d| d.serial == key)
+            .and_then(|d| d.error.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        reason(&unauthorized).contains("lists the device as Unauthorized"),
+        "{matrix:?}"
+    );
+    assert!(
+        reason(&unauthorized).contains("accept this host's key"),
+        "{matrix:?}"
+    );
+    assert!(
+        reason(&offline[0]).contains("lists the device as Offline"),
+        "{matrix:?}"
+    );
+    for key in [&unauthorized, &offline[0], &offline[1]] {
+        assert!(said.contains(key.as_str()), "{key}: {said}");
+    }
+
+    // A lab that needs one phone passes on the one, and still names the three.
+    let (code, said) = ended(
+        audit(
+            &stack,
+            dir,
+            &["--devices", "all"],
+            ("lab-one", &playbooks),
+            &["--need", "1"],
+        )
+        .spawn()
+        .unwrap(),
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("lab audit of 4 device(s): PASS — 1 passed, 0 failed, 3 not measured")
+            && said.contains("(1 needed to pass, --need)"),
+        "{said}"
+    );
+    let matrix: LabReport = read(dir.join("lab-one/lab.json"));
+    assert_eq!(
+        (matrix.need, matrix.devices.len()),
+        (Some(1), 4),
+        "{matrix:?}"
+    );
+    // Needing two of one passing phone is not a pass.
+    let (code, said) = ended(
+        audit(
+            &stack,
+            dir,
+            &["--devices", "all"],
+            ("lab-two", &playbooks),
+            &["--need", "2"],
+        )
+        .spawn()
+        .unwrap(),
+    );
+    assert_eq!(code, Some(3), "{said}");
+}

@@ -90,9 +90,54 @@ fn devices_doctor_and_identify_read_every_kind_of_device_through_the_real_stack(
     assert_eq!(code, 3, "{stdout}{stderr}");
     assert!(
         stderr.contains("its density (VirtualPixelRatio) is unknown")
+            && stderr.contains("without the phone's tools")
             && !format!("{stdout}{stderr}").contains("/bin/sh"),
         "{stdout}{stderr}"
     );
+
+    // Each phone doctor cannot use is called by what it is in the table, never "missing";
+    // a frozen one by the step that did not answer, not by the shell line it sent.
+    let frozen = stack.phone(Tools::Serving("notes-pass"));
+    let frozen_key = frozen.key.clone();
+    frozen.freeze();
+    for (key, status) in [
+        (&unauthorized, "unauthorized"),
+        (&offline, "offline"),
+        (&bare, "no tools"),
+        (&"127.0.0.1:9".to_owned(), "not listed"),
+        (&frozen_key, "not answering"),
+    ] {
+        let (code, stdout, stderr) = stack.run(
+            dir,
+            &[
+                "doctor",
+                "--device",
+                key,
+                "--server",
+                &server,
+                "--call-timeout",
+                "3s",
+            ],
+        );
+        assert_eq!(code, 3, "{key}: {stdout}{stderr}");
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with("device"))
+            .unwrap_or_else(|| panic!("{key}: no device row: {stdout}"));
+        assert!(
+            row.trim_end().ends_with(status),
+            "{key}: {status}: {row}\n{stderr}"
+        );
+        assert!(!stdout.contains("missing"), "{key}: {stdout}");
+        if key == &frozen_key {
+            assert!(
+                stderr.contains("error[E_DEVICE_TIMEOUT]")
+                    && stderr.contains(&format!("reading device {key}'s identity"))
+                    && !stderr.contains("__DWPIPE"),
+                "{stderr}"
+            );
+        }
+    }
 }
 
 /// A server that accepts and greets in something else than hdc's protocol: the hello

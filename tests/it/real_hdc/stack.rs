@@ -95,6 +95,17 @@ pub(crate) struct Phone {
 }
 
 impl Phone {
+    /// Freezes the phone (SIGSTOP to its daemon's group): its connection stays up, nothing
+    /// answers on it, as a phone hung in the kernel does.
+    pub(crate) fn freeze(&self) {
+        let daemon = self.daemon.as_ref().expect("a running phone");
+        let status = Command::new("kill")
+            .args(["-STOP", "--", &format!("-{}", daemon.0.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Ends the phone (its daemon killed, its relay closed): the server sees it go.
     pub(crate) fn stop(&mut self) {
         self.daemon.take();
