@@ -13,8 +13,10 @@ pub(crate) const TRANSCRIPT: u32 = 3;
 /// `audit-<n>.json` (2: the source, the inputs kept as evidence, each measurement's
 /// extractor revision; 3: each check's statement, runs that say the same thing named once in
 /// its evidence, the start and end times, the workspace; 4: a copy of the lock and the source
-/// kept among the inputs, the report naming the copy; 1 to 3 are still read).
-pub(crate) const AUDIT: u32 = 4;
+/// kept among the inputs, the report naming the copy; 5: when the audit held its device and
+/// its run's name kept among the inputs (`times.json`), the report's times rebuilt from them;
+/// 1 to 4 are still read).
+pub(crate) const AUDIT: u32 = 5;
 /// `review-<n>.json`.
 pub(crate) const REVIEW: u32 = 1;
 /// `verify-<n>.json` (2: a command may be `inconclusive`, with its reason and the compiler

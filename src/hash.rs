@@ -29,6 +29,20 @@ impl Hasher {
     }
 }
 
+/// An identifier no other call makes: 32 hex digits of the SHA-256 of this process, the
+/// clock to the nanosecond, a count of the calls so far and `seed`. Not a secret: a name
+/// that two runs never share, whose copy a re-dated report cannot shed.
+pub(crate) fn unique_id(seed: &str) -> String {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut id = sha256_hex(format!("{}:{nanos}:{call}:{seed}", std::process::id()).as_bytes());
+    id.truncate(32);
+    id
+}
+
 fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,7 +1,8 @@
 //! What an audit is measured with, kept as evidence under `evidence/<device>/` beside the
 //! readings: who the device said it was (`device.yaml`), the playbooks it ran (`playbooks/`),
 //! an outside auditor's report (`auditor-report.json`), a copy of the lock (`pack.lock.json`),
-//! and, once it ended, where its readings came from (`source.json`). The audit writes them;
+//! and, once it ended, where its readings came from (`source.json`) and when it held the
+//! device under which run's name (`times.json`). The audit writes them;
 //! `verify-evidence` reads them back, so the report is rebuilt from files alone wherever its
 //! folder travels.
 
@@ -16,7 +17,7 @@ use crate::output::write_atomic;
 use crate::playbook::Playbooks;
 
 use super::keep::relative;
-use super::model::{AuditError, EvidenceFile, Inputs};
+use super::model::{AuditError, EvidenceFile, Inputs, Times};
 use super::plan::AuditSpec;
 use super::state::{DeviceState, DeviceStates};
 
@@ -25,6 +26,7 @@ const PLAYBOOKS: &str = "playbooks";
 const AUDITOR: &str = "auditor-report.json";
 const LOCK: &str = crate::pack::LOCK_FILE;
 const SOURCE: &str = super::evidence::SOURCE_RECORD;
+const TIMES: &str = "times.json";
 
 /// Asks the device for its state and keeps the reply as the evidence file `name` in the
 /// device's folder `root`.
@@ -113,8 +115,19 @@ pub(super) fn keep(
         source: None,
         state_before: None,
         state_after: None,
+        times: None,
         require: spec.require.clone(),
     })
+}
+
+/// Keeps when the audit held its device, and its run's name, once it ended.
+pub(super) fn keep_times(
+    root: &Path,
+    out: &Path,
+    times: &Times,
+) -> Result<EvidenceFile, AuditError> {
+    let json = serde_json::to_string_pretty(times).expect("times always serialize") + "\n";
+    write(root, out, TIMES, json.as_bytes())
 }
 
 /// Keeps where the readings came from, once the audit ended, in its device's evidence folder.
@@ -141,6 +154,8 @@ pub(super) struct Kept {
     pub(super) source: Option<Source>,
     /// The device's state, as kept (audits before it was read kept none).
     pub(super) states: Option<DeviceStates>,
+    /// When it held the device, as kept (audits before they were kept, none).
+    pub(super) times: Option<Times>,
 }
 
 /// Reads back the inputs kept in `root` (paths relative to `out`); `recorded` gives the
@@ -208,6 +223,16 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
         }
         None => (None, None),
     };
+    let (times_file, times) = match optional(TIMES, recorded.times.is_some())? {
+        Some((file, bytes)) => {
+            let path = root.join(TIMES);
+            let text = String::from_utf8(bytes)
+                .map_err(|_| unreadable(&path, "it is not UTF-8".to_owned()))?;
+            let times: Times = crate::input::parse_json(&path, &text)?;
+            (Some(file), Some(times))
+        }
+        None => (None, None),
+    };
     let state = |name: &str, recorded: bool| -> Result<_, Diagnostic> {
         Ok(match optional(name, recorded)? {
             Some((file, bytes)) => (
@@ -239,10 +264,12 @@ pub(super) fn read_kept(root: &Path, out: &Path, recorded: &Inputs) -> Result<Ke
             source: source_file,
             state_before,
             state_after,
+            times: times_file,
             require: recorded.require.clone(),
         },
         source,
         states,
+        times,
     })
 }
 

@@ -103,6 +103,11 @@ pub struct Inputs {
     /// What it said after its last visit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_after: Option<EvidenceFile>,
+    /// When the audit held its device, and its run's name (`times.json`, kept when it
+    /// ended; optional): the report's `started`, `ended`, `device-time`, `lease` and
+    /// `run-id` are rebuilt from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<EvidenceFile>,
     /// The preconditions asked for besides the pack's (`dwpipe.yaml`, `--require`): recorded
     /// facts, which the kept state is held to with the pack's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -129,19 +134,27 @@ impl Inputs {
             .chain(&self.source)
             .chain(&self.state_before)
             .chain(&self.state_after)
+            .chain(&self.times)
     }
 }
 
-/// When an audit held its device and for how long: recorded facts, which no evidence holds.
-#[derive(Clone, Debug, PartialEq)]
+/// When an audit held its device and for how long, and the name of its run: kept among its
+/// evidence (`times.json`) when it ends, so that the report's times are rebuilt from a file
+/// its hash binds, and a copy under other times is still the run it was.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub(crate) struct Times {
+    /// The run's own name: made when it began, never made again.
+    pub(crate) run_id: String,
     /// Before the device's identity was read (UTC, ISO 8601).
     pub(crate) started: String,
     /// After the last run was read.
     pub(crate) ended: String,
     /// Each visit's time on the device.
+    #[serde(rename = "device-time")]
     pub(crate) device: DeviceTime,
     /// The device's lease (a live device's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) lease: Option<crate::device::lease::LeaseRecord>,
 }
 
@@ -391,8 +404,7 @@ pub enum AuditEvent {
     },
     /// A session's evidence is stored and read.
     SessionDone,
-    /// The history has this audit's run already (a replay of the same capture begun in the
-    /// same second is the same run): it was not recorded twice.
+    /// The history has this report already: it was not recorded twice.
     AlreadyRecorded {
         /// The report that was not recorded again.
         report: std::path::PathBuf,

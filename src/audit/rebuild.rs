@@ -59,7 +59,7 @@ pub(crate) fn rebuild(
         .fix("verify the report inside the audit folder `dwpipe audit` wrote"));
     }
     inside(&root, out)?;
-    let (info, playbooks, auditor, inputs, kept_source, states) = match recorded.inputs {
+    let (info, playbooks, auditor, inputs, kept_source, states, times) = match recorded.inputs {
         Some(inputs) => {
             let kept = read_kept(&root, out, inputs)?;
             (
@@ -69,12 +69,14 @@ pub(crate) fn rebuild(
                 Some(kept.inputs),
                 kept.source,
                 kept.states,
+                kept.times,
             )
         }
         None => (
             recorded.device.clone(),
             Playbooks::load(None)?,
             Vec::new(),
+            None,
             None,
             None,
             None,
@@ -118,8 +120,14 @@ pub(crate) fn rebuild(
         states.judge(&super::plan::required(pack, others));
         states
     });
+    // Whether the lease held is the kept times' word when they were kept, else the report's.
+    let lease_lost = match &times {
+        Some(times) => times.lease.as_ref().and_then(|l| l.lost.clone()),
+        None => recorded.lease_lost,
+    };
     Ok(AuditRun {
-        times: None,
+        // When the audit held its device, as kept (none before they were).
+        times,
         // Where the readings came from, as the audit kept it; a report before format 4 kept
         // no record, and its label is taken as recorded.
         source: kept_source
@@ -132,7 +140,7 @@ pub(crate) fn rebuild(
         warnings,
         figures,
         states,
-        lease_lost: recorded.lease_lost,
+        lease_lost,
     })
 }
 

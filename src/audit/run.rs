@@ -136,6 +136,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             root,
             out: out.to_owned(),
             done: 0,
+            run_id: crate::hash::unique_id(&started),
             started,
             device_time: DeviceTime::default(),
             states: {

@@ -228,7 +228,7 @@ fn follow(bar: &ProgressBar, event: AuditEvent, prefix: &str) {
 /// What a reporter says of an audit the history had already.
 fn already_recorded(report: &std::path::Path) -> String {
     format!(
-        "{}: not recorded again: the history has this run already (the same device and start, or a replay of the same capture begun in the same second)",
+        "{}: not recorded again: the history has this report already",
         report.display()
     )
 }

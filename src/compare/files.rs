@@ -144,9 +144,7 @@ pub(crate) fn from_files(
     // A baseline is never the candidate: not the same report, however it was copied or
     // re-serialized, nor another report of the same run.
     let (base_id, cand_id) = (base_report.identity(), cand_report.identity());
-    if base_id.report_id == cand_id.report_id
-        || (base_id.run_key.is_some() && base_id.run_key == cand_id.run_key)
-    {
+    if base_id.report_id == cand_id.report_id || base_id.same_run(&cand_id) {
         return Err(one(Diagnostic::error(
             "E_COMPARE_SAME_AUDIT",
             format!(

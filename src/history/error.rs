@@ -38,6 +38,19 @@ pub(crate) enum HistoryError {
     /// A newer dwpipe wrote it.
     #[error("the history `{at}` has schema version {found}; this dwpipe knows {known} and older")]
     Newer { at: String, found: i64, known: i64 },
+    /// The history holds the audit's run already, as another report: a copy of it under
+    /// other times (or other words) is not another audit.
+    #[error(
+        "the history `{at}` holds this audit's run ({run_id}) already, as `{held}` (recorded {recorded}): a copy of it under other times is not another audit"
+    )]
+    SameRun {
+        at: String,
+        run_id: String,
+        /// The report the history holds of the run.
+        held: String,
+        /// When the history recorded it.
+        recorded: String,
+    },
     /// A query or a write failed.
     #[error("the history `{at}` could not be {doing}")]
     Sql {
@@ -60,6 +73,7 @@ impl HistoryError {
             HistoryError::Tls { .. } => "E_HISTORY_TLS",
             HistoryError::ReadOnly { .. } => "E_HISTORY_READ_ONLY",
             HistoryError::Newer { .. } => "E_HISTORY_NEWER",
+            HistoryError::SameRun { .. } => "E_HISTORY_SAME_RUN",
             HistoryError::Sql { doing: "read", .. } => "E_HISTORY_READ",
             HistoryError::Sql { .. } => "E_HISTORY_WRITE",
         }
@@ -76,6 +90,9 @@ impl HistoryError {
             }
             HistoryError::ReadOnly { .. } => {
                 "make the file and its folder writable, or pass --history another path"
+            }
+            HistoryError::SameRun { .. } => {
+                "import each audit once, as dwpipe wrote it; `dwpipe verify-evidence` of both copies says which one was changed"
             }
             HistoryError::Silent { .. } => {
                 "check that the address names a PostgreSQL server (its port, the host), and that it is not overloaded or stopped mid-start"
@@ -111,6 +128,12 @@ impl HistoryError {
     /// limits) and would take another's: an import names that report and goes on.
     pub(crate) fn refuses_the_values(&self) -> bool {
         matches!(self, HistoryError::Sql { source, .. } if source.refuses_the_values())
+    }
+
+    /// Whether the history refused this one report (its values, or its run held already as
+    /// another report) and would take another's: an import names it and goes on.
+    pub(crate) fn refuses_the_report(&self) -> bool {
+        self.refuses_the_values() || matches!(self, HistoryError::SameRun { .. })
     }
 
     /// The error as a diagnostic, with its fix.

@@ -204,9 +204,26 @@ impl History {
             report_id: Some(identity.report_id.clone()),
             run_key: identity.run_key.clone(),
             verdict_by: Some(facts.verdict_by.as_str().to_owned()),
+            run_uid: identity.run_id.clone(),
         };
-        self.db
+        let at = self.at.clone();
+        let mut held_run = None;
+        let recorded = self
+            .db
             .transaction(std::convert::identity, |db| {
+                // The run held already as another report: a copy under other times.
+                if let Some(uid) = &run.run_uid {
+                    let held = db.rows(
+                        "SELECT report, recorded_at FROM runs WHERE run_uid = ?1 \
+                         AND report_id IS DISTINCT FROM ?2 LIMIT 1",
+                        &[Arg::Text(Some(uid)), Arg::Text(run.report_id.as_deref())],
+                        |row| Ok((row.text(0)?, row.text(1)?)),
+                    )?;
+                    if let Some((report, recorded)) = held.into_iter().next() {
+                        held_run = Some((report.unwrap_or_default(), recorded.unwrap_or_default()));
+                        return Ok(false);
+                    }
+                }
                 let Some(run_id) = run.insert(db)? else {
                     // Known: an audit recorded before dwpipe kept how its verdict was
                     // reached learns it when it is imported again and rebuilt.
@@ -257,7 +274,16 @@ impl History {
                 }
                 Ok(true)
             })
-            .map_err(failed)
+            .map_err(failed)?;
+        match held_run {
+            Some((held, recorded)) => Err(HistoryError::SameRun {
+                at,
+                run_id: run.run_uid.clone().unwrap_or_default(),
+                held,
+                recorded,
+            }),
+            None => Ok(recorded),
+        }
     }
 
     /// Records a comparison (`path`, `sha256` as for an audit), in one transaction.
@@ -349,7 +375,9 @@ impl History {
                  AND software_version IS NOT DISTINCT FROM ?3 AND verdict = 'pass' \
                  AND verdict_by IN ('measured', 'rebuilt') \
                  AND NOT replay AND report != ?4 AND report_id IS DISTINCT FROM ?5 \
-                 AND (run_key IS NULL OR run_key IS DISTINCT FROM ?6) \
+                 AND NOT ((run_uid IS NOT NULL AND ?7 IS NOT NULL AND run_uid = ?7) \
+                      OR ((run_uid IS NULL OR ?7 IS NULL) AND run_key IS NOT NULL \
+                          AND run_key = ?6)) \
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
                 &[
                     Arg::Text(Some(app)),
@@ -358,6 +386,7 @@ impl History {
                     Arg::Text(Some(&not)),
                     Arg::Text(Some(&identity.report_id)),
                     Arg::Text(identity.run_key.as_deref()),
+                    Arg::Text(identity.run_id.as_deref()),
                 ],
                 |row| row.text(0),
             )

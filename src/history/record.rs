@@ -248,7 +248,8 @@ impl Recorder {
                     imported.audits += 1;
                     imported.unverified += usize::from(unverified);
                 }
-                Err(e) if e.refuses_the_values() => {
+                Err(e @ HistoryError::SameRun { .. }) => imported.refuse(file, chain(&e)),
+                Err(e) if e.refuses_the_report() => {
                     imported.refuse(file, format!("the history cannot hold it: {}", chain(&e)));
                 }
                 Err(e) => return Err(e.into()),

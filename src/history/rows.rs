@@ -103,6 +103,8 @@ pub(super) struct RunRow {
     pub(super) run_key: Option<String>,
     /// How its verdict was reached (`None`: recorded before dwpipe kept it).
     pub(super) verdict_by: Option<String>,
+    /// The run's own name (`None`: recorded before, or an audit that kept no times).
+    pub(super) run_uid: Option<String>,
 }
 
 /// The columns of a [`RunRow`], in order.
@@ -110,7 +112,7 @@ macro_rules! run_columns {
     () => {
         "report_sha256, report, recorded_at, app, app_version, commit_sha, pack_sha256, serial, \
          model, software_version, refresh_rate, replay, verdict, arm, report_id, run_key, \
-         verdict_by"
+         verdict_by, run_uid"
     };
 }
 
@@ -138,6 +140,7 @@ impl RunRow {
             report_id: row.text(at + 14)?,
             run_key: row.text(at + 15)?,
             verdict_by: row.text(at + 16)?,
+            run_uid: row.text(at + 17)?,
         })
     }
 
@@ -149,7 +152,7 @@ impl RunRow {
                 "INSERT INTO runs (",
                 run_columns!(),
                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 ?17) ON CONFLICT DO NOTHING RETURNING id"
+                 ?17, ?18) ON CONFLICT DO NOTHING RETURNING id"
             ),
             &[
                 Arg::Text(Some(&self.report_sha256)),
@@ -169,6 +172,7 @@ impl RunRow {
                 Arg::Text(self.report_id.as_deref()),
                 Arg::Text(self.run_key.as_deref()),
                 Arg::Text(self.verdict_by.as_deref()),
+                Arg::Text(self.run_uid.as_deref()),
             ],
             |row| row.int(0),
         )?;

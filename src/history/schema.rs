@@ -10,7 +10,7 @@ use super::HistoryError;
 use super::db::{Arg, Db, DbError};
 
 /// The schema this dwpipe writes.
-pub(crate) const SCHEMA: i64 = 4;
+pub(crate) const SCHEMA: i64 = 5;
 
 /// Version 1: audits (`runs`), each criterion's aggregate (`measurements`) and every run's
 /// value (`samples`); comparisons and their criteria.
@@ -108,8 +108,16 @@ const V4: &str = "
 ALTER TABLE runs ADD COLUMN verdict_by TEXT;
 ";
 
+/// Version 5: each audit's run by its own name (`run_uid`: the `run-id` it kept with its
+/// times), so that a copy of it under other times is known for the run it is. Audits
+/// recorded before, and audits that kept no times, say nothing (NULL).
+const V5: &str = "
+ALTER TABLE runs ADD COLUMN run_uid TEXT;
+CREATE INDEX runs_run_uid ON runs (run_uid);
+";
+
 /// The steps from each version to the next: `STEPS[v]` takes version `v` to `v + 1`.
-const STEPS: [&str; SCHEMA as usize] = [V1, V2, V3, V4];
+const STEPS: [&str; SCHEMA as usize] = [V1, V2, V3, V4, V5];
 
 /// The version PostgreSQL histories begin at: the tables as [`V1`] then [`V2`] left them,
 /// in PostgreSQL's types (an identity for SQLite's rowid, booleans, double precision). A

@@ -124,11 +124,18 @@ pub(super) fn rebuilt(
     let mut rebuilt = AuditReport::of_audit(&frozen.lock.sha256, &audited, report.lock.clone());
     rebuilt.format_version = report.format_version;
     rebuilt.dwpipe_version.clone_from(&report.dwpipe_version);
-    rebuilt.started.clone_from(&report.started);
-    rebuilt.ended.clone_from(&report.ended);
-    rebuilt.device_time.clone_from(&report.device_time);
+    // When the audit held its device is rebuilt from the times it kept; an audit that kept
+    // none (before format 5) is taken as its report says.
+    let kept_times =
+        report.format_version >= 5 || report.inputs.as_ref().is_some_and(|i| i.times.is_some());
+    if !kept_times {
+        rebuilt.started.clone_from(&report.started);
+        rebuilt.ended.clone_from(&report.ended);
+        rebuilt.device_time.clone_from(&report.device_time);
+        rebuilt.lease.clone_from(&report.lease);
+        rebuilt.run_id.clone_from(&report.run_id);
+    }
     // Facts of the run that no evidence file holds: taken as the report says them.
-    rebuilt.lease.clone_from(&report.lease);
     rebuilt.workspace.clone_from(&report.workspace);
     rebuilt.unrecorded.clone_from(&report.unrecorded);
     // The source is rebuilt from its kept record (format 4 on); before, it was a label.

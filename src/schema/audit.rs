@@ -32,6 +32,10 @@ pub struct AuditReport {
     /// When it ended (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<String>,
+    /// The run's own name, made when it began (optional: audits that kept `times.json`):
+    /// a copy of the audit under other times is still this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// How long the audit held its device: every visit's time on the device's clock, sleeps
     /// included (since format 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,6 +150,7 @@ impl AuditReport {
             report.ended = Some(times.ended.clone());
             report.device_time = Some(times.device.clone());
             report.lease = times.lease.clone();
+            report.run_id = Some(times.run_id.clone());
         }
         report
     }
@@ -183,6 +188,7 @@ impl AuditReport {
             summary,
             started: None,
             ended: None,
+            run_id: None,
             device_time: None,
             lease: None,
             workspace: None,

@@ -13,6 +13,19 @@ pub(crate) struct Identity {
     /// `<serial>@<started>` (with `#<transcript>` for a replay, `+<sha256>` for each HAP
     /// installed first), when the report says when it started.
     pub(crate) run_key: Option<String>,
+    /// The run's own name, kept with its times (audits since they were kept).
+    pub(crate) run_id: Option<String>,
+}
+
+impl Identity {
+    /// Whether two audits are one run: by their runs' own names when both kept one (two
+    /// audits of one device begun in one second are two runs), else by device and start.
+    pub(crate) fn same_run(&self, other: &Identity) -> bool {
+        match (&self.run_id, &other.run_id) {
+            (Some(mine), Some(theirs)) => mine == theirs,
+            _ => self.run_key.is_some() && self.run_key == other.run_key,
+        }
+    }
 }
 
 impl AuditReport {
@@ -29,6 +42,7 @@ impl AuditReport {
         };
         Identity {
             report_id,
+            run_id: self.run_id.clone(),
             run_key: self
                 .device
                 .as_ref()

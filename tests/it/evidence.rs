@@ -329,7 +329,7 @@ fn a_second_format_audit_is_still_read_as_it_was_worded() {
 fn a_report_states_each_criterion_and_names_repeated_runs_once() {
     let dir = audited("notes-fail", &[]);
     let doc = first_audit(dir.path());
-    assert_eq!(doc.format_version, 4);
+    assert_eq!(doc.format_version, 5);
     let (started, ended) = (doc.started.clone().unwrap(), doc.ended.clone().unwrap());
     for text in [&started, &ended] {
         assert!(text.len() == 20 && text.ends_with('Z'), "{text}");

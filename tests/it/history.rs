@@ -55,6 +55,8 @@ pub(super) fn runs(dir: &Path, count: usize, shift: usize) {
         let inputs = report["inputs"].as_object_mut().unwrap();
         inputs.remove("source");
         inputs.remove("lock");
+        inputs.remove("times");
+        report.as_object_mut().unwrap().remove("run-id");
         report["source"] = json!({
             "kind": "device",
             "serial": "FMR0223C13000649",
@@ -606,9 +608,7 @@ fn prune_keeps_the_latest_of_each_series_and_the_baseline() {
         // The one audit whose verdict dwpipe reached itself (made on a device, rebuilt from its
         // evidence at its import), dated between runs 19 and 20: the only baseline.
         let live = crate::support::live_audit(dir.path(), "regress-base", "PHONE-B", "live");
-        let mut report: Value = serde_json::from_slice(&fs::read(&live).unwrap()).unwrap();
-        report["started"] = json!("2026-01-01T19:30:00Z");
-        fs::write(&live, report.to_string()).unwrap();
+        crate::support::redate(&live, "2026-01-01T19:30:00Z");
         Test::new(dir.path())
             .args(["history", "--history", h, "import", "runs", "live"])
             .stdout_contains("imported 21 audit(s) (20 without their evidence")

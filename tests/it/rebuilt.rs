@@ -225,3 +225,67 @@ fn a_baseline_from_the_history_is_rebuilt_before_it_is_compared() {
         .stderr_contains("base/audit-1.json` is not what its evidence gives")
         .run();
 }
+
+/// An audit's times are bound to its evidence: a copy re-dated in its report alone does not
+/// verify, and one re-dated in its kept times too is still the run it was — never its own
+/// baseline, never a second audit in the history.
+#[test]
+fn a_re_dated_copy_of_an_audit_is_the_run_it_was() {
+    let dir = frozen_fixture("packs/cold-start.yaml");
+    let dir = dir.path();
+    let live = crate::support::live_audit(dir, "regress-base", "PHONE-T", "live");
+    crate::support::copy_tree(&dir.join("live"), &dir.join("copy"));
+    let copy = dir.join("copy/audit-1.json");
+    let mut report = json(&copy);
+    report["started"] = "2027-03-01T08:00:00Z".into();
+    report["ended"] = "2027-03-01T08:05:00Z".into();
+    fs::write(&copy, report.to_string()).unwrap();
+    let Ran { stdout, .. } = Test::new(dir)
+        .args(["verify-evidence", copy.to_str().unwrap()])
+        .status(1)
+        .run();
+    assert!(
+        stdout.contains("started")
+            && stdout.contains("ended")
+            && stdout.contains("2 difference(s)"),
+        "{stdout}"
+    );
+    // Its kept times re-dated too, and their hash: it verifies, and is still the same run.
+    let started = "2027-03-01T08:00:00Z";
+    let kept = dir
+        .join("copy")
+        .join(report["inputs"]["times"]["path"].as_str().unwrap());
+    let mut times = json(&kept);
+    times["started"] = started.into();
+    times["ended"] = "2027-03-01T08:05:00Z".into();
+    let bytes = serde_json::to_vec_pretty(&times).unwrap();
+    fs::write(&kept, &bytes).unwrap();
+    report["inputs"]["times"]["sha256"] = dwpipe::hash::sha256_hex(&bytes).into();
+    fs::write(&copy, report.to_string()).unwrap();
+    Test::new(dir)
+        .args(["verify-evidence", copy.to_str().unwrap()])
+        .stdout_contains("0 difference(s)")
+        .run();
+    Test::new(dir)
+        .args(["compare", copy.to_str().unwrap(), live.to_str().unwrap()])
+        .args(["--out", "self"])
+        .status(2)
+        .stderr_contains("E_COMPARE_SAME_AUDIT")
+        .run();
+    Test::new(dir)
+        .args(["history", "--history", "h.sqlite", "import", "live"])
+        .stdout_contains("imported 1 audit(s)")
+        .run();
+    Test::new(dir)
+        .args(["history", "--history", "h.sqlite", "import", "copy"])
+        .status(2)
+        .stderr_contains("holds this audit's run")
+        .run();
+    // The original is no baseline of itself, nor is the copy of the original.
+    Test::new(dir)
+        .args(["compare", "--against", "last-pass", copy.to_str().unwrap()])
+        .args(["--history", "h.sqlite", "--out", "against"])
+        .status(2)
+        .stderr_contains("E_HISTORY_NO_BASELINE")
+        .run();
+}

@@ -857,51 +857,72 @@ console.log(JSON.stringify({{ logs, prompts, seconds: (Date.now() - started) / 1
     );
 }
 
-/// Two replays of one capture begun in the same second are one run to the history: the second
-/// is not recorded again, and says so (never silently).
+/// Two replays of one capture begun at once are two runs, each with its own name, both
+/// recorded; a copy of one is the run it was, whatever times it says.
 #[test]
-fn a_replay_the_history_has_already_is_said_not_silently_dropped() {
+fn replays_begun_at_once_are_two_runs_and_a_copy_is_neither_a_third() {
     let dir = frozen_example();
     let capture = crate::support::delivery::repo("device-fixtures/notes-pass");
-    for attempt in 0..10 {
-        let outs = [format!("a{attempt}"), format!("b{attempt}")];
-        let runs: Vec<_> = outs
-            .iter()
-            .map(|out| {
-                crate::support::dwpipe_command()
-                    .args(["audit", "--pack", "pack.lock.json", "--replay"])
-                    .arg(&capture)
-                    .args(["--history", "h.sqlite", "--out", out])
-                    .current_dir(dir.path())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        let said: Vec<String> = runs
-            .into_iter()
-            .map(|run| String::from_utf8(run.wait_with_output().unwrap().stderr).unwrap())
-            .collect();
-        let reports: Vec<dwpipe::schema::AuditReport> = outs
-            .iter()
-            .map(|out| crate::support::read(dir.path().join(out).join("audit-1.json")))
-            .collect();
-        // The same run only when both reports are the same (begun in one second, and nothing
-        // else told apart, as a load that delays one of them can).
-        if serde_json::to_value(&reports[0]).unwrap() != serde_json::to_value(&reports[1]).unwrap()
-        {
-            continue;
-        }
+    let outs = ["a", "b"];
+    let runs: Vec<_> = outs
+        .iter()
+        .map(|out| {
+            crate::support::dwpipe_command()
+                .args(["audit", "--pack", "pack.lock.json", "--replay"])
+                .arg(&capture)
+                .args(["--history", "h.sqlite", "--out", out])
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        let output = run.wait_with_output().unwrap();
         assert!(
-            said.iter().any(|s| s.contains("not recorded again")),
-            "{said:?} {:?} {:?}",
-            reports[0].unrecorded,
-            reports[1].unrecorded
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
         );
-        return;
     }
-    panic!("no two replays made the same report in ten tries");
+    let reports: Vec<dwpipe::schema::AuditReport> = outs
+        .iter()
+        .map(|out| crate::support::read(dir.path().join(out).join("audit-1.json")))
+        .collect();
+    assert!(
+        reports
+            .iter()
+            .all(|r| r.unrecorded.is_none() && r.run_id.is_some())
+    );
+    assert_ne!(reports[0].run_id, reports[1].run_id);
+    let conn = rusqlite::Connection::open(dir.path().join("h.sqlite")).unwrap();
+    let count = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT count(*) FROM runs"), 2);
+    // A copy of `a` re-dated, its kept times re-dated too (and their hash): the run it was.
+    crate::support::copy_tree(&dir.path().join("a"), &dir.path().join("copy"));
+    let copy = dir.path().join("copy/audit-1.json");
+    let mut doc: Value = serde_json::from_slice(&fs::read(&copy).unwrap()).unwrap();
+    let kept = dir
+        .path()
+        .join("copy")
+        .join(doc["inputs"]["times"]["path"].as_str().unwrap());
+    let mut times: Value = serde_json::from_slice(&fs::read(&kept).unwrap()).unwrap();
+    times["started"] = "2027-01-01T00:00:00Z".into();
+    let bytes = serde_json::to_vec_pretty(&times).unwrap();
+    fs::write(&kept, &bytes).unwrap();
+    doc["inputs"]["times"]["sha256"] = dwpipe::hash::sha256_hex(&bytes).into();
+    doc["started"] = "2027-01-01T00:00:00Z".into();
+    fs::write(&copy, doc.to_string()).unwrap();
+    let Ran { stdout, stderr, .. } = Test::new(dir.path())
+        .args(["history", "--history", "h.sqlite", "import", "copy"])
+        .status(2)
+        .run();
+    assert!(
+        stderr.contains("holds this audit's run") && stderr.contains("not another audit"),
+        "{stdout}{stderr}"
+    );
+    assert_eq!(count("SELECT count(*) FROM runs"), 2);
 }
 
 /// `.dwpipe/hooks` and `.dwpipe/runs` are dwpipe's to make: a link planted there (to make a

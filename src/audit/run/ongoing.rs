@@ -3,7 +3,7 @@
 
 use super::super::evidence::{Context, Files};
 use super::super::figures::Figures;
-use super::super::inputs::keep_source;
+use super::super::inputs::{keep_source, keep_times};
 use super::super::keep::keep_file;
 use super::super::measure::{Gathered, Measuring, RunVisit, visits};
 use super::super::model::{
@@ -28,6 +28,8 @@ pub(crate) struct Ongoing<'p, 's, 'a> {
     pub(super) out: PathBuf,
     pub(super) done: u32,
     pub(super) started: String,
+    /// The run's own name (kept with its times).
+    pub(super) run_id: String,
     pub(super) device_time: DeviceTime,
     /// The device's state before the runs, and after them once settled.
     pub(super) states: DeviceStates,
@@ -187,7 +189,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
     /// under way).
     pub(crate) fn snapshot(&self, device: &impl Device) -> AuditRun {
         let (measurements, warnings) = self.measuring.measurements();
-        self.run_of(device, measurements, warnings)
+        self.run_of(device, measurements, warnings, self.times_now(device))
     }
 
     /// The audit of the runs made on `device` (a replay's source is known once it is done,
@@ -213,10 +215,24 @@ impl<'a> Ongoing<'_, '_, 'a> {
     pub(crate) fn finish(mut self, device: &impl Device) -> Result<AuditRun, AuditError> {
         let source = device.source(&self.info);
         self.inputs.source = Some(keep_source(&self.root, &self.out, &source)?);
+        // Its times kept as evidence: the report's are rebuilt from them.
+        let times = self.times_now(device);
+        self.inputs.times = Some(keep_times(&self.root, &self.out, &times)?);
         let (measurements, warnings) = self.measuring.measurements();
-        let mut run = self.run_of(device, measurements, warnings);
+        let mut run = self.run_of(device, measurements, warnings, times);
         run.figures = self.measuring.into_figures();
         Ok(run)
+    }
+
+    /// When the audit held `device`, ending now.
+    fn times_now(&self, device: &impl Device) -> Times {
+        Times {
+            run_id: self.run_id.clone(),
+            started: self.started.clone(),
+            ended: crate::time::now(),
+            device: self.device_time.clone(),
+            lease: device.lease(),
+        }
     }
 
     fn run_of(
@@ -224,8 +240,9 @@ impl<'a> Ongoing<'_, '_, 'a> {
         device: &impl Device,
         measurements: Vec<MeasurementRecord>,
         warnings: Vec<Diagnostic>,
+        times: Times,
     ) -> AuditRun {
-        let lease = device.lease();
+        let lease_lost = times.lease.as_ref().and_then(|l| l.lost.clone());
         // Fewer runs than planned are recorded as the runs made, so that `verify-evidence`
         // replans exactly the visits whose evidence exists.
         let runs = if self.done == self.prepared.runs() {
@@ -234,12 +251,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
             Some(self.done)
         };
         AuditRun {
-            times: Some(Times {
-                started: self.started.clone(),
-                ended: crate::time::now(),
-                device: self.device_time.clone(),
-                lease: lease.clone(),
-            }),
+            times: Some(times),
             source: device.source(&self.info),
             device: self.info.clone(),
             inputs: Some(Inputs {
@@ -253,7 +265,7 @@ impl<'a> Ongoing<'_, '_, 'a> {
             warnings,
             figures: Figures::default(),
             states: Some(self.states.clone()),
-            lease_lost: lease.and_then(|l| l.lost),
+            lease_lost,
         }
     }
 }

@@ -370,6 +370,40 @@ pub(crate) fn live_audit(dir: &Path, capture: &str, serial: &str, out: &str) -> 
     dir.join(out).join("audit-1.json")
 }
 
+/// The audit at `report` as if it had started at `started` (and been another run): its
+/// kept times rewritten, their hash in the report, and the report's own — an older audit of
+/// the same device, for a history to hold.
+#[track_caller]
+pub(crate) fn redate(report: &Path, started: &str) {
+    let folder = report.parent().unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(report).unwrap()).unwrap();
+    let kept = folder.join(doc["inputs"]["times"]["path"].as_str().unwrap());
+    let mut times: serde_json::Value = serde_json::from_slice(&fs::read(&kept).unwrap()).unwrap();
+    times["started"] = started.into();
+    times["run-id"] = dwpipe::hash::sha256_hex(started.as_bytes())[..32].into();
+    let bytes = serde_json::to_vec_pretty(&times).unwrap();
+    fs::write(&kept, &bytes).unwrap();
+    doc["inputs"]["times"]["sha256"] = dwpipe::hash::sha256_hex(&bytes).into();
+    doc["started"] = started.into();
+    doc["run-id"] = times["run-id"].clone();
+    fs::write(report, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+}
+
+/// The audit at `report` as an audit of format 4 wrote it, before an audit kept its times:
+/// its times file removed, the report naming none (written back, and returned).
+#[track_caller]
+pub(crate) fn before_kept_times(report: &Path) -> serde_json::Value {
+    let folder = report.parent().unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(report).unwrap()).unwrap();
+    let kept = folder.join(doc["inputs"]["times"]["path"].as_str().unwrap());
+    fs::remove_file(kept).unwrap();
+    doc["inputs"].as_object_mut().unwrap().remove("times");
+    doc.as_object_mut().unwrap().remove("run-id");
+    doc["format-version"] = 4.into();
+    fs::write(report, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    doc
+}
+
 /// A copy of the passing notes capture with one recorded file replaced (its hash updated).
 pub(crate) fn capture_with(root: &Path, file: &str, bytes: &[u8]) -> PathBuf {
     let capture = root.join("capture");
