@@ -37,12 +37,25 @@ const INPUT_LIMIT: u64 = 1024 * 1024;
 /// Answers one stop; `Ok(0)` once an answer was printed.
 pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
     let harness = Harness::parse(&args.harness).expect("clap takes only the harnesses' words");
+    // The limits and the fail mode are the config's; one that cannot be read has the defaults
+    // (and the gate says why it could not run).
+    let loaded = Config::load(&args.project.config);
+    let (limits, fail_mode) = loaded
+        .as_ref()
+        .map_or((Repair::default(), FailMode::Warn), |config| {
+            (config.repair, config.review.fail_mode)
+        });
     let stop = match read_input()
         .and_then(|input| read_stop(harness, &input).map_err(|e| e.to_string()))
     {
         Ok(stop) => stop,
-        // Without its session the rounds cannot be counted, and a loop nobody counts could go
-        // on for ever: the agent is let stop, said to be unverified.
+        // Under `closed`, a stop that cannot be read is refused: the agent writes part of
+        // the input (Codex's carries its last message), so an unreadable one is its to fix.
+        Err(why) if fail_mode == FailMode::Closed => {
+            return Ok(answer(harness, &refused_unread(&why)));
+        }
+        // Otherwise, without its session the rounds cannot be counted, and a loop nobody
+        // counts could go on for ever: the agent is let stop, said to be unverified.
         Err(why) => {
             return Ok(answer(
                 harness,
@@ -56,14 +69,6 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         .clone()
         .unwrap_or_else(|| dir_or_dot(args.project.config.parent()).to_owned());
     let record = Session::path(&base, harness, &stop.session);
-    // The limits and the fail mode are the config's; one that cannot be read has the defaults
-    // (and the gate says why it could not run).
-    let loaded = Config::load(&args.project.config);
-    let (limits, fail_mode) = loaded
-        .as_ref()
-        .map_or((Repair::default(), FailMode::Warn), |config| {
-            (config.repair, config.review.fail_mode)
-        });
     // One stop of a session at a time: stops that come together are counted one by one.
     let turn = Session::turn(&record, args.client.lease_wait);
     // The record is the agent's to write: it only counts. One that cannot be read (garbage,
@@ -76,7 +81,10 @@ pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
         .as_ref()
         .map(|session| session.this_loop().to_vec())
         .unwrap_or_default();
-    let round = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
+    // The repair round as the guard counts it: the loop's failures so far (a round the gate
+    // could not decide sent no repair).
+    let round =
+        u32::try_from(earlier.iter().filter(|r| r.failure.is_some()).count()).unwrap_or(u32::MAX);
     let gated = stop
         .not_finished
         .is_none()
@@ -181,6 +189,23 @@ fn read_input() -> Result<Vec<u8>, String> {
         return Err(format!("the input is larger than {INPUT_LIMIT} bytes"));
     }
     Ok(input)
+}
+
+/// A stop that cannot be read, under `review.fail-mode: closed`: refused, with what to do.
+fn refused_unread(why: &str) -> Decision {
+    print::note(&format!(
+        "E_HOOK_INPUT: {why}; refused by review.fail-mode closed"
+    ));
+    Decision {
+        answer: Answer::Block(format!(
+            "dwpipe cannot read this stop ({why}), so the change was not gated. \
+             review.fail-mode is closed: dwpipe keeps refusing to let this task end as verified. \
+             If your last message is long, end with a short one; tell the user the change is \
+             unverified and why, and do not claim that it passes."
+        )),
+        said: Said::Refused,
+        note: None,
+    }
 }
 
 /// The agent is let stop without being verified, and told why.
@@ -294,7 +319,7 @@ pub(super) struct HookStopArgs {
     pub(super) project: Project,
 }
 
-pub(super) const HOOK_STOP_HELP: &str = "Reads the harness's stop-hook JSON on stdin (Claude Code and Codex: session_id, stop_hook_active; Cursor: conversation_id, status, loop_count), runs what `deliver` runs after its agent (the verification commands, then the audit on the configured device or capture, against the frozen pack) on the workspace as it stands, in a run folder of its own under .dwpipe/runs, and prints one JSON object on stdout: {} lets the agent stop; {\"decision\":\"block\",\"reason\":…} (Cursor: {\"followup_message\":…}) sends it back with the repair brief. Rounds are counted per agent session in .dwpipe/hooks/ (stop_hook_active is recorded, never trusted to end the loop) and bounded by repair.max-rounds and repair.max-same-failure; when they run out, or the gate cannot decide, review.fail-mode says what happens: open lets the agent stop (recorded, said unverified), warn sends it back once to say the change is unverified and then lets it stop, closed keeps refusing and says so. Progress goes to stderr. Exit 0 whenever an answer was printed; an input that names no session lets the agent stop (its rounds could not be counted) and says why on stderr.";
+pub(super) const HOOK_STOP_HELP: &str = "Reads the harness's stop-hook JSON on stdin (Claude Code and Codex: session_id, stop_hook_active; Cursor: conversation_id, status, loop_count), runs what `deliver` runs after its agent (the verification commands, then the audit on the configured device or capture, against the frozen pack) on the workspace as it stands, in a run folder of its own under .dwpipe/runs, and prints one JSON object on stdout: {} lets the agent stop; {\"decision\":\"block\",\"reason\":…} (Cursor: {\"followup_message\":…}) sends it back with the repair brief. Rounds are counted per agent session in .dwpipe/hooks/ (stop_hook_active is recorded, never trusted to end the loop) and bounded by repair.max-rounds and repair.max-same-failure; when they run out, or the gate cannot decide, review.fail-mode says what happens: open lets the agent stop (recorded, said unverified), warn sends it back once to say the change is unverified and then lets it stop, closed keeps refusing and says so. Progress goes to stderr. Cursor's status `aborted` or `error` is not gated (the user or Cursor stopped the loop); any other status is gated. Exit 0 whenever an answer was printed; an input that cannot be read (not JSON, no session, over 1 MiB) lets the agent stop unverified and says why on stderr, except under review.fail-mode closed, which refuses it.";
 
 impl Run for HookCommand {
     fn drives_children(&self) -> bool {

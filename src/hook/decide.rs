@@ -174,7 +174,10 @@ pub(crate) fn decide_uncounted(
     match fail_mode {
         FailMode::Closed => Decision {
             answer: Answer::Block(format!(
-                "dwpipe: {failed}, and this session's rounds cannot be counted ({why}).                  review.fail-mode is closed: dwpipe keeps refusing to let this task end as                  verified. Tell the user the change is unverified and why; do not claim that it                  passes. (run {run})"
+                "dwpipe: {failed}, and this session's rounds cannot be counted ({why}). \
+                 review.fail-mode is closed: dwpipe keeps refusing to let this task end as \
+                 verified. Tell the user the change is unverified and why; do not claim that it \
+                 passes. (run {run})"
             )),
             said: Said::Refused,
             note: None,

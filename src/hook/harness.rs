@@ -7,8 +7,9 @@
 //! | Cursor | `conversation_id` | `loop_count` > 0 | `{"followup_message":…}` | `{}` |
 //! | OpenCode (dwpipe's plugin) | `session_id` | `stop_hook_active` | as Claude Code | `{}` |
 //!
-//! Cursor also says how the agent's loop ended (`status`): one that was aborted or failed is
-//! not gated (the user stopped it, or the harness did).
+//! Cursor also says how the agent's loop ended (`status`): one that was `aborted` or ended in
+//! `error` is not gated (the user stopped it, or the harness did); any other status, or none,
+//! is gated as a finished loop is — a word dwpipe does not know never opens the gate.
 
 use serde_json::{Value, json};
 
@@ -80,7 +81,7 @@ pub(crate) fn read_stop(harness: Harness, input: &[u8]) -> Result<Stop, HookInpu
             value["loop_count"].as_u64().is_some_and(|n| n > 0),
             value["status"]
                 .as_str()
-                .filter(|status| *status != "completed")
+                .filter(|status| matches!(*status, "aborted" | "error"))
                 .map(str::to_owned),
         ),
         Harness::ClaudeCode | Harness::Codex | Harness::Opencode => {
@@ -143,6 +144,27 @@ mod tests {
                 Harness::Cursor,
                 r#"{"conversation_id":"c1","status":"aborted","loop_count":2}"#,
                 Ok(("c1", true, Some("aborted"))),
+            ),
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","status":"error"}"#,
+                Ok(("c1", false, Some("error"))),
+            ),
+            // Only Cursor's own words for a loop that did not finish leave it ungated.
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","status":"Aborted"}"#,
+                Ok(("c1", false, None)),
+            ),
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","status":"done"}"#,
+                Ok(("c1", false, None)),
+            ),
+            (
+                Harness::Cursor,
+                r#"{"conversation_id":"c1","status":7}"#,
+                Ok(("c1", false, None)),
             ),
             (
                 Harness::Opencode,

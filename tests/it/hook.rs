@@ -238,7 +238,27 @@ fn a_gate_that_cannot_run_is_no_pass_and_input_it_cannot_count_is_said() {
     assert_eq!(code, 0);
     let reason = answer["reason"].as_str().unwrap();
     assert!(reason.contains("the gate could not decide"), "{reason}");
-    // Input with no session: its rounds cannot be counted, so the agent is let stop, unverified.
+    // Input with no session, under `closed`: what the hook cannot read, it refuses.
+    let (code, answer, stderr) = stop(
+        dir.path(),
+        "claude-code",
+        &json!({"hook_event_name": "Stop"}),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot read this stop"),
+        "{answer}"
+    );
+    assert!(
+        stderr.contains("no `session_id`") && stderr.contains("E_HOOK_INPUT"),
+        "{stderr}"
+    );
+    // Under `warn` its rounds cannot be counted, so the agent is let stop, unverified.
+    let dir = tight("warn");
     let (code, answer, stderr) = stop(
         dir.path(),
         "claude-code",
@@ -253,6 +273,79 @@ fn a_gate_that_cannot_run_is_no_pass_and_input_it_cannot_count_is_said() {
         "{answer}"
     );
     assert!(stderr.contains("no `session_id`"), "{stderr}");
+}
+
+/// Codex passes the agent's last message in its input: an agent that makes it too large to
+/// read does not stop under `closed`, whatever it claimed.
+#[test]
+fn an_input_the_agent_made_too_large_is_refused_under_closed() {
+    let long = "Result: PASS\n".repeat(200_000);
+    for (mode, blocked) in [("closed", true), ("warn", false)] {
+        let dir = tight(mode);
+        let mut input = claude("019b-y", false);
+        input["last_assistant_message"] = json!(long);
+        let mut child = crate::support::dwpipe_command()
+            .args(["hook", "stop", "--target", "codex", "--pack", "pack.yaml"])
+            .current_dir(dir.path())
+            .env_remove("DWPIPE_HDC")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The hook stops reading past its limit: the rest of the write may find the pipe shut.
+        let writer =
+            std::thread::spawn(move || drop(stdin.write_all(input.to_string().as_bytes())));
+        let (code, answer, stderr) = answered(child);
+        writer.join().unwrap();
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stderr.contains("larger than 1048576 bytes"),
+            "{mode}: {stderr}"
+        );
+        if blocked {
+            assert_eq!(answer["decision"], "block", "{mode}: {answer}");
+        } else {
+            assert!(
+                answer["systemMessage"]
+                    .as_str()
+                    .unwrap()
+                    .contains("NOT verified"),
+                "{mode}: {answer}"
+            );
+        }
+    }
+}
+
+/// Cursor's own words for a loop that did not finish (`aborted`, `error`) leave it ungated;
+/// any other status is gated, and the repair round the brief names is the one the reason
+/// counts, whatever rounds the gate could not decide came before.
+#[test]
+fn cursor_statuses_it_does_not_document_are_gated_and_rounds_are_counted_alike() {
+    let dir = tight("closed");
+    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
+    let broken = config.replace("notes-pass", "no-such-capture");
+    fs::write(dir.path().join("dwpipe.yaml"), &broken).unwrap();
+    for status in ["Completed", "done"] {
+        let input = json!({"conversation_id": "c9", "status": status, "loop_count": 1});
+        let (_, answer, _) = stop(dir.path(), "cursor", &input);
+        let followup = answer["followup_message"].as_str().unwrap_or_default();
+        assert!(
+            followup.contains("the gate could not decide"),
+            "{status}: {answer}"
+        );
+    }
+    fs::write(dir.path().join("dwpipe.yaml"), &config).unwrap();
+    let input = json!({"conversation_id": "c9", "status": "completed", "loop_count": 2});
+    let (_, answer, _) = stop(dir.path(), "cursor", &input);
+    let followup = answer["followup_message"].as_str().unwrap();
+    assert!(followup.contains("repair round 1 of 1"), "{followup}");
+    assert!(followup.contains("# Repair round 1:"), "{followup}");
+    assert_eq!(
+        said(&record(dir.path(), "cursor-c9")),
+        ["refused", "refused", "repair"]
+    );
 }
 
 #[test]

@@ -778,6 +778,57 @@ fn an_acp_agent_is_held_to_the_real_file_system_and_stopped_when_it_stops_readin
     );
 }
 
+/// An ACP agent that answers the prompt with one message line that never ends (32 MiB and
+/// counting), then waits.
+const ENDLESS_LINE_ACP_AGENT: &str = r#"
+import json, sys, time
+def say(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def heard():
+    return json.loads(sys.stdin.readline())
+m = heard(); say({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 1}})
+m = heard(); say({"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "ses_1"}})
+heard()
+out = sys.stdout.buffer
+out.write(b'{"jsonrpc": "2.0", "method": "session/update", "params": {"text": "')
+for _ in range(32):
+    out.write(b"a" * (1 << 20))
+out.flush()
+time.sleep(120)
+"#;
+
+#[test]
+fn an_acp_line_past_the_bound_ends_the_run_with_the_reason() {
+    use crate::support::delivery::{SPACING, deliver, project};
+    let dir = project("[true]", SPACING, "notes-pass", "");
+    let script = dir.path().join("endless_agent.py");
+    fs::write(&script, ENDLESS_LINE_ACP_AGENT).unwrap();
+    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
+    let agent = format!(
+        "agent:\n  kind: acp\n  argv: [python3, {}]\n  timeout: 2m\n  idle-timeout: 1m\n",
+        script.display()
+    );
+    let (before, after) = config.split_once("agent:").unwrap();
+    let rest = after.split_once("verify:").unwrap().1;
+    fs::write(
+        dir.path().join("dwpipe.yaml"),
+        format!("{before}{agent}repair:\n  max-rounds: 1\nverify:{rest}"),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let (code, report, stderr) = deliver(dir.path(), &["--no-review"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(50),
+        "stopped at the line, not at the idle limit"
+    );
+    let ending = report.agent_ending.as_deref().unwrap_or_default();
+    assert!(
+        ending.contains("a message line longer than 16 MiB") && ending.contains("stopped"),
+        "{report:?}"
+    );
+}
+
 /// The OpenCode plugin, loaded by Node as OpenCode loads it, with a client that records what
 /// it is asked: a dwpipe that never answers is stopped at `DWPIPE_GATE_TIMEOUT`, and a loop
 /// limit that is no bound (`Infinity`) is said and replaced by the default.

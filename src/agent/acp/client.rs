@@ -144,6 +144,13 @@ impl Client {
             return;
         }
         if line.cut {
+            // A message past the line bound cannot be read whole, and the conversation cannot
+            // go on without it: the agent is stopped at once (its windows are not kept).
+            if self.unreadable == 0
+                && let Some(stop) = &self.stop
+            {
+                stop.cancel();
+            }
             self.unreadable += 1;
             return;
         }

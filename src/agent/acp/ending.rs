@@ -32,7 +32,7 @@ pub(super) struct Shown {
     pub(super) denied: Vec<String>,
     /// Tools the agent's own configuration withheld or rejected.
     pub(super) rejected: Vec<String>,
-    /// Message lines too long to read whole.
+    /// Windows of message lines too long to read whole (the agent is stopped at the first).
     pub(super) unreadable: usize,
     /// The bytes of dwpipe's replies the agent had left unread when it was stopped for it.
     pub(super) unread: Option<usize>,
@@ -49,6 +49,12 @@ pub(super) fn ending(
     shown: &Shown,
 ) -> Ending {
     let incomplete = Ending::Incomplete;
+    if shown.unreadable > 0 {
+        return incomplete(format!(
+            "the agent sent a message line longer than {} MiB, which cannot be read whole: it was stopped there",
+            super::super::supervise::AGENT_LINE / (1024 * 1024)
+        ));
+    }
     if let Some(unread) = shown.unread {
         return incomplete(format!(
             "stalled: the agent stopped reading dwpipe's replies ({} MiB of them unread, the most dwpipe holds): it was stopped",
@@ -102,12 +108,6 @@ pub(super) fn ending(
         return incomplete(format!(
             "permission rejected for {} (the run went on without it)",
             shown.rejected.join(", ")
-        ));
-    }
-    if shown.unreadable > 0 {
-        return incomplete(format!(
-            "{} message line(s) too long to read whole: what they said is unknown",
-            shown.unreadable
         ));
     }
     Ending::Finished

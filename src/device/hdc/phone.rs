@@ -116,6 +116,21 @@ pub(super) fn first_line(text: &str) -> String {
         .to_owned()
 }
 
+/// What hdc said, in a line: its first words on stdout, else on stderr, else that it said
+/// nothing.
+fn said(raw: &Raw) -> String {
+    let first = |text: &str| {
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| crate::text::one_line(l, crate::text::LINE).into_owned())
+    };
+    match first(&raw.stdout).or_else(|| first(&raw.stderr)) {
+        Some(line) => format!("hdc said `{line}`"),
+        None => "hdc said nothing and ended".to_owned(),
+    }
+}
+
 impl Device for HdcDevice {
     fn serial(&self) -> &str {
         self.serial.as_str()
@@ -165,9 +180,15 @@ impl Device for HdcDevice {
         if transfer_size(&raw.stdout).is_some() && local.is_file() {
             return Ok(());
         }
-        Err(self.unexpected(&raw, |message| DeviceError::Transfer {
+        // A transfer cut mid-way (the phone gone, the cable pulled) says little or nothing:
+        // what hdc said, and what had arrived, are the whole story.
+        let arrived = match std::fs::metadata(local) {
+            Ok(meta) if meta.is_file() => format!("{} byte(s) of it had arrived", meta.len()),
+            _ => "nothing of it had arrived".to_owned(),
+        };
+        Err(self.unexpected(&raw, |_| DeviceError::Transfer {
             path: remote.as_str().to_owned(),
-            message,
+            message: format!("{}; {arrived}", said(&raw)),
         }))
     }
 
@@ -182,9 +203,13 @@ impl Device for HdcDevice {
         if transfer_size(&raw.stdout).is_some() {
             return Ok(());
         }
-        Err(self.unexpected(&raw, |message| DeviceError::Transfer {
+        let size = std::fs::metadata(local).map_or(0, |m| m.len());
+        Err(self.unexpected(&raw, |_| DeviceError::Transfer {
             path: remote.as_str().to_owned(),
-            message,
+            message: format!(
+                "{}; how much of its {size} byte(s) arrived is unknown (hdc never said it finished)",
+                said(&raw)
+            ),
         }))
     }
 

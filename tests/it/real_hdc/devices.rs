@@ -1,6 +1,7 @@
 //! What `devices`, `doctor` and `identify` read through the real client and server: phones
 //! serving their identity, a shell without the phone's tools, an unauthorized and an offline
-//! device; and servers that are not there or do not speak hdc.
+//! device; a pull cut mid-way by the phone going; and servers that are not there or do not
+//! speak hdc.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -233,4 +234,69 @@ fn a_server_nobody_answers_is_unreachable_however_long_the_clients_retries_take(
             && stderr.contains(&format!("hdc server {dead} is unreachable")),
         "{stdout}{stderr}"
     );
+}
+
+/// A pull cut mid-way by the phone going (its daemon killed) says what hdc said and how much
+/// had arrived, never a bare `(nothing)`.
+#[test]
+fn a_transfer_cut_mid_way_says_what_hdc_said_and_how_much_arrived() {
+    use dwpipe::device::{CallTimeouts, Device, DeviceError, Hdc, Server};
+    use dwpipe::process::Cancel;
+    use dwpipe::shell::ShellValue;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let Some(mut stack) = Stack::start(dir) else {
+        return;
+    };
+    let phone = stack.phone(Tools::Serving("notes-pass"));
+    let (key, group) = (phone.key.clone(), phone.group());
+    // A file the transfer takes a while over (sparse: it costs no disk).
+    let big = phone.root.join("data/local/tmp/big.bin");
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    let local = dir.join("big.bin");
+    let watched = local.clone();
+    let killer = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while std::fs::metadata(&watched).map_or(0, |m| m.len()) < 1 << 20 {
+            assert!(Instant::now() < deadline, "the transfer never began");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        super::stack::Phone::kill(group);
+    });
+    let hdc = Hdc::new(
+        stack.hdc.clone(),
+        Some(Server::parse(&stack.server).unwrap()),
+        CallTimeouts::all(Duration::from_secs(60)),
+        Cancel::new(),
+    );
+    let device = hdc.device(&key).unwrap();
+    let remote = ShellValue::remote_path("/data/local/tmp/big.bin").unwrap();
+    let pulled = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(device.pull(&remote, &local));
+    killer.join().unwrap();
+    let Err(error) = pulled else {
+        panic!("a 4 GiB pull finished after its phone was killed");
+    };
+    let said = error.to_string();
+    assert!(
+        matches!(
+            error,
+            DeviceError::Transfer { .. } | DeviceError::DeviceNotFound { .. }
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("(nothing)"), "{said}");
+    if let DeviceError::Transfer { .. } = error {
+        assert!(
+            said.contains("hdc said") && said.contains("had arrived"),
+            "{said}"
+        );
+    }
 }

@@ -106,6 +106,18 @@ impl Phone {
         assert!(status.success());
     }
 
+    /// Kills the phone's daemon (as a crash or a pulled cable would), from any thread.
+    pub(crate) fn kill(pid: u32) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .status();
+    }
+
+    /// Its daemon's process group, for [`Phone::kill`].
+    pub(crate) fn group(&self) -> u32 {
+        self.daemon.as_ref().expect("a running phone").0.id()
+    }
+
     /// Ends the phone (its daemon killed, its relay closed): the server sees it go.
     pub(crate) fn stop(&mut self) {
         self.daemon.take();
