@@ -132,6 +132,7 @@ fn main() {
         bundle: &frozen.pack.doc.app.bundle.value,
         vpr: audited.device.virtual_pixel_ratio,
         charging_off: false,
+        samples: None,
     };
     // What the audit does once per session visit: decode the files, run every probe's
     // extractor over them.

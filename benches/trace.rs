@@ -93,6 +93,7 @@ fn main() {
         bundle: &frozen.pack.doc.app.bundle.value,
         vpr: None,
         charging_off: false,
+        samples: None,
     };
     let extractors = || {
         let started = Instant::now();

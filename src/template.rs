@@ -43,14 +43,14 @@ const TEMPLATES: &[(&str, &str)] = &[
 mod helpers {
     use handlebars::handlebars_helper;
 
-    use crate::text::{CELL, LINE, one_line};
+    use crate::text::{CELL, LINE, markdown_cell};
 
     // A Markdown table cell or a sentence in a list: one line (a newline would end the row,
-    // a control character is written as its escape), a `|` escaped (it would end the cell),
-    // at most a few hundred characters.
-    handlebars_helper!(cell: |text: str| one_line(text, LINE).replace('|', "\\|"));
+    // a control character is written as its escape), text that stays text (`<`, `&`, `|`
+    // escaped), at most a few hundred characters.
+    handlebars_helper!(cell: |text: str| markdown_cell(text, LINE));
     // A name a device or a server gave: as a cell, at most a column's width.
-    handlebars_helper!(short: |text: str| one_line(text, CELL).replace('|', "\\|"));
+    handlebars_helper!(short: |text: str| markdown_cell(text, CELL));
 }
 
 static REGISTRY: LazyLock<Handlebars<'static>> = LazyLock::new(|| {

@@ -39,6 +39,18 @@ pub(crate) fn one_line(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(shown)
 }
 
+/// `text` as one bounded line of Markdown that stays text: a table cell or a sentence whose
+/// words came from a device, a capture's folder or a file. `&`, `<` and `>` are written as
+/// entities (a capture named `<img onerror=…>` is shown, never rendered as HTML), `|` escaped
+/// (it would end a cell), control characters as their escapes.
+pub(crate) fn markdown_cell(text: &str, max: usize) -> String {
+    one_line(text, max)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+}
+
 /// `text` with every control character but newline and tab escaped: a multi-line text (a
 /// Markdown report, a terminal message) whose bytes never act as terminal or control codes.
 pub(crate) fn without_controls(text: &str) -> Cow<'_, str> {

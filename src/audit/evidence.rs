@@ -25,6 +25,8 @@ pub struct Context<'a> {
     /// Whether the audit required `charging: off`: the lab's word that a phone plugged in and
     /// not charging draws from its battery.
     pub charging_off: bool,
+    /// The samples the visit's SmartPerf step asked for (`-N`), when its session has one.
+    pub samples: Option<u32>,
 }
 
 /// Why a session stopped: the device itself, or one step on a healthy device.

@@ -127,7 +127,15 @@ impl<'p, 'a> Measuring<'p, 'a> {
         out: &Path,
     ) -> Result<(), AuditError> {
         let evidence = hash_files(&gathered.files, out)?;
-        let decoded = Decoded::new(&gathered.files, self.context);
+        // The visit's own question to SmartPerf, for the readers of its samples.
+        let samples = measured_in(self.planned, (run, visit)).find_map(|p| p.samples);
+        let decoded = Decoded::new(
+            &gathered.files,
+            Context {
+                samples,
+                ..self.context
+            },
+        );
         if let Visit::Flow(_) = visit {
             self.figures.record_flow(run, &decoded);
         }

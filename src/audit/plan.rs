@@ -122,6 +122,8 @@ pub(super) struct Planned<'a> {
     pub(super) runs: u32,
     pub(super) tolerance: f64,
     pub(super) resolution: f64,
+    /// The samples its session's SmartPerf step asks for (`-N`), when it has one.
+    pub(super) samples: Option<u32>,
 }
 
 impl<'a> Planned<'a> {
@@ -187,6 +189,10 @@ pub(super) fn plan<'a>(
                 runs: runs.or(probe.args.runs).unwrap_or(playbook.runs).max(1),
                 tolerance: playbook.tolerance,
                 resolution: playbook.resolution,
+                samples: playbooks
+                    .sessions
+                    .get(&playbook.session)
+                    .and_then(|s| crate::playbook::smartperf_samples(&s.steps)),
             })
         })
         .collect()

@@ -91,6 +91,7 @@ pub(crate) fn rebuild(
         bundle: &pack.doc.app.bundle.value,
         vpr: info.virtual_pixel_ratio,
         charging_off: super::plan::charging_off(&super::plan::required(pack, others)),
+        samples: None,
     };
     let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
     for (run, visit) in visits(&planned, 1..=max_runs(&planned)) {

@@ -126,6 +126,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             bundle: &self.spec.pack.doc.app.bundle.value,
             vpr: info.virtual_pixel_ratio,
             charging_off: super::plan::charging_off(&self.spec.required()),
+            samples: None,
         };
         Ok(Ongoing {
             prepared: self,

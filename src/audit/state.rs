@@ -40,7 +40,7 @@ pub struct DeviceState {
     /// The power state (`AWAKE`, `INACTIVE`, `SLEEP`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_state: Option<String>,
-    /// Each thermal zone and its temperature, as the zone prints it (usually m°C).
+    /// Each thermal zone and its temperature, in m°C.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thermal: Vec<Zone>,
     /// The screen's brightness level (0–255).
@@ -66,7 +66,7 @@ pub struct DeviceState {
 pub struct Zone {
     /// The zone (`soc_thermal`, `shell_front`, …).
     pub zone: String,
-    /// Its temperature, in its own unit.
+    /// Its temperature in m°C (a zone printing a whole °C converted as it was read).
     pub temperature: i64,
 }
 

@@ -132,7 +132,7 @@ fn smartperf(
     };
     let (value, line) = match kind {
         SmartperfKind::Gpu => {
-            let gpu = crate::probe::sp_daemon::gpu(&text).map_err(bad)?;
+            let gpu = crate::probe::sp_daemon::gpu(&text, None).map_err(bad)?;
             let line = format!(
                 "gpu: {}% load at {} MHz over {} sample(s)",
                 gpu.load_percent, gpu.frequency_mhz, gpu.samples
@@ -140,7 +140,7 @@ fn smartperf(
             (serde_json::json!(gpu), line)
         }
         SmartperfKind::Power => {
-            let power = crate::probe::sp_daemon::power(&text).map_err(bad)?;
+            let power = crate::probe::sp_daemon::power(&text, None).map_err(bad)?;
             let mut line = format!(
                 "power: {} mW ({} mA at {} V) over {} sample(s)",
                 power.milliwatts, power.current_ma, power.voltage_v, power.samples

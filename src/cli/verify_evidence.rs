@@ -8,7 +8,7 @@ use crate::compare::{Given, read_audit, remade};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
-use crate::recheck::{Cause, recheck};
+use crate::recheck::{Cause, forms, recheck};
 use crate::schema::{Comparison, Verification, Verified};
 
 use super::error::Error;
@@ -94,6 +94,7 @@ fn verify_comparison(
         differences,
         diagnostics: frozen.found.clone(),
         audits,
+        forms: Vec::new(),
     };
     checked.verified = checked.found() == 0;
     Ok(checked)
@@ -122,7 +123,9 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Verification,
             (lock, frozen)
         }
     };
-    let found = recheck(report_path, &report, &frozen)?;
+    let mut found = recheck(report_path, &report, &frozen)?;
+    let (forms, differ) = forms(report_path, &report, &found.figures, &frozen.pack);
+    found.differences.extend(differ);
     Ok(Verification {
         report: report_path.display().to_string(),
         kind: Verified::Audit,
@@ -137,6 +140,7 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Verification,
         differences: found.differences,
         diagnostics: Vec::new(),
         audits: Vec::new(),
+        forms,
     })
 }
 
@@ -163,6 +167,18 @@ fn show(checked: &Verification) {
         print::out(&format!(
             "UNANCHORED  {what}, `{}` (sha256 {sha}); pass --pack with the lock you trust",
             checked.lock
+        ));
+    }
+    for form in checked.forms.iter().filter(|f| f.note.is_some()) {
+        let state = if form.checked {
+            "CHECKED IN PART"
+        } else {
+            "NOT CHECKED"
+        };
+        print::out(&format!(
+            "{state}  {}: {}",
+            form.file,
+            form.note.as_deref().unwrap_or_default()
         ));
     }
     for difference in &checked.differences {
@@ -195,8 +211,9 @@ fn show(checked: &Verification) {
         .iter()
         .filter(|d| d.cause == Cause::ExtractorChanged)
         .count();
+    let forms = checked.forms.iter().filter(|f| f.checked).count();
     print::out(&format!(
-        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt against lock {}: {n} difference(s){}",
+        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt, {forms} published form(s) rendered again, against lock {}: {n} difference(s){}",
         checked.report,
         checked.files,
         checked.measurements,
@@ -222,11 +239,17 @@ evidence text); every measurement (probe, extractor, aggregate, unit, resolution
 reading from its session's files, which are re-hashed, and the aggregate); the diagnostics; the \
 summary; the verdict.
 
+Since format 5, when the audit held its device is rebuilt too: started, ended, device-time \
+(each visit's time on the device), the lease and run-id, from the times.json it kept (a copy \
+re-dated in its report alone is a difference). The forms it was published in are rendered again \
+and compared byte for byte: audit-<n>.md, and when it is its folder's latest audit junit.xml and \
+report.html (whose history section, the trends of the audits before it, is not evidence and is \
+said to be unchecked); forms another dwpipe release rendered are said to be unchecked.
+
 Recorded facts, taken as the report says: format-version, dwpipe-version, lock (the path of the \
-copy the audit keeps), started and ended, device-time (each visit's time on the device), the \
-workspace (a delivery's fingerprint and commit), inputs.runs (--runs), inputs.strict (--strict), \
-and each measurement's extracted-by (the dwpipe version that read it); before format 4, the \
-source too. A report of an older format is rebuilt as that format worded it. A reading made by \
+copy the audit keeps), the workspace (a delivery's fingerprint and commit), inputs.runs (--runs), \
+inputs.strict (--strict), and each measurement's extracted-by (the dwpipe version that read it); \
+before format 5, started, ended and device-time; before format 4, the source too. A report of an older format is rebuilt as that format worded it. A reading made by \
 an older revision of its extractor is taken as recorded, so everything built on it is still \
 checked, and the difference from this dwpipe's reading is reported as EXTRACTOR CHANGED, apart \
 from tampering.

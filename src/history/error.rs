@@ -19,6 +19,15 @@ pub(crate) enum HistoryError {
         #[source]
         source: DbError,
     },
+    /// The server refused the connection, and the password file was not read: others may
+    /// read it.
+    #[error("the history `{at}` cannot be opened, and the password file `{}` was not read: group or others may read it (as libpq, dwpipe reads one only you can)", file.display())]
+    LoosePasswordFile {
+        at: String,
+        file: PathBuf,
+        #[source]
+        source: DbError,
+    },
     /// The folder for a new file cannot be made.
     #[error("the history's folder `{}` cannot be made", folder.display())]
     Folder {
@@ -68,6 +77,7 @@ impl HistoryError {
         match self {
             HistoryError::NotAFile { .. } => "E_HISTORY_NOT_A_FILE",
             HistoryError::Open { .. }
+            | HistoryError::LoosePasswordFile { .. }
             | HistoryError::Folder { .. }
             | HistoryError::Silent { .. } => "E_HISTORY_OPEN",
             HistoryError::Tls { .. } => "E_HISTORY_TLS",
@@ -93,6 +103,9 @@ impl HistoryError {
             }
             HistoryError::SameRun { .. } => {
                 "import each audit once, as dwpipe wrote it; `dwpipe verify-evidence` of both copies says which one was changed"
+            }
+            HistoryError::LoosePasswordFile { .. } => {
+                "make the password file yours alone (`chmod 600 ~/.pgpass`, or the file PGPASSFILE names), or give the password in PGPASSWORD"
             }
             HistoryError::Silent { .. } => {
                 "check that the address names a PostgreSQL server (its port, the host), and that it is not overloaded or stopped mid-start"

@@ -201,6 +201,19 @@ impl Recorder {
                         .fix("pass run folders or report files dwpipe wrote")
                 })?;
                 let name = entry.file_name().to_string_lossy();
+                let report_like =
+                    files::is_audit(&name) || name == files::COMPARISON || name == files::AB;
+                if entry.file_type().is_symlink() && report_like {
+                    // Not followed (it may lead anywhere), and not passed over in silence.
+                    let to = std::fs::read_link(entry.path())
+                        .map(|t| format!(" to `{}`", t.display()))
+                        .unwrap_or_default();
+                    imported.refuse(
+                        entry.path(),
+                        format!("it is a symbolic link{to}: import reads reports where dwpipe wrote them, never through a link"),
+                    );
+                    continue;
+                }
                 if !entry.file_type().is_file() {
                     continue;
                 }

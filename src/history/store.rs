@@ -42,9 +42,15 @@ impl Server {
                 .unwrap_or_else(|_| "postgres".to_owned());
             config.user(&user);
         }
-        if let Some(password) = password(&config) {
-            config.password(password);
-        }
+        // A password file passed over (others may read it) is said if the connection fails.
+        let loose = match password(&config) {
+            Ok(Some(password)) => {
+                config.password(password);
+                None
+            }
+            Ok(None) => None,
+            Err(file) => Some(file),
+        };
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -56,9 +62,16 @@ impl Server {
             .tcp_user_timeout(CONNECT_TIMEOUT);
         config.application_name(application);
         let at = self.shown.clone();
-        let unreachable = move |source: postgres::Error| HistoryError::Open {
-            at: at.clone(),
-            source: source.into(),
+        let unreachable = move |source: postgres::Error| match &loose {
+            Some(file) => HistoryError::LoosePasswordFile {
+                at: at.clone(),
+                file: file.clone(),
+                source: source.into(),
+            },
+            None => HistoryError::Open {
+                at: at.clone(),
+                source: source.into(),
+            },
         };
         // As libpq: `prefer` and `require` encrypt; the certificate is checked when the URL
         // asks (`verify-ca`, `verify-full`) or a CA file is given.

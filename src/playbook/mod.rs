@@ -17,7 +17,7 @@ mod release;
 mod set;
 #[cfg(test)]
 mod tests;
-pub(crate) use model::{ProbePlaybook, Session, Step, follow_trace};
+pub(crate) use model::{ProbePlaybook, Session, Step, follow_trace, smartperf_samples};
 pub(crate) use parse::{FAILED_STEP, READY};
 pub(crate) use release::{ProbeOnRelease, Readable, probe_on};
 pub use set::Playbooks;

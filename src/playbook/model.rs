@@ -107,6 +107,20 @@ impl Step {
     }
 }
 
+/// How many samples a session's SmartPerf step asks for (`SP_daemon … -N 5`), when it has
+/// one: SmartPerf may print fewer (stopped early, another SmartPerf started), and a reading
+/// of fewer samples than asked is not the one the playbook describes.
+pub(crate) fn smartperf_samples<'s>(steps: impl IntoIterator<Item = &'s Step>) -> Option<u32> {
+    steps.into_iter().find_map(|step| match step {
+        Step::Shell { template, .. } if template.contains("SP_daemon") => {
+            let mut words = template.split_whitespace();
+            words.by_ref().find(|w| *w == "-N")?;
+            words.next()?.parse().ok()
+        }
+        _ => None,
+    })
+}
+
 /// Keeps `tracing` up to date past a shell command: `hitrace … --trace_begin` starts a trace,
 /// `--trace_finish` ends it.
 pub(crate) fn follow_trace(template: &str, tracing: &mut bool) {

@@ -44,6 +44,17 @@ pub enum SpError {
         /// Why it does not read.
         why: String,
     },
+    /// Fewer samples than the step asked for (`-N`): SmartPerf stopped early (another
+    /// SmartPerf started, the app left), and the mean is not of the window the playbook says.
+    #[error(
+        "SmartPerf printed {got} sample(s) where its step asked for {asked} (`-N {asked}`): it stopped early (another SmartPerf started on the phone, or the app left), so the reading is not the one asked for"
+    )]
+    Short {
+        /// Asked for.
+        asked: u32,
+        /// Printed.
+        got: usize,
+    },
     /// SmartPerf refused to run: developer mode is off (6.0 and later).
     #[error(
         "SmartPerf printed `Not a development mode state`: developer mode is off on the device, so it measured nothing (turn it on in Settings › System › Developer options)"
@@ -176,6 +187,13 @@ fn every(
                     ),
                 });
             }
+            // A reading that is never below zero has no sign: `-0` is no zero load.
+            if *range.start() >= 0.0 && value.starts_with('-') {
+                return Err(SpError::Unreadable {
+                    line: quoted(line),
+                    why: format!("is signed where {key} never is"),
+                });
+            }
             Ok(number)
         })
         .collect()
@@ -208,9 +226,21 @@ pub struct Gpu {
     pub samples: usize,
 }
 
-/// Reads `SP_daemon … -g`.
-pub fn gpu(output: &str) -> Result<Gpu, SpError> {
+/// The samples of `output`, as many as were `asked` (`-N`) when that is known.
+fn asked_samples(output: &str, asked: Option<u32>) -> Result<Vec<Sample>, SpError> {
     let all = samples(output)?;
+    match asked {
+        Some(asked) if all.len() < asked as usize => Err(SpError::Short {
+            asked,
+            got: all.len(),
+        }),
+        _ => Ok(all),
+    }
+}
+
+/// Reads `SP_daemon … -g`; `asked`: the samples its step asked for (`-N`), when known.
+pub fn gpu(output: &str, asked: Option<u32>) -> Result<Gpu, SpError> {
+    let all = asked_samples(output, asked)?;
     let load = every(&all, "gpuLoad", (0.0..=100.0, "%"))?;
     let frequency = every(&all, "gpuFrequency", (0.0..=1e10, "Hz"))?;
     // A GPU that is there runs at some frequency, idle or not: zeros are no node.
@@ -281,8 +311,8 @@ const SAME_UNIT: f64 = 30.0;
 
 /// Reads `SP_daemon … -p`: every sample's `currentNow` (mA) and `voltageNow` (µV), as
 /// OpenHarmony's battery driver passes the power-supply files through.
-pub fn power(output: &str) -> Result<Power, SpError> {
-    let all = samples(output)?;
+pub fn power(output: &str, asked: Option<u32>) -> Result<Power, SpError> {
+    let all = asked_samples(output, asked)?;
     // No phone's battery gives 20 A; a voltage is positive and below 20 V.
     let current = every(&all, "currentNow", (-20_000.0..=20_000.0, "mA"))?;
     let voltage = every(&all, "voltageNow", (1.0..=2e7, "µV"))?;

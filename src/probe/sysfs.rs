@@ -23,7 +23,7 @@ pub struct SysfsZone {
     pub node: String,
     /// Its `type` (`soc_thermal`, …).
     pub zone: String,
-    /// Its `temp`, m°C.
+    /// Its `temp`, m°C (one printed in whole °C converted).
     pub temperature: i64,
 }
 
@@ -34,6 +34,20 @@ pub struct SysfsZones {
     pub zones: Vec<SysfsZone>,
     /// Each `cat:` line of a zone that did not, quoted.
     pub unread: Vec<String>,
+}
+
+/// A zone's reading in m°C, or why it is no temperature of a working phone: zones print m°C
+/// (sysfs, and ThermalService's report of them), some a whole °C; 1 to 150 is read as °C,
+/// 1000 to 150000 as m°C. At or below 0 is a sensor that is not there or has failed (a
+/// phone under test is never that cold), never a cold zone; between the ranges, or past
+/// them, it is neither unit.
+pub(crate) fn millicelsius(printed: i64) -> Result<i64, &'static str> {
+    match printed {
+        1_000..=150_000 => Ok(printed),
+        1..=150 => Ok(printed * 1000),
+        i64::MIN..=0 => Err("at or below 0: a sensor that is not there or failed, not a cold zone"),
+        _ => Err("neither °C nor m°C that a phone can be at"),
+    }
 }
 
 /// Why sysfs gave no zones.
@@ -92,11 +106,9 @@ pub fn zones(reply: &str) -> Result<SysfsZones, SysfsError> {
         };
         let temperature: i64 = temp
             .parse()
-            .ok()
-            .filter(|t| (-40_000..=150_000).contains(t))
-            .ok_or_else(|| {
-                SysfsError::Unreadable(format!("{}: not a temperature in m°C", quoted()))
-            })?;
+            .map_err(|_| "not a whole number")
+            .and_then(millicelsius)
+            .map_err(|why| SysfsError::Unreadable(format!("{}: {why}", quoted())))?;
         read.zones.push(SysfsZone {
             node: node.to_owned(),
             zone: zone.to_owned(),
@@ -173,7 +185,11 @@ mod tests {
         for (tail, said) in [
             (
                 "/sys/class/thermal/thermal_zone0 soc 99000x\n",
-                "not a temperature",
+                "not a whole number",
+            ),
+            (
+                "/sys/class/thermal/thermal_zone0 soc -1\n",
+                "not a cold zone",
             ),
             (
                 "/sys/class/thermal/thermal_zone0 soc 1 2\n",

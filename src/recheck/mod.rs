@@ -5,11 +5,14 @@
 //! format and dwpipe versions, the lock's name, `--runs`, `--strict`, which dwpipe read each
 //! measurement, when the audit ran, the workspace; the source before format 4, which keeps it
 //! as evidence). A reading that differs because its extractor changed since is named as
-//! such, apart from tampering.
+//! such, apart from tampering. The forms it was published in (`audit-<n>.md`, `junit.xml`,
+//! `report.html`) are rendered again and held to what its folder holds.
 
 mod diff;
+mod forms;
 mod rebuild;
 
 pub(crate) use crate::schema::{Cause, Difference};
+pub(crate) use forms::forms;
 use rebuild::rebuilt;
 pub(crate) use rebuild::{recheck, regated, tampered};

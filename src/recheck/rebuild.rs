@@ -3,7 +3,7 @@
 
 use super::diff::{FieldDifference, differences};
 use super::{Cause, Difference};
-use crate::audit::{AsRecorded, Recorded, rebuild};
+use crate::audit::{AsRecorded, Figures, Recorded, rebuild};
 use crate::diagnostic::Diagnostic;
 use crate::pack::Frozen;
 use crate::schema::AuditReport;
@@ -20,6 +20,8 @@ pub(crate) struct Recheck {
     pub(crate) measurements: usize,
     /// Every difference.
     pub(crate) differences: Vec<Difference>,
+    /// What the audit's pages draw, decoded from its evidence (without its history's trends).
+    pub(crate) figures: Figures,
 }
 
 /// Rebuilds the report at `path` (read as `report`) against `frozen`, and compares.
@@ -50,13 +52,13 @@ pub(crate) fn recheck(
         .map(|m| (m.criterion_id.clone(), AsRecorded::of(m)))
         .collect();
     let changed: Vec<String> = older.keys().cloned().collect();
-    let rebuilt = rebuilt(out, report, frozen, device, older)?;
+    let (rebuilt, figures) = rebuilt(out, report, frozen, device, older)?;
     let mut found: Vec<Difference> = differences(&to_value(report), &to_value(&rebuilt))
         .into_iter()
         .map(|d| difference(Cause::Tampered, d))
         .collect();
     if !changed.is_empty() {
-        let fresh = super::rebuilt(out, report, frozen, device, BTreeMap::new())?;
+        let (fresh, _) = super::rebuilt(out, report, frozen, device, BTreeMap::new())?;
         let measured_by_older = |path: &str| {
             changed
                 .iter()
@@ -89,17 +91,19 @@ pub(crate) fn recheck(
         files: files.len(),
         measurements: measurements.len(),
         differences: found,
+        figures,
     })
 }
 
-/// The report rebuilt from the folder `out`, with the report's recorded facts.
+/// The report rebuilt from the folder `out`, with the report's recorded facts, and what its
+/// pages draw, decoded from the evidence.
 pub(super) fn rebuilt(
     out: &Path,
     report: &AuditReport,
     frozen: &Frozen,
     device: &crate::device::DeviceInfo,
     as_recorded: BTreeMap<String, AsRecorded>,
-) -> Result<AuditReport, Diagnostic> {
+) -> Result<(AuditReport, Figures), Diagnostic> {
     let run = rebuild(
         out,
         &frozen.pack,
@@ -157,7 +161,7 @@ pub(super) fn rebuilt(
             measurement.extracted_by.clone_from(version);
         }
     }
-    Ok(rebuilt)
+    Ok((rebuilt, audited.figures))
 }
 
 /// Re-gates `report` from its own readings against `frozen` (what can be checked of an audit
@@ -183,7 +187,7 @@ pub(crate) fn regated(report: &AuditReport, frozen: &Frozen) -> Result<(), Strin
             .flat_map(|c| c.measurements.iter().cloned())
             .collect(),
         warnings: Vec::new(),
-        figures: crate::audit::Figures::default(),
+        figures: Figures::default(),
         states: report.device_state.clone(),
         lease_lost: report.lease.as_ref().and_then(|l| l.lost.clone()),
     };

@@ -15,10 +15,10 @@ use crate::schema::{AbLabReport, AbRecord, AuditReport, Comparison, LabReport, R
 /// whatever a CI job adds around it.
 pub(crate) const MAX_CHARS: usize = 60_000;
 
-/// A Markdown table cell: one line, bounded, its pipes escaped.
+/// A Markdown table cell: one line, bounded, text that stays text (its `<`, `&` and pipes
+/// escaped; a backtick would open code).
 fn cell(text: &str) -> String {
-    crate::text::one_line(&text.replace(['\n', '\r'], " "), crate::text::LINE)
-        .replace('|', "\\|")
+    crate::text::markdown_cell(&text.replace(['\n', '\r'], " "), crate::text::LINE)
         .replace('`', "'")
 }
 

@@ -34,4 +34,4 @@ pub use printed::{
     Imported, Point, Refused, RunListing, RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };
 pub use review::{ReviewReport, ReviewVerdict, ReviewerOutcome};
-pub use verification::{Verification, Verified};
+pub use verification::{FormCheck, Verification, Verified};

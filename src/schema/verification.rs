@@ -52,6 +52,23 @@ pub struct Verification {
     /// The audits a comparison names, each checked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audits: Vec<Verification>,
+    /// The forms the audit was published in (`audit-<n>.md`, `junit.xml`, `report.html`),
+    /// each rendered again and compared, or why not (optional).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<FormCheck>,
+}
+
+/// One form, and how far it was checked.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub struct FormCheck {
+    /// The file, as named beside the report.
+    pub file: String,
+    /// Whether it was rendered again and compared.
+    pub checked: bool,
+    /// What was left unchecked, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Verification {

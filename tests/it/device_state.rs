@@ -572,6 +572,33 @@ fn gpu_power_and_heat_are_measured_and_read_back() {
     let check = &report.check("R-03").check;
     assert_eq!(check.result, CheckResult::Unverified);
     assert!(check.evidence.contains("RK does not support"), "{check:?}");
+    // SmartPerf stopped after one sample of the five its step asked for, or a load of `-0`
+    // in one: no reading either way.
+    let five = "\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=40.000000\\n\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=45.000000\\n\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=50.000000\\n\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=45.000000\\n\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=45.000000\\n";
+    let one = "\\norder:0 gpuFrequency=279000000\\norder:1 gpuLoad=40.000000\\n".to_owned();
+    let signed = five.replacen("gpuLoad=40.000000", "gpuLoad=-0", 1);
+    for (name, reply, said) in [
+        ("one-sample", one, "1 sample(s) where its step asked for 5"),
+        ("signed", signed, "is signed where gpuLoad never is"),
+    ] {
+        let capture = dir.path().join(name);
+        copy_tree(&repo("device-fixtures/notes-resources"), &capture);
+        let transcript = fs::read_to_string(capture.join("transcript.yaml")).unwrap();
+        assert!(transcript.contains(five));
+        fs::write(
+            capture.join("transcript.yaml"),
+            transcript.replacen(five, &reply, 1),
+        )
+        .unwrap();
+        let out = format!("{name}-out");
+        crate::support::replay_audit_into(dir.path(), &capture, &out)
+            .status_in(EXIT_CODES)
+            .run();
+        let report: AuditReport = crate::support::read(dir.path().join(out).join("audit-1.json"));
+        let check = &report.check("R-01").check;
+        assert_eq!(check.result, CheckResult::Unverified, "{name}: {check:?}");
+        assert!(check.evidence.contains(said), "{name}: {check:?}");
+    }
 }
 
 #[test]
@@ -624,4 +651,25 @@ fn a_failed_should_criterion_does_not_turn_a_passing_gates_junit_red() {
         ),
         "{junit}"
     );
+}
+
+/// A zone that prints a whole °C is that hot, and one at or below 0 is a sensor that is not
+/// there: neither lets a hot phone through a pack's heat precondition as a cold one.
+#[test]
+fn a_zone_in_celsius_or_below_zero_is_never_a_cold_phone() {
+    let dir = frozen_requiring(&["hottest-zone <= 45000"]);
+    for (zone, said) in [
+        ("Temperature: 52", "hottest zone 52000"),
+        ("Temperature: -5", "unknown"),
+    ] {
+        let capture = in_state(dir.path(), &[("Temperature: 36000", zone)], &[]);
+        let Ran { stderr, .. } = replay_audit(dir.path(), &capture).status(3).run();
+        let report = first_audit(dir.path());
+        let unmet = &report.device_state.as_ref().unwrap().unmet;
+        assert!(
+            unmet.len() == 1 && unmet[0].contains(said),
+            "{zone}: {unmet:?}\n{stderr}"
+        );
+        fs::remove_dir_all(dir.path().join("out")).unwrap();
+    }
 }

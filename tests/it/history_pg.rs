@@ -222,6 +222,22 @@ fn the_password_is_never_in_a_url_and_never_shown() {
     assert!(stderr.contains("E_HISTORY_OPEN"), "{stderr}");
     assert!(stderr.contains("password"), "{stderr}");
     assert!(!stderr.contains("not-the-password"), "{stderr}");
+    // The right password in a file others may read: not read (as libpq), and said so.
+    let loose = dir.path().join("pgpass");
+    fs::copy(crate::support::pg::pgpass(), &loose).unwrap();
+    fs::set_permissions(&loose, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let stderr = Test::new(dir.path())
+        .args(["history", "--history", &db.url])
+        .env("PGPASSFILE", loose.to_str().unwrap())
+        .status(3)
+        .run()
+        .stderr;
+    assert!(
+        stderr.contains("E_HISTORY_OPEN")
+            && stderr.contains("was not read: group or others may read it")
+            && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
     // Nothing listens on this port: unreachable, said within the connect timeout.
     let started = Instant::now();
     let stderr = Test::new(dir.path())

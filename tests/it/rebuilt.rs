@@ -289,3 +289,65 @@ fn a_re_dated_copy_of_an_audit_is_the_run_it_was() {
         .stderr_contains("E_HISTORY_NO_BASELINE")
         .run();
 }
+
+/// What a reviewer reads is held to the report as the report is to its evidence: the
+/// Markdown, the JUnit XML and the page are rendered again and must be what the folder holds.
+#[test]
+fn a_published_form_edited_after_the_audit_does_not_verify() {
+    let dir = audited(&["slower"]);
+    let dir = dir.path();
+    let report = dir.join("slower/audit-1.json");
+    let verdict = json(&report)["verdict"].as_str().unwrap().to_uppercase();
+    let other = if verdict == "PASS" { "FAIL" } else { "PASS" };
+    Test::new(dir)
+        .args(["verify-evidence", report.to_str().unwrap()])
+        .stdout_contains("3 published form(s) rendered again")
+        .stdout_contains("0 difference(s)")
+        .run();
+    for (file, from, to) in [
+        ("audit-1.md", format!("**{verdict}:"), format!("**{other}:")),
+        (
+            "junit.xml",
+            "<testcase".to_owned(),
+            "<testcase data-x=\"1\"".to_owned(),
+        ),
+        (
+            "report.html",
+            "<h1".to_owned(),
+            "<h1 data-x=\"1\"".to_owned(),
+        ),
+    ] {
+        let path = dir.join("slower").join(file);
+        let kept = fs::read_to_string(&path).unwrap();
+        assert!(kept.contains(&from), "{file}: {kept}");
+        fs::write(&path, kept.replacen(&from, &to, 1)).unwrap();
+        let Ran { stdout, .. } = Test::new(dir)
+            .args(["verify-evidence", report.to_str().unwrap()])
+            .status(1)
+            .run();
+        assert!(
+            stdout.contains(&format!("DIFFERENT  {file}:")) && stdout.contains("1 difference(s)"),
+            "{file}: {stdout}"
+        );
+        fs::write(&path, kept).unwrap();
+    }
+}
+
+/// An import walks run folders without following links: a linked report is named, not
+/// passed over in silence.
+#[test]
+fn an_import_names_a_linked_report() {
+    let dir = audited(&["base"]);
+    let dir = dir.path();
+    fs::create_dir_all(dir.join("runs/linked")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("base/audit-1.json"),
+        dir.join("runs/linked/audit-1.json"),
+    )
+    .unwrap();
+    Test::new(dir)
+        .args(["history", "--history", "h.sqlite", "import", "runs"])
+        .status(2)
+        .stderr_contains("not imported: runs/linked/audit-1.json: it is a symbolic link to")
+        .run();
+}

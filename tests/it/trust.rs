@@ -1036,3 +1036,33 @@ fn a_link_planted_for_a_folder_of_dwpipes_own_is_refused() {
         "nothing written there"
     );
 }
+
+/// A capture's folder name is the user's (or a stranger's) to choose: in the Markdown dwpipe
+/// writes (the report, a CI summary) it is text, never HTML a renderer would run.
+#[test]
+fn a_capture_named_as_html_is_text_in_every_markdown() {
+    let dir = frozen_example();
+    let capture = dir.path().join("<img src=x onerror=alert(1)>");
+    crate::support::copy_tree(
+        &crate::support::delivery::repo("device-fixtures/notes-pass"),
+        &capture,
+    );
+    Test::new(dir.path())
+        .args(["audit", "--pack", "pack.lock.json", "--replay"])
+        .args([capture.to_str().unwrap()])
+        .args(["--out", "out", "--summary-md", "summary.md"])
+        .run();
+    for file in ["out/audit-1.md", "summary.md"] {
+        let text = fs::read_to_string(dir.path().join(file)).unwrap();
+        assert!(
+            text.contains("&lt;img src=x onerror=alert(1)&gt;") && !text.contains("<img"),
+            "{file}: {text}"
+        );
+    }
+    // The Markdown is what verify-evidence renders again.
+    Test::new(dir.path())
+        .args(["verify-evidence", "out/audit-1.json"])
+        .stdout_contains("3 published form(s) rendered again")
+        .stdout_contains("0 difference(s)")
+        .run();
+}

@@ -128,7 +128,7 @@ fn frames(evidence: &Decoded<'_>, probe: &ProbeArgs) -> Result<Reading, ExtractE
 
 /// SmartPerf's GPU load or frequency (the system's, not the app's alone).
 fn gpu(extractor: Extractor, evidence: &Decoded<'_>) -> Result<Reading, ExtractError> {
-    let gpu = sp_daemon::gpu(&evidence.text(Evidence::Gpu)?)?;
+    let gpu = sp_daemon::gpu(&evidence.text(Evidence::Gpu)?, evidence.context.samples)?;
     let detail = format!(
         "SmartPerf, {} sample(s): the system's GPU load {}% (every app's, not this one's alone) at {} MHz (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",
         gpu.samples, gpu.load_percent, gpu.frequency_mhz
@@ -144,7 +144,7 @@ fn gpu(extractor: Extractor, evidence: &Decoded<'_>) -> Result<Reading, ExtractE
 fn power(evidence: &Decoded<'_>) -> Result<Reading, ExtractError> {
     let battery = hidumper::battery(&evidence.text(Evidence::Battery)?)?;
     super::resources::drawing_from_battery(&battery, evidence.context.charging_off)?;
-    let power = sp_daemon::power(&evidence.text(Evidence::Power)?)?;
+    let power = sp_daemon::power(&evidence.text(Evidence::Power)?, evidence.context.samples)?;
     let checked = power.against_battery(battery.now_current_ma)?;
     let detail = format!(
         "SmartPerf, {} sample(s): {} mA drawn from the battery at {} V (currentNow in mA, voltageNow in µV, as OpenHarmony documents them; {checked}); the battery {} ({} plugged) as the visit began (SmartPerf 6.0 and later stops any other SmartPerf running on the phone)",

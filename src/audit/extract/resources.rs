@@ -41,14 +41,8 @@ const THERMAL_POLL_S: u32 = 30;
 /// refreshed during the visit when it changed, and otherwise at most one polling interval
 /// old, that bound recorded.
 pub(super) fn hottest_zone(start: &str, end: &str) -> Result<(f64, String), ExtractError> {
-    let celsius = |value: i64| {
-        // Zones print m°C (a phone is never at 1000 °C); a small value is in °C already.
-        if value.abs() >= 1000 {
-            value as f64 / 1000.0
-        } else {
-            value as f64
-        }
-    };
+    // Every zone's reading is m°C by now (one printed in °C converted as it was read).
+    let celsius = |value: i64| value as f64 / 1000.0;
     match sysfs::zones(end) {
         Ok(read) => {
             let hottest = read

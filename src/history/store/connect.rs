@@ -100,22 +100,37 @@ impl rustls::client::danger::ServerCertVerifier for Unchecked {
 /// The password for `config`: `PGPASSWORD`, else the first matching line of the password
 /// file (`host:port:database:user:password`, `*` matching anything; ignored, as `psql`
 /// ignores it, when others may read it).
-pub(super) fn password(config: &postgres::Config) -> Option<String> {
+pub(super) fn password(config: &postgres::Config) -> Result<Option<String>, PathBuf> {
     if let Ok(password) = std::env::var("PGPASSWORD") {
-        return Some(password);
+        return Ok(Some(password));
     }
-    let file = std::env::var_os("PGPASSFILE")
+    let Some(file) = std::env::var_os("PGPASSFILE")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))?;
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))
+    else {
+        return Ok(None);
+    };
     {
         use std::os::unix::fs::PermissionsExt;
-        let meta = std::fs::metadata(&file).ok()?;
-        if !meta.is_file() || meta.permissions().mode() & 0o077 != 0 {
-            return None;
+        let Ok(meta) = std::fs::metadata(&file) else {
+            return Ok(None);
+        };
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        // As libpq: a password file others may read is not read; unlike libpq's warning on
+        // a terminal nobody sees in CI, the connection's error says so.
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(file);
         }
     }
+    Ok(password_in(&file, config))
+}
+
+/// The password `file` holds for `config`'s host, port, database and user.
+fn password_in(file: &Path, config: &postgres::Config) -> Option<String> {
     // Through the bounded reader, as every file dwpipe reads (a FIFO never blocks it).
-    let text = crate::input::read_text(&file, 1 << 20, "a password file").ok()?;
+    let text = crate::input::read_text(file, 1 << 20, "a password file").ok()?;
     let host = match config.get_hosts().first()? {
         Host::Tcp(name) => name.clone(),
         Host::Unix(path) => path.display().to_string(),

@@ -55,7 +55,7 @@ pub struct PowerState {
 pub struct ThermalZone {
     /// `Type:` (the sensor's name, `soc_thermal`, `shell_front`, …).
     pub zone: String,
-    /// `Temperature:` as printed (the zone's own unit, usually m°C).
+    /// `Temperature:` in m°C (a zone printing a whole °C converted).
     pub temperature: i64,
 }
 
@@ -177,9 +177,6 @@ static FIELD: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*([A-Za-z]+):\s*(-?
 static CURRENT_STATE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*Current State:\s*([A-Z_]+)"));
 static SCREEN_OFF: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^\s*ScreenOffTime:\s*Timeout=(\d+)ms"));
-/// The widest a zone's reading can be and still be a phone's temperature: −40 °C to 150 °C,
-/// in m°C (the unit zones print) or °C.
-const ZONE_RANGE: std::ops::RangeInclusive<i64> = -40_000..=150_000;
 
 /// Reads `hidumper -s BatteryService -a -i`.
 pub fn battery(dump: &str) -> Result<Battery, DumpError> {
@@ -330,12 +327,8 @@ pub fn thermal_zones(dump: &str) -> Result<Vec<ThermalZone>, DumpError> {
         let temperature: i64 = value.trim().parse().map_err(|_| {
             DumpError::Empty(format!("zone {name}: `{}` is not a whole number", quoted()))
         })?;
-        if !ZONE_RANGE.contains(&temperature) {
-            return Err(DumpError::Empty(format!(
-                "zone {name}: `{}` is not a temperature a phone can be at",
-                quoted()
-            )));
-        }
+        let temperature = crate::probe::sysfs::millicelsius(temperature)
+            .map_err(|why| DumpError::Empty(format!("zone {name}: `{}`: {why}", quoted())))?;
         zones.push(ThermalZone {
             zone: name.to_owned(),
             temperature,

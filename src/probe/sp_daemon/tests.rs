@@ -23,7 +23,7 @@ fn gpu_and_power_samples_as_smartperf_prints_them() {
         &[("gpuFrequency", "279000000"), ("gpuLoad", "50.000000")],
     ]);
     assert_eq!(
-        gpu(&gpu_out).unwrap(),
+        gpu(&gpu_out, None).unwrap(),
         Gpu {
             load_percent: 45.0,
             frequency_mhz: 279.0,
@@ -36,24 +36,27 @@ fn gpu_and_power_samples_as_smartperf_prints_them() {
         &[("currentNow", "-350"), ("voltageNow", "4000000")],
         &[("currentNow", "-450"), ("voltageNow", "4000000")],
     ]);
-    let p = power(&power_out).unwrap();
+    let p = power(&power_out, None).unwrap();
     assert_eq!(
         (p.current_ma, p.voltage_v, p.milliwatts),
         (400.0, 4.0, 1600.0)
     );
     // SmartPerf's own sample from a phone (its README: currentNow=278, voltageNow=4250532),
     // discharging: about 1.2 W, never 1.2 mW.
-    let readme = power(&output(&[
-        &[("currentNow", "-278"), ("voltageNow", "4250532")],
-        &[("currentNow", "-303"), ("voltageNow", "4251570")],
-    ]))
+    let readme = power(
+        &output(&[
+            &[("currentNow", "-278"), ("voltageNow", "4250532")],
+            &[("currentNow", "-303"), ("voltageNow", "4251570")],
+        ]),
+        None,
+    )
     .unwrap();
     assert_eq!((readme.current_ma, readme.milliwatts), (290.5, 1234.937));
     // A two-cell pack (6.1+ multiplies by the cells) is a phone's too.
-    let two = power(&output(&[&[
-        ("currentNow", "-200"),
-        ("voltageNow", "8400000"),
-    ]]));
+    let two = power(
+        &output(&[&[("currentNow", "-200"), ("voltageNow", "8400000")]]),
+        None,
+    );
     assert_eq!(two.unwrap().milliwatts, 1680.0);
 }
 
@@ -76,15 +79,15 @@ fn values_no_phone_has_in_openharmonys_units_are_no_reading() {
             "is 4 mW, not what a phone draws",
         ),
     ] {
-        let e = power(&output(&[&pairs])).unwrap_err();
+        let e = power(&output(&[&pairs]), None).unwrap_err();
         assert!(e.to_string().contains(said), "{pairs:?}: {e}");
     }
     // BatteryService's nowCurrent (mA by the same API) holds the unit: a thousandfold apart is
     // not one unit; a draw that moved is.
-    let p = power(&output(&[&[
-        ("currentNow", "-300"),
-        ("voltageNow", "4000000"),
-    ]]))
+    let p = power(
+        &output(&[&[("currentNow", "-300"), ("voltageNow", "4000000")]]),
+        None,
+    )
     .unwrap();
     assert!(
         p.against_battery(Some(-280))
@@ -168,6 +171,20 @@ fn what_is_not_a_measurement_is_said_never_read_as_one() {
             "charging in 1 of 2 samples",
         ),
         ("order:0 gpuLoad\n".to_owned(), true, "is not `order:<i>"),
+        // No load is ever negative: `-0` is not a zero load.
+        (
+            output(&[
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "40.000000")],
+                &[("gpuFrequency", "279000000"), ("gpuLoad", "-0")],
+            ]),
+            true,
+            "is signed where gpuLoad never is",
+        ),
+        (
+            output(&[&[("gpuFrequency", "279000000"), ("gpuLoad", "-0.000000")]]),
+            true,
+            "is signed where gpuLoad never is",
+        ),
         (
             "Not a development mode state\n".to_owned(),
             true,
@@ -184,12 +201,22 @@ fn what_is_not_a_measurement_is_said_never_read_as_one() {
     ];
     for (text, is_gpu, said) in rows {
         let error = if is_gpu {
-            gpu(&text).unwrap_err()
+            gpu(&text, None).unwrap_err()
         } else {
-            power(&text).unwrap_err()
+            power(&text, None).unwrap_err()
         };
         assert!(error.to_string().contains(said), "{text}: {error}");
     }
+    // Fewer samples than the step asked for are not the reading it asked for.
+    let one = output(&[&[("gpuFrequency", "279000000"), ("gpuLoad", "40.000000")]]);
+    assert!(gpu(&one, Some(1)).is_ok());
+    let short = gpu(&one, Some(5)).unwrap_err().to_string();
+    assert!(
+        short.contains("1 sample(s) where its step asked for 5"),
+        "{short}"
+    );
+    let one = output(&[&[("currentNow", "-350"), ("voltageNow", "4000000")]]);
+    assert!(power(&one, Some(5)).is_err());
     // Samples with no blank line between them still part at a repeated key.
     assert_eq!(
         samples("order:0 gpuLoad=1\norder:0 gpuLoad=3\n")

@@ -110,6 +110,16 @@ fn the_power_state_and_the_thermal_zones() {
         ("soc_thermal", 47000)
     );
     assert!(thermal_zones(&block("ThermalService", "")).is_err());
+    // A zone printing a whole °C is that many thousand m°C: 45 °C is hotter than 38.5 °C.
+    let mixed = block(
+        "ThermalService",
+        "Type: shell_front\nTemperature: 38500\nType: pa_thermal\nTemperature: 45\n",
+    );
+    let zones = thermal_zones(&mixed).unwrap();
+    assert_eq!(
+        zones.iter().map(|z| z.temperature).collect::<Vec<_>>(),
+        [38500, 45000]
+    );
     // One zone that does not read makes the reading unread, its line quoted: the hottest
     // of the rest is not the phone's hottest.
     for (body, said) in [
@@ -119,7 +129,17 @@ fn the_power_state_and_the_thermal_zones() {
         ),
         (
             "Type: soc_thermal\nTemperature: 9990000\n",
-            "not a temperature a phone can be at",
+            "neither °C nor m°C that a phone can be at",
+        ),
+        // A sensor that is not there is no cold zone: the rest are not the phone's all.
+        (
+            "Type: soc_thermal\nTemperature: 47000\nType: battery\nTemperature: -1\n",
+            "at or below 0",
+        ),
+        ("Type: soc_thermal\nTemperature: 0\n", "at or below 0"),
+        (
+            "Type: soc_thermal\nTemperature: 420\n",
+            "neither °C nor m°C",
         ),
         ("Temperature: 36000\n", "follows no `Type:` line"),
     ] {
