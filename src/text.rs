@@ -40,15 +40,28 @@ pub(crate) fn one_line(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// `text` as one bounded line of Markdown that stays text: a table cell or a sentence whose
-/// words came from a device, a capture's folder or a file. `&`, `<` and `>` are written as
-/// entities (a capture named `<img onerror=…>` is shown, never rendered as HTML), `|` escaped
-/// (it would end a cell), control characters as their escapes.
+/// words came from a device, a capture's folder or a file. A `<` that could open a tag and an
+/// `&` that could begin an entity are written as entities (a capture named `<img onerror=…>`
+/// is shown, never rendered as HTML), `|` escaped (it would end a cell), control characters
+/// as their escapes. A comparison's `<` or `>` between words stays as it reads.
 pub(crate) fn markdown_cell(text: &str, max: usize) -> String {
-    one_line(text, max)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
+    let line = one_line(text, max);
+    let mut cell = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        match c {
+            '<' if next.is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n)) => {
+                cell.push_str("&lt;");
+            }
+            '&' if next.is_some_and(|n| n.is_ascii_alphanumeric() || n == '#') => {
+                cell.push_str("&amp;");
+            }
+            '|' => cell.push_str("\\|"),
+            _ => cell.push(c),
+        }
+    }
+    cell
 }
 
 /// `text` with every control character but newline and tab escaped: a multi-line text (a
@@ -139,6 +152,28 @@ mod tests {
         }
         let long = "A".repeat(70_000);
         assert_eq!(one_line(&long, CELL).chars().count(), CELL);
+    }
+
+    #[test]
+    fn a_markdown_cell_is_text_whatever_it_was_given() {
+        let rows = [
+            ("1200 ms > 800 ms", "1200 ms > 800 ms"),
+            ("36 vp < 48 vp", "36 vp < 48 vp"),
+            (
+                "<img src=x onerror=alert(1)>",
+                "&lt;img src=x onerror=alert(1)>",
+            ),
+            ("</details>", "&lt;/details>"),
+            ("<!-- hidden", "&lt;!-- hidden"),
+            ("&lt;b&gt;", "&amp;lt;b&amp;gt;"),
+            ("&#60;b>", "&amp;#60;b>"),
+            ("R&D & co", "R&amp;D & co"),
+            ("a | b", "a \\| b"),
+            ("two\nlines", "two\\nlines"),
+        ];
+        for (text, cell) in rows {
+            assert_eq!(markdown_cell(text, LINE), cell, "{text:?}");
+        }
     }
 
     #[test]

@@ -124,7 +124,7 @@ fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Verification,
         }
     };
     let mut found = recheck(report_path, &report, &frozen)?;
-    let (forms, differ) = forms(report_path, &report, &found.figures, &frozen.pack);
+    let (forms, differ) = forms(report_path, &found.rebuilt, &found.figures, &frozen.pack);
     found.differences.extend(differ);
     Ok(Verification {
         report: report_path.display().to_string(),

@@ -370,13 +370,16 @@ impl History {
         let failed = self.failed("read");
         let found = self
             .db
+            // `?7` is cast where it stands alone: PostgreSQL cannot tell a bare `IS NULL`
+            // parameter's type.
             .rows(
                 "SELECT report FROM runs WHERE app = ?1 AND model IS NOT DISTINCT FROM ?2 \
                  AND software_version IS NOT DISTINCT FROM ?3 AND verdict = 'pass' \
                  AND verdict_by IN ('measured', 'rebuilt') \
                  AND NOT replay AND report != ?4 AND report_id IS DISTINCT FROM ?5 \
-                 AND NOT ((run_uid IS NOT NULL AND ?7 IS NOT NULL AND run_uid = ?7) \
-                      OR ((run_uid IS NULL OR ?7 IS NULL) AND run_key IS NOT NULL \
+                 AND NOT ((run_uid IS NOT NULL AND CAST(?7 AS TEXT) IS NOT NULL \
+                           AND run_uid = ?7) \
+                      OR ((run_uid IS NULL OR CAST(?7 AS TEXT) IS NULL) AND run_key IS NOT NULL \
                           AND run_key = ?6)) \
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
                 &[

@@ -1,7 +1,7 @@
-//! The forms an audit was published in, held to its report: `audit-<n>.md` beside it, and
+//! The forms an audit was published in, held to its evidence: `audit-<n>.md` beside it, and
 //! `junit.xml` and `report.html` when it is its folder's latest audit (each audit writes them
-//! over the last). Each is rendered again — the Markdown and JUnit from the report, the page
-//! from the report and the figures its evidence gives — and must be that, byte for byte: a
+//! over the last). Each is rendered again from the report its evidence gives (the page with
+//! the figures its evidence draws) and must be that, byte for byte: a
 //! FAIL turned PASS in a page a reviewer reads is a difference like one in the report. Only
 //! the page's history (the trends of the audits before it, the history's at the time) is not
 //! evidence, and is said to be unchecked. Forms rendered by another dwpipe are not checked
@@ -21,7 +21,8 @@ const FORM_LIMIT: u64 = 64 * 1024 * 1024;
 /// Where the history's trends begin on an audit's page (the last sections before its end).
 const HISTORY_MARKERS: [&str; 2] = ["<section><h2>History</h2>", "<section><h2>Trend of "];
 
-/// The forms of the audit at `path`, checked: what was looked at, and each difference.
+/// The forms of the audit at `path`, held to `report` as its evidence rebuilt it: what was
+/// looked at, and each difference.
 pub(crate) fn forms(
     path: &Path,
     report: &AuditReport,

@@ -22,6 +22,8 @@ pub(crate) struct Recheck {
     pub(crate) differences: Vec<Difference>,
     /// What the audit's pages draw, decoded from its evidence (without its history's trends).
     pub(crate) figures: Figures,
+    /// The report its evidence gives: what its published forms must render.
+    pub(crate) rebuilt: AuditReport,
 }
 
 /// Rebuilds the report at `path` (read as `report`) against `frozen`, and compares.
@@ -92,6 +94,7 @@ pub(crate) fn recheck(
         measurements: measurements.len(),
         differences: found,
         figures,
+        rebuilt,
     })
 }
 

@@ -355,7 +355,8 @@ fn verdict_of(
             .iter()
             .filter(|d| d.verdict == DeviceVerdict::Pass)
             .count();
-        if passed >= need as usize && !unrecorded {
+        // At least one device passed, whatever the number says: a lab passes on a pass.
+        if passed >= need.max(1) as usize && !unrecorded {
             LabVerdict::Pass
         } else {
             LabVerdict::Incomplete
@@ -413,6 +414,12 @@ mod tests {
             (&[Pass, NotMeasured], false, Some(2), LabVerdict::Incomplete),
             (&[Pass, Pass, Fail], false, Some(2), LabVerdict::Fail),
             (&[], false, Some(1), LabVerdict::Incomplete),
+            (
+                &[NotMeasured, Error],
+                false,
+                Some(0),
+                LabVerdict::Incomplete,
+            ),
         ];
         for (verdicts, unreachable, need, expected) in cases {
             let devices: Vec<LabDevice> = verdicts.iter().map(|v| device(*v)).collect();

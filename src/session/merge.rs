@@ -54,6 +54,13 @@ fn load(dir: &Path) -> Result<Shard, Diagnostic> {
             "not a lab report of format 1 with one result per device",
         ));
     }
+    if report.need == Some(0) {
+        // `--need` takes 1 or more: a lab that needs no passing device was written by hand.
+        return Err(invalid(
+            &json,
+            "it needs 0 devices to pass; `--need` is 1 or more",
+        ));
+    }
     Ok(Shard {
         dir: dir.to_owned(),
         report,

@@ -424,6 +424,15 @@ fn shards_from_two_hosts_merge_into_one_matrix() {
             && stdout.contains("audited with --need 2, the first shard with no --need"),
         "{stdout}"
     );
+    // A lab that needs no passing device was written by hand.
+    lab["need"] = 0.into();
+    fs::write(doctored.join("lab.json"), lab.to_string()).unwrap();
+    Test::new(dir.path())
+        .args(["report", "merge", "doctored", "host-a"])
+        .status(2)
+        .stderr_contains("E_MERGE_INVALID")
+        .stderr_contains("it needs 0 devices to pass")
+        .run();
 }
 
 #[test]

@@ -262,6 +262,21 @@ fn a_re_dated_copy_of_an_audit_is_the_run_it_was() {
     fs::write(&kept, &bytes).unwrap();
     report["inputs"]["times"]["sha256"] = dwpipe::hash::sha256_hex(&bytes).into();
     fs::write(&copy, report.to_string()).unwrap();
+    // The forms it was published in still give its time.
+    let Ran { stdout, .. } = Test::new(dir)
+        .args(["verify-evidence", copy.to_str().unwrap()])
+        .status(1)
+        .run();
+    assert!(
+        stdout.contains("audit-1.md:7")
+            && stdout.contains("report.html")
+            && stdout.contains("3 difference(s)"),
+        "{stdout}"
+    );
+    // Without them, it verifies: the copy is consistent, and only its run's name betrays it.
+    for form in ["audit-1.md", "junit.xml", "report.html"] {
+        fs::remove_file(dir.join("copy").join(form)).unwrap();
+    }
     Test::new(dir)
         .args(["verify-evidence", copy.to_str().unwrap()])
         .stdout_contains("0 difference(s)")
