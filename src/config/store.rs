@@ -122,7 +122,8 @@ fn kind(text: &str) -> Kind<'_> {
 
 /// A text that is no address but was meant as one: a scheme of two letters or more before a
 /// colon and a slash, or `postgres` before a colon — with spaces or quotes around it, a
-/// space before its colon, or one slash. (A drive's letter, `C:/…`, is a file's path.)
+/// space before its colon, or one slash — or `postgres` and slashes before a user's `@`, its
+/// colon lost. (A drive's letter, `C:/…`, is a file's path.)
 fn near_miss(text: &str) -> Option<(String, &'static str)> {
     static NEAR: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^([A-Za-z][A-Za-z0-9+.-]+)(\s*):(/*)").expect("a valid pattern")
@@ -131,6 +132,19 @@ fn near_miss(text: &str) -> Option<(String, &'static str)> {
         .trim()
         .trim_matches(|c| c == '"' || c == '\'' || c == '`')
         .trim();
+    // `postgres` followed by no colon, with a user before an `@` further on: an address with
+    // its colon lost (`postgres//lab:pw@host/db`), not a file named after its password. (A
+    // file under a folder so named is given as `./postgres/…`.)
+    static COLONLESS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(postgres(?:ql)?)[/\\\s]+.*@").expect("a valid pattern")
+    });
+    if let Some(found) = COLONLESS.captures(bare) {
+        let name = found[1].to_ascii_lowercase();
+        return Some((
+            format!("{name}…"),
+            "a server's address begins `postgres://`, with a colon and two slashes",
+        ));
+    }
     let found = NEAR.captures(bare)?;
     let name = found[1].to_ascii_lowercase();
     let server = name.starts_with("postgres");

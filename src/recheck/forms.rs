@@ -43,8 +43,18 @@ pub(crate) fn forms(
     let ours = report.dwpipe_version == env!("CARGO_PKG_VERSION");
     for (file, form) in named {
         let at = folder.join(&file);
-        if !at.is_file() {
-            continue;
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.is_file() => {}
+            // A link or a pipe where a form was written is not what dwpipe wrote there.
+            Ok(_) => {
+                found.push(differs(
+                    &file,
+                    Some("a link or a special file".to_owned()),
+                    "a file".to_owned(),
+                ));
+                continue;
+            }
+            Err(_) => continue,
         }
         if !ours {
             checks.push(FormCheck {

@@ -346,6 +346,20 @@ fn a_published_form_edited_after_the_audit_does_not_verify() {
         );
         fs::write(&path, kept).unwrap();
     }
+    // A pipe or a link where a form was written is not the form: it is named, never passed
+    // over as a form that is not there.
+    let page = dir.join("slower/report.html");
+    fs::remove_file(&page).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&page)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    Test::new(dir)
+        .args(["verify-evidence", report.to_str().unwrap()])
+        .status(1)
+        .stdout_contains("DIFFERENT  report.html: the report says \"a link or a special file\"")
+        .run();
 }
 
 /// An import walks run folders without following links: a linked report is named, not

@@ -405,6 +405,8 @@ fn secret_addresses() -> Vec<String> {
         format!(" postgres://lab:{s}@127.0.0.1:1/dwpipe"),
         format!("\"postgres://lab:{s}@127.0.0.1:1/dwpipe\""),
         format!("postgres ://lab:{s}@127.0.0.1:1/dwpipe"),
+        format!("postgres//lab:{s}@127.0.0.1:1/dwpipe"),
+        format!("PostgreSQL/lab:{s}@127.0.0.1:1/dwpipe"),
     ]
 }
 
