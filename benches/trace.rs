@@ -3,8 +3,9 @@
 //! extractors (frames and cold start over one stream of the trace, in this process), against
 //! `grep -c print` (the goal: a line scan that looks at every line) and `wc -l` (the floor) on
 //! the same file in the same run — warmed, alternated round by round, medians — with the
-//! ratios; then the peak memory of `inspect trace` on it, and on the capture repeated to 1 GiB
-//! through standard input.
+//! ratios (and the cost of asking for the app's own trace points in the same pass); then the
+//! peak memory of `inspect trace` on it, and on the capture repeated to 1 GiB through standard
+//! input, with and without trace points asked.
 //!
 //! `DWPIPE_CAPTURES=../shared/captures cargo bench --bench trace`
 
@@ -55,6 +56,17 @@ fn main() {
         run(Command::new(env!("CARGO_BIN_EXE_dwpipe"))
             .args(["inspect", "trace"])
             .arg(&trace)
+            .arg("--json"))
+    };
+    // The same asked about the app's own trace points (a span, a section by pattern, a
+    // counter, as `perf.span`/`perf.section`/`perf.counter` read them in the audit's pass):
+    // every begin, async begin and counter is matched against them.
+    let points = || {
+        run(Command::new(env!("CARGO_BIN_EXE_dwpipe"))
+            .args(["inspect", "trace"])
+            .arg(&trace)
+            .args(["--span", "CommitAndGetReleaseFence..Validate"])
+            .args(["--section", "/^VSyncReceiver:/", "--counter", "FrameBuffer"])
             .arg("--json"))
     };
     // The same on one core (`taskset -c 0`): a large trace is parsed on every core the
@@ -120,12 +132,13 @@ fn main() {
         assert!(lines > 0);
         started.elapsed()
     };
-    let tools: [(&str, &dyn Fn() -> Duration); 6] = [
+    let tools: [(&str, &dyn Fn() -> Duration); 7] = [
         ("wc -l (the floor)", &wc),
         ("grep -c print (the goal)", &grep),
         ("line splitting only (in process)", &lines),
         ("dwpipe inspect trace --json, one core", &one_core),
         ("dwpipe inspect trace --json", &dwpipe),
+        ("the same, asked 3 trace points", &points),
         ("the audit's extractors (in process)", &extractors),
     ];
     // Warmed (each tool once, the file in the page cache), then alternated round by round, so
@@ -133,7 +146,7 @@ fn main() {
     for (_, warm) in tools {
         warm();
     }
-    let mut times: [Vec<Duration>; 6] = Default::default();
+    let mut times: [Vec<Duration>; 7] = Default::default();
     for _ in 0..RUNS {
         for (i, (_, tool)) in tools.iter().enumerate() {
             times[i].push(tool());
@@ -149,9 +162,10 @@ fn main() {
             rate(took)
         );
     }
-    let [wc, grep, _, one_core, dwpipe, extractors] = medians.map(|d| d.as_secs_f64());
+    let [wc, grep, _, one_core, dwpipe, points, extractors] = medians.map(|d| d.as_secs_f64());
     for (name, ratio) in [
         ("dwpipe / grep -c print", dwpipe / grep),
+        ("with 3 trace points / without", points / dwpipe),
         ("one core / grep -c print", one_core / grep),
         ("audit's extractors / grep -c print", extractors / grep),
         ("dwpipe / wc -l", dwpipe / wc),
@@ -180,6 +194,21 @@ fn main() {
         "peak RSS of inspect trace, {:.0} MiB (stdin)   {fed:>8.1} MB",
         (copies * chunk.len() as u64) as f64 / (1024.0 * 1024.0)
     );
+    let asked = peak_rss_mb(
+        Command::new(env!("CARGO_BIN_EXE_dwpipe")).args([
+            "inspect",
+            "trace",
+            "-",
+            "--span",
+            "CommitAndGetReleaseFence..Validate",
+            "--section",
+            "/^VSyncReceiver:/",
+            "--counter",
+            "FrameBuffer",
+        ]),
+        Some((&chunk, copies)),
+    );
+    println!("the same, asked 3 trace points             {asked:>8.1} MB");
 }
 
 /// Writes `chunk` to `path` until it holds at least `bytes`; returns the bytes written.

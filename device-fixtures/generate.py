@@ -653,24 +653,54 @@ def archive_list():
 def archive_screen():
     return dump([node({"id": "archive_title", "type": "Text", "text": "Archive (3 notes)", **rect(48, 200, 1212, 330)})])
 
-def build_screens(name):
+def app_points(shown_ms, t0=20_000_000):
+    """The app's own trace points (tests/fixtures/packs/points.yaml), in the forms a phone
+    prints them: the feed requested at 20 s and shown `shown_ms` later (the older trailing-space
+    form), two page decodes (30 and 40 ms, their `area` argument, on another thread under a
+    tgid of dashes), an async load (task 7, 350 ms) and the image cache's counter (1720 B, then
+    200 MB)."""
+    dashed = lambda task, tid, cpu, us, payload: line(task, tid, 0, cpu, us, payload).replace("(      0)", "(-------)")
+    return [
+        line("m.example.notes", 5000, 5000, 4, t0, "B|5000|H:feed requested|M62"),
+        line("m.example.notes", 5000, 5000, 4, t0 + 100, "E|5000|M62"),
+        line("OS_IO", 5012, 5000, 2, t0 + 50_000, "S|5000|H:load feed|7|M62"),
+        dashed("OS_Decode", 5013, 3, t0 + 100_000, "B|5000|H:decode page|I62|area=1228800,format=rgba"),
+        dashed("OS_Decode", 5013, 3, t0 + 130_000, "E|5000|I62"),
+        line("OS_Decode", 5013, 5000, 3, t0 + 200_000, "B|5000|H:decode page|I62|area=2457600,format=rgba"),
+        line("OS_Decode", 5013, 5000, 3, t0 + 240_000, "E|5000|I62"),
+        line("m.example.notes", 5000, 5000, 4, t0 + 300_000, "C|5000|H:image-cache-bytes 1720"),
+        line("m.example.notes", 5000, 5000, 4, t0 + 350_000, "C|5000|H:image-cache-bytes|209715200|M62"),
+        line("OS_IO", 5012, 5000, 2, t0 + 400_000, "F|5000|H:load feed|7|M62"),
+        line("m.example.notes", 5000, 5000, 4, t0 + shown_ms * 1000, "B|5000|H:feed shown "),
+        line("m.example.notes", 5000, 5000, 4, t0 + shown_ms * 1000 + 200, "E|5000|"),
+    ]
+
+def with_lines(trace, extra):
+    """`trace` with `extra` lines among its own, in the order of their clocks."""
+    head = [l for l in trace.splitlines(keepends=True) if l.startswith("#")]
+    body = [l for l in trace.splitlines(keepends=True) if not l.startswith("#")] + extra
+    clock = lambda l: float(l.split(": tracing_mark_write")[0].split()[-1])
+    return "".join(head + sorted(body, key=clock))
+
+def build_screens(name, trace=None, serial="SCREENS01"):
     """A fake app for fake-hdc: the list; the editor a tap on the second note opens (it
     shows from the second layout dump after the tap, so `wait-for` polls twice); a swipe on
-    the list scrolls to an Archive entry, whose tap opens the archive."""
+    the list scrolls to an Archive entry, whose tap opens the archive. Every trace it writes
+    is `trace` (a tap's response, 700 ms to complete, by default)."""
     root = os.path.join(ROOT, name)
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(os.path.join(root, "files"))
     files = {
         "list.json": layout(12, False).encode(), "list.png": screenshot((0, 0, 0)),
         "editor.json": editor().encode(), "editor.png": editor_png(False),
-        "step.ftrace": response_trace(700).encode(),
+        "step.ftrace": (trace or response_trace(700)).encode(),
         "list-scrolled.json": archive_list().encode(), "archive.json": archive_screen().encode(),
     }
     for file, data in files.items():
         with open(os.path.join(root, "files", file), "wb") as f:
             f.write(data)
     with open(os.path.join(root, "device.yaml"), "w") as f:
-        f.write("# A fake notes app served by fake-hdc: it answers taps by changing screens.\nserial: SCREENS01\nname: fake notes app\nmodel: FAKE-SCREENS\nsoftware-version: 5.0.0\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
+        f.write(f"# A fake notes app served by fake-hdc: it answers taps by changing screens.\nserial: {serial}\nname: fake notes app\nmodel: FAKE-SCREENS\nsoftware-version: 5.0.0\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
     with open(os.path.join(root, "screens.yaml"), "w") as f:
         f.write(f"""# The notes app as screens: fake-hdc serves this folder through the real hdc process path.
 format-version: 1
@@ -789,6 +819,22 @@ build_ab_arm("ab-noisy", "Candidate 1.1 on a noisy device: around 720 ms (sd 80)
 for i, candidate in enumerate(["ab-same", "ab-same", "ab-same", "ab-slower"], start=1):
     build_ab_device(f"ab-phone-{i}", f"AB0PHONE0{i}", "ab-base", candidate)
 build_ab_device("ab-phone-noisy", "AB0NOISY01", "ab-noisy-base", "ab-noisy")
+
+def build_points_arm(name, comment, warm_up_ms, span_ms):
+    """One build's cold starts for an A/B session of tests/fixtures/packs/points-cold.yaml: a
+    700 ms launch whose trace carries the app's own trace points (`app_points`, 100 ms after
+    the launch), the feed shown `span_ms` after it was requested. A trace point reader cannot
+    say how long its window needs, so every run waits the ceiling."""
+    c = Capture(name, comment)
+    for run, ms in enumerate([warm_up_ms] + span_ms):
+        c.visit(f"{run} cold-start")
+        trace = with_lines(cold_trace(700, COLD_CEILING_MS), app_points(round(ms), t0=10_100_000))
+        cold_attempt(c, run, trace, COLD_CEILING_MS)
+    c.finish()
+
+build_points_arm("ab-points-base", "Release 1.0: the feed shown around 720 ms after it is requested (sd 15).", 1100, normal(41, 720, 15, AB_RUNS))
+build_points_arm("ab-points-slower", "Candidate 1.1: the feed shown around 800 ms after it is requested (sd 15).", 1100, normal(42, 800, 15, AB_RUNS))
+build_ab_device("ab-phone-points", "AB0POINTS1", "ab-points-base", "ab-points-slower")
 os.makedirs(os.path.join(ROOT, "haps"), exist_ok=True)
 for version, code in [("1.0", 1000000), ("1.1", 1001000)]:
     # A zip, as a HAP is, whose module.json names the version (what the A/B page shows); the
@@ -996,4 +1042,6 @@ build_appanalyzer("notes-appanalyzer", "The notes app audited against `dwpipe in
 build_cpu("notes-cpu", "The notes app's CPU load: 12/14/13% on its first screen, 0.8% three minutes in the background.", (12.0, 14.0, 13.0), 0.8)
 build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace and by RenderService's own present times.", [16.667] * 29 + [50.0] + [16.667] * 30)
 build_screens("notes-screens")
+build_screens("notes-screens-points", with_lines(response_trace(700), app_points(720)), "POINTS01")
+build_screens("notes-screens-points-slower", with_lines(response_trace(700), app_points(1200)), "POINTS02")
 print("written")

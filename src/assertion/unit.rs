@@ -55,6 +55,8 @@ const KNOWN: &[(&[&str], KnownUnit)] = &[
     (&["ms", "毫秒"], unit("ms", Family::Time, Some((1, 6)))),
     (&["s", "秒"], unit("s", Family::Time, Some((1, 9)))),
     // hidumper's "kB" are kibibytes; MB and GB follow the same binary steps.
+    // Bytes, as an app's own counters state them (1/1024 KB, exactly).
+    (&["B"], unit("B", Family::Memory, Some((9_765_625, -10)))),
     (
         &["KB", "kB", "KiB"],
         unit("KB", Family::Memory, Some((1, 0))),
@@ -107,6 +109,14 @@ impl Unit {
         match KNOWN.iter().find(|(names, _)| names.contains(&symbol)) {
             Some((_, known)) => Unit::Known(*known),
             None => Unit::Other(symbol.to_owned()),
+        }
+    }
+
+    /// The symbol dwpipe prints a known unit with (`None` for another).
+    pub(crate) fn symbol(&self) -> Option<&'static str> {
+        match self {
+            Unit::Known(known) => Some(known.symbol),
+            Unit::Other(_) => None,
         }
     }
 

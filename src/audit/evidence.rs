@@ -79,6 +79,8 @@ pub(crate) fn step_file(step: usize, what: StepFile) -> String {
 /// RenderService's present times before the flow's actions (after its launch) and after its
 /// last step, the surface they were read for, and the screen's refresh rate.
 pub(crate) const FPS_BEFORE: &str = "fps-before.txt";
+/// The trace a flow kept over a window of its steps, for the app's trace points.
+pub(crate) const FLOW_TRACE: &str = "flow.ftrace";
 pub(crate) const FPS_AFTER: &str = "fps-after.txt";
 pub(crate) const FPS_SURFACE: &str = "fps-surface.txt";
 pub(crate) const SCREEN: &str = "screen.txt";

@@ -14,7 +14,7 @@ use super::extract::{Decoded, ExtractError, Reading, Value, extract};
 use super::figures::Figures;
 use super::keep::hash_files;
 use super::model::{AuditError, MeasurementRecord, RunReading};
-use super::plan::{Planned, Visit, measured_in};
+use super::plan::{Planned, Visit, measured_in, points_of};
 use super::window::{Ceilings, WINDOW_RECORD, Windows};
 use crate::pack::ProbeArgs;
 use crate::probe::Extractor;
@@ -135,7 +135,8 @@ impl<'p, 'a> Measuring<'p, 'a> {
                 samples,
                 ..self.context
             },
-        );
+        )
+        .asking(points_of(self.planned, (run, visit)));
         if let Visit::Flow(_) = visit {
             self.figures.record_flow(run, &decoded);
         }

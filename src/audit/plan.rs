@@ -140,6 +140,8 @@ impl<'a> Planned<'a> {
     pub(super) fn after_flow(&self) -> Option<&'a str> {
         match self.extractor {
             Extractor::Response | Extractor::Frames => None,
+            // A trace point after a flow is read from the flow's own trace.
+            Extractor::TracePoint if self.probe.args.flow.is_some() => None,
             _ => Some(self.session),
         }
     }
@@ -159,6 +161,20 @@ pub(super) fn measured_in<'p, 'a>(
     planned
         .iter()
         .filter(move |p| p.visit == visit && p.runs >= run)
+}
+
+/// The app's trace points the criteria a visit measures in its run ask about.
+pub(super) fn points_of(
+    planned: &[Planned<'_>],
+    (run, visit): (u32, Visit<'_>),
+) -> Vec<crate::pack::Point> {
+    let mut points: Vec<crate::pack::Point> = Vec::new();
+    for point in measured_in(planned, (run, visit)).filter_map(|p| p.args().point.as_ref()) {
+        if !points.contains(point) {
+            points.push(point.clone());
+        }
+    }
+    points
 }
 
 /// Every criterion that has a probe with a playbook; `runs` overrides every probe's count.

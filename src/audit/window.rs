@@ -242,8 +242,9 @@ pub(super) fn learn(
                 let readers: Vec<&Planned<'_>> = here
                     .iter()
                     .copied()
+                    // A trace point on the step reads it too, and cannot say what it needs.
                     .filter(|p| {
-                        p.extractor == Extractor::Response
+                        matches!(p.extractor, Extractor::Response | Extractor::TracePoint)
                             && p.args().step.map(|s| s.index) == Some(index)
                     })
                     .collect();
@@ -272,7 +273,8 @@ pub(super) fn cut_short(
     if windows.is_empty() {
         return None;
     }
-    let decoded = Decoded::new(files, context);
+    let decoded =
+        Decoded::new(files, context).asking(super::plan::points_of(planned, (run, visit)));
     let mut why = None;
     let mut bounds = Vec::new();
     for plan in measured_in(planned, (run, visit)) {

@@ -18,7 +18,7 @@ use super::{Edge, Run};
 use clap::Subcommand;
 use screen::{layout, screenshot};
 use std::path::PathBuf;
-use trace::trace;
+use trace::{questions, trace};
 
 impl Run for InspectCommand {
     fn json(&self) -> bool {
@@ -37,7 +37,14 @@ impl Run for InspectCommand {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
         let json = self.json();
         match self {
-            InspectCommand::Trace { file, bundle, .. } => trace(&file, bundle, json),
+            InspectCommand::Trace {
+                file,
+                bundle,
+                span,
+                section,
+                counter,
+                ..
+            } => trace(&file, bundle, &questions(&span, &section, &counter)?, json),
             InspectCommand::Layout {
                 file, vpr, bundle, ..
             } => layout(&file, vpr, bundle.as_deref(), json),
@@ -230,8 +237,11 @@ fn hypium_output(file: &Path, json: bool) -> Result<i32, Error> {
 
 #[derive(Debug, Subcommand)]
 pub(super) enum InspectCommand {
-    /// A hitrace text trace: events, markers, slices, frames and the cold start.
-    #[command(after_help = "Streams the file: memory stays flat whatever its size.")]
+    /// A hitrace text trace: events, markers, slices, frames, the cold start, and the app's own
+    /// spans, sections and counters asked about.
+    #[command(
+        after_help = "Streams the file: memory stays flat whatever its size.\n\nExamples:\n  dwpipe inspect trace cold.ftrace --span 'feed requested..feed shown'\n  dwpipe inspect trace cold.ftrace --section '/^decode page/' --counter image-cache-bytes"
+    )]
     Trace {
         /// The trace (hitrace text output), or `-` to read it from standard input (the one
         /// way to pass a pipe: `hdc shell cat /data/local/tmp/x.ftrace | dwpipe inspect trace -`).
@@ -239,6 +249,16 @@ pub(super) enum InspectCommand {
         /// The app whose cold start to measure (default: the first one launched in the trace).
         #[arg(long)]
         bundle: Option<String>,
+        /// The app's spans from one marker to the next: `FROM..TO`, each a name (without
+        /// `H:`) or a `/regex/`; every span listed, as `perf.span` with `pick: each` reads them.
+        #[arg(long, value_name = "FROM..TO")]
+        span: Vec<String>,
+        /// A section of the app's (`B`/`E` on one thread, `S`/`F` by task id), every one listed.
+        #[arg(long, value_name = "NAME")]
+        section: Vec<String>,
+        /// A counter of the app's (`C`), every value listed.
+        #[arg(long, value_name = "NAME")]
+        counter: Vec<String>,
         #[command(flatten)]
         output: Json,
     },

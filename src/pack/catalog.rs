@@ -3,6 +3,7 @@
 
 use crate::assertion::{Assertion, Decimal, Expectation, common_scale};
 
+use super::points::{COUNTER_OF, Pick, SECTION_OF, SPAN_OF, TraceName, section_value};
 use super::probe::{Aggregate, Axis, Edge, FrameMetric, FramesVia, ProbeArgError, ProbeArgs};
 use super::probe::{CpuShare, ResponseMetric, Side};
 use super::schema::ProbeDoc;
@@ -19,6 +20,12 @@ pub(super) enum ArgKind {
     Free,
     /// Names that reach a device command: letters, digits and `_` (a list: each of them).
     Identifier,
+    /// A trace marker's name, or a `/regex/`.
+    TraceName,
+    /// A section's value: `duration` or `arg:KEY`.
+    SectionValue,
+    /// A unit dwpipe knows, or `count`.
+    Unit,
 }
 
 /// One argument a probe takes.
@@ -55,6 +62,18 @@ const TOLERANCE: Arg = arg("tolerance", false, ArgKind::Free);
 /// The flow a probe measures after; whether it names one of the pack's flows is checked
 /// with the pack.
 const FLOW: Arg = arg("flow", false, ArgKind::Free);
+
+/// Where a trace point probe is traced: a flow's step or steps (the cold start without them).
+const STEP: Arg = arg("step", false, ArgKind::Free);
+const STEPS: Arg = arg("steps", false, ArgKind::Free);
+/// The trace point probes' units by `of`: a count is bare, a duration in ms.
+const POINT_UNITS: &[(Option<&str>, Option<&str>)] = &[(Some("count"), None), (None, Some("ms"))];
+/// A section's: its argument's values are in what its `unit:` declares.
+const SECTION_UNITS: &[(Option<&str>, Option<&str>)] = &[
+    (Some("count"), None),
+    (Some("arg:KEY"), Some("its `unit:`, bare without one")),
+    (None, Some("ms")),
+];
 
 /// Every probe dwpipe knows.
 pub const CATALOG: &[ProbeKind] = &[
@@ -95,6 +114,56 @@ pub const CATALOG: &[ProbeKind] = &[
             TOLERANCE,
         ],
         units: &[(None, Some("ms"))],
+    },
+    ProbeKind {
+        id: "perf.span",
+        method: "hitrace of the app's own trace points (the cold start, or a flow's step or steps): the time from one marker to another",
+        args: &[
+            FLOW,
+            STEP,
+            STEPS,
+            arg("from", true, ArgKind::TraceName),
+            arg("to", true, ArgKind::TraceName),
+            arg("pick", false, ArgKind::Word(Pick::WORDS)),
+            arg("of", false, ArgKind::Word(SPAN_OF)),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: POINT_UNITS,
+    },
+    ProbeKind {
+        id: "perf.section",
+        method: "hitrace of the app's own trace points (the cold start, or a flow's step or steps): a named section (B/E on a thread, S/F by task id)",
+        args: &[
+            FLOW,
+            STEP,
+            STEPS,
+            arg("name", true, ArgKind::TraceName),
+            arg("of", false, ArgKind::Word(SECTION_OF)),
+            arg("value", false, ArgKind::SectionValue),
+            arg("unit", false, ArgKind::Unit),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: SECTION_UNITS,
+    },
+    ProbeKind {
+        id: "perf.counter",
+        method: "hitrace of the app's own trace points (the cold start, or a flow's step or steps): a counter's values (C)",
+        args: &[
+            FLOW,
+            STEP,
+            STEPS,
+            arg("name", true, ArgKind::TraceName),
+            arg("of", false, ArgKind::Word(COUNTER_OF)),
+            arg("unit", false, ArgKind::Unit),
+            RUNS,
+            AGGREGATE,
+            TOLERANCE,
+        ],
+        units: &[(None, Some("its `unit:`, bare without one"))],
     },
     ProbeKind {
         id: "perf.memory",
@@ -265,6 +334,23 @@ impl MeasuredBy {
     /// How it measures, in words, with the flow it runs after (`…, after flow `open-note`,
     /// step 2`).
     pub(crate) fn method(&self) -> String {
+        if let Some(point) = &self.args.point {
+            let at = match (&self.args.flow, self.args.step, self.args.range) {
+                (Some(flow), Some(step), _) => {
+                    format!("in the trace of flow `{flow}`, step {}", step.index + 1)
+                }
+                (Some(flow), None, Some((first, last))) => format!(
+                    "in one trace of flow `{flow}` from step {} to step {}",
+                    first + 1,
+                    last + 1
+                ),
+                _ => "in the cold start's trace".to_owned(),
+            };
+            return format!(
+                "hitrace of the app's own trace points: {}, {at}",
+                point.describe()
+            );
+        }
         match (&self.args.flow, self.args.step) {
             (Some(flow), Some(step)) => format!(
                 "{}, after flow `{flow}`, step {}",
@@ -320,7 +406,7 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         .iter()
         .find(|k| k.id == probe.id)
         .ok_or_else(|| ProbeArgError::UnknownProbe(probe.id.clone()))?;
-    let given: [(&'static str, Option<String>); 16] = [
+    let given: [(&'static str, Option<String>); 22] = [
         ("runs", probe.runs.map(|r| r.to_string())),
         ("aggregate", probe.aggregate.clone()),
         (
@@ -340,6 +426,21 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         ("flow", probe.flow.clone()),
         ("step", probe.step.as_ref().map(ToString::to_string)),
         ("via", probe.via.clone()),
+        (
+            "steps",
+            probe.steps.as_ref().map(|steps| {
+                steps
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }),
+        ),
+        ("name", probe.name.clone()),
+        ("pick", probe.pick.clone()),
+        ("of", probe.of.clone()),
+        ("value", probe.value.clone()),
+        ("unit", probe.unit.clone()),
     ];
     for (name, value) in &given {
         let Some(value) = value else { continue };
@@ -375,6 +476,22 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
                     })?;
                 }
             }
+            ArgKind::TraceName => {
+                TraceName::parse(value).map_err(bad)?;
+            }
+            ArgKind::SectionValue => {
+                section_value(value).ok_or_else(|| {
+                    bad("`duration`, or `arg:KEY` (letters, digits, `_`, `-`, `.`)".to_owned())
+                })?;
+            }
+            ArgKind::Unit => {
+                point_unit(value).ok_or_else(|| {
+                    bad(format!(
+                        "`count`, or a unit dwpipe knows: {}",
+                        crate::assertion::known_spellings()
+                    ))
+                })?;
+            }
             ArgKind::Word(_) | ArgKind::Free => {}
         }
     }
@@ -404,11 +521,41 @@ pub fn check_probe(probe: &ProbeDoc) -> Result<MeasuredBy, ProbeArgError> {
         });
     }
     let args = ProbeArgs::of(kind.id, probe)?;
-    Ok(MeasuredBy {
-        kind,
-        unit: kind.unit(probe.metric.as_deref()),
-        args,
-    })
+    let unit = match &args.point {
+        // A count is bare, whatever the values were in; values are in what `unit:` declares
+        // (bare without it); durations are in ms.
+        Some(_) if probe.of.as_deref() == Some("count") => None,
+        Some(_) => match probe.unit.as_deref() {
+            Some(declared) => point_unit(declared).flatten(),
+            None if point_is_timed(args.point.as_ref()) => Some("ms"),
+            None => None,
+        },
+        None => kind.unit(probe.metric.as_deref()),
+    };
+    Ok(MeasuredBy { kind, unit, args })
+}
+
+/// Whether a trace point reads a duration (a span, a section's own length).
+fn point_is_timed(point: Option<&crate::pack::Point>) -> bool {
+    use crate::pack::{Point, SectionValue};
+    matches!(
+        point,
+        Some(
+            Point::Span { .. }
+                | Point::Section {
+                    value: SectionValue::Duration,
+                    ..
+                }
+        )
+    )
+}
+
+/// A trace point's declared unit: a known unit's symbol, or `count` (bare: `Some(None)`).
+fn point_unit(text: &str) -> Option<Option<&'static str>> {
+    if text == "count" {
+        return Some(None);
+    }
+    crate::assertion::Unit::parse_known(text).map(|u| u.symbol())
 }
 
 #[cfg(test)]

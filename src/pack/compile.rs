@@ -13,7 +13,7 @@ use crate::assertion::{Assertion, Decimal, Expectation, Matcher, Scalar, Unit, k
 use crate::pack::{CATALOG, check_probe};
 
 use super::catalog::MeasuredBy;
-use super::flow::{Flow, InputKind, MeasuredStep};
+use super::flow::{Flow, InputKind, MeasuredStep, StepRef};
 use super::model::CriterionAssertion;
 use super::probe::FramesVia;
 use super::schema::{AssertionDoc, ExpectedDoc, ProbeDoc, ScalarDoc};
@@ -241,7 +241,14 @@ pub(super) fn bind_flow(
             "add `flow: <name>` (its swipes are what is measured), or drop `via: hidumper`",
         ));
     }
+    let steps_given = doc.is_some_and(|d| d.step.is_some() || d.steps.is_some());
     let Some(name) = probe.args.flow.clone() else {
+        if steps_given {
+            return Err(invalid(
+                format!("`{id}` names a step of no flow"),
+                "add `flow: <name>`, or drop `step:`/`steps:` to measure the launch",
+            ));
+        }
         return Ok(());
     };
     let Some(flow) = flows.get(&name) else {
@@ -278,6 +285,9 @@ pub(super) fn bind_flow(
         };
         probe.args.step = Some(MeasuredStep { index, input });
     }
+    if probe.args.point.is_some() {
+        probe.args.range = points_range(doc, flow)?;
+    }
     if id == "perf.frames"
         && !flow
             .steps
@@ -290,6 +300,48 @@ pub(super) fn bind_flow(
         ));
     }
     Ok(())
+}
+
+/// The steps of `flow` a trace point probe is traced between: `steps: [first, last]`, or the
+/// whole flow when it names neither `step:` nor `steps:` (one step: that step's own trace).
+fn points_range(doc: Option<&ProbeDoc>, flow: &Flow) -> Result<Option<(usize, usize)>, Invalid> {
+    let Some(doc) = doc else { return Ok(None) };
+    let name = &flow.name;
+    match (&doc.step, &doc.steps) {
+        (Some(_), Some(_)) => Err(invalid(
+            "`step:` and `steps:` both given",
+            "name one step (its own trace), or `steps: [first, last]` (one trace over them)",
+        )),
+        (Some(_), None) => Ok(None),
+        (None, None) => Ok(Some((0, flow.steps.len().saturating_sub(1)))),
+        (None, Some(steps)) => {
+            let [first, last] = steps.as_slice() else {
+                return Err(invalid(
+                    format!("`steps:` names {} step(s)", steps.len()),
+                    "name two: the first and the last step the trace covers",
+                ));
+            };
+            let index = |reference: &StepRef| {
+                flow.step(reference).ok_or_else(|| {
+                    invalid(
+                        format!("flow `{name}` has no step `{reference}`"),
+                        format!(
+                            "name a step by its `name:` or by its number, 1 to {}",
+                            flow.steps.len()
+                        ),
+                    )
+                })
+            };
+            let (a, b) = (index(first)?, index(last)?);
+            if a > b {
+                return Err(invalid(
+                    format!("`steps: [{first}, {last}]` ends before it begins"),
+                    "name the earlier step first",
+                ));
+            }
+            Ok(Some((a, b)))
+        }
+    }
 }
 
 fn decimal(number: &Number) -> Result<Decimal, Invalid> {

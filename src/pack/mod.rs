@@ -7,6 +7,7 @@ mod flow;
 mod load;
 mod lock;
 mod model;
+mod points;
 mod probe;
 mod probes_doc;
 mod regression;
@@ -14,6 +15,7 @@ mod require;
 mod schema;
 mod selector;
 mod spec;
+mod traced;
 mod validate;
 
 #[cfg(test)]
@@ -27,6 +29,8 @@ pub use load::{MAX_PACK_BYTES, Syntax, load_pack};
 pub use lock::{Frozen, freeze, load_lock};
 pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
+pub(crate) use points::NameMatcher;
+pub use points::{Of, Pick, Point, SectionValue, TraceName};
 pub use probe::ProbeArgError;
 pub use probe::{
     Aggregate, Axis, CpuShare, Edge, FrameMetric, FramesVia, ProbeArgs, ResponseMetric, Side,

@@ -5,6 +5,7 @@
 use crate::words::words;
 
 use super::flow::MeasuredStep;
+use super::points::{Of, Pick, Point, SectionValue, TraceName, section_value};
 use super::schema::ProbeDoc;
 use super::selector::Selector;
 
@@ -177,15 +178,23 @@ pub struct ProbeArgs {
     pub(crate) case: Option<String>,
     /// The cases the run must report.
     pub(crate) expect: Vec<String>,
+    /// The app's trace point a `perf.span`, `perf.section` or `perf.counter` reads.
+    pub(crate) point: Option<Point>,
+    /// The steps (0-based, first and last) of its flow traced as one window (set once the
+    /// pack's flows are known).
+    pub(crate) range: Option<(usize, usize)>,
 }
 
 impl ProbeArgs {
     /// The typed form of a probe's arguments; a word or selector that is not one is the same
     /// `BadValue` the catalog check reports.
     pub(super) fn of(probe: &'static str, doc: &ProbeDoc) -> Result<ProbeArgs, ProbeArgError> {
+        let point = point(probe, doc)?;
         let selector = |arg: &'static str, value: &Option<String>| {
             value
                 .as_deref()
+                // A span's `from` and `to` are markers' names, not nodes.
+                .filter(|_| point.is_none())
                 .map(|text| Selector::parse(text).map_err(|e| bad(probe, arg, text, e.to_string())))
                 .transpose()
         };
@@ -223,8 +232,69 @@ impl ProbeArgs {
             suite: doc.suite.clone(),
             case: doc.case.clone(),
             expect: doc.expect.clone().unwrap_or_default(),
+            point,
+            range: None,
         })
     }
+}
+
+/// The trace point a `perf.span`, `perf.section` or `perf.counter` reads (none for others).
+fn point(probe: &'static str, doc: &ProbeDoc) -> Result<Option<Point>, ProbeArgError> {
+    let name = |arg: &'static str, value: &Option<String>| -> Result<TraceName, ProbeArgError> {
+        let text = value
+            .as_deref()
+            .ok_or(ProbeArgError::MissingArg { probe, arg })?;
+        TraceName::parse(text).map_err(|why| bad(probe, arg, text, why))
+    };
+    let of = |default: Of| {
+        Ok::<_, ProbeArgError>(word(probe, "of", &doc.of, Of::parse)?.unwrap_or(default))
+    };
+    if probe == "perf.span"
+        && let Some(of) = &doc.of
+        && doc.pick.as_deref() != Some("each")
+    {
+        return Err(bad(
+            probe,
+            "of",
+            of,
+            "`of` with `pick: each` only".to_owned(),
+        ));
+    }
+    if probe == "perf.section"
+        && let Some(unit) = &doc.unit
+        && doc.value.as_deref().is_none_or(|v| v == "duration")
+        && doc.of.as_deref() != Some("count")
+    {
+        return Err(bad(
+            probe,
+            "unit",
+            unit,
+            "a section's length is in ms: `unit` applies to `value: arg:KEY`".to_owned(),
+        ));
+    }
+    Ok(Some(match probe {
+        "perf.span" => Point::Span {
+            from: name("from", &doc.from)?,
+            to: name("to", &doc.to)?,
+            pick: word(probe, "pick", &doc.pick, Pick::parse)?.unwrap_or(Pick::First),
+            of: of(Of::Max)?,
+        },
+        "perf.section" => Point::Section {
+            name: name("name", &doc.name)?,
+            of: of(Of::First)?,
+            value: match doc.value.as_deref() {
+                Some(text) => section_value(text).ok_or_else(|| {
+                    bad(probe, "value", text, "`duration` or `arg:KEY`".to_owned())
+                })?,
+                None => SectionValue::Duration,
+            },
+        },
+        "perf.counter" => Point::Counter {
+            name: name("name", &doc.name)?,
+            of: of(Of::Last)?,
+        },
+        _ => return Ok(None),
+    }))
 }
 
 fn bad(probe: &'static str, arg: &'static str, value: &str, allowed: String) -> ProbeArgError {

@@ -69,6 +69,18 @@ pub(crate) fn probes() -> Vec<ProbeRef> {
                             "letters, digits and _ (a name or a list of names)".to_owned(),
                             None,
                         ),
+                        ArgKind::TraceName => (
+                            "a trace marker's name (without `H:`), or a /regex/".to_owned(),
+                            None,
+                        ),
+                        ArgKind::SectionValue => (
+                            "`duration`, or `arg:KEY`: the number its begin marker's KEY= argument gives".to_owned(),
+                            None,
+                        ),
+                        ArgKind::Unit => (
+                            "the unit the app's values are in: `count`, `B`, `KB`, `MB`, … (any unit dwpipe knows)".to_owned(),
+                            None,
+                        ),
                     };
                     ArgDoc {
                         name: a.name,
@@ -94,6 +106,7 @@ fn free(name: &str) -> &'static str {
         "tolerance" => "a fraction: how far runs may spread around the aggregate before a warning",
         "flow" => "the name of one of the pack's flows",
         "step" => "a step of the flow, by name or 1-based number",
+        "steps" => "two steps of the flow, the first and the last one traced: [open, save]",
         _ => "a value of the argument's type",
     }
 }

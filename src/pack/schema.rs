@@ -186,4 +186,22 @@ pub struct ProbeDoc {
     /// Where `perf.frames` reads frames: `hitrace` (the default) or `hidumper`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) via: Option<String>,
+    /// The two steps of its flow a trace point probe is traced between (first and last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) steps: Option<Vec<StepRef>>,
+    /// The app's section or counter a trace point probe reads: a name or `/regex/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) name: Option<String>,
+    /// Which span `perf.span` reads: `first` (the default), `last` or `each`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pick: Option<String>,
+    /// Which number of every occurrence: `first`, `last`, `sum`, `min`, `max`, `mean`, `count`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) of: Option<String>,
+    /// What a section's occurrence is worth: `duration` (the default) or `arg:KEY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) value: Option<String>,
+    /// The unit a counter's (or a section argument's) values are in: `B`, `KB`, `MB`, `count`…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) unit: Option<String>,
 }

@@ -119,6 +119,8 @@ impl Validator<'_> {
             }
             criteria.extend(self.criterion(criterion, &flows));
         }
+        self.diagnostics
+            .extend(super::traced::one_trace_at_a_time(&criteria, &flows));
         let regression = doc
             .regression
             .as_ref()

@@ -16,6 +16,18 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../playbooks/perf.response.yaml"),
     ),
     (
+        "perf.span.yaml",
+        include_str!("../../playbooks/perf.span.yaml"),
+    ),
+    (
+        "perf.section.yaml",
+        include_str!("../../playbooks/perf.section.yaml"),
+    ),
+    (
+        "perf.counter.yaml",
+        include_str!("../../playbooks/perf.counter.yaml"),
+    ),
+    (
         "layout.text.yaml",
         include_str!("../../playbooks/layout.text.yaml"),
     ),

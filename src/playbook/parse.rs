@@ -90,6 +90,7 @@ fn extractor_of(probe: &str) -> Option<Extractor> {
         "test.hypium" => Extractor::Hypium,
         "perf.response" => Extractor::Response,
         "layout.text" => Extractor::Text,
+        "perf.span" | "perf.section" | "perf.counter" => Extractor::TracePoint,
         _ => return None,
     })
 }

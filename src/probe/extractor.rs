@@ -39,6 +39,8 @@ words! {
         Response = "response",
         /// A node's text, from a layout dump.
         Text = "text",
+        /// The app's own trace points: a span, a section or a counter.
+        TracePoint = "trace-point",
     }
 }
 
@@ -67,7 +69,7 @@ impl Extractor {
     /// reading (the trace readers: cold start, frames, response).
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Text => 1,
+            Extractor::Text | Extractor::TracePoint => 1,
             Extractor::Frames | Extractor::Response => 2,
             Extractor::Cpu
             | Extractor::GpuLoad

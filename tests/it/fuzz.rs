@@ -256,7 +256,7 @@ fn targets(scratch: &Path) -> Vec<Target> {
             fixtures: many("tests/fixtures/hitrace", "ftrace"),
             bound: text_bound,
             parse: Box::new(|bytes, _| {
-                let _ = hitrace::analyze(bytes, Some("com.example.notes".to_owned()));
+                let _ = hitrace::analyze(bytes, Some("com.example.notes".to_owned()), &[]);
             }),
         },
         Target {

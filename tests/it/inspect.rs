@@ -98,7 +98,7 @@ proptest! {
 
     #[test]
     fn the_trace_parser_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
-        let report = hitrace::analyze(&bytes[..], None).unwrap();
+        let report = hitrace::analyze(&bytes[..], None, &[]).unwrap();
         prop_assert!(report.events <= report.lines);
     }
 }
@@ -124,7 +124,7 @@ mod real_captures {
     }
 
     fn analyze(path: &Path) -> hitrace::TraceReport {
-        hitrace::analyze(std::fs::File::open(path).unwrap(), None).unwrap()
+        hitrace::analyze(std::fs::File::open(path).unwrap(), None, &[]).unwrap()
     }
 
     #[test]
@@ -374,7 +374,7 @@ mod real_captures {
                     bytes[at % len] = *byte;
                 }
                 bytes.truncate(cut % (bytes.len() + 1));
-                hitrace::analyze(&bytes[..], None).unwrap();
+                hitrace::analyze(&bytes[..], None, &[]).unwrap();
                 let text = String::from_utf8_lossy(&bytes);
                 let _ = Layout::parse(&bytes).map(|l| l.report(None, 3.25));
                 let _ = (hidumper::fps_blocks(&text), hidumper::memory_total(&text), hidumper::windows(&text), hypium::parse(&text));

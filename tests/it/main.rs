@@ -29,6 +29,7 @@ mod install;
 mod lab;
 mod lease;
 mod newcomer;
+mod points;
 mod preflight;
 mod readings;
 mod readme;

@@ -2,11 +2,12 @@
 //! a screenshot) and kept for every probe of the visit and the report's figures.
 
 use super::super::evidence::{Context, Files};
-use super::super::evidence::{FLOW_RECORD, FlowRecord};
+use super::super::evidence::{FLOW_RECORD, FLOW_TRACE, FlowRecord};
 use super::ExtractError;
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
+use crate::pack::Point;
 use crate::probe::Evidence;
-use crate::probe::hitrace::{self, Analysis, TraceReport};
+use crate::probe::hitrace::{self, Analysis, Found, TraceReport};
 use crate::probe::layout::Layout;
 use crate::probe::screenshot::Image;
 use std::cell::OnceCell;
@@ -23,6 +24,8 @@ pub struct Trace {
     pub(crate) report: TraceReport,
     /// Every interval between consecutive presented frames, in ms.
     pub(crate) intervals_ms: Vec<f64>,
+    /// What the app's trace points the visit asks about found.
+    pub(crate) points: Vec<(Point, Found)>,
 }
 
 /// A screenshot: its bytes (the report embeds them) and its pixels.
@@ -43,6 +46,9 @@ pub struct Decoded<'a> {
     layout: OnceCell<Result<Layout, ExtractError>>,
     screen: OnceCell<Result<Screenshot, ExtractError>>,
     steps: OnceCell<BTreeMap<String, Result<Analysis, ExtractError>>>,
+    window: OnceCell<Result<Analysis, ExtractError>>,
+    /// The app's trace points the visit's criteria ask about, answered as each trace streams.
+    points: Vec<Point>,
 }
 
 impl<'a> Decoded<'a> {
@@ -55,7 +61,29 @@ impl<'a> Decoded<'a> {
             layout: OnceCell::new(),
             screen: OnceCell::new(),
             steps: OnceCell::new(),
+            window: OnceCell::new(),
+            points: Vec::new(),
         }
+    }
+
+    /// The same evidence, its traces also answering `points`.
+    pub(crate) fn asking(self, points: Vec<Point>) -> Decoded<'a> {
+        Decoded { points, ..self }
+    }
+
+    /// The trace a flow kept over its steps, streamed once.
+    pub(crate) fn window_trace(&self) -> Result<&Analysis, ExtractError> {
+        self.window
+            .get_or_init(|| {
+                let path = self
+                    .files
+                    .get(FLOW_TRACE)
+                    .ok_or(ExtractError::NotKept(FLOW_TRACE))?;
+                let analysis = stream(path, Analysis::of_step().asking(&self.points))?;
+                self.fresh(FLOW_TRACE, analysis)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Every flow step's trace of the visit, streamed once, by file name.
@@ -65,8 +93,8 @@ impl<'a> Decoded<'a> {
                 .iter()
                 .filter(|(name, _)| name.starts_with("step-") && name.ends_with(".ftrace"))
                 .map(|(name, path)| {
-                    let analysis =
-                        stream(path, Analysis::of_step()).and_then(|a| self.fresh(name, a));
+                    let analysis = stream(path, Analysis::of_step().asking(&self.points))
+                        .and_then(|a| self.fresh(name, a));
                     (name.clone(), analysis)
                 })
                 .collect()
@@ -128,12 +156,17 @@ impl<'a> Decoded<'a> {
             .get_or_init(|| {
                 let analysis = stream(
                     self.path(Evidence::Trace)?,
-                    Analysis::new(Some(self.context.bundle.to_owned())),
+                    Analysis::new(Some(self.context.bundle.to_owned())).asking(&self.points),
                 )?;
                 let analysis = self.fresh(Evidence::Trace.as_str(), analysis)?;
                 Ok(Trace {
                     report: hitrace::report(&analysis),
                     intervals_ms: analysis.frames.intervals_ms(),
+                    points: analysis
+                        .points
+                        .found()
+                        .map(|(p, f)| (p.clone(), f.clone()))
+                        .collect(),
                 })
             })
             .as_ref()

@@ -90,6 +90,7 @@ pub fn extract(
             })
         }
         Extractor::Response => response(evidence, probe),
+        Extractor::TracePoint => super::points::trace_point(evidence, probe),
         Extractor::Text
         | Extractor::LayoutGap
         | Extractor::LayoutSize

@@ -6,6 +6,7 @@
 mod decoded;
 mod extractors;
 mod frames;
+mod points;
 mod reading;
 mod resources;
 

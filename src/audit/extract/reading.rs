@@ -122,4 +122,7 @@ pub enum ExtractError {
     /// What was read is not the reading of this visit: why.
     #[error("{0}")]
     Unmeasured(String),
+    /// The app's trace point is not in the trace: which, and what was seen of it.
+    #[error("{0}")]
+    PointNotFound(String),
 }

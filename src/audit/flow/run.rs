@@ -29,6 +29,8 @@ pub(crate) struct FlowPlan<'a> {
     pub(crate) present_times: bool,
     /// How long traced steps settle, from what earlier runs showed (their timeout otherwise).
     pub(crate) windows: Windows,
+    /// The steps (0-based, first and last) traced as one window for the app's trace points.
+    pub(crate) window: Option<(usize, usize)>,
 }
 
 impl<'a> FlowPlan<'a> {
@@ -37,9 +39,15 @@ impl<'a> FlowPlan<'a> {
     pub(crate) fn of(flow: &'a Flow, criteria: &[&Planned<'_>]) -> FlowPlan<'a> {
         let mut traced = BTreeSet::new();
         let mut present_times = false;
+        let mut window = None;
         for planned in criteria {
             match planned.extractor {
                 Extractor::Response => traced.extend(planned.args().step.map(|s| s.index)),
+                // The pack was refused when two windows overlap, or one holds a traced step.
+                Extractor::TracePoint => match planned.args().range {
+                    Some(range) => window = Some(range),
+                    None => traced.extend(planned.args().step.map(|s| s.index)),
+                },
                 Extractor::Frames if planned.args().via == FramesVia::Hidumper => {
                     present_times = true;
                 }
@@ -52,6 +60,7 @@ impl<'a> FlowPlan<'a> {
             traced,
             present_times,
             windows: Windows::default(),
+            window,
         }
     }
 }
@@ -150,9 +159,16 @@ pub(crate) async fn run_flow(
             took_ms: 0,
             failed: None,
         };
-        let mut result = runner
-            .step(index, step, plan.traced.contains(&index), &mut done)
-            .await;
+        // The window over the steps begins before its first step acts.
+        let mut result = match plan.window {
+            Some((first, _)) if first == index => runner.window_begin().await,
+            _ => Ok(()),
+        };
+        if result.is_ok() {
+            result = runner
+                .step(index, step, plan.traced.contains(&index), &mut done)
+                .await;
+        }
         // The step before left its screenshot to this step's first dump; a step that ended
         // before dumping has it taken now, on its own.
         let due = runner.screenshot_due().await;
@@ -177,6 +193,11 @@ pub(crate) async fn run_flow(
                 runner.present_times(FPS_AFTER).await
             }
             other => other,
+        };
+        // … and finishes once its last step (and what was read after it) is done.
+        let result = match (result, plan.window) {
+            (Ok(()), Some((_, last))) if last == index => runner.window_finish().await,
+            (other, _) => other,
         };
         done.took_ms = ms(device.clock().saturating_sub(started));
         if let Err(failure) = result {

@@ -14,7 +14,7 @@ use crate::shell::ShellValue;
 
 use super::super::capture::{Capture, Pairing, Shot, both, capture};
 use super::super::evidence::{
-    Context, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
+    Context, FLOW_TRACE, Files, StepFailure, StepFile, StepRecord, step_error, step_file,
 };
 use super::super::extract::clock_file;
 use super::super::keep::{device_or_step, judged, keep_clock, pull, remove_remote};
@@ -26,6 +26,8 @@ use super::geometry::{along, centre, coordinate, select};
 const POLL: Duration = Duration::from_millis(500);
 /// Largest layout dump a flow reads back to resolve a selector.
 const MAX_DUMP_BYTES: u64 = 64 * 1024 * 1024;
+/// Where the trace over a window of a flow's steps is written on the device.
+const WINDOW_REMOTE: &str = "/data/local/tmp/dwpipe-flow-{run}.ftrace";
 /// The categories a traced step records: what the response and frame rules read.
 const TRACE_BEGIN: &str =
     "hitrace -b 65536 app ability ace graphic multimodalinput ohos --trace_begin";
@@ -266,6 +268,36 @@ impl<D: Device> Runner<'_, '_, D> {
             self.values,
             &remote,
             &save,
+            self.dir,
+            self.files,
+        )
+        .await
+    }
+
+    /// Begins the trace over a window of the flow's steps (the app's trace points): an
+    /// earlier run's file removed and the device's clock kept first, as for a step's trace.
+    pub(super) async fn window_begin(&mut self) -> Result<(), StepFailure> {
+        remove_remote(self.device, self.values, WINDOW_REMOTE).await?;
+        keep_clock(
+            self.device,
+            self.values,
+            self.dir,
+            self.files,
+            &clock_file(FLOW_TRACE),
+        )
+        .await?;
+        self.shell(TRACE_BEGIN).await.map(drop)
+    }
+
+    /// Finishes the window's trace and pulls it as `flow.ftrace`.
+    pub(super) async fn window_finish(&mut self) -> Result<(), StepFailure> {
+        self.shell(&format!("hitrace --trace_finish -o {WINDOW_REMOTE}"))
+            .await?;
+        pull(
+            self.device,
+            self.values,
+            WINDOW_REMOTE,
+            FLOW_TRACE,
             self.dir,
             self.files,
         )

@@ -11,6 +11,7 @@ use std::io::{self, Read};
 
 use super::blocks::{Blocks, Parsed, for_each_parsed};
 use super::payload::Marker;
+use super::points::{PointsTracker, Sections};
 use super::response::ResponseTracker;
 use super::scan::{SliceKind, classify};
 
@@ -35,6 +36,8 @@ pub struct MarkerCounts {
 struct Open {
     kind: SliceKind,
     begin_ns: u64,
+    /// The app's sections a criterion asks about that this slice is.
+    sections: Sections,
 }
 
 /// The one-pass accumulator.
@@ -63,6 +66,8 @@ pub struct Analysis {
     pub(crate) cold_start: ColdStartTracker,
     /// What an input cost, when asked for (a flow step's trace).
     pub(crate) response: Option<ResponseTracker>,
+    /// The app's own trace points the criteria ask about.
+    pub(crate) points: PointsTracker,
     /// The latest event's clock: a trace that ends before its recording began is stale.
     pub(crate) last_ns: Option<u64>,
     /// Whether the text ends inside a line (its last byte not a newline): a file cut short
@@ -100,6 +105,14 @@ impl Analysis {
         Analysis {
             response: Some(ResponseTracker::default()),
             ..Analysis::default()
+        }
+    }
+
+    /// The same analysis, also answering `points` (the app's spans, sections, counters).
+    pub(crate) fn asking(self, points: &[crate::pack::Point]) -> Analysis {
+        Analysis {
+            points: PointsTracker::new(points),
+            ..self
         }
     }
 
@@ -151,15 +164,17 @@ impl Analysis {
 
     fn marker(&mut self, ts_ns: u64, tid: u32, tgid: Option<u32>, marker: Marker<&[u8]>) {
         match marker {
-            Marker::Begin { pid, name } => {
+            Marker::Begin { pid, name, args } => {
                 self.markers.begin += 1;
                 let pid = pid.or(tgid);
+                let sections = self.points.begin(name, args, ts_ns, tid);
                 let stack = self.stacks.entry(tid).or_default();
                 let parent = stack.last().map(|o| o.kind);
                 let kind = classify(name);
                 stack.push(Open {
                     kind,
                     begin_ns: ts_ns,
+                    sections,
                 });
                 self.max_depth = self.max_depth.max(stack.len());
                 self.frames.begin(name, ts_ns);
@@ -173,6 +188,7 @@ impl Analysis {
                 match self.stacks.get_mut(&tid).and_then(Vec::pop) {
                     Some(open) => {
                         self.slices += 1;
+                        self.points.end(open.sections, open.begin_ns, ts_ns, tid);
                         if open.kind == SliceKind::PresentFence {
                             self.frames.present(ts_ns);
                             self.cold_start.present(open.begin_ns, ts_ns);
@@ -184,14 +200,21 @@ impl Analysis {
                     None => self.orphan_ends += 1,
                 }
             }
-            Marker::AsyncBegin { name, .. } => {
+            Marker::AsyncBegin { name, task, args } => {
                 self.markers.async_begin += 1;
+                self.points.async_begin((name, task, args), ts_ns, tid);
                 if let Some(response) = &mut self.response {
                     response.begin(name, ts_ns);
                 }
             }
-            Marker::AsyncEnd { .. } => self.markers.async_end += 1,
-            Marker::Counter { .. } => self.markers.counter += 1,
+            Marker::AsyncEnd { name, task } => {
+                self.markers.async_end += 1;
+                self.points.async_end(name, task, ts_ns);
+            }
+            Marker::Counter { name, value } => {
+                self.markers.counter += 1;
+                self.points.counter(name, value, ts_ns, tid);
+            }
             Marker::Other => self.markers.other += 1,
         }
     }

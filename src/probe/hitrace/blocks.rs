@@ -59,7 +59,7 @@ impl<N> Parsed<N> {
         }
     }
 
-    fn map<M>(self, f: impl FnOnce(N) -> M) -> Parsed<M> {
+    fn map<M>(self, f: impl FnMut(N) -> M) -> Parsed<M> {
         match self {
             Parsed::Marker {
                 ts_ns,

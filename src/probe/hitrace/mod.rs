@@ -9,6 +9,7 @@ mod cold_start;
 mod frames;
 mod line;
 mod payload;
+mod points;
 mod response;
 mod scan;
 
@@ -20,7 +21,8 @@ pub use analysis::{Analysis, MarkerCounts};
 pub(crate) use cold_start::ColdStart;
 pub use frames::FrameStats;
 pub(crate) use frames::FrameTracker;
+pub use points::{Found, Occurrence};
 pub(crate) use report::report;
-pub use report::{TraceReport, analyze, response_of};
+pub use report::{PointReport, TraceReport, analyze, response_of};
 pub use response::Response;
 pub(crate) use response::STILL_NS;

@@ -19,6 +19,8 @@ pub(crate) enum Marker<N> {
         pid: Option<u32>,
         /// The slice name, without `H:` or a HiTraceChain prefix.
         name: N,
+        /// What follows its level field (`key=value,…`), empty when nothing does.
+        args: N,
     },
     /// `E`: the innermost open slice of this thread ends.
     End,
@@ -28,6 +30,8 @@ pub(crate) enum Marker<N> {
         name: N,
         /// The task id pairing it with its `F`.
         task: i64,
+        /// What follows its category field (`key=value,…`), empty when nothing does.
+        args: N,
     },
     /// `F`: an async slice ends.
     AsyncEnd {
@@ -49,13 +53,18 @@ pub(crate) enum Marker<N> {
 
 impl<N> Marker<N> {
     /// The same marker with its names mapped by `f`.
-    pub(crate) fn map<M>(self, f: impl FnOnce(N) -> M) -> Marker<M> {
+    pub(crate) fn map<M>(self, mut f: impl FnMut(N) -> M) -> Marker<M> {
         match self {
-            Marker::Begin { pid, name } => Marker::Begin { pid, name: f(name) },
+            Marker::Begin { pid, name, args } => Marker::Begin {
+                pid,
+                name: f(name),
+                args: f(args),
+            },
             Marker::End => Marker::End,
-            Marker::AsyncBegin { name, task } => Marker::AsyncBegin {
+            Marker::AsyncBegin { name, task, args } => Marker::AsyncBegin {
                 name: f(name),
                 task,
+                args: f(args),
             },
             Marker::AsyncEnd { name, task } => Marker::AsyncEnd {
                 name: f(name),
@@ -88,17 +97,29 @@ pub(crate) fn parse_marker(args: &[u8]) -> Marker<&[u8]> {
         None => return Marker::Other,
     };
     match phase {
-        b'B' => Marker::Begin {
-            pid,
-            name: clean_name(name_before_level(body).0),
-        },
+        b'B' => {
+            let (name, after) = split_at_level(body);
+            Marker::Begin {
+                pid,
+                name: clean_name(name),
+                args: after.unwrap_or(&body[body.len()..]),
+            }
+        }
         b'S' | b'F' | b'C' => {
             let Some((name, number)) = name_and_number(body) else {
                 return Marker::Other;
             };
             let name = clean_name(name);
             match phase {
-                b'S' => Marker::AsyncBegin { name, task: number },
+                b'S' => Marker::AsyncBegin {
+                    name,
+                    task: number,
+                    // `S|pid|H:name|task|level|category|args`: the arguments after the category.
+                    args: split_at_level(body)
+                        .1
+                        .and_then(|after| memchr::memchr(b'|', after).map(|bar| &after[bar + 1..]))
+                        .unwrap_or(&body[body.len()..]),
+                },
                 b'F' => Marker::AsyncEnd { name, task: number },
                 _ => Marker::Counter {
                     name,
@@ -129,25 +150,26 @@ fn is_level(field: &[u8]) -> bool {
         && field[1..].iter().all(u8::is_ascii_digit)
 }
 
-/// Splits `name|M62|args` at the level field; without one (old format) the whole body is the
-/// name. Returns the name and whether a level field was found.
-fn name_before_level(body: &[u8]) -> (&[u8], bool) {
+/// Splits `name|M62|args` at the level field: the name, and what follows the level field
+/// (`None` without one: the old format, where the whole body is the name).
+fn split_at_level(body: &[u8]) -> (&[u8], Option<&[u8]>) {
     // Names run to dozens of bytes: memchr outruns a plain scan here.
     let mut bar = memchr::memchr(b'|', body);
     while let Some(at) = bar {
         let next = memchr::memchr(b'|', &body[at + 1..]).map(|n| at + 1 + n);
         if is_level(&body[at + 1..next.unwrap_or(body.len())]) {
-            return (&body[..at], true);
+            let after = next.map_or(&body[body.len()..], |n| &body[n + 1..]);
+            return (&body[..at], Some(after));
         }
         bar = next;
     }
-    (body, false)
+    (body, None)
 }
 
 /// `name|123|M62…` (new) or `name 123` (old) → `(name, 123)`.
 fn name_and_number(body: &[u8]) -> Option<(&[u8], i64)> {
-    let (before_level, has_level) = name_before_level(body);
-    if has_level {
+    let (before_level, after) = split_at_level(body);
+    if after.is_some() {
         let bar = before_level.iter().rposition(|b| *b == b'|')?;
         return Some((&before_level[..bar], parse_i64(&before_level[bar + 1..])?));
     }
@@ -185,6 +207,7 @@ mod tests {
         let begin = |name: &'static str, pid| Marker::Begin {
             pid,
             name: name.as_bytes(),
+            args: b"",
         };
         let rows: Vec<(&str, Marker<&[u8]>)> = vec![
             (
@@ -204,7 +227,19 @@ mod tests {
             ),
             (
                 "B|1|H:[a92ab94c18e1341,0,0]#ChainedWork|I62|{\"k\":1}",
-                begin("ChainedWork", Some(1)),
+                Marker::Begin {
+                    pid: Some(1),
+                    name: b"ChainedWork",
+                    args: b"{\"k\":1}",
+                },
+            ),
+            (
+                "B|5000|H:decode page|I62|area=1228800,format=rgba",
+                Marker::Begin {
+                    pid: Some(5000),
+                    name: b"decode page",
+                    args: b"area=1228800,format=rgba",
+                },
             ),
             (
                 "B|1855|H:CheckNeedNotify notifyCdt=1 needR||M0538",
@@ -223,10 +258,11 @@ mod tests {
             ("E|1252", Marker::End),
             ("E", Marker::End),
             (
-                "S|1|H:load|42|M62|cat|args",
+                "S|1|H:load|42|M62|cat|bytes=7",
                 Marker::AsyncBegin {
                     name: b"load",
                     task: 42,
+                    args: b"bytes=7",
                 },
             ),
             (
@@ -234,6 +270,7 @@ mod tests {
                 Marker::AsyncBegin {
                     name: b"load",
                     task: 42,
+                    args: b"",
                 },
             ),
             (

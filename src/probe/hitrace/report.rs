@@ -1,7 +1,9 @@
 //! A trace's report: what the analysis found (a cold start, frames, responses), from one pass.
 
+use crate::pack::Point;
 use crate::probe::hitrace::Analysis;
 use crate::probe::hitrace::ColdStart;
+use crate::probe::hitrace::Found;
 use crate::probe::hitrace::FrameStats;
 use crate::probe::hitrace::MarkerCounts;
 use crate::probe::hitrace::Response;
@@ -36,11 +38,29 @@ pub struct TraceReport {
     pub(crate) cold_start_missing: Option<String>,
     /// Trace clock minus CLOCK_MONOTONIC (the `now:` fields), when vsync markers carry it.
     pub vsync_clock_offset_ms: Option<f64>,
+    /// The app's trace points asked about (`inspect trace --span/--section/--counter`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<PointReport>,
 }
 
-/// Analyzes a whole trace from a reader, in one pass and bounded memory.
-pub fn analyze<R: Read>(reader: R, bundle: Option<String>) -> std::io::Result<TraceReport> {
-    let mut analysis = Analysis::new(bundle);
+/// What one trace point question found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PointReport {
+    /// What was asked about, in words (`spans from `a` to `b``).
+    pub question: String,
+    /// Every occurrence summarised, the first ones listed.
+    #[serde(flatten)]
+    pub found: Found,
+}
+
+/// Analyzes a whole trace from a reader, in one pass and bounded memory, answering `points`
+/// (the app's trace points) on the way.
+pub fn analyze<R: Read>(
+    reader: R,
+    bundle: Option<String>,
+    points: &[Point],
+) -> std::io::Result<TraceReport> {
+    let mut analysis = Analysis::new(bundle).asking(points);
     analysis.feed(reader)?;
     Ok(report(&analysis))
 }
@@ -74,5 +94,13 @@ pub(crate) fn report(analysis: &Analysis) -> TraceReport {
         cold_start: analysis.cold_start.result(),
         cold_start_missing: analysis.cold_start.missing(),
         vsync_clock_offset_ms: analysis.frames.vsync_clock_offset_ms(),
+        points: analysis
+            .points
+            .found()
+            .map(|(point, found)| PointReport {
+                question: point.subject(),
+                found: found.clone(),
+            })
+            .collect(),
     }
 }

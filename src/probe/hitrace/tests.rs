@@ -7,7 +7,7 @@ fn fixture(name: &str) -> TraceReport {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hitrace")
         .join(name);
-    analyze(std::fs::File::open(path).unwrap(), None).unwrap()
+    analyze(std::fs::File::open(path).unwrap(), None, &[]).unwrap()
 }
 
 #[test]
@@ -71,6 +71,7 @@ fn a_cold_start_with_its_phases() {
     let other = analyze(
         std::fs::File::open(path).unwrap(),
         Some("com.example.other".into()),
+        &[],
     )
     .unwrap();
     assert_eq!(other.cold_start, None);
@@ -85,23 +86,23 @@ fn a_launch_without_its_first_frame_is_no_cold_start() {
     .unwrap();
     // Cut inside the timestamp of the fence that would have ended the launch.
     let cut = text.find("10.653").unwrap() + 4;
-    let report = analyze(&text.as_bytes()[..cut], None).unwrap();
+    let report = analyze(&text.as_bytes()[..cut], None, &[]).unwrap();
     assert_eq!(report.cold_start, None);
     assert_eq!(report.unparsed_lines, 1, "the cut line");
 }
 
 #[test]
 fn bad_input_is_counted_not_fatal() {
-    let empty = analyze(&b""[..], None).unwrap();
+    let empty = analyze(&b""[..], None, &[]).unwrap();
     assert_eq!((empty.lines, empty.events, empty.frames.count), (0, 0, 0));
     let garbage: Vec<u8> = (0..200_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    let report = analyze(&garbage[..], None).unwrap();
+    let report = analyze(&garbage[..], None, &[]).unwrap();
     assert_eq!(report.events, 0);
     assert!(report.unparsed_lines > 0);
     let crlf = "  task-1 (1) [000] .... 1.000000: print: B|1|H:a|M62\r\n  task-1 (1) [000] .... 1.000100: print: E|1|M62\r\n  task-1 (1) [000] .... 1.0002";
-    let report = analyze(crlf.as_bytes(), None).unwrap();
+    let report = analyze(crlf.as_bytes(), None, &[]).unwrap();
     assert_eq!(
         (report.events, report.slices, report.unparsed_lines),
         (2, 1, 1)
@@ -195,14 +196,17 @@ fn a_cold_start_reads_the_same_from_every_trace_long_enough_to_hold_it() {
         })
         .collect();
     text.push_str(&later);
-    let whole = analyze(text.as_bytes(), None).unwrap().cold_start.unwrap();
+    let whole = analyze(text.as_bytes(), None, &[])
+        .unwrap()
+        .cold_start
+        .unwrap();
     assert_eq!(whole.ms, 670.0, "the first frame, not a later one");
     let mut ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
     ends.retain(|end| *end < text.len());
     let mut found = 0;
     for end in ends {
         let prefix = &text[..end];
-        match analyze(prefix.as_bytes(), None).unwrap().cold_start {
+        match analyze(prefix.as_bytes(), None, &[]).unwrap().cold_start {
             Some(cold) => {
                 assert_eq!(cold, whole, "the trace cut after byte {end}");
                 found += 1;
@@ -215,4 +219,92 @@ fn a_cold_start_reads_the_same_from_every_trace_long_enough_to_hold_it() {
         }
     }
     assert!(found > 0, "some shorter window still holds the launch");
+}
+
+/// The app's own trace points in every form a phone prints, each question read in the one
+/// pass: spans, sections by duration and by argument, async sections, counters.
+#[test]
+fn the_apps_trace_points_are_read_in_every_form() {
+    use crate::pack::{Of, Pick, Point, SectionValue, TraceName};
+    let name = |text: &str| TraceName::parse(text).unwrap();
+    let span = |pick, of| Point::Span {
+        from: name("feed requested"),
+        to: name("H:feed shown"),
+        pick,
+        of,
+    };
+    let section = |text: &str, of, value| Point::Section {
+        name: name(text),
+        of,
+        value,
+    };
+    let counter = |of| Point::Counter {
+        name: name("/^image-cache/"),
+        of,
+    };
+    let rows: Vec<(Point, Option<f64>)> = vec![
+        // 1.000 → 1.720 (the older trailing-space form ends it); the second `feed shown`
+        // has no `feed requested` before it.
+        (span(Pick::First, Of::Max), Some(720.0)),
+        (span(Pick::Last, Of::Max), Some(720.0)),
+        (span(Pick::Each, Of::Count), Some(1.0)),
+        // On another thread of the app, under a tgid printed as dashes and as a number.
+        (
+            section("decode page", Of::First, SectionValue::Duration),
+            Some(30.0),
+        ),
+        (
+            section("decode page", Of::Sum, SectionValue::Duration),
+            Some(70.0),
+        ),
+        (
+            section("decode page", Of::Mean, SectionValue::Duration),
+            Some(35.0),
+        ),
+        (
+            section("decode page", Of::Count, SectionValue::Duration),
+            Some(2.0),
+        ),
+        (
+            section("decode page", Of::Max, SectionValue::Arg("area".into())),
+            Some(2_457_600.0),
+        ),
+        (
+            section("decode page", Of::Max, SectionValue::Arg("missing".into())),
+            None,
+        ),
+        // Async, by task id: `|7|M62` (350 ms) and the older `load feed 8` (60 ms).
+        (
+            section("load feed", Of::Max, SectionValue::Duration),
+            Some(350.0),
+        ),
+        (
+            section("load feed", Of::Min, SectionValue::Duration),
+            Some(60.0),
+        ),
+        // Space-separated and level-field counters.
+        (counter(Of::Last), Some(209_715_200.0)),
+        (counter(Of::Min), Some(1720.0)),
+        (
+            section("not in the trace", Of::Count, SectionValue::Duration),
+            None,
+        ),
+    ];
+    let points: Vec<Point> = rows.iter().map(|(p, _)| p.clone()).collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hitrace/app_points.ftrace");
+    let mut analysis = Analysis::new(None).asking(&points);
+    analysis.feed(std::fs::File::open(path).unwrap()).unwrap();
+    assert_eq!(analysis.unparsed_lines, 0);
+    for (point, expected) in &rows {
+        let found = analysis.points.answer(point).unwrap();
+        let value = found.value(point);
+        match (value, expected) {
+            (Some(v), Some(e)) => assert!((v - e).abs() < 1e-6, "{point:?}: {v} ≠ {e}"),
+            (v, e) => assert_eq!(v, *e, "{point:?}"),
+        }
+    }
+    // The occurrences keep where they were: the first decode on thread 5013 at 1.1 s.
+    let decode = analysis.points.answer(&rows[3].0).unwrap().first.unwrap();
+    assert_eq!((decode.tid, decode.begin_s), (5013, 1.1));
 }
