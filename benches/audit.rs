@@ -133,6 +133,7 @@ fn main() {
         vpr: audited.device.virtual_pixel_ratio,
         charging_off: false,
         samples: None,
+        api_level: audited.device.api_level,
     };
     // What the audit does once per session visit: decode the files, run every probe's
     // extractor over them.

@@ -106,6 +106,7 @@ fn main() {
         vpr: None,
         charging_off: false,
         samples: None,
+        api_level: None,
     };
     let extractors = || {
         let started = Instant::now();

@@ -653,12 +653,12 @@ def archive_list():
 def archive_screen():
     return dump([node({"id": "archive_title", "type": "Text", "text": "Archive (3 notes)", **rect(48, 200, 1212, 330)})])
 
-def app_points(shown_ms, t0=20_000_000):
+def app_points(shown_ms, t0=20_000_000, shown="B|5000|H:feed shown "):
     """The app's own trace points (tests/fixtures/packs/points.yaml), in the forms a phone
     prints them: the feed requested at 20 s and shown `shown_ms` later (the older trailing-space
     form), two page decodes (30 and 40 ms, their `area` argument, on another thread under a
     tgid of dashes), an async load (task 7, 350 ms) and the image cache's counter (1720 B, then
-    200 MB)."""
+    200 MB). `shown`: the marker of the feed shown (a Debug one, `|D62`, on a 6.0 phone)."""
     dashed = lambda task, tid, cpu, us, payload: line(task, tid, 0, cpu, us, payload).replace("(      0)", "(-------)")
     return [
         line("m.example.notes", 5000, 5000, 4, t0, "B|5000|H:feed requested|M62"),
@@ -671,7 +671,7 @@ def app_points(shown_ms, t0=20_000_000):
         line("m.example.notes", 5000, 5000, 4, t0 + 300_000, "C|5000|H:image-cache-bytes 1720"),
         line("m.example.notes", 5000, 5000, 4, t0 + 350_000, "C|5000|H:image-cache-bytes|209715200|M62"),
         line("OS_IO", 5012, 5000, 2, t0 + 400_000, "F|5000|H:load feed|7|M62"),
-        line("m.example.notes", 5000, 5000, 4, t0 + shown_ms * 1000, "B|5000|H:feed shown "),
+        line("m.example.notes", 5000, 5000, 4, t0 + shown_ms * 1000, shown),
         line("m.example.notes", 5000, 5000, 4, t0 + shown_ms * 1000 + 200, "E|5000|"),
     ]
 
@@ -682,7 +682,7 @@ def with_lines(trace, extra):
     clock = lambda l: float(l.split(": tracing_mark_write")[0].split()[-1])
     return "".join(head + sorted(body, key=clock))
 
-def build_screens(name, trace=None, serial="SCREENS01"):
+def build_screens(name, trace=None, serial="SCREENS01", api=12, version="5.0.0"):
     """A fake app for fake-hdc: the list; the editor a tap on the second note opens (it
     shows from the second layout dump after the tap, so `wait-for` polls twice); a swipe on
     the list scrolls to an Archive entry, whose tap opens the archive. Every trace it writes
@@ -700,7 +700,7 @@ def build_screens(name, trace=None, serial="SCREENS01"):
         with open(os.path.join(root, "files", file), "wb") as f:
             f.write(data)
     with open(os.path.join(root, "device.yaml"), "w") as f:
-        f.write(f"# A fake notes app served by fake-hdc: it answers taps by changing screens.\nserial: {serial}\nname: fake notes app\nmodel: FAKE-SCREENS\nsoftware-version: 5.0.0\napi-level: 12\nvirtual-pixel-ratio: 3.25\n")
+        f.write(f"# A fake notes app served by fake-hdc: it answers taps by changing screens.\nserial: {serial}\nname: fake notes app\nmodel: FAKE-SCREENS\nsoftware-version: {version}\napi-level: {api}\nvirtual-pixel-ratio: 3.25\n")
     with open(os.path.join(root, "screens.yaml"), "w") as f:
         f.write(f"""# The notes app as screens: fake-hdc serves this folder through the real hdc process path.
 format-version: 1
@@ -1044,4 +1044,7 @@ build_scroll("notes-scroll", "The list scrolled by a flow, measured by hitrace a
 build_screens("notes-screens")
 build_screens("notes-screens-points", with_lines(response_trace(700), app_points(720)), "POINTS01")
 build_screens("notes-screens-points-slower", with_lines(response_trace(700), app_points(1200)), "POINTS02")
+# On OpenHarmony 6.0 (API 20) with the feed shown marked at Debug: hitrace keeps a level
+# threshold (Info by default), below which fake-hdc drops markers as hitrace_meter does.
+build_screens("notes-screens-points-6", with_lines(response_trace(700), app_points(720, shown="B|5000|H:feed shown|D62")), "POINTS06", 20, "6.0.0")
 print("written")

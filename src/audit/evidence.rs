@@ -27,6 +27,8 @@ pub struct Context<'a> {
     pub charging_off: bool,
     /// The samples the visit's SmartPerf step asked for (`-N`), when its session has one.
     pub samples: Option<u32>,
+    /// The phone's API level: from 20 (OpenHarmony 6.0) its traces keep their level threshold.
+    pub api_level: Option<u32>,
 }
 
 /// Why a session stopped: the device itself, or one step on a healthy device.

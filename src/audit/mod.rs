@@ -23,6 +23,7 @@ mod run;
 mod session;
 mod state;
 mod thumbnail;
+mod trace_level;
 mod window;
 
 pub use aggregate::{actual, aggregate};

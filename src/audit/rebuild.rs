@@ -92,6 +92,7 @@ pub(crate) fn rebuild(
         vpr: info.virtual_pixel_ratio,
         charging_off: super::plan::charging_off(&super::plan::required(pack, others)),
         samples: None,
+        api_level: info.api_level,
     };
     let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
     for (run, visit) in visits(&planned, 1..=max_runs(&planned)) {

@@ -127,6 +127,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
             vpr: info.virtual_pixel_ratio,
             charging_off: super::plan::charging_off(&self.spec.required()),
             samples: None,
+            api_level: info.api_level,
         };
         Ok(Ongoing {
             prepared: self,
@@ -198,6 +199,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
                     placed,
                     ended_on: None,
                     windows: Some(windows),
+                    api_level: context.api_level,
                 };
                 gather(
                     device,
@@ -235,6 +237,7 @@ impl<'s, 'a> Prepared<'s, 'a> {
                         placed,
                         ended_on: Some(ended_on),
                         windows: None,
+                        api_level: context.api_level,
                     };
                     let gathered =
                         gather(device, steps, &mut values, dir, &mut files, around).await;

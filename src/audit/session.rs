@@ -31,9 +31,12 @@ pub(super) struct Around<'x> {
     /// How long a wait inside a trace lasts, from what earlier runs showed (its ceiling, the
     /// playbook's `sleep`, otherwise).
     pub(super) windows: Option<&'x Windows>,
+    /// The phone's API level: from 6.0 a trace's level threshold is read and lowered.
+    pub(super) api_level: Option<u32>,
 }
 
 /// Runs session steps, saving replies and pulled files into `dir` and naming them in `files`.
+/// A trace level threshold lowered for a trace (6.0+) is set back however the steps end.
 pub(super) async fn gather<'s>(
     device: &impl Device,
     steps: impl IntoIterator<Item = &'s Step>,
@@ -42,11 +45,39 @@ pub(super) async fn gather<'s>(
     files: &mut Files,
     around: Around<'_>,
 ) -> Result<(), StepFailure> {
+    let mut lowered = None;
+    let gathered = gather_steps(
+        device,
+        steps,
+        values,
+        (dir, &mut *files),
+        around,
+        &mut lowered,
+    )
+    .await;
+    match lowered {
+        Some(lowered) => {
+            let restored = super::trace_level::restore(device, (dir, files), lowered).await;
+            gathered.and(restored)
+        }
+        None => gathered,
+    }
+}
+
+async fn gather_steps<'s>(
+    device: &impl Device,
+    steps: impl IntoIterator<Item = &'s Step>,
+    values: &mut Values,
+    (dir, files): (&Path, &mut Files),
+    around: Around<'_>,
+    lowered: &mut Option<super::trace_level::Lowered>,
+) -> Result<(), StepFailure> {
     let Around {
         pairing,
         placed,
         ended_on,
         windows,
+        api_level,
     } = around;
     std::fs::create_dir_all(dir).map_err(|e| StepFailure::Step {
         reason: format!("cannot create `{}`: {e}", dir.display()),
@@ -89,6 +120,9 @@ pub(super) async fn gather<'s>(
                         .map_err(|e| fail(chain(&e)))?;
                 }
                 if let Some(trace) = traced(later).filter(|_| template.contains("--trace_begin")) {
+                    *lowered =
+                        super::trace_level::lower(device, (dir, &mut *files), api_level, trace)
+                            .await?;
                     keep_clock(device, values, dir, files, &clock_file(trace)).await?;
                 }
                 let command = values.command(template).map_err(|e| fail(e.to_string()))?;
@@ -107,6 +141,11 @@ pub(super) async fn gather<'s>(
                         .map_err(|e| fail(chain(&e)))?;
                 }
                 judge(command.as_str(), &reply).map_err(|r| fail(format!("`{command}` {r}")))?;
+                if template.contains("--trace_finish")
+                    && let Some(done) = lowered.take()
+                {
+                    super::trace_level::restore(device, (dir, &mut *files), done).await?;
+                }
                 if let Some(name) = set {
                     let value = ShellValue::number(name_kind(name), &reply.output)
                         .map_err(|e| fail(e.to_string()))?;

@@ -312,3 +312,92 @@ fn a_pack_whose_traces_overlap_or_name_no_point_is_refused_when_read() {
         assert!(!dir.path().join("pack.lock.json").exists());
     }
 }
+
+/// On OpenHarmony 6.0 (API 20) hitrace keeps a level threshold, Info by default, and the phone
+/// drops markers below it: the feed shown is marked at Debug, so it is only in the trace
+/// because dwpipe lowered the threshold for each trace and set it back after.
+#[test]
+fn on_a_six_zero_phone_the_trace_level_is_read_lowered_for_the_trace_and_set_back() {
+    let dir = frozen_fixture("packs/points.yaml");
+    let dir = dir.path();
+    let report = live(
+        dir,
+        "notes-screens-points-6",
+        "POINTS06",
+        "live",
+        Some("recorded"),
+    );
+    assert_eq!(outcome(&report, "P-20"), pair("pass", "720ms"));
+    assert_eq!(outcome(&report, "P-24"), pair("pass", "720ms"));
+    let level = dir.join("live/evidence/POINTS06/1/flow-open-note/flow.level");
+    let said = fs::read_to_string(&level).unwrap();
+    for line in [
+        "$ hitrace --get_level",
+        "the current trace level threshold is Info",
+        "$ hitrace --trace_level D",
+        "$ hitrace --trace_level I",
+    ] {
+        assert!(said.contains(line), "{line}: {said}");
+    }
+    assert!(
+        dir.join("live/evidence/POINTS06/1/cold-start/trace.level")
+            .is_file()
+    );
+    // The phone is left at its own threshold.
+    let state = fs::read_to_string(dir.join("state/POINTS06.screens")).unwrap();
+    assert!(state.contains("level\tI"), "{state}");
+    // The phone drops what is below it: left at Info, the trace it writes has no feed shown.
+    let hdc = dir.join("hdc-POINTS06");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(&hdc)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&[
+        "-t",
+        "POINTS06",
+        "shell",
+        "hitrace --trace_finish -o /data/local/tmp/x.ftrace",
+    ]);
+    let pulled = dir.join("x.ftrace");
+    run(&[
+        "-t",
+        "POINTS06",
+        "file",
+        "recv",
+        "/data/local/tmp/x.ftrace",
+        pulled.to_str().unwrap(),
+    ]);
+    let trace = fs::read_to_string(&pulled).unwrap();
+    assert!(
+        trace.contains("feed requested") && !trace.contains("feed shown"),
+        "{trace}"
+    );
+    // Replayed, the same; without the threshold's record, a point proves nothing.
+    Test::new(dir)
+        .args([
+            "audit",
+            "--pack",
+            "pack.lock.json",
+            "--replay",
+            "recorded",
+            "--out",
+            "replayed",
+        ])
+        .status_in(&[0, 1])
+        .stdout_contains("720 ms ≤ 800 ms")
+        .run();
+    fs::remove_file(&level).unwrap();
+    Test::new(dir)
+        .args([
+            "verify-evidence",
+            "live/audit-1.json",
+            "--pack",
+            "pack.lock.json",
+        ])
+        .status(1)
+        .stdout_contains("was traced on OpenHarmony 6.0 or later without its level t")
+        .run();
+}

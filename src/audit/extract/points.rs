@@ -3,7 +3,9 @@
 
 use super::super::evidence::{FLOW_TRACE, StepFile, step_file};
 use super::{Decoded, ExtractError, Reading, number};
+use crate::audit::trace_level;
 use crate::pack::{Point, ProbeArgs};
+use crate::probe::Evidence;
 use crate::probe::hitrace::Found;
 
 /// The reading of `probe`'s trace point in `evidence`.
@@ -15,31 +17,48 @@ pub(super) fn trace_point(
         .point
         .as_ref()
         .ok_or(ExtractError::MissingArgument("name"))?;
-    let (found, trace) = if probe.range.is_some() {
-        (
-            evidence.window_trace()?.points.answer(point),
-            FLOW_TRACE.to_owned(),
-        )
-    } else if let Some(step) = probe.step {
-        let name = step_file(step.index, StepFile::Trace);
-        let analysis = evidence
-            .step_traces()
-            .get(&name)
-            .ok_or_else(|| ExtractError::StepNotTraced(name.clone()))?
-            .as_ref()
-            .map_err(Clone::clone)?;
-        (analysis.points.answer(point), name)
-    } else {
-        let trace = evidence.trace()?;
-        let found = trace
-            .points
-            .iter()
-            .find(|(p, _)| p == point)
-            .map(|(_, f)| f.clone());
-        (
-            found,
-            "the cold start's trace (the launch and the 3 s after it)".to_owned(),
-        )
+    let file = match (probe.range, probe.step) {
+        (Some(_), _) => FLOW_TRACE.to_owned(),
+        (None, Some(step)) => step_file(step.index, StepFile::Trace),
+        (None, None) => Evidence::Trace.as_str().to_owned(),
+    };
+    // On 6.0 and later, markers below the level threshold are never written: a trace whose
+    // threshold was not read may lack the very point asked for.
+    if evidence
+        .context
+        .api_level
+        .is_some_and(|api| api >= trace_level::FIRST_API)
+        && evidence
+            .file_bytes(&trace_level::level_file(&file))
+            .is_none()
+    {
+        return Err(ExtractError::Unmeasured(format!(
+            "`{file}` was traced on OpenHarmony 6.0 or later without its level threshold read (`hitrace --get_level`): markers below it are not written, so a point missing from it proves nothing"
+        )));
+    }
+    let (found, trace) = match (probe.range, probe.step) {
+        (Some(_), _) => (evidence.window_trace()?.points.answer(point), file),
+        (None, Some(_)) => {
+            let analysis = evidence
+                .step_traces()
+                .get(&file)
+                .ok_or_else(|| ExtractError::StepNotTraced(file.clone()))?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            (analysis.points.answer(point), file)
+        }
+        (None, None) => {
+            let found = evidence
+                .trace()?
+                .points
+                .iter()
+                .find(|(p, _)| p == point)
+                .map(|(_, f)| f.clone());
+            (
+                found,
+                "the cold start's trace (the launch and the 3 s after it)".to_owned(),
+            )
+        }
     };
     let found = found.unwrap_or_default();
     let value = found

@@ -138,6 +138,7 @@ pub(crate) async fn run_flow(
         windows: &plan.windows,
         screen_due: None,
         pairing,
+        window_level: None,
     };
     let mut record = FlowRecord {
         format_version: crate::format::FLOW,
@@ -220,6 +221,12 @@ pub(crate) async fn run_flow(
         }
         outcome = Ok(EndedOn::of(index, step, &done));
         record.steps.push(done);
+    }
+    // A window the flow stopped inside still sets its threshold back.
+    if let Err(failure) = runner.restore_window_level().await
+        && outcome.is_ok()
+    {
+        outcome = Err(failure);
     }
     // (Not kept when the disk refuses it: the steps' own files and the outcome still count.)
     let json = serde_json::to_vec_pretty(&record).unwrap_or_default();

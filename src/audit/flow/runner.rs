@@ -19,6 +19,7 @@ use super::super::evidence::{
 use super::super::extract::clock_file;
 use super::super::keep::{device_or_step, judged, keep_clock, pull, remove_remote};
 use super::super::ready;
+use super::super::trace_level;
 use super::super::window::Windows;
 use super::geometry::{along, centre, coordinate, select};
 
@@ -46,6 +47,8 @@ pub(super) struct Runner<'d, 'v, D> {
     pub(super) screen_due: Option<usize>,
     /// Whether the device still takes a screenshot and a dump side by side.
     pub(super) pairing: &'d Pairing,
+    /// The level threshold the flow's window lowered, to set back.
+    pub(super) window_level: Option<trace_level::Lowered>,
 }
 
 /// Whether `action` begins with a dump of the screen (to resolve a selector or look for one):
@@ -245,14 +248,42 @@ impl<D: Device> Runner<'_, '_, D> {
         );
         let save = step_file(index, StepFile::Trace);
         // Before the traced window, where a call would load the frames being measured: an
-        // earlier run's trace removed, the device's clock kept to hold the new one to.
+        // earlier run's trace removed, the level threshold lowered (6.0+), the device's clock
+        // kept to hold the new one to.
         remove_remote(self.device, self.values, &remote).await?;
+        let lowered = trace_level::lower(
+            self.device,
+            (self.dir, &mut *self.files),
+            self.context.api_level,
+            &save,
+        )
+        .await?;
+        let traced = self
+            .traced_input(template, settle, (index, &remote, &save))
+            .await;
+        match lowered {
+            Some(lowered) => {
+                let restored =
+                    trace_level::restore(self.device, (self.dir, &mut *self.files), lowered).await;
+                traced.and(restored)
+            }
+            None => traced,
+        }
+    }
+
+    /// The traced part of an input: the clock, the trace around the input, its pull.
+    async fn traced_input(
+        &mut self,
+        template: &str,
+        settle: Duration,
+        (index, remote, save): (usize, &str, &str),
+    ) -> Result<(), StepFailure> {
         keep_clock(
             self.device,
             self.values,
             self.dir,
             self.files,
-            &clock_file(&save),
+            &clock_file(save),
         )
         .await?;
         self.shell(TRACE_BEGIN).await?;
@@ -263,21 +294,20 @@ impl<D: Device> Runner<'_, '_, D> {
         self.pause(self.windows.step_wait(index, settle)).await?;
         self.shell(&format!("hitrace --trace_finish -o {remote}"))
             .await?;
-        pull(
-            self.device,
-            self.values,
-            &remote,
-            &save,
-            self.dir,
-            self.files,
-        )
-        .await
+        pull(self.device, self.values, remote, save, self.dir, self.files).await
     }
 
     /// Begins the trace over a window of the flow's steps (the app's trace points): an
     /// earlier run's file removed and the device's clock kept first, as for a step's trace.
     pub(super) async fn window_begin(&mut self) -> Result<(), StepFailure> {
         remove_remote(self.device, self.values, WINDOW_REMOTE).await?;
+        self.window_level = trace_level::lower(
+            self.device,
+            (self.dir, &mut *self.files),
+            self.context.api_level,
+            FLOW_TRACE,
+        )
+        .await?;
         keep_clock(
             self.device,
             self.values,
@@ -301,7 +331,18 @@ impl<D: Device> Runner<'_, '_, D> {
             self.dir,
             self.files,
         )
-        .await
+        .await?;
+        self.restore_window_level().await
+    }
+
+    /// Sets back a threshold the window lowered (also when the flow stopped inside it).
+    pub(super) async fn restore_window_level(&mut self) -> Result<(), StepFailure> {
+        match self.window_level.take() {
+            Some(lowered) => {
+                trace_level::restore(self.device, (self.dir, &mut *self.files), lowered).await
+            }
+            None => Ok(()),
+        }
     }
 
     async fn swipe(

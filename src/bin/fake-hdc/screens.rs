@@ -84,7 +84,18 @@ struct Now {
     screen: Option<String>,
     pending: Option<(String, u32)>,
     files: BTreeMap<String, String>,
+    /// The trace level threshold a 6.0+ phone keeps (`persist.hitrace.level.threshold`), as
+    /// its letter; Info (`hitrace.para`'s default) until set.
+    level: Option<char>,
 }
+
+/// hitrace's levels from 6.0, lowest first: what `--trace_level` takes and `--get_level` says.
+const LEVELS: [(char, &str); 4] = [
+    ('D', "Debug"),
+    ('I', "Info"),
+    ('C', "Critical"),
+    ('M', "Commercial"),
+];
 
 impl Screens {
     /// Loads `root` if it is a screens folder.
@@ -130,7 +141,7 @@ impl Screens {
             for (command, to_the_side) in
                 first.map(|f| (f, true)).into_iter().chain([(last, false)])
             {
-                let Some((reply, said)) = self.one(&mut now, command) else {
+                let Some((reply, said)) = self.one(&mut now, command, state) else {
                     return format!(
                         "[Fail]fake-hdc: the screens app does not know `{command}`\r\n"
                     );
@@ -148,9 +159,12 @@ impl Screens {
     }
 
     /// Answers one command: its reply and status, or `None` when the app does not know it.
-    fn one(&self, now: &mut Now, body: &str) -> Option<(String, u8)> {
+    fn one(&self, now: &mut Now, body: &str, state: &Path) -> Option<(String, u8)> {
         let words: Vec<&str> = body.split_whitespace().collect();
         if let Some(answer) = self.process_and_window(now, &words) {
+            return Some(answer);
+        }
+        if let Some(answer) = self.trace_level(now, &words) {
             return Some(answer);
         }
         let reply = match words.as_slice() {
@@ -187,8 +201,8 @@ impl Screens {
             ),
             ["hitrace", .., "--trace_begin"] => Some(String::new()),
             ["hitrace", "--trace_finish", "-o", remote] => {
-                now.files
-                    .insert((*remote).to_owned(), self.doc.trace.clone());
+                let written = self.below_threshold_dropped(now, state);
+                now.files.insert((*remote).to_owned(), written);
                 Some(String::new())
             }
             [
@@ -214,6 +228,84 @@ impl Screens {
             _ => None,
         };
         reply.map(|reply| (reply, 0))
+    }
+
+    /// `hitrace --get_level` and `--trace_level L` as a 6.0+ phone's hitrace prints them
+    /// (hitrace_cmd.cpp, 6.0-Release); before 6.0 hitrace has neither.
+    fn trace_level(&self, now: &mut Now, words: &[&str]) -> Option<(String, u8)> {
+        if self.info.api_level.is_none_or(|api| api < 20) {
+            return None;
+        }
+        let stamp = "2026/12/06 10:00:00";
+        match words {
+            ["hitrace", "--get_level"] => {
+                let level = now.level.unwrap_or('I');
+                let name = LEVELS.iter().find(|(l, _)| *l == level)?.1;
+                Some((
+                    format!("{stamp} the current trace level threshold is {name}\n"),
+                    0,
+                ))
+            }
+            ["hitrace", "--trace_level", level] => {
+                match LEVELS
+                    .iter()
+                    .find(|(l, name)| level.len() == 1 && level.starts_with(*l) || name == level)
+                {
+                    Some((letter, _)) => {
+                        now.level = Some(*letter);
+                        Some((format!("{stamp} success to set trace level.\n"), 0))
+                    }
+                    None => Some((
+                        format!(
+                            "{stamp} error: trace level is illegal input. eg: \"--trace_level I\", \"--trace_level Info\".\n"
+                        ),
+                        255,
+                    )),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The trace a `--trace_finish` writes: the app's file, less the markers below the level
+    /// threshold (a marker's `|D62`-like field) on a 6.0+ phone — hitrace_meter never writes
+    /// them. A copy in the state folder when any is dropped.
+    fn below_threshold_dropped(&self, now: &Now, state: &Path) -> String {
+        let threshold = LEVELS
+            .iter()
+            .position(|(l, _)| Some(*l) == now.level)
+            .unwrap_or(1);
+        if self.info.api_level.is_none_or(|api| api < 20) || threshold == 0 {
+            return self.doc.trace.clone();
+        }
+        let Ok(text) = std::fs::read_to_string(self.root.join(&self.doc.trace)) else {
+            return self.doc.trace.clone();
+        };
+        let below = |line: &str| {
+            line.trim_end().split('|').any(|field| {
+                let mut chars = field.chars();
+                let rank = chars
+                    .next()
+                    .and_then(|c| LEVELS.iter().position(|(l, _)| *l == c));
+                let digits: String = chars.collect();
+                rank.is_some_and(|r| r < threshold)
+                    && digits.len() >= 2
+                    && digits.len().is_multiple_of(2)
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+            })
+        };
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|line| !below(line))
+            .collect();
+        let copy = state.join(format!(
+            "{}-level-{threshold}.ftrace",
+            self.info.serial.replace([':', '/'], "_")
+        ));
+        match std::fs::write(&copy, kept) {
+            Ok(()) => copy.display().to_string(),
+            Err(_) => self.doc.trace.clone(),
+        }
     }
 
     /// What a readiness poll asks, with its status: the app's process (pid 5000) while a
@@ -326,6 +418,7 @@ impl Screens {
                 ["file", remote, file] => {
                     now.files.insert((*remote).to_owned(), (*file).to_owned());
                 }
+                ["level", level] => now.level = level.chars().next(),
                 _ => {}
             }
         }
@@ -339,6 +432,9 @@ impl Screens {
         }
         if let Some((to, n)) = &now.pending {
             lines.push(format!("pending\t{to}\t{n}"));
+        }
+        if let Some(level) = now.level {
+            lines.push(format!("level\t{level}"));
         }
         lines.extend(
             now.files
