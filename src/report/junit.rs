@@ -10,7 +10,7 @@ use crate::pack::Weight;
 
 use crate::gate::Verdict;
 use crate::report::numbers::delta;
-use crate::schema::{AbLabReport, Comparison, Regression};
+use crate::schema::{AbLabReport, Column, Comparison, Regression, UnreachableServer};
 
 use crate::schema::{AuditReport, ReportCheck};
 
@@ -68,11 +68,20 @@ pub fn junit(report: &AuditReport) -> String {
     document(&[suite(report, "")])
 }
 
-/// A lab's JUnit XML: one suite per device; a device that could not be audited is one suite
-/// with one error.
-pub(crate) fn junit_lab(devices: &[(String, Result<&AuditReport, &str>)]) -> String {
-    let suites: Vec<Suite> = devices
+/// A lab's JUnit XML: a suite per device column (its audit's, or an error saying why it has
+/// none), and one per hdc server that could not be listed.
+pub(crate) fn junit_lab(columns: &[Column<'_>], unreachable: &[UnreachableServer]) -> String {
+    let devices = columns.iter().map(|c| {
+        (
+            c.serial.to_owned(),
+            c.outcome.as_ref().map(|(r, _)| *r).map_err(String::as_str),
+        )
+    });
+    let servers = unreachable
         .iter()
+        .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str())));
+    let suites: Vec<Suite> = devices
+        .chain(servers)
         .map(|(serial, outcome)| match outcome {
             Ok(report) => suite(report, &format!("{serial}.")),
             Err(error) => error_suite(

@@ -14,7 +14,7 @@ use crate::output::PublishError;
 use crate::pack::Frozen;
 use crate::process::{Cancel, join_all};
 use crate::report::{junit_lab, publish};
-use crate::schema::{AuditReport, Column, LabReport, UnreachableServer, files};
+use crate::schema::{Column, LabReport, UnreachableServer, files};
 use crate::target::{Absence, Member, Roster};
 
 use super::seat::{Seat, SeatError};
@@ -146,21 +146,7 @@ fn publish_matrix(
         })
         .collect();
     let servers = UnreachableServer::all(unreachable);
-    let mut suites: Vec<(String, Result<&AuditReport, &str>)> = columns
-        .iter()
-        .map(|c| {
-            (
-                c.serial.to_owned(),
-                c.outcome.as_ref().map(|(r, _)| *r).map_err(String::as_str),
-            )
-        })
-        .collect();
-    suites.extend(
-        servers
-            .iter()
-            .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str()))),
-    );
     let matrix = LabReport::new(frozen, &columns, servers.clone(), need);
-    let written = publish::lab(&matrix, &junit_lab(&suites), out)?;
+    let written = publish::lab(&matrix, &junit_lab(&columns, &servers), out)?;
     Ok((matrix, written))
 }

@@ -332,21 +332,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
         columns.extend(mine);
         unreachable.extend(shard.report.unreachable.iter().cloned());
     }
-    let mut suites: Vec<(String, Result<&AuditReport, &str>)> = columns
-        .iter()
-        .map(|c| {
-            (
-                c.serial.to_owned(),
-                c.outcome.as_ref().map(|(r, _)| *r).map_err(String::as_str),
-            )
-        })
-        .collect();
-    suites.extend(
-        unreachable
-            .iter()
-            .map(|s| (format!("hdc server {}", s.server), Err(s.reason.as_str()))),
-    );
-    let junit = junit_lab(&suites);
+    let junit = junit_lab(&columns, &unreachable);
     let merged = LabReport::of((&pack, &heads), &columns, unreachable.clone(), need);
     Ok((merged, junit))
 }

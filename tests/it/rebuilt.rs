@@ -107,16 +107,7 @@ fn compare_refuses_an_audit_whose_numbers_are_not_its_evidences() {
 fn verify_evidence_counts_what_the_audits_under_a_comparison_hold() {
     let dir = audited(&["base", "slower"]);
     let dir = dir.path();
-    Test::new(dir)
-        .args([
-            "compare",
-            "base/audit-1.json",
-            "slower/audit-1.json",
-            "--out",
-            "cmp",
-        ])
-        .status(1)
-        .run();
+    compare_into_cmp(dir);
     copy_readings(dir, "base", "slower");
     let Ran { stdout, .. } = Test::new(dir)
         .args(["verify-evidence", "cmp/compare.json"])
@@ -133,16 +124,7 @@ fn verify_evidence_counts_what_the_audits_under_a_comparison_hold() {
 fn import_makes_every_comparison_again_and_refuses_one_that_differs() {
     let dir = audited(&["base", "slower"]);
     let dir = dir.path();
-    Test::new(dir)
-        .args([
-            "compare",
-            "base/audit-1.json",
-            "slower/audit-1.json",
-            "--out",
-            "cmp",
-        ])
-        .status(1)
-        .run();
+    compare_into_cmp(dir);
     // Hand-edited from regressed to same.
     let path = dir.join("cmp/compare.json");
     let honest = fs::read_to_string(&path).unwrap();
@@ -378,5 +360,14 @@ fn an_import_names_a_linked_report() {
         .args(["history", "--history", "h.sqlite", "import", "runs"])
         .status(2)
         .stderr_contains("not imported: runs/linked/audit-1.json: it is a symbolic link to")
+        .run();
+}
+
+/// `dwpipe compare base/audit-1.json slower/audit-1.json --out cmp` in `dir`: regressed.
+fn compare_into_cmp(dir: &Path) {
+    Test::new(dir)
+        .args(["compare", "base/audit-1.json", "slower/audit-1.json"])
+        .args(["--out", "cmp"])
+        .status(1)
         .run();
 }

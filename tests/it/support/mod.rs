@@ -301,7 +301,8 @@ pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> Str
     let dir = root.join(serial);
     let source = repo().join("device-fixtures").join(from);
     fs::create_dir_all(dir.join("files")).unwrap();
-    for entry in fs::read_dir(source.join("files")).unwrap() {
+    // A capture that pulled nothing has no `files/` in a clean clone (git keeps no empty folder).
+    for entry in fs::read_dir(source.join("files")).into_iter().flatten() {
         let entry = entry.unwrap();
         fs::copy(entry.path(), dir.join("files").join(entry.file_name())).unwrap();
     }
