@@ -38,6 +38,30 @@ fn traces(criterion: &Criterion, flow: &Flow) -> Option<Traces> {
     })
 }
 
+/// The most trace points a pack may ask: the trace's one pass answers at most this many
+/// questions (`probe::hitrace` keeps a bit per question on each open slice).
+const MAX_POINTS: usize = 64;
+
+/// An error when the pack asks more trace points than one pass of a trace answers.
+pub(super) fn points_within_bound(criteria: &[Criterion]) -> Option<Diagnostic> {
+    let asked = criteria
+        .iter()
+        .filter(|c| {
+            c.assertion
+                .as_ref()
+                .and_then(|a| a.probe.as_ref())
+                .is_some_and(|p| p.args.point.is_some())
+        })
+        .count();
+    (asked > MAX_POINTS).then(|| {
+        Diagnostic::error(
+            "E_PACK_TOO_MANY_POINTS",
+            format!("the pack asks {asked} trace points; one trace answers at most {MAX_POINTS}"),
+        )
+        .fix("split the criteria into two packs, each audited on its own")
+    })
+}
+
 /// An error for each criterion whose trace of a flow another criterion's window overlaps.
 pub(super) fn one_trace_at_a_time(
     criteria: &[Criterion],

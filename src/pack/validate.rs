@@ -121,6 +121,8 @@ impl Validator<'_> {
         }
         self.diagnostics
             .extend(super::traced::one_trace_at_a_time(&criteria, &flows));
+        self.diagnostics
+            .extend(super::traced::points_within_bound(&criteria));
         let regression = doc
             .regression
             .as_ref()

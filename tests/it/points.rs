@@ -311,6 +311,22 @@ fn a_pack_whose_traces_overlap_or_name_no_point_is_refused_when_read() {
             .run();
         assert!(!dir.path().join("pack.lock.json").exists());
     }
+    // One pass of a trace answers at most 64 questions: a pack asking more is refused.
+    let head = &pack[..pack.find("criteria:").unwrap()];
+    let criteria: String = (0..65)
+        .map(|n| format!(
+            "  - id: C-{n}\n    dimension: performance\n    statement: Counter {n} stays low\n    weight: should\n    assertion: {{ matcher: lte, expected: 1, probe: {{ id: perf.counter, name: c{n} }} }}\n"
+        ))
+        .collect();
+    let many = format!("{head}criteria:\n{criteria}");
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("many.yaml"), many).unwrap();
+    Test::new(dir.path())
+        .args(["freeze", "many.yaml"])
+        .status(2)
+        .stderr_contains("E_PACK_TOO_MANY_POINTS")
+        .stderr_contains("asks 65 trace points")
+        .run();
 }
 
 /// On OpenHarmony 6.0 (API 20) hitrace keeps a level threshold, Info by default, and the phone

@@ -122,7 +122,7 @@ pub(crate) struct PointsTracker {
 /// The sections a `B` opened, by question (a bit each; a visit asks at most 64).
 pub(crate) type Sections = u64;
 
-/// The most questions one trace answers at once.
+/// The most questions one trace answers at once (a pack asking more is refused when read).
 pub(crate) const MAX_QUESTIONS: usize = 64;
 
 impl PointsTracker {
@@ -314,4 +314,28 @@ pub(crate) fn arg(args: &[u8], key: &str) -> Option<f64> {
                 .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
         text.parse::<f64>().ok().filter(|v| valid && v.is_finite())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arg;
+
+    #[test]
+    fn an_argument_is_a_finite_decimal_number_or_none() {
+        let args = b"area=1228800, format=rgba,ratio=-0.5,big=1e400,nan=NaN,empty=,area2=7";
+        let rows: [(&str, Option<f64>); 7] = [
+            ("area", Some(1_228_800.0)),
+            ("ratio", Some(-0.5)),
+            ("format", None),
+            ("big", None),
+            ("nan", None),
+            ("empty", None),
+            ("missing", None),
+        ];
+        for (key, expected) in rows {
+            assert_eq!(arg(args, key), expected, "{key}");
+        }
+        // A key is matched whole, not as the start of another.
+        assert_eq!(arg(b"area2=7", "area"), None);
+    }
 }
