@@ -83,6 +83,16 @@ pub(crate) fn step_file(step: usize, what: StepFile) -> String {
 pub(crate) const FPS_BEFORE: &str = "fps-before.txt";
 /// The trace a flow kept over a window of its steps, for the app's trace points.
 pub(crate) const FLOW_TRACE: &str = "flow.ftrace";
+
+/// The first API level whose hitrace keeps a level threshold (`--trace_level`, `--get_level`:
+/// OpenHarmony 6.0); see `trace_level`.
+pub(crate) const LEVEL_FIRST_API: u32 = 20;
+
+/// The evidence file beside a trace that says its level threshold (`step-02.ftrace` →
+/// `step-02.level`).
+pub(crate) fn level_file(trace: &str) -> String {
+    format!("{}.level", trace.strip_suffix(".ftrace").unwrap_or(trace))
+}
 pub(crate) const FPS_AFTER: &str = "fps-after.txt";
 pub(crate) const FPS_SURFACE: &str = "fps-surface.txt";
 pub(crate) const SCREEN: &str = "screen.txt";

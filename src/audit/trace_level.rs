@@ -12,11 +12,8 @@ use std::path::Path;
 use crate::device::Device;
 use crate::playbook::Values;
 
-use super::evidence::{Files, StepFailure};
+use super::evidence::{Files, LEVEL_FIRST_API, StepFailure, level_file};
 use super::keep::{device_or_step, keep_file};
-
-/// The first API level whose hitrace has `--trace_level` and `--get_level` (OpenHarmony 6.0).
-pub(crate) const FIRST_API: u32 = 20;
 
 /// The levels, as `--get_level` names them and `--trace_level` takes them.
 const LEVELS: [(&str, &str); 4] = [
@@ -25,12 +22,6 @@ const LEVELS: [(&str, &str); 4] = [
     ("Critical", "C"),
     ("Commercial", "M"),
 ];
-
-/// The evidence file beside a trace that says its level threshold (`step-02.ftrace` →
-/// `step-02.level`).
-pub(crate) fn level_file(trace: &str) -> String {
-    format!("{}.level", trace.strip_suffix(".ftrace").unwrap_or(trace))
-}
 
 /// A threshold lowered for one trace: the level to set back.
 #[derive(Debug)]
@@ -50,7 +41,7 @@ pub(super) async fn lower(
     api_level: Option<u32>,
     trace: &str,
 ) -> Result<Option<Lowered>, StepFailure> {
-    if api_level.is_none_or(|api| api < FIRST_API) {
+    if api_level.is_none_or(|api| api < LEVEL_FIRST_API) {
         return Ok(None);
     }
     let fail = |reason: String| StepFailure::Step { reason };

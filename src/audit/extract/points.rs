@@ -1,9 +1,8 @@
 //! `perf.span`, `perf.section` and `perf.counter`: the app's own trace point, read from the
 //! trace the criterion names — the cold start's, one flow step's, or its flow's window.
 
-use super::super::evidence::{FLOW_TRACE, StepFile, step_file};
+use super::super::evidence::{FLOW_TRACE, LEVEL_FIRST_API, StepFile, level_file, step_file};
 use super::{Decoded, ExtractError, Reading, number};
-use crate::audit::trace_level;
 use crate::pack::{Point, ProbeArgs};
 use crate::probe::Evidence;
 use crate::probe::hitrace::Found;
@@ -27,10 +26,8 @@ pub(super) fn trace_point(
     if evidence
         .context
         .api_level
-        .is_some_and(|api| api >= trace_level::FIRST_API)
-        && evidence
-            .file_bytes(&trace_level::level_file(&file))
-            .is_none()
+        .is_some_and(|api| api >= LEVEL_FIRST_API)
+        && evidence.file_bytes(&level_file(&file)).is_none()
     {
         return Err(ExtractError::Unmeasured(format!(
             "`{file}` was traced on OpenHarmony 6.0 or later without its level threshold read (`hitrace --get_level`): markers below it are not written, so a point missing from it proves nothing"
