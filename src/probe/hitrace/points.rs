@@ -26,7 +26,7 @@ pub struct Occurrence {
     pub value: f64,
 }
 
-/// What one question found: every occurrence summarised, the first [`SHOWN`] kept.
+/// What one question found: every occurrence summarised, the first 50 kept.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Found {
     /// How many occurrences.
