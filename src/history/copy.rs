@@ -157,11 +157,21 @@ type ComparisonPage = (
     Vec<(String, String, Option<f64>, Option<f64>, Option<f64>)>,
 );
 
-/// Writes `page` in one transaction by `write` (rows copied, rows known); when the store
-/// refuses a row's values, again a row at a time, each refused row named in `imported` by its
-/// report (`report`) and passed over.
-/// Writes a page's rows: (rows copied, rows the target had).
-type WritePage<T> = fn(&mut Db, &[T]) -> Result<(usize, usize), DbError>;
+/// What writing a page did: rows copied, rows the target had, and rows refused (their report
+/// and why).
+#[derive(Default)]
+struct Written {
+    copied: usize,
+    known: usize,
+    refused: Vec<(String, String)>,
+}
+
+/// Writes a page's rows.
+type WritePage<T> = fn(&mut Db, &[T]) -> Result<Written, DbError>;
+
+/// Writes `page` in one transaction by `write` (rows copied, rows known, each refused row named
+/// in `imported`); when the store refuses a row's values, again a row at a time, each such row
+/// named in `imported` by its report (`report`) and passed over.
 
 fn by_rows<T>(
     db: &mut Db,
@@ -170,16 +180,23 @@ fn by_rows<T>(
     imported: &mut Imported,
     report: impl Fn(&T) -> &str,
 ) -> Result<(usize, usize), DbError> {
+    let said = |written: Written, imported: &mut Imported| {
+        for (report, why) in written.refused {
+            imported.refuse(std::path::Path::new(&report), why);
+        }
+        (written.copied, written.known)
+    };
     match db.transaction(std::convert::identity, |db| write(db, page)) {
         Err(e) if e.refuses_the_values() => {}
-        done => return done,
+        done => return done.map(|written| said(written, imported)),
     }
     let (mut copied, mut known) = (0, 0);
     for row in page {
         match db.transaction(std::convert::identity, |db| {
             write(db, std::slice::from_ref(row))
         }) {
-            Ok((c, k)) => {
+            Ok(written) => {
+                let (c, k) = said(written, imported);
                 copied += c;
                 known += k;
             }
@@ -196,12 +213,31 @@ fn by_rows<T>(
     Ok((copied, known))
 }
 
-/// Copies audits' rows: (rows copied, rows the target had).
-fn write_runs(db: &mut Db, page: &[RunPage]) -> Result<(usize, usize), DbError> {
-    let (mut copied, mut known) = (0, 0);
+/// Copies audits' rows. A run the target holds already as another report (two hosts' files,
+/// one holding an audit and the other a re-dated copy of it) is refused, as its import is.
+fn write_runs(db: &mut Db, page: &[RunPage]) -> Result<Written, DbError> {
+    let mut written = Written::default();
     for (run, measurements, samples) in page {
+        if let Some(uid) = &run.run_uid {
+            let held = db.rows(
+                "SELECT report FROM runs WHERE run_uid = ?1 AND report_id IS DISTINCT FROM ?2 \
+                 LIMIT 1",
+                &[Arg::Text(Some(uid)), Arg::Text(run.report_id.as_deref())],
+                |row| row.text(0),
+            )?;
+            if let Some(held) = held.into_iter().next() {
+                written.refused.push((
+                    run.report.clone(),
+                    format!(
+                        "the history holds this audit's run ({uid}) already, as {}: a copy of one audit under other times is not another audit",
+                        held.unwrap_or_default()
+                    ),
+                ));
+                continue;
+            }
+        }
         let Some(id) = run.insert(db)? else {
-            known += 1;
+            written.known += 1;
             continue;
         };
         for measurement in measurements {
@@ -212,14 +248,14 @@ fn write_runs(db: &mut Db, page: &[RunPage]) -> Result<(usize, usize), DbError> 
             .map(|(criterion, run, value)| (criterion.as_str(), *run, *value))
             .collect();
         insert_samples(db, id, &samples)?;
-        copied += 1;
+        written.copied += 1;
     }
-    Ok((copied, known))
+    Ok(written)
 }
 
-/// Copies comparisons' rows: (rows copied, rows the target had).
-fn write_comparisons(db: &mut Db, page: &[ComparisonPage]) -> Result<(usize, usize), DbError> {
-    let (mut copied, mut known) = (0, 0);
+/// Copies comparisons' rows.
+fn write_comparisons(db: &mut Db, page: &[ComparisonPage]) -> Result<Written, DbError> {
+    let mut written = Written::default();
     for (c, criteria) in page {
         let ids = db.rows(
             "INSERT INTO comparisons (report_sha256, report, recorded_at, verdict, baseline, \
@@ -237,7 +273,7 @@ fn write_comparisons(db: &mut Db, page: &[ComparisonPage]) -> Result<(usize, usi
             |row| row.int(0),
         )?;
         let Some(Some(id)) = ids.first().copied() else {
-            known += 1;
+            written.known += 1;
             continue;
         };
         for (criterion, verdict, delta, delta_pct, p) in criteria {
@@ -254,9 +290,9 @@ fn write_comparisons(db: &mut Db, page: &[ComparisonPage]) -> Result<(usize, usi
                 ],
             )?;
         }
-        copied += 1;
+        written.copied += 1;
     }
-    Ok((copied, known))
+    Ok(written)
 }
 
 fn comparison_row(row: &dyn Cells) -> Result<ComparisonRow, DbError> {

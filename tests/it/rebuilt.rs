@@ -278,6 +278,17 @@ fn a_re_dated_copy_of_an_audit_is_the_run_it_was() {
         .status(2)
         .stderr_contains("holds this audit's run")
         .run();
+    // Nor when each was recorded on a host of its own and the hosts' files are joined.
+    Test::new(dir)
+        .args(["history", "--history", "other.sqlite", "import", "copy"])
+        .stdout_contains("imported 1 audit(s)")
+        .run();
+    Test::new(dir)
+        .args(["history", "--history", "h.sqlite", "import", "other.sqlite"])
+        .status(2)
+        .stderr_contains("holds this audit's run")
+        .stdout_contains("imported 0 audit(s)")
+        .run();
     // The original is no baseline of itself, nor is the copy of the original.
     Test::new(dir)
         .args(["compare", "--against", "last-pass", copy.to_str().unwrap()])
