@@ -172,7 +172,6 @@ type WritePage<T> = fn(&mut Db, &[T]) -> Result<Written, DbError>;
 /// Writes `page` in one transaction by `write` (rows copied, rows known, each refused row named
 /// in `imported`); when the store refuses a row's values, again a row at a time, each such row
 /// named in `imported` by its report (`report`) and passed over.
-
 fn by_rows<T>(
     db: &mut Db,
     page: &[T],
