@@ -740,18 +740,10 @@ fn an_acp_agent_is_held_to_the_real_file_system_and_stopped_when_it_stops_readin
     let outside = dir.path().join("elsewhere/deep");
     fs::create_dir_all(&outside).unwrap();
     symlink(&outside, dir.path().join("project/symdir")).unwrap();
-    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
-    let agent = format!(
-        "agent:\n  kind: acp\n  argv: [python3, {}, '{{workspace}}']\n  timeout: 2m\n  idle-timeout: 1m\n",
-        script.display()
+    acp_agent(
+        dir.path(),
+        &format!("python3, {}, '{{workspace}}'", script.display()),
     );
-    let (before, after) = config.split_once("agent:").unwrap();
-    let rest = after.split_once("verify:").unwrap().1;
-    fs::write(
-        dir.path().join("dwpipe.yaml"),
-        format!("{before}{agent}repair:\n  max-rounds: 1\nverify:{rest}"),
-    )
-    .unwrap();
     let started = Instant::now();
     let (code, report, stderr) = deliver(dir.path(), &["--no-review"]);
     assert_eq!(code, 1, "{stderr}");
@@ -780,6 +772,21 @@ fn an_acp_agent_is_held_to_the_real_file_system_and_stopped_when_it_stops_readin
     );
 }
 
+/// The project's dwpipe.yaml with its agent replaced by the ACP agent `argv` (YAML list items),
+/// one repair round at most.
+fn acp_agent(project: &Path, argv: &str) {
+    let config = fs::read_to_string(project.join("dwpipe.yaml")).unwrap();
+    let agent =
+        format!("agent:\n  kind: acp\n  argv: [{argv}]\n  timeout: 2m\n  idle-timeout: 1m\n");
+    let (before, after) = config.split_once("agent:").unwrap();
+    let rest = after.split_once("verify:").unwrap().1;
+    fs::write(
+        project.join("dwpipe.yaml"),
+        format!("{before}{agent}repair:\n  max-rounds: 1\nverify:{rest}"),
+    )
+    .unwrap();
+}
+
 /// An ACP agent that answers the prompt with one message line that never ends (32 MiB and
 /// counting), then waits.
 const ENDLESS_LINE_ACP_AGENT: &str = r#"
@@ -805,18 +812,7 @@ fn an_acp_line_past_the_bound_ends_the_run_with_the_reason() {
     let dir = project("[true]", SPACING, "notes-pass", "");
     let script = dir.path().join("endless_agent.py");
     fs::write(&script, ENDLESS_LINE_ACP_AGENT).unwrap();
-    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
-    let agent = format!(
-        "agent:\n  kind: acp\n  argv: [python3, {}]\n  timeout: 2m\n  idle-timeout: 1m\n",
-        script.display()
-    );
-    let (before, after) = config.split_once("agent:").unwrap();
-    let rest = after.split_once("verify:").unwrap().1;
-    fs::write(
-        dir.path().join("dwpipe.yaml"),
-        format!("{before}{agent}repair:\n  max-rounds: 1\nverify:{rest}"),
-    )
-    .unwrap();
+    acp_agent(dir.path(), &format!("python3, {}", script.display()));
     let started = Instant::now();
     let (code, report, stderr) = deliver(dir.path(), &["--no-review"]);
     assert_eq!(code, 1, "{stderr}");
