@@ -26,6 +26,28 @@ pub struct Occurrence {
     pub value: f64,
 }
 
+impl Occurrence {
+    /// From `begin_ns` to `end_ns` on `tid`, worth its length in ms.
+    fn between(begin_ns: u64, end_ns: u64, tid: u32) -> Occurrence {
+        Occurrence {
+            begin_s: begin_ns as f64 / 1e9,
+            end_s: end_ns as f64 / 1e9,
+            tid,
+            value: end_ns.saturating_sub(begin_ns) as f64 / 1e6,
+        }
+    }
+
+    /// At `ts_ns` on `tid`, worth `value`.
+    fn at(ts_ns: u64, tid: u32, value: f64) -> Occurrence {
+        Occurrence {
+            begin_s: ts_ns as f64 / 1e9,
+            end_s: ts_ns as f64 / 1e9,
+            tid,
+            value,
+        }
+    }
+}
+
 /// What one question found: every occurrence summarised, the first 50 kept.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Found {
@@ -173,12 +195,9 @@ impl PointsTracker {
             if to.matches(name) {
                 asked.found.ends += 1;
                 if let Some((from_ns, from_tid)) = asked.open.take() {
-                    asked.found.add(Occurrence {
-                        begin_s: from_ns as f64 / 1e9,
-                        end_s: ts_ns as f64 / 1e9,
-                        tid: from_tid,
-                        value: ts_ns.saturating_sub(from_ns) as f64 / 1e6,
-                    });
+                    asked
+                        .found
+                        .add(Occurrence::between(from_ns, ts_ns, from_tid));
                     continue;
                 }
             }
@@ -217,12 +236,7 @@ impl PointsTracker {
         for (at, asked) in self.asked.iter_mut().enumerate() {
             if sections & (1 << at) != 0 {
                 asked.found.ends += 1;
-                asked.found.add(Occurrence {
-                    begin_s: begin_ns as f64 / 1e9,
-                    end_s: ts_ns as f64 / 1e9,
-                    tid,
-                    value: ts_ns.saturating_sub(begin_ns) as f64 / 1e6,
-                });
+                asked.found.add(Occurrence::between(begin_ns, ts_ns, tid));
             }
         }
     }
@@ -261,12 +275,7 @@ impl PointsTracker {
             }
             asked.found.ends += 1;
             if let Some((begin_ns, tid)) = asked.open_async.remove(&(task, name.to_vec())) {
-                asked.found.add(Occurrence {
-                    begin_s: begin_ns as f64 / 1e9,
-                    end_s: ts_ns as f64 / 1e9,
-                    tid,
-                    value: ts_ns.saturating_sub(begin_ns) as f64 / 1e6,
-                });
+                asked.found.add(Occurrence::between(begin_ns, ts_ns, tid));
             }
         }
     }
@@ -277,12 +286,7 @@ impl PointsTracker {
         for asked in &mut self.asked {
             if matches!(asked.point, Point::Counter { .. }) && asked.first.matches(name) {
                 asked.found.starts += 1;
-                asked.found.add(Occurrence {
-                    begin_s: ts_ns as f64 / 1e9,
-                    end_s: ts_ns as f64 / 1e9,
-                    tid,
-                    value: value as f64,
-                });
+                asked.found.add(Occurrence::at(ts_ns, tid, value as f64));
             }
         }
     }
@@ -291,12 +295,7 @@ impl PointsTracker {
 /// A section worth one of its arguments: the occurrence at its begin.
 fn at_instant(found: &mut Found, key: &str, args: &[u8], ts_ns: u64, tid: u32) {
     match arg(args, key) {
-        Some(value) => found.add(Occurrence {
-            begin_s: ts_ns as f64 / 1e9,
-            end_s: ts_ns as f64 / 1e9,
-            tid,
-            value,
-        }),
+        Some(value) => found.add(Occurrence::at(ts_ns, tid, value)),
         None => found.unreadable += 1,
     }
 }
