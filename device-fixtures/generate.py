@@ -335,6 +335,9 @@ RELEASES = {
     "5.0": (12, "ALN-AL00 5.0.0.22(SP35DEVC00E22R4P1log)"),
     "5.1": (18, "ALN-AL00 5.1.0.150(SP8C00E150R4P3)"),
 }
+# Phones of a later release a capture may be of, but whose shell the releases-* captures do
+# not cover: HarmonyOS 6.0.2 is API 22, whose hidumper lists abnormal exits (`-e --list`).
+LATER = {"6.0.2": (22, "ALN-AL00 6.0.2.120(SP3C00E120R2P1)")}
 
 class Capture:
     def __init__(self, name, comment, release="5.0", users=ONE_USER):
@@ -434,7 +437,7 @@ class Capture:
                   f"/data/local/tmp/dwpipe-{run}-layout.json", layout_json, f"layout-{run}.json", no_screenshot)
     def finish(self):
         self.shell(STATE_COMMAND, state_reply(users=self.users))  # and after them
-        api, software = RELEASES[self.release]
+        api, software = RELEASES.get(self.release) or LATER[self.release]
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
             f.write(f"# A HUAWEI Mate 60 Pro running the example notes app (OpenHarmony {self.release}).\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: {software}\napi-level: {api}\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
@@ -905,36 +908,48 @@ MEM = ("\n-------------------------------[memory]-------------------------------
 def build_appanalyzer(name, comment):
     """templates/init/appanalyzer.yaml on the notes app, every band passed: cold starts of
     700/720/760 ms, a click complete by 700 ms, a smooth scroll, 240 MB in the foreground,
-    0.8% CPU three minutes in the background, 48 vp targets, black on white."""
+    0.8% CPU three minutes in the background, 48 vp targets, black on white; no crash or
+    freeze (AA-STABILITY: every visit bracketed by the fault records, the app idling 5 s on
+    its launch screen in each run)."""
     c = Capture(name, comment)
+    f = Faulted(c, RELEASES[c.release][0], [("cppcrash", "2026-12-05 18:42:10")])
+    def visit(label, body):
+        f.begin(label)
+        body()
+        f.end()
     plain = editor_png(False)
     colds, completes = [], []
-    for run, ms in zip((1, 2, 3), (700, 720, 760)):
-        c.visit(f"{run} cold-start")
-        colds.append(cold_session(c, run, ms, colds))
-        if run == 1:
-            c.visit("1 cpu-background")
-            c.start()
-            c.shell(f"pidof {BUNDLE}", "5000\n")
-            c.shell("uitest uiInput keyEvent Home")
-            c.sleep(180_000)
-            c.shell(cpu_command(5000), proc_cpu(5000, 0.8))
-        c.visit(f"{run} memory")
+    def background():
+        c.start()
+        c.shell(f"pidof {BUNDLE}", "5000\n")
+        c.shell("uitest uiInput keyEvent Home")
+        c.sleep(180_000)
+        c.shell(cpu_command(5000), proc_cpu(5000, 0.8))
+    def memory(run):
         c.start()
         c.shell(f"pidof {BUNDLE}", "5000\n")
         c.shell("hidumper --mem 5000", MEM.format(total=245760 + run * 1024, private=184320))
-        if run == 1:
-            c.visit("1 scroll")
-            scroll_session(c, 1, scroll_trace(SMOOTH))
-            c.visit("1 ui")
-            c.ui_session(1, layout(12, False), screenshot((0, 0, 0)))
-        c.visit(f"{run} flow open-note")
+    def idle():
+        c.start()
+        c.sleep(5000)
+    def flow(run):
         launch_step(c, run, screenshot((0, 0, 0)))
         settle = step_settle(completes)
         open_step(c, run, layout(12, False), 12, response_trace(700, window_ms=settle), plain, settle)
         completes.append(700)
         c.dump(run, 3, editor())
         c.step_screen(run, 3, plain, "editor.png")
+    for run, ms in zip((1, 2, 3), (700, 720, 760)):
+        visit(f"{run} cold-start", lambda: colds.append(cold_session(c, run, ms, colds)))
+        if run == 1:
+            visit("1 cpu-background", background)
+        visit(f"{run} memory", lambda: memory(run))
+        if run == 1:
+            visit("1 scroll", lambda: scroll_session(c, 1, scroll_trace(SMOOTH)))
+        visit(f"{run} stability", idle)
+        if run == 1:
+            visit("1 ui", lambda: c.ui_session(1, layout(12, False), screenshot((0, 0, 0))))
+        visit(f"{run} flow open-note", lambda: flow(run))
     c.finish()
 
 def smartperf(samples):
@@ -1006,6 +1021,110 @@ def build_resources(name, comment):
     temperature_session(c)
     c.finish()
 
+FAULTS_CLOCK = "date '+%Y-%m-%d %H:%M:%S'"
+FAULTS_DUMPED = "/data/local/tmp/dwpipe-faults.txt"
+FAULTLOGGER = "/data/log/faultlog/faultlogger/"
+
+def device_time(seconds):
+    """The device's local time `seconds` after 12:00:00 on the day of the audit."""
+    return f"2026-12-06 12:{seconds // 60:02}:{seconds % 60:02}"
+
+def fault_log(kind, at, millis=True):
+    """A fault log's first lines as hiview writes them (faultlog_formatter.cpp), and its
+    file name (faultlog_util.cpp: milliseconds and `.log` from 5.1)."""
+    stamp = at.replace("-", "").replace(" ", "").replace(":", "")
+    name = f"{kind.lower() if kind != 'JsError' else 'jscrash'}-{BUNDLE}-20010039-{stamp}{'123.log' if millis else ''}"
+    reason = {"JsError": "Reason:TypeError\nError name:TypeError\nError message:Cannot read properties of undefined (reading 'title')\nStacktrace:\n    at openNote (entry/src/main/ets/pages/Index.ets:42:15)",
+              "appfreeze": "Reason:THREAD_BLOCK_6S\nFault time:" + at + "\nmainHandler dump is:\n EventHandler dump begin curTime: " + at,
+              "cppcrash": "Reason:Signal:SIGSEGV(SEGV_MAPERR)@0x0000000000000000\nFault thread info:\nTid:5000, Name:com.example.notes\n#00 pc 0000000000012345 /data/storage/el1/bundle/libs/arm64/libnotes.so"}[kind]
+    lines = f"Generated by HiviewDFX@OpenHarmony\n================================================================\nDevice info:HUAWEI Mate 60 Pro\nBuild info:ALN-AL00\nTimestamp:{at}.123\nModule name:{BUNDLE}\nPid:5000\nUid:20010039\nProcess name:{BUNDLE}\n{reason}\n"
+    return name, lines
+
+def faults_command(api, since):
+    """The read of the fault records after a visit (src/audit/faults.rs)."""
+    if api >= 22:
+        return f"{FAULTS_CLOCK}; hidumper -e --list {BUNDLE} --since '{since}'"
+    return (f"{FAULTS_CLOCK}; hidumper -e > {FAULTS_DUMPED}; grep -m 1 -E '^---*\\[' {FAULTS_DUMPED}; "
+            f"grep -c '^{FAULTLOGGER}' {FAULTS_DUMPED}; grep -E -A 40 '^{FAULTLOGGER}([a-z]*-{BUNDLE}-|sysfreeze-)' {FAULTS_DUMPED}; rm -f {FAULTS_DUMPED}")
+
+class Faulted:
+    """A phone's fault records over an audit: `older` before it, each visit's own at a second
+    of its window (`(kind, offset)`), on the device's clock, which a visit moves on by 10 s."""
+    def __init__(self, c, api, older, unread=False):
+        self.c, self.api, self.unread, self.now = c, api, unread, 0
+        self.records = list(older)  # (kind, time)
+    def begin(self, label):
+        self.c.visit(label)
+        self.since = device_time(self.now)
+        self.c.shell(FAULTS_CLOCK, self.since + "\n")
+    def end(self, crashes=()):
+        start = self.now
+        for kind, offset in crashes:
+            self.records.append((kind, device_time(start + offset)))
+        self.now += 10
+        until = device_time(self.now)
+        if self.unread:
+            reply = f"{until}\n"
+        elif self.api >= 22:
+            rows = [(i, kind, at) for i, (kind, at) in enumerate(self.records) if at >= self.since]
+            if rows:
+                reply = f"{until}\ntime                   foreground      reason            record_id      process_name        \n"
+                for i, kind, at in rows:
+                    reply += f"{at}    True            {kind:<18}{1733486400 + i:<15}{BUNDLE}   \n"
+            else:
+                reply = f"{until}\nno records found.\n"
+        else:
+            reply = f"{until}\n-------------------------------[faultlog]-------------------------------\n{len(self.records) + 14}\n"
+            excerpts = []
+            for kind, at in self.records:
+                name, lines = fault_log(kind, at, self.api >= 18)
+                excerpts.append(f"{FAULTLOGGER}{name}\n\n{lines}")
+            reply += "--\n".join(excerpts)
+        self.c.shell(faults_command(self.api, self.since), reply)
+        if self.api >= 22 and not self.unread:
+            for i, (kind, at) in enumerate(self.records):
+                if self.since <= at <= until:
+                    name, lines = fault_log(kind, at)
+                    self.c.shell(f"hidumper -e --print {1733486400 + i} | head -n 40",
+                                 f"\n-------------------------------[faultlog]-------------------------------\n\n{FAULTLOGGER}{name}\n\n{lines}")
+
+def build_stability(name, comment, release, crashes, unread=False):
+    """tests/fixtures/packs/stability.yaml, one run: the stability session (the app idles 5 s
+    on its launch screen), the ui session, then the flow open-note (launch, the click on the
+    second note, traced). Every visit is bracketed by the device's clock and the fault records
+    (a crash in the flow leaves the launcher on screen after the click); an older crash of the
+    app is on the phone before the audit."""
+    c = Capture(name, comment, release)
+    api = (RELEASES.get(release) or LATER[release])[0]
+    f = Faulted(c, api, [("cppcrash", "2026-12-05 18:42:10")], unread)
+    f.begin("1 stability")
+    c.start()
+    c.sleep(5000)
+    f.end(crashes.get("stability", ()))
+    f.begin("1 ui")
+    c.ui_session(1, layout(12, False), screenshot((0, 0, 0)))
+    f.end(crashes.get("ui", ()))
+    f.begin("1 flow open-note")
+    crashed = "flow open-note" in crashes
+    launch_step(c, 1, screenshot((0, 0, 0)))
+    c.dump(1, 2, layout(12, False))
+    x, y = centre(item_rect(1, 12))
+    c.rm("/data/local/tmp/dwpipe-step-1-02.ftrace")
+    if api >= 20:  # the trace level threshold (Info by default) lowered for the trace
+        c.shell("hitrace --get_level", "2026/12/06 12:00:22 the current trace level threshold is Info\n")
+        c.shell("hitrace --trace_level D", "2026/12/06 12:00:22 success to set trace level.\n")
+    c.clock(19.5)
+    c.shell(TRACE_BEGIN)
+    c.shell(f"uitest uiInput click {x} {y}")
+    c.sleep(2000)
+    c.shell("hitrace --trace_finish -o /data/local/tmp/dwpipe-step-1-02.ftrace")
+    c.pull("/data/local/tmp/dwpipe-step-1-02.ftrace", "step-1-02.ftrace", response_trace(60 if crashed else 700).encode())
+    if api >= 20:
+        c.shell("hitrace --trace_level I", "2026/12/06 12:00:24 success to set trace level.\n")
+    c.step_screen(1, 2, screenshot((255, 255, 255)) if crashed else editor_png(False), "after-open.png")
+    f.end(crashes.get("flow open-note", ()))
+    c.finish()
+
 def build_release(release, comment):
     """tests/fixtures/packs/releases.yaml on a phone of one release family, every reply as its
     shell prints it under OpenHarmony's policy (device-fixtures/access.yaml): the CPU 12/14/13%
@@ -1047,4 +1166,9 @@ build_screens("notes-screens-points-slower", with_lines(response_trace(700), app
 # On OpenHarmony 6.0 (API 20) with the feed shown marked at Debug: hitrace keeps a level
 # threshold (Info by default), below which fake-hdc drops markers as hitrace_meter does.
 build_screens("notes-screens-points-6", with_lines(response_trace(700), app_points(720, shown="B|5000|H:feed shown|D62")), "POINTS06", 20, "6.0.0")
+build_stability("notes-crash", "The notes app crashes as it opens a note (flow open-note, step 2): HarmonyOS 6.0.2's hidumper lists the JsError (see generate.py).", "6.0.2", {"flow open-note": [("JsError", 1)]})
+build_stability("notes-stable-5.0", "The notes app audited for crashes on OpenHarmony 5.0: the fault logger holds an older crash of the app and another app's, none during the audit (see generate.py).", "5.0", {})
+build_stability("notes-freeze-5.1", "The notes app's main thread blocks 6 s on its launch screen (the ui visit) on OpenHarmony 5.1: hidumper -e dumps the appfreeze log (see generate.py).", "5.1", {"ui": [("appfreeze", 2)]})
+build_stability("notes-stable-6.0.2", "The notes app audited for crashes on HarmonyOS 6.0.2: hidumper's event list has an older crash only (see generate.py).", "6.0.2", {})
+build_stability("notes-faults-unread", "The notes app on OpenHarmony 5.0 whose hidumper prints no fault-log section (see generate.py).", "5.0", {}, unread=True)
 print("written")

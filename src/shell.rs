@@ -16,6 +16,9 @@ static IDENTIFIER: LazyLock<Regex> =
 static REMOTE_PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^/data/local/tmp(/[A-Za-z0-9_][A-Za-z0-9._-]*)+$").expect("static regex")
 });
+static DEVICE_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$").expect("static regex")
+});
 static SERIAL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$").expect("static regex"));
 
@@ -131,6 +134,17 @@ impl ShellValue {
         } else {
             Err(UnsafeValue::new(kind, value, "digits only"))
         }
+    }
+
+    /// A time on the device's clock, as `date '+%Y-%m-%d %H:%M:%S'` prints it (hidumper's
+    /// `--since` takes that form); single-quoted in the command, it holds one space.
+    pub(crate) fn device_time(value: &str) -> Result<ShellValue, UnsafeValue> {
+        ShellValue::checked(
+            "device time",
+            value.trim(),
+            &DEVICE_TIME,
+            "a time like 2026-12-06 12:00:03",
+        )
     }
 
     /// Text a flow types: letters and digits of any script, space and `. , _ @ + -`, at most

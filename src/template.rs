@@ -19,8 +19,11 @@ pub struct RenderError {
 /// The commented config `dwpipe init` writes.
 pub(crate) const INIT_CONFIG: &str = include_str!("../templates/init/dwpipe.yaml");
 
-/// The example pack `dwpipe init` writes, the same file as `examples/notes/pack.yaml`.
+/// The example pack `dwpipe init` writes: `examples/notes/pack.yaml`, then [`INIT_STABILITY`].
 pub(crate) const INIT_PACK: &str = include_str!("../examples/notes/pack.yaml");
+/// The criterion `dwpipe init` adds to the example pack's: no crash or freeze while audited
+/// (the bundled example's recorded captures were made without it).
+pub(crate) const INIT_STABILITY: &str = include_str!("../templates/init/stability.yaml");
 /// `dwpipe init --preset appanalyzer`: Huawei's AppAnalyzer and DevEco Testing bands.
 pub(crate) const INIT_APPANALYZER: &str = include_str!("../templates/init/appanalyzer.yaml");
 

@@ -22,7 +22,7 @@ use crate::probe::Extractor;
 /// One visit in one run.
 pub(super) type RunVisit<'a> = (u32, Visit<'a>);
 
-/// Every visit the planned criteria need in `runs` (all of them: `1..=`[`max_runs`]), in the
+/// Every visit the planned criteria need in `runs` (all of them: `1..=`[`max_runs`](super::plan::max_runs)), in the
 /// order an audit makes them: run by run, each session (and each flow) once per run, shared by
 /// every probe it serves.
 pub(super) fn visits<'a>(
@@ -38,11 +38,6 @@ pub(super) fn visits<'a>(
         sessions.into_iter().map(move |session| (run, session))
     })
     .collect()
-}
-
-/// The most runs any planned criterion takes.
-pub(super) fn max_runs(planned: &[Planned<'_>]) -> u32 {
-    planned.iter().map(|p| p.runs).max().unwrap_or(0)
 }
 
 /// What a visit left: its files (by the name the playbook saved them under) and, when one of
@@ -94,6 +89,8 @@ pub(super) struct Measuring<'p, 'a> {
     /// the runs, found without scanning the list.
     noticed_keys: HashSet<(&'a str, String)>,
     figures: Figures,
+    /// What each visit's fault records showed, when the pack asks for stability.
+    stability: Vec<super::stability::VisitRecord>,
 }
 
 impl<'p, 'a> Measuring<'p, 'a> {
@@ -115,6 +112,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
             noticed: Vec::new(),
             noticed_keys: HashSet::new(),
             figures: Figures::default(),
+            stability: Vec::new(),
         }
     }
 
@@ -150,8 +148,30 @@ impl<'p, 'a> Measuring<'p, 'a> {
             .and_then(|path| std::fs::read_to_string(path).ok())
             .map(|record| super::window::bounds(&record))
             .unwrap_or_default();
+        // A visit in which the app crashed, froze or was ended measured something else.
+        let faults = super::faults::decode(&gathered.files, self.context.bundle);
+        let ended = faults
+            .as_ref()
+            .and_then(|read| read.as_ref().ok())
+            .and_then(super::stability::unmeasured);
+        if let Some(read) = faults {
+            self.stability.push(super::stability::VisitRecord {
+                run,
+                visit: visit.to_string(),
+                read,
+                files: evidence
+                    .iter()
+                    .filter(|f| super::faults::is_fault_file(&f.path))
+                    .cloned()
+                    .collect(),
+            });
+        }
         for plan in measured_in(self.planned, (run, visit)) {
             let id = plan.criterion.id.as_str();
+            // Counted over every visit of the run, when the measurements are made.
+            if plan.extractor == Extractor::Faults {
+                continue;
+            }
             // A failed step leaves the files gathered before it; probes that do not need what
             // is missing are still measured.
             let (value, detail) = match self.as_recorded.get(id) {
@@ -186,6 +206,10 @@ impl<'p, 'a> Measuring<'p, 'a> {
                 Some((_, at_least)) => bounded(value, detail, *at_least),
                 None => (value, detail),
             };
+            let (value, detail) = match &ended {
+                Some(why) => (None, why.clone()),
+                None => (value, detail),
+            };
             self.figures.record(
                 id,
                 plan.extractor,
@@ -215,11 +239,14 @@ impl<'p, 'a> Measuring<'p, 'a> {
             .planned
             .iter()
             .map(|plan| {
-                let runs = self
-                    .readings
-                    .get(plan.criterion.id.as_str())
-                    .cloned()
-                    .unwrap_or_default();
+                let runs = match plan.extractor {
+                    Extractor::Faults => super::stability::readings(&self.stability, plan.runs),
+                    _ => self
+                        .readings
+                        .get(plan.criterion.id.as_str())
+                        .cloned()
+                        .unwrap_or_default(),
+                };
                 let mut record = measurement(plan, runs, &mut warnings);
                 if let Some(recorded) = self.as_recorded.get(&plan.criterion.id) {
                     record.extractor_revision = recorded.revision;

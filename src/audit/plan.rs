@@ -132,7 +132,11 @@ impl<'a> Planned<'a> {
     }
 
     pub(super) fn aggregate(&self) -> Aggregate {
-        self.probe.args.aggregate
+        match self.extractor {
+            // A crash in any run fails: the worst run stands.
+            Extractor::Faults => Aggregate::Max,
+            _ => self.probe.args.aggregate,
+        }
     }
 
     /// The session whose steps run after this criterion's flow: none when the flow's own
@@ -183,7 +187,8 @@ pub(super) fn plan<'a>(
     playbooks: &'a Playbooks,
     runs: Option<u32>,
 ) -> Vec<Planned<'a>> {
-    pack.criteria
+    let mut planned = pack
+        .criteria
         .iter()
         .filter_map(|criterion| {
             let probe = criterion.assertion.as_ref()?.probe.as_ref()?;
@@ -211,7 +216,26 @@ pub(super) fn plan<'a>(
                     .and_then(|s| crate::playbook::smartperf_samples(&s.steps)),
             })
         })
-        .collect()
+        .collect::<Vec<_>>();
+    // The stability criterion counts what every visit of a run showed: it is read in as many
+    // runs as the criterion that takes most.
+    let most = max_runs(&planned);
+    for one in &mut planned {
+        if one.extractor == Extractor::Faults {
+            one.runs = most;
+        }
+    }
+    planned
+}
+
+/// The most runs any planned criterion takes.
+pub(super) fn max_runs(planned: &[Planned<'_>]) -> u32 {
+    planned.iter().map(|p| p.runs).max().unwrap_or(0)
+}
+
+/// Whether the plan reads the fault records around every visit.
+pub(super) fn reads_faults(planned: &[Planned<'_>]) -> bool {
+    planned.iter().any(|p| p.extractor == Extractor::Faults)
 }
 
 /// The values every session starts from: the app's bundle, ability and module.

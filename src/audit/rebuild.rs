@@ -16,8 +16,9 @@ use crate::diagnostic::chain;
 use super::evidence::{Context, Files};
 use super::extract::{Decoded, extract};
 use super::inputs::{inside, read_kept};
-use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, max_runs, visits};
+use super::measure::{AsRecorded, Gathered, Measuring, RunVisit, visits};
 use super::model::{AuditRun, Inputs, RunReading};
+use super::plan::max_runs;
 use super::plan::{Planned, evidence_root, measured_in, plan};
 
 /// What a report records that no evidence file holds, and what it says it measured with.

@@ -19,9 +19,12 @@ use super::evidence::{Context, Files, StepFailure};
 use super::flow::{FlowPlan, frames_steps, run_flow};
 use super::inputs::keep;
 use super::keep::keep_file;
-use super::measure::{Gathered, Measuring, RunVisit, max_runs, visits};
+use super::measure::{Gathered, Measuring, RunVisit, visits};
 use super::model::{AuditError, AuditEvent, AuditRun, DeviceTime};
-use super::plan::{AuditSpec, Planned, Visit, base_values, evidence_root, measured_in, plan};
+use super::plan::{
+    AuditSpec, Planned, Visit, base_values, evidence_root, max_runs, measured_in, plan,
+    reads_faults,
+};
 use super::session::{Around, gather};
 use super::state::DeviceStates;
 use super::window::{Ceilings, Windows};
@@ -191,6 +194,13 @@ impl<'s, 'a> Prepared<'s, 'a> {
         let placed = super::gesture::set(&mut values, display);
         let placed = placed.as_deref();
         let mut files = Files::new();
+        // The stability criterion's window: the device's clock as the visit begins.
+        let faults = reads_faults(&self.planned);
+        if faults {
+            super::faults::mark(device, dir, &mut files)
+                .await
+                .map_err(|e| stopped(run, dir, e))?;
+        }
         let outcome = match visit {
             Visit::Session(name) => {
                 let session = &spec.playbooks.sessions[name];
@@ -248,6 +258,14 @@ impl<'s, 'a> Prepared<'s, 'a> {
                 outcome.map(drop)
             }
         };
+        // However the visit ended (a crash is why a step fails), what the platform recorded.
+        if faults {
+            let bundle = context.bundle;
+            let at = (dir, &mut files);
+            super::faults::read(device, (&values, bundle), context.api_level, at)
+                .await
+                .map_err(|e| stopped(run, dir, e))?;
+        }
         match outcome {
             Ok(()) => Ok(Gathered {
                 files,
@@ -265,5 +283,18 @@ impl<'s, 'a> Prepared<'s, 'a> {
                 })
             }
         }
+    }
+}
+
+/// A device that failed while the fault records were read stops the audit; a record that
+/// could not be kept in the visit's folder `dir` is an error of the audit's folder (what the
+/// device said, even a refusal, is kept and read as no reading).
+fn stopped(run: u32, dir: &Path, failure: StepFailure) -> AuditError {
+    match failure {
+        StepFailure::Device(source) => AuditError::Device { run, source },
+        StepFailure::Step { reason } => AuditError::Keep {
+            path: dir.to_owned(),
+            source: std::io::Error::other(reason),
+        },
     }
 }

@@ -78,6 +78,37 @@ pub(crate) fn failures_from_audit(frozen: &Frozen, report: &AuditReport) -> Vec<
         .collect()
 }
 
+/// The probe whose failures a repair brief quotes from the device.
+const CRASHES_PROBE: &str = "stability.crashes";
+
+/// What the platform recorded of the app's crashes and freezes in `report` (its
+/// `stability.crashes` checks that did not pass), run by run, each line led by `on` (a lab's
+/// device): the crash is what the agent must fix first, and what the app said as it crashed
+/// is the app's text, for the brief to quote as untrusted.
+pub(crate) fn crashes_from_audit(report: &AuditReport, on: Option<&str>) -> String {
+    let on = on.map_or_else(String::new, |s| format!("{s}: "));
+    report
+        .checks
+        .iter()
+        .filter(|c| {
+            c.check.result != CheckResult::Pass
+                && c.measurements.iter().any(|m| m.probe == CRASHES_PROBE)
+        })
+        .flat_map(|check| {
+            let id = &check.check.criterion_id;
+            let on = &on;
+            check
+                .measurements
+                .iter()
+                .flat_map(|m| &m.runs)
+                .map(move |run| format!("{on}{id} run {}: {}\n", run.run, run.detail))
+        })
+        .collect()
+}
+
+/// Where a repair brief says its quoted crashes come from.
+pub(crate) const CRASHES_SOURCE: &str = "the device's fault records";
+
 /// The failures of a verification report and their output, for quoting.
 pub(crate) fn failures_from_verify(report: &VerifyReport) -> (Vec<Failure>, String) {
     let failed: Vec<&CommandOutcome> = report

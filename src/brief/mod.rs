@@ -7,5 +7,7 @@ mod failures;
 mod render;
 #[cfg(test)]
 mod tests;
-pub(crate) use failures::{Failure, failures_from_audit, failures_from_verify};
+pub(crate) use failures::{
+    CRASHES_SOURCE, Failure, crashes_from_audit, failures_from_audit, failures_from_verify,
+};
 pub(crate) use render::{goal, repair};

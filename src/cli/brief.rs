@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use crate::brief::{failures_from_audit, failures_from_verify, goal, repair};
+use crate::brief::{
+    CRASHES_SOURCE, crashes_from_audit, failures_from_audit, failures_from_verify, goal, repair,
+};
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
@@ -88,7 +90,9 @@ fn repair_brief(
         if failures.is_empty() {
             return Err(nothing_to_repair(path));
         }
-        Ok(repair(frozen, config, round, failures, None, None)?)
+        let crashes = crashes_from_audit(&report, None);
+        let quoted = (!crashes.is_empty()).then_some((CRASHES_SOURCE, crashes.as_str()));
+        Ok(repair(frozen, config, round, failures, quoted, None)?)
     } else if has("commands") {
         let report: VerifyReport =
             serde_json::from_slice(&bytes).map_err(|e| not_a("a verification report", e))?;

@@ -8,7 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::read_text;
 use crate::output::write_atomic;
-use crate::template::{INIT_APPANALYZER, INIT_CONFIG, INIT_PACK};
+use crate::template::{INIT_APPANALYZER, INIT_CONFIG, INIT_PACK, INIT_STABILITY};
 
 use super::error::Error;
 use super::print;
@@ -18,10 +18,10 @@ use std::path::PathBuf;
 impl Run for InitArgs {
     fn execute(self, _: &Edge) -> Result<i32, Error> {
         let pack = match self.preset {
-            Preset::Example => INIT_PACK,
-            Preset::Appanalyzer => INIT_APPANALYZER,
+            Preset::Example => format!("{INIT_PACK}{INIT_STABILITY}"),
+            Preset::Appanalyzer => INIT_APPANALYZER.to_owned(),
         };
-        run(&self.dir, self.force, pack)
+        run(&self.dir, self.force, &pack)
     }
 }
 

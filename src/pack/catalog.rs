@@ -293,6 +293,12 @@ pub const CATALOG: &[ProbeKind] = &[
         units: &[(None, None)],
     },
     ProbeKind {
+        id: "stability.crashes",
+        method: "the platform's fault records around every visit (`hidumper -e --list` from API 22, `hidumper -e` before): the app's crashes and freezes that began during the audit",
+        args: &[],
+        units: &[(None, None)],
+    },
+    ProbeKind {
         id: "test.hypium",
         method: "`aa test … OpenHarmonyTestRunner`: OHOS_REPORT results",
         args: &[

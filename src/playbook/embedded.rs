@@ -88,6 +88,10 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../playbooks/test.hypium.yaml"),
     ),
     (
+        "stability.crashes.yaml",
+        include_str!("../../playbooks/stability.crashes.yaml"),
+    ),
+    (
         "sessions/cold-start.yaml",
         include_str!("../../playbooks/sessions/cold-start.yaml"),
     ),
@@ -130,5 +134,9 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     (
         "sessions/hypium.yaml",
         include_str!("../../playbooks/sessions/hypium.yaml"),
+    ),
+    (
+        "sessions/stability.yaml",
+        include_str!("../../playbooks/sessions/stability.yaml"),
     ),
 ];

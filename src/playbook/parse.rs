@@ -91,6 +91,7 @@ fn extractor_of(probe: &str) -> Option<Extractor> {
         "perf.response" => Extractor::Response,
         "layout.text" => Extractor::Text,
         "perf.span" | "perf.section" | "perf.counter" => Extractor::TracePoint,
+        "stability.crashes" => Extractor::Faults,
         _ => return None,
     })
 }

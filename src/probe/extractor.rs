@@ -41,6 +41,8 @@ words! {
         Text = "text",
         /// The app's own trace points: a span, a section or a counter.
         TracePoint = "trace-point",
+        /// The platform's records of the app's crashes and freezes, around every visit.
+        Faults = "faults",
     }
 }
 
@@ -69,7 +71,7 @@ impl Extractor {
     /// reading (the trace readers: cold start, frames, response).
     pub(crate) fn revision(self) -> u32 {
         match self {
-            Extractor::Text | Extractor::TracePoint => 1,
+            Extractor::Text | Extractor::TracePoint | Extractor::Faults => 1,
             Extractor::Frames | Extractor::Response => 2,
             Extractor::Cpu
             | Extractor::GpuLoad

@@ -3,6 +3,7 @@
 //! catalog (which probe ids a pack may name) is the pack's vocabulary and lives with the pack.
 
 mod extractor;
+pub(crate) mod faults;
 pub mod hap;
 pub mod hidumper;
 pub mod hitrace;

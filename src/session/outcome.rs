@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::brief::{Failure, failures_from_audit};
+use crate::brief::{Failure, crashes_from_audit, failures_from_audit};
 use crate::device::Source;
 use crate::diagnostic::chain;
 use crate::exit_code;
@@ -117,6 +117,17 @@ impl Outcome {
                 })
                 .collect(),
         }
+    }
+
+    /// The crashes and freezes the platform recorded during the audits, for the repair
+    /// brief to quote (none: `None`).
+    pub(crate) fn crashes(&self) -> Option<String> {
+        let quoted: String = self
+            .reports()
+            .into_iter()
+            .map(|(serial, report)| crashes_from_audit(report, serial))
+            .collect();
+        (!quoted.is_empty()).then_some(quoted)
     }
 
     /// What failed, for the repair brief: every criterion that did not pass (in a lab, one

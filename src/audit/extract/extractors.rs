@@ -91,6 +91,10 @@ pub fn extract(
         }
         Extractor::Response => response(evidence, probe),
         Extractor::TracePoint => super::points::trace_point(evidence, probe),
+        // Counted over a run's visits as they are read, never from one visit's files.
+        Extractor::Faults => Err(ExtractError::Unmeasured(
+            "the fault records are counted over a run's visits".to_owned(),
+        )),
         Extractor::Text
         | Extractor::LayoutGap
         | Extractor::LayoutSize

@@ -16,7 +16,7 @@ use crate::target::Opened;
 use super::super::ledger::{Input, Outcome as Decided, Stage};
 use super::super::record::{Halt, Staged};
 use super::super::{Delivery, Event, Note};
-use super::Failed;
+use super::{Failed, Quoted};
 
 /// What the audit found.
 pub(in crate::pipeline) struct AuditDone {
@@ -164,10 +164,15 @@ impl Delivery<'_> {
         let mut inputs = inputs.to_vec();
         inputs.push((Input::Failure, &fingerprint));
         self.end(&clock, Decided::Fail, &inputs, None, Note::None, None)?;
+        // The crash itself, as the platform recorded it: what the agent has to fix first.
+        let output = outcome.crashes().map(|text| Quoted {
+            source: crate::brief::CRASHES_SOURCE.to_owned(),
+            text,
+        });
         Ok(done(AuditVerdict::Failed(Failed {
             fingerprint,
             failures,
-            output: None,
+            output,
             kind: TerminalReason::AuditFailed,
         })))
     }

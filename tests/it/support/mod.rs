@@ -348,6 +348,11 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
                 None => format!("{l}\n"),
             })
             .collect();
+        // A session whose steps were all sleeps (the stability session's idle) has none.
+        let kept = match kept.trim_end().strip_suffix("steps:") {
+            Some(before) => format!("{before}steps: []\n"),
+            None => kept,
+        };
         fs::write(sessions.join(entry.file_name()), kept).unwrap();
     }
     dir.join("playbooks").display().to_string()
