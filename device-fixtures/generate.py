@@ -264,6 +264,7 @@ STATE_FIELDS = [
     ("lock", "hidumper -s 3704 -a -all"),
     ("users", "hidumper -s 200 -a -os_account_infos"),
     ("screen", "hidumper -s RenderService -a screen"),
+    ("displays", "hidumper -s DisplayManagerService -a -a"),
 ]
 STATE_COMMAND = "; ".join(f"echo __DWPIPE_STATE={f}; {c}" for f, c in STATE_FIELDS)
 
@@ -289,7 +290,18 @@ def accounts(users):
 
 ONE_USER = [(100, False, True)]
 
-def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False, hz=60, users=ONE_USER):
+def display_dump(fold="UNKNOWN", screens=((0, 1260, 2720, 3.25),)):
+    """SceneBoard's DisplayManagerService `-a -a` (screen_session_dumper.cpp ShowAllScreenInfo):
+    each screen's block, the fold state before it (`UNKNOWN` on a phone that does not fold)."""
+    out = sa("DisplayManagerService")
+    for sid, w, h, vpr in screens:
+        out += (f"---------------- Screen ID: {sid} ----------------\n"
+                f"PhysicalFoldStatus:           {fold}\nFoldLockStatus:               UNLOCKED\nDisplayFoldStatus:            {fold}\nTentMode:                     false\n"
+                f"[SCREEN SESSION]\nName:                         {'SubScreen' if sid else 'FullScreen'}\nDisplayId:                    {sid}\nRSScreenId:                   {sid}\nisInternal:                   true\n"
+                f"activeModes<id, W, H, RS>:    0, {w}, {h}, 120\n[SCREEN INFO]\nVirtualWidth:                 {round(w / vpr)}\nVirtualHeight:                {round(h / vpr)}\nVirtualPixelRatio:            {vpr}\n")
+    return out
+
+def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False, hz=60, users=ONE_USER, displays=None):
     """What the device says of its state (src/device/state.rs), each service as its printer
     writes it: BatteryService -i (real captures' keys), PowerManagerService -s, ThermalService
     -t (ShowThermalZoneInfo), DisplayPowerManagerService (3308), ScreenlockService (3704)
@@ -306,7 +318,8 @@ def state_reply(battery=90, charging=0, temperature=300, soc=36000, locked=False
             f"__DWPIPE_STATE=display\n{sa('DisplayPowerManagerService')}DISPLAY POWER MANAGER DUMP:\nDisplay Id=0 State=2 Discount=1.000000 Brightness=120\nDeviceBrightness=120\nSupport Ambient Light: TRUE\nAuto Adjust Brightness: OFF\nBrightness Limits: Max=255 Min=5 Default=102\n"
             f"__DWPIPE_STATE=lock\n{sa('ScreenlockService')}{lock}"
             f"__DWPIPE_STATE=users\n{sa('AccountMgr')}{accounts(users)}"
-            f"__DWPIPE_STATE=screen\n{sa('RenderService')}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n")
+            f"__DWPIPE_STATE=screen\n{sa('RenderService')}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n"
+            f"__DWPIPE_STATE=displays\n{displays or display_dump()}")
 
 def session_hashes():
     """The `sessions:` of a recording: each embedded session's SHA-256, as dwpipe hashes its file."""
@@ -340,7 +353,7 @@ RELEASES = {
 LATER = {"6.0.2": (22, "ALN-AL00 6.0.2.120(SP3C00E120R2P1)")}
 
 class Capture:
-    def __init__(self, name, comment, release="5.0", users=ONE_USER):
+    def __init__(self, name, comment, release="5.0", users=ONE_USER, displays=None):
         self.dir = os.path.join(ROOT, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(os.path.join(self.dir, "files"))
@@ -350,7 +363,8 @@ class Capture:
         self.due = None  # a flow step's screenshot left to the next step's first dump
         self.release = release
         self.users = users if release not in ("3.2", "4.0", "4.1", "5.0") else None
-        self.shell(STATE_COMMAND, state_reply(users=self.users))  # the device's state before its runs
+        self.displays = displays  # the DisplayManagerService dump of its state calls (a phone at rest: None)
+        self.shell(STATE_COMMAND, self.state())  # the device's state before its runs
     def shell(self, command, reply="", fault=None, status=0):
         self.lines.append(f"  - shell: {command}")
         self.lines.append(f"    reply: {yaml_str(reply)}")
@@ -358,6 +372,22 @@ class Capture:
             self.lines.append(f"    status: {status}")
         if fault:
             self.lines.append(f"    fault: {fault}")
+    def state(self):
+        """The state call's reply: before 4.2 the legacy display manager refuses `-a -a`."""
+        legacy = sa("DisplayManagerService") + "The arguments are illegal and you can enter '-h' for help.\n"
+        displays = legacy if self.release in ("3.2", "4.0", "4.1") else self.displays
+        return state_reply(users=self.users, displays=displays)
+    def api(self):
+        return (RELEASES.get(self.release) or LATER[self.release])[0]
+    def layout_command(self, remote):
+        """uitest's dump: from 5.1 (API 18) of the app's windows on the display its window is
+        on (display 0, where every capture's readiness poll found it)."""
+        display = getattr(self, "display", 0)
+        named = f" -b {BUNDLE} -d {display}" if self.api() >= 18 else ""
+        return f"uitest dumpLayout -p {remote}{named}"
+    def screen_command(self, remote):
+        named = f" -d {getattr(self, 'display', 0)}" if self.api() >= 18 else ""
+        return f"uitest screenCap -p {remote}{named}"
     def rm(self, remote):
         """A device file removed before the step that writes it (an earlier run's is never pulled)."""
         self.shell(f"rm -f {remote}")
@@ -378,8 +408,9 @@ class Capture:
         self.shell(f"pidof {BUNDLE}", "", status=1)
         self.sleep(min(200, ceiling_ms))
         self.shell(f"pidof {BUNDLE}", "5000\n")
-        self.shell("hidumper -s WindowManagerService -a -a", WMS)
-        self.shell("hidumper -s WindowManagerService -a '-w 13'", WMS_W13)
+        table, detail = getattr(self, "windows", (WMS, WMS_W13))
+        self.shell("hidumper -s WindowManagerService -a -a", table)
+        self.shell("hidumper -s WindowManagerService -a '-w 13'", detail)
     def start(self):
         """A session's `start`: `aa start`, then the readiness poll."""
         self.shell(f"aa start -b {BUNDLE} -a {ABILITY}", "start ability successfully.\n")
@@ -406,7 +437,7 @@ class Capture:
             self.both(screen, png, png_name, remote, data, name)
             return
         self.rm(remote)
-        self.shell(f"uitest dumpLayout -p {remote}", f"DumpLayout saved to:{remote}\n")
+        self.shell(self.layout_command(remote), f"DumpLayout saved to:{remote}\n")
         self.pull(remote, name, data.encode())
     def step_screen(self, run, step, png, name, due=False):
         """The screenshot after a flow step; `due`: left to the next step's first dump."""
@@ -415,13 +446,13 @@ class Capture:
             self.due = (remote, png, name)
             return
         self.rm(remote)
-        self.shell(f"uitest screenCap -p {remote}", f"ScreenCap saved to {remote}\n")
+        self.shell(self.screen_command(remote), f"ScreenCap saved to {remote}\n")
         self.pull(remote, name, png)
     def both(self, screen, png, png_name, layout_remote, layout_json, layout_name, no_screenshot=False):
         """A screenshot and a dump of one screen side by side in one call (src/audit/capture.rs):
         both files removed in one call first, each tool's status echoed, the dump pulled first."""
         self.shell(f"rm -f {screen} {layout_remote}")
-        self.shell(f"uitest screenCap -p {screen} & uitest dumpLayout -p {layout_remote}; echo __DWPIPE_DUMPED=$?; wait $!; echo __DWPIPE_SHOT=$?",
+        self.shell(f"{self.screen_command(screen)} & {self.layout_command(layout_remote)}; echo __DWPIPE_DUMPED=$?; wait $!; echo __DWPIPE_SHOT=$?",
                    f"DumpLayout saved to:{layout_remote}\n__DWPIPE_DUMPED=0\nScreenCap saved to {screen}\n__DWPIPE_SHOT=0\n")
         self.pull(layout_remote, layout_name, layout_json.encode())
         if no_screenshot:
@@ -436,10 +467,10 @@ class Capture:
         self.both(f"/data/local/tmp/dwpipe-{run}-screen.png", png, f"screen-{run}.png",
                   f"/data/local/tmp/dwpipe-{run}-layout.json", layout_json, f"layout-{run}.json", no_screenshot)
     def finish(self):
-        self.shell(STATE_COMMAND, state_reply(users=self.users))  # and after them
+        self.shell(STATE_COMMAND, self.state())  # and after them
         api, software = RELEASES.get(self.release) or LATER[self.release]
         with open(os.path.join(self.dir, "device.yaml"), "w") as f:
-            f.write(f"# A HUAWEI Mate 60 Pro running the example notes app (OpenHarmony {self.release}).\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: {software}\napi-level: {api}\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
+            f.write(getattr(self, "identity", None) or f"# A HUAWEI Mate 60 Pro running the example notes app (OpenHarmony {self.release}).\nserial: FMR0223C13000649\nname: HUAWEI Mate 60 Pro\nmodel: ALN-AL00\nsoftware-version: {software}\napi-level: {api}\nvirtual-pixel-ratio: 3.25\nrefresh-rate: 60\ndisplay-size: [1260, 2720]\n")
         with open(os.path.join(self.dir, "transcript.yaml"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
 
@@ -1125,6 +1156,67 @@ def build_stability(name, comment, release, crashes, unread=False):
     f.end(crashes.get("flow open-note", ()))
     c.finish()
 
+def window_table(rows, focus=13):
+    """WindowManagerService's table (`-a -a`) of `rows`: (name, display, pid, id, type, mode,
+    z, [x, y, w, h]), foreground windows, then the lock screen behind the separator."""
+    header = "WindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\n"
+    line = lambda name, display, pid, wid, kind, mode, z, r: f"{name:<21}{display:<10}{pid:<8}{wid:<6}{kind:<5}{mode:<5}0    {z:<5}0           [ {r[0]:<5}{r[1]:<5}{r[2]:<5}{r[3]:<5}]\n"
+    body = "".join(line(*row) for row in rows)
+    return ("----------------------------------WindowManagerService----------------------------------\n"
+            "-------------------------------------ScreenGroup 1-------------------------------------\n"
+            + header + body
+            + "---------------------------------------------------------------------------------------  (Separator Line Between Foreground and Background Windows)\n"
+            + line("ScreenLockWindow", rows[0][1], 1572, 4, 2110, 1, -1, [0, 0, 1260, 2720])
+            + f"Focus window: {focus}\ntotal window num: {len(rows) + 1}\n")
+
+def build_window(name, comment, release, display=0, split=False):
+    """tests/fixtures/packs/window.yaml, one ui visit: the app's window on `display` (a
+    foldable's outer screen is another display than its inner one), alone and full screen, or
+    (`split`) in the top half of a split screen beside another app's window. From 5.1 (API 18)
+    the dump and the screenshot name the app's windows and that display."""
+    c = Capture(name, comment, release)
+    c.display = display
+    app = [0, 0, 1260, 1350] if split else [0, 0, 1260, 2720]
+    rows = [("SystemUi_StatusBar", display, 1572, 9, 2108, 102, 2, [0, 0, 1260, 123]),
+            ("notes0", display, 5000, 13, 1, 100 if split else 1, 1, app)]
+    if split:
+        rows.append(("browser0", display, 6000, 21, 1, 101, 1, [0, 1370, 1260, 1350]))
+    detail = WMS_W13.replace("DisplayId: 0", f"DisplayId: {display}").replace("Mode: 1", f"Mode: {100 if split else 1}")
+    c.windows = (window_table(rows), detail)
+    listed = json.loads(layout(12, False))
+    if split:  # uitest's `bounds` of the app's window: the half it is shown in
+        listed["children"][0]["attributes"]["bounds"] = "[0,123][1260,1350]"
+    c.visit("1 ui")
+    c.ui_session(1, json.dumps(listed, indent=1), screenshot((0, 0, 0)))
+    c.finish()
+
+def rescaled(layout_json, factor):
+    """A layout dump drawn at another density: every bounds scaled by `factor`."""
+    import re as regex
+    scale = lambda m: f"[{round(int(m[1]) * factor)},{round(int(m[2]) * factor)}]"
+    return regex.sub(r"\[(-?\d+),(-?\d+)\]", scale, layout_json)
+
+FOLDABLE = ((0, 2224, 2496, 3.25), (5, 1080, 2504, 3.0))  # inner (full) and outer screens
+
+def build_fold(name, comment, folded):
+    """tests/fixtures/packs/window.yaml on a foldable (HarmonyOS 6.0.2, serial FOLD01): expanded,
+    the app on the inner display 0 at 3.25 px/vp; folded, on the outer display 5 at 3.0 px/vp,
+    its layout drawn at that density (a 48 vp button is 144 px there, 156 px inside)."""
+    c = Capture(name, comment, "6.0.2", displays=display_dump("FOLDED" if folded else "EXPAND", FOLDABLE))
+    display = 5 if folded else 0
+    c.display = display
+    c.identity = ("# A HUAWEI Mate X5 (a foldable) running the example notes app (HarmonyOS 6.0.2).\nserial: FOLD01\n"
+                  "name: HUAWEI Mate X5\nmodel: ALT-AL10\nsoftware-version: ALT-AL10 6.0.2.120(SP3C00E120R2P1)\napi-level: 22\n"
+                  "virtual-pixel-ratio: 3.25\nrefresh-rate: 120\ndisplay-size: [2224, 2496]\n")
+    rows = [("SystemUi_StatusBar", display, 1572, 9, 2108, 102, 2, [0, 0, 1080 if folded else 2224, 123]),
+            ("notes0", display, 5000, 13, 1, 1, 1, [0, 0, 1080, 2504] if folded else [0, 0, 2224, 2496])]
+    detail = WMS_W13.replace("DisplayId: 0", f"DisplayId: {display}")
+    c.windows = (window_table(rows), detail)
+    listed = layout(12, False)
+    c.visit("1 ui")
+    c.ui_session(1, rescaled(listed, 3.0 / VPR) if folded else listed, screenshot((0, 0, 0)))
+    c.finish()
+
 def build_release(release, comment):
     """tests/fixtures/packs/releases.yaml on a phone of one release family, every reply as its
     shell prints it under OpenHarmony's policy (device-fixtures/access.yaml): the CPU 12/14/13%
@@ -1171,4 +1263,9 @@ build_stability("notes-stable-5.0", "The notes app audited for crashes on OpenHa
 build_stability("notes-freeze-5.1", "The notes app's main thread blocks 6 s on its launch screen (the ui visit) on OpenHarmony 5.1: hidumper -e dumps the appfreeze log (see generate.py).", "5.1", {"ui": [("appfreeze", 2)]})
 build_stability("notes-stable-6.0.2", "The notes app audited for crashes on HarmonyOS 6.0.2: hidumper's event list has an older crash only (see generate.py).", "6.0.2", {})
 build_stability("notes-faults-unread", "The notes app on OpenHarmony 5.0 whose hidumper prints no fault-log section (see generate.py).", "5.0", {}, unread=True)
+build_window("notes-outer-6.0.2", "The notes app on a foldable's outer screen (display 5), HarmonyOS 6.0.2: the dump and screenshot name the app and display 5 (see generate.py).", "6.0.2", display=5)
+build_window("notes-outer-5.0", "The notes app on display 5 of an OpenHarmony 5.0 phone, whose uitest captures display 0 with every window merged (see generate.py).", "5.0", display=5)
+build_window("notes-split-6.0.2", "The notes app in the top half of a split screen beside a browser, HarmonyOS 6.0.2 (see generate.py).", "6.0.2", split=True)
+build_fold("notes-fold-expanded", "The notes app on a foldable, expanded: the inner display 0 (see generate.py).", False)
+build_fold("notes-fold-folded", "The notes app on a foldable, folded: the outer display 5 at its own density (see generate.py).", True)
 print("written")

@@ -28,14 +28,11 @@ pub(super) enum Shot {
     Layout,
 }
 
-impl Shot {
-    fn command(self) -> &'static str {
-        match self {
-            Shot::Screen => "uitest screenCap -p",
-            Shot::Layout => "uitest dumpLayout -p",
-        }
-    }
-}
+/// The first API level whose uitest is told what to capture: `dumpLayout -b <bundle>` (the
+/// app's windows only) and `-d <display>`, `screenCap -d <display>` (OpenHarmony 5.1,
+/// testfwk_arkxtest `server_main.cpp`). Before it, uitest captures display 0 with every window
+/// merged, and the app's window is found in the dump afterwards.
+pub(crate) const NAMED_FIRST_API: u32 = 18;
 
 /// One capture: its tool, the device path it writes (a template: `{run}` is filled), and the
 /// evidence name it is kept under.
@@ -46,6 +43,33 @@ pub(super) struct Capture<'s> {
     pub(super) remote: String,
     /// The evidence name.
     pub(super) save: &'s str,
+    /// Whether uitest is told the app's windows and their display (a phone of
+    /// [`NAMED_FIRST_API`] or later).
+    pub(super) named: bool,
+}
+
+impl Capture<'_> {
+    /// Whether a phone of `api_level` is told what to capture.
+    pub(super) fn names_window(api_level: Option<u32>) -> bool {
+        api_level.is_some_and(|api| api >= NAMED_FIRST_API)
+    }
+
+    /// The command that writes `path` (a template: `{bundle}` and `{display}`, the display
+    /// the app's window was found on by the visit's readiness poll, are filled when it runs).
+    fn command(&self, path: &str, values: &Values) -> String {
+        let display = values.has("display");
+        match (self.shot, self.named) {
+            (Shot::Layout, true) if display => {
+                format!("uitest dumpLayout -p {path} -b {{bundle}} -d {{display}}")
+            }
+            (Shot::Layout, true) => format!("uitest dumpLayout -p {path} -b {{bundle}}"),
+            (Shot::Screen, true) if display => {
+                format!("uitest screenCap -p {path} -d {{display}}")
+            }
+            (Shot::Layout, _) => format!("uitest dumpLayout -p {path}"),
+            (Shot::Screen, _) => format!("uitest screenCap -p {path}"),
+        }
+    }
 }
 
 /// Whether the device still takes a screenshot and a dump side by side: after the first pair
@@ -70,7 +94,7 @@ pub(super) async fn capture(
     files: &mut Files,
 ) -> Result<(), StepFailure> {
     remove_remote(device, values, &capture.remote).await?;
-    let command = format!("{} {}", capture.shot.command(), capture.remote);
+    let command = capture.command(&capture.remote, values);
     judged(device, values, &command).await?;
     pull(device, values, &capture.remote, capture.save, dir, files).await
 }
@@ -106,8 +130,14 @@ pub(super) async fn both(
         &format!("rm -f {screen_path} {layout_path}"),
     )
     .await?;
-    let screen_command = format!("{} {screen_path}", Shot::Screen.command());
-    let layout_command = format!("{} {layout_path}", Shot::Layout.command());
+    let filled = |template: String| {
+        values
+            .command(&template)
+            .map(|c| c.as_str().to_owned())
+            .map_err(|e| fail(e.to_string()))
+    };
+    let screen_command = filled(screen.command(&screen_path, values))?;
+    let layout_command = filled(layout.command(&layout_path, values))?;
     let command = values
         .command(&format!(
             "{screen_command} & {layout_command}; echo {DUMPED}$?; wait $!; echo {SHOT}$?"

@@ -91,6 +91,9 @@ pub(super) struct Measuring<'p, 'a> {
     figures: Figures,
     /// What each visit's fault records showed, when the pack asks for stability.
     stability: Vec<super::stability::VisitRecord>,
+    /// The phone's displays as its state before the runs listed them: a visit on another
+    /// display than the first is read at that display's own density.
+    displays: Vec<crate::probe::hidumper::Display>,
 }
 
 impl<'p, 'a> Measuring<'p, 'a> {
@@ -113,7 +116,24 @@ impl<'p, 'a> Measuring<'p, 'a> {
             noticed_keys: HashSet::new(),
             figures: Figures::default(),
             stability: Vec::new(),
+            displays: Vec::new(),
         }
+    }
+
+    /// The same, knowing the phone's displays (its state before the runs).
+    pub(super) fn on_displays(self, displays: Vec<crate::probe::hidumper::Display>) -> Self {
+        Measuring { displays, ..self }
+    }
+
+    /// The density a visit's lengths in vp are read at: the display its app window was on,
+    /// when that is not the first display (whose density the device's identity holds).
+    fn density(&self, files: &Files) -> Option<f64> {
+        let on = super::extract::placement_in(files)?.display;
+        let first = self.displays.first()?.id;
+        (on != first)
+            .then(|| self.displays.iter().find(|d| d.id == on))
+            .flatten()
+            .and_then(|d| d.virtual_pixel_ratio)
     }
 
     /// Reads one visit's files for every criterion of its session measured in that run;
@@ -131,6 +151,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
             &gathered.files,
             Context {
                 samples,
+                vpr: self.density(&gathered.files).or(self.context.vpr),
                 ..self.context
             },
         )
@@ -148,6 +169,7 @@ impl<'p, 'a> Measuring<'p, 'a> {
             .and_then(|path| std::fs::read_to_string(path).ok())
             .map(|record| super::window::bounds(&record))
             .unwrap_or_default();
+        self.notice_unnamed_screen((run, visit), &decoded);
         // A visit in which the app crashed, froze or was ended measured something else.
         let faults = super::faults::decode(&gathered.files, self.context.bundle);
         let ended = faults
@@ -225,6 +247,32 @@ impl<'p, 'a> Measuring<'p, 'a> {
             });
         }
         Ok(())
+    }
+
+    /// Before OpenHarmony 5.1, uitest captures display 0 with every window merged: where the
+    /// visit's poll found the app's window elsewhere or beside another app's, what its screen
+    /// criteria read may not be the user's screen, and each says so.
+    fn notice_unnamed_screen(&mut self, (run, visit): RunVisit<'_>, decoded: &Decoded<'_>) {
+        if super::capture::Capture::names_window(self.context.api_level) {
+            return;
+        }
+        let Some(placed) = decoded.placement().filter(|p| p.display != 0 || !p.alone) else {
+            return;
+        };
+        let message = format!(
+            "uitest before OpenHarmony 5.1 (API 18) dumps and captures display 0 with every window merged, and the app's window was on display {} ({}): the screen read may not be the one the user sees",
+            placed.display, placed.windowing
+        );
+        for plan in measured_in(self.planned, (run, visit)).filter(|p| p.is_on_screen()) {
+            let id = plan.criterion.id.as_str();
+            if self.noticed_keys.insert((id, message.clone())) {
+                self.noticed.push(
+                    Diagnostic::warning("W_SCREEN_NOT_NAMED", &message)
+                        .criterion(id)
+                        .fix("audit on a phone of API 18 or later (its captures name the app's window and display), or with the app alone, full screen, on display 0"),
+                );
+            }
+        }
     }
 
     /// The traced windows of a visit, from what the runs before it read.

@@ -24,6 +24,7 @@ use std::time::Duration;
 use crate::device::Device;
 use crate::diagnostic::chain;
 use crate::playbook::Values;
+use crate::probe::hidumper::Window;
 use crate::shell::ShellValue;
 
 use super::evidence::{Files, StepFailure};
@@ -34,8 +35,12 @@ const EVERY: Duration = Duration::from_millis(200);
 
 /// What one look at the device found.
 enum Look {
-    /// The app's window is focused and shown, by `signal`.
-    Ready { window: u64, signal: Signal },
+    /// The app's window is focused and shown, by `signal`; where it is, in words.
+    Ready {
+        window: u64,
+        signal: Signal,
+        placed: String,
+    },
     /// Not yet, and why.
     NotYet(String),
 }
@@ -58,9 +63,13 @@ pub(super) async fn window(
         let look = look(device, values).await?;
         let spent = device.clock().saturating_sub(started);
         match look {
-            Look::Ready { window, signal } => {
+            Look::Ready {
+                window,
+                signal,
+                placed,
+            } => {
                 break format!(
-                    "ready: window {window} focused and {} after {} ms ({looks} looks; the ceiling is {} ms)\nsignal: {}\n",
+                    "ready: window {window} focused and {} after {} ms ({looks} looks; the ceiling is {} ms)\nsignal: {}\n{placed}",
                     signal.state(),
                     spent.as_millis(),
                     within.as_millis(),
@@ -103,19 +112,24 @@ async fn look(device: &impl Device, values: &mut Values) -> Result<Look, StepFai
     let Some(focus) = table.focus else {
         return Ok(Look::NotYet("no window has the focus".to_owned()));
     };
-    if !table
+    let Some(app) = table
         .windows
         .iter()
-        .any(|w| w.id == focus && w.pid == pid && w.foreground)
-    {
+        .find(|w| w.id == focus && w.pid == pid && w.foreground)
+    else {
         return Ok(Look::NotYet(format!(
             "the focused window {focus} is not the app's (pid {pid})"
         )));
-    }
-    let id = ShellValue::number("window", &focus.to_string()).map_err(|e| StepFailure::Step {
-        reason: e.to_string(),
-    })?;
-    values.set("window", id);
+    };
+    let number = |kind: &'static str, n: u64| {
+        ShellValue::number(kind, &n.to_string()).map_err(|e| StepFailure::Step {
+            reason: e.to_string(),
+        })
+    };
+    values.set("window", number("window", focus)?);
+    // Where the captures of the visit look: the display the app's window is on.
+    values.set("display", number("display", app.display)?);
+    let placed = placed(app, &table.windows);
     let detail = ask(
         device,
         values,
@@ -126,8 +140,84 @@ async fn look(device: &impl Device, values: &mut Values) -> Result<Look, StepFai
         Ok(signal) => Look::Ready {
             window: focus,
             signal,
+            placed,
         },
         Err(why) => Look::NotYet(format!("window {focus} {why}")),
+    })
+}
+
+/// Where the app's window `app` is (`window:`), and which other apps' windows share its
+/// display (`windowing:`): what the visit's layout dump and screenshot are of, and what another
+/// app may cover of it.
+fn placed(app: &Window, windows: &[Window]) -> String {
+    let [x, y, w, h] = app.rect;
+    let others: Vec<String> = windows
+        .iter()
+        .filter(|o| o.foreground && o.is_apps() && o.pid != app.pid && o.display == app.display)
+        .map(|o| {
+            let [x, y, w, h] = o.rect;
+            format!(
+                "{} (window {}, pid {}, {}, [{x} {y} {w} {h}])",
+                o.name,
+                o.id,
+                o.pid,
+                o.mode_words()
+            )
+        })
+        .collect();
+    let windowing = match (app.shares_display(), others.is_empty()) {
+        (false, true) => format!("the app alone on display {}", app.display),
+        (_, true) => format!(
+            "the app in {}, no other app's window on display {}",
+            app.mode_words(),
+            app.display
+        ),
+        (_, false) => format!(
+            "the app in {}, beside or under other apps' windows on display {}: {}",
+            app.mode_words(),
+            app.display,
+            others.join("; ")
+        ),
+    };
+    format!(
+        "window: {} on display {} at [{x} {y} {w} {h}], {}\nwindowing: {windowing}\n",
+        app.id,
+        app.display,
+        app.mode_words()
+    )
+}
+
+/// Where a readiness poll found the app's window, as its file says (the `window:` and
+/// `windowing:` lines [`placed`] writes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// The display the app's window is on.
+    pub(crate) display: u64,
+    /// Whether it was alone there, full screen.
+    pub(crate) alone: bool,
+    /// How it was shown, in words.
+    pub(crate) windowing: String,
+}
+
+/// Reads what a poll's file says of the app's window; `None` for a file of a poll that did
+/// not find it ready, or of a dwpipe that did not write it.
+pub(crate) fn placement(said: &str) -> Option<Placement> {
+    let window = said.lines().find_map(|l| l.strip_prefix("window: "))?;
+    let display = window
+        .split_once(" on display ")?
+        .1
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let windowing = said
+        .lines()
+        .find_map(|l| l.strip_prefix("windowing: "))?
+        .to_owned();
+    Some(Placement {
+        display,
+        alone: windowing.starts_with("the app alone on display "),
+        windowing,
     })
 }
 

@@ -95,7 +95,12 @@ pub(crate) fn rebuild(
         samples: None,
         api_level: info.api_level,
     };
-    let mut measuring = Measuring::new(&planned, context, recorded.as_recorded);
+    let displays = states
+        .as_ref()
+        .map(|s| s.before.displays.clone())
+        .unwrap_or_default();
+    let mut measuring =
+        Measuring::new(&planned, context, recorded.as_recorded).on_displays(displays);
     for (run, visit) in visits(&planned, 1..=max_runs(&planned)) {
         let dir = root.join(run.to_string()).join(visit.folder());
         let mut gathered = stored(&dir, out)?;

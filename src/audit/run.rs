@@ -134,7 +134,8 @@ impl<'s, 'a> Prepared<'s, 'a> {
         };
         Ok(Ongoing {
             prepared: self,
-            measuring: Measuring::new(&self.planned, context, Default::default()),
+            measuring: Measuring::new(&self.planned, context, Default::default())
+                .on_displays(before.displays.clone()),
             context,
             info,
             inputs,

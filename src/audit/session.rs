@@ -156,12 +156,13 @@ async fn gather_steps<'s>(
                 if std::mem::take(&mut paired) {
                     continue;
                 }
-                match Capturing::of(step, ended_on) {
+                match Capturing::of(step, ended_on, api_level) {
                     Some(Capturing::Reused { kept, save }) => reuse(files, kept, save, dir)?,
                     Some(Capturing::Taken(one)) => {
                         // A dump and a screenshot one after the other are of one screen: taken
                         // side by side.
-                        match later.first().and_then(|s| Capturing::of(s, ended_on)) {
+                        let next = later.first();
+                        match next.and_then(|s| Capturing::of(s, ended_on, api_level)) {
                             Some(Capturing::Taken(other)) if other.shot != one.shot => {
                                 paired = true;
                                 let (screen, layout) = if one.shot == Shot::Screen {
@@ -195,8 +196,12 @@ enum Capturing<'s> {
 }
 
 impl<'s> Capturing<'s> {
-    /// What `step` does, if it is a capture.
-    fn of(step: &'s Step, ended_on: Option<&'s EndedOn>) -> Option<Capturing<'s>> {
+    /// What `step` does on a phone of `api_level`, if it is a capture.
+    fn of(
+        step: &'s Step,
+        ended_on: Option<&'s EndedOn>,
+        api_level: Option<u32>,
+    ) -> Option<Capturing<'s>> {
         let (shot, save, kept) = match step {
             Step::Screenshot { save } => (
                 Shot::Screen,
@@ -216,6 +221,7 @@ impl<'s> Capturing<'s> {
                 shot,
                 remote: format!("/data/local/tmp/dwpipe-{{run}}-{save}"),
                 save,
+                named: Capture::names_window(api_level),
             }),
         })
     }

@@ -55,6 +55,14 @@ pub struct DeviceState {
     /// The active refresh rate, Hz.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_hz: Option<u32>,
+    /// How a foldable is folded (`expanded`, `folded`, `half-folded`); absent on a phone that
+    /// does not fold, and in states recorded before dwpipe read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fold: Option<String>,
+    /// The displays, each with its size and density (absent in states recorded before dwpipe
+    /// read them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub displays: Vec<hidumper::Display>,
     /// Each reading that did not read, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
@@ -201,6 +209,13 @@ pub(crate) fn parse(reply: &str) -> DeviceState {
                 Ok(locked) => state.screen_locked = Some(locked),
                 Err(e) => unread(e.to_string()),
             },
+            "displays" => match hidumper::displays(body) {
+                Ok(read) => {
+                    state.fold = read.fold.map(str::to_owned);
+                    state.displays = read.displays;
+                }
+                Err(e) => unread(e.to_string()),
+            },
             _ => match hidumper::screens(body)
                 .ok()
                 .and_then(|s| s.into_iter().find_map(|s| s.refresh_hz))
@@ -245,6 +260,20 @@ impl DeviceState {
             },
             Reading::ScreenLock => self.screen_locked.map(|l| if l { 1.0 } else { 0.0 }),
             Reading::RefreshRate => self.refresh_hz.map(f64::from),
+            Reading::Fold => match self.fold.as_deref() {
+                Some(fold) => crate::pack::FOLDS
+                    .iter()
+                    .position(|f| *f == fold)
+                    .map(|i| i as f64),
+                // Its displays were read, and said no fold state: a phone that does not fold.
+                None if !self.displays.is_empty() => {
+                    return Err(
+                        "the phone does not fold (DisplayManagerService's DisplayFoldStatus is UNKNOWN)"
+                            .to_owned(),
+                    );
+                }
+                None => None,
+            },
         };
         known.ok_or_else(|| {
             // What the reading's service said, when it was asked and did not read.
@@ -253,6 +282,7 @@ impl DeviceState {
                 Reading::HottestZone => "thermal",
                 Reading::ScreenLock => "lock",
                 Reading::RefreshRate => "screen",
+                Reading::Fold => "displays",
             };
             self.unread
                 .iter()
@@ -292,6 +322,13 @@ impl DeviceState {
             Reading::BatteryTemperature => format!("battery temperature {value} °C"),
             Reading::HottestZone => format!("hottest zone {value}"),
             Reading::RefreshRate => format!("refresh rate {value} Hz"),
+            Reading::Fold => format!(
+                "the phone is {}",
+                crate::pack::FOLDS
+                    .get(value as usize)
+                    .copied()
+                    .unwrap_or("in an unknown fold state")
+            ),
         };
         Err(format!("{asked}: {said}"))
     }
@@ -371,6 +408,18 @@ impl DeviceState {
             .to_owned()
         }));
         words.extend(self.refresh_hz.map(|hz| format!("{hz} Hz")));
+        words.extend(self.fold.clone());
+        if self.displays.len() > 1 {
+            let shown: Vec<String> = self
+                .displays
+                .iter()
+                .map(|d| match d.size {
+                    Some([w, h]) => format!("{} {w}×{h}", d.id),
+                    None => d.id.to_string(),
+                })
+                .collect();
+            words.push(format!("displays {}", shown.join(", ")));
+        }
         if !self.unread.is_empty() {
             words.push(format!("{} reading(s) not read", self.unread.len()));
         }

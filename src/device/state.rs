@@ -1,5 +1,6 @@
 //! The questions dwpipe asks every device itself, whatever the pack: its state (battery,
-//! power, thermal zones, brightness, lock and the foreground user, screen), in one shell call
+//! power, thermal zones, brightness, lock and the foreground user, screen, the displays and
+//! the fold state), in one shell call
 //! with each service's reply behind a marker line, and its clock before a trace begins. The
 //! audit reads the replies (`audit::state`); a replay whose capture holds no state call answers
 //! it with nothing, so every reading of it is named unread, and a capture recorded while dwpipe
@@ -12,7 +13,7 @@ use crate::shell::ShellCommand;
 /// Each reading's marker and command, in the order they are asked. `users` (AccountMgr's
 /// accounts, SA 200) is no reading of its own: it names the foreground user, whose line of
 /// ScreenlockService's decides the lock where it prints one a user (5.1 and later).
-pub const STATE_FIELDS: [(&str, &str); 7] = [
+pub const STATE_FIELDS: [(&str, &str); 8] = [
     ("battery", "hidumper -s BatteryService -a -i"),
     ("power", "hidumper -s PowerManagerService -a -s"),
     ("thermal", "hidumper -s ThermalService -a -t"),
@@ -20,6 +21,7 @@ pub const STATE_FIELDS: [(&str, &str); 7] = [
     ("lock", "hidumper -s 3704 -a -all"),
     ("users", "hidumper -s 200 -a -os_account_infos"),
     ("screen", "hidumper -s RenderService -a screen"),
+    ("displays", "hidumper -s DisplayManagerService -a -a"),
 ];
 
 /// What precedes each reading's name in the reply.

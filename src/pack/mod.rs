@@ -38,6 +38,7 @@ pub use probe::{
 pub(crate) use probes_doc::{ProbeRef, probes};
 pub(crate) use regression::Floor;
 pub use regression::RegressionDoc;
+pub(crate) use require::FOLDS;
 pub use require::{Compare, Condition, Reading};
 pub use schema::{AppDoc, AssertionDoc, CriterionDoc, ExpectedDoc, PackDoc, ProbeDoc, ScalarDoc};
 pub(crate) use selector::{Selector, SelectorKind};

@@ -21,16 +21,22 @@ pub enum Reading {
     ScreenLock,
     /// The active refresh rate, Hz.
     RefreshRate,
+    /// How a foldable is folded: `folded`, `half-folded` or `expanded` (0, 1, 2).
+    Fold,
 }
 
+/// The fold states a condition names, by their value.
+pub(crate) const FOLDS: [&str; 3] = ["folded", "half-folded", "expanded"];
+
 impl Reading {
-    const ALL: [(Reading, &'static str); 6] = [
+    const ALL: [(Reading, &'static str); 7] = [
         (Reading::Battery, "battery"),
         (Reading::BatteryTemperature, "battery-temperature"),
         (Reading::HottestZone, "hottest-zone"),
         (Reading::Charging, "charging"),
         (Reading::ScreenLock, "screen-lock"),
         (Reading::RefreshRate, "refresh-rate"),
+        (Reading::Fold, "fold"),
     ];
 
     /// Its name in a condition.
@@ -126,7 +132,19 @@ impl Condition {
         .iter()
         .find_map(|(symbol, compare)| rest.strip_prefix(symbol).map(|v| (*compare, v.trim())))
         .ok_or_else(|| format!("`{text}`: compare with >=, >, <=, <, = or `:`"))?;
-        let bound = if reading.is_switch() {
+        let bound = if reading == Reading::Fold {
+            if compare != Compare::Equal {
+                return Err(format!(
+                    "`{text}`: `fold` is a state: write `fold: {}`",
+                    FOLDS.join("|")
+                ));
+            }
+            FOLDS
+                .iter()
+                .position(|f| *f == value)
+                .map(|i| i as f64)
+                .ok_or_else(|| format!("`{text}`: `fold` is one of {}", FOLDS.join(", ")))?
+        } else if reading.is_switch() {
             if compare != Compare::Equal {
                 return Err(format!(
                     "`{text}`: `{name}` is on or off: write `{name}: on|off`"
@@ -166,6 +184,10 @@ impl fmt::Display for Condition {
                 let word = if self.bound > 0.5 { "on" } else { "off" };
                 write!(f, "{name}: {word}")
             }
+            Reading::Fold => {
+                let word = FOLDS.get(self.bound as usize).copied().unwrap_or("?");
+                write!(f, "{name}: {word}")
+            }
             Reading::Battery => write!(f, "{name} {} {}%", self.compare.symbol(), self.bound),
             _ => write!(f, "{name} {} {}", self.compare.symbol(), self.bound),
         }
@@ -188,6 +210,8 @@ mod tests {
             ("screen-lock = on", "screen-lock: on"),
             ("refresh-rate = 120Hz", "refresh-rate = 120"),
             ("hottest-zone < 45000", "hottest-zone < 45000"),
+            ("fold: expanded", "fold: expanded"),
+            ("fold = half-folded", "fold: half-folded"),
         ] {
             let condition = Condition::parse(text).unwrap();
             assert_eq!(condition.to_string(), shown, "{text}");
@@ -198,6 +222,11 @@ mod tests {
             ("battery", "is not a condition"),
             ("battery ~ 3", "compare with"),
             ("battery >= lots", "is not a number"),
+            (
+                "fold: open",
+                "`fold` is one of folded, half-folded, expanded",
+            ),
+            ("fold >= folded", "`fold` is a state"),
             ("charging >= 1", "on or off"),
             ("screen-lock: maybe", "on or off"),
         ] {

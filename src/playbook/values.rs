@@ -14,6 +14,11 @@ impl Values {
         self.0.insert(name.to_owned(), value);
     }
 
+    /// Whether a placeholder has a value.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
     /// Fills a step template; every placeholder must have a validated value.
     pub(crate) fn command(&self, template: &str) -> Result<ShellCommand, UnsafeValue> {
         let values: Vec<(&str, &ShellValue)> =

@@ -184,7 +184,7 @@ pub(crate) fn lab(report: &LabReport) -> Headline {
             };
             Some(format!(
                 "{} {what}: {}",
-                crate::text::one_line(&d.serial, crate::text::CELL),
+                crate::text::one_line(&d.name(), crate::text::CELL),
                 crate::text::one_line(reason, crate::text::CELL)
             ))
         })

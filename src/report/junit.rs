@@ -73,7 +73,7 @@ pub fn junit(report: &AuditReport) -> String {
 pub(crate) fn junit_lab(columns: &[Column<'_>], unreachable: &[UnreachableServer]) -> String {
     let devices = columns.iter().map(|c| {
         (
-            c.serial.to_owned(),
+            c.name(),
             c.outcome.as_ref().map(|(r, _)| *r).map_err(String::as_str),
         )
     });

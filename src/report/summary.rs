@@ -154,7 +154,7 @@ pub(crate) fn lab(report: &LabReport, page: Option<&str>) -> String {
             .map_or_else(String::new, |m| format!(" ({})", cell(m)));
         format!(
             "| {}{about} | {} | {} | {} |\n",
-            cell(&device.serial),
+            cell(&device.name()),
             device.verdict.as_str(),
             cell(&with(crate::schema::Cell::Fail)),
             cell(&with(crate::schema::Cell::Unverified)),

@@ -135,6 +135,25 @@ pub struct LabDevice {
     /// What the history could not record of its audit, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unrecorded: Option<String>,
+    /// How a foldable was folded as its audit began: one foldable audited in each state is a
+    /// column each (absent for a phone that does not fold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fold: Option<String>,
+}
+
+/// A column's name: the connect key, and the fold state a foldable was audited in.
+fn column_name(serial: &str, fold: Option<&str>) -> String {
+    match fold {
+        Some(fold) => format!("{serial} ({fold})"),
+        None => serial.to_owned(),
+    }
+}
+
+impl LabDevice {
+    /// The column's name: its connect key, and the fold state it was audited in.
+    pub fn name(&self) -> String {
+        column_name(&self.serial, self.fold.as_deref())
+    }
 }
 
 /// A criterion's row.
@@ -183,6 +202,17 @@ pub(crate) struct Column<'a> {
 impl Column<'_> {
     fn device(&self) -> Option<&crate::device::DeviceInfo> {
         self.outcome.as_ref().ok()?.0.device.as_ref()
+    }
+
+    /// The fold state its audit found the device in before its runs.
+    pub(crate) fn fold(&self) -> Option<String> {
+        let (report, _) = self.outcome.as_ref().ok()?;
+        report.device_state.as_ref()?.before.fold.clone()
+    }
+
+    /// The column's name: its connect key, and the fold state it was audited in.
+    pub(crate) fn name(&self) -> String {
+        column_name(self.serial, self.fold().as_deref())
     }
 }
 
@@ -263,6 +293,7 @@ impl LabReport {
                     .as_ref()
                     .ok()
                     .and_then(|(report, _)| report.unrecorded.clone()),
+                fold: column.fold(),
             })
             .collect();
         let rows = criteria
@@ -318,7 +349,7 @@ impl LabReport {
         if row.results.iter().all(|r| *r == Cell::Pass) {
             return Cell::Pass.as_str().to_owned();
         }
-        let mut by_result: Vec<(&str, Vec<&str>)> = Vec::new();
+        let mut by_result: Vec<(&str, Vec<String>)> = Vec::new();
         for (device, result) in self.devices.iter().zip(&row.results) {
             let result = match result {
                 Cell::Pass => continue,
@@ -326,8 +357,8 @@ impl LabReport {
                 other => other.as_str(),
             };
             match by_result.iter_mut().find(|(r, _)| *r == result) {
-                Some((_, serials)) => serials.push(&device.serial),
-                None => by_result.push((result, vec![&device.serial])),
+                Some((_, serials)) => serials.push(device.name()),
+                None => by_result.push((result, vec![device.name()])),
             }
         }
         by_result
@@ -387,6 +418,7 @@ mod tests {
             error: None,
             report: None,
             unrecorded: None,
+            fold: None,
         }
     }
 

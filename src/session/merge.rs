@@ -203,6 +203,14 @@ fn column<'a>(device: &'a LabDevice, audit: &'a Option<(AuditReport, String)>) -
 fn differences(given: &LabReport, rebuilt: &LabReport) -> Vec<String> {
     let mut found = Vec::new();
     for (said, made) in given.devices.iter().zip(&rebuilt.devices) {
+        if said.fold != made.fold {
+            found.push(format!(
+                "device {} is `{}`, its audit found it `{}`",
+                said.serial,
+                said.fold.as_deref().unwrap_or("not folding"),
+                made.fold.as_deref().unwrap_or("not folding")
+            ));
+        }
         if said.verdict != made.verdict {
             found.push(format!(
                 "device {} is `{}`, its audit gives `{}`",
@@ -248,22 +256,24 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(LabReport, String),
             .fix("pass two or more lab folders"));
     };
     let (pack, need) = (first.pack_sha256.clone(), first.need);
-    let mut serials: Vec<&str> = Vec::new();
+    // A device is a column once; a foldable audited folded in one shard and expanded in
+    // another is a column each (the state its rebuilt audit read, once rebuilt below).
+    let mut columns_seen: Vec<String> = Vec::new();
     for shard in &shards {
         joinable(shard, first)?;
         for device in &shard.report.devices {
-            if serials.contains(&device.serial.as_str()) {
+            let column = device.name();
+            if columns_seen.contains(&column) {
                 return Err(Diagnostic::error(
                     "E_MERGE_DUPLICATE_DEVICE",
                     format!(
-                        "device {} is in more than one shard ({})",
-                        device.serial,
+                        "device {column} is in more than one shard ({})",
                         shard.dir.join(files::LAB).display()
                     ),
                 )
-                .fix("give each shard its own devices"));
+                .fix("give each shard its own devices (one foldable may be audited in each fold state, a shard each)"));
             }
-            serials.push(&device.serial);
+            columns_seen.push(column);
         }
     }
     // Each device's audit, rebuilt; the criteria are its lock's (a lab none of whose devices

@@ -40,6 +40,7 @@ mod releases;
 mod reports;
 mod resume;
 mod review;
+mod screens;
 mod stability;
 mod trust;
 mod variance;

@@ -66,6 +66,12 @@ impl<'a> Decoded<'a> {
         }
     }
 
+    /// Where the visit's readiness poll found the app's window (a session's `ready.txt`, a
+    /// flow launch's `step-01-ready.txt`), when it says.
+    pub(crate) fn placement(&self) -> Option<super::super::ready::Placement> {
+        placement_in(self.files)
+    }
+
     /// The same evidence, its traces also answering `points`.
     pub(crate) fn asking(self, points: Vec<Point>) -> Decoded<'a> {
         Decoded { points, ..self }
@@ -255,4 +261,14 @@ pub(super) fn stream(path: &Path, mut analysis: Analysis) -> Result<Analysis, Ex
         })
     })?;
     Ok(analysis)
+}
+
+/// Where a visit's readiness poll found the app's window, from its files (a session's
+/// `ready.txt`, a flow launch's `step-01-ready.txt`), when one says.
+pub(crate) fn placement_in(files: &Files) -> Option<super::super::ready::Placement> {
+    files
+        .iter()
+        .filter(|(name, _)| name.ends_with(crate::playbook::READY))
+        .filter_map(|(_, path)| std::fs::read_to_string(path).ok())
+        .find_map(|said| super::super::ready::placement(&said))
 }

@@ -207,6 +207,43 @@ pub(super) fn on_screen(
     let window = layout.app_window(Some(evidence.context.bundle))?;
     let vpr = evidence.context.vpr.ok_or(ExtractError::NoDensity)?;
     let vp = |px: i64| to_vp(px, vpr);
+    // Beside another app (split screen, a floating window), what that app's window covers of
+    // this one is hidden: never a target, a label or a contrast box, and said.
+    let shared = evidence
+        .placement()
+        .filter(|p| !p.alone)
+        .map(|p| {
+            let covered = match extractor {
+                Extractor::TouchTarget | Extractor::Labels => format!(
+                    " ({} clickable node(s) wholly hidden)",
+                    layout.hidden_clickables(window)
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "; {}: what another window covers is not measured{covered}",
+                p.windowing
+            )
+        })
+        .unwrap_or_default();
+    let reading = on_screen_reading(extractor, evidence, probe, (layout, window), vp)?;
+    Ok(match extractor {
+        Extractor::TouchTarget | Extractor::Labels | Extractor::Contrast => Reading {
+            detail: format!("{}{shared}", reading.detail),
+            ..reading
+        },
+        _ => reading,
+    })
+}
+
+/// One on-screen extractor's reading of the app's window `window` of `layout`.
+fn on_screen_reading(
+    extractor: Extractor,
+    evidence: &Decoded<'_>,
+    probe: &ProbeArgs,
+    (layout, window): (&crate::probe::layout::Layout, crate::probe::layout::NodeId),
+    vp: impl Fn(i64) -> f64,
+) -> Result<Reading, ExtractError> {
     match extractor {
         Extractor::Text => {
             let node = layout.select(window, selector(&probe.target, "target")?)?;

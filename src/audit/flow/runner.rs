@@ -374,15 +374,17 @@ impl<D: Device> Runner<'_, '_, D> {
     /// stays) and reads it; the screenshot the step before left due is taken beside it.
     async fn dump(&mut self, index: usize, done: &mut StepRecord) -> Result<Layout, StepFailure> {
         let save = step_file(index, StepFile::Layout);
+        let named = Capture::names_window(self.context.api_level);
         let layout = Capture {
             shot: Shot::Layout,
             remote: format!("/data/local/tmp/dwpipe-flow-{{run}}-{:02}.json", index + 1),
             save: &save,
+            named,
         };
         match self.screen_due.take() {
             Some(before) => {
                 let screen_save = step_file(before, StepFile::Screen);
-                let screen = screen_capture(before, &screen_save);
+                let screen = screen_capture(before, &screen_save, named);
                 let pair = (&screen, &layout);
                 both(
                     self.device,
@@ -475,7 +477,8 @@ impl<D: Device> Runner<'_, '_, D> {
     /// `uitest screenCap` after the step, pulled as `step-NN-screen.png`.
     pub(super) async fn screenshot(&mut self, index: usize) -> Result<(), StepFailure> {
         let save = step_file(index, StepFile::Screen);
-        let screen = screen_capture(index, &save);
+        let named = Capture::names_window(self.context.api_level);
+        let screen = screen_capture(index, &save, named);
         capture(self.device, self.values, &screen, self.dir, self.files).await
     }
 
@@ -488,11 +491,13 @@ impl<D: Device> Runner<'_, '_, D> {
     }
 }
 
-/// The screenshot after step `index` (0-based), kept as `save`.
-fn screen_capture(index: usize, save: &str) -> Capture<'_> {
+/// The screenshot after step `index` (0-based), kept as `save`; `named`: of the display the
+/// app's window is on.
+fn screen_capture(index: usize, save: &str, named: bool) -> Capture<'_> {
     Capture {
         shot: Shot::Screen,
         remote: format!("/data/local/tmp/dwpipe-step-{{run}}-{:02}.png", index + 1),
         save,
+        named,
     }
 }

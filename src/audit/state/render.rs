@@ -48,6 +48,10 @@ pub fn render(
                 "{}OsAccount info:\n    ID: 100\n    \tName: O**r\n    \tType: admin\n    \tStatus: active\n    \tisForeground: 1\n    \tdispalyId: 0\n",
                 header("AccountMgr")
             ),
+            "displays" => format!(
+                "{}---------------- Screen ID: 0 ----------------\nPhysicalFoldStatus:           UNKNOWN\nFoldLockStatus:               UNLOCKED\nDisplayFoldStatus:            UNKNOWN\n[SCREEN SESSION]\nDisplayId:                    0\nactiveModes<id, W, H, RS>:    0, 1260, 2720, {hz}\n[SCREEN INFO]\nVirtualPixelRatio:            3.25\n",
+                header("DisplayManagerService")
+            ),
             _ => format!(
                 "{}-- ScreenInfo\nscreen[0]: id=0, powerstatus=POWER_STATUS_ON, render size: 1260x2720, physical screen resolution: 1260x2720, isvirtual=false\n  activeMode: 1260x2720, refreshrate={hz}\n",
                 header("RenderService")

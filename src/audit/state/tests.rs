@@ -19,6 +19,8 @@ fn the_state_reads_back_from_its_reply_and_names_what_did_not_read() {
     assert_eq!(state.screen_locked, Some(true));
     assert_eq!(state.refresh_hz, Some(120));
     assert!(state.unread.is_empty(), "{:?}", state.unread);
+    // A phone at rest does not fold: one display, no fold state.
+    assert_eq!((state.fold.as_deref(), state.displays.len()), (None, 1));
     assert_eq!(
         state.summary(),
         "battery 15% charging 41.2 °C · power AWAKE · hottest zone soc_thermal 36000 · brightness 120 · screen locked · 120 Hz"
@@ -46,8 +48,38 @@ fn the_state_reads_back_from_its_reply_and_names_what_did_not_read() {
         )
     );
     assert!(state.unread[1].contains("hidumper: No such ability"));
-    assert_eq!(parse("").unread.len(), 6);
+    assert_eq!(parse("").unread.len(), 7);
     assert!(!command().as_str().contains('"'));
+}
+
+/// `fold:` holds on a foldable in that state; on a phone that does not fold, or whose
+/// displays did not read, it is unknown and never met.
+#[test]
+fn a_fold_state_is_a_precondition() {
+    let required = |condition: &str| Required {
+        condition: condition.to_owned(),
+        by: "the pack".to_owned(),
+    };
+    let folded = DeviceState {
+        fold: Some("folded".to_owned()),
+        displays: parse(&render(90, 0, 300, false, 60)).displays,
+        ..DeviceState::default()
+    };
+    assert_eq!(folded.against(&required("fold: folded")), Ok(()));
+    assert_eq!(
+        folded.against(&required("fold: expanded")),
+        Err("`fold: expanded` (the pack): the phone is folded".to_owned())
+    );
+    let flat = DeviceState {
+        fold: None,
+        ..folded.clone()
+    };
+    let said = flat.against(&required("fold: folded")).unwrap_err();
+    assert!(said.contains("the phone does not fold"), "{said}");
+    let said = DeviceState::default()
+        .against(&required("fold: folded"))
+        .unwrap_err();
+    assert!(said.contains("not ready: unknown"), "{said}");
 }
 
 /// A state that says nothing (a charging code no enum names, a zone that does not read)

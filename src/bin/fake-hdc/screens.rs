@@ -177,10 +177,19 @@ impl Screens {
                 now.screen.get_or_insert_with(|| self.doc.start.clone());
                 Some("start ability successfully.\n".to_owned())
             }
-            ["uitest", "dumpLayout", "-p", remote] => self.on_screen(now, |s| {
+            [
+                "uitest",
+                tool @ ("dumpLayout" | "screenCap"),
+                "-p",
+                _,
+                named @ ..,
+            ] if !named.is_empty() && !self.names_window(tool, named) => {
+                return Some(self.unnamed(tool, named));
+            }
+            ["uitest", "dumpLayout", "-p", remote, ..] => self.on_screen(now, |s| {
                 (remote.to_string(), s.layout.clone(), "DumpLayout saved to:")
             }),
-            ["uitest", "screenCap", "-p", remote] => self.on_screen(now, |s| {
+            ["uitest", "screenCap", "-p", remote, ..] => self.on_screen(now, |s| {
                 (
                     remote.to_string(),
                     s.screenshot.clone(),
@@ -228,6 +237,38 @@ impl Screens {
             _ => None,
         };
         reply.map(|reply| (reply, 0))
+    }
+
+    /// Whether `tool`'s options after its path are ones this phone's uitest takes, naming
+    /// the app's windows (`-b`, dumpLayout only) and the display its window is on (`-d 0`):
+    /// from OpenHarmony 5.1 (API 18, `server_main.cpp`).
+    fn names_window(&self, tool: &str, named: &[&str]) -> bool {
+        let display = ["-d", "0"];
+        let takes = match tool {
+            "dumpLayout" => {
+                named == ["-b", self.doc.bundle.as_str()]
+                    || named == ["-b", self.doc.bundle.as_str(), display[0], display[1]]
+            }
+            _ => named == display,
+        };
+        takes && self.info.api_level.is_some_and(|api| api >= 18)
+    }
+
+    /// What uitest prints for options it does not take: before 5.1, getopt's refusal and the
+    /// tool's usage, status 1; from 5.1, a window or display this phone does not have.
+    fn unnamed(&self, tool: &str, named: &[&str]) -> (String, u8) {
+        if self.info.api_level.is_some_and(|api| api >= 18) {
+            let said = match tool {
+                "dumpLayout" => "DumpLayout failed:Get window nodes failed\n",
+                _ => "ScreenCap failed: Failed to get display pixelMap\n",
+            };
+            return (said.to_owned(), 1);
+        }
+        let option = named.first().map_or("?", |o| o.trim_start_matches('-'));
+        (
+            format!("uitest: invalid option -- '{option}'\nUSAGE: uitest {tool} -p <path>\n"),
+            1,
+        )
     }
 
     /// `hitrace --get_level` and `--trace_level L` as a 6.0+ phone's hitrace prints them

@@ -3,11 +3,13 @@
 //! between HarmonyOS 5.x and 6.x, so every pattern is case-insensitive and accepts both.
 
 mod cpu;
+mod displays;
 mod memory;
 mod state;
 mod windows;
 
 pub use cpu::{CpuUsage, cpu_usage};
+pub use displays::{Display, Displays, displays};
 pub use memory::{MemoryTotal, memory_total};
 pub use state::{
     Battery, Brightness, PowerState, ThermalZone, battery, brightness, foreground_user,

@@ -20,16 +20,51 @@ use super::{DumpError, re, require_block};
 pub struct Window {
     /// Window name (WMS truncates it to 20 characters).
     pub name: String,
+    /// The display it is on.
+    pub(crate) display: u64,
     /// Owning process.
     pub(crate) pid: u32,
     /// Window id.
     pub(crate) id: u64,
+    /// Its type (`WindowType`: below 2000 an app's windows, from 2000 the system's).
+    pub(crate) kind: u32,
+    /// Its mode (`WindowMode`: 1 full screen, 100/101 split primary/secondary, 102 floating,
+    /// 103 picture-in-picture).
+    pub(crate) mode: u32,
     /// Z order (−1 for background windows).
     pub(crate) z_order: i64,
     /// `[x, y, w, h]` in render px.
     pub rect: [i64; 4],
     /// Above the dashes line that separates foreground from background windows.
     pub(crate) foreground: bool,
+}
+
+/// The first window type of the system's (`WindowType::SYSTEM_WINDOW_BASE`); below it, an
+/// app's main and sub windows.
+const SYSTEM_WINDOW_BASE: u32 = 2000;
+
+impl Window {
+    /// An app's window (main or sub), not the system's (status bar, keyboard, dialogs).
+    pub(crate) fn is_apps(&self) -> bool {
+        self.kind < SYSTEM_WINDOW_BASE
+    }
+
+    /// How it is shown, in words (`WindowMode`, window_manager `wm_common.h`).
+    pub(crate) fn mode_words(&self) -> &'static str {
+        match self.mode {
+            1 => "full screen",
+            100 => "split screen (primary)",
+            101 => "split screen (secondary)",
+            102 => "a floating window",
+            103 => "picture-in-picture",
+            _ => "an undefined mode",
+        }
+    }
+
+    /// Whether it shares its display with other apps' windows by its mode.
+    pub(crate) fn shares_display(&self) -> bool {
+        self.mode != 1
+    }
 }
 
 /// The window table and the focused window.
@@ -180,8 +215,11 @@ pub fn windows(dump: &str) -> Result<WindowTable, DumpError> {
         match columns.row(line) {
             Some((left, rect)) => table.windows.push(Window {
                 name: left[0].clone(),
+                display: left[1].parse().unwrap_or_default(),
                 pid: left[2].parse().unwrap_or_default(),
                 id: left[3].parse().unwrap_or_default(),
+                kind: left[4].parse().unwrap_or_default(),
+                mode: left[5].parse().unwrap_or_default(),
                 z_order: left[7].parse().unwrap_or_default(),
                 rect,
                 foreground,

@@ -209,6 +209,15 @@ impl Layout {
             .collect()
     }
 
+    /// Clickables of which nothing is visible (under another window, off the display): no
+    /// target, only counted.
+    pub(crate) fn hidden_clickables(&self, window: NodeId) -> usize {
+        self.in_window(window)
+            .filter(|i| self.node(*i).clickable && self.node(*i).hittable)
+            .filter(|i| self.visible_rect(*i).is_some_and(|r| r.is_empty()))
+            .count()
+    }
+
     /// Visible clickables a screen reader has no name for. A clickable is labelled when it,
     /// or a descendant that is not hidden (`visible: "false"`: dumpLayout carries no
     /// accessibility level, and uitest keeps such a node only for a visible descendant or as

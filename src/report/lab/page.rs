@@ -25,7 +25,7 @@ pub(crate) fn html(report: &LabReport) -> String {
         let _ = write!(
             page,
             "<p><b>{}</b>: {}</p>",
-            name(&device.serial),
+            name(&device.name()),
             said(device.error.as_deref().unwrap_or_default())
         );
     }
@@ -33,7 +33,7 @@ pub(crate) fn html(report: &LabReport) -> String {
         let _ = write!(
             page,
             "<p><b>{}</b>: not recorded in the history: {}</p>",
-            name(&device.serial),
+            name(&device.name()),
             said(device.unrecorded.as_deref().unwrap_or_default())
         );
     }
@@ -55,7 +55,7 @@ fn matrix(report: &LabReport) -> String {
     // criterion, never under a wider header that would hide their verdicts.
     let mut page = String::from("<table><tr><th scope=\"col\">criterion</th>");
     for device in &report.devices {
-        let serial = name(&device.serial);
+        let serial = name(&device.name());
         let about = [
             device.model.as_deref(),
             device.software_version.as_deref(),
