@@ -40,6 +40,19 @@ script runs again.
   notes-screens       not a capture: a fake app fake-hdc serves, answering taps by changing screens
   notes-editor-missing the editor never opens: `wait-for id:editor_title` times out after 2 s
                       (5 dumps)                                                   → A-02, X-03 unverified
+
+  tests/fixtures/packs/stability.yaml (every visit bracketed by the fault records):
+  notes-crash         API 22: a JsError as the flow opens a note                  → S-01 fails, P-02 unmeasured
+  notes-freeze-5.1    5.1: an appfreeze file during the ui visit                  → S-01 fails, X-01 unmeasured
+  notes-stable-5.0, notes-stable-6.0.2  an older crash only                       → S-01 passes
+  notes-faults-unread 5.0: hidumper prints no fault-log section                   → S-01 unverified
+  notes-appanalyzer also answers the AppAnalyzer preset's AA-STABILITY.
+
+  tests/fixtures/packs/window.yaml (the app's window and display):
+  notes-outer-6.0.2 / notes-outer-5.0   the app on display 5 (named from API 18; a warning before)
+  notes-split-6.0.2   the app in the top half of a split screen beside a browser
+  notes-fold-expanded / notes-fold-folded  a Mate X5 (FOLD01) in each fold state, its outer
+                      screen at 3.0 px/vp
 """
 import hashlib, io, json, math, os, shutil, sys
 from PIL import Image, ImageDraw

@@ -4,9 +4,9 @@
 //! command first). From API 22 (`hidumper -e --list`, OpenHarmony 6.1) the event list of the
 //! app since the visit began, and the first lines of each record inside it
 //! (`hidumper -e --print <id>`, `fault-<id>.txt`); before, `hidumper -e`'s dump of the fault
-//! logger's folder, which the shell itself may not list (`sh.te`: `search` only; hidumper's
-//! service reads it, `hidumper_service.te`), cut down on the phone to the app's records and the
-//! system's freezes. What each visit found is decoded here for every reader (the audit, and
+//! logger's folder, which from 4.1 the shell itself may not list (`sh.te`: `search` only;
+//! hidumper's service reads it on every release, `hidumper_service.te`), cut down on the phone
+//! to the app's records and the system's freezes. What each visit found is decoded here for every reader (the audit, and
 //! `verify-evidence`).
 
 use std::path::Path;

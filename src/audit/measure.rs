@@ -22,9 +22,9 @@ use crate::probe::Extractor;
 /// One visit in one run.
 pub(super) type RunVisit<'a> = (u32, Visit<'a>);
 
-/// Every visit the planned criteria need in `runs` (all of them: `1..=`[`max_runs`](super::plan::max_runs)), in the
-/// order an audit makes them: run by run, each session (and each flow) once per run, shared by
-/// every probe it serves.
+/// Every visit the planned criteria need in `runs` (all of them:
+/// `1..=`[`max_runs`](super::plan::max_runs)), in the order an audit makes them: run by run,
+/// each session (and each flow) once per run, shared by every probe it serves.
 pub(super) fn visits<'a>(
     planned: &[Planned<'a>],
     runs: std::ops::RangeInclusive<u32>,
@@ -125,17 +125,6 @@ impl<'p, 'a> Measuring<'p, 'a> {
         Measuring { displays, ..self }
     }
 
-    /// The density a visit's lengths in vp are read at: the display its app window was on,
-    /// when that is not the first display (whose density the device's identity holds).
-    fn density(&self, files: &Files) -> Option<f64> {
-        let on = super::extract::placement_in(files)?.display;
-        let first = self.displays.first()?.id;
-        (on != first)
-            .then(|| self.displays.iter().find(|d| d.id == on))
-            .flatten()
-            .and_then(|d| d.virtual_pixel_ratio)
-    }
-
     /// Reads one visit's files for every criterion of its session measured in that run;
     /// the files are hashed relative to `out`, the audit's folder.
     pub(super) fn read(
@@ -151,7 +140,8 @@ impl<'p, 'a> Measuring<'p, 'a> {
             &gathered.files,
             Context {
                 samples,
-                vpr: self.density(&gathered.files).or(self.context.vpr),
+                vpr: super::placement::density(&self.displays, &gathered.files)
+                    .or(self.context.vpr),
                 ..self.context
             },
         )
@@ -249,28 +239,16 @@ impl<'p, 'a> Measuring<'p, 'a> {
         Ok(())
     }
 
-    /// Before OpenHarmony 5.1, uitest captures display 0 with every window merged: where the
-    /// visit's poll found the app's window elsewhere or beside another app's, what its screen
-    /// criteria read may not be the user's screen, and each says so.
+    /// Notes a screen criterion of the visit read where uitest could not be told the app's
+    /// window, once per criterion.
     fn notice_unnamed_screen(&mut self, (run, visit): RunVisit<'_>, decoded: &Decoded<'_>) {
-        if super::capture::Capture::names_window(self.context.api_level) {
-            return;
-        }
-        let Some(placed) = decoded.placement().filter(|p| p.display != 0 || !p.alone) else {
+        let Some(warning) = super::placement::unnamed(self.context.api_level, decoded) else {
             return;
         };
-        let message = format!(
-            "uitest before OpenHarmony 5.1 (API 18) dumps and captures display 0 with every window merged, and the app's window was on display {} ({}): the screen read may not be the one the user sees",
-            placed.display, placed.windowing
-        );
         for plan in measured_in(self.planned, (run, visit)).filter(|p| p.is_on_screen()) {
             let id = plan.criterion.id.as_str();
-            if self.noticed_keys.insert((id, message.clone())) {
-                self.noticed.push(
-                    Diagnostic::warning("W_SCREEN_NOT_NAMED", &message)
-                        .criterion(id)
-                        .fix("audit on a phone of API 18 or later (its captures name the app's window and display), or with the app alone, full screen, on display 0"),
-                );
+            if self.noticed_keys.insert((id, warning.message.clone())) {
+                self.noticed.push(warning.clone().criterion(id));
             }
         }
     }

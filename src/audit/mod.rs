@@ -17,6 +17,7 @@ mod inputs;
 mod keep;
 mod measure;
 mod model;
+mod placement;
 mod plan;
 mod ready;
 mod rebuild;

@@ -78,7 +78,7 @@ fn run(api_level: Option<u32>, json: bool) -> Result<i32, Error> {
             .iter()
             .map(|u| match u.metric {
                 Some(metric) => format!("{metric}: {}", u.unit.unwrap_or("—")),
-                None => u.unit.unwrap_or("pass/fail").to_owned(),
+                None => u.unit.unwrap_or_else(|| unitless(probe.id)).to_owned(),
             })
             .collect();
         print::out(&format!("{}  ({})", probe.id, units.join(", ")));
@@ -167,4 +167,13 @@ pub(super) struct ProbesArgs {
     pub(super) api_level: Option<u32>,
     #[command(flatten)]
     pub(super) output: Json,
+}
+
+/// What a probe without a unit produces: a test's pass or fail, a node's text, or a count.
+fn unitless(id: &str) -> &'static str {
+    match id {
+        "test.hypium" => "pass/fail",
+        "layout.text" => "text",
+        _ => "a count",
+    }
 }

@@ -157,7 +157,7 @@ fn a_capture_that_never_recorded_the_state_names_every_reading_unread() {
     replay_audit(dir.path(), &capture).status(0).run();
     let report = first_audit(dir.path());
     let unread = &report.device_state.as_ref().unwrap().before.unread;
-    assert_eq!(unread.len(), 6, "{unread:?}");
+    assert_eq!(unread.len(), 7, "{unread:?}");
     assert!(
         unread[0].starts_with("battery (`hidumper -s BatteryService -a -i`): not in the reply")
     );
