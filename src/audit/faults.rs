@@ -1,12 +1,14 @@
 //! The platform's record of the app's crashes and freezes around each visit, when the pack
 //! asks for `stability.crashes`: the device's clock as the visit begins (`faults-since.txt`),
-//! then, however the visit ended, the clock again and the fault records (`faults.txt`, the
-//! command first). From API 22 (`hidumper -e --list`, OpenHarmony 6.1) the event list of the
-//! app since the visit began, and the first lines of each record inside it
-//! (`hidumper -e --print <id>`, `fault-<id>.txt`); before, `hidumper -e`'s dump of the fault
-//! logger's folder, which from 4.1 the shell itself may not list (`sh.te`: `search` only;
-//! hidumper's service reads it on every release, `hidumper_service.te`), cut down on the phone
-//! to the app's records and the system's freezes. What each visit found is decoded here for every reader (the audit, and
+//! then, however the visit ended, the clock again, whether the app still has a process, and
+//! the fault records (`faults.txt`, the command first).
+//!
+//! From API 22 (`hidumper -e --list`, OpenHarmony 6.1): the event list of the app since the
+//! visit began, and the first lines of each record inside it (`hidumper -e --print <id>`,
+//! `fault-<id>.txt`). Before: `hidumper -e`'s dump of the fault logger's folder, which from 4.1
+//! the shell itself may not list (`sh.te`: `search` only; hidumper's service reads it on every
+//! release, `hidumper_service.te`), cut down on the phone to the app's records and the
+//! system's freezes. What each visit found is decoded here for every reader (the audit, and
 //! `verify-evidence`).
 
 use std::path::Path;
@@ -28,7 +30,22 @@ pub(crate) const LIST_FIRST_API: u32 = 22;
 /// The records inside a visit whose first lines are asked for, at most.
 const PRINTED: usize = 5;
 
-const CLOCK: &str = "date '+%Y-%m-%d %H:%M:%S'";
+/// The device's local time, in the form hidumper's `--since` takes.
+macro_rules! clock {
+    () => {
+        "date '+%Y-%m-%d %H:%M:%S'"
+    };
+}
+const CLOCK: &str = clock!();
+/// As a visit ends: the clock, then whether the app still has a process (`pid=` and its pid,
+/// or nothing after it), before the records.
+const ENDED: &str = concat!(clock!(), "; echo pid=$(pidof {bundle})");
+/// Then, for a visit that leaves the app in the foreground, the window manager's table: whose
+/// window has the focus, between markers (the records follow the second).
+const FOCUS: &str =
+    "echo __DWPIPE_FOCUS; hidumper -s WindowManagerService -a -a; echo __DWPIPE_RECORDS";
+const FOCUS_MARK: &str = "__DWPIPE_FOCUS";
+const RECORDS_MARK: &str = "__DWPIPE_RECORDS";
 /// Where hidumper's dump waits on the phone while it is cut down.
 const DUMPED: &str = "/data/local/tmp/dwpipe-faults.txt";
 
@@ -58,12 +75,13 @@ pub(super) async fn mark(
 }
 
 /// Reads the fault records of `bundle` after a visit (`values` holds it as `{bundle}`),
-/// keeping them beside its evidence. A record source that does not answer is kept as it
-/// answered: the stability criterion says why it is unverified.
+/// keeping them beside its evidence; `foreground`: the visit leaves the app in the foreground
+/// (it does not send it home), so whose window has the focus is kept too. A record source that
+/// does not answer is kept as it answered: the stability criterion says why it is unverified.
 pub(super) async fn read(
     device: &impl Device,
     (values, bundle): (&Values, &str),
-    api_level: Option<u32>,
+    (api_level, foreground): (Option<u32>, bool),
     (dir, files): (&Path, &mut Files),
 ) -> Result<(), StepFailure> {
     let since = files
@@ -76,15 +94,19 @@ pub(super) async fn read(
         (Some(since), true) => {
             let since = ShellValue::device_time(since).map_err(|e| step(e.to_string()))?;
             values.set("since", since);
-            format!("{CLOCK}; hidumper -e --list {{bundle}} --since '{{since}}'")
+            format!("{ENDED}; hidumper -e --list {{bundle}} --since '{{since}}'")
         }
-        (None, true) => format!("{CLOCK}; hidumper -e --list {{bundle}}"),
+        (None, true) => format!("{ENDED}; hidumper -e --list {{bundle}}"),
         (_, false) => format!(
-            "{CLOCK}; hidumper -e > {DUMPED}; grep -m 1 -E '^---*\\[' {DUMPED}; grep -c '^{}' {DUMPED}; grep -E -A {} '^{}([a-z]*-{{bundle}}-|sysfreeze-)' {DUMPED}; rm -f {DUMPED}",
+            "{ENDED}; hidumper -e > {DUMPED}; grep -m 1 -E '^---*\\[' {DUMPED}; grep -c '^{}' {DUMPED}; grep -E -A {} '^{}([a-z]*-{{bundle}}-|sysfreeze-)' {DUMPED}; rm -f {DUMPED}",
             crate::probe::faults::FAULTLOGGER,
             crate::probe::faults::FIRST_LINES,
             crate::probe::faults::FAULTLOGGER,
         ),
+    };
+    let template = match foreground {
+        true => template.replacen(ENDED, &format!("{ENDED}; {FOCUS}"), 1),
+        false => template,
     };
     let command = values.command(&template).map_err(|e| step(e.to_string()))?;
     let said = ask(device, command.as_str()).await?;
@@ -95,7 +117,7 @@ pub(super) async fn read(
     let Some(window) = since.zip(said.lines().next().and_then(device_time)) else {
         return Ok(());
     };
-    let Ok(list) = parse_list(&said, bundle) else {
+    let Ok(list) = parse_list(split_focus(&said).1, bundle) else {
         return Ok(());
     };
     let inside = list
@@ -153,6 +175,12 @@ pub(crate) struct VisitFaults {
     pub(crate) faults: Vec<Fault>,
     /// The records the source listed outside it or of other processes.
     pub(crate) others: u64,
+    /// Whether the app still had a process as the visit ended.
+    pub(crate) running: bool,
+    /// Another app's window that had the focus as the visit ended, in words (a visit that
+    /// leaves the app in the foreground; the system's windows, a dialog or the keyboard, are
+    /// the app's screen still).
+    pub(crate) elsewhere: Option<String>,
 }
 
 impl VisitFaults {
@@ -194,12 +222,25 @@ fn decode_kept(files: &Files, kept: &Path, bundle: &str) -> Result<VisitFaults, 
             crate::text::one_line(until_said, 120)
         )
     })?;
-    let body: String = lines.collect::<Vec<_>>().join("\n");
+    let pid = lines
+        .next()
+        .and_then(|l| l.strip_prefix("pid="))
+        .map(|pid| {
+            pid.split_whitespace()
+                .next()
+                .and_then(|p| p.parse::<u32>().ok())
+        })
+        .ok_or_else(|| "whether the app still ran as the visit ended was not said".to_owned())?;
+    let rest: String = lines.collect::<Vec<_>>().join("\n");
+    let (focus, body) = split_focus(&rest);
+    let elsewhere = focus
+        .zip(pid)
+        .and_then(|(table, pid)| elsewhere(table, pid));
     let listed = command.contains("hidumper -e --list");
     let parsed = if listed {
-        parse_list(&body, bundle)
+        parse_list(body, bundle)
     } else {
-        parse_dump(&body, bundle)
+        parse_dump(body, bundle)
     };
     let listed_faults = parsed.map_err(|e: FaultsError| e.to_string())?;
     let mut faults = Vec::new();
@@ -230,5 +271,32 @@ fn decode_kept(files: &Files, kept: &Path, bundle: &str) -> Result<VisitFaults, 
         until: until.to_owned(),
         others: others.max(on_phone.saturating_sub(faults.len() as u64)),
         faults,
+        running: pid.is_some(),
+        elsewhere,
+    })
+}
+
+/// The window manager's table a visit's end kept, if it kept one, and the records after it.
+fn split_focus(said: &str) -> (Option<&str>, &str) {
+    match said.split_once(FOCUS_MARK) {
+        Some((_, after)) => match after.split_once(RECORDS_MARK) {
+            Some((table, records)) => (Some(table), records),
+            None => (Some(after), ""),
+        },
+        None => (None, said),
+    }
+}
+
+/// Another app's window with the focus, where the table says so: a window of an app (not the
+/// system's) of another process than `pid`.
+fn elsewhere(table: &str, pid: u32) -> Option<String> {
+    let table = crate::probe::hidumper::windows(table).ok()?;
+    let focus = table.focus?;
+    let window = table.windows.iter().find(|w| w.id == focus)?;
+    (window.is_apps() && window.pid != pid).then(|| {
+        format!(
+            "another app's window had the focus as the visit ended: {} (window {}, pid {})",
+            window.name, window.id, window.pid
+        )
     })
 }

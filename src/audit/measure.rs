@@ -162,10 +162,11 @@ impl<'p, 'a> Measuring<'p, 'a> {
         self.notice_unnamed_screen((run, visit), &decoded);
         // A visit in which the app crashed, froze or was ended measured something else.
         let faults = super::faults::decode(&gathered.files, self.context.bundle);
+        let was_ready = decoded.placement().is_some();
         let ended = faults
             .as_ref()
             .and_then(|read| read.as_ref().ok())
-            .and_then(super::stability::unmeasured);
+            .and_then(|read| super::stability::unmeasured(read, was_ready));
         if let Some(read) = faults {
             self.stability.push(super::stability::VisitRecord {
                 run,

@@ -262,10 +262,25 @@ impl<'s, 'a> Prepared<'s, 'a> {
         // However the visit ended (a crash is why a step fails), what the platform recorded.
         if faults {
             let bundle = context.bundle;
+            let foreground = match visit {
+                Visit::Session(name) => !spec.playbooks.sessions[name].leaves_app(),
+                // The flow, and the sessions measured after it in the same visit.
+                Visit::Flow(name) => {
+                    !spec.pack.flows[name].leaves_app()
+                        && !measured_in(&self.planned, (run, visit))
+                            .filter_map(Planned::after_flow)
+                            .any(|s| spec.playbooks.sessions[s].leaves_app())
+                }
+            };
             let at = (dir, &mut files);
-            super::faults::read(device, (&values, bundle), context.api_level, at)
-                .await
-                .map_err(|e| stopped(run, dir, e))?;
+            super::faults::read(
+                device,
+                (&values, bundle),
+                (context.api_level, foreground),
+                at,
+            )
+            .await
+            .map_err(|e| stopped(run, dir, e))?;
         }
         match outcome {
             Ok(()) => Ok(Gathered {

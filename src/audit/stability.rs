@@ -18,9 +18,22 @@ pub(super) struct VisitRecord {
     pub(super) files: Vec<EvidenceFile>,
 }
 
-/// Why no other criterion reads a visit whose faults show the app ended inside it.
-pub(super) fn unmeasured(faults: &VisitFaults) -> Option<String> {
-    let fault = faults.ended()?;
+/// Why no other criterion reads a visit whose faults show the app ended inside it, or whose
+/// app, found running and shown by the visit's readiness poll (`was_ready`), had no process
+/// left as it ended, with no record of why.
+pub(super) fn unmeasured(faults: &VisitFaults, was_ready: bool) -> Option<String> {
+    let Some(fault) = faults.ended() else {
+        if !was_ready {
+            return None;
+        }
+        if !faults.running {
+            return Some("no reading: the app had no process left as the visit ended, and the platform recorded no crash, freeze or kill: what the visit read may not be the app's".to_owned());
+        }
+        return faults
+            .elsewhere
+            .as_ref()
+            .map(|why| format!("no reading: {why}: what the visit read may not be the app's"));
+    };
     Some(format!(
         "no reading: {} during this visit ({}{}); what the visit read after it is not the app's (its records: {})",
         what_happened(fault),
@@ -81,6 +94,12 @@ pub(super) fn readings(records: &[VisitRecord], runs: u32) -> Vec<RunReading> {
                 for visit in &visits {
                     let Ok(read) = &visit.read else { continue };
                     others += read.others;
+                    if !read.running && read.ended().is_none() {
+                        ended.push(format!(
+                            "no process left after {}, with no record",
+                            visit.visit
+                        ));
+                    }
                     for fault in &read.faults {
                         if seen.contains(&fault.id.as_str()) {
                             continue;
@@ -130,8 +149,88 @@ fn summary(visits: &[&VisitRecord], counted: &[String], ended: &[String], others
         )
     };
     if !ended.is_empty() {
-        said.push_str("; the system ended the app, not counted: ");
+        said.push_str("; ended otherwise, not counted: ");
         said.push_str(&ended.join("; "));
     }
     said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::faults::Severity;
+
+    fn visit(faults: &[(&str, Severity)], running: bool) -> VisitFaults {
+        VisitFaults {
+            source: "hidumper -e --list",
+            since: "2026-12-06 12:00:00".to_owned(),
+            until: "2026-12-06 12:00:10".to_owned(),
+            faults: faults
+                .iter()
+                .map(|(kind, severity)| Fault {
+                    kind: (*kind).to_owned(),
+                    severity: *severity,
+                    at: "2026-12-06 12:00:03".to_owned(),
+                    id: (*kind).to_owned(),
+                    process: "com.example.notes".to_owned(),
+                    lines: Vec::new(),
+                })
+                .collect(),
+            others: 0,
+            running,
+            elsewhere: None,
+        }
+    }
+
+    /// What leaves a visit unmeasured: a crash, a freeze (the app's or the system's), a kill,
+    /// or an app found shown that had no process left; a warning or an app never found shown
+    /// does not.
+    #[test]
+    fn a_visit_is_unmeasured_by_what_ended_its_app() {
+        // (the visit's records, the app still running, found shown by its poll, why unmeasured)
+        type Row<'r> = (&'r [(&'r str, Severity)], bool, bool, Option<&'r str>);
+        let rows: [Row<'_>; 7] = [
+            (
+                &[("CppCrash", Severity::Crash)],
+                false,
+                true,
+                Some("the app crashed"),
+            ),
+            (
+                &[("appfreeze", Severity::Freeze)],
+                false,
+                true,
+                Some("the app froze"),
+            ),
+            (
+                &[("sysfreeze", Severity::Freeze)],
+                true,
+                true,
+                Some("the system froze"),
+            ),
+            (
+                &[("LowMemoryKill", Severity::Ended)],
+                false,
+                true,
+                Some("the system ended the app"),
+            ),
+            (&[("syswarning", Severity::Warning)], true, true, None),
+            (&[], false, true, Some("the app had no process left")),
+            (&[], false, false, None),
+        ];
+        let mut elsewhere = visit(&[], true);
+        elsewhere.elsewhere = Some("another app's window had the focus".to_owned());
+        assert!(unmeasured(&elsewhere, true).is_some_and(|w| w.contains("another app's window")));
+        assert_eq!(unmeasured(&elsewhere, false), None);
+        for (faults, running, was_ready, said) in rows {
+            let why = unmeasured(&visit(faults, running), was_ready);
+            match said {
+                Some(said) => assert!(
+                    why.as_deref().is_some_and(|w| w.contains(said)),
+                    "{faults:?}: {why:?}"
+                ),
+                None => assert_eq!(why, None, "{faults:?}"),
+            }
+        }
+    }
 }

@@ -85,6 +85,15 @@ impl Session {
         self.start.iter().chain(&self.steps)
     }
 
+    /// Whether it sends the app home on purpose (`uitest uiInput keyEvent Home`, the
+    /// background sessions): its end is not held to the app having the focus.
+    pub(crate) fn leaves_app(&self) -> bool {
+        self.standalone().any(|step| match step {
+            Step::Shell { template, .. } => template.contains("keyEvent Home"),
+            _ => false,
+        })
+    }
+
     /// Its fixed wait inside a trace (a cold start's), if any: the window's ceiling.
     pub(crate) fn traced_wait(&self) -> Option<Duration> {
         let mut tracing = false;

@@ -124,6 +124,32 @@ fn each_release_is_read_from_the_record_its_shell_may_read() {
         );
         assert!(evidence.contains(said), "{name}: {said}\n{evidence}");
     }
+    // An app gone without a record: no crash counted, but that visit read no app.
+    let dir = frozen_fixture("packs/stability.yaml");
+    replay_audit(dir.path(), &capture("notes-gone-6.0.2"))
+        .status(1)
+        .run();
+    let report = first_audit(dir.path());
+    let (result, actual, evidence) = check(&report, "S-01");
+    assert_eq!((result, actual.as_str()), (CheckResult::Pass, "0"));
+    assert!(
+        evidence.contains("ended otherwise, not counted: no process left after ui, with no record"),
+        "{evidence}"
+    );
+    let (result, _, evidence) = check(&report, "X-01");
+    assert_eq!(result, CheckResult::Unverified);
+    assert!(evidence.contains("no reading: the app had no process left as the visit ended, and the platform recorded no crash, freeze or kill"), "{evidence}");
+    // Another app's window in front as the visit ends: the app runs, its screen is not shown.
+    let dir = frozen_fixture("packs/stability.yaml");
+    replay_audit(dir.path(), &capture("notes-elsewhere-6.0.2"))
+        .status(1)
+        .run();
+    let (result, _, evidence) = check(&first_audit(dir.path()), "X-01");
+    assert_eq!(result, CheckResult::Unverified);
+    assert!(
+        evidence.contains("no reading: another app's window had the focus as the visit ended: browser0 (window 21, pid 6000)"),
+        "{evidence}"
+    );
     // A freeze on the launch screen: that visit's touch targets are no reading.
     let dir = frozen_fixture("packs/stability.yaml");
     replay_audit(dir.path(), &capture("notes-freeze-5.1"))

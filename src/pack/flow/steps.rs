@@ -131,6 +131,14 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Whether it sends the app away on purpose (`press: home` or `power`): its end is not
+    /// held to the app having the focus.
+    pub(crate) fn leaves_app(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s.action, Action::Press(Key::Home | Key::Power)))
+    }
+
     /// The flow in words, a line per step (`2. click: id:note_item_1 (open)`), for the spec and
     /// the Goal brief: an agent has to know which nodes the audit will look for.
     pub(crate) fn lines(&self) -> Vec<String> {
