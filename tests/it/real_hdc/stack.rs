@@ -273,9 +273,17 @@ impl Stack {
             &format!("the server lists {key} {status}"),
             Duration::from_secs(20),
             || {
-                self.hdc(&["list", "targets", "-v"])
+                let listed = self
+                    .hdc(&["list", "targets", "-v"])
                     .lines()
-                    .any(|l| l.starts_with(&key) && l.contains(status))
+                    .any(|l| l.starts_with(&key) && l.contains(status));
+                // hdcd refuses an unknown host's key and the server may drop the target with
+                // it (daemon.cpp sends E000002, then E000003 once the dialog is refused): on a
+                // busy host the listing can miss it, and a new `tconn` is a new handshake.
+                if !listed && tools == Tools::Unauthorized {
+                    self.hdc(&["tconn", &key]);
+                }
+                listed
             },
         );
         self.phones.push(Phone {
