@@ -193,3 +193,49 @@ fn a_poll_goes_on_once_the_window_is_focused_and_drawn_else_at_its_ceiling() {
         assert!(served, "every recorded look was asked: {ready}");
     }
 }
+
+/// Where the app's window is, as the poll's file says it and as every reader reads it back:
+/// alone on its display, or in a split screen beside another app's window, which is named.
+#[test]
+fn the_apps_window_and_who_shares_its_display_are_kept_and_read_back() {
+    let table = |mode: u32, browser: bool| {
+        let mut rows = format!(
+            "WindowName           DisplayId Pid     WinId Type Mode Flag ZOrd Orientation [ x    y    w    h    ]\nSystemUi_StatusBar   5         1572    9     2108 102  0    2    0           [ 0    0    1080 72   ]\nnote0                5         {APP:<8}13    1    {mode:<5}0    1    0           [ 0    0    1080 1250 ]\n"
+        );
+        if browser {
+            rows.push_str("browser0             5         6000    21    1    101  0    1    0           [ 0    1260 1080 1244 ]\n");
+        }
+        crate::probe::hidumper::windows(&format!(
+            "----------------------------------WindowManagerService----------------------------------\n{rows}Focus window: 13\n"
+        ))
+        .unwrap()
+    };
+    let rows = [
+        (table(1, false), true, "the app alone on display 5"),
+        (
+            table(100, true),
+            false,
+            "the app in split screen (primary), beside or under other apps' windows on display 5: browser0 (window 21, pid 6000, split screen (secondary), [0 1260 1080 1244])",
+        ),
+        (
+            table(102, false),
+            false,
+            "the app in a floating window, no other app's window on display 5",
+        ),
+    ];
+    for (table, alone, windowing) in rows {
+        let app = table.windows.iter().find(|w| w.id == 13).unwrap();
+        let said = placed(app, &table.windows);
+        assert!(
+            said.starts_with("window: 13 on display 5 at [0 0 1080 1250], "),
+            "{said}"
+        );
+        let read = placement(&format!("ready: …\nsignal: …\n{said}")).unwrap();
+        assert_eq!(
+            (read.display, read.alone, read.windowing.as_str()),
+            (5, alone, windowing)
+        );
+    }
+    // A poll that never found the app ready wrote neither line.
+    assert_eq!(placement("not ready after 2000 ms (10 looks): …\n"), None);
+}
