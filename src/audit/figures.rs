@@ -36,6 +36,8 @@ pub(crate) struct ScreenFigure {
     pub(crate) height: usize,
     /// The layout dump taken with it.
     pub(crate) layout: Layout,
+    /// The density its lengths were read at (the display's own, on a phone with several).
+    pub(crate) vpr: Option<f64>,
 }
 
 /// The first run of a flow: what each step did, and the screen after it.
@@ -169,6 +171,7 @@ impl Figures {
                 width: screen.image.width,
                 height: screen.image.height,
                 layout: layout.clone(),
+                vpr: evidence.density(),
             });
         }
     }

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use crate::gate::Verdict;
 use crate::report::{ab_lab_rows, publish};
-use crate::schema::{AbLabReport, AbOutput, AuditReport, DeviceVerdict, LabReport, Restored};
+use crate::schema::{
+    AbLabReport, AbOutput, AuditReport, DeviceVerdict, LabDevice, LabReport, Restored,
+};
 use crate::session::{AbSession, Outcome, merge as merge_shards};
 use crate::text::{CELL, LINE, one_line};
 
@@ -193,7 +195,7 @@ pub(super) fn merge(args: &MergeArgs) -> Result<i32, Error> {
 fn matrix(report: &LabReport) -> String {
     let fixed = |a: &str, b: &str, c: &str| vec![a.to_owned(), b.to_owned(), c.to_owned()];
     let mut serials = fixed("criterion", "dimension", "weight");
-    serials.extend(report.devices.iter().map(|d| d.serial.clone()));
+    serials.extend(report.devices.iter().map(LabDevice::name));
     let mut models = fixed("", "", "");
     models.extend(
         report
@@ -219,7 +221,7 @@ fn matrix(report: &LabReport) -> String {
         let _ = write!(
             text,
             "\n  {}: {}",
-            one_line(&device.serial, CELL),
+            one_line(&device.name(), CELL),
             one_line(device.error.as_deref().unwrap_or_default(), LINE)
         );
     }

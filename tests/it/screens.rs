@@ -152,6 +152,12 @@ fn a_foldable_in_both_states_is_two_columns_of_one_lab() {
         crate::support::read(dir.path().join("shard-folded/FOLD01/audit-1.json"));
     assert_eq!(folded.actual("X-01"), Some("48vp"));
     assert!(folded.check("X-01").check.evidence.contains("(144 px)"));
+    // The page draws the targets at that density too: a 60 vp list item is 180 px there.
+    let page = fs::read_to_string(dir.path().join("shard-folded/FOLD01/report.html")).unwrap();
+    assert!(
+        page.contains("id:note_item_0 60 vp"),
+        "the outer screen's density"
+    );
     let state = &folded.device_state.as_ref().unwrap().before;
     assert_eq!(state.fold.as_deref(), Some("folded"));
     assert_eq!(state.displays.len(), 2);

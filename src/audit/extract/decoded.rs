@@ -66,6 +66,11 @@ impl<'a> Decoded<'a> {
         }
     }
 
+    /// The density the visit's lengths in vp are read at.
+    pub(crate) fn density(&self) -> Option<f64> {
+        self.context.vpr
+    }
+
     /// Where the visit's readiness poll found the app's window (a session's `ready.txt`, a
     /// flow launch's `step-01-ready.txt`), when it says.
     pub(crate) fn placement(&self) -> Option<super::super::ready::Placement> {

@@ -82,10 +82,10 @@ pub(super) fn screen<'a>(
     let figure = figures.screen.as_ref()?;
     let layout = &figure.layout;
     let window = layout.app_window(Some(&pack.doc.app.bundle.value)).ok()?;
-    let vpr = report
-        .device
-        .as_ref()
-        .and_then(|d| d.virtual_pixel_ratio)
+    // The density the visit was read at (its display's own), else the device's.
+    let vpr = figure
+        .vpr
+        .or_else(|| report.device.as_ref().and_then(|d| d.virtual_pixel_ratio))
         .unwrap_or(1.0);
     let mut shapes = Vec::new();
     for node in layout.clickables(window) {
