@@ -19,7 +19,7 @@ use crate::probe::faults::{Fault, FaultsError, device_time, parse_dump, parse_li
 use crate::shell::ShellValue;
 
 use super::evidence::{Files, StepFailure};
-use super::keep::{device_or_step, keep_file};
+use super::keep::{device_or_step, keep_said};
 
 /// The device's clock as the visit began.
 pub(crate) const SINCE: &str = "faults-since.txt";
@@ -71,7 +71,7 @@ pub(super) async fn mark(
         reason: format!("cannot create `{}`: {e}", dir.display()),
     })?;
     let said = ask(device, CLOCK).await?;
-    keep(dir, files, SINCE, &said)
+    keep_said(dir, files, SINCE, &said)
 }
 
 /// Reads the fault records of `bundle` after a visit (`values` holds it as `{bundle}`),
@@ -89,28 +89,28 @@ pub(super) async fn read(
         .and_then(|path| std::fs::read_to_string(path).ok())
         .and_then(|said| device_time(&said).map(str::to_owned));
     let listed = api_level.is_some_and(|api| api >= LIST_FIRST_API);
+    let ended = match foreground {
+        true => format!("{ENDED}; {FOCUS}"),
+        false => ENDED.to_owned(),
+    };
     let mut values = values.clone();
     let template = match (&since, listed) {
         (Some(since), true) => {
             let since = ShellValue::device_time(since).map_err(|e| step(e.to_string()))?;
             values.set("since", since);
-            format!("{ENDED}; hidumper -e --list {{bundle}} --since '{{since}}'")
+            format!("{ended}; hidumper -e --list {{bundle}} --since '{{since}}'")
         }
-        (None, true) => format!("{ENDED}; hidumper -e --list {{bundle}}"),
+        (None, true) => format!("{ended}; hidumper -e --list {{bundle}}"),
         (_, false) => format!(
-            "{ENDED}; hidumper -e > {DUMPED}; grep -m 1 -E '^---*\\[' {DUMPED}; grep -c '^{}' {DUMPED}; grep -E -A {} '^{}([a-z]*-{{bundle}}-|sysfreeze-)' {DUMPED}; rm -f {DUMPED}",
+            "{ended}; hidumper -e > {DUMPED}; grep -m 1 -E '^---*\\[' {DUMPED}; grep -c '^{}' {DUMPED}; grep -E -A {} '^{}([a-z]*-{{bundle}}-|sysfreeze-)' {DUMPED}; rm -f {DUMPED}",
             crate::probe::faults::FAULTLOGGER,
             crate::probe::faults::FIRST_LINES,
             crate::probe::faults::FAULTLOGGER,
         ),
     };
-    let template = match foreground {
-        true => template.replacen(ENDED, &format!("{ENDED}; {FOCUS}"), 1),
-        false => template,
-    };
     let command = values.command(&template).map_err(|e| step(e.to_string()))?;
     let said = ask(device, command.as_str()).await?;
-    keep(dir, files, FAULTS, &format!("$ {command}\n{said}"))?;
+    keep_said(dir, files, FAULTS, &format!("$ {command}\n{said}"))?;
     if !listed {
         return Ok(());
     }
@@ -130,7 +130,7 @@ pub(super) async fn read(
         };
         let print = format!("hidumper -e --print {} | head -n 40", id.as_str());
         let said = ask(device, &print).await?;
-        keep(dir, files, &printed(&fault.id), &said)?;
+        keep_said(dir, files, &printed(&fault.id), &said)?;
     }
     Ok(())
 }
@@ -153,10 +153,6 @@ async fn ask(device: &impl Device, command: &str) -> Result<String, StepFailure>
     }
 }
 
-fn keep(dir: &Path, files: &mut Files, name: &str, said: &str) -> Result<(), StepFailure> {
-    keep_file(dir, files, name, said.as_bytes()).map_err(|e| step(crate::diagnostic::chain(&e)))
-}
-
 /// Whether `fault` began inside the visit `(since, until)`, both ends included: the records'
 /// times are whole seconds, and a record of the second a visit began is never dismissed.
 fn within(fault: &Fault, (since, until): (&str, &str)) -> bool {
@@ -168,9 +164,6 @@ fn within(fault: &Fault, (since, until): (&str, &str)) -> bool {
 pub(crate) struct VisitFaults {
     /// How they were read, in words.
     pub(crate) source: &'static str,
-    /// The visit's window on the device's clock.
-    pub(crate) since: String,
-    pub(crate) until: String,
     /// The records that began inside it.
     pub(crate) faults: Vec<Fault>,
     /// The records the source listed outside it or of other processes.
@@ -267,8 +260,6 @@ fn decode_kept(files: &Files, kept: &Path, bundle: &str) -> Result<VisitFaults, 
         } else {
             "hidumper -e (the fault logger's files)"
         },
-        since: since.to_owned(),
-        until: until.to_owned(),
         others: others.max(on_phone.saturating_sub(faults.len() as u64)),
         faults,
         running: pid.is_some(),

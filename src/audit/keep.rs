@@ -26,6 +26,18 @@ pub(super) fn keep_file(
     Ok(())
 }
 
+/// Keeps what the device said as the visit's evidence file `name`: a file that cannot be
+/// written fails the step, with why.
+pub(super) fn keep_said(
+    dir: &Path,
+    files: &mut Files,
+    name: &str,
+    said: &str,
+) -> Result<(), StepFailure> {
+    keep_file(dir, files, name, said.as_bytes())
+        .map_err(|e| StepFailure::Step { reason: chain(&e) })
+}
+
 /// Pulls a device file into the evidence as `save`, under a temporary name first: hdc writes
 /// the file itself, and an interrupted pull must not leave a half file under the evidence name.
 pub(super) async fn pull(
@@ -81,8 +93,7 @@ pub(super) async fn keep_clock(
     name: &str,
 ) -> Result<(), StepFailure> {
     let clock = judged(device, values, crate::device::clock_command().as_str()).await?;
-    keep_file(dir, files, name, clock.as_bytes())
-        .map_err(|e| StepFailure::Step { reason: chain(&e) })
+    keep_said(dir, files, name, &clock)
 }
 
 /// Runs the command `template` fills and returns its output; a reply its tool does not call

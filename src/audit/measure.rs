@@ -140,12 +140,14 @@ impl<'p, 'a> Measuring<'p, 'a> {
             &gathered.files,
             Context {
                 samples,
-                vpr: super::placement::density(&self.displays, &gathered.files)
-                    .or(self.context.vpr),
                 ..self.context
             },
         )
         .asking(points_of(self.planned, (run, visit)));
+        let decoded = {
+            let vpr = super::placement::density(&self.displays, &decoded);
+            decoded.read_at(vpr)
+        };
         if let Visit::Flow(_) = visit {
             self.figures.record_flow(run, &decoded);
         }

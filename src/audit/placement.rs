@@ -4,15 +4,14 @@
 //! alone, full screen, on display 0.
 
 use super::capture::Capture;
-use super::evidence::Files;
-use super::extract::{Decoded, placement_in};
+use super::extract::Decoded;
 use crate::diagnostic::Diagnostic;
 use crate::probe::hidumper::Display;
 
 /// The density a visit's lengths in vp are read at, when its app window was on another
 /// display than the first of `displays` (whose density the device's identity holds).
-pub(super) fn density(displays: &[Display], files: &Files) -> Option<f64> {
-    let on = placement_in(files)?.display;
+pub(super) fn density(displays: &[Display], decoded: &Decoded<'_>) -> Option<f64> {
+    let on = decoded.placement()?.display;
     let first = displays.first()?.id;
     (on != first)
         .then(|| displays.iter().find(|d| d.id == on))

@@ -22,13 +22,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::device::Device;
-use crate::diagnostic::chain;
 use crate::playbook::Values;
 use crate::probe::hidumper::Window;
 use crate::shell::ShellValue;
 
 use super::evidence::{Files, StepFailure};
-use super::keep::{device_or_step, keep_file};
+use super::keep::{device_or_step, keep_said};
 
 /// How long a poll waits before it asks again.
 const EVERY: Duration = Duration::from_millis(200);
@@ -90,8 +89,7 @@ pub(super) async fn window(
             }
         }
     };
-    keep_file(dir, files, save, said.as_bytes())
-        .map_err(|e| StepFailure::Step { reason: chain(&e) })
+    keep_said(dir, files, save, &said)
 }
 
 /// One look: the app's pid, the focused window, and that window's first frame.

@@ -163,8 +163,6 @@ mod tests {
     fn visit(faults: &[(&str, Severity)], running: bool) -> VisitFaults {
         VisitFaults {
             source: "hidumper -e --list",
-            since: "2026-12-06 12:00:00".to_owned(),
-            until: "2026-12-06 12:00:10".to_owned(),
             faults: faults
                 .iter()
                 .map(|(kind, severity)| Fault {

@@ -13,7 +13,7 @@ use crate::device::Device;
 use crate::playbook::Values;
 
 use super::evidence::{Files, LEVEL_FIRST_API, StepFailure, level_file};
-use super::keep::{device_or_step, keep_file};
+use super::keep::{device_or_step, keep_said};
 
 /// The levels, as `--get_level` names them and `--trace_level` takes them.
 const LEVELS: [(&str, &str); 4] = [
@@ -55,13 +55,13 @@ pub(super) async fn lower(
     };
     let mut said = format!("$ hitrace --get_level\n{asked}");
     if letter == "D" {
-        keep(dir, files, &file, &said)?;
+        keep_said(dir, files, &file, &said)?;
         return Ok(None);
     }
     let set = shell(device, "hitrace --trace_level D").await?;
     said.push_str("$ hitrace --trace_level D\n");
     said.push_str(&set);
-    keep(dir, files, &file, &said)?;
+    keep_said(dir, files, &file, &said)?;
     if !set.contains("success to set trace level") {
         return Err(fail(format!(
             "the trace level threshold is {name} and could not be lowered to Debug (`{}`): markers below {name} would be missing from the trace",
@@ -89,7 +89,7 @@ pub(super) async fn restore(
     said.push_str(&command);
     said.push('\n');
     said.push_str(&set);
-    keep(dir, files, &lowered.file, &said)?;
+    keep_said(dir, files, &lowered.file, &said)?;
     if set.contains("success to set trace level") {
         Ok(())
     } else {
@@ -120,12 +120,6 @@ async fn shell(device: &impl Device, command: &str) -> Result<String, StepFailur
         })?;
     let reply = device.shell(&command).await.map_err(device_or_step)?;
     Ok(reply.output)
-}
-
-fn keep(dir: &Path, files: &mut Files, name: &str, said: &str) -> Result<(), StepFailure> {
-    keep_file(dir, files, name, said.as_bytes()).map_err(|e| StepFailure::Step {
-        reason: crate::diagnostic::chain(&e),
-    })
 }
 
 #[cfg(test)]

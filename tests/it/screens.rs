@@ -6,21 +6,16 @@
 //! own density, and one foldable audited in both states is two columns of one lab.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use dwpipe::gate::CheckResult;
 use dwpipe::schema::LabReport;
 
 use crate::lab::lab_audit;
 use crate::support::{
-    Audited, Ran, Test, device, first_audit, frozen_fixture, parse, replay_audit, replay_audit_into,
+    Audited, Ran, Test, capture, device, first_audit, frozen_fixture, parse, replay_audit,
+    replay_audit_into,
 };
-
-fn capture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("device-fixtures")
-        .join(name)
-}
 
 fn ready(dir: &Path, out: &str, serial: &str) -> String {
     fs::read_to_string(

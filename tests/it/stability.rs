@@ -4,17 +4,9 @@
 //! leaving that visit's other readings unmeasured, a source that does not read unverified,
 //! the evidence rebuilt by `verify-evidence`, and the repair brief quoting the crash.
 
-use std::path::{Path, PathBuf};
-
 use dwpipe::gate::CheckResult;
 
-use crate::support::{Audited, Ran, Test, first_audit, frozen_fixture, replay_audit};
-
-fn capture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("device-fixtures")
-        .join(name)
-}
+use crate::support::{Audited, Ran, Test, capture, first_audit, frozen_fixture, replay_audit};
 
 /// The check of `id`: its result, actual and evidence.
 fn check(report: &dwpipe::schema::AuditReport, id: &str) -> (CheckResult, String, String) {

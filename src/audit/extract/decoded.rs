@@ -3,6 +3,7 @@
 
 use super::super::evidence::{Context, Files};
 use super::super::evidence::{FLOW_RECORD, FLOW_TRACE, FlowRecord};
+use super::super::ready::Placement;
 use super::ExtractError;
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
 use crate::pack::Point;
@@ -47,6 +48,7 @@ pub struct Decoded<'a> {
     screen: OnceCell<Result<Screenshot, ExtractError>>,
     steps: OnceCell<BTreeMap<String, Result<Analysis, ExtractError>>>,
     window: OnceCell<Result<Analysis, ExtractError>>,
+    placement: OnceCell<Option<Placement>>,
     /// The app's trace points the visit's criteria ask about, answered as each trace streams.
     points: Vec<Point>,
 }
@@ -62,6 +64,7 @@ impl<'a> Decoded<'a> {
             screen: OnceCell::new(),
             steps: OnceCell::new(),
             window: OnceCell::new(),
+            placement: OnceCell::new(),
             points: Vec::new(),
         }
     }
@@ -73,8 +76,25 @@ impl<'a> Decoded<'a> {
 
     /// Where the visit's readiness poll found the app's window (a session's `ready.txt`, a
     /// flow launch's `step-01-ready.txt`), when it says.
-    pub(crate) fn placement(&self) -> Option<super::super::ready::Placement> {
-        placement_in(self.files)
+    pub(crate) fn placement(&self) -> Option<&Placement> {
+        self.placement
+            .get_or_init(|| {
+                self.files
+                    .iter()
+                    .filter(|(name, _)| name.ends_with(crate::playbook::READY))
+                    .filter_map(|(_, path)| std::fs::read_to_string(path).ok())
+                    .find_map(|said| super::super::ready::placement(&said))
+            })
+            .as_ref()
+    }
+
+    /// The same evidence, its lengths in vp read at `vpr` when that is known (the density of
+    /// the display the visit's app window was on).
+    pub(crate) fn read_at(mut self, vpr: Option<f64>) -> Decoded<'a> {
+        if vpr.is_some() {
+            self.context.vpr = vpr;
+        }
+        self
     }
 
     /// The same evidence, its traces also answering `points`.
@@ -266,14 +286,4 @@ pub(super) fn stream(path: &Path, mut analysis: Analysis) -> Result<Analysis, Ex
         })
     })?;
     Ok(analysis)
-}
-
-/// Where a visit's readiness poll found the app's window, from its files (a session's
-/// `ready.txt`, a flow launch's `step-01-ready.txt`), when one says.
-pub(crate) fn placement_in(files: &Files) -> Option<super::super::ready::Placement> {
-    files
-        .iter()
-        .filter(|(name, _)| name.ends_with(crate::playbook::READY))
-        .filter_map(|(_, path)| std::fs::read_to_string(path).ok())
-        .find_map(|said| super::super::ready::placement(&said))
 }

@@ -10,8 +10,8 @@ mod points;
 mod reading;
 mod resources;
 
+pub(crate) use decoded::clock_file;
 pub use decoded::{Decoded, Screenshot, Trace};
-pub(crate) use decoded::{clock_file, placement_in};
 pub use extractors::extract;
 use extractors::number;
 pub use reading::{ExtractError, Reading, Value};

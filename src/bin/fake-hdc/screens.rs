@@ -243,13 +243,10 @@ impl Screens {
     /// the app's windows (`-b`, dumpLayout only) and the display its window is on (`-d 0`):
     /// from OpenHarmony 5.1 (API 18, `server_main.cpp`).
     fn names_window(&self, tool: &str, named: &[&str]) -> bool {
-        let display = ["-d", "0"];
+        let bundle = self.doc.bundle.as_str();
         let takes = match tool {
-            "dumpLayout" => {
-                named == ["-b", self.doc.bundle.as_str()]
-                    || named == ["-b", self.doc.bundle.as_str(), display[0], display[1]]
-            }
-            _ => named == display,
+            "dumpLayout" => named == ["-b", bundle] || named == ["-b", bundle, "-d", "0"],
+            _ => named == ["-d", "0"],
         };
         takes && self.info.api_level.is_some_and(|api| api >= 18)
     }

@@ -294,12 +294,17 @@ pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
 }
 
+/// A recorded capture of `device-fixtures`, by name.
+pub(crate) fn capture(name: &str) -> PathBuf {
+    repo().join("device-fixtures").join(name)
+}
+
 /// A copy of a recorded capture under another serial; `vanish` cuts the device off before its
 /// scroll session.
 #[track_caller]
 pub(crate) fn device(root: &Path, from: &str, serial: &str, vanish: bool) -> String {
     let dir = root.join(serial);
-    let source = repo().join("device-fixtures").join(from);
+    let source = capture(from);
     fs::create_dir_all(dir.join("files")).unwrap();
     // A capture that pulled nothing has no `files/` in a clean clone (git keeps no empty folder).
     for entry in fs::read_dir(source.join("files")).into_iter().flatten() {
