@@ -50,6 +50,7 @@ pub mod process; // children in their own process groups, cancellation
 mod target; // a device, a capture or a lab, opened
 
 // Evidence.
+mod attest; // signed verdicts: in-toto statements in DSSE envelopes, made and checked
 pub mod audit; // sessions on the device, readings, aggregates, the gate over them
 pub mod compare; // the regression gate: a candidate audit held against a baseline
 mod history; // the history of audits and comparisons (SQLite or PostgreSQL), and where a series shifted

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use super::error::Error;
 use super::{Edge, Run};
 
+use super::attest::{AttestArgs, VerifyAttestationArgs};
 use super::audit::AuditArgs;
 use super::brief::BriefArgs;
 use super::compare::{COMPARE_HELP, CompareArgs};
@@ -71,6 +72,10 @@ pub(super) enum Command {
     Deliver(DeliverArgs),
     /// Re-hash an audit's evidence and recompute every reading and verdict from it, offline.
     VerifyEvidence(VerifyEvidenceArgs),
+    /// Sign an audit that verifies as in-toto statements (SLSA VSA + dwpipe's verdict) about the HAPs.
+    Attest(AttestArgs),
+    /// Check an attestation offline: signatures, subject, policy, and with --evidence the verdict rebuilt.
+    VerifyAttestation(VerifyAttestationArgs),
     /// Hold a candidate audit against a baseline audit of the same device: regressed, improved, same or inconclusive, per criterion.
     #[command(after_long_help = COMPARE_HELP)]
     Compare(CompareArgs),

@@ -61,6 +61,8 @@ impl Run for AuditArgs {
                 .transpose()?,
             build: BuildUnderTest::default(),
             require: required(self.config.as_deref(), &self.require)?,
+            sign_key: self.sign_key,
+            subjects: self.subjects,
         })?;
         let cancel = Cancel::new();
         let progress = SessionProgress::new(json);
@@ -189,6 +191,25 @@ pub(super) struct AuditArgs {
     /// is one).
     #[arg(long, value_name = "FILE")]
     pub(super) config: Option<PathBuf>,
+    /// Attest each device's audit (each arm's, in A/B) with this private key (PKCS#8 PEM,
+    /// Ed25519 or ECDSA P-256): `audit-<n>.intoto.jsonl` beside it. A replay is never
+    /// attested here (`dwpipe attest --allow-replay` says replay by name).
+    #[arg(
+        long,
+        value_name = "PRIVATE.pem",
+        env = "DWPIPE_SIGN_KEY",
+        help_heading = "Attestation"
+    )]
+    pub(super) sign_key: Option<PathBuf>,
+    /// The HAP on the devices, named in the attestations (repeatable; an A/B arm names its
+    /// own build, which it installed).
+    #[arg(
+        long = "subject",
+        value_name = "HAP",
+        requires = "sign_key",
+        help_heading = "Attestation"
+    )]
+    pub(super) subjects: Vec<PathBuf>,
     #[command(flatten)]
     pub(super) measuring: Measuring,
     #[command(flatten)]

@@ -57,13 +57,15 @@ fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
 
 /// What the command line asks of the delivery.
 fn request(args: &DeliverArgs) -> DeliverRequest {
-    args.project.request(
+    let mut request = args.project.request(
         args.project.out.clone(),
         Mode::Deliver {
             resume: args.resume.clone(),
             waive_review: args.no_review,
         },
-    )
+    );
+    request.sign_key.clone_from(&args.sign_key);
+    request
 }
 
 /// A delivery's report, or the error that stopped it (a run that cannot be resumed is the
@@ -167,6 +169,11 @@ pub(super) struct DeliverArgs {
     /// Unfold the agent's log and the verification commands' output under their stage lines.
     #[arg(long, short)]
     pub(super) verbose: bool,
+    /// Attest each audit with this private key (PKCS#8 PEM, Ed25519 or ECDSA P-256): an
+    /// `audit-<n>.intoto.jsonl` beside it, about the HAPs the round installed (over
+    /// dwpipe.yaml's `attest: { key }`; see `dwpipe attest --help`).
+    #[arg(long, value_name = "PRIVATE.pem", env = "DWPIPE_SIGN_KEY")]
+    pub(super) sign_key: Option<PathBuf>,
     #[command(flatten)]
     pub(super) summary: SummaryMd,
     #[command(flatten)]

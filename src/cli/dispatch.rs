@@ -160,6 +160,8 @@ commands!(
     Audit,
     Deliver,
     VerifyEvidence,
+    Attest,
+    VerifyAttestation,
     Compare,
     History,
     Runs,

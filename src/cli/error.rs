@@ -248,6 +248,15 @@ impl From<RecordError> for Error {
     }
 }
 
+impl From<crate::attest::AttestError> for Error {
+    fn from(error: crate::attest::AttestError) -> Error {
+        match error {
+            crate::attest::AttestError::Refused(found) => Error::Invalid(found),
+            crate::attest::AttestError::Write(e) => Error::Write(e),
+        }
+    }
+}
+
 impl From<PlanError> for Error {
     fn from(refused: PlanError) -> Error {
         match refused {

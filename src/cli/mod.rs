@@ -6,6 +6,7 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod args;
+mod attest;
 mod audit;
 mod brief;
 mod compare;

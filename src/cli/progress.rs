@@ -173,6 +173,11 @@ impl Reporter for SessionProgress {
                     self.note(&format!("installing the {arm} build…"));
                 }
             }
+            // What is signed, or is not, is said whatever else is quiet.
+            session::Event::Attested(attested) => self.note(&attested_note(attested)),
+            session::Event::NotAttested { report, why } => {
+                self.note(&not_attested_note(report, why));
+            }
             _ if self.quiet => {}
             session::Event::DeviceStarted(serial) => self.note(&format!("{serial}: auditing…")),
             session::Event::DeviceEnded(serial, outcome) => {
@@ -195,6 +200,30 @@ impl Reporter for SessionProgress {
             )),
         }
     }
+}
+
+/// `attested audit-1.json: PASSED (key 1a2b…) → audit-1.intoto.jsonl`.
+fn attested_note(attested: &crate::attest::AttestOutcome) -> String {
+    format!(
+        "attested {}: {} ({} key {}) → {}",
+        attested.audit,
+        attested.result,
+        attested.algorithm,
+        &attested.keyid[..12.min(attested.keyid.len())],
+        attested.file
+    )
+}
+
+/// Why an audit was not attested, with the first refusal's code and fix.
+fn not_attested_note(report: &std::path::Path, why: &[crate::diagnostic::Diagnostic]) -> String {
+    let reasons: Vec<String> = why
+        .iter()
+        .map(|d| match &d.fix {
+            Some(fix) => format!("{} {} (fix: {fix})", d.code, d.message),
+            None => format!("{} {}", d.code, d.message),
+        })
+        .collect();
+    format!("not attested {}: {}", report.display(), reasons.join("; "))
 }
 
 /// Why a lab runs fewer devices at once than asked, and what to do about it.
@@ -318,6 +347,12 @@ impl DeliverProgress {
                     Err(error) => chain(error),
                 };
                 self.line(&format!("dwpipe: audit: {serial}: {outcome}"));
+            }
+            Event::Session(session::Event::Attested(attested)) => {
+                self.line(&format!("dwpipe: {}", attested_note(attested)));
+            }
+            Event::Session(session::Event::NotAttested { report, why }) => {
+                self.line(&format!("dwpipe: {}", not_attested_note(report, why)));
             }
             // A delivery's audit is no A/B session.
             Event::Session(session::Event::Installing(_) | session::Event::Escalated { .. }) => {}

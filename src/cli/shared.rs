@@ -91,6 +91,7 @@ impl Project {
             playbooks: self.measuring.playbooks.clone(),
             strict: self.measuring.strict,
             mode,
+            sign_key: None,
         }
     }
 }

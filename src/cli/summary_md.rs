@@ -81,6 +81,9 @@ pub(super) fn of_delivery(report: &DeliverReport) -> String {
     if !report.unresolved.is_empty() {
         let _ = writeln!(text, "\nStill failing: {}", report.unresolved.join(", "));
     }
+    for signed in report.attestations() {
+        let _ = writeln!(text, "\nAttested (in-toto, signed): `{signed}`");
+    }
     let _ = writeln!(
         text,
         "\nRun folder: `{}`; open `{}`",

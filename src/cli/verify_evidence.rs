@@ -8,11 +8,10 @@ use crate::compare::{Given, read_audit, remade};
 use crate::diagnostic::Diagnostic;
 use crate::exit_code;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
-use crate::recheck::{Cause, forms, recheck};
+use crate::recheck::Cause;
 use crate::schema::{Comparison, Verification, Verified};
 
 use super::error::Error;
-use super::load_lock;
 use super::print;
 use super::shared::Json;
 use super::{Edge, Run};
@@ -102,46 +101,8 @@ fn verify_comparison(
 
 /// Rebuilds one audit report: what differs.
 fn verify_audit(report_path: &Path, pack: Option<&Path>) -> Result<Verification, Error> {
-    let invalid = |message: String| {
-        Error::from(
-            Diagnostic::error("E_EVIDENCE_INVALID", message)
-                .fix("pass an audit-<n>.json written by `dwpipe audit`"),
-        )
-    };
     let report = read_audit(report_path, "E_EVIDENCE_INVALID")?;
-    let (lock, frozen) = match pack {
-        Some(lock) => (lock.to_owned(), load_lock(lock)?),
-        None => {
-            let named = report.lock.as_deref().ok_or_else(|| {
-                invalid(format!(
-                    "`{}` names no lock; pass the lock it was audited against with --pack",
-                    report_path.display()
-                ))
-            })?;
-            let lock = crate::output::dir_or_dot(report_path.parent()).join(named);
-            let frozen = load_lock(&lock)?;
-            (lock, frozen)
-        }
-    };
-    let mut found = recheck(report_path, &report, &frozen)?;
-    let (forms, differ) = forms(report_path, &found.rebuilt, &found.figures, &frozen.pack);
-    found.differences.extend(differ);
-    Ok(Verification {
-        report: report_path.display().to_string(),
-        kind: Verified::Audit,
-        verified: found.differences.is_empty(),
-        lock: lock.display().to_string(),
-        lock_sha256: frozen.lock.sha256.clone(),
-        anchored: pack.is_some(),
-        bound: None,
-        files: found.files,
-        measurements: found.measurements,
-        criteria: 0,
-        differences: found.differences,
-        diagnostics: Vec::new(),
-        audits: Vec::new(),
-        forms,
-    })
+    Ok(crate::recheck::verify_audit(report_path, &report, pack)?)
 }
 
 /// What was found, as the terminal says it: an audit's (or each audit's, then the

@@ -9,7 +9,9 @@
 mod files;
 pub(crate) mod stats;
 
-pub(crate) use files::{Given, Refusing, from_files, held_to_evidence, read_audit, remade};
+pub(crate) use files::{
+    Given, Refusing, from_files, held_to_evidence, read_audit, read_audit_hashed, remade,
+};
 
 mod audits;
 mod criterion;

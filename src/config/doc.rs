@@ -23,6 +23,17 @@ pub(super) struct ConfigDoc {
     /// Where deliveries record (a file, or a `postgres://` URL).
     #[serde(default)]
     pub(super) history: Option<String>,
+    /// How deliveries attest their audits.
+    #[serde(default)]
+    pub(super) attest: Option<AttestDoc>,
+}
+
+/// `attest:`: the private key each delivery's audits are signed with.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) struct AttestDoc {
+    /// A PKCS#8 PEM key (relative to the config's folder), readable by its owner only.
+    pub(super) key: PathBuf,
 }
 
 #[derive(Debug, Deserialize)]

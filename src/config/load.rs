@@ -39,6 +39,9 @@ pub struct Config {
     /// Where deliveries record their audits (`history:`; default `.dwpipe/history.sqlite`
     /// beside the runs).
     pub(crate) history: Option<Store>,
+    /// The private key each delivery's audits are attested with (`attest: { key: … }`,
+    /// relative to the config's folder; `deliver --sign-key` overrides it).
+    pub(crate) sign_key: Option<PathBuf>,
 }
 
 impl Config {
@@ -87,6 +90,7 @@ impl Config {
             repair,
             device,
             history,
+            sign_key: doc.attest.map(|a| base.join(a.key)),
         })
     }
 }

@@ -140,3 +140,22 @@ fn mistakes_are_errors_with_their_path() {
     assert_eq!(defaults.verify[0].timeout, Duration::from_secs(600));
     assert_eq!(defaults.review.max_rounds, 3);
 }
+
+#[test]
+fn the_attestation_key_is_a_file_beside_the_config() {
+    let config = Config::parse(
+        Path::new("proj/dwpipe.yaml"),
+        "attest:\n  key: keys/lab.pem\n",
+    )
+    .unwrap();
+    assert_eq!(config.sign_key, Some("proj/keys/lab.pem".into()));
+    assert_eq!(
+        Config::parse(Path::new("dwpipe.yaml"), "{}\n")
+            .unwrap()
+            .sign_key,
+        None
+    );
+    let refused = Config::parse(Path::new("dwpipe.yaml"), "attest:\n  kee: k.pem\n").unwrap_err();
+    assert_eq!(refused.code, "E_CONFIG_INVALID");
+    assert!(refused.message.contains("kee"), "{}", refused.message);
+}

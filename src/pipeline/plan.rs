@@ -41,6 +41,8 @@ pub(crate) struct DeliverRequest {
     pub(crate) strict: bool,
     /// A delivery, or a stop hook's gate.
     pub(crate) mode: Mode,
+    /// The private key to attest the audits with, over dwpipe.yaml's `attest: { key }`.
+    pub(crate) sign_key: Option<PathBuf>,
 }
 
 /// Which door the delivery came in by.
@@ -137,10 +139,17 @@ impl DeliverPlan {
     /// Validates `request`: everything that can be refused is refused here, before any
     /// process starts; `hdc` is the client the target will be opened with.
     pub(crate) fn new(request: DeliverRequest, hdc: &HdcClient) -> Result<DeliverPlan, PlanError> {
-        let config = match &request.mode {
+        let mut config = match &request.mode {
             Mode::Deliver { .. } => delivery_config(&request.config)?,
             Mode::Gate { .. } => gate_config(Config::load(&request.config).map_err(|d| vec![d])?)?,
         };
+        if let Some(key) = &request.sign_key {
+            config.sign_key = Some(key.clone());
+        }
+        // A key that cannot sign is refused now, not after an hour of agent and device.
+        if let Some(key) = &config.sign_key {
+            crate::attest::Signing::new(key, Vec::new())?;
+        }
         let Some(target) = request.target.clone().or_else(|| config.device.target()) else {
             return Err(PlanError::NoDevice(no_device(&config, hdc, &request)));
         };

@@ -11,8 +11,10 @@
 mod diff;
 mod forms;
 mod rebuild;
+mod verify;
 
 pub(crate) use crate::schema::{Cause, Difference};
 pub(crate) use forms::forms;
 use rebuild::rebuilt;
 pub(crate) use rebuild::{recheck, regated, tampered};
+pub(crate) use verify::verify_audit;

@@ -118,6 +118,14 @@ impl DeliverReport {
         }
     }
 
+    /// The attestations of the last audit (`--sign-key`, `attest:`), as `reports` lists them.
+    pub(crate) fn attestations(&self) -> impl Iterator<Item = &str> {
+        self.reports
+            .iter()
+            .map(String::as_str)
+            .filter(|r| r.ends_with(crate::schema::files::ATTESTATION_SUFFIX))
+    }
+
     /// Whether the last audit measured a recorded capture, not a device.
     pub(crate) fn replayed(&self) -> bool {
         !self.sources.is_empty() && self.sources.iter().all(Source::is_replay)

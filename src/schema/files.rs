@@ -22,6 +22,8 @@ pub(crate) const AB_LAB_MD: &str = "ab-lab.md";
 pub(crate) const AB: &str = "ab.json";
 /// An A/B session's warm-up runs (kept, never counted), a folder beside `ab.json`.
 pub(crate) const WARM_UP: &str = "warm-up";
+/// How an audit's attestation is named beside it: `audit-1.json` → `audit-1.intoto.jsonl`.
+pub(crate) const ATTESTATION_SUFFIX: &str = ".intoto.jsonl";
 /// An A/B session's page.
 pub(crate) const AB_HTML: &str = "ab.html";
 /// A lab's A/B matrix as a page.

@@ -26,6 +26,15 @@ pub(crate) enum Event<'a> {
     DeviceEnded(&'a str, Result<Verdict, &'a SeatError>),
     /// An A/B session switches the device to an arm's build.
     Installing(Arm),
+    /// An audit was attested (`--sign-key`).
+    Attested(&'a crate::attest::AttestOutcome),
+    /// An audit could not be attested: why (the session goes on; its reports stand).
+    NotAttested {
+        /// The audit report.
+        report: &'a std::path::Path,
+        /// Why.
+        why: &'a [crate::diagnostic::Diagnostic],
+    },
     /// Criteria were still unknown: each arm goes on to this many runs.
     Escalated {
         /// Runs per arm from now on.

@@ -6,6 +6,7 @@
 
 mod ab;
 mod ab_lab;
+mod attest;
 mod error;
 mod events;
 mod lab;

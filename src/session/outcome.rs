@@ -100,6 +100,16 @@ impl Outcome {
         }
     }
 
+    /// Adds a file the session wrote after its reports (an attestation).
+    pub(super) fn add_written(&mut self, path: PathBuf) {
+        match self {
+            Outcome::Audit { written, .. }
+            | Outcome::Lab { written, .. }
+            | Outcome::AbLab { written, .. } => written.push(path),
+            Outcome::Ab(session) => session.written.push(path),
+        }
+    }
+
     /// The audits' reports, each with the device's serial in a lab.
     fn reports(&self) -> Vec<(Option<&str>, &AuditReport)> {
         match self {

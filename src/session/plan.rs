@@ -7,6 +7,7 @@
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
+use crate::attest::Signing;
 use crate::audit::Required;
 use crate::audit::{InstalledHap, Workspace};
 use crate::diagnostic::{Diagnostic, chain};
@@ -178,6 +179,10 @@ pub(crate) struct Request<'a> {
     pub(crate) build: BuildUnderTest,
     /// Preconditions on each device's state besides the pack's.
     pub(crate) require: Vec<Required>,
+    /// The private key to attest each audit with (`--sign-key`, dwpipe.yaml's `attest:`).
+    pub(crate) sign_key: Option<PathBuf>,
+    /// The HAPs the attestations name where an audit installed none (`--subject`).
+    pub(crate) subjects: Vec<PathBuf>,
 }
 
 /// An audit, validated: every shape of it (one device or a capture, a lab, an A/B session on
@@ -205,6 +210,8 @@ pub(crate) struct AuditPlan<'a> {
     pub(crate) build: BuildUnderTest,
     /// Preconditions on each device's state besides the pack's.
     pub(crate) require: Vec<Required>,
+    /// The key each audit is attested with, read, and the HAPs to name.
+    pub(crate) signing: Option<Signing>,
 }
 
 /// Why a plan was refused: the input, or the folder it reports into.
@@ -248,6 +255,8 @@ impl<'a> AuditPlan<'a> {
             auditor,
             build,
             require,
+            sign_key,
+            subjects,
         } = request;
         // A lab takes neither a recording nor an outside auditor's report: both are of one
         // device (and a replay is already a recording).
@@ -263,6 +272,23 @@ impl<'a> AuditPlan<'a> {
         if let Target::Device { record: kept, .. } = &mut target {
             *kept = record;
         }
+        // An attestation is about a HAP: an audit that installs none is told which.
+        if sign_key.is_some()
+            && subjects.is_empty()
+            && ab.is_none()
+            && build.haps.is_empty()
+            && build.workspace.is_none()
+        {
+            return Err(Diagnostic::error(
+                "E_ATTEST_SUBJECT",
+                "--sign-key on an audit that installs nothing: the attestation names no HAP",
+            )
+            .fix("name the HAP on the device: --subject entry-default-signed.hap")
+            .into());
+        }
+        let signing = sign_key
+            .map(|key| Signing::new(&key, subjects))
+            .transpose()?;
         let mode = match ab {
             None => Mode::Audit {
                 runs: runs.and_then(NonZeroU32::new),
@@ -292,6 +318,7 @@ impl<'a> AuditPlan<'a> {
             auditor,
             build,
             require,
+            signing,
         })
     }
 

@@ -48,6 +48,18 @@ pub(crate) async fn run(
     if let Some(history) = &plan.history {
         history.prepare()?;
     }
+    let mut outcome = measure(plan, opened, cancel, reporter).await?;
+    super::attest::attest_audits(plan, &mut outcome, reporter);
+    Ok(outcome)
+}
+
+/// The session itself, by the target's shape and the plan's mode.
+async fn measure(
+    plan: &AuditPlan<'_>,
+    opened: &Opened,
+    cancel: &Cancel,
+    reporter: &dyn Reporter,
+) -> Result<Outcome, SessionError> {
     match (opened, &plan.mode) {
         (Opened::One(device), Mode::Audit { .. }) => {
             one::install_haps(device, &plan.build.haps)

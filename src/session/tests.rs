@@ -61,6 +61,8 @@ fn request<'a>(
         auditor: None,
         build: BuildUnderTest::default(),
         require: Vec::new(),
+        sign_key: None,
+        subjects: Vec::new(),
     }
 }
 

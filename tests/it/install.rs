@@ -79,6 +79,66 @@ fn the_verified_hap_is_installed_and_recorded_before_the_audit() {
 }
 
 #[test]
+fn a_delivery_with_a_key_attests_the_hap_it_installed() {
+    let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+    let capture = capture_installing(dir.path(), "  - install: entry-default-signed.hap\n");
+    let key = crate::support::attestation::key(dir.path(), "signer", false);
+    let config = fs::read_to_string(dir.path().join("dwpipe.yaml")).unwrap();
+    fs::write(
+        dir.path().join("dwpipe.yaml"),
+        format!("{config}\nattest:\n  key: signer.pem\n"),
+    )
+    .unwrap();
+    let (code, summary) = deliver_on(dir.path(), &capture);
+    assert_eq!(code, 0, "{summary:?}");
+    let attestation = "audit-round-1/audit-1.intoto.jsonl";
+    assert!(
+        summary.reports.iter().any(|r| r == attestation),
+        "{summary:?}"
+    );
+    let run = run_dir(&summary, dir.path());
+    let page = fs::read_to_string(run.join("deliver.html")).unwrap();
+    assert!(
+        page.contains(&format!("<a href=\"{attestation}\">")),
+        "{page}"
+    );
+    let hap = dir
+        .path()
+        .join("project/entry/build/entry-default-signed.hap");
+    let file = run.join(attestation);
+    Test::new(dir.path())
+        .args(["verify-attestation", file.to_str().unwrap(), "--key"])
+        .args([key.1.to_str().unwrap(), "--subject", hap.to_str().unwrap()])
+        .args([
+            "--evidence",
+            run.join("audit-round-1").to_str().unwrap(),
+            "--require-passed",
+        ])
+        .stdout_contains("VERIFIED  ")
+        .stdout_contains("says PASSED of entry-default-signed.hap (device)")
+        .run();
+}
+
+#[test]
+fn a_key_others_can_read_is_refused_before_the_delivery_starts() {
+    let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
+    let (private, _) = crate::support::attestation::key(dir.path(), "signer", false);
+    let mut permissions = fs::metadata(&private).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o640);
+    fs::set_permissions(&private, permissions).unwrap();
+    Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml", "--sign-key", "signer.pem"])
+        .status(2)
+        .stderr_contains("E_KEY_EXPOSED")
+        .stderr_contains("chmod 600 signer.pem")
+        .run();
+    assert!(
+        !dir.path().join(".dwpipe/runs").exists(),
+        "no run was begun"
+    );
+}
+
+#[test]
 fn a_refused_install_is_reported_with_the_fix() {
     let dir = project(FIXING_AGENT, BUILD, "notes-pass", "");
     let refused = "  - install: entry-default-signed.hap\n    reply: \"[Info]App install path:/data/entry-default-signed.hap, queuesize:0, msg:error: failed to install bundle. code:9568332 error: install sign info inconsistent.\\r\\nAppMod finish\\r\\n\"\n";

@@ -5,6 +5,7 @@ mod support;
 
 mod ab;
 mod agent_runtime;
+mod attest;
 mod audit;
 mod browser;
 mod ci_examples;

@@ -237,6 +237,9 @@ impl Delivery<'_> {
                     by: "dwpipe.yaml".to_owned(),
                 })
                 .collect(),
+            // Each audit is about the HAPs the round installed: none are named besides.
+            sign_key: self.config.sign_key.clone(),
+            subjects: Vec::new(),
         };
         let plan = AuditPlan::new(request).map_err(|e| chain(&e))?;
         Ok((plan, not_installed))

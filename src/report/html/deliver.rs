@@ -117,6 +117,14 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
         page.push_str(&scrolling(&table));
         page.push_str("</section>");
     }
+    let signed: Vec<&str> = report.attestations().collect();
+    if !signed.is_empty() {
+        page.push_str("<section><h2>Attestation</h2><p>The last audit, signed as in-toto statements (SLSA's verification summary and dwpipe's verdict) about the HAPs it installed. Check one with <code>dwpipe verify-attestation FILE --key KEY.pub.pem --evidence FOLDER</code>.</p><ul>");
+        for path in signed {
+            let _ = write!(page, "<li><a href=\"{0}\">{0}</a></li>", escape(path));
+        }
+        page.push_str("</ul></section>");
+    }
     if !report.reports.is_empty() {
         page.push_str("<section><h2>Reports</h2><ul>");
         for path in &report.reports {

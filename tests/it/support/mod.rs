@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub(crate) mod attestation;
 pub(crate) mod ci;
 pub(crate) mod delivery;
 pub(crate) mod pg;
