@@ -22,6 +22,7 @@ pub fn series(
     let filter = Filter {
         criterion: Some(criterion.to_owned()),
         model: Some(model.to_owned()),
+        serial: None,
         since: since.map(str::to_owned),
         latest: None,
     };

@@ -131,8 +131,63 @@ pub(crate) fn columns<S: AsRef<str>>(rows: &[Vec<S>]) -> Vec<String> {
         .collect()
 }
 
+/// `1 criterion`, `0 criteria`, `9 criteria`: a count with its noun in the right number.
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// `text` with the host's path to `folder` (as given, and resolved) replaced by the folder's
+/// own name: a message quoting a capture's path is published without the machine's layout.
+pub(crate) fn unhosted(text: &str, folder: Option<&std::path::Path>) -> String {
+    let Some(folder) = folder else {
+        return text.to_owned();
+    };
+    let Some(name) = folder.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return text.to_owned();
+    };
+    let mut said = text.to_owned();
+    let resolved = std::fs::canonicalize(folder).ok();
+    for path in resolved
+        .iter()
+        .map(std::path::PathBuf::as_path)
+        .chain([folder])
+    {
+        let shown = path.display().to_string();
+        if shown.len() > name.len() {
+            said = said.replace(&shown, &name);
+        }
+    }
+    said
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_say_their_noun_in_the_right_number() {
+        assert_eq!(counted(0, "criterion", "criteria"), "0 criteria");
+        assert_eq!(counted(1, "criterion", "criteria"), "1 criterion");
+        assert_eq!(counted(9, "criterion", "criteria"), "9 criteria");
+    }
+
+    #[test]
+    fn a_folders_host_path_is_published_as_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let capture = dir.path().join("notes-fail");
+        std::fs::create_dir(&capture).unwrap();
+        let said = format!(
+            "fake-hdc: {}/transcript.yaml (exchange 3): ended",
+            capture.display()
+        );
+        assert_eq!(
+            unhosted(&said, Some(&capture)),
+            "fake-hdc: notes-fail/transcript.yaml (exchange 3): ended"
+        );
+        assert_eq!(unhosted(&said, None), said);
+    }
+
     use super::*;
 
     #[test]

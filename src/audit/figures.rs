@@ -59,8 +59,8 @@ pub struct Figures {
     pub(crate) flows: BTreeMap<String, FlowFigure>,
     /// Per cold-start criterion, each run's launch (runs without a whole launch left out).
     pub(crate) cold_starts: BTreeMap<String, Vec<(u32, ColdStart)>>,
-    /// Per frames criterion, its first run's intervals.
-    pub(crate) frames: BTreeMap<String, FrameSeries>,
+    /// Per frames criterion, each run's intervals (the page draws the run the verdict took).
+    pub(crate) frames: BTreeMap<String, Vec<(u32, FrameSeries)>>,
     /// The screen of the first on-screen criterion's first run.
     pub(crate) screen: Option<ScreenFigure>,
     /// Per numeric criterion, its values over the history (when the audit is recorded in one).
@@ -71,6 +71,8 @@ pub struct Figures {
 /// last, and where the series changed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Trend {
+    /// The device whose series it is.
+    pub(crate) serial: String,
     /// The unit.
     pub(crate) unit: Option<String>,
     /// The points, oldest first.
@@ -96,6 +98,12 @@ pub(crate) struct TrendPoint {
     pub(crate) replay: bool,
     /// The A/B arm it was, when it was one.
     pub(crate) arm: Option<String>,
+    /// The device it measured.
+    pub(crate) serial: String,
+    /// Its history row (none for the audit the page shows).
+    pub(crate) run: Option<i64>,
+    /// Its criterion's result: `pass`, `fail`, `unverified`.
+    pub(crate) verdict: String,
 }
 
 impl Figures {
@@ -148,15 +156,15 @@ impl Figures {
                     runs.push((run, cold));
                 }
             }
-            Extractor::Frames if run == 1 => {
+            Extractor::Frames => {
                 if let Ok(trace) = evidence.trace() {
-                    self.frames.insert(
-                        id.to_owned(),
+                    self.frames.entry(id.to_owned()).or_default().push((
+                        run,
                         FrameSeries {
                             intervals_ms: trace.intervals_ms.clone(),
                             budget_ms: trace.report.frames.budget_ms.unwrap_or(DEFAULT_BUDGET_MS),
                         },
-                    );
+                    ));
                 }
             }
             _ => {}

@@ -59,8 +59,8 @@ fn run(args: &CompareArgs) -> Result<i32, Error> {
                 .plain("compare: ")
                 .verdict(comparison.verdict.as_str().to_uppercase())
                 .plain(format!(
-                    " — {} criteria; wrote {}",
-                    comparison.criteria.len(),
+                    " — {}; wrote {}",
+                    crate::text::counted(comparison.criteria.len(), "criterion", "criteria"),
                     paths.join(", ")
                 )),
         );

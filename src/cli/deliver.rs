@@ -94,7 +94,7 @@ fn print_summary(summary: &DeliverReport) {
         TerminalReason::EnvironmentError | TerminalReason::Interrupted => print::Tone::Warn,
         _ => print::Tone::Fail,
     };
-    let mut line = format!(" after {} repair round(s)", summary.repairs);
+    let mut line = format!(" {}", summary.repairs_said());
     if let Some(claim) = &summary.agent_claim {
         let _ = write!(line, "; the agent claimed {claim}");
     }
@@ -128,10 +128,7 @@ fn print_summary(summary: &DeliverReport) {
     print::out(&format!("run directory: {}", summary.run_dir.display()));
     print::out(&format!(
         "open: {}",
-        summary
-            .run_dir
-            .join(page_to_open(&summary.reports))
-            .display()
+        summary.run_dir.join(page_to_open()).display()
     ));
 }
 

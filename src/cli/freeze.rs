@@ -42,8 +42,8 @@ fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Result<i32, Err
     } else {
         print::diagnostics(warnings);
         print::out(&format!(
-            "frozen {} criteria of {} → {} (sha256 {}), {}{}",
-            frozen.pack.criteria.len(),
+            "frozen {} of {} → {} (sha256 {}), {}{}",
+            crate::text::counted(frozen.pack.criteria.len(), "criterion", "criteria"),
             frozen.pack.doc.app.bundle.value,
             lock_path.display(),
             frozen.lock.sha256,

@@ -37,9 +37,9 @@ fn run(lock_path: &Path, audit_path: &Path, out: &Path, json: bool) -> Result<i3
         print::diagnostics(&report.diagnostics);
         let s = report.summary;
         print::out(&format!(
-            "gate: {} — {} criteria: {} pass, {} fail, {} unverified; {} assertion failure(s); {} error(s), {} warning(s)",
+            "gate: {} — {}: {} pass, {} fail, {} unverified; {} assertion failure(s); {} error(s), {} warning(s)",
             report.verdict.as_str().to_uppercase(),
-            s.criteria,
+            crate::text::counted(s.criteria, "criterion", "criteria"),
             s.pass,
             s.fail,
             s.unverified,

@@ -82,6 +82,7 @@ fn run(args: &HistoryArgs) -> Result<i32, Error> {
     let filter = Filter {
         criterion: args.criterion.clone(),
         model: args.device_model.clone(),
+        serial: None,
         since: args.since.clone(),
         latest: None,
     };
@@ -182,10 +183,7 @@ fn print_points(points: &[Point]) {
         .to_vec(),
     ];
     for p in points {
-        let value = p.value.map_or_else(
-            || "—".to_owned(),
-            |v| format!("{v:.1}{}", p.unit.as_deref().unwrap_or("")),
-        );
+        let value = crate::report::numbers::quantity(p.value, p.unit.as_deref());
         let mut report = p.report.clone();
         if p.replay {
             report.push_str(" (replay)");

@@ -163,7 +163,7 @@ impl Reporter for SessionProgress {
             session::Event::DeviceAudit(serial, event) => self.device(serial, event),
             session::Event::Unreachable(servers) => {
                 for (server, error) in servers {
-                    self.note(&format!("hdc server {server}: {}", chain(error)));
+                    self.note(&server_said(server, error));
                 }
             }
             session::Event::Capped(capped) => self.note(&capped_note(capped)),
@@ -199,6 +199,16 @@ impl Reporter for SessionProgress {
                 unknown.join(", ")
             )),
         }
+    }
+}
+
+/// What an hdc server that did not answer said, naming it once.
+fn server_said(server: &str, error: &crate::device::DeviceError) -> String {
+    let said = chain(error);
+    if said.contains(server) {
+        said
+    } else {
+        format!("hdc server {server}: {said}")
     }
 }
 
@@ -332,7 +342,7 @@ impl DeliverProgress {
             Event::Session(session::Event::DeviceAudit(..)) => {}
             Event::Session(session::Event::Unreachable(servers)) => {
                 for (server, error) in servers {
-                    self.line(&format!("dwpipe: hdc server {server}: {}", chain(error)));
+                    self.line(&format!("dwpipe: {}", server_said(server, error)));
                 }
             }
             Event::Session(session::Event::Capped(capped)) => {
@@ -343,7 +353,7 @@ impl DeliverProgress {
             }
             Event::Session(session::Event::DeviceEnded(serial, outcome)) => {
                 let outcome = match outcome {
-                    Ok(verdict) => verdict.as_str().to_owned(),
+                    Ok(said) => said.to_owned(),
                     Err(error) => chain(error),
                 };
                 self.line(&format!("dwpipe: audit: {serial}: {outcome}"));

@@ -82,16 +82,18 @@ fn audit(report: &AuditReport, written: &[PathBuf]) {
     print::out_line(
         &Line::default()
             .plain(format!("audit of {serial}{replayed}: "))
-            .verdict(if crate::report::headline::warned(report) {
-                "PASS with warnings"
-            } else if report.verdict == Verdict::Pass {
-                "PASS"
-            } else {
-                "FAIL"
+            .verdict(match report.word() {
+                "pass with warnings" => "PASS with warnings".to_owned(),
+                word => word.to_uppercase(),
             })
             .plain(format!(
-                " — {} criteria: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
-                s.criteria, s.pass, s.fail, s.unverified, s.errors, s.warnings
+                " — {}: {} pass, {} fail, {} unverified; {} error(s), {} warning(s)",
+                crate::text::counted(s.criteria, "criterion", "criteria"),
+                s.pass,
+                s.fail,
+                s.unverified,
+                s.errors,
+                s.warnings
             )),
     );
     let evidence = written
@@ -210,13 +212,31 @@ fn matrix(report: &LabReport) -> String {
         rows.push(cells);
     }
     let mut verdicts = fixed("device verdict", "", "");
-    verdicts.extend(report.devices.iter().map(|d| d.verdict.as_str().to_owned()));
+    // A pass with warnings, or an audit that could not measure, is marked; said in full below.
+    verdicts.extend(report.devices.iter().map(|d| {
+        match d.outcome.as_deref() {
+            Some(said) => said
+                .split(" (")
+                .next()
+                .unwrap_or(said)
+                .replace("pass with warnings", "pass ⚠"),
+            None => d.verdict.as_str().to_owned(),
+        }
+    }));
     rows.push(verdicts);
     let mut text: String = crate::text::columns(&rows)
         .iter()
         .map(|line| format!("  {line}"))
         .collect::<Vec<_>>()
         .join("\n");
+    for device in report.devices.iter().filter(|d| d.outcome.is_some()) {
+        let _ = write!(
+            text,
+            "\n  {}: {}",
+            one_line(&device.name(), CELL),
+            one_line(device.said(), LINE)
+        );
+    }
     for device in report.devices.iter().filter(|d| d.error.is_some()) {
         let _ = write!(
             text,
@@ -238,7 +258,20 @@ fn matrix(report: &LabReport) -> String {
 
 /// `lab audit of 3 device(s): FAIL — 2 passed, 1 failed`.
 fn lab_verdict(report: &LabReport) -> Line {
-    let count = |v: DeviceVerdict| report.devices.iter().filter(|d| d.verdict == v).count();
+    // Each count names its devices: the line is read without the matrix above it.
+    let count = |v: DeviceVerdict| {
+        let named: Vec<String> = report
+            .devices
+            .iter()
+            .filter(|d| d.verdict == v)
+            .map(|d| one_line(&d.name(), CELL).into_owned())
+            .collect();
+        match (v, named.len()) {
+            (_, 0) => "0".to_owned(),
+            (DeviceVerdict::Pass, n) => n.to_string(),
+            (_, n) => format!("{n} ({})", named.join(", ")),
+        }
+    };
     Line::default()
         .plain(format!("lab audit of {} device(s): ", report.devices.len()))
         .verdict(report.verdict.as_str().to_uppercase())

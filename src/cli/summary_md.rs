@@ -46,7 +46,7 @@ pub(super) fn of_outcome(outcome: &Outcome) -> String {
 /// was measured against what.
 pub(super) fn of_delivery(report: &DeliverReport) -> String {
     let mut text = format!(
-        "## dwpipe deliver: {}\n\n**{}{} after {} repair round(s)**{}\n\n",
+        "## dwpipe deliver: {}\n\n**{}{} {}**{}\n\n",
         if report.terminal_reason == crate::schema::TerminalReason::Verified {
             "verified"
         } else {
@@ -58,7 +58,7 @@ pub(super) fn of_delivery(report: &DeliverReport) -> String {
         } else {
             ""
         },
-        report.repairs,
+        report.repairs_said(),
         report
             .detail
             .as_deref()
@@ -88,7 +88,7 @@ pub(super) fn of_delivery(report: &DeliverReport) -> String {
         text,
         "\nRun folder: `{}`; open `{}`",
         report.run_dir.display(),
-        crate::schema::page_to_open(&report.reports)
+        crate::schema::page_to_open()
     );
     text
 }

@@ -154,9 +154,10 @@ fn show(checked: &Verification) {
         // What the audits under it hold counts: a comparison of a doctored audit is not sound.
         let nested = checked.found() - n;
         print::out(&format!(
-            "{}: {} criteria recomputed from the two audits against lock {}: {} difference(s){}",
+            "{}  {}: {} recomputed from the two audits against lock {}: {} difference(s){}",
+            verified_word(checked),
             checked.report,
-            checked.criteria,
+            crate::text::counted(checked.criteria, "criterion", "criteria"),
             &sha[..12.min(sha.len())],
             checked.found(),
             if nested > 0 {
@@ -174,7 +175,8 @@ fn show(checked: &Verification) {
         .count();
     let forms = checked.forms.iter().filter(|f| f.checked).count();
     print::out(&format!(
-        "{}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt, {forms} published form(s) rendered again, against lock {}: {n} difference(s){}",
+        "{}  {}: {} evidence file(s) re-hashed, {} measurement(s) rebuilt, {forms} published form(s) rendered again, against lock {}: {n} difference(s){}",
+        verified_word(checked),
         checked.report,
         checked.files,
         checked.measurements,
@@ -185,6 +187,15 @@ fn show(checked: &Verification) {
             String::new()
         }
     ));
+}
+
+/// The line's first word: what a CI log is searched for.
+fn verified_word(checked: &Verification) -> &'static str {
+    if checked.found() == 0 {
+        "VERIFIED"
+    } else {
+        "NOT VERIFIED"
+    }
 }
 
 #[derive(Debug, clap::Args)]

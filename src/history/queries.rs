@@ -47,6 +47,8 @@ pub(crate) struct Filter {
     pub(crate) criterion: Option<String>,
     /// One device model.
     pub(crate) model: Option<String>,
+    /// One device (its connect key).
+    pub(crate) serial: Option<String>,
     /// Recorded at or after (`YYYY-MM-DD` or a full timestamp).
     pub(crate) since: Option<String>,
     /// Only the latest this many points.
@@ -77,6 +79,7 @@ pub(super) fn series_sql<'f>(db: &Db, filter: &'f Filter) -> (String, Vec<Arg<'f
     for (column, value) in [
         ("m.criterion =", &filter.criterion),
         ("r.model =", &filter.model),
+        ("r.serial =", &filter.serial),
         ("r.recorded_at >=", &filter.since),
     ] {
         if let Some(value) = value {

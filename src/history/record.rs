@@ -305,27 +305,25 @@ impl Recorder {
             else {
                 continue;
             };
-            // The trend draws the latest points, this audit the last of them.
+            // One device's series: its own audits (a replay of its capture among them, marked),
+            // never an A/B arm, whose two builds alternate. A lab's other devices, measured
+            // side by side, would read as this criterion moving over time, and feed change
+            // points that are not.
             let filter = Filter {
                 criterion: Some(entry.check.criterion_id.clone()),
                 model: device.model.clone(),
+                serial: Some(device.serial.clone()),
                 since: None,
-                latest: Some(TREND_POINTS - 1),
+                latest: Some(TREND_POINTS * 2),
             };
-            // Another device's audit recorded since this one began is not its history: a lab's
-            // devices, measured side by side, would read as this criterion moving over time.
-            // (The same device's are earlier runs: its lease keeps them apart.)
-            let before = |p: &crate::schema::Point| {
-                p.serial == device.serial
-                    || report
-                        .started
-                        .as_deref()
-                        .is_none_or(|started| p.recorded_at.as_str() < started)
-            };
+            let replay = report
+                .source
+                .as_ref()
+                .is_some_and(crate::device::Source::is_replay);
             let mut points: Vec<TrendPoint> = history
                 .series(&filter)?
                 .into_iter()
-                .filter(before)
+                .filter(|p| p.arm.is_none())
                 .filter_map(|p| {
                     Some(TrendPoint {
                         label: p.recorded_at,
@@ -335,26 +333,30 @@ impl Recorder {
                         commit: p.commit,
                         replay: p.replay,
                         arm: p.arm,
+                        serial: p.serial,
+                        run: Some(p.run),
+                        verdict: p.verdict,
                     })
                 })
                 .collect();
+            let mut points = points.split_off(points.len().saturating_sub(TREND_POINTS - 1));
             points.push(TrendPoint {
                 label: "this audit".to_owned(),
                 value: current.1,
                 current: true,
                 report: None,
                 commit: report.workspace.as_ref().and_then(|w| w.commit.clone()),
-                replay: report
-                    .source
-                    .as_ref()
-                    .is_some_and(crate::device::Source::is_replay),
+                replay,
                 arm: None,
+                serial: device.serial.clone(),
+                run: None,
+                verdict: entry.check.result.as_str().to_owned(),
             });
-            let points = points.split_off(points.len().saturating_sub(TREND_POINTS));
             let values: Vec<f64> = points.iter().map(|p| p.value).collect();
             trends.insert(
                 entry.check.criterion_id.clone(),
                 Trend {
+                    serial: device.serial.clone(),
                     unit: current.0.unit.clone(),
                     changes: changes(&values).into_iter().map(|c| c.index).collect(),
                     points,

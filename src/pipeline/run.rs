@@ -74,7 +74,9 @@ impl Delivery<'_> {
         if let Err(e) = self.run_dir.ledger().append(&entry) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
-        if let Err(e) = publish::deliver(&report, &self.steps(), self.run_dir.path()) {
+        self.published(&mut report);
+        let steps = self.steps(&report.reports);
+        if let Err(e) = publish::deliver(&report, &steps, self.run_dir.path()) {
             unwritten.push(crate::diagnostic::chain(&e));
         }
         if unwritten.is_empty() {
@@ -89,11 +91,13 @@ impl Delivery<'_> {
         }
     }
 
-    /// The run's ledger as its page shows it: every stage of every round, in order (what
-    /// cannot be read back is left out; the ledger itself is the record).
-    fn steps(&self) -> Vec<crate::report::html::Step> {
+    /// The run's ledger as its page shows it: every stage of every round, in order, each
+    /// verification and audit linked to what it wrote (what cannot be read back is left
+    /// out; the ledger itself is the record).
+    fn steps(&self, reports: &[String]) -> Vec<crate::report::html::Step> {
         let text =
             std::fs::read_to_string(self.run_dir.path().join("ledger.jsonl")).unwrap_or_default();
+        let capture = self.capture();
         text.lines()
             .filter_map(|line| serde_json::from_str::<Entry>(line).ok())
             .map(|entry| crate::report::html::Step {
@@ -101,9 +105,64 @@ impl Delivery<'_> {
                 round: entry.round,
                 outcome: entry.outcome.word(),
                 seconds: entry.duration_ms as f64 / 1000.0,
-                reason: entry.reason,
+                link: entry
+                    .round
+                    .and_then(|r| self.written_by(entry.stage, r, reports)),
+                reason: entry
+                    .reason
+                    .map(|r| crate::text::unhosted(&r, capture.as_deref())),
             })
             .collect()
+    }
+
+    /// What a round's stage wrote, relative to the run folder: a verification's report, an
+    /// audit's page (its lab's), else its folder when it stopped short of a page.
+    fn written_by(&self, stage: Stage, round: u32, reports: &[String]) -> Option<String> {
+        match stage {
+            // The receipt, wherever the review kept it (the reviews folder beside the runs).
+            Stage::Review => reports
+                .iter()
+                .find(|r| r.starts_with("../") && r.contains("/reviews/"))
+                .cloned(),
+            Stage::Verify => {
+                let name = RunDir::verify_name(round);
+                self.run_dir.path().join(&name).is_file().then_some(name)
+            }
+            Stage::Audit => {
+                let folder = format!("audit-round-{}", round + 1);
+                let page = reports.iter().find(|r| {
+                    r.starts_with(&folder)
+                        && (r.ends_with("/report.html") || r.ends_with("/lab.html"))
+                });
+                match page {
+                    Some(page) => Some(page.clone()),
+                    None => self
+                        .run_dir
+                        .path()
+                        .join(&folder)
+                        .is_dir()
+                        .then(|| format!("{folder}/")),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The capture a replayed delivery measures, as the host names it (never published).
+    fn capture(&self) -> Option<std::path::PathBuf> {
+        match self.target {
+            crate::target::Target::Replay { capture, .. } => Some(capture.clone()),
+            _ => None,
+        }
+    }
+
+    /// The record as it is published: the host's path to the capture replaced by the
+    /// capture's name wherever a message quoted it.
+    fn published(&self, report: &mut DeliverReport) {
+        let capture = self.capture();
+        if let Some(detail) = &report.detail {
+            report.detail = Some(crate::text::unhosted(detail, capture.as_deref()));
+        }
     }
 
     /// Reads the run's ledger and decides where to pick up; records that it did.
@@ -322,6 +381,7 @@ impl Delivery<'_> {
         }
         let audited = self.audit(round, target, after, cancel).await?;
         summary.reports.extend(audited.reports);
+        summary.audit_round = Some(round + 1);
         summary.criteria = audited.criteria;
         summary.sources = audited.sources;
         summary.installed = audited.installed;

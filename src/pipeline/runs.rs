@@ -15,8 +15,6 @@ use super::RUNS_FOLDER;
 #[serde(rename_all = "kebab-case")]
 struct Ended {
     terminal_reason: String,
-    #[serde(default)]
-    reports: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -53,7 +51,7 @@ pub(crate) fn list(base: &Path) -> std::io::Result<Vec<RunListing>> {
             .map(crate::time::iso8601);
         let report = ended
             .as_ref()
-            .map(|e| crate::schema::page_to_open(&e.reports).to_owned());
+            .map(|_| crate::schema::page_to_open().to_owned());
         runs.push(RunListing {
             id,
             started,

@@ -92,13 +92,17 @@ pub(crate) fn audit(report: &AuditReport) -> Headline {
             .count()
     };
     let (must, should) = (failed(Weight::Must), failed(Weight::Should));
-    let warned = warned(report);
-    let verdict = if warned {
-        "PASS WITH WARNINGS".to_owned()
-    } else {
-        report.verdict.as_str().to_uppercase()
-    };
-    let counts = if s.fail == 0 {
+    let warned = report.warned();
+    let verdict = report.word().to_uppercase();
+    let counts = if report.unproven() {
+        format!(
+            "{} of {} criteria could not be measured ({}), {} passed, none failed",
+            s.unverified,
+            s.criteria,
+            report.why_unverified(),
+            s.pass
+        )
+    } else if s.fail == 0 {
         format!("{} of {} passed", s.pass, s.criteria)
     } else {
         format!(
@@ -106,7 +110,11 @@ pub(crate) fn audit(report: &AuditReport) -> Headline {
             s.fail, s.criteria
         )
     };
-    let mut text = format!("{verdict}: {counts}, {} unverified", s.unverified);
+    let mut text = if report.unproven() {
+        format!("{verdict}: {counts}")
+    } else {
+        format!("{verdict}: {counts}, {} unverified", s.unverified)
+    };
     if report.verdict == Verdict::Pass && should > 0 {
         text.push_str("; a failed should criterion does not fail the audit");
     }
@@ -118,21 +126,13 @@ pub(crate) fn audit(report: &AuditReport) -> Headline {
     Headline {
         tone: if warned {
             Tone::Warned
+        } else if report.unproven() {
+            Tone::Amber
         } else {
             tone_of(report.verdict)
         },
         text,
     }
-}
-
-/// Whether an audit passed with something to look at: a warning, or a failed should criterion.
-pub(crate) fn warned(report: &AuditReport) -> bool {
-    report.verdict == Verdict::Pass
-        && (report.summary.warnings > 0
-            || report
-                .checks
-                .iter()
-                .any(|c| c.check.weight == Weight::Should && c.check.result == CheckResult::Fail))
 }
 
 /// Each criterion's diagnostics, found in one pass (a pack may hold thousands of criteria,
@@ -166,11 +166,33 @@ pub(crate) fn warnings_of<'r>(said: &HashMap<&str, Vec<&'r Diagnostic>>, id: &st
 pub(crate) fn lab(report: &LabReport) -> Headline {
     let count = |v: DeviceVerdict| report.devices.iter().filter(|d| d.verdict == v).count();
     let n = report.devices.len();
+    // The devices that failed are named: on a phone only the matrix's first column shows.
+    let failed: Vec<String> = report
+        .devices
+        .iter()
+        .filter(|d| d.verdict == DeviceVerdict::Fail)
+        .map(|d| crate::text::one_line(&d.name(), crate::text::CELL).into_owned())
+        .collect();
+    let warned = report
+        .devices
+        .iter()
+        .filter(|d| d.verdict == DeviceVerdict::Pass && d.outcome.is_some())
+        .count();
     let mut text = format!(
-        "{}: {} of {n} device(s) passed, {} failed",
+        "{}: {} of {n} device(s) passed{}, {} failed{}",
         report.verdict.as_str().to_uppercase(),
         count(DeviceVerdict::Pass),
-        count(DeviceVerdict::Fail),
+        if warned > 0 {
+            format!(" ({warned} with warnings)")
+        } else {
+            String::new()
+        },
+        failed.len(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", failed.join(", "))
+        },
     );
     let mut why: Vec<String> = report
         .devices
@@ -190,11 +212,15 @@ pub(crate) fn lab(report: &LabReport) -> Headline {
         })
         .collect();
     why.extend(report.unreachable.iter().map(|s| {
-        format!(
-            "hdc server {} did not answer: {}",
-            crate::text::one_line(&s.server, crate::text::CELL),
-            crate::text::one_line(&s.reason, crate::text::CELL)
-        )
+        let reason = crate::text::one_line(&s.reason, crate::text::LINE);
+        if reason.contains(s.server.as_str()) {
+            reason.into_owned()
+        } else {
+            format!(
+                "hdc server {} did not answer: {reason}",
+                crate::text::one_line(&s.server, crate::text::CELL)
+            )
+        }
     }));
     if n == 0 && why.is_empty() {
         why.push("no device was found".to_owned());
@@ -309,10 +335,27 @@ pub(crate) fn ab_lab(report: &AbLabReport) -> Headline {
         .iter()
         .filter(|d| d.regression.is_none())
         .count();
+    let named = |n: usize, which: &dyn Fn(&crate::schema::AbColumn) -> bool| {
+        if n == 0 {
+            return String::new();
+        }
+        let serials: Vec<String> = report
+            .devices
+            .iter()
+            .filter(|d| which(d))
+            .map(|d| crate::text::one_line(&d.serial, crate::text::CELL).into_owned())
+            .collect();
+        format!(" ({})", serials.join(", "))
+    };
     let text = format!(
-        "{}: {} device(s); {regressed} regressed against the baseline, {inconclusive} inconclusive (measure more runs), {failing} candidate(s) fail the pack, {unfinished} without an A/B",
+        "{}: {} device(s); {regressed} regressed against the baseline{}, {inconclusive} inconclusive (measure more runs){}, {failing} candidate(s) fail the pack{}, {unfinished} without an A/B{}",
         report.verdict.as_str().to_uppercase(),
         report.devices.len(),
+        named(regressed, &|d| d.regression == Some(Regression::Regressed)),
+        named(inconclusive, &|d| d.regression
+            == Some(Regression::Inconclusive)),
+        named(failing, &|d| d.absolute == Some(Verdict::Fail)),
+        named(unfinished, &|d| d.regression.is_none()),
     );
     Headline {
         tone: lab_tone(report.verdict),

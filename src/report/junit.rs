@@ -245,6 +245,8 @@ fn properties(report: &AuditReport) -> String {
     let mut known: Vec<(&str, &str)> = vec![
         ("dwpipe-version", &report.dwpipe_version),
         ("pack-sha256", &report.pack_sha256),
+        // The outcome as the page's banner says it (`unverified` is not the app's failure).
+        ("verdict", report.word()),
     ];
     let optional = [
         ("started", report.started.as_deref()),

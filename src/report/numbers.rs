@@ -26,6 +26,8 @@ fn trimmed(v: f64) -> String {
 /// `32.398 ms/s`, or `—`.
 pub(crate) fn quantity(value: Option<f64>, unit: Option<&str>) -> String {
     match (value, unit) {
+        // A contrast ratio is said as the platform and the pack say it: `4.5:1`.
+        (Some(v), Some("ratio")) => format!("{}:1", trimmed(v)),
         (Some(v), Some(unit)) if !unit.is_empty() => format!("{} {unit}", trimmed(v)),
         _ => num(value),
     }
@@ -37,19 +39,25 @@ pub(crate) fn delta(value: Option<f64>, pct: Option<f64>, unit: Option<&str>) ->
         return "—".to_owned();
     };
     let sign = if v > 0.0 { "+" } else { "" };
-    let mut text = format!("{sign}{}", quantity(Some(v), unit));
+    // A difference of contrast ratios is a number, not a ratio of its own.
+    let shown = match unit {
+        Some("ratio") => trimmed(v),
+        _ => quantity(Some(v), unit),
+    };
+    let mut text = format!("{sign}{shown}");
     if let Some(p) = pct {
         let _ = write!(text, " ({p:+.1}%)");
     }
     text
 }
 
-/// `0.020`, `< 0.001`, `0.4`; `—`.
+/// `0.0198`, `0.0002`, `1.1e-5`; `—`: as the comparison's reason words it (`p = 0.0002 ≤
+/// 0.05`), so the table and the why beside it read the same.
 pub(crate) fn p_value(p: Option<f64>) -> String {
     match p {
         None => "—".to_owned(),
-        Some(p) if p < 0.001 => "< 0.001".to_owned(),
-        Some(p) => trimmed(p),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
     }
 }
 
@@ -105,9 +113,10 @@ mod tests {
         assert_eq!(delta(Some(61.5), Some(8.8), Some("ms")), "+61.5 ms (+8.8%)");
         assert_eq!(delta(Some(-3.0), None, None), "-3");
         for (p, shown) in [
-            (Some(0.000_010_8), "< 0.001"),
-            (Some(0.0198), "0.02"),
-            (Some(0.4), "0.4"),
+            (Some(0.000_010_8), "1.1e-5"),
+            (Some(0.000_2), "0.0002"),
+            (Some(0.0198), "0.0198"),
+            (Some(0.4), "0.4000"),
             (None, "—"),
         ] {
             assert_eq!(p_value(p), shown);

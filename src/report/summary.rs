@@ -155,7 +155,7 @@ pub(crate) fn lab(report: &LabReport, page: Option<&str>) -> String {
         format!(
             "| {}{about} | {} | {} | {} |\n",
             cell(&device.name()),
-            device.verdict.as_str(),
+            cell(device.said()),
             cell(&with(crate::schema::Cell::Fail)),
             cell(&with(crate::schema::Cell::Unverified)),
         )

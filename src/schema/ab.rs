@@ -85,7 +85,7 @@ impl std::fmt::Display for BuildVersion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ArmRecord {
-    /// The HAP as given.
+    /// The HAP: its file name (records before this dwpipe: the path as given).
     pub hap: String,
     /// Its SHA-256.
     pub sha256: String,

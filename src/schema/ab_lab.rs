@@ -123,12 +123,33 @@ pub struct AbLabReport {
     /// The hdc servers that did not answer, and why: their devices are in no column.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreachable: Vec<UnreachableServer>,
+    /// The two builds compared, baseline first (optional, no format change).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds: Vec<BuiltArm>,
+}
+
+/// A build of the session: its HAP's name, its SHA-256 and its version.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct BuiltArm {
+    /// `baseline` or `candidate`.
+    pub arm: super::Arm,
+    /// Its HAP's file name.
+    pub hap: String,
+    /// Its SHA-256.
+    pub sha256: String,
+    /// Its version, as the HAP names it.
+    pub version: super::BuildVersion,
 }
 
 impl AbLabReport {
     /// The matrix of the devices' columns, and the servers that did not answer (whose devices
     /// were not shown to pass).
-    pub(crate) fn new(devices: Vec<AbColumn>, unreachable: Vec<UnreachableServer>) -> AbLabReport {
+    pub(crate) fn new(
+        devices: Vec<AbColumn>,
+        unreachable: Vec<UnreachableServer>,
+        builds: Vec<BuiltArm>,
+    ) -> AbLabReport {
         let outcomes: Vec<Option<bool>> = devices.iter().map(AbColumn::passed).collect();
         let verdict = if outcomes.contains(&Some(false)) {
             LabVerdict::Fail
@@ -147,6 +168,7 @@ impl AbLabReport {
             verdict,
             devices,
             unreachable,
+            builds,
         }
     }
 }

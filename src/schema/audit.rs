@@ -126,6 +126,107 @@ impl AuditReport {
         self.not_audited() || self.lease_lost().is_some()
     }
 
+    /// Whether it passed with something to look at: a warning, or a failed should criterion.
+    pub(crate) fn warned(&self) -> bool {
+        self.verdict == Verdict::Pass
+            && (self.summary.warnings > 0
+                || self.checks.iter().any(|c| {
+                    c.check.weight == crate::pack::Weight::Should
+                        && c.check.result == CheckResult::Fail
+                }))
+    }
+
+    /// Whether it failed only because criteria could not be measured: none failed, and no
+    /// assertion did. Not shown to pass, and not the app's failure either.
+    pub(crate) fn unproven(&self) -> bool {
+        self.verdict == Verdict::Fail
+            && self.summary.unverified > 0
+            && self.summary.fail == 0
+            && self.summary.assertion_failures == 0
+    }
+
+    /// Its outcome in one word, as every form says it: `pass`, `pass with warnings`,
+    /// `unverified` ([`AuditReport::unproven`]) or `fail`.
+    pub(crate) fn word(&self) -> &'static str {
+        if self.warned() {
+            "pass with warnings"
+        } else if self.unproven() {
+            "unverified"
+        } else {
+            self.verdict.as_str()
+        }
+    }
+
+    /// Its outcome in words where it says more than its verdict does (for a lab's matrix):
+    /// `pass with warnings (2 warning(s): W_MEASUREMENT_UNSTABLE)`, `unverified (3 criteria
+    /// could not be measured)`.
+    pub(crate) fn outcome(&self) -> Option<String> {
+        if self.warned() {
+            let mut codes: Vec<&str> = self
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .map(|d| d.code.as_str())
+                .collect();
+            codes.dedup();
+            let should = self
+                .checks
+                .iter()
+                .filter(|c| {
+                    c.check.weight == crate::pack::Weight::Should
+                        && c.check.result == CheckResult::Fail
+                })
+                .count();
+            let mut said = Vec::new();
+            if self.summary.warnings > 0 {
+                said.push(format!(
+                    "{} warning(s): {}",
+                    self.summary.warnings,
+                    codes.join(", ")
+                ));
+            }
+            if should > 0 {
+                said.push(format!("{should} should criterion failed"));
+            }
+            Some(format!("pass with warnings ({})", said.join("; ")))
+        } else if self.unproven() {
+            Some(format!(
+                "unverified ({} criteria could not be measured)",
+                self.summary.unverified
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// `X-01: no window of com.example.notes in the dump; …`: why the unverified criteria
+    /// were not measured, the first two, each one line.
+    pub(crate) fn why_unverified(&self) -> String {
+        let reasons: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| c.check.result == CheckResult::Unverified)
+            .map(|c| {
+                let why = c.check.reason.as_deref().unwrap_or(&c.check.evidence);
+                format!(
+                    "{}: {}",
+                    c.check.criterion_id,
+                    crate::text::one_line(why, crate::text::CELL)
+                )
+            })
+            .collect();
+        let shown = reasons
+            .iter()
+            .take(2)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ");
+        match reasons.len() {
+            0..=2 => shown,
+            n => format!("{shown}; {} more", n - 2),
+        }
+    }
+
     /// The report of an audit dwpipe measured and gated; it names the lock (relative to the
     /// report's folder) for `verify-evidence`: the copy the audit kept, else `lock`.
     pub fn of_audit(pack_sha256: &str, audited: &Audited, lock: Option<String>) -> AuditReport {

@@ -94,6 +94,9 @@ pub struct DeliverReport {
     /// as it stood.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub agent_changed_nothing: bool,
+    /// The round (1-based) whose audit `criteria` are (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_round: Option<u32>,
 }
 
 impl DeliverReport {
@@ -115,6 +118,16 @@ impl DeliverReport {
             installed: Vec::new(),
             not_installed: None,
             agent_changed_nothing: false,
+            audit_round: None,
+        }
+    }
+
+    /// `without a repair round`, `after 1 repair round`, `after 3 repair rounds`.
+    pub(crate) fn repairs_said(&self) -> String {
+        match self.repairs {
+            0 => "without a repair round".to_owned(),
+            1 => "after 1 repair round".to_owned(),
+            n => format!("after {n} repair rounds"),
         }
     }
 
@@ -132,14 +145,10 @@ impl DeliverReport {
     }
 }
 
-/// The page a delivery's reports (as `deliver.json` lists them, relative to the run folder)
-/// offer to open: the last audit's HTML (its lab's, in a lab), else the delivery's record.
-pub(crate) fn page_to_open(reports: &[String]) -> &str {
-    reports
-        .iter()
-        .rev()
-        .find(|r| r.ends_with(".html"))
-        .map_or(super::files::DELIVER, String::as_str)
+/// The page a delivery offers to open, relative to its run folder: its own page, which names
+/// where it measured and links every round's verification and audit.
+pub(crate) fn page_to_open() -> &'static str {
+    super::files::DELIVER_HTML
 }
 
 #[cfg(test)]

@@ -139,6 +139,11 @@ pub struct LabDevice {
     /// column each (absent for a phone that does not fold).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fold: Option<String>,
+    /// Its audit's outcome as its own page says it, when that says more than the verdict:
+    /// `pass with warnings (2 warning(s): W_MEASUREMENT_UNSTABLE)`, `unverified (3 criteria
+    /// could not be measured)` (optional, no format change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
 }
 
 /// A column's name: the connect key, and the fold state a foldable was audited in.
@@ -153,6 +158,24 @@ impl LabDevice {
     /// The column's name: its connect key, and the fold state it was audited in.
     pub fn name(&self) -> String {
         column_name(&self.serial, self.fold.as_deref())
+    }
+
+    /// Its outcome in words: what its audit's page says (a pass with warnings, an audit that
+    /// could not measure), else its verdict.
+    pub(crate) fn said(&self) -> &str {
+        self.outcome.as_deref().unwrap_or(self.verdict.as_str())
+    }
+
+    /// Its outcome's tone, as a CSS class: a pass with warnings or an unmeasured audit is
+    /// never the plain green of a pass, nor the red of a product failure.
+    pub(crate) fn class(&self) -> &'static str {
+        match (&self.outcome, self.verdict) {
+            (Some(_), _) => "amber",
+            (None, DeviceVerdict::Pass) => "pass",
+            (None, DeviceVerdict::Fail) => "fail",
+            (None, DeviceVerdict::Error) => "error",
+            (None, DeviceVerdict::NotMeasured) => "not-measured",
+        }
     }
 }
 
@@ -294,6 +317,14 @@ impl LabReport {
                     .ok()
                     .and_then(|(report, _)| report.unrecorded.clone()),
                 fold: column.fold(),
+                // What its page says, where that says more than its verdict: never for a
+                // device not measured (its verdict says so) or one whose lease was lost.
+                outcome: column
+                    .outcome
+                    .as_ref()
+                    .ok()
+                    .filter(|(report, _)| !report.incomplete())
+                    .and_then(|(report, _)| report.outcome()),
             })
             .collect();
         let rows = criteria
@@ -324,7 +355,11 @@ impl LabReport {
                         .map(|c| {
                             let c = (*c)?;
                             match c.result {
-                                CheckResult::Unverified => c.reason.clone(),
+                                // Why it could not tell: the reason, else the check's evidence.
+                                CheckResult::Unverified => c
+                                    .reason
+                                    .clone()
+                                    .or_else(|| Some(c.evidence.clone()).filter(|e| !e.is_empty())),
                                 _ => c.actual.clone(),
                             }
                         })
@@ -419,6 +454,7 @@ mod tests {
             report: None,
             unrecorded: None,
             fold: None,
+            outcome: None,
         }
     }
 

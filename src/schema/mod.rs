@@ -18,7 +18,7 @@ mod review;
 mod verification;
 
 pub use ab::{AbRecord, Arm, ArmRecord, Block, BuildVersion, Restored};
-pub use ab_lab::{AbCell, AbColumn, AbLabReport};
+pub use ab_lab::{AbCell, AbColumn, AbLabReport, BuiltArm};
 pub use audit::{AuditReport, ReportCheck, Summary};
 pub use compare::{ArmStats, Compared, Comparison, Outcome, Regression, Side};
 pub(crate) use deliver::page_to_open;

@@ -9,7 +9,7 @@ use crate::diagnostic::chain;
 use crate::gate::Verdict;
 use crate::process::Cancel;
 use crate::report::publish;
-use crate::schema::{AbColumn, AbLabReport, UnreachableServer};
+use crate::schema::{AbColumn, AbLabReport, Arm, BuiltArm, UnreachableServer};
 use crate::target::{Member, Roster};
 
 use super::ab::{self, AbSession};
@@ -49,12 +49,19 @@ pub(super) async fn ab_lab(
             }
         })
     };
+    // Said as the session came out: a candidate that passes the pack and regressed is
+    // `regressed`, not a failure of the pack.
     let verdict = |session: &AbSession| {
-        if session.record.passed() {
-            Verdict::Pass
-        } else {
-            Verdict::Fail
-        }
+        let record = &session.record;
+        format!(
+            "{} against the baseline; the candidate {} the pack",
+            record.regression,
+            if record.absolute == Verdict::Pass {
+                "passes"
+            } else {
+                "fails"
+            }
+        )
     };
     let seats = each_member(roster, &plan.out, job, verdict, reporter).await?;
     let columns = seats
@@ -67,7 +74,19 @@ pub(super) async fn ab_lab(
             }
         })
         .collect();
-    let report = AbLabReport::new(columns, UnreachableServer::all(&roster.unreachable));
+    let built = [Arm::Baseline, Arm::Candidate]
+        .into_iter()
+        .map(|arm| {
+            let build = builds.of(arm);
+            BuiltArm {
+                arm,
+                hap: build.hap.path.clone(),
+                sha256: build.hap.sha256.clone(),
+                version: build.version.clone(),
+            }
+        })
+        .collect();
+    let report = AbLabReport::new(columns, UnreachableServer::all(&roster.unreachable), built);
     let written = publish::ab_lab(&report, &plan.out)?;
     Ok(Outcome::AbLab {
         report,

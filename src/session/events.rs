@@ -3,7 +3,7 @@
 
 use crate::audit::AuditEvent;
 use crate::device::DeviceError;
-use crate::gate::Verdict;
+
 use crate::schema::Arm;
 use crate::target::Capped;
 
@@ -22,8 +22,9 @@ pub(crate) enum Event<'a> {
     Capped(Capped),
     /// A lab's device began.
     DeviceStarted(&'a str),
-    /// A lab's device ended: its verdict, or why it has none.
-    DeviceEnded(&'a str, Result<Verdict, &'a SeatError>),
+    /// A lab's device ended: its outcome in words (`pass with warnings (…)`, `regressed
+    /// against the baseline; …`), or why it has none.
+    DeviceEnded(&'a str, Result<&'a str, &'a SeatError>),
     /// An A/B session switches the device to an arm's build.
     Installing(Arm),
     /// An audit was attested (`--sign-key`).

@@ -9,11 +9,11 @@ use tokio::sync::Semaphore;
 
 use crate::device::DeviceError;
 use crate::diagnostic::chain;
-use crate::gate::Verdict;
 use crate::output::PublishError;
 use crate::pack::Frozen;
 use crate::process::{Cancel, join_all};
 use crate::report::{junit_lab, publish};
+use crate::schema::AuditReport;
 use crate::schema::{Column, LabReport, UnreachableServer, files};
 use crate::target::{Absence, Member, Roster};
 
@@ -21,14 +21,14 @@ use super::seat::{Seat, SeatError};
 use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
 
 /// Runs `job` on every member of the roster into `<out>/<folder>/`, at most `roster.jobs` at
-/// once, telling the reporter when each starts and ends (with `verdict` of what it gave);
+/// once, telling the reporter when each starts and ends (with `said`, what it gave in words);
 /// seats come back in the members' order, then the absent devices'. A signal that stopped
 /// any seat stops the lab.
 pub(super) async fn each_member<T, F>(
     roster: &Roster,
     out: &Path,
     job: impl Fn(Member, PathBuf) -> F,
-    verdict: impl Fn(&T) -> Verdict,
+    said: impl Fn(&T) -> String,
     reporter: &dyn Reporter,
 ) -> Result<Vec<Seat<T>>, SessionError>
 where
@@ -36,7 +36,7 @@ where
 {
     let limit = Semaphore::new(roster.jobs.max(1));
     let jobs = roster.members.iter().map(|member| {
-        let (limit, job, verdict) = (&limit, &job, &verdict);
+        let (limit, job, said) = (&limit, &job, &said);
         async move {
             let _permit = limit.acquire().await;
             reporter.event(Event::DeviceStarted(&member.serial));
@@ -51,9 +51,10 @@ where
                     source,
                 }),
             };
+            let ended = outcome.as_ref().map(said);
             reporter.event(Event::DeviceEnded(
                 &member.serial,
-                outcome.as_ref().map(verdict),
+                ended.as_ref().map(String::as_str).map_err(|e| *e),
             ));
             Seat {
                 member: member.clone(),
@@ -96,7 +97,13 @@ pub(super) async fn audit_lab(
         let (report, _) = super::one::audit(&device, plan, &folder, &progress).await?;
         Ok(report)
     };
-    let seats = each_member(roster, &plan.out, job, |r| r.verdict, reporter).await?;
+    // What its page says where that says more (never for a device not measured).
+    let said = |r: &AuditReport| {
+        r.outcome()
+            .filter(|_| !r.incomplete())
+            .unwrap_or_else(|| r.verdict.as_str().to_owned())
+    };
+    let seats = each_member(roster, &plan.out, job, said, reporter).await?;
     let (report, written) = publish_matrix(
         plan.frozen,
         &seats,

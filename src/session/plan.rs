@@ -30,7 +30,7 @@ const AB_MAX_RUNS: u32 = 40;
 pub(crate) struct Build {
     /// The HAP on this host.
     pub(crate) path: PathBuf,
-    /// What the audit records of it (the path as given, the SHA-256).
+    /// What the audit records of it (its file name, the SHA-256).
     pub(crate) hap: InstalledHap,
     /// Its version, as its `module.json` names it.
     pub(crate) version: BuildVersion,
@@ -62,8 +62,13 @@ impl Build {
         Ok(Build {
             version,
             path: hap.resolved,
+            // Named by its file and digest wherever it is published: the host's path to it
+            // says how the runner is laid out, and nothing about the build.
             hap: InstalledHap {
-                path: path.display().to_string(),
+                path: path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                ),
                 sha256: hap.sha256,
             },
         })

@@ -105,6 +105,21 @@ fn a_ten_percent_slower_candidate_regresses_against_the_release_on_the_same_devi
         })
     );
     let page = fs::read_to_string(dir.path().join("out/ab.html")).unwrap();
+    // The builds by name, version and digest: no path of this machine in what is published.
+    let haps = repo("device-fixtures/haps").display().to_string();
+    for published in [
+        "out/ab.html",
+        "out/ab.json",
+        "out/compare.html",
+        "out/compare.json",
+    ] {
+        let text = fs::read_to_string(dir.path().join(published)).unwrap();
+        assert!(
+            !text.contains(&haps),
+            "{published} names the host's path: {text}"
+        );
+    }
+    assert_eq!(record.baseline.hap, "notes-1.0.hap");
     assert!(
         page.contains("version 1.0.0 (code 1000000)")
             && page.contains("version 1.1.0 (code 1001000)"),
@@ -309,7 +324,15 @@ fn a_lab_compares_each_device_with_itself_and_finds_the_one_that_regressed() {
     );
     // The banner counts every way a device fails the gate, inconclusive ones included.
     assert!(
-        page.contains("1 regressed against the baseline, 0 inconclusive (measure more runs)"),
+        page.contains(
+            "1 regressed against the baseline (AB0PHONE04), 0 inconclusive (measure more runs)"
+        ),
+        "{page}"
+    );
+    // Both builds named as the release engineer knows them.
+    assert!(
+        page.contains("notes-1.0.hap · version 1.0.0 (code 1000000) · sha256:")
+            && page.contains("notes-1.1.hap · version 1.1.0 (code 1001000) · sha256:"),
         "{page}"
     );
     let junit = fs::read_to_string(dir.path().join("out/ab-lab-junit.xml")).unwrap();

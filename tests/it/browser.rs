@@ -332,7 +332,7 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
             3,
         ),
         "amber",
-        "INCOMPLETE: 1 of 1 device(s) passed, 0 failed — hdc server 10.0.0.9:8710 did not answer",
+        "INCOMPLETE: 1 of 1 device(s) passed, 0 failed — hdc server 10.0.0.9:8710 is unreachable",
     ));
 
     let cold = frozen("cold", &fixture("packs/cold-start.yaml"));

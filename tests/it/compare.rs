@@ -251,7 +251,7 @@ fn verify_evidence_recomputes_a_comparison_and_names_what_was_changed() {
         "both audits verified first: {stdout}"
     );
     assert!(
-        stdout.contains("1 criteria recomputed from the two audits against lock ")
+        stdout.contains("VERIFIED  cmp-slower/compare.json: 1 criterion recomputed from the two audits against lock ")
             && stdout.contains(": 0 difference(s)"),
         "{stdout}"
     );

@@ -460,10 +460,7 @@ fn ctrl_c_during_the_agent_stops_its_group_and_ends_interrupted() {
     let Ran { stdout: listed, .. } = Test::new(dir.path()).args(["runs", "--json"]).run();
     let listed: RunsOutput = parse(&listed);
     assert_eq!(listed.runs[0].terminal_reason.as_deref(), Some("verified"));
-    assert_eq!(
-        listed.runs[0].report.as_deref(),
-        Some("audit-round-1/report.html")
-    );
+    assert_eq!(listed.runs[0].report.as_deref(), Some("deliver.html"));
 }
 
 #[test]

@@ -222,7 +222,8 @@ fn imported_runs_are_queried_back_and_the_planted_change_is_found() {
         let page = fs::read_to_string(dir.path().join("now/report.html")).unwrap();
         assert!(page.contains("Trend of P-01"), "no trend drawn");
         assert!(
-            page.contains("21 audits of this device model"),
+            page.contains("Trend of P-01 on FMR0223C13000649")
+                && page.contains("21 audits of this device in the history"),
             "the history and this audit"
         );
         assert!(page.contains("changed from"), "the change point is marked");

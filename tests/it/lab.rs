@@ -606,3 +606,88 @@ fn a_link_planted_as_a_devices_folder_in_a_lab_is_refused_and_the_others_audited
     let lab: LabReport = read(dir.path().join("lab/lab.json"));
     assert_eq!(lab.verdicts(), ["error", "pass"]);
 }
+
+/// Three nights of a lab into one history: each device's page draws its own trend (never its
+/// siblings'), a device that passed with warnings (here a failed should criterion: the
+/// example's click response held to 50 ms) says so in every lab form, an unverified cell
+/// gives its reason, and the banner names the devices that failed.
+#[test]
+fn each_device_has_its_own_trend_and_the_lab_says_what_each_phone_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = fs::read_to_string(crate::support::repo().join("examples/notes/pack.yaml")).unwrap();
+    let pack = pack.replacen(
+        "expected: 100              # Huawei",
+        "expected: 50              # Huawei",
+        1,
+    );
+    fs::write(dir.path().join("pack.yaml"), pack).unwrap();
+    Test::new(dir.path()).args(["freeze", "pack.yaml"]).run();
+    let captures: Vec<String> = [
+        ("notes-pass", "LAB01"),
+        ("notes-fail", "LAB02"),
+        ("notes-pass", "LAB03"),
+        ("notes-no-window", "LAB04"),
+    ]
+    .iter()
+    .map(|(capture, serial)| device(dir.path(), capture, serial, false))
+    .collect();
+    let mut stdout = String::new();
+    for night in 1..=3 {
+        // Each night's phones start their recordings afresh.
+        let _ = fs::remove_dir_all(dir.path().join("state"));
+        let out = format!("night{night}");
+        let args = ["--devices", "all", "--history", "h.sqlite", "--out", &out];
+        stdout = lab_audit(dir.path(), "hdc", &captures, &args)
+            .status(1)
+            .run()
+            .stdout;
+    }
+    let page = fs::read_to_string(dir.path().join("night3/LAB02/report.html")).unwrap();
+    let trend = &page[page.find("Trend of P-01").expect("a trend is drawn")..];
+    let trend = &trend[..trend.find("</section>").unwrap()];
+    assert!(trend.starts_with("Trend of P-01 on LAB02"), "{trend}");
+    assert!(trend.contains("3 audits of this device"), "{trend}");
+    for sibling in ["LAB01", "LAB03", "LAB04"] {
+        assert!(
+            !trend.contains(sibling),
+            "{sibling} is in LAB02's trend: {trend}"
+        );
+    }
+    assert!(
+        trend.contains("LAB02 run "),
+        "each point names its device and run"
+    );
+    assert!(
+        trend.contains("red: the audit failed"),
+        "failing points are marked"
+    );
+    assert!(trend.contains("#cf222e"), "failing points are drawn red");
+    // What each phone said, in every form.
+    let lab: LabReport = read(dir.path().join("night3/lab.json"));
+    let lab03 = lab.devices.iter().find(|d| d.serial == "LAB03").unwrap();
+    let md = fs::read_to_string(dir.path().join("night3/lab.md")).unwrap();
+    assert_eq!(lab03.verdict, DeviceVerdict::Pass, "{md}");
+    let said = lab03.outcome.as_deref().unwrap_or_default();
+    assert!(said.starts_with("pass with warnings"), "{said}");
+    assert!(md.contains("pass with warnings"), "{md}");
+    let html = fs::read_to_string(dir.path().join("night3/lab.html")).unwrap();
+    assert!(html.contains("pass with warnings"), "{html}");
+    assert!(
+        stdout.contains("LAB03: pass with warnings (1 should criterion failed)"),
+        "{stdout}"
+    );
+    let x01 = lab.rows.iter().find(|r| r.criterion_id == "X-01").unwrap();
+    let lab04 = lab
+        .devices
+        .iter()
+        .position(|d| d.serial == "LAB04")
+        .unwrap();
+    assert!(
+        x01.details[lab04].as_deref().is_some_and(|d| !d.is_empty()),
+        "an unverified cell gives its reason: {x01:?}"
+    );
+    assert!(
+        html.contains("failed (LAB02"),
+        "the banner names who failed: {html}"
+    );
+}

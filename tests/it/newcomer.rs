@@ -143,7 +143,9 @@ fn a_median_verdict_shows_every_run_it_took() {
             .take(600)
             .collect::<String>()
     );
-    assert!(page.contains("run 1's intervals"));
+    // The histogram is the run the verdict took: the median of the three is run 3's reading.
+    assert!(page.contains("frame intervals of run 3: "), "{page}");
+    assert!(page.contains("run 3's intervals"));
 }
 
 #[test]
@@ -277,15 +279,50 @@ fn a_delivery_has_a_page_of_its_rounds() {
     for shown in [
         "<p class=\"banner fail\"",
         "the agent said pass, dwpipe measured: not verified",
+        "on a replay of the capture notes-fail",
         "<th>why it ended</th><td>no_changes</td>",
         "<td>1</td><td>agent</td>",
-        "<td>1</td><td>audit</td><td class=\"fail\">fail</td>",
+        "<td>1</td><td><a href=\"verify-1.json\">verify</a></td>",
+        "<td>1</td><td><a href=\"audit-round-1/report.html\">audit</a></td><td class=\"fail\">fail</td>",
         "<td>2</td><td>agent</td>",
-        "<h2>The last audit</h2>",
-        "href=\"audit-round-",
+        "<h2>The last audit (round 1)</h2>",
     ] {
         assert!(page.contains(shown), "no {shown} in:\n{page}");
     }
+    // Every link resolves from the page, wherever dwpipe ran; no path of this machine.
+    for link in page.split("href=\"").skip(1) {
+        let link = &link[..link.find('"').unwrap()];
+        assert!(
+            run.join(link).exists(),
+            "{link} does not resolve from the page"
+        );
+    }
+    assert!(
+        page.contains("../../reviews/review-"),
+        "the review receipt is linked"
+    );
+    let home = dir.path().canonicalize().unwrap();
+    assert!(
+        !page.contains(home.to_str().unwrap()),
+        "a host path in:\n{page}"
+    );
+}
+
+#[test]
+fn the_terminal_ends_on_the_deliverys_own_page() {
+    use crate::support::delivery::{FIXING_AGENT, SPACING, project};
+    let dir = project(FIXING_AGENT, SPACING, "notes-pass", "");
+    let said = Test::new(dir.path())
+        .args(["deliver", "--pack", "pack.yaml"])
+        .run()
+        .stdout;
+    let last = said.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("open: ") && last.ends_with("/deliver.html"),
+        "{said}"
+    );
+    let page = Path::new(last.trim_start_matches("open: "));
+    assert!(dir.path().join(page).is_file(), "{last}");
 }
 
 #[test]
@@ -383,4 +420,41 @@ fn a_comparison_written_before_statements_were_kept_still_verifies() {
         ])
         .stdout_contains("0 difference(s)")
         .run();
+}
+
+/// An audit where nothing failed but criteria could not be measured is said as unverified,
+/// amber and with why, in every form: never styled as the app's failure.
+#[test]
+fn an_audit_that_could_not_measure_is_unverified_not_a_product_failure() {
+    let dir = frozen_example();
+    let capture = repo().join("device-fixtures/notes-no-window");
+    let said = Test::new(dir.path())
+        .args(["audit", "--pack", "pack.lock.json", "--replay"])
+        .args([capture.to_str().unwrap(), "--out", "out"])
+        .args(["--summary-md", "summary.md"])
+        .status(1)
+        .run()
+        .stdout;
+    assert!(said.contains(": UNVERIFIED — "), "{said}");
+    let page = fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(page.contains("<p class=\"banner amber\""), "{page}");
+    assert!(
+        page.contains("UNVERIFIED: 3 of 9 criteria could not be measured ("),
+        "{page}"
+    );
+    assert!(!page.contains("banner fail"), "{page}");
+    let md = fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.contains("UNVERIFIED"), "{md}");
+    let junit = fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    assert!(
+        junit.contains("<property name=\"verdict\" value=\"unverified\"/>"),
+        "{junit}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("out/audit-1.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        report["verdict"], "fail",
+        "the contract CI reads is unchanged"
+    );
 }

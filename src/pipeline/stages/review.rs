@@ -11,7 +11,8 @@ use crate::schema::TerminalReason;
 
 /// What the review found.
 pub(in crate::pipeline) struct Reviewed {
-    /// Its receipt (the review report), new or reused.
+    /// Its receipt (the review report), new or reused, relative to the run folder (where
+    /// the delivery's page and record link it from).
     pub(in crate::pipeline) receipt: String,
     /// Its verdict.
     pub(in crate::pipeline) verdict: ReviewVerdict,
@@ -36,9 +37,11 @@ impl Delivery<'_> {
                 Err(ReceiptError::Interrupted) => return Err(self.interrupted(&clock, &inputs)),
                 Err(ReceiptError::Publish(e)) => return Err(e.into()),
             };
+        // The terminal names it from where dwpipe runs; the run's records from the run folder.
         let name = receipt.path.display().to_string();
+        let linked = crate::output::relative_to(&receipt.path, self.run_dir.path());
         let verdict = receipt.report.verdict;
-        let reason = format!("{name}; reviewer: {}", receipt.report.reviewer);
+        let reason = format!("{linked}; reviewer: {}", receipt.report.reviewer);
         let note = match verdict {
             ReviewVerdict::Revise | ReviewVerdict::Blocked | ReviewVerdict::Incomplete => {
                 let report = &receipt.report;
@@ -67,7 +70,7 @@ impl Delivery<'_> {
             None,
         )?;
         Ok(Reviewed {
-            receipt: name,
+            receipt: linked,
             verdict,
         })
     }

@@ -101,6 +101,21 @@ pub(crate) fn ab_lab_html(report: &AbLabReport) -> String {
         report.verdict.as_str(),
         &headline::ab_lab(report),
     );
+    // The two builds, as the release engineer knows them: version and digest.
+    if !report.builds.is_empty() {
+        page.push_str("<table class=\"facts\">");
+        for build in &report.builds {
+            let _ = write!(
+                page,
+                "<tr><th>{}</th><td>{} · {} · sha256:{}</td></tr>",
+                build.arm.as_str(),
+                escape(&build.hap),
+                said(&build.version.to_string()),
+                escape(&build.sha256),
+            );
+        }
+        page.push_str("</table>");
+    }
     let rows = ab_lab_rows(report);
     let mut table = String::from("<table>");
     for (i, row) in rows.iter().enumerate() {

@@ -49,8 +49,10 @@ pub(super) fn render(view: &Page) -> String {
 /// Every criterion's row, failing ones first.
 pub(super) fn criteria_table(view: &Page) -> String {
     let mut page = String::from(
-        "<table><tr><th>criterion</th><th>statement</th><th>dimension</th><th>weight</th><th>result</th><th>actual</th><th>expected</th><th>recomputed</th><th>evidence</th></tr>",
+        "<table><tr><th>criterion</th><th>result</th><th>actual</th><th>expected</th><th>statement</th><th>dimension</th><th>weight</th><th>recomputed</th><th>evidence</th></tr>",
     );
+    // The result beside the criterion (the column kept in view on a phone), then what was
+    // measured against what: the verdict needs no sideways scroll.
     for row in &view.rows {
         let (result, recomputed) = (row.result, row.recomputed);
         // A pass with a warning is marked, and not in a clean pass's green.
@@ -61,13 +63,13 @@ pub(super) fn criteria_table(view: &Page) -> String {
         };
         let _ = write!(
             page,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{result}{marked}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
+            "<tr><td>{}</td><td class=\"{class}\">{result}{marked}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{recomputed}\">{recomputed}{}</td><td><small>{}</small></td></tr>",
             escape(row.criterion_id),
+            escape(row.actual.unwrap_or("—")),
+            escape(row.expected.unwrap_or("—")),
             escape(row.statement.unwrap_or("—")),
             row.dimension,
             row.weight,
-            escape(row.actual.unwrap_or("—")),
-            escape(row.expected.unwrap_or("—")),
             row.reason
                 .as_ref()
                 .map_or_else(String::new, |r| format!("<br><small>{}</small>", escape(r))),

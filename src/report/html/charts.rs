@@ -14,11 +14,11 @@ const COLOURS: [&str; 6] = [
 ];
 
 /// The chart's width; time axes run from `LEFT` to `RIGHT`.
-const WIDTH: f64 = 820.0;
-const LEFT: f64 = 60.0;
-const RIGHT: f64 = 760.0;
-/// Pixels per character of the 11 px labels (a generous estimate, so labels fit).
-const CHAR_PX: f64 = 6.6;
+const WIDTH: f64 = super::CHART_WIDTH;
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 436.0;
+/// Units per character of the 13-unit labels (a generous estimate, so labels fit).
+const CHAR_PX: f64 = 7.8;
 
 /// A step of 1, 2, 2.5 or 5 × 10ⁿ giving about `ticks` ticks up to `top`.
 fn nice_step(top: f64, ticks: f64) -> f64 {
@@ -52,18 +52,18 @@ fn time_axis(svg: &mut String, top: f64, y: f64, grid_from: f64, x: &dyn Fn(f64)
         let at = x(tick);
         let _ = write!(
             svg,
-            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{grid_from}\" y2=\"{y}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y}\" y2=\"{}\" stroke=\"#57606a\"/><text x=\"{at:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{grid_from}\" y2=\"{y}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y}\" y2=\"{}\" stroke=\"#57606a\"/><text x=\"{at:.1}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
             y + 4.0,
-            y + 16.0,
+            y + 18.0,
             ms(tick)
         );
         tick += step;
     }
     let _ = write!(
         svg,
-        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">ms</text>",
+        "<text x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"end\">ms</text>",
         WIDTH - 4.0,
-        y + 16.0
+        y + 18.0
     );
 }
 
@@ -76,15 +76,18 @@ fn marker(
     colour: &str,
     label: &str,
 ) {
-    let fits = at + 4.0 + label.chars().count() as f64 * CHAR_PX <= WIDTH;
-    let (text_x, anchor) = if fits {
+    let wide = label.chars().count() as f64 * CHAR_PX;
+    // Right of the line, else left of it, else as far right as it fits whole.
+    let (text_x, anchor) = if at + 4.0 + wide <= WIDTH {
         (at + 4.0, "start")
-    } else {
+    } else if at - 4.0 - wide >= 0.0 {
         (at - 4.0, "end")
+    } else {
+        ((WIDTH - wide).max(0.0), "start")
     };
     let _ = write!(
         svg,
-        "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y1}\" y2=\"{y2}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/><text x=\"{text_x:.1}\" y=\"{label_y}\" font-size=\"11\" fill=\"{colour}\" text-anchor=\"{anchor}\">{}</text>",
+        "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{y1}\" y2=\"{y2}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/><text x=\"{text_x:.1}\" y=\"{label_y}\" font-size=\"13\" fill=\"{colour}\" text-anchor=\"{anchor}\">{}</text>",
         escape(label)
     );
 }
@@ -96,11 +99,11 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
     let step = nice_step(reach * 1.08, 6.0);
     let top = (reach * 1.08 / step).ceil() * step;
     let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
-    let (first_row, row_height) = (24.0, 34.0);
+    let (first_row, row_height) = (30.0, 34.0);
     let axis_y = first_row + runs.len() as f64 * row_height + 4.0;
     let mut svg = svg_open(
         WIDTH,
-        axis_y + 24.0,
+        axis_y + 26.0,
         &format!(
             "{}: each cold start run split into its phases on a time axis (the table below has the numbers)",
             chart.criterion_id
@@ -111,7 +114,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
         let y = first_row + row as f64 * row_height;
         let _ = write!(
             svg,
-            "<text x=\"0\" y=\"{}\" font-size=\"12\">run {run}</text>",
+            "<text x=\"0\" y=\"{}\" font-size=\"14\">run {run}</text>",
             y + 16.0
         );
         for (i, phase) in cold.phases.iter().enumerate() {
@@ -129,7 +132,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
             if width >= label.len() as f64 * CHAR_PX + 6.0 {
                 let _ = write!(
                     svg,
-                    "<text x=\"{:.1}\" y=\"{}\" font-size=\"11\" fill=\"#fff\" text-anchor=\"middle\">{label}</text>",
+                    "<text x=\"{:.1}\" y=\"{}\" font-size=\"13\" fill=\"#fff\" text-anchor=\"middle\">{label}</text>",
                     left + width / 2.0,
                     y + 15.0
                 );
@@ -137,7 +140,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
         }
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{} ms</text>",
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"14\" font-weight=\"600\">{} ms</text>",
             x(cold.ms) + 6.0,
             y + 16.0,
             ms(cold.ms)
@@ -147,7 +150,7 @@ pub(super) fn cold_start(chart: &ColdStartChart<'_>) -> String {
         marker(
             &mut svg,
             x(limit),
-            (first_row - 10.0, axis_y, 12.0),
+            (first_row - 12.0, axis_y, 14.0),
             "#cf222e",
             &format!("threshold {} ms", ms(limit)),
         );
@@ -208,12 +211,12 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     let count_step = nice_step(most as f64, 4.0).max(1.0).ceil();
     let count_top = (most as f64 / count_step).ceil() * count_step;
     // Below the two markers' labels, so that the tallest bar's count never meets them.
-    let (plot_top, plot_bottom) = (50.0, 230.0);
+    let (plot_top, plot_bottom) = (58.0, 236.0);
     let x = |ms: f64| LEFT + ms / top * (RIGHT - LEFT);
     let y = |count: f64| plot_bottom - count / count_top * (plot_bottom - plot_top);
     let mut svg = svg_open(
         WIDTH,
-        plot_bottom + 24.0,
+        plot_bottom + 26.0,
         &format!(
             "{}: distribution of the intervals between presented frames",
             chart.criterion_id
@@ -222,15 +225,15 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     // The count axis.
     let _ = write!(
         svg,
-        "<line x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{plot_top}\" y2=\"{plot_bottom}\" stroke=\"#57606a\"/><text x=\"0\" y=\"{}\" font-size=\"11\">frames</text>",
-        plot_top - 6.0
+        "<line x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{plot_top}\" y2=\"{plot_bottom}\" stroke=\"#57606a\"/><text x=\"0\" y=\"{}\" font-size=\"13\">frames</text>",
+        plot_top - 16.0
     );
     let mut tick = 0.0;
     while tick <= count_top {
         let at = y(tick);
         let _ = write!(
             svg,
-            "<line x1=\"{}\" x2=\"{RIGHT}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{tick}</text>",
+            "<line x1=\"{}\" x2=\"{RIGHT}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"end\">{tick}</text>",
             LEFT - 4.0,
             LEFT - 6.0,
             at + 4.0
@@ -239,12 +242,15 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     }
     time_axis(&mut svg, top, plot_bottom, plot_top, &x);
     let bar = ((RIGHT - LEFT) / BINS as f64 - 1.0).max(1.0);
+    // A bar's count is written above it where it does not run into the last one written
+    // (every count is in the table below and in the bar's tooltip).
+    let mut written_to = f64::NEG_INFINITY;
     for (i, count) in chart.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
         let from = i as f64 * width;
         let height = plot_bottom - y(*count as f64);
         let _ = write!(
             svg,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{height:.1}\" fill=\"{}\"><title>{count} frame(s) at {:.1}–{:.1} ms</title></rect><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{count}</text>",
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{height:.1}\" fill=\"{}\"><title>{count} frame(s) at {:.1}–{:.1} ms</title></rect>",
             x(from),
             plot_bottom - height,
             if from >= budget * 1.5 {
@@ -254,17 +260,26 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
             },
             from,
             from + width,
-            x(from) + bar / 2.0,
-            plot_bottom - height - 3.0
         );
+        let label = count.to_string();
+        let half = label.len() as f64 * CHAR_PX / 2.0;
+        let centre = x(from) + bar / 2.0;
+        if centre - half > written_to + 2.0 {
+            written_to = centre + half;
+            let _ = write!(
+                svg,
+                "<text x=\"{centre:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">{label}</text>",
+                plot_bottom - height - 3.0
+            );
+        }
     }
     for (ms_at, label, colour, label_y) in [
-        (budget, format!("budget {budget:.2} ms"), "#1a7f37", 12.0),
+        (budget, format!("budget {budget:.2} ms"), "#1a7f37", 14.0),
         (
             budget * 1.5,
             format!("1.5× budget {:.2} ms: dropped past it", budget * 1.5),
             "#cf222e",
-            26.0,
+            30.0,
         ),
     ] {
         marker(
@@ -290,13 +305,14 @@ pub(super) fn frames(chart: &FramesChart<'_>) -> String {
     }
     table.push_str("</table></details>");
     format!(
-        "<section><h2>{} frame intervals: {} frames in run 1, {} over every run</h2><p><b>{}</b></p>{svg}<p><small>run 1's intervals between presented frames (the other runs' are in their evidence), {:.2} ms bins from 0 to {:.1} ms</small></p>{table}</section>",
+        "<section><h2>{} frame intervals of run {run}: {} frames; the verdict's reading is {}</h2><p><b>{}</b></p>{svg}<p><small>run {run}'s intervals between presented frames, the run whose reading is the verdict's or nearest it (every run's are in its evidence), {:.2} ms bins from 0 to {:.1} ms</small></p>{table}</section>",
         escape(chart.criterion_id),
         chart.frames,
         escape(chart.actual),
         escape(&chart.runs),
         width,
-        top
+        top,
+        run = chart.run,
     )
 }
 

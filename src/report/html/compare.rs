@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::report::numbers::{ComparedCells, num, quantity};
 use crate::schema::{Compared, Comparison, Regression};
 
-use super::{FOOT, escape, head, scrolling, svg_open};
+use super::{CHART_WIDTH, FOOT, escape, head, scrolling, svg_open};
 use crate::report::headline;
 
 /// The page of a comparison.
@@ -23,12 +23,18 @@ pub fn compare_html(comparison: &Comparison) -> String {
         ("baseline", &comparison.baseline),
         ("candidate", &comparison.candidate),
     ] {
+        // The arm's page first (what a reader opens), its report beside it.
+        let page_of = std::path::Path::new(&side.report)
+            .with_file_name(crate::schema::files::AUDIT_HTML)
+            .to_string_lossy()
+            .replace('\\', "/");
         let _ = write!(
             page,
-            "<tr><th>{label}</th><td><a href=\"{0}\">{0}</a> · {1} · pack sha256:{2}</td></tr>",
+            "<tr><th>{label}</th><td><a href=\"{3}\">its page</a> · <a href=\"{0}\">{0}</a> · {1} · pack sha256:{2}</td></tr>",
             escape(&side.report),
             escape(&headline::side(side)),
             escape(&side.pack_sha256[..side.pack_sha256.len().min(12)]),
+            escape(&page_of),
         );
     }
     let _ = write!(
@@ -83,7 +89,8 @@ pub(super) fn distributions(c: &Compared) -> String {
     let lo = all().fold(base - floor, f64::min);
     let hi = all().fold(base + floor, f64::max);
     let span = (hi - lo).max(f64::EPSILON);
-    let (left, width) = (140.0, 640.0);
+    // The arms' names above their rows, so that the axis has the chart's whole width.
+    let (left, width) = (24.0, CHART_WIDTH - 48.0);
     let x = |v: f64| left + (v - lo) / span * width;
     let unit = c.unit.as_deref();
     let mut svg = format!(
@@ -91,14 +98,14 @@ pub(super) fn distributions(c: &Compared) -> String {
         escape(&c.criterion_id),
         c.verdict.as_str(),
         svg_open(
-            820,
-            130,
+            CHART_WIDTH,
+            176.0,
             &format!("{}: every run of both arms on one axis", c.criterion_id)
         )
     );
     let _ = write!(
         svg,
-        "<rect x=\"{:.1}\" y=\"10\" width=\"{:.1}\" height=\"80\" fill=\"#fff8c5\" stroke=\"#d4a72c\" stroke-dasharray=\"3 3\"/>",
+        "<rect x=\"{:.1}\" y=\"8\" width=\"{:.1}\" height=\"132\" fill=\"#fff8c5\" stroke=\"#d4a72c\" stroke-dasharray=\"3 3\"/>",
         x(base - floor),
         x(base + floor) - x(base - floor)
     );
@@ -109,11 +116,12 @@ pub(super) fn distributions(c: &Compared) -> String {
     .into_iter()
     .enumerate()
     {
-        let y = 30 + row * 40;
+        // The arm's name on its own line, its median's label on the dots' other side.
+        let y = 52 + row * 64;
         let _ = write!(
             svg,
-            "<text x=\"0\" y=\"{}\" font-size=\"12\">{name} (n={})</text>",
-            y + 4,
+            "<text x=\"{left}\" y=\"{}\" font-size=\"13\">{name} (n={})</text>",
+            y - 24,
             arm.n
         );
         for (i, run) in arm.runs.iter().enumerate() {
@@ -128,20 +136,28 @@ pub(super) fn distributions(c: &Compared) -> String {
             );
         }
         if let Some(median) = arm.median {
+            let label = format!("median {}", quantity(Some(median), unit));
+            // Kept inside the chart at either end.
+            let (text_x, anchor) = if x(median) < CHART_WIDTH / 2.0 {
+                (x(median).max(left), "start")
+            } else {
+                (x(median).min(left + width), "end")
+            };
             let _ = write!(
                 svg,
-                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{0:.1}\" y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">median {4}</text>",
+                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{3:.1}\" y=\"{4}\" font-size=\"13\" text-anchor=\"{anchor}\">{5}</text>",
                 x(median),
-                y - 12,
-                y + 12,
-                y - 15,
-                escape(&quantity(Some(median), unit))
+                y - 10,
+                y + 10,
+                text_x,
+                y + 24,
+                escape(&label)
             );
         }
     }
     let _ = write!(
         svg,
-        "<line x1=\"{left}\" y1=\"105\" x2=\"{0}\" y2=\"105\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"122\" font-size=\"11\">{1}</text><text x=\"{0}\" y=\"122\" font-size=\"11\" text-anchor=\"end\">{2}</text></svg></div>",
+        "<line x1=\"{left}\" y1=\"150\" x2=\"{0}\" y2=\"150\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"168\" font-size=\"13\">{1}</text><text x=\"{0}\" y=\"168\" font-size=\"13\" text-anchor=\"end\">{2}</text></svg></div>",
         left + width,
         escape(&quantity(Some(lo), unit)),
         escape(&quantity(Some(hi), unit))

@@ -20,6 +20,26 @@ pub(crate) struct Step {
     pub(crate) seconds: f64,
     /// Why, when the ledger says.
     pub(crate) reason: Option<String>,
+    /// What the stage wrote, relative to the run folder (a verification's report, an audit's
+    /// page, or its folder when it stopped short of one).
+    pub(crate) link: Option<String>,
+}
+
+/// Where the last audit measured: `device FMR… (ALN-AL00)`, or `a replay of the capture …`
+/// (the terminal and the PR summary say so too).
+fn measured_on(report: &DeliverReport) -> Option<String> {
+    let sources: Vec<String> = report
+        .sources
+        .iter()
+        .map(|s| {
+            if s.is_replay() {
+                format!("a replay of {s}")
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+    (!sources.is_empty()).then(|| format!("on {}", sources.join(", ")))
 }
 
 /// The page's markup.
@@ -38,10 +58,11 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
             _ => Tone::Fail,
         },
         text: format!(
-            "{}: {} after {} repair round(s); the agent said {claim}, dwpipe measured: {measured}{}",
+            "{}: {} {}; the agent said {claim}, dwpipe measured: {measured}{}{}",
             report.terminal_reason.as_str().to_uppercase(),
             report.terminal_reason,
-            report.repairs,
+            report.repairs_said(),
+            measured_on(report).map_or_else(String::new, |on| format!(" — {on}")),
             report
                 .detail
                 .as_deref()
@@ -61,6 +82,7 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
         ("the agent's claim", Some(claim.to_owned())),
         ("its run ended", report.agent_ending.clone()),
         ("measured", Some(measured.to_owned())),
+        ("measured on", measured_on(report)),
         ("repair rounds", Some(report.repairs.to_string())),
         ("pack", Some(format!("sha256:{}", report.pack_sha256))),
         (
@@ -84,12 +106,15 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
             "fail" => "fail",
             _ => "",
         };
+        let stage = match &step.link {
+            Some(link) => format!("<a href=\"{}\">{}</a>", escape(link), step.stage),
+            None => step.stage.to_owned(),
+        };
         let _ = write!(
             table,
-            "<tr><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td><small>{}</small></td></tr>",
+            "<tr><td>{}</td><td>{stage}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td><small>{}</small></td></tr>",
             step.round
                 .map_or_else(|| "—".to_owned(), |r| (r + 1).to_string()),
-            step.stage,
             escape(&step.outcome),
             step.seconds,
             escape(step.reason.as_deref().unwrap_or(""))
@@ -99,7 +124,13 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
     page.push_str(&scrolling(&table));
     page.push_str("</section>");
     if !report.criteria.is_empty() {
-        page.push_str("<section><h2>The last audit</h2>");
+        let _ = write!(
+            page,
+            "<section><h2>The last audit{}</h2>",
+            report
+                .audit_round
+                .map_or_else(String::new, |r| format!(" (round {r})"))
+        );
         let mut table = String::from(
             "<table><tr><th scope=\"col\">criterion</th><th scope=\"col\">result</th></tr>",
         );

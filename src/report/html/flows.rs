@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::view::{FlowStrip, Timing};
-use super::{base64, escape, scrolling, svg_open};
+use super::{CHART_WIDTH, base64, escape, scrolling, svg_open};
 use crate::report::numbers::{num, quantity};
 
 pub(super) fn strip(strip: &FlowStrip<'_>) -> String {
@@ -92,29 +92,39 @@ fn timings(timings: &[Timing<'_>]) -> String {
         .flat_map(|t| t.runs.iter().copied().chain(t.value).chain(t.limit_ms))
         .fold(1.0, f64::max)
         * 1.15;
-    let (left, width) = (230.0, 520.0);
+    // Each row's name on its own line above its bar: the time axis has the chart's width,
+    // less room right of the longest bar for its label.
+    let (left, width) = (8.0, CHART_WIDTH - 8.0 - 140.0);
     let x = |ms: f64| left + ms / longest * width;
-    let height = 40 + timings.len() * 36;
-    let mut svg = svg_open(820, height, "response times of the flow's criteria");
+    let row_height = 58;
+    let height = 40 + timings.len() * row_height;
+    let mut svg = svg_open(
+        CHART_WIDTH,
+        height as f64,
+        "response times of the flow's criteria",
+    );
     for (row, timing) in timings.iter().enumerate() {
-        let y = 10 + row * 36;
+        let y = 6 + row * row_height;
         let colour = if timing.failed { "#cf222e" } else { "#1a7f37" };
         let _ = write!(
             svg,
-            "<text x=\"0\" y=\"{}\" font-size=\"12\">{} {}</text>",
-            y + 14,
+            "<text x=\"{left}\" y=\"{}\" font-size=\"13\">{} {}</text>",
+            y + 13,
             escape(timing.criterion_id),
             timing.what
         );
+        let bar = y + 20;
         if let Some(limit) = timing.limit_ms {
             let _ = write!(
                 svg,
-                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"#a40e26\" stroke-width=\"2\" stroke-dasharray=\"4 3\"><title>threshold: at most {3} ms</title></line><text x=\"{0:.1}\" y=\"{4}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#a40e26\">≤ {3} ms</text>",
+                "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"#a40e26\" stroke-width=\"2\" stroke-dasharray=\"4 3\"><title>threshold: at most {3} ms</title></line><text x=\"{5:.1}\" y=\"{4}\" font-size=\"13\" text-anchor=\"middle\" fill=\"#a40e26\">≤ {3} ms</text>",
                 x(limit),
-                y,
-                y + 20,
+                bar - 2,
+                bar + 20,
                 num(Some(limit)),
-                y + 31
+                bar + 34,
+                // Centred under the line, kept whole inside the chart.
+                x(limit).clamp(36.0, CHART_WIDTH - 36.0)
             );
         }
         if let Some(value) = timing.value {
@@ -127,11 +137,11 @@ fn timings(timings: &[Timing<'_>]) -> String {
                 .fold(value, f64::max);
             let _ = write!(
                 svg,
-                "<rect x=\"{left}\" y=\"{}\" width=\"{:.1}\" height=\"18\" fill=\"{colour}\" opacity=\"0.35\"/><text x=\"{:.1}\" y=\"{}\" font-size=\"12\">{} ms{}</text>",
-                y + 1,
+                "<rect x=\"{left}\" y=\"{}\" width=\"{:.1}\" height=\"18\" fill=\"{colour}\" opacity=\"0.35\"/><text x=\"{:.1}\" y=\"{}\" font-size=\"14\">{} ms{}</text>",
+                bar,
                 x(value) - left,
-                x(end) + 10.0,
-                y + 14,
+                x(end) + 8.0,
+                bar + 14,
                 num(Some(value)),
                 if timing.failed { " (failed)" } else { "" }
             );
@@ -141,17 +151,17 @@ fn timings(timings: &[Timing<'_>]) -> String {
                 svg,
                 "<circle cx=\"{:.1}\" cy=\"{}\" r=\"4\" fill=\"{colour}\"><title>{} ms</title></circle>",
                 x(*run),
-                y + 10,
+                bar + 9,
                 num(Some(*run))
             );
         }
     }
     let _ = write!(
         svg,
-        "<line x1=\"{left}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"{2}\" font-size=\"11\">0</text><text x=\"{1}\" y=\"{2}\" font-size=\"11\" text-anchor=\"end\">{3:.0} ms</text></svg></div>",
+        "<line x1=\"{left}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#57606a\"/><text x=\"{left}\" y=\"{2}\" font-size=\"13\">0</text><text x=\"{1}\" y=\"{2}\" font-size=\"13\" text-anchor=\"end\">{3:.0} ms</text></svg></div>",
         height - 20,
         left + width,
-        height - 6,
+        height - 4,
         longest
     );
     let mut table = String::from(

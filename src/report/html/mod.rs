@@ -24,7 +24,7 @@ pub(crate) use view::Page;
 
 pub use audit::html;
 pub(crate) use page::{
-    FOOT, SVG_CLOSE, escape, head, name, said, scrolling, svg_open, svg_open_as,
+    CHART_WIDTH, FOOT, SVG_CLOSE, escape, head, name, said, scrolling, svg_open, svg_open_as,
 };
 use page::{TOUCH_BASELINE_VP, base64};
 

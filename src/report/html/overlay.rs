@@ -1,6 +1,7 @@
 //! The screenshot with the measured boxes and gaps drawn over it, in the screenshot's own
 //! pixel coordinates (the SVG's viewBox), framed and shown 540 px wide, every label sized to
-//! read at 13 px and kept inside the picture.
+//! read at 16 px there (10 px on a phone) and kept inside the picture; a failed measurement
+//! is drawn red.
 
 use std::fmt::Write;
 
@@ -9,8 +10,12 @@ use crate::probe::layout::Rect;
 use super::view::{ScreenView, Shape};
 use super::{TOUCH_BASELINE_VP, base64, escape};
 
-/// How wide the screenshot is shown, in CSS px: its boxes and 13 px labels readable.
+/// How wide the screenshot is shown, in CSS px: its boxes and labels readable.
 const SHOWN: f64 = 540.0;
+
+/// A label's size at that width, in CSS px: shrunk to a 400 px phone's figure (about 336 px
+/// wide) it is still 10 px.
+const LABEL_PX: f64 = 16.0;
 
 /// Sizes in the screenshot's own pixels that show as `css` CSS px.
 struct Scale {
@@ -33,7 +38,7 @@ impl Scale {
         if text.is_empty() {
             return;
         }
-        let font = self.px(13.0);
+        let font = self.px(LABEL_PX);
         let wide = text.chars().count() as f64 * font * 0.6;
         let x = x.min(self.width - wide).max(0.0);
         let mut y = if top - font * 0.4 >= font {
@@ -98,22 +103,27 @@ pub(super) fn screen(view: &ScreenView<'_>) -> String {
                 colour,
                 label,
             } => scale.rect(&mut shapes, *rect, colour, label),
-            Shape::Gap { from, to, label } => {
+            Shape::Gap {
+                from,
+                to,
+                label,
+                colour,
+            } => {
                 scale.rect(&mut shapes, *from, "#0969da", "");
                 scale.rect(&mut shapes, *to, "#0969da", "");
                 let x = (from.l + from.r) / 2;
                 let _ = write!(
                     shapes,
-                    "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#8250df\" stroke-width=\"{:.1}\"/>",
+                    "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"{colour}\" stroke-width=\"{:.1}\"/>",
                     from.b,
                     to.t,
                     scale.px(3.0)
                 );
-                let middle = (from.b + to.t) as f64 / 2.0 + scale.px(13.0) * 0.8;
+                let middle = (from.b + to.t) as f64 / 2.0 + scale.px(LABEL_PX) * 0.8;
                 scale.label(
                     &mut shapes,
                     (x as f64 + scale.px(6.0), middle),
-                    "#8250df",
+                    colour,
                     label,
                 );
             }
@@ -126,7 +136,7 @@ pub(super) fn screen(view: &ScreenView<'_>) -> String {
     }
     listed.push_str("</ul></details>");
     format!(
-        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red and marked “&lt; {TOUCH_BASELINE_VP}”: smaller; blue/violet: measured nodes and gaps ({w}×{h} px, shown at most {SHOWN} px wide)</small></p>\
+        "<section><h2>Screenshot with the measured boxes</h2><p><small>green: touch targets ≥ {TOUCH_BASELINE_VP} vp, red and marked “&lt; {TOUCH_BASELINE_VP}”: smaller; blue/violet: measured nodes and gaps, red and marked “(failed)” when they failed ({w}×{h} px, shown at most {SHOWN} px wide)</small></p>\
 <figure class=\"screen\"><svg width=\"{SHOWN}\" height=\"{:.0}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"the screenshot with the measured boxes drawn over it (listed below)\"><image href=\"data:image/png;base64,{}\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"{:.1}\"/>{shapes}</svg></figure>{listed}</section>",
         SHOWN * h as f64 / w as f64,
         base64(view.png),

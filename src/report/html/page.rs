@@ -39,31 +39,29 @@ pub(crate) fn scrolling(table: &str) -> String {
     format!("<div class=\"scroll\" tabindex=\"0\">{table}</div>")
 }
 
-/// The opening tag of a chart `width` × `height` units big that shrinks to the page's width,
+/// The opening tag of a chart `width` × `height` units big that scales to the page's width,
 /// labelled for a screen reader as one picture (its data is in a table beside it).
-pub(crate) fn svg_open(
-    width: impl std::fmt::Display,
-    height: impl std::fmt::Display,
-    label: &str,
-) -> String {
+pub(crate) fn svg_open(width: f64, height: f64, label: &str) -> String {
     svg_open_as("img", width, height, label)
 }
 
 /// As [`svg_open`], with its role: `group` for a chart whose marks are links (the content of
 /// an `img` is not reachable, so links inside one would be lost to a keyboard).
-pub(crate) fn svg_open_as(
-    role: &str,
-    width: impl std::fmt::Display,
-    height: impl std::fmt::Display,
-    label: &str,
-) -> String {
-    // At its natural size in a box of its own that scrolls sideways: shrunk to a phone's
-    // width its labels would be 4 to 5 px. Close it with [`SVG_CLOSE`].
+pub(crate) fn svg_open_as(role: &str, width: f64, height: f64, label: &str) -> String {
+    // Drawn in a narrow frame (`CHART_WIDTH` units, labels of at least 13) and
+    // scaled to the page: on a 400 px phone (352 px of content) a label is still 9.5 px and
+    // the whole chart is on the screen; on a wide one it grows to at most 1.25 times.
+    // Close it with [`SVG_CLOSE`].
     format!(
-        "<div class=\"chart\" tabindex=\"0\" role=\"region\" aria-label=\"{0} (scrolls sideways on a narrow screen)\"><svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"{role}\" aria-label=\"{0}\">",
-        escape(label)
+        "<div class=\"chart\"><svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" style=\"width:100%;height:auto;max-width:{1:.0}px\" xmlns=\"http://www.w3.org/2000/svg\" role=\"{role}\" aria-label=\"{0}\">",
+        escape(label),
+        width * 1.25,
     )
 }
+
+/// How wide every chart is drawn, in its own units; its labels are at least 13 units, 9.5 px
+/// on a phone.
+pub(crate) const CHART_WIDTH: f64 = 480.0;
 
 /// Closes a chart [`svg_open_as`] opened.
 pub(crate) const SVG_CLOSE: &str = "</svg></div>";

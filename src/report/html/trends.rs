@@ -1,8 +1,10 @@
-//! Each criterion's trend over the history: with three audits or more, an inline SVG — each
-//! audit a dot on a line (this audit filled, replays square, A/B arms diamonds), each linking
-//! to its report, the pack's threshold dashed, every change point E-Divisive found marked, the
-//! first and last audit labelled by date and commit, and the same points as a table; shorter
-//! histories say nothing a chart would, and are one line each.
+//! Each criterion's trend over the history of this one device (never another device of its
+//! model, never an A/B arm): with three audits or more,
+//! an inline SVG — each audit a dot on a line (this audit filled, a failing audit red), each
+//! naming its device and run and linking to its report, the pack's threshold dashed, every
+//! change point E-Divisive found in this series marked, the first and last audit labelled by
+//! date and commit, and the same points as a table; shorter histories say nothing a chart
+//! would, and are one line each.
 
 use std::fmt::Write;
 
@@ -11,11 +13,11 @@ use crate::report::numbers::quantity;
 
 use super::{escape, scrolling, svg_open_as};
 
-const WIDTH: f64 = 720.0;
-const HEIGHT: f64 = 180.0;
-const LEFT: f64 = 80.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 40.0;
+const WIDTH: f64 = super::CHART_WIDTH;
+const HEIGHT: f64 = 200.0;
+const LEFT: f64 = 72.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 42.0;
 
 /// A chart needs this many points to show a direction.
 const CHARTED: usize = 3;
@@ -34,7 +36,7 @@ pub(super) fn trends(views: &[TrendView<'_>]) -> String {
         views.iter().partition(|v| v.trend.points.len() < CHARTED);
     let mut html = String::new();
     if !short.is_empty() {
-        html.push_str("<section><h2>History</h2><p><small>Fewer than three audits of this device model in the history: no trend yet.</small></p><ul>");
+        html.push_str("<section><h2>History</h2><p><small>Fewer than three audits of this device in the history: no trend yet.</small></p><ul>");
         for view in short {
             let points: Vec<String> = view
                 .trend
@@ -63,15 +65,25 @@ pub(super) fn trends(views: &[TrendView<'_>]) -> String {
     html
 }
 
-/// `2026-12-01T10:00:00Z · commit 1a2b3c4d · replay`.
+/// `2026-12-01T10:00:00Z · FMR0223C13000649 run 12 · commit 1a2b3c4d · replay · fail`.
 fn describe(p: &TrendPoint) -> String {
     let mut words = vec![p.label.clone()];
+    words.push(match p.run {
+        Some(run) => format!("{} run {run}", p.serial),
+        None => p.serial.clone(),
+    });
     words.extend(p.commit.as_ref().map(|c| format!("commit {}", short(c))));
     if p.replay {
         words.push("replay".to_owned());
     }
     words.extend(p.arm.as_ref().map(|a| format!("A/B {a}")));
+    words.push(p.verdict.clone());
     words.join(" · ")
+}
+
+/// Whether the audit failed the criterion.
+fn failing(p: &TrendPoint) -> bool {
+    p.verdict == "fail"
 }
 
 fn short(commit: &str) -> &str {
@@ -96,7 +108,7 @@ fn chart(view: &TrendView<'_>) -> String {
     let x = |i: usize| LEFT + step * i as f64;
     let y = |v: f64| TOP + (HEIGHT - TOP - BOTTOM) * (1.0 - (v - low) / span);
     let mut svg = format!(
-        "<section><h2>Trend of {id}</h2><p><small>{n} audits of this device model in the history, oldest first; {c} change point(s). Each point links to its report.</small></p>{}",
+        "<section><h2>Trend of {id} on {serial}</h2><p><small>{n} audits of this device in the history, oldest first; {c} change point(s) in its series. Each point links to its report. The model's other devices and A/B arms are series of their own, not drawn here.</small></p>{}",
         svg_open_as(
             "group",
             WIDTH,
@@ -108,16 +120,17 @@ fn chart(view: &TrendView<'_>) -> String {
             )
         ),
         id = escape(view.criterion_id),
+        serial = escape(&trend.serial),
         n = points.len(),
         c = trend.changes.len(),
     );
     let mut labelled: Vec<f64> = Vec::new();
     for v in [high, low] {
-        if labelled.iter().all(|l| (y(*l) - y(v)).abs() > 12.0) {
+        if labelled.iter().all(|l| (y(*l) - y(v)).abs() > 15.0) {
             labelled.push(v);
             let _ = write!(
                 svg,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
                 LEFT - 6.0,
                 y(v),
                 escape(&quantity(Some(v), unit))
@@ -128,12 +141,12 @@ fn chart(view: &TrendView<'_>) -> String {
         let Some(limit) = limit else { continue };
         let _ = write!(
             svg,
-            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#cf222e\" stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{2:.1}\" font-size=\"11\" text-anchor=\"end\" fill=\"#a40e26\">threshold: {word} {3}</text>",
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#cf222e\" stroke-dasharray=\"6 4\"/><text x=\"{1}\" y=\"{2:.1}\" font-size=\"13\" text-anchor=\"end\" fill=\"#a40e26\">threshold: {word} {3}</text>",
             y(limit),
             WIDTH - 20.0,
             // Above the line, or below it when the line is at the top.
-            if y(limit) - 4.0 < TOP + 11.0 {
-                y(limit) + 13.0
+            if y(limit) - 4.0 < TOP + 13.0 {
+                y(limit) + 15.0
             } else {
                 y(limit) - 4.0
             },
@@ -172,7 +185,7 @@ fn chart(view: &TrendView<'_>) -> String {
             .map_or_else(String::new, |c| format!(" · {}", short(c)));
         let _ = write!(
             svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"{anchor}\">{}{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"{anchor}\">{}{}</text>",
             x(i),
             HEIGHT - 12.0,
             escape(date),
@@ -190,7 +203,8 @@ fn chart(view: &TrendView<'_>) -> String {
 /// One audit's mark at `(cx, cy)`: a circle, a square for a replay, a diamond for an A/B
 /// arm; filled for this audit; linked to its report.
 fn point(p: &TrendPoint, (cx, cy): (f64, f64), unit: Option<&str>) -> String {
-    let fill = if p.current { "#0969da" } else { "#ffffff" };
+    let colour = if failing(p) { "#cf222e" } else { "#0969da" };
+    let fill = if p.current { colour } else { "#ffffff" };
     let title = format!(
         "<title>{}: {}</title>",
         escape(&describe(p)),
@@ -198,19 +212,20 @@ fn point(p: &TrendPoint, (cx, cy): (f64, f64), unit: Option<&str>) -> String {
     );
     let mark = if p.replay {
         format!(
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{fill}\" stroke=\"#0969da\">{title}</rect>",
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" fill=\"{fill}\" stroke=\"{colour}\">{title}</rect>",
             cx - 4.0,
             cy - 4.0
         )
     } else if p.arm.is_some() {
         format!(
-            "<path d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" fill=\"{fill}\" stroke=\"#0969da\">{title}</path>",
+            "<path d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" fill=\"{fill}\" stroke=\"{colour}\">{title}</path>",
             cy - 5.0
         )
     } else {
         format!(
-            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{fill}\" stroke=\"#0969da\">{title}</circle>",
-            if p.current { 5 } else { 4 }
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{}\" fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"{}\">{title}</circle>",
+            if p.current { 5 } else { 4 },
+            if failing(p) { 2 } else { 1 }
         )
     };
     match &p.report {
@@ -223,6 +238,10 @@ fn point(p: &TrendPoint, (cx, cy): (f64, f64), unit: Option<&str>) -> String {
 fn legend(trend: &Trend) -> String {
     let points = &trend.points;
     let kinds = [
+        (
+            points.iter().any(failing),
+            "red: the audit failed this criterion",
+        ),
         (points.iter().any(|p| p.replay), "square: a replay"),
         (
             points.iter().any(|p| p.arm.is_some()),
@@ -241,7 +260,7 @@ fn legend(trend: &Trend) -> String {
 
 /// The points as a table, each linked to its report.
 fn table(points: &[TrendPoint], unit: Option<&str>) -> String {
-    let mut table = String::from("<table><tr><th>audit</th><th>value</th></tr>");
+    let mut table = String::from("<table><tr><th>audit</th><th>value</th><th>result</th></tr>");
     for p in points {
         let what = match &p.report {
             Some(report) => format!(
@@ -253,8 +272,10 @@ fn table(points: &[TrendPoint], unit: Option<&str>) -> String {
         };
         let _ = write!(
             table,
-            "<tr><td>{what}</td><td>{}</td></tr>",
-            escape(&quantity(Some(p.value), unit))
+            "<tr><td>{what}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
+            escape(&quantity(Some(p.value), unit)),
+            if failing(p) { "fail" } else { "pass" },
+            escape(&p.verdict)
         );
     }
     table.push_str("</table>");

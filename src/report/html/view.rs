@@ -120,6 +120,9 @@ pub(super) struct FramesChart<'a> {
     /// Every run's reading and how they are folded (`median`): the histogram draws one run,
     /// the verdict takes them all.
     pub(super) runs: String,
+    /// The run drawn: the one whose reading is the verdict's, or nearest it (a median of an
+    /// even number of runs falls between two).
+    pub(super) run: u32,
 }
 
 /// Bins of the frame histogram.
@@ -134,7 +137,13 @@ pub(super) enum Shape {
         label: String,
     },
     /// A measured gap between two nodes, labelled with the criterion's reading.
-    Gap { from: Rect, to: Rect, label: String },
+    Gap {
+        from: Rect,
+        to: Rect,
+        label: String,
+        /// Violet, or red when the measurement failed.
+        colour: &'static str,
+    },
 }
 
 /// The screenshot with what was measured on it.
@@ -160,11 +169,7 @@ impl<'a> Page<'a> {
         };
         let not_measured = |m: &'a MeasurementRecord| m.actual.as_deref().unwrap_or("not measured");
         Page {
-            verdict: if crate::report::headline::warned(report) {
-                "pass with warnings"
-            } else {
-                report.verdict.as_str()
-            },
+            verdict: report.word(),
             headline: crate::report::headline::audit(report),
             facts: facts(report),
             lock: report.lock.as_deref().map(|lock| Links {
@@ -197,8 +202,9 @@ impl<'a> Page<'a> {
             frames: measured_by("perf.frames")
                 .into_iter()
                 .filter_map(|m| {
-                    let series = figures.frames.get(&m.criterion_id)?;
+                    let (run, series) = decided(m, figures.frames.get(&m.criterion_id)?)?;
                     let mut chart = frames_chart(&m.criterion_id, not_measured(m), series);
+                    chart.run = run;
                     chart.runs = every_run(m);
                     Some(chart)
                 })
@@ -380,7 +386,30 @@ fn frames_chart<'a>(
         bin_ms: width,
         counts,
         runs: String::new(),
+        run: 1,
     }
+}
+
+/// The run the verdict took, and its intervals: the run whose reading is the aggregate's
+/// (or nearest it); the first run kept when no reading is a number.
+fn decided<'s>(
+    m: &MeasurementRecord,
+    runs: &'s [(u32, FrameSeries)],
+) -> Option<(u32, &'s FrameSeries)> {
+    let aggregate = m.value.as_ref().and_then(crate::audit::Value::as_number);
+    let reading = |run: u32| {
+        m.runs
+            .iter()
+            .find(|r| r.run == run)
+            .and_then(|r| r.value.as_ref()?.as_number())
+    };
+    let distance = |run: u32| match (reading(run), aggregate) {
+        (Some(r), Some(a)) => (r - a).abs(),
+        _ => f64::INFINITY,
+    };
+    runs.iter()
+        .min_by(|a, b| distance(a.0).total_cmp(&distance(b.0)))
+        .map(|(run, series)| (*run, series))
 }
 
 /// Each run's reading of a measurement, `run 1: 26.7 ms/s · run 2: 55.206 ms/s …`, and the
@@ -397,6 +426,9 @@ fn every_run(m: &MeasurementRecord) -> String {
             },
         )
         .collect();
+    if runs.len() == 1 {
+        return format!("{}; the verdict takes this run's reading", runs.join(""));
+    }
     format!(
         "{}; the verdict takes their {}",
         runs.join(" · "),

@@ -112,12 +112,17 @@ fn matrix(report: &LabReport) -> String {
     }
     page.push_str("<tr><th scope=\"row\">device verdict</th>");
     for device in &report.devices {
-        let verdict = escape(device.verdict.as_str());
-        let title = device
+        let verdict = escape(device.said());
+        // Why it has no report, where a reader sees it (a title alone is hidden on a phone).
+        let why = device
             .error
             .as_deref()
-            .map_or_else(String::new, |e| format!(" title=\"{}\"", said(e)));
-        let _ = write!(page, "<td class=\"{verdict}\"{title}><b>{verdict}</b></td>");
+            .map_or_else(String::new, |e| format!("<br><small>{}</small>", said(e)));
+        let _ = write!(
+            page,
+            "<td class=\"{}\"><b>{verdict}</b>{why}</td>",
+            device.class()
+        );
     }
     page.push_str("</tr></table>");
     page

@@ -131,22 +131,33 @@ pub(super) fn screen<'a>(
                 .as_ref()
                 .and_then(|s| layout.select(window, s).ok())
         };
+        // A failed measurement is drawn, and said, as a failure.
+        let failed = report.checks.iter().any(|c| {
+            c.check.criterion_id == measurement.criterion_id && c.check.result == CheckResult::Fail
+        });
         let label = format!(
-            "{}: {}",
+            "{}: {}{}",
             measurement.criterion_id,
-            measurement.actual.as_deref().unwrap_or("?")
+            measurement.actual.as_deref().unwrap_or("?"),
+            if failed { " (failed)" } else { "" }
         );
+        let colour = if failed { "#cf222e" } else { "#8250df" };
         match (node(&args.from), node(&args.to), node(&args.target)) {
             (Some(from), Some(to), _) => {
                 if let (Some(from), Some(to)) = (layout.node(from).rect, layout.node(to).rect) {
-                    shapes.push(Shape::Gap { from, to, label });
+                    shapes.push(Shape::Gap {
+                        from,
+                        to,
+                        label,
+                        colour,
+                    });
                 }
             }
             (_, _, Some(target)) => {
                 if let Some(rect) = layout.visible_rect(target) {
                     shapes.push(Shape::Node {
                         rect,
-                        colour: "#8250df",
+                        colour,
                         label,
                     });
                 }
