@@ -258,30 +258,32 @@ fn matrix(report: &LabReport) -> String {
 
 /// `lab audit of 3 device(s): FAIL — 2 passed, 1 failed`.
 fn lab_verdict(report: &LabReport) -> Line {
-    // Each count names its devices: the line is read without the matrix above it.
-    let count = |v: DeviceVerdict| {
+    // Each count names its devices: the line is read without the matrix above it. A
+    // device whose audit could not measure is counted apart from the ones that failed.
+    let said = |v: DeviceVerdict, unverified: bool, word: &str| {
         let named: Vec<String> = report
             .devices
             .iter()
-            .filter(|d| d.verdict == v)
+            .filter(|d| d.verdict == v && d.unverified() == unverified)
             .map(|d| one_line(&d.name(), CELL).into_owned())
             .collect();
-        match (v, named.len()) {
-            (_, 0) => "0".to_owned(),
-            (DeviceVerdict::Pass, n) => n.to_string(),
-            (_, n) => format!("{n} ({})", named.join(", ")),
+        if named.is_empty() || v == DeviceVerdict::Pass {
+            format!("{} {word}", named.len())
+        } else {
+            format!("{} {word} ({})", named.len(), named.join(", "))
         }
     };
+    let counts = [
+        said(DeviceVerdict::Pass, false, "passed"),
+        said(DeviceVerdict::Fail, false, "failed"),
+        said(DeviceVerdict::Fail, true, "unverified"),
+        said(DeviceVerdict::NotMeasured, false, "not measured"),
+        said(DeviceVerdict::Error, false, "without a report"),
+    ];
     Line::default()
         .plain(format!("lab audit of {} device(s): ", report.devices.len()))
         .verdict(report.verdict.as_str().to_uppercase())
-        .plain(format!(
-            " — {} passed, {} failed, {} not measured, {} without a report",
-            count(DeviceVerdict::Pass),
-            count(DeviceVerdict::Fail),
-            count(DeviceVerdict::NotMeasured),
-            count(DeviceVerdict::Error),
-        ))
+        .plain(format!(" — {}", counts.join(", ")))
         .plain(
             report
                 .need

@@ -167,12 +167,15 @@ pub(crate) fn lab(report: &LabReport) -> Headline {
     let count = |v: DeviceVerdict| report.devices.iter().filter(|d| d.verdict == v).count();
     let n = report.devices.len();
     // The devices that failed are named: on a phone only the matrix's first column shows.
-    let failed: Vec<String> = report
-        .devices
-        .iter()
-        .filter(|d| d.verdict == DeviceVerdict::Fail)
-        .map(|d| crate::text::one_line(&d.name(), crate::text::CELL).into_owned())
-        .collect();
+    let named = |unverified: bool| -> Vec<String> {
+        report
+            .devices
+            .iter()
+            .filter(|d| d.verdict == DeviceVerdict::Fail && d.unverified() == unverified)
+            .map(|d| crate::text::one_line(&d.name(), crate::text::CELL).into_owned())
+            .collect()
+    };
+    let (failed, unverified) = (named(false), named(true));
     let warned = report
         .devices
         .iter()
@@ -194,6 +197,14 @@ pub(crate) fn lab(report: &LabReport) -> Headline {
             format!(" ({})", failed.join(", "))
         },
     );
+    if !unverified.is_empty() {
+        let _ = write!(
+            text,
+            ", {} unverified ({}: could not measure)",
+            unverified.len(),
+            unverified.join(", ")
+        );
+    }
     let mut why: Vec<String> = report
         .devices
         .iter()
@@ -263,10 +274,10 @@ pub(crate) fn comparison(c: &Comparison) -> Headline {
             .join(", ")
     };
     let mut text = format!(
-        "{}: {} of {} criteria regressed, {} improved, {} inconclusive",
+        "{}: {} of {} regressed, {} improved, {} inconclusive",
         c.verdict.as_str().to_uppercase(),
         count(Regression::Regressed),
-        c.criteria.len(),
+        crate::text::counted(c.criteria.len(), "criterion", "criteria"),
         count(Regression::Improved),
         count(Regression::Inconclusive),
     );

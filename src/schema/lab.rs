@@ -166,6 +166,16 @@ impl LabDevice {
         self.outcome.as_deref().unwrap_or(self.verdict.as_str())
     }
 
+    /// Whether its audit failed only by what it could not measure (`unverified`, as its page
+    /// says): not counted among the devices that failed.
+    pub(crate) fn unverified(&self) -> bool {
+        self.verdict == DeviceVerdict::Fail
+            && self
+                .outcome
+                .as_deref()
+                .is_some_and(|o| o.starts_with("unverified"))
+    }
+
     /// Its outcome's tone, as a CSS class: a pass with warnings or an unmeasured audit is
     /// never the plain green of a pass, nor the red of a product failure.
     pub(crate) fn class(&self) -> &'static str {

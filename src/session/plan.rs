@@ -277,7 +277,9 @@ impl<'a> AuditPlan<'a> {
         if let Target::Device { record: kept, .. } = &mut target {
             *kept = record;
         }
-        // An attestation is about a HAP: an audit that installs none is told which.
+        // An attestation is about a HAP: an audit that installs none is told to name one.
+        // (A delivery's round, whose workspace is known, may install nothing on a replay:
+        // it says so when it attests, rather than refusing the round.)
         if sign_key.is_some()
             && subjects.is_empty()
             && ab.is_none()

@@ -381,7 +381,7 @@ fn every_page(root: &Path) -> Vec<(&'static str, std::path::PathBuf, &'static st
         "comparison",
         cold.join("compare/compare.html"),
         "fail",
-        "REGRESSED: 1 of 1 criteria regressed",
+        "REGRESSED: 1 of 1 criterion regressed",
     ));
 
     let ab = frozen("ab", &fixture("packs/cold-start.yaml"));

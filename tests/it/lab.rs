@@ -691,3 +691,36 @@ fn each_device_has_its_own_trend_and_the_lab_says_what_each_phone_said() {
         "the banner names who failed: {html}"
     );
 }
+
+/// A phone whose audit could not measure (no window of the app) is counted as unverified,
+/// named, and never among the phones that failed.
+#[test]
+fn a_phone_that_could_not_measure_is_unverified_not_failed() {
+    let dir = frozen_example();
+    let captures: Vec<String> = [("notes-pass", "LAB01"), ("notes-no-window", "LAB04")]
+        .iter()
+        .map(|(capture, serial)| device(dir.path(), capture, serial, false))
+        .collect();
+    let Ran { stdout, .. } = lab_audit(
+        dir.path(),
+        "hdc",
+        &captures,
+        &["--devices", "all", "--out", "lab"],
+    )
+    .status(1)
+    .run();
+    assert!(
+        stdout.contains("1 passed, 0 failed, 1 unverified (LAB04)"),
+        "{stdout}"
+    );
+    let page = fs::read_to_string(dir.path().join("lab/lab.html")).unwrap();
+    assert!(
+        page.contains("0 failed, 1 unverified (LAB04: could not measure)"),
+        "{page}"
+    );
+    let md = fs::read_to_string(dir.path().join("lab/lab.md")).unwrap();
+    assert!(
+        md.contains("**unverified (3 criteria could not be measured)**"),
+        "{md}"
+    );
+}
