@@ -16,7 +16,9 @@ use crate::schema::Difference;
 use super::dsse::{Envelope, IN_TOTO, SignatureCheck};
 use super::key::PublicKey;
 use super::make::{Attested, PASSED, payload, statements};
-use super::statement::{Statement, Subject, VERDICT_V1, VSA_V1, VerdictPredicate, Vsa};
+use super::statement::{
+    STATEMENT_V1, Statement, Subject, VERDICT_V1, VSA_V1, VerdictPredicate, Vsa,
+};
 
 /// What `verify-attestation` was asked.
 pub(crate) struct CheckRequest<'a> {
@@ -127,6 +129,12 @@ pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<
                 "{at}: its payload is not an in-toto statement: {e}"
             ))
         })?;
+        if kind.kind != STATEMENT_V1 {
+            problems.push(format!(
+                "{at}: `_type` is `{}`, not `{STATEMENT_V1}`",
+                kind.kind
+            ));
+        }
         let duplicate = |what: &str| invalid(format!("{at} is a second {what} statement"));
         match kind.predicate_type.as_str() {
             VSA_V1 if vsa.is_some() => return Err(duplicate("VSA")),

@@ -168,6 +168,7 @@ impl AuditReport {
                 .filter(|d| d.severity == Severity::Warning)
                 .map(|d| d.code.as_str())
                 .collect();
+            codes.sort_unstable();
             codes.dedup();
             let should = self
                 .checks
