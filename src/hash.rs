@@ -43,7 +43,6 @@ pub(crate) fn unique_id(seed: &str) -> String {
     id
 }
 
-/// Bytes as lowercase hex.
-pub(crate) fn hex(digest: &[u8]) -> String {
+fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
