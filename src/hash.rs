@@ -43,6 +43,7 @@ pub(crate) fn unique_id(seed: &str) -> String {
     id
 }
 
-fn hex(digest: &[u8]) -> String {
+/// Bytes as lowercase hex.
+pub(crate) fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -15,7 +15,7 @@ use crate::schema::Difference;
 
 use super::dsse::{Envelope, IN_TOTO, SignatureCheck};
 use super::key::PublicKey;
-use super::make::{Attested, PASSED, payload, statements};
+use super::make::{Attested, PASSED, installed, payload, statements};
 use super::statement::{
     STATEMENT_V1, Statement, Subject, VERDICT_V1, VSA_V1, VerdictPredicate, Vsa,
 };
@@ -340,10 +340,8 @@ fn rebuilt(
             "the audit does not hold up against its evidence: {difference}"
         ));
     }
-    let installed: Vec<&str> = report
-        .inputs
-        .iter()
-        .flat_map(|i| &i.installed)
+    let installed: Vec<&str> = installed(&report)
+        .into_iter()
         .map(|h| h.sha256.as_str())
         .collect();
     let subjects: Vec<(String, String)> = verdict

@@ -198,7 +198,7 @@ impl PublicKey {
     pub(crate) fn keyid(&self) -> String {
         let (keytype, scheme) = self.algorithm.sslib();
         let public = match self.algorithm {
-            Algorithm::Ed25519 => hex(&self.raw),
+            Algorithm::Ed25519 => crate::hash::hex(&self.raw),
             Algorithm::EcdsaP256 => self.pem(),
         };
         // OLPC canonical JSON: sorted keys, no spaces, only `"` and `\` escaped. Neither a
@@ -341,14 +341,6 @@ fn not_pem_words(bytes: &[u8]) -> String {
     } else {
         "holds no PEM key".to_owned()
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::audit::InstalledHap;
 use crate::device::Source;
 use crate::gate::{CheckResult, Verdict};
 use crate::schema::AuditReport;
@@ -65,14 +66,15 @@ pub(crate) fn not_passed(report: &AuditReport) -> Vec<String> {
     why
 }
 
+/// The HAPs the audit recorded installing (a delivery's, an A/B arm's; none for a plain audit).
+pub(crate) fn installed(report: &AuditReport) -> Vec<&InstalledHap> {
+    report.inputs.iter().flat_map(|i| &i.installed).collect()
+}
+
 /// How the subjects were named: `installed` when the audit recorded installing HAPs (each
 /// subject is then one of them: the caller has checked), else `user`.
 pub(crate) fn named_by(report: &AuditReport) -> &'static str {
-    if report
-        .inputs
-        .as_ref()
-        .is_some_and(|i| !i.installed.is_empty())
-    {
+    if !installed(report).is_empty() {
         "installed"
     } else {
         "user"

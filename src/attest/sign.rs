@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 
 use super::dsse::{Envelope, IN_TOTO};
 use super::key::SigningKey;
-use super::make::{Attested, named_by, payload, statements};
+use super::make::{Attested, installed, named_by, payload, statements};
 use super::statement::Subject;
 
 /// What `attest` was asked.
@@ -237,8 +237,7 @@ fn subjects(
     paths: &[PathBuf],
     report: &crate::schema::AuditReport,
 ) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
-    let installed: Vec<&crate::audit::InstalledHap> =
-        report.inputs.iter().flat_map(|i| &i.installed).collect();
+    let installed = installed(report);
     if paths.is_empty() {
         if installed.is_empty() {
             return Err(vec![

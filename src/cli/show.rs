@@ -261,12 +261,7 @@ fn lab_verdict(report: &LabReport) -> Line {
     // Each count names its devices: the line is read without the matrix above it. A
     // device whose audit could not measure is counted apart from the ones that failed.
     let said = |v: DeviceVerdict, unverified: bool, word: &str| {
-        let named: Vec<String> = report
-            .devices
-            .iter()
-            .filter(|d| d.verdict == v && d.unverified() == unverified)
-            .map(|d| one_line(&d.name(), CELL).into_owned())
-            .collect();
+        let named = report.named(v, unverified);
         if named.is_empty() || v == DeviceVerdict::Pass {
             format!("{} {word}", named.len())
         } else {

@@ -167,15 +167,10 @@ pub(crate) fn lab(report: &LabReport) -> Headline {
     let count = |v: DeviceVerdict| report.devices.iter().filter(|d| d.verdict == v).count();
     let n = report.devices.len();
     // The devices that failed are named: on a phone only the matrix's first column shows.
-    let named = |unverified: bool| -> Vec<String> {
-        report
-            .devices
-            .iter()
-            .filter(|d| d.verdict == DeviceVerdict::Fail && d.unverified() == unverified)
-            .map(|d| crate::text::one_line(&d.name(), crate::text::CELL).into_owned())
-            .collect()
-    };
-    let (failed, unverified) = (named(false), named(true));
+    let (failed, unverified) = (
+        report.named(DeviceVerdict::Fail, false),
+        report.named(DeviceVerdict::Fail, true),
+    );
     let warned = report
         .devices
         .iter()

@@ -128,12 +128,17 @@ impl AuditReport {
 
     /// Whether it passed with something to look at: a warning, or a failed should criterion.
     pub(crate) fn warned(&self) -> bool {
-        self.verdict == Verdict::Pass
-            && (self.summary.warnings > 0
-                || self.checks.iter().any(|c| {
-                    c.check.weight == crate::pack::Weight::Should
-                        && c.check.result == CheckResult::Fail
-                }))
+        self.verdict == Verdict::Pass && (self.summary.warnings > 0 || self.failed_should() > 0)
+    }
+
+    /// How many should criteria failed (which never fail the audit).
+    fn failed_should(&self) -> usize {
+        self.checks
+            .iter()
+            .filter(|c| {
+                c.check.weight == crate::pack::Weight::Should && c.check.result == CheckResult::Fail
+            })
+            .count()
     }
 
     /// Whether it failed only because criteria could not be measured: none failed, and no
@@ -159,9 +164,12 @@ impl AuditReport {
 
     /// Its outcome in words where it says more than its verdict does (for a lab's matrix):
     /// `pass with warnings (2 warning(s): W_MEASUREMENT_UNSTABLE)`, `unverified (3 criteria
-    /// could not be measured)`.
+    /// could not be measured)`. Never for an incomplete audit: a device not measured, or
+    /// whose lease was lost, is said by its verdict.
     pub(crate) fn outcome(&self) -> Option<String> {
-        if self.warned() {
+        if self.incomplete() {
+            None
+        } else if self.warned() {
             let mut codes: Vec<&str> = self
                 .diagnostics
                 .iter()
@@ -170,14 +178,7 @@ impl AuditReport {
                 .collect();
             codes.sort_unstable();
             codes.dedup();
-            let should = self
-                .checks
-                .iter()
-                .filter(|c| {
-                    c.check.weight == crate::pack::Weight::Should
-                        && c.check.result == CheckResult::Fail
-                })
-                .count();
+            let should = self.failed_should();
             let mut said = Vec::new();
             if self.summary.warnings > 0 {
                 said.push(format!(

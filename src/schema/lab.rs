@@ -277,6 +277,17 @@ impl RowHead {
 }
 
 impl LabReport {
+    /// The columns of the devices of `verdict` (with `unverified`, those whose audit only
+    /// could not measure; without it, the others), each name one bounded line: what banners
+    /// and the terminal name.
+    pub(crate) fn named(&self, verdict: DeviceVerdict, unverified: bool) -> Vec<String> {
+        self.devices
+            .iter()
+            .filter(|d| d.verdict == verdict && d.unverified() == unverified)
+            .map(|d| crate::text::one_line(&d.name(), crate::text::CELL).into_owned())
+            .collect()
+    }
+
     /// The matrix of these columns; `unreachable`: the servers that did not answer.
     pub(crate) fn new(
         frozen: &Frozen,
@@ -327,13 +338,10 @@ impl LabReport {
                     .ok()
                     .and_then(|(report, _)| report.unrecorded.clone()),
                 fold: column.fold(),
-                // What its page says, where that says more than its verdict: never for a
-                // device not measured (its verdict says so) or one whose lease was lost.
                 outcome: column
                     .outcome
                     .as_ref()
                     .ok()
-                    .filter(|(report, _)| !report.incomplete())
                     .and_then(|(report, _)| report.outcome()),
             })
             .collect();

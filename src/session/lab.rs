@@ -97,12 +97,7 @@ pub(super) async fn audit_lab(
         let (report, _) = super::one::audit(&device, plan, &folder, &progress).await?;
         Ok(report)
     };
-    // What its page says where that says more (never for a device not measured).
-    let said = |r: &AuditReport| {
-        r.outcome()
-            .filter(|_| !r.incomplete())
-            .unwrap_or_else(|| r.verdict.as_str().to_owned())
-    };
+    let said = |r: &AuditReport| r.outcome().unwrap_or_else(|| r.verdict.as_str().to_owned());
     let seats = each_member(roster, &plan.out, job, said, reporter).await?;
     let (report, written) = publish_matrix(
         plan.frozen,

@@ -34,22 +34,14 @@ fn live_audit(failing: bool) -> tempfile::TempDir {
         };
         fs::write(dir.join("pack.yaml"), pack).unwrap();
         Test::new(&dir).args(["freeze", "pack.yaml"]).run();
-        let captures = [repo()
-            .join("device-fixtures/notes-pass")
-            .display()
-            .to_string()];
-        let hdc = crate::support::fake_hdc(&dir, "hdc", &captures, "");
-        Test::new(&dir)
-            .args([
-                "--hdc",
-                hdc.to_str().unwrap(),
-                "audit",
-                "--pack",
-                "pack.lock.json",
-            ])
-            .args(["--device", SERIAL, "--out", "live"])
-            .status(if failing { 1 } else { 0 })
-            .run();
+        crate::lab::lab_audit(
+            &dir,
+            "hdc",
+            &notes_phone(),
+            &["--device", SERIAL, "--out", "live"],
+        )
+        .status(if failing { 1 } else { 0 })
+        .run();
         dir
     });
     let dir = tempfile::tempdir().unwrap();
@@ -57,6 +49,14 @@ fn live_audit(failing: bool) -> tempfile::TempDir {
     fs::write(dir.path().join("app.hap"), b"PK\x03\x04 the app's HAP").unwrap();
     fs::write(dir.path().join("other.hap"), b"PK\x03\x04 another build").unwrap();
     dir
+}
+
+/// The example's phone, served by fake-hdc from its recording.
+fn notes_phone() -> [String; 1] {
+    [repo()
+        .join("device-fixtures/notes-pass")
+        .display()
+        .to_string()]
 }
 
 /// `dwpipe attest live/audit-1.json --key KEY --subject app.hap`, plus `extra`.
@@ -426,17 +426,15 @@ fn an_ab_session_attests_each_arm_about_the_build_it_installed() {
 fn a_lab_audit_that_installs_nothing_must_name_its_hap_before_it_starts() {
     let dir = live_audit(false);
     let (private, _) = key(dir.path(), "k", false);
-    Test::new(dir.path())
-        .args([
-            "--hdc",
-            "./hdc",
-            "audit",
-            "--pack",
-            "pack.lock.json",
-            "--device",
-            SERIAL,
-        ])
-        .args(["--out", "again", "--sign-key", private.to_str().unwrap()])
+    let args = [
+        "--device",
+        SERIAL,
+        "--out",
+        "again",
+        "--sign-key",
+        private.to_str().unwrap(),
+    ];
+    crate::lab::lab_audit(dir.path(), "hdc", &notes_phone(), &args)
         .status(2)
         .stderr_contains("E_ATTEST_SUBJECT")
         .stderr_contains("--subject")
