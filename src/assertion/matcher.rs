@@ -367,3 +367,6 @@ impl fmt::Display for Assertion {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

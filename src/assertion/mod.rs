@@ -7,9 +7,6 @@ mod matcher;
 mod quantity;
 mod unit;
 
-#[cfg(test)]
-mod matcher_tests;
-
 pub use decimal::Decimal;
 pub(crate) use limits::{Side, Worse};
 pub use matcher::{Assertion, UnitContext};

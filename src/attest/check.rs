@@ -14,8 +14,8 @@ use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::schema::Difference;
 
 use super::dsse::{Envelope, IN_TOTO, SignatureCheck};
+use super::held::{held_together, rebuilt};
 use super::key::PublicKey;
-use super::make::{Attested, PASSED, installed, payload, statements};
 use super::statement::{
     STATEMENT_V1, Statement, Subject, VERDICT_V1, VSA_V1, VerdictPredicate, Vsa,
 };
@@ -71,32 +71,105 @@ pub(crate) struct AttestationCheck {
 /// Checks the attestation as asked. A file that is not an attestation is an error; what
 /// does not hold is a problem in the outcome.
 pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<Diagnostic>> {
-    let one = |d: Diagnostic| vec![d];
-    let key = PublicKey::read(request.key).map_err(|e| one(e.diagnostic()))?;
-    let invalid = |message: String| {
-        vec![
-            Diagnostic::error("E_ATTESTATION_INVALID", message)
-                .fix("pass the .intoto.jsonl `dwpipe attest` wrote"),
-        ]
-    };
+    let key = PublicKey::read(request.key).map_err(|e| vec![e.diagnostic()])?;
     let bytes = read_bounded(request.file, MAX_REPORT_BYTES, "an attestation").map_err(|e| {
-        one(e.diagnostic(
+        vec![e.diagnostic(
             "E_ATTESTATION_INVALID",
             "pass the .intoto.jsonl `dwpipe attest` wrote",
-        ))
+        )]
     })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| invalid(format!("`{}` is not UTF-8", request.file.display())))?;
     let mut problems = Vec::new();
-    let (mut signatures, mut good) = (0, 0);
-    let mut vsa: Option<(Statement<Vsa>, Vec<u8>)> = None;
-    let mut verdict: Option<(Statement<VerdictPredicate>, Vec<u8>)> = None;
+    let lines = read_lines(request.file, &text, &key, &mut problems)?;
+    let (Some((vsa, vsa_payload)), Some((verdict, verdict_payload))) = (lines.vsa, lines.verdict)
+    else {
+        return Err(invalid(format!(
+            "`{}` does not hold both a VSA ({VSA_V1}) and dwpipe's verdict ({VERDICT_V1})",
+            request.file.display()
+        )));
+    };
+    held_together(&vsa, &verdict, &verdict_payload, &mut problems);
+    let replay = verdict.predicate.source.kind != "device";
+    if replay && !request.allow_replay {
+        problems.push(format!(
+            "a replay of the capture `{}`: never a release pass (pass --allow-replay to check it all the same)",
+            verdict.predicate.source.capture.as_deref().unwrap_or("?")
+        ));
+    }
+    held_to_request(request, &vsa, &mut problems)?;
+    let mut differences = Vec::new();
+    if let Some(folder) = request.evidence {
+        let signed = [vsa_payload.as_slice(), verdict_payload.as_slice()];
+        rebuilt(
+            folder,
+            request.pack,
+            signed,
+            (&vsa, &verdict),
+            &mut problems,
+            &mut differences,
+        )?;
+    }
+    Ok(AttestationCheck {
+        file: request.file.display().to_string(),
+        verified: problems.is_empty() && differences.is_empty(),
+        result: vsa.predicate.verification_result.clone(),
+        keyid: key.keyid(),
+        algorithm: key.algorithm().name().to_owned(),
+        signatures: lines.signatures,
+        good_signatures: lines.good,
+        subjects: vsa.subject,
+        source: verdict.predicate.source.kind.clone(),
+        policy_sha256: vsa
+            .predicate
+            .policy
+            .digest
+            .get("sha256")
+            .cloned()
+            .unwrap_or_default(),
+        evidence_checked: request.evidence.is_some(),
+        problems,
+        differences,
+    })
+}
+
+/// A file that is not an attestation dwpipe wrote.
+fn invalid(message: String) -> Vec<Diagnostic> {
+    vec![
+        Diagnostic::error("E_ATTESTATION_INVALID", message)
+            .fix("pass the .intoto.jsonl `dwpipe attest` wrote"),
+    ]
+}
+
+/// The statements an attestation's lines hold (each with its payload), and how its
+/// signatures came out.
+struct Lines {
+    vsa: Option<(Statement<Vsa>, Vec<u8>)>,
+    verdict: Option<(Statement<VerdictPredicate>, Vec<u8>)>,
+    signatures: usize,
+    good: usize,
+}
+
+/// Reads every envelope of `text` (the attestation at `file`), checking its signatures under
+/// `key`; what does not hold goes into `problems`.
+fn read_lines(
+    file: &Path,
+    text: &str,
+    key: &PublicKey,
+    problems: &mut Vec<String>,
+) -> Result<Lines, Vec<Diagnostic>> {
+    let mut lines = Lines {
+        vsa: None,
+        verdict: None,
+        signatures: 0,
+        good: 0,
+    };
     for (index, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let at = format!("`{}` line {}", request.file.display(), index + 1);
+        let at = format!("`{}` line {}", file.display(), index + 1);
         let envelope: Envelope = serde_json::from_str(line)
             .map_err(|e| invalid(format!("{at} is not a DSSE envelope: {e}")))?;
         if envelope.payload_type != IN_TOTO {
@@ -108,10 +181,10 @@ pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<
         if envelope.signatures.is_empty() {
             problems.push(format!("{at} is not signed"));
         }
-        for (n, outcome) in envelope.check(&key).into_iter().enumerate() {
-            signatures += 1;
+        for (n, outcome) in envelope.check(key).into_iter().enumerate() {
+            lines.signatures += 1;
             match outcome {
-                SignatureCheck::Good => good += 1,
+                SignatureCheck::Good => lines.good += 1,
                 SignatureCheck::Garbled => {
                     problems.push(format!("{at}: signature {} is not Base64", n + 1));
                 }
@@ -137,46 +210,37 @@ pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<
         }
         let duplicate = |what: &str| invalid(format!("{at} is a second {what} statement"));
         match kind.predicate_type.as_str() {
-            VSA_V1 if vsa.is_some() => return Err(duplicate("VSA")),
-            VSA_V1 => vsa = Some((statement(&payload, &at)?, payload)),
-            VERDICT_V1 if verdict.is_some() => return Err(duplicate("verdict")),
-            VERDICT_V1 => verdict = Some((statement(&payload, &at)?, payload)),
+            VSA_V1 if lines.vsa.is_some() => return Err(duplicate("VSA")),
+            VSA_V1 => lines.vsa = Some((statement(&payload, &at)?, payload)),
+            VERDICT_V1 if lines.verdict.is_some() => return Err(duplicate("verdict")),
+            VERDICT_V1 => lines.verdict = Some((statement(&payload, &at)?, payload)),
             other => problems.push(format!(
                 "{at}: a statement of `{other}`, which dwpipe does not write"
             )),
         }
     }
-    let (Some((vsa, vsa_payload)), Some((verdict, verdict_payload))) = (vsa, verdict) else {
-        return Err(invalid(format!(
-            "`{}` does not hold both a VSA ({VSA_V1}) and dwpipe's verdict ({VERDICT_V1})",
-            request.file.display()
-        )));
-    };
-    held_together(&vsa, &verdict, &verdict_payload, &mut problems);
-    let replay = verdict.predicate.source.kind != "device";
-    if replay && !request.allow_replay {
-        problems.push(format!(
-            "a replay of the capture `{}`: never a release pass (pass --allow-replay to check it all the same)",
-            verdict.predicate.source.capture.as_deref().unwrap_or("?")
-        ));
-    }
+    Ok(lines)
+}
+
+/// The VSA held to what the request names: the HAP among its subjects, the lock its policy.
+fn held_to_request(
+    request: &CheckRequest<'_>,
+    vsa: &Statement<Vsa>,
+    problems: &mut Vec<String>,
+) -> Result<(), Vec<Diagnostic>> {
     if let Some(hap) = request.subject {
-        match crate::input::hash_file(hap, "a HAP") {
-            Ok(sha256)
-                if vsa
-                    .subject
-                    .iter()
-                    .any(|s| s.digest.get("sha256") == Some(&sha256)) => {}
-            Ok(sha256) => problems.push(format!(
+        let sha256 = crate::input::hash_file(hap, "a HAP")
+            .map_err(|e| vec![e.diagnostic("E_ATTESTATION_INVALID", "pass the HAP to check")])?;
+        if !vsa
+            .subject
+            .iter()
+            .any(|s| s.digest.get("sha256") == Some(&sha256))
+        {
+            problems.push(format!(
                 "`{}` (sha256 {}) is not a subject of this attestation",
                 hap.display(),
                 &sha256[..12]
-            )),
-            Err(e) => {
-                return Err(one(
-                    e.diagnostic("E_ATTESTATION_INVALID", "pass the HAP to check")
-                ));
-            }
+            ));
         }
     }
     if let Some(lock) = request.pack {
@@ -194,39 +258,7 @@ pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<
             ));
         }
     }
-    let mut differences = Vec::new();
-    if let Some(folder) = request.evidence {
-        let signed = [vsa_payload.as_slice(), verdict_payload.as_slice()];
-        rebuilt(
-            folder,
-            request.pack,
-            signed,
-            (&vsa, &verdict),
-            &mut problems,
-            &mut differences,
-        )?;
-    }
-    Ok(AttestationCheck {
-        file: request.file.display().to_string(),
-        verified: problems.is_empty() && differences.is_empty(),
-        result: vsa.predicate.verification_result.clone(),
-        keyid: key.keyid(),
-        algorithm: key.algorithm().name().to_owned(),
-        signatures,
-        good_signatures: good,
-        subjects: vsa.subject,
-        source: verdict.predicate.source.kind.clone(),
-        policy_sha256: vsa
-            .predicate
-            .policy
-            .digest
-            .get("sha256")
-            .cloned()
-            .unwrap_or_default(),
-        evidence_checked: request.evidence.is_some(),
-        problems,
-        differences,
-    })
+    Ok(())
 }
 
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
@@ -246,134 +278,4 @@ fn statement<P: DeserializeOwned>(
             .fix("pass the .intoto.jsonl `dwpipe attest` wrote"),
         ]
     })
-}
-
-/// The VSA and the verdict statement agree: the same subjects and lock, the verdict named
-/// by its digest, and PASSED only where the verdict's own content is a release pass.
-fn held_together(
-    vsa: &Statement<Vsa>,
-    verdict: &Statement<VerdictPredicate>,
-    verdict_payload: &[u8],
-    problems: &mut Vec<String>,
-) {
-    if vsa.subject.is_empty() {
-        problems
-            .push("it is about no HAP: an in-toto statement names at least one subject".to_owned());
-    }
-    if vsa.subject != verdict.subject {
-        problems.push("the VSA and the verdict statement are about different subjects".to_owned());
-    }
-    let digest = crate::hash::sha256_hex(verdict_payload);
-    if !vsa
-        .predicate
-        .input_attestations
-        .iter()
-        .any(|r| r.uri == VERDICT_V1 && r.digest.get("sha256") == Some(&digest))
-    {
-        problems.push(format!(
-            "the VSA does not name this verdict statement (sha256 {}) among its inputs",
-            &digest[..12]
-        ));
-    }
-    let policy = vsa.predicate.policy.digest.get("sha256");
-    if policy != Some(&verdict.predicate.audit.pack_sha256) {
-        problems.push(
-            "the VSA's policy is not the lock the verdict statement's audit was held to".to_owned(),
-        );
-    }
-    let p = &verdict.predicate;
-    let passes = p.verdict == "pass"
-        && p.audit.unverified == 0
-        && p.audit.fail == 0
-        && p.source.kind == "device"
-        && p.not_passed.is_empty()
-        && p.criteria
-            .iter()
-            .all(|c| c.result == "pass" || c.level != "must");
-    if vsa.predicate.verification_result == PASSED && !passes {
-        problems.push(format!(
-            "the VSA says PASSED, but its verdict statement says {} ({} failed, {} unverified, source {})",
-            p.verdict, p.audit.fail, p.audit.unverified, p.source.kind
-        ));
-    }
-    if vsa.predicate.verification_result != p.release {
-        problems.push(format!(
-            "the VSA says {}, its verdict statement {}",
-            vsa.predicate.verification_result, p.release
-        ));
-    }
-}
-
-/// The audit named by the VSA, read from `folder`, verified, and both statements made again
-/// from it.
-fn rebuilt(
-    folder: &Path,
-    pack: Option<&Path>,
-    signed: [&[u8]; 2],
-    (vsa, verdict): (&Statement<Vsa>, &Statement<VerdictPredicate>),
-    problems: &mut Vec<String>,
-    differences: &mut Vec<Difference>,
-) -> Result<(), Vec<Diagnostic>> {
-    let audit = &verdict.predicate.audit.report;
-    // The name is the statement's: only a plain file name inside the folder is read.
-    if audit.uri.contains(['/', '\\']) || audit.uri.starts_with('.') || audit.uri.is_empty() {
-        problems.push(format!(
-            "its audit report `{}` is not a file name in the audit's folder",
-            audit.uri
-        ));
-        return Ok(());
-    }
-    let path = folder.join(&audit.uri);
-    let (report, sha256) =
-        crate::compare::read_audit_hashed(&path, "E_ATTESTATION_INVALID").map_err(|d| vec![d])?;
-    if audit.digest.get("sha256") != Some(&sha256) {
-        problems.push(format!(
-            "`{}` is not the report attested (sha256 {}, the statement names {})",
-            path.display(),
-            &sha256[..12],
-            audit.digest.get("sha256").map_or("?", String::as_str)
-        ));
-    }
-    let verification = crate::recheck::verify_audit(&path, &report, pack)?;
-    for difference in &verification.differences {
-        problems.push(format!(
-            "the audit does not hold up against its evidence: {difference}"
-        ));
-    }
-    let installed: Vec<&str> = installed(&report)
-        .into_iter()
-        .map(|h| h.sha256.as_str())
-        .collect();
-    let subjects: Vec<(String, String)> = verdict
-        .subject
-        .iter()
-        .map(|s| {
-            (
-                s.name.clone(),
-                s.digest.get("sha256").cloned().unwrap_or_default(),
-            )
-        })
-        .collect();
-    for (name, sha256) in &subjects {
-        if !installed.is_empty() && !installed.contains(&sha256.as_str()) {
-            problems.push(format!(
-                "the subject `{name}` is not a HAP the audit installed"
-            ));
-        }
-    }
-    let mut again = statements(&Attested {
-        report: &report,
-        report_file: audit.uri.clone(),
-        report_sha256: sha256,
-        subjects,
-        time: vsa.predicate.time_verified.clone(),
-    });
-    // Which dwpipe signed is a recorded fact: a newer one checking it is not a difference.
-    again.vsa.predicate.verifier = vsa.predicate.verifier.clone();
-    let value = |bytes: &[u8]| serde_json::from_slice(bytes).unwrap_or_default();
-    let made = [payload(&again.vsa), payload(&again.verdict)];
-    for (signed, made) in signed.iter().zip(&made) {
-        differences.extend(crate::recheck::tampered(&value(signed), &value(made)));
-    }
-    Ok(())
 }

@@ -5,6 +5,7 @@
 
 mod check;
 mod dsse;
+mod held;
 mod key;
 mod make;
 mod sign;

@@ -16,8 +16,9 @@ use crate::input::{MAX_REPORT_BYTES, read_bounded};
 use crate::output::write_atomic;
 use crate::playbook::Playbooks;
 
+use super::error::AuditError;
 use super::keep::relative;
-use super::model::{AuditError, EvidenceFile, Inputs, Times};
+use super::model::{EvidenceFile, Inputs, Times};
 use super::plan::AuditSpec;
 use super::state::{DeviceState, DeviceStates};
 

@@ -10,8 +10,9 @@ use crate::diagnostic::chain;
 use crate::input::hash_file;
 use crate::playbook::Values;
 
+use super::error::AuditError;
 use super::evidence::{Files, StepFailure};
-use super::model::{AuditError, EvidenceFile};
+use super::model::EvidenceFile;
 
 /// Writes `bytes` as the visit's evidence file `name` in `dir`, and names it in `files`.
 pub(super) fn keep_file(

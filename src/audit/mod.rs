@@ -7,6 +7,7 @@
 mod aggregate;
 mod capture;
 mod checks;
+mod error;
 mod evidence;
 mod extract;
 mod faults;
@@ -31,6 +32,7 @@ mod window;
 
 pub use aggregate::{actual, aggregate};
 pub(crate) use checks::folded;
+pub use error::AuditError;
 pub(crate) use evidence::SOURCE_RECORD;
 pub use evidence::{Context, Files};
 pub use extract::{Decoded, Value, extract};
@@ -38,7 +40,7 @@ pub use extract::{ExtractError, Reading, Screenshot, Trace};
 pub use figures::Figures;
 pub(crate) use figures::{FlowFigure, FrameSeries, Trend, TrendPoint};
 pub(crate) use measure::AsRecorded;
-pub use model::{AuditError, AuditEvent, AuditRun, Audited, MeasurementRecord};
+pub use model::{AuditEvent, AuditRun, Audited, MeasurementRecord};
 pub use model::{DeviceTime, InstalledHap, Workspace};
 pub use model::{EvidenceFile, Inputs, RunReading};
 pub use plan::AuditSpec;

@@ -10,7 +10,8 @@ use crate::playbook::{Playbooks, Values};
 use crate::probe::Extractor;
 use crate::shell::ShellValue;
 
-use super::model::{AuditError, InstalledHap};
+use super::error::AuditError;
+use super::model::InstalledHap;
 use super::state::Required;
 
 /// What an audit measures and how: everything but the device and where it reports.

@@ -15,12 +15,13 @@ use crate::playbook::{FAILED_STEP, Values};
 use crate::shell::ShellValue;
 
 use super::capture::Pairing;
+use super::error::AuditError;
 use super::evidence::{Context, Files, StepFailure};
 use super::flow::{FlowPlan, frames_steps, run_flow};
 use super::inputs::keep;
 use super::keep::keep_file;
 use super::measure::{Gathered, Measuring, RunVisit, visits};
-use super::model::{AuditError, AuditEvent, AuditRun, DeviceTime};
+use super::model::{AuditEvent, AuditRun, DeviceTime};
 use super::plan::{
     AuditSpec, Planned, Visit, base_values, evidence_root, max_runs, measured_in, plan,
     reads_faults,

@@ -126,16 +126,7 @@ async fn gather_steps<'s>(
                     keep_clock(device, values, dir, files, &clock_file(trace)).await?;
                 }
                 let command = values.command(template).map_err(|e| fail(e.to_string()))?;
-                let reply = match within {
-                    None => device.shell(&command).await,
-                    Some(limit) => match device.shell_limited(&command, *limit).await {
-                        Err(DeviceError::Timeout { .. }) => {
-                            return Err(fail(stop_overrun(device, values, &command, *limit).await));
-                        }
-                        other => other,
-                    },
-                }
-                .map_err(device_or_step)?;
+                let reply = shell_within(device, values, &command, *within).await?;
                 if let Some(name) = save {
                     keep_file(dir, files, name, reply.output.as_bytes())
                         .map_err(|e| fail(chain(&e)))?;
@@ -270,6 +261,27 @@ fn traced<'a>(steps: &'a [&'a Step]) -> Option<&'a str> {
         Step::Pull { save, .. } if save.ends_with(".ftrace") => Some(save.as_str()),
         _ => None,
     })
+}
+
+/// Runs a shell step's command, within its own limit when it has one.
+async fn shell_within(
+    device: &impl Device,
+    values: &Values,
+    command: &ShellCommand,
+    within: Option<Duration>,
+) -> Result<crate::device::ShellReply, StepFailure> {
+    match within {
+        None => device.shell(command).await,
+        Some(limit) => match device.shell_limited(command, limit).await {
+            Err(DeviceError::Timeout { .. }) => {
+                return Err(StepFailure::Step {
+                    reason: stop_overrun(device, values, command, limit).await,
+                });
+            }
+            other => other,
+        },
+    }
+    .map_err(device_or_step)
 }
 
 /// A command ran past its own limit (a test suite that never ends): the app it runs in is

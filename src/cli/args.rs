@@ -15,6 +15,7 @@ use super::completions::CompletionsArgs;
 use super::deliver::DeliverArgs;
 use super::devices::DevicesArgs;
 use super::doctor::DoctorArgs;
+use super::explain::ExplainArgs;
 use super::fingerprint::FingerprintArgs;
 use super::freeze::FreezeArgs;
 use super::gate::GateArgs;
@@ -86,6 +87,8 @@ pub(super) enum Command {
     Runs(RunsArgs),
     /// Every probe a pack can name: its arguments and their allowed values, its units, how it measures.
     Probes(ProbesArgs),
+    /// What an error code (`E_…`) means, the exit code it comes with, and how to put it right.
+    Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     #[command(
         after_help = "bash: dwpipe completions bash > ~/.local/share/bash-completion/completions/dwpipe\nzsh:  dwpipe completions zsh > \"${fpath[1]}/_dwpipe\"\nfish: dwpipe completions fish > ~/.config/fish/completions/dwpipe.fish"

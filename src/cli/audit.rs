@@ -2,25 +2,21 @@
 //! same-device A/B of two builds, an A/B over a lab. The arguments become one plan, preflight
 //! opens the target, the session engine runs the plan, and the outcome is shown.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::audit::Required;
-use crate::config::Config;
-use crate::gate::load_auditor_report;
-use crate::history::Recorder;
-use crate::playbook::Playbooks;
+use crate::history::{Recorder, Store};
 use crate::process::Cancel;
-use crate::session::{self, AuditPlan, BuildUnderTest, Request};
+use crate::session::{self, AuditPlan, BuildUnderTest, Inputs, Request};
 
 use super::error::Error;
+use super::print;
 use super::progress::SessionProgress;
 use super::runtime::block_on;
 use super::shared::{
     DeviceArgs, DeviceClient, Json, Measuring, StoreParser, SummaryMd, parse_condition,
 };
-use super::{Edge, Run, load_lock, show, summary_md};
-use crate::history::Store;
-use std::path::PathBuf;
+use super::{Edge, Run, show, summary_md};
 
 impl Run for AuditArgs {
     fn json(&self) -> bool {
@@ -34,19 +30,19 @@ impl Run for AuditArgs {
     fn execute(self, edge: &Edge) -> Result<i32, Error> {
         let hdc = crate::history::leases_beside(edge.client(&self.client), self.history.as_ref());
         let json = self.output.json;
-        let frozen = load_lock(&self.lock)?;
-        let playbooks = Playbooks::load(self.measuring.playbooks.as_deref())?;
         let target = self
             .target
             .target()
             .expect("clap requires --device, --devices or --replay");
         let plan = AuditPlan::new(Request {
-            frozen: &frozen,
-            lock: self.lock.clone(),
-            playbooks: &playbooks,
+            inputs: Inputs::Named {
+                lock: self.lock,
+                playbooks: self.measuring.playbooks,
+                config: self.config,
+            },
             target,
             record: self.record,
-            out: crate::output::default_out(self.out.as_deref(), "audit"),
+            out: self.out,
             runs: self.runs,
             ab: self
                 .baseline_hap
@@ -54,16 +50,20 @@ impl Run for AuditArgs {
                 .map(|(baseline, candidate)| (baseline, candidate, self.max_runs)),
             history: self.history.as_ref().map(Recorder::at),
             strict: self.measuring.strict,
-            auditor: self
-                .auditor_report
-                .as_deref()
-                .map(load_auditor_report)
-                .transpose()?,
+            auditor: self.auditor_report,
             build: BuildUnderTest::default(),
-            require: required(self.config.as_deref(), &self.require)?,
+            require: self
+                .require
+                .into_iter()
+                .map(|condition| Required {
+                    condition,
+                    by: "--require".to_owned(),
+                })
+                .collect(),
             sign_key: self.sign_key,
             subjects: self.subjects,
         })?;
+        print::diagnostics(&plan.frozen.found);
         let cancel = Cancel::new();
         let progress = SessionProgress::new(json);
         let outcome = block_on(
@@ -78,30 +78,6 @@ impl Run for AuditArgs {
         }
         Ok(outcome.exit_code())
     }
-}
-
-/// The preconditions besides the pack's: dwpipe.yaml's `device.require` (`--config`, else
-/// ./dwpipe.yaml when there is one), then `--require`.
-fn required(config: Option<&Path>, cli: &[String]) -> Result<Vec<Required>, Error> {
-    let config = config
-        .map(Path::to_owned)
-        .or_else(crate::config::in_current_folder);
-    let from_config = match config {
-        Some(path) => Config::load(&path)?.device.require,
-        None => Vec::new(),
-    };
-    let by = |by: &'static str, conditions: &[String]| {
-        conditions
-            .iter()
-            .map(|condition| Required {
-                condition: condition.clone(),
-                by: by.to_owned(),
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut required = by(crate::config::CONFIG_FILE, &from_config);
-    required.extend(by("--require", cli));
-    Ok(required)
 }
 
 #[derive(Debug, clap::Args)]

@@ -36,14 +36,17 @@ impl Run for DeliverArgs {
 /// Runs the delivery; `Ok(exit code)`.
 fn run(hdc: &HdcClient, args: &DeliverArgs) -> Result<i32, Error> {
     // Everything that can be refused is refused before any process starts.
-    let plan = DeliverPlan::new(request(args), hdc)?;
+    let plan = DeliverPlan::new(&request(args), hdc)?;
     print::diagnostics(&plan.frozen.found);
     let progress = DeliverProgress::new(args.output.json, args.verbose);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();
-    let delivered = block_on(&cancel, crate::pipeline::deliver(plan, &cancel, &events));
+    let delivered = block_on(
+        &cancel,
+        crate::pipeline::open_and_run(plan, &cancel, &events),
+    );
     progress.finish();
-    let report = summary_or_error(delivered)?;
+    let report = summary_or_error(delivered.map(|ended| ended.report))?;
     if args.output.json {
         print::json(&report);
     } else {

@@ -166,6 +166,7 @@ commands!(
     History,
     Runs,
     Probes,
+    Explain,
     Completions,
     Report,
     Inspect,

@@ -260,7 +260,7 @@ impl From<crate::attest::AttestError> for Error {
 impl From<PlanError> for Error {
     fn from(refused: PlanError) -> Error {
         match refused {
-            PlanError::Invalid(diagnostic) => Error::Invalid(vec![diagnostic]),
+            PlanError::Invalid(found) => Error::Invalid(found),
             PlanError::Folder { path, source } => Error::Folder { path, source },
         }
     }

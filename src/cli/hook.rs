@@ -1,32 +1,27 @@
 //! `dwpipe hook stop --target HARNESS`: the harness's stop-hook JSON in, the gate run on the
 //! workspace as it stands, the answer out — one JSON object, the whole of stdout (progress
-//! goes to stderr). The answer itself is decided in [`crate::hook`]; this module reads the
-//! input, runs the gate as `deliver` runs its stages, and keeps the session's record.
+//! goes to stderr). The stop is answered by [`crate::hook::stop`] (the session's record, the
+//! rounds, the decision); this module reads stdin, runs the gate's plan when asked, and
+//! prints what it was given to print.
 
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use crate::config::{Config, FailMode, Repair};
-use crate::diagnostic::chain;
+use clap::Subcommand;
+
 use crate::exit_code;
-use crate::hook::{
-    Answer, Decision, Gate, Harness, Round, Said, Session, decide, decide_uncounted, read_stop,
-    render,
-};
+use crate::hook::{Harness, StopRequest, render};
 use crate::output::dir_or_dot;
 use crate::pipeline::{DeliverPlan, Event, Gated, Mode, PlanError};
 use crate::process::Cancel;
-use crate::schema::TerminalReason;
 use crate::target::HdcClient;
 
 use super::error::Error;
 use super::print;
 use super::progress::DeliverProgress;
 use super::runtime::block_on;
-use super::shared::DeviceClient;
+use super::shared::{DeviceClient, Project};
 use super::{Edge, Run};
-use crate::cli::shared::Project;
-use clap::Subcommand;
 
 /// dwpipe's plugin for OpenCode and DevEco Code, as `dwpipe hook plugin` prints it.
 pub(super) const OPENCODE_PLUGIN: &str = include_str!("../../integrations/opencode/dwpipe-gate.js");
@@ -37,140 +32,26 @@ const INPUT_LIMIT: u64 = 1024 * 1024;
 /// Answers one stop; `Ok(0)` once an answer was printed.
 pub(super) fn stop(hdc: &HdcClient, args: &HookStopArgs) -> Result<i32, Error> {
     let harness = Harness::parse(&args.harness).expect("clap takes only the harnesses' words");
-    // The limits and the fail mode are the config's; one that cannot be read has the defaults
-    // (and the gate says why it could not run).
-    let loaded = Config::load(&args.project.config);
-    let (limits, fail_mode) = loaded
-        .as_ref()
-        .map_or((Repair::default(), FailMode::Warn), |config| {
-            (config.repair, config.review.fail_mode)
-        });
-    let stop = match read_input()
-        .and_then(|input| read_stop(harness, &input).map_err(|e| e.to_string()))
-    {
-        Ok(stop) => stop,
-        // Under `closed`, a stop that cannot be read is refused: the agent writes part of
-        // the input (Codex's carries its last message), so an unreadable one is its to fix.
-        Err(why) if fail_mode == FailMode::Closed => {
-            return Ok(answer(harness, &refused_unread(&why)));
-        }
-        // Otherwise, without its session the rounds cannot be counted, and a loop nobody
-        // counts could go on for ever: the agent is let stop, said to be unverified.
-        Err(why) => {
-            return Ok(answer(
-                harness,
-                &unverified(&format!("E_HOOK_INPUT: {why}; the change was not gated")),
-            ));
-        }
-    };
     let base = args
         .project
         .out
         .clone()
         .unwrap_or_else(|| dir_or_dot(args.project.config.parent()).to_owned());
-    let record = Session::path(&base, harness, &stop.session);
-    // One stop of a session at a time: stops that come together are counted one by one.
-    let turn = Session::turn(&record, args.client.lease_wait);
-    // The record is the agent's to write: it only counts. One that cannot be read (garbage,
-    // a newer format, a folder) leaves the rounds uncounted, never the gate open.
-    let session = turn
-        .as_ref()
-        .map_err(|e| chain(e))
-        .and_then(|_| Session::load(&record, harness, &stop.session).map_err(|e| chain(&e)));
-    let earlier = session
-        .as_ref()
-        .map(|session| session.this_loop().to_vec())
-        .unwrap_or_default();
-    // The repair round as the guard counts it: the loop's failures so far (a round the gate
-    // could not decide sent no repair).
-    let round =
-        u32::try_from(earlier.iter().filter(|r| r.failure.is_some()).count()).unwrap_or(u32::MAX);
-    let gated = stop
-        .not_finished
-        .is_none()
-        .then(|| gate(hdc, args, &base, round));
-    let (mut gate_outcome, run, mut verdict, failure) = match (&stop.not_finished, &gated) {
-        (Some(how), _) => (
-            Gate::NotFinished { how },
-            None,
-            format!("not gated: {how}"),
-            None,
-        ),
-        (None, Some(Ok((gated, _)))) => outcome(gated),
-        (None, Some(Err(why))) => (Gate::Undecided { why }, None, "undecided".to_owned(), None),
-        (None, None) => (
-            Gate::Undecided {
-                why: "the gate did not run",
-            },
-            None,
-            "undecided".to_owned(),
-            None,
-        ),
+    let request = StopRequest {
+        harness,
+        input: read_input(),
+        config: args.project.config.clone(),
+        base: base.clone(),
+        wait: args.client.lease_wait,
     };
-    let pack = gated
-        .as_ref()
-        .and_then(|gated| gated.as_ref().ok())
-        .map(|(_, pack)| pack.clone());
-    // The agent is held to the pack it was given: one that changed within the loop is not it.
-    let changed = pack_changed(&earlier, pack.as_deref());
-    if let Some(changed) = &changed {
-        gate_outcome = Gate::Undecided { why: changed };
-        verdict = "undecided".to_owned();
-    }
-    let run_name = run.clone().unwrap_or_else(|| "none".to_owned());
-    let mut decision = match &session {
-        Ok(_) => decide(&earlier, gate_outcome, limits, fail_mode, &run_name),
-        Err(why) => {
-            print::note(&format!("E_HOOK_STATE: {why}"));
-            decide_uncounted(gate_outcome, fail_mode, why, &run_name)
-        }
-    };
-    if let Ok(mut session) = session {
-        session.rounds.push(Round {
-            run,
-            continuing: stop.continuing,
-            verdict: verdict.clone(),
-            failure,
-            said: decision.said,
-            claim: stop.claim,
-            pack,
-        });
-        if let Err(e) = session.save(&record) {
-            // A count that was not kept cannot bound the next round.
-            let why = format!("the record cannot be kept: {}", chain(&e));
-            print::note(&format!("E_HOOK_STATE: {why}"));
-            decision = decide_uncounted(gate_outcome, fail_mode, &why, &run_name);
-        }
-    }
-    drop(turn);
-    let claimed = stop
-        .claim
-        .map(|claim| format!(" (the agent claimed {claim})"))
-        .unwrap_or_default();
-    print::note(&format!(
-        "hook: {harness} session {}, round {round}: {verdict}{claimed}; {} (run {run_name}; record {})",
-        stop.session,
-        decision.said,
-        record.display()
-    ));
-    if let Some(note) = &decision.note {
+    let stopped = crate::hook::stop(request, |round| gate(hdc, args, &base, round));
+    for note in &stopped.notes {
         print::note(note);
     }
-    Ok(answer(harness, &decision))
-}
-
-/// Why the pack the gate held the change against is not the one this loop began with (its
-/// lock's SHA-256 in the loop's earlier rounds): `None` when it is, or nothing was gated.
-fn pack_changed(earlier: &[Round], now: Option<&str>) -> Option<String> {
-    let now = now?;
-    let was = earlier.iter().find_map(|r| r.pack.as_deref())?;
-    (was != now).then(|| {
-        format!(
-            "the acceptance pack changed during this agent session (lock {} at its first round, {} now): the agent is held to the pack it was given (a pack changed on purpose starts a new agent session)",
-            &was[..was.len().min(12)],
-            &now[..now.len().min(12)]
-        )
-    })
+    let mut text = render(harness, &stopped.decision);
+    text.push('\n');
+    print::raw(text.as_bytes());
+    Ok(exit_code::OK)
 }
 
 /// The harness's stdin, whole and bounded.
@@ -191,86 +72,9 @@ fn read_input() -> Result<Vec<u8>, String> {
     Ok(input)
 }
 
-/// A stop that cannot be read, under `review.fail-mode: closed`: refused, with what to do.
-fn refused_unread(why: &str) -> Decision {
-    print::note(&format!(
-        "E_HOOK_INPUT: {why}; refused by review.fail-mode closed"
-    ));
-    Decision {
-        answer: Answer::Block(format!(
-            "dwpipe cannot read this stop ({why}), so the change was not gated. \
-             review.fail-mode is closed: dwpipe keeps refusing to let this task end as verified. \
-             If your last message is long, end with a short one; tell the user the change is \
-             unverified and why, and do not claim that it passes."
-        )),
-        said: Said::Refused,
-        note: None,
-    }
-}
-
-/// The agent is let stop without being verified, and told why.
-fn unverified(why: &str) -> Decision {
-    print::note(why);
-    Decision {
-        answer: Answer::Allow,
-        said: Said::NotGated,
-        note: Some(format!("dwpipe: the change is NOT verified ({why})")),
-    }
-}
-
-/// Prints the answer; the exit code that goes with it.
-fn answer(harness: Harness, decision: &Decision) -> i32 {
-    let mut text = render(harness, decision);
-    text.push('\n');
-    print::raw(text.as_bytes());
-    exit_code::OK
-}
-
-/// What a gate run came to, for the decision and the record: the gate, the run's id, how it
-/// ended, and the failure's fingerprint.
-fn outcome(gated: &Gated) -> (Gate<'_>, Option<String>, String, Option<String>) {
-    let run = gated
-        .report
-        .run_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
-    let reason = gated.report.terminal_reason;
-    let verdict = reason.to_string();
-    match (&gated.failure, reason) {
-        (_, TerminalReason::Verified) => (Gate::Passed, run, verdict, None),
-        (Some(failure), _) => (
-            Gate::Failed {
-                fingerprint: &failure.fingerprint,
-                brief: &failure.brief,
-                unresolved: &gated.report.unresolved,
-            },
-            run,
-            verdict,
-            Some(failure.fingerprint.clone()),
-        ),
-        (None, _) => (
-            Gate::Undecided {
-                why: gated
-                    .report
-                    .detail
-                    .as_deref()
-                    .unwrap_or("the run ended without a verdict"),
-            },
-            run,
-            verdict,
-            None,
-        ),
-    }
-}
-
-/// Runs the gate's round `round` as `deliver` runs its stages after an agent: the gate's
-/// outcome and the pack's lock hash; `Err` says why it could not run.
-fn gate(
-    hdc: &HdcClient,
-    args: &HookStopArgs,
-    base: &Path,
-    round: u32,
-) -> Result<(Gated, String), String> {
+/// Runs the gate's round `round` as `deliver` runs its stages after an agent; `Err` says why
+/// it could not run.
+fn gate(hdc: &HdcClient, args: &HookStopArgs, base: &Path, round: u32) -> Result<Gated, String> {
     // Another session's gate on this workspace is waited for (as a device's lease is).
     let request = args.project.request(
         Some(base.to_owned()),
@@ -279,7 +83,7 @@ fn gate(
             wait: args.client.lease_wait,
         },
     );
-    let plan = DeliverPlan::new(request, hdc).map_err(|refused| match refused {
+    let plan = DeliverPlan::new(&request, hdc).map_err(|refused| match refused {
         PlanError::Invalid(found) | PlanError::NoDevice(found) => found
             .iter()
             .map(ToString::to_string)
@@ -288,15 +92,15 @@ fn gate(
         other => Error::from(other).to_string(),
     })?;
     print::diagnostics(&plan.frozen.found);
-    let pack = plan.frozen.lock.sha256.clone();
     let progress = DeliverProgress::new(false, false);
     let events = |event: Event<'_>| progress.event(event);
     let cancel = Cancel::new();
-    let gated = block_on(&cancel, crate::pipeline::gate(plan, &cancel, &events));
+    let gated = block_on(
+        &cancel,
+        crate::pipeline::open_and_run(plan, &cancel, &events),
+    );
     progress.finish();
-    gated
-        .map(|gated| (gated, pack))
-        .map_err(|e| Error::from(e).to_string())
+    gated.map_err(|e| Error::from(e).to_string())
 }
 
 #[derive(Debug, Subcommand)]

@@ -15,6 +15,7 @@ mod deliver;
 mod devices;
 mod doctor;
 mod error;
+mod explain;
 mod fingerprint;
 mod freeze;
 mod gate;

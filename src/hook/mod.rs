@@ -8,16 +8,16 @@
 //! `stop_hook_active` only says the agent is already continuing because of a hook, so it is
 //! recorded, never trusted to end the loop. Rounds are bounded by `repair.max-rounds` and the
 //! same-failure guard; when they run out, or when the gate cannot decide, the review's fail
-//! mode says what happens ([`decide()`]): `open` lets the agent stop and records it, `warn` sends
+//! mode says what happens ([`mod@decide`]): `open` lets the agent stop and records it, `warn` sends
 //! it back once to say the change is unverified and then lets it stop, `closed` keeps refusing
 //! "verified" and says so.
 
 mod decide;
 mod harness;
 mod state;
+mod stop;
 mod words;
 
-pub(crate) use decide::{Answer, Decision, Gate, decide, decide_uncounted};
-pub(crate) use harness::{read_stop, render};
-pub(crate) use state::{Round, Session};
-pub(crate) use words::{Harness, Said};
+pub(crate) use harness::render;
+pub(crate) use stop::{StopRequest, stop};
+pub(crate) use words::Harness;

@@ -12,8 +12,8 @@ use serde_saphyr::Spanned;
 use crate::assertion::{Assertion, Decimal, Expectation, Matcher, Scalar, Unit, known_spellings};
 use crate::pack::{CATALOG, check_probe};
 
-use super::catalog::MeasuredBy;
 use super::flow::{Flow, InputKind, MeasuredStep, StepRef};
+use super::measured::MeasuredBy;
 use super::model::CriterionAssertion;
 use super::probe::FramesVia;
 use super::schema::{AssertionDoc, ExpectedDoc, ProbeDoc, ScalarDoc};

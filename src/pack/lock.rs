@@ -29,7 +29,7 @@ use super::validate::validate;
 const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 
 /// `pack.lock.json`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LockFile {
     /// Lock format version.
@@ -64,7 +64,7 @@ pub(crate) fn seal(format: u32, pack: &serde_json::Value, diagnostics: &[Diagnos
 }
 
 /// A frozen pack: the validated pack and its lock.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Frozen {
     /// The validated pack.
     pub pack: Pack,

@@ -6,6 +6,7 @@ mod compile;
 mod flow;
 mod load;
 mod lock;
+mod measured;
 mod model;
 mod points;
 mod probe;
@@ -21,13 +22,14 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{CATALOG, MeasuredBy, ProbeKind, check_probe};
+pub use catalog::{CATALOG, ProbeKind};
 pub(crate) use flow::{Action, Direction, Gesture, Key, Launch, SwipePath};
 pub use flow::{Flow, FlowStep, FlowStepDoc, InputKind, MeasuredStep, StepRef};
 pub use load::parse_pack;
 pub use load::{MAX_PACK_BYTES, Syntax, load_pack};
 pub use lock::{Frozen, freeze, load_lock};
 pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
+pub use measured::{MeasuredBy, check_probe};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 pub(crate) use points::NameMatcher;
 pub use points::{Of, Pick, Point, SectionValue, TraceName};

@@ -5,15 +5,15 @@ use std::collections::BTreeMap;
 use crate::assertion::Assertion;
 use crate::words::words;
 
-use super::catalog::MeasuredBy;
 use super::flow::Flow;
+use super::measured::MeasuredBy;
 use super::regression::Floor;
 use super::require::Condition;
 use super::schema::PackDoc;
 
 /// A pack that passed validation. `doc` is the schema form (what the lock hashes); `criteria`
 /// hold the compiled assertions, in the author's order.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pack {
     /// The pack as written (normalized by the schema).
     pub doc: PackDoc,
@@ -52,7 +52,7 @@ words! {
 }
 
 /// A validated criterion.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Criterion {
     /// Unique id.
     pub id: String,
@@ -73,7 +73,7 @@ pub struct Criterion {
 }
 
 /// A criterion's compiled assertion with what the author said about it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct CriterionAssertion {
     /// What the gate evaluates.
     pub(crate) assertion: Assertion,

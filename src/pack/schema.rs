@@ -16,7 +16,7 @@ use super::flow::{FlowStepDoc, StepRef};
 use super::regression::RegressionDoc;
 
 /// A whole pack.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PackDoc {
     /// Schema version; only 1 exists.
@@ -41,7 +41,7 @@ pub struct PackDoc {
 }
 
 /// The app the pack is about.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AppDoc {
     /// Bundle name, a reverse-domain identifier.
@@ -55,7 +55,7 @@ pub struct AppDoc {
 }
 
 /// One acceptance criterion.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CriterionDoc {
     /// Unique id (`P-01`).
@@ -81,7 +81,7 @@ pub struct CriterionDoc {
 }
 
 /// An assertion as written.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssertionDoc {
     /// One of the eight matchers.

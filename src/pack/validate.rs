@@ -11,9 +11,9 @@ use serde_saphyr::Spanned;
 use crate::diagnostic::{Diagnostic, Location, has_errors};
 use crate::shell::ShellValue;
 
-use super::catalog::MeasuredBy;
 use super::compile::{Invalid, bind_flow, compile};
 use super::flow::{self, Flow};
+use super::measured::MeasuredBy;
 use super::model::{Criterion, Dimension, Pack, Weight};
 use super::regression::{Floor, RegressionDoc};
 use super::require::Condition;

@@ -10,16 +10,27 @@ use crate::schema::DeliverReport;
 use crate::target::Opened;
 use crate::verify::{StatCache, fingerprint};
 
-use super::record::{Halt, Staged};
+use super::halt::{Halt, Staged};
 use super::{Delivery, DeliveryError};
 
-/// What one gate round came to.
+/// What a delivery, or one gate round, came to.
 #[derive(Debug)]
 pub(crate) struct Gated {
     /// The run's summary, as `deliver.json` holds it.
     pub(crate) report: DeliverReport,
-    /// What failed, when it did.
+    /// What a gate round sent the agent back with, when it failed (a delivery repairs its
+    /// own failures: never one).
     pub(crate) failure: Option<GateFailure>,
+}
+
+impl Gated {
+    /// A delivery's end: its report.
+    pub(crate) fn delivered(report: DeliverReport) -> Gated {
+        Gated {
+            report,
+            failure: None,
+        }
+    }
 }
 
 /// A failed gate round: what the repair guard counts and what the agent is sent back with.

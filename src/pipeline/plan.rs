@@ -17,9 +17,9 @@ use crate::preflight::{self, Check};
 use crate::target::{HdcClient, Target};
 
 use super::claim::{Claim, ClaimError, claim};
-use super::records::RunTarget;
 use super::run_dir::{RUNS_FOLDER, default_history};
 use super::run_dir::{RunDir, RunDirError};
+use super::seal::RunTarget;
 
 /// The pack a delivery takes when none is named (as `dwpipe init` writes it).
 pub(crate) const DEFAULT_PACK: &str = "pack.yaml";
@@ -66,6 +66,21 @@ pub(crate) enum Mode {
     },
 }
 
+/// What a planned delivery runs once its target is open: the request's [`Mode`], decided.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Door {
+    /// Every stage (or what is left of a resumed run).
+    Deliver {
+        /// Waive the outside reviewer.
+        waive_review: bool,
+    },
+    /// A stop hook's gate: the session's round `round`, on one device or one capture.
+    Gate {
+        /// The session's round.
+        round: u32,
+    },
+}
+
 /// The run the delivery writes into.
 #[derive(Debug)]
 pub(crate) enum Run {
@@ -95,8 +110,8 @@ pub(crate) struct DeliverPlan {
     pub(crate) history: Store,
     /// What must be there before anything starts (the target's own checks come when it opens).
     pub(crate) checks: Vec<Check>,
-    /// The door it came in by.
-    pub(crate) mode: Mode,
+    /// What it runs once the target is open.
+    pub(crate) door: Door,
     /// A replay that leaves recorded exchanges unserved fails the audit.
     pub(crate) strict: bool,
     /// Held while the delivery lives: a second one on this workspace is refused (or waits).
@@ -138,10 +153,26 @@ impl From<Diagnostic> for PlanError {
 impl DeliverPlan {
     /// Validates `request`: everything that can be refused is refused here, before any
     /// process starts; `hdc` is the client the target will be opened with.
-    pub(crate) fn new(request: DeliverRequest, hdc: &HdcClient) -> Result<DeliverPlan, PlanError> {
-        let mut config = match &request.mode {
-            Mode::Deliver { .. } => delivery_config(&request.config)?,
-            Mode::Gate { .. } => gate_config(Config::load(&request.config).map_err(|d| vec![d])?)?,
+    pub(crate) fn new(request: &DeliverRequest, hdc: &HdcClient) -> Result<DeliverPlan, PlanError> {
+        // The one place the door is told apart: what it reads, waits for and picks up.
+        let (mut config, wait, resume, door) = match &request.mode {
+            Mode::Deliver {
+                resume,
+                waive_review,
+            } => (
+                delivery_config(&request.config)?,
+                Duration::ZERO,
+                resume.as_deref(),
+                Door::Deliver {
+                    waive_review: *waive_review,
+                },
+            ),
+            Mode::Gate { round, wait } => (
+                gate_config(Config::load(&request.config).map_err(|d| vec![d])?)?,
+                *wait,
+                None,
+                Door::Gate { round: *round },
+            ),
         };
         if let Some(key) = &request.sign_key {
             config.sign_key = Some(key.clone());
@@ -151,11 +182,7 @@ impl DeliverPlan {
             crate::attest::Signing::new(key, Vec::new())?;
         }
         let Some(target) = request.target.clone().or_else(|| config.device.target()) else {
-            return Err(PlanError::NoDevice(no_device(&config, hdc, &request)));
-        };
-        let wait = match &request.mode {
-            Mode::Deliver { .. } => Duration::ZERO,
-            Mode::Gate { wait, .. } => *wait,
+            return Err(PlanError::NoDevice(no_device(&config, hdc, request)));
         };
         let claim = claim(&config.workspace, wait)?;
         let hdc = crate::history::leases_beside(hdc.clone(), config.history.as_ref());
@@ -163,21 +190,19 @@ impl DeliverPlan {
             .out
             .clone()
             .unwrap_or_else(|| dir_or_dot(request.config.parent()).to_owned());
-        let (frozen, run) = match &request.mode {
-            Mode::Deliver {
-                resume: Some(run), ..
-            } => {
+        let (frozen, run) = match resume {
+            Some(run) => {
                 // A bare id (as `dwpipe runs` lists it) names a folder of this project's runs.
                 let run = if !run.exists() && run.components().count() == 1 {
                     base.join(RUNS_FOLDER).join(run)
                 } else {
-                    run.clone()
+                    run.to_owned()
                 };
                 let (dir, frozen) =
                     RunDir::resume(&run, request.out.as_deref(), &RunTarget::of(&target))?;
                 (frozen, Run::Resumed(dir))
             }
-            _ => (Frozen::open(&pack(&request)?)?, Run::New { base }),
+            None => (Frozen::open(&pack(request)?)?, Run::New { base }),
         };
         let playbooks = Playbooks::load(request.playbooks.as_deref())?;
         let mut checks = preflight::programs(&config);
@@ -199,7 +224,7 @@ impl DeliverPlan {
             run,
             history,
             checks,
-            mode: request.mode,
+            door,
             strict: request.strict,
             claim,
             hdc,

@@ -3,7 +3,7 @@
 //! folder per audit, the stat cache, `ledger.jsonl` and `deliver.json`. Review receipts live
 //! beside the runs, in `.dwpipe/reviews/`, because a lock is reviewed once across runs.
 //!
-//! A run directory holds its records ([`super::records`]): it is created with them, and
+//! A run directory holds its records ([`super::seal`]): it is created with them, and
 //! picked up again only when they still say the same run (the lock hashes to the pack the run
 //! was made for, the ledger's lines follow from one another, the target is the same).
 
@@ -18,7 +18,7 @@ use crate::output::{PublishError, WriteError, dir_or_dot, write_atomic};
 use crate::pack::{Frozen, LOCK_FILE, SPEC_FILE, load_lock};
 
 use super::ledger::{Entry, Input, Ledger, LedgerError};
-use super::records::{Held, RUN_FILE, RunRecord, RunTarget};
+use super::seal::{Held, RUN_FILE, RunRecord, RunTarget};
 
 /// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
 pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";

@@ -1,21 +1,17 @@
-//! A planned delivery's two doors: the target opened (the preflight's checks first), the run
-//! made or picked up, then every stage (`deliver`) or a stop hook's gate, and the device let
-//! go. Nothing here decides what to run: the plan did.
-
-use std::future::Future;
-use std::pin::Pin;
+//! A planned delivery run through its door: the target opened (the preflight's checks first),
+//! the run made or picked up, then every stage (`deliver`) or a stop hook's gate, and the
+//! device let go. Nothing here decides what to run: the plan did.
 
 use crate::device::DeviceError;
 use crate::diagnostic::Diagnostic;
 use crate::preflight::{self, Refusal};
 use crate::process::Cancel;
-use crate::schema::DeliverReport;
 use crate::target::{Absence, Opened};
 
 use super::gate::Gated;
-use super::plan::{DeliverPlan, Mode, Run};
-use super::records::RunTarget;
+use super::plan::{DeliverPlan, Door, Run};
 use super::run_dir::{RunDir, RunDirError};
+use super::seal::RunTarget;
 use super::{Delivery, DeliveryError, Event};
 
 /// Why a planned delivery ended without its report.
@@ -59,46 +55,15 @@ impl From<Refusal> for StartError {
     }
 }
 
-/// What a door runs once the delivery is ready: every stage, or a gate's round.
-type Door<'a, T> = Pin<Box<dyn Future<Output = Result<T, DeliveryError>> + 'a>>;
-
-/// `dwpipe deliver`: every stage of `plan` (or what is left of a resumed run) to its report.
-pub(crate) async fn deliver(
-    plan: DeliverPlan,
-    cancel: &Cancel,
-    events: &dyn Fn(Event<'_>),
-) -> Result<DeliverReport, StartError> {
-    start(plan, cancel, events, |delivery, opened, cancel| {
-        Box::pin(delivery.run(opened, cancel))
-    })
-    .await
-}
-
-/// A stop hook's gate on `plan`'s one device or capture: its round, as the plan's mode says.
-pub(crate) async fn gate(
+/// A planned delivery, run: the target opened once every check passed (its device let go
+/// until its audit: the agent or the build may take long), the door's rule held (a gate
+/// audits one device; a delivery every device it was given, or none), the run made or picked
+/// up, every stage or the gate's round run, and the device let go.
+pub(crate) async fn open_and_run(
     plan: DeliverPlan,
     cancel: &Cancel,
     events: &dyn Fn(Event<'_>),
 ) -> Result<Gated, StartError> {
-    let round = match plan.mode {
-        Mode::Gate { round, .. } => round,
-        Mode::Deliver { .. } => 0,
-    };
-    start(plan, cancel, events, move |delivery, opened, cancel| {
-        Box::pin(delivery.gate(opened, round, cancel))
-    })
-    .await
-}
-
-/// Opens the target once every check passed (its device let go until its audit: the agent or
-/// the build may take long), holds a lab to the door's rule, makes or picks up the run, runs
-/// the door, and lets the device go.
-async fn start<T>(
-    plan: DeliverPlan,
-    cancel: &Cancel,
-    events: &dyn Fn(Event<'_>),
-    door: impl for<'a> FnOnce(&'a Delivery<'a>, &'a Opened, &'a Cancel) -> Door<'a, T>,
-) -> Result<T, StartError> {
     let DeliverPlan {
         config,
         frozen,
@@ -107,7 +72,7 @@ async fn start<T>(
         run,
         history,
         checks,
-        mode,
+        door,
         strict,
         mut claim,
         hdc,
@@ -115,17 +80,10 @@ async fn start<T>(
     let (_, opened) = preflight::open(checks, &target, &hdc, cancel).await;
     let opened = opened?;
     opened.release_leases();
-    let (resume, waive_review) = match (&mode, &opened) {
-        (Mode::Gate { .. }, Opened::Lab(_)) => return Err(StartError::NotOneDevice),
-        (Mode::Gate { .. }, Opened::One(_)) => (false, false),
-        (
-            Mode::Deliver {
-                resume,
-                waive_review,
-            },
-            opened,
-        ) => {
-            // A delivery audits every device it was given, or none.
+    let (waive_review, round) = match (door, &opened) {
+        (Door::Gate { .. }, Opened::Lab(_)) => return Err(StartError::NotOneDevice),
+        (Door::Gate { round }, Opened::One(_)) => (false, Some(round)),
+        (Door::Deliver { waive_review }, opened) => {
             if let Opened::Lab(roster) = opened {
                 if let Some((member, why)) = roster.absent.first() {
                     return Err(StartError::Absent {
@@ -137,9 +95,10 @@ async fn start<T>(
                     return Err(StartError::NoDevices);
                 }
             }
-            (resume.is_some(), *waive_review)
+            (waive_review, None)
         }
     };
+    let resume = matches!(run, Run::Resumed(_));
     let run_dir = match run {
         Run::Resumed(dir) => dir,
         Run::New { base } => {
@@ -159,7 +118,10 @@ async fn start<T>(
         strict,
         events,
     };
-    let ran = door(&delivery, &opened, cancel).await;
+    let ran = match round {
+        Some(round) => delivery.gate(&opened, round, cancel).await,
+        None => delivery.run(&opened, cancel).await.map(Gated::delivered),
+    };
     if let Opened::One(device) = &opened {
         device.finish().await?;
     }

@@ -1,6 +1,6 @@
 //! `junit.xml`: one test case per criterion, readable by Jenkins and GitLab. A failure carries
-//! the recomputed reason; an unverified criterion is skipped with why. A comparison's cases
-//! fail when regressed or inconclusive.
+//! the recomputed reason; an unverified criterion is skipped with why. A lab's is a suite per
+//! device (a comparison's is [`mod@super::junit_compare`]'s).
 
 use std::fmt::Write;
 
@@ -8,13 +8,11 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::Weight;
 
-use crate::gate::Verdict;
-use crate::report::numbers::delta;
-use crate::schema::{AbLabReport, Column, Comparison, Regression, UnreachableServer};
+use crate::schema::{Column, UnreachableServer};
 
 use crate::schema::{AuditReport, ReportCheck};
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .map(|c| match c {
@@ -29,17 +27,17 @@ fn escape(text: &str) -> String {
 }
 
 /// One suite's counts and XML.
-struct Suite {
-    tests: usize,
-    failures: usize,
-    errors: usize,
-    skipped: usize,
-    xml: String,
+pub(super) struct Suite {
+    pub(super) tests: usize,
+    pub(super) failures: usize,
+    pub(super) errors: usize,
+    pub(super) skipped: usize,
+    pub(super) xml: String,
 }
 
 /// A case that errored (the environment's, not the app's): `class` and `name` as given,
 /// `message` escaped.
-fn error_case(class: &str, name: &str, message: &str) -> String {
+pub(super) fn error_case(class: &str, name: &str, message: &str) -> String {
     format!(
         "    <testcase classname=\"{}\" name=\"{}\">\n      <error message=\"{}\"/>\n    </testcase>\n",
         escape(class),
@@ -49,7 +47,7 @@ fn error_case(class: &str, name: &str, message: &str) -> String {
 }
 
 /// A suite of one errored case: a device with no report, a server that did not answer.
-fn error_suite(suite: &str, (class, name): (&str, &str), message: &str) -> Suite {
+pub(super) fn error_suite(suite: &str, (class, name): (&str, &str), message: &str) -> Suite {
     Suite {
         tests: 1,
         failures: 0,
@@ -94,141 +92,7 @@ pub(crate) fn junit_lab(columns: &[Column<'_>], unreachable: &[UnreachableServer
     document(&suites)
 }
 
-/// A comparison's JUnit XML: one case per criterion; regressed and inconclusive both fail
-/// (an inconclusive comparison is never shown green), with the reason.
-pub(crate) fn junit_compare(comparison: &Comparison) -> String {
-    let mut cases = String::new();
-    let mut failures = 0;
-    for c in &comparison.criteria {
-        let _ = writeln!(
-            cases,
-            "    <testcase classname=\"regression\" name=\"{}\"{}>",
-            escape(&case_name(
-                &c.criterion_id,
-                c.weight,
-                c.statement.as_deref()
-            )),
-            time_attribute(c.device_seconds)
-        );
-        if matches!(c.verdict, Regression::Regressed | Regression::Inconclusive) {
-            failures += 1;
-            let _ = writeln!(
-                cases,
-                "      <failure message=\"{}: {}\"/>",
-                c.verdict.as_str(),
-                escape(&c.reason)
-            );
-        }
-        cases.push_str("    </testcase>\n");
-    }
-    let tests = comparison.criteria.len();
-    document(&[Suite {
-        tests,
-        failures,
-        errors: 0,
-        skipped: 0,
-        xml: format!(
-            "  <testsuite name=\"dwpipe compare\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n"
-        ),
-    }])
-}
-
-/// A lab's A/B JUnit XML: one suite per device, a case for the candidate against the pack and
-/// one per criterion against the baseline (regressed and inconclusive fail); a device whose
-/// session stopped is one suite with one error.
-pub(crate) fn junit_ab_lab(report: &AbLabReport) -> String {
-    let suites: Vec<Suite> = report
-        .devices
-        .iter()
-        .map(|device| {
-            let serial = escape(&device.serial);
-            let mut cases = String::new();
-            let (mut tests, mut failures, mut errors) = (0, 0, 0);
-            match (device.error.as_deref(), device.absolute) {
-                (error @ Some(_), _) | (error @ None, None) => {
-                    tests += 1;
-                    errors += 1;
-                    cases.push_str(&error_case(
-                        &format!("{}.device", device.serial),
-                        "A/B session",
-                        error.unwrap_or("the session stopped"),
-                    ));
-                }
-                (None, Some(absolute)) => {
-                    tests += 1;
-                    let _ = writeln!(
-                        cases,
-                        "    <testcase classname=\"{serial}.pack\" name=\"the candidate against the pack\">"
-                    );
-                    if absolute == Verdict::Fail {
-                        failures += 1;
-                        let _ = writeln!(
-                            cases,
-                            "      <failure message=\"the candidate fails the pack (its audit: {}/candidate)\"/>",
-                            escape(&device.folder)
-                        );
-                    }
-                    cases.push_str("    </testcase>\n");
-                }
-            }
-            for cell in &device.criteria {
-                tests += 1;
-                let name = match &cell.statement {
-                    Some(statement) => format!(
-                        "{}: {}",
-                        cell.criterion_id,
-                        crate::text::one_line(statement, crate::text::LINE)
-                    ),
-                    None => cell.criterion_id.clone(),
-                };
-                let _ = writeln!(
-                    cases,
-                    "    <testcase classname=\"{serial}.regression\" name=\"{}\"{}>",
-                    escape(&name),
-                    time_attribute(cell.device_seconds)
-                );
-                if matches!(cell.verdict, Regression::Regressed | Regression::Inconclusive) {
-                    failures += 1;
-                    let _ = writeln!(
-                        cases,
-                        "      <failure message=\"{}: {}\"/>",
-                        cell.verdict.as_str(),
-                        escape(&delta(cell.delta, cell.delta_pct, cell.unit.as_deref()))
-                    );
-                }
-                cases.push_str("    </testcase>\n");
-            }
-            if let Some(why) = &device.unrecorded {
-                tests += 1;
-                errors += 1;
-                cases.push_str(&error_case(
-                    &format!("{}.audit", device.serial),
-                    "history",
-                    &format!("not recorded in the history: {why}"),
-                ));
-            }
-            Suite {
-                tests,
-                failures,
-                errors,
-                skipped: 0,
-                xml: format!(
-                    "  <testsuite name=\"dwpipe A/B {serial}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n"
-                ),
-            }
-        })
-        .chain(report.unreachable.iter().map(|server| {
-            error_suite(
-                &format!("dwpipe hdc server {}", server.server),
-                ("server", &server.server),
-                &server.reason,
-            )
-        }))
-        .collect();
-    document(&suites)
-}
-
-fn document(suites: &[Suite]) -> String {
+pub(super) fn document(suites: &[Suite]) -> String {
     let total = |f: fn(&Suite) -> usize| suites.iter().map(f).sum::<usize>();
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dwpipe\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
@@ -319,7 +183,7 @@ fn properties(report: &AuditReport) -> String {
 
 /// `F-01 (must): The note list opens within 800 ms`: a case read without its suite still says
 /// what was checked.
-fn case_name(id: &str, weight: Weight, statement: Option<&str>) -> String {
+pub(super) fn case_name(id: &str, weight: Weight, statement: Option<&str>) -> String {
     match statement {
         Some(statement) => format!(
             "{id} ({weight}): {}",
@@ -431,7 +295,7 @@ fn check_case(
 }
 
 /// ` time="1.234"` when the device time is known.
-fn time_attribute(seconds: Option<f64>) -> String {
+pub(super) fn time_attribute(seconds: Option<f64>) -> String {
     seconds.map_or_else(String::new, |s| format!(" time=\"{s:.3}\""))
 }
 

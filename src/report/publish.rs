@@ -136,7 +136,7 @@ pub(crate) fn ab_lab(report: &AbLabReport, out: &Path) -> Result<Vec<PathBuf>, P
             (files::AB_LAB_MD, super::ab_lab::markdown(report).as_bytes()),
             (
                 files::AB_LAB_JUNIT,
-                super::junit::junit_ab_lab(report).as_bytes(),
+                super::junit_compare::junit_ab_lab(report).as_bytes(),
             ),
             (
                 files::AB_LAB_HTML,

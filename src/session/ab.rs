@@ -21,8 +21,8 @@ use crate::schema::{
 };
 use crate::shell::ShellValue;
 
+use super::builds::Builds;
 use super::error::AbError;
-use super::plan::Builds;
 use super::{AuditPlan, Event, Reporter};
 
 /// The bundle manager's code for uninstalling an app that is not installed.
@@ -121,9 +121,9 @@ async fn session<D: Device>(
     let specs = ARMS.map(|arm| AuditSpec {
         runs: Some(builds.runs.max),
         installed: std::slice::from_ref(&builds.of(arm).hap),
-        frozen: Some(plan.frozen),
+        frozen: Some(&plan.frozen),
         require: plan.require.clone(),
-        ..AuditSpec::new(pack, plan.playbooks)
+        ..AuditSpec::new(pack, &plan.playbooks)
     });
     let (base, cand) = match [Prepared::new(&specs[0]), Prepared::new(&specs[1])] {
         [Ok(base), Ok(cand)] => (base, cand),
@@ -376,7 +376,7 @@ fn compare_arms(
     compare(
         baseline,
         candidate,
-        plan.frozen,
+        &plan.frozen,
         (Arm::Baseline.as_str(), Arm::Candidate.as_str()),
         &relative_to(&plan.lock, out),
     )

@@ -13,8 +13,8 @@ use crate::schema::{AbColumn, AbLabReport, Arm, BuiltArm, UnreachableServer};
 use crate::target::{Member, Roster};
 
 use super::ab::{self, AbSession};
+use super::builds::Builds;
 use super::lab::each_member;
-use super::plan::Builds;
 use super::{AuditPlan, Event, Outcome, Reporter, SessionError};
 
 /// Runs the A/B session on every member of the roster, into `<out>/<folder>/`, and publishes

@@ -100,7 +100,7 @@ pub(super) async fn audit_lab(
     let said = |r: &AuditReport| r.outcome().unwrap_or_else(|| r.verdict.as_str().to_owned());
     let seats = each_member(roster, &plan.out, job, said, reporter).await?;
     let (report, written) = publish_matrix(
-        plan.frozen,
+        &plan.frozen,
         &seats,
         (&roster.unreachable, plan.target.need()),
         &plan.out,

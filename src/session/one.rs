@@ -40,9 +40,9 @@ pub(super) async fn audit(
         auditor: plan.auditor.as_ref(),
         strict: plan.strict,
         installed: &installed,
-        frozen: Some(plan.frozen),
+        frozen: Some(&plan.frozen),
         require: plan.require.clone(),
-        ..AuditSpec::new(pack, plan.playbooks)
+        ..AuditSpec::new(pack, &plan.playbooks)
     };
     let run = audit::run(device, &spec, out, progress)
         .await

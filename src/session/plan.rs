@@ -4,129 +4,22 @@
 //! shapes lives here, so a command only translates its arguments, and `deliver` builds the
 //! same plan for each round.
 
+use std::borrow::Cow;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
 use crate::attest::Signing;
 use crate::audit::Required;
 use crate::audit::{InstalledHap, Workspace};
-use crate::diagnostic::{Diagnostic, chain};
+use crate::diagnostic::Diagnostic;
 use crate::gate::AuditorFile;
 use crate::history::Recorder;
-use crate::input::resolve_hap;
 use crate::pack::Frozen;
 use crate::playbook::Playbooks;
-use crate::schema::BuildVersion;
 use crate::schema::{Arm, files};
 use crate::target::Target;
 
-/// Runs per arm of an A/B session when none are asked for.
-const AB_RUNS: u32 = 10;
-/// Runs per arm at most of an A/B session when no bound is asked for.
-const AB_MAX_RUNS: u32 = 40;
-
-/// A build to install: its file on this host and what the audit records of it.
-#[derive(Clone, Debug)]
-pub(crate) struct Build {
-    /// The HAP on this host.
-    pub(crate) path: PathBuf,
-    /// What the audit records of it (its file name, the SHA-256).
-    pub(crate) hap: InstalledHap,
-    /// Its version, as its `module.json` names it.
-    pub(crate) version: BuildVersion,
-}
-
-impl Build {
-    /// The HAP at `path`, resolved and hashed (the file hashed is the file installed);
-    /// `what` names it in the refusal (`the baseline HAP`).
-    pub(crate) fn hashed(path: &Path, what: &str) -> Result<Build, Diagnostic> {
-        let hap = resolve_hap(path, None).map_err(|e| {
-            Diagnostic::error(
-                "E_AB_NO_HAP",
-                format!("{what} cannot be installed: {}", chain(&e)),
-            )
-            .fix("pass the signed .hap files of both builds")
-        })?;
-        let version = std::fs::File::open(&hap.resolved)
-            .map_err(|e| e.to_string())
-            .and_then(|file| {
-                crate::probe::hap::version(std::io::BufReader::new(file)).map_err(|e| chain(&e))
-            })
-            .map_or_else(
-                |reason| BuildVersion::Unread { reason },
-                |v| BuildVersion::Read {
-                    name: v.name,
-                    code: v.code,
-                },
-            );
-        Ok(Build {
-            version,
-            path: hap.resolved,
-            // Named by its file and digest wherever it is published: the host's path to it
-            // says how the runner is laid out, and nothing about the build.
-            hap: InstalledHap {
-                path: path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                ),
-                sha256: hap.sha256,
-            },
-        })
-    }
-}
-
-/// Runs per arm of an A/B session: at least two (two blocks each), escalated up to `max`
-/// while criteria stay unknown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ArmRuns {
-    /// Runs per arm before any escalation.
-    pub(crate) first: u32,
-    /// Runs per arm at most.
-    pub(crate) max: u32,
-}
-
-impl ArmRuns {
-    /// `--runs` and `--max-runs` as given (defaults 10 and 40, the bound never below the
-    /// runs asked for).
-    pub(crate) fn new(runs: Option<u32>, max_runs: Option<u32>) -> Result<ArmRuns, Diagnostic> {
-        let first = runs.unwrap_or(AB_RUNS);
-        let max = max_runs.unwrap_or(AB_MAX_RUNS.max(first));
-        if first < 2 || max < first {
-            return Err(Diagnostic::error(
-                "E_AB_RUNS",
-                format!(
-                    "--runs {first} --max-runs {max}: an A/B session needs at least 2 runs per \
-                     arm (two blocks each), and --max-runs at least --runs"
-                ),
-            )
-            .fix(format!(
-                "the defaults are --runs {AB_RUNS} --max-runs {AB_MAX_RUNS}"
-            )));
-        }
-        Ok(ArmRuns { first, max })
-    }
-}
-
-/// The last release and the candidate, alternated on each device.
-#[derive(Clone, Debug)]
-pub(crate) struct Builds {
-    /// The last release.
-    pub(crate) baseline: Build,
-    /// The candidate (left installed when the session ends).
-    pub(crate) candidate: Build,
-    /// How many runs per arm.
-    pub(crate) runs: ArmRuns,
-}
-
-impl Builds {
-    /// The build of `arm`.
-    pub(crate) fn of(&self, arm: Arm) -> &Build {
-        match arm {
-            Arm::Baseline => &self.baseline,
-            Arm::Candidate => &self.candidate,
-        }
-    }
-}
+use super::builds::{ArmRuns, Build, Builds};
 
 /// What the session does on each device.
 #[derive(Clone, Debug)]
@@ -156,20 +49,40 @@ impl BuildUnderTest {
     }
 }
 
-/// What a command asked for, before it is validated into an [`AuditPlan`].
+/// Where an audit's pack and playbooks come from.
+pub(crate) enum Inputs<'a> {
+    /// As the user named them (`dwpipe audit`): the plan loads and checks each.
+    Named {
+        /// The frozen pack (`pack.lock.json`).
+        lock: PathBuf,
+        /// Playbooks overriding the embedded ones.
+        playbooks: Option<PathBuf>,
+        /// The config whose `device.require` applies (default: `./dwpipe.yaml` when there is
+        /// one).
+        config: Option<PathBuf>,
+    },
+    /// Loaded already by a delivery, which reads its config itself (`require` carries its
+    /// `device.require`).
+    Loaded {
+        /// The frozen pack.
+        frozen: &'a Frozen,
+        /// Where its lock is (the reports name it relative to their folder).
+        lock: PathBuf,
+        /// The playbooks.
+        playbooks: &'a Playbooks,
+    },
+}
+
+/// What a command asked for, as it was said, before it is validated into an [`AuditPlan`].
 pub(crate) struct Request<'a> {
-    /// The frozen pack.
-    pub(crate) frozen: &'a Frozen,
-    /// Where its lock is (the reports name it relative to their folder).
-    pub(crate) lock: PathBuf,
-    /// The playbooks.
-    pub(crate) playbooks: &'a Playbooks,
+    /// The pack and the playbooks.
+    pub(crate) inputs: Inputs<'a>,
     /// Where to measure.
     pub(crate) target: Target,
     /// A capture folder to record a live device into (one device).
     pub(crate) record: Option<PathBuf>,
-    /// The reports' folder.
-    pub(crate) out: PathBuf,
+    /// The reports' folder (default: a new `.dwpipe/audit-<time>/`).
+    pub(crate) out: Option<PathBuf>,
     /// `--runs` (per arm in an A/B session).
     pub(crate) runs: Option<u32>,
     /// The two builds of an A/B session, and `--max-runs`.
@@ -179,10 +92,10 @@ pub(crate) struct Request<'a> {
     /// A replay that leaves recorded exchanges unserved fails the audit.
     pub(crate) strict: bool,
     /// An outside auditor's report for what no probe measures (one device).
-    pub(crate) auditor: Option<AuditorFile>,
+    pub(crate) auditor: Option<PathBuf>,
     /// The verified build to install first.
     pub(crate) build: BuildUnderTest,
-    /// Preconditions on each device's state besides the pack's.
+    /// Preconditions on each device's state besides the pack's and the config's (`--require`).
     pub(crate) require: Vec<Required>,
     /// The private key to attest each audit with (`--sign-key`, dwpipe.yaml's `attest:`).
     pub(crate) sign_key: Option<PathBuf>,
@@ -193,12 +106,12 @@ pub(crate) struct Request<'a> {
 /// An audit, validated: every shape of it (one device or a capture, a lab, an A/B session on
 /// either) runs from one of these.
 pub(crate) struct AuditPlan<'a> {
-    /// The frozen pack.
-    pub(crate) frozen: &'a Frozen,
+    /// The frozen pack (what loading it found is in its `found`, for the command to show).
+    pub(crate) frozen: Cow<'a, Frozen>,
     /// Where its lock is.
     pub(crate) lock: PathBuf,
     /// The playbooks.
-    pub(crate) playbooks: &'a Playbooks,
+    pub(crate) playbooks: Cow<'a, Playbooks>,
     /// Where to measure (a live device carries the capture it is recorded into).
     pub(crate) target: Target,
     /// Audit or A/B.
@@ -222,9 +135,9 @@ pub(crate) struct AuditPlan<'a> {
 /// Why a plan was refused: the input, or the folder it reports into.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PlanError {
-    /// The arguments do not make an audit.
-    #[error("{}", .0.message)]
-    Invalid(Diagnostic),
+    /// The arguments do not make an audit, or what they name is refused.
+    #[error("{}", .0.first().map_or("the audit's input is refused", |d| d.message.as_str()))]
+    Invalid(Vec<Diagnostic>),
     /// The reports' folder cannot be created.
     #[error("cannot create `{}`", path.display())]
     Folder {
@@ -238,7 +151,13 @@ pub(crate) enum PlanError {
 
 impl From<Diagnostic> for PlanError {
     fn from(diagnostic: Diagnostic) -> PlanError {
-        PlanError::Invalid(diagnostic)
+        PlanError::Invalid(vec![diagnostic])
+    }
+}
+
+impl From<Vec<Diagnostic>> for PlanError {
+    fn from(found: Vec<Diagnostic>) -> PlanError {
+        PlanError::Invalid(found)
     }
 }
 
@@ -247,9 +166,7 @@ impl<'a> AuditPlan<'a> {
     /// reports' folder (created; an A/B session's must hold no earlier session).
     pub(crate) fn new(request: Request<'a>) -> Result<AuditPlan<'a>, PlanError> {
         let Request {
-            frozen,
-            lock,
-            playbooks,
+            inputs,
             mut target,
             record,
             out,
@@ -259,10 +176,32 @@ impl<'a> AuditPlan<'a> {
             strict,
             auditor,
             build,
-            require,
+            mut require,
             sign_key,
             subjects,
         } = request;
+        let (frozen, lock, playbooks) = match inputs {
+            Inputs::Named {
+                lock,
+                playbooks,
+                config,
+            } => {
+                require.splice(0..0, config_required(config)?);
+                let frozen = crate::pack::load_lock(&lock)?;
+                let playbooks = Playbooks::load(playbooks.as_deref())?;
+                (Cow::Owned(frozen), lock, Cow::Owned(playbooks))
+            }
+            Inputs::Loaded {
+                frozen,
+                lock,
+                playbooks,
+            } => (Cow::Borrowed(frozen), lock, Cow::Borrowed(playbooks)),
+        };
+        let auditor = auditor
+            .as_deref()
+            .map(crate::gate::load_auditor_report)
+            .transpose()?;
+        let out = crate::output::default_out(out.as_deref(), "audit");
         // A lab takes neither a recording nor an outside auditor's report: both are of one
         // device (and a replay is already a recording).
         let one_live_device = matches!(target, Target::Device { .. });
@@ -338,6 +277,23 @@ impl<'a> AuditPlan<'a> {
     }
 }
 
+/// The preconditions dwpipe.yaml's `device.require` states (`config`, else `./dwpipe.yaml`
+/// when there is one), named as its.
+fn config_required(config: Option<PathBuf>) -> Result<Vec<Required>, Diagnostic> {
+    let Some(path) = config.or_else(crate::config::in_current_folder) else {
+        return Ok(Vec::new());
+    };
+    Ok(crate::config::Config::load(&path)?
+        .device
+        .require
+        .into_iter()
+        .map(|condition| Required {
+            condition,
+            by: crate::config::CONFIG_FILE.to_owned(),
+        })
+        .collect())
+}
+
 /// An A/B session writes into a folder that holds no earlier session: its evidence would be
 /// mixed with this one's.
 fn fresh_for_ab(out: &Path) -> Result<(), Diagnostic> {
@@ -360,31 +316,5 @@ fn fresh_for_ab(out: &Path) -> Result<(), Diagnostic> {
         )
         .fix("pass an empty --out")),
         None => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arm_runs_take_their_defaults_and_refuse_what_cannot_alternate() {
-        assert_eq!(
-            ArmRuns::new(None, None).unwrap(),
-            ArmRuns { first: 10, max: 40 }
-        );
-        assert_eq!(
-            ArmRuns::new(Some(50), None).unwrap(),
-            ArmRuns { first: 50, max: 50 },
-            "the bound is never below the runs asked for"
-        );
-        assert_eq!(
-            ArmRuns::new(Some(4), Some(8)).unwrap(),
-            ArmRuns { first: 4, max: 8 }
-        );
-        for (runs, max) in [(Some(1), None), (Some(6), Some(4))] {
-            let refused = ArmRuns::new(runs, max).unwrap_err();
-            assert_eq!(refused.code, "E_AB_RUNS", "{runs:?} {max:?}");
-        }
     }
 }

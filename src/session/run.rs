@@ -21,7 +21,7 @@ pub(crate) async fn open_and_run(
     cancel: &Cancel,
     reporter: &dyn Reporter,
 ) -> Result<Outcome, SessionError> {
-    let checks = preflight::playbooks(&plan.frozen.pack, plan.playbooks);
+    let checks = preflight::playbooks(&plan.frozen.pack, &plan.playbooks);
     let (_, opened) = preflight::open(checks, &plan.target, hdc, cancel).await;
     let opened = opened.map_err(|refused| match refused {
         Refusal::Missing(problems) => SessionError::Missing(problems),

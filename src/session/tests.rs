@@ -13,7 +13,9 @@ use crate::process::Cancel;
 use crate::target::{Opened, Target};
 use crate::test_support::block_on;
 
-use super::{AuditPlan, BuildUnderTest, Event, Outcome, Reporter, Request, SessionError, run};
+use super::{
+    AuditPlan, BuildUnderTest, Event, Inputs, Outcome, Reporter, Request, SessionError, run,
+};
 
 /// Every event, in words.
 #[derive(Default)]
@@ -45,15 +47,17 @@ fn request<'a>(
     runs: Option<u32>,
 ) -> Request<'a> {
     Request {
-        frozen,
-        lock: repo("examples/notes/pack.yaml"),
-        playbooks,
+        inputs: Inputs::Loaded {
+            frozen,
+            lock: repo("examples/notes/pack.yaml"),
+            playbooks,
+        },
         target: Target::Replay {
             capture: capture.to_owned(),
             realtime: false,
         },
         record: None,
-        out: out.to_owned(),
+        out: Some(out.to_owned()),
         runs,
         ab: None,
         history: None,

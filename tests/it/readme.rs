@@ -1,7 +1,9 @@
-//! The README, line by line: every block marked ```` ```sh offline ```` (with `exit=N` when
-//! the example is meant to fail) runs in the order written, in a scratch copy of the
-//! repository's tracked files, and must end with its exit code; afterwards the copy's root holds
-//! nothing new but `target/`. `.ci/run` runs this with
+//! The README and the pages it links, line by line: every block marked ```` ```sh offline ````
+//! (with `exit=N` when the example is meant to fail) runs in the order written — the README's,
+//! then each page of `docs/` in the order the README links it, from the repository's root — in
+//! a scratch copy of the repository's tracked files, and must end with its exit code;
+//! afterwards the copy's root holds nothing new but `target/`. Every relative link of the
+//! README and of `docs/` leads to a file, and every `#anchor` to a heading of it. `.ci/run` runs this with
 //! `--features readme`. The scratch copy's `target/debug` is this build's, and `cargo` in a
 //! block runs this build's binaries (`cargo build` checks they are there, `cargo run [--bin
 //! NAME] -- ARGS` executes one): the copy sits at another path, and real cargo would compile
@@ -13,14 +15,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// A runnable block: where it starts, its text, the exit code it must end with.
+/// A runnable block: the page and line it starts at, its text, the exit code it must end with.
 struct Block {
+    page: String,
     line: usize,
     text: String,
     exit: i32,
 }
 
-fn blocks(readme: &str) -> Vec<Block> {
+fn blocks(page: &str, readme: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut open: Option<Block> = None;
     for (i, line) in readme.lines().enumerate() {
@@ -32,6 +35,7 @@ fn blocks(readme: &str) -> Vec<Block> {
                         .find_map(|w| w.strip_prefix("exit="))
                         .map_or(0, |n| n.parse().expect("exit=N is a number"));
                     open = Some(Block {
+                        page: page.to_owned(),
                         line: i + 1,
                         text: String::new(),
                         exit,
@@ -46,8 +50,97 @@ fn blocks(readme: &str) -> Vec<Block> {
             (None, None) => {}
         }
     }
-    assert!(open.is_none(), "an offline block is never closed");
+    assert!(open.is_none(), "{page}: an offline block is never closed");
     blocks
+}
+
+/// Every link target of a Markdown page (`[text](target)`), outside code blocks.
+fn links(text: &str) -> Vec<String> {
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            found.extend(link.captures_iter(line).map(|c| c[1].to_owned()));
+        }
+    }
+    found
+}
+
+/// The pages whose blocks run after the README's: each `docs/*.md` the README links, in the
+/// order it first links them.
+fn pages(readme: &str) -> Vec<String> {
+    let mut pages: Vec<String> = Vec::new();
+    for target in links(readme) {
+        let file = target.split('#').next().unwrap_or_default();
+        if file.starts_with("docs/") && file.ends_with(".md") && !pages.iter().any(|p| p == file) {
+            pages.push(file.to_owned());
+        }
+    }
+    pages
+}
+
+/// The anchors GitHub gives a page's headings.
+fn anchors(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == '-' || *c == ' ' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_link_of_the_readme_and_the_docs_leads_somewhere() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut markdown = vec![repo.join("README.md"), repo.join("ARCHITECTURE.md")];
+    markdown.extend(
+        fs::read_dir(repo.join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    let mut broken = Vec::new();
+    for page in &markdown {
+        let text = fs::read_to_string(page).unwrap();
+        let folder = page.parent().unwrap();
+        for target in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = if file.is_empty() {
+                page.clone()
+            } else {
+                folder.join(file)
+            };
+            if !file.exists() {
+                broken.push(format!("{}: {target} (no such file)", page.display()));
+            } else if !anchor.is_empty()
+                && file.is_file()
+                && !anchors(&fs::read_to_string(&file).unwrap())
+                    .iter()
+                    .any(|a| a == anchor)
+            {
+                broken.push(format!("{}: {target} (no such heading)", page.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links that lead nowhere:\n{}",
+        broken.join("\n")
+    );
 }
 
 /// The tracked files of the repository, copied into `to`.
@@ -104,11 +197,28 @@ exec "$debug/$name" "$@"
 fn every_offline_block_of_the_readme_runs_as_written() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = fs::read_to_string(repo.join("README.md")).unwrap();
-    let blocks = blocks(&readme);
+    let mut blocks = blocks("README.md", &readme);
     assert!(
-        blocks.len() >= 5,
+        blocks.len() >= 3,
         "the README's runnable examples are marked"
     );
+    let pages = pages(&readme);
+    for page in &pages {
+        blocks.extend(self::blocks(
+            page,
+            &fs::read_to_string(repo.join(page)).unwrap(),
+        ));
+    }
+    // A page of docs/ with a runnable block the README does not link would never run.
+    for entry in fs::read_dir(repo.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            pages.contains(&name) || self::blocks(&name, &text).is_empty(),
+            "{name} has `sh offline` blocks and the README does not link it"
+        );
+    }
     // This build's binaries: the test binary sits in <target>/debug/deps.
     let debug: PathBuf = Path::new(env!("CARGO_BIN_EXE_dwpipe"))
         .parent()
@@ -140,7 +250,8 @@ fn every_offline_block_of_the_readme_runs_as_written() {
         assert_eq!(
             code,
             block.exit,
-            "README.md:{} ended {code}, not {} ({:.1?}):\n{}\n--- stdout\n{}\n--- stderr\n{}",
+            "{}:{} ended {code}, not {} ({:.1?}):\n{}\n--- stdout\n{}\n--- stderr\n{}",
+            block.page,
             block.line,
             block.exit,
             started.elapsed(),
@@ -150,7 +261,8 @@ fn every_offline_block_of_the_readme_runs_as_written() {
         );
         assert!(
             started.elapsed() < Duration::from_secs(300),
-            "README.md:{} took {:.0?}",
+            "{}:{} took {:.0?}",
+            block.page,
             block.line,
             started.elapsed()
         );

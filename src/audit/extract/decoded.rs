@@ -3,8 +3,8 @@
 
 use super::super::evidence::{Context, Files};
 use super::super::evidence::{FLOW_RECORD, FLOW_TRACE, FlowRecord};
-use super::super::ready::Placement;
 use super::ExtractError;
+use super::{Placement, placement};
 use crate::input::{MAX_REPORT_BYTES, ReadError, open_input, read_bounded};
 use crate::pack::Point;
 use crate::probe::Evidence;
@@ -83,7 +83,7 @@ impl<'a> Decoded<'a> {
                     .iter()
                     .filter(|(name, _)| name.ends_with(crate::playbook::READY))
                     .filter_map(|(_, path)| std::fs::read_to_string(path).ok())
-                    .find_map(|said| super::super::ready::placement(&said))
+                    .find_map(|said| placement(&said))
             })
             .as_ref()
     }

@@ -6,6 +6,7 @@
 mod decoded;
 mod extractors;
 mod frames;
+mod placement;
 mod points;
 mod reading;
 mod resources;
@@ -14,4 +15,5 @@ pub(crate) use decoded::clock_file;
 pub use decoded::{Decoded, Screenshot, Trace};
 pub use extractors::extract;
 use extractors::number;
+pub(crate) use placement::{Placement, placement};
 pub use reading::{ExtractError, Reading, Value};

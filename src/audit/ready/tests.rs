@@ -1,5 +1,6 @@
 //! Readiness polls: the app's process and window found, or the wait said.
 
+use super::super::extract::placement;
 use super::*;
 use crate::device::ReplayDevice;
 use crate::test_support::block_on;

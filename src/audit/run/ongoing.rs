@@ -1,14 +1,13 @@
 //! An audit under way: each run measured (a learned visit's window grown until it holds), the
 //! device's state settled, and the finished runs folded into the audit's run.
 
+use super::super::error::AuditError;
 use super::super::evidence::{Context, Files};
 use super::super::figures::Figures;
 use super::super::inputs::{keep_source, keep_times};
 use super::super::keep::keep_file;
 use super::super::measure::{Gathered, Measuring, RunVisit, visits};
-use super::super::model::{
-    AuditError, AuditEvent, AuditRun, DeviceTime, Inputs, MeasurementRecord, Times,
-};
+use super::super::model::{AuditEvent, AuditRun, DeviceTime, Inputs, MeasurementRecord, Times};
 use super::super::state::DeviceStates;
 use super::super::window::{WINDOW_RECORD, Windows, cut_short};
 use super::Prepared;

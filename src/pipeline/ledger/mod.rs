@@ -8,7 +8,7 @@
 
 mod file;
 
-pub(crate) use file::{AppendError, Ledger, LedgerError};
+pub(crate) use file::{AppendError, Ledger, LedgerError, ledger_path};
 
 mod entry;
 #[cfg(test)]

@@ -9,8 +9,8 @@ use crate::diagnostic::chain;
 use crate::process::Cancel;
 use crate::verify::{StatCache, fingerprint};
 
+use super::super::halt::Staged;
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::record::Staged;
 use super::super::{Delivery, DeliveryError, Note};
 
 /// What the agent did.

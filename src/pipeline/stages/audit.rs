@@ -10,11 +10,11 @@ use crate::hash::sha256_hex;
 use crate::input::resolve_hap;
 use crate::process::Cancel;
 use crate::schema::TerminalReason;
-use crate::session::{self, AuditPlan, BuildUnderTest, Reporter, Request, SessionError};
+use crate::session::{self, AuditPlan, BuildUnderTest, Inputs, Reporter, Request, SessionError};
 use crate::target::Opened;
 
+use super::super::halt::{Halt, Staged};
 use super::super::ledger::{Input, Outcome as Decided, Stage};
-use super::super::record::{Halt, Staged};
 use super::super::{Delivery, Event, Note};
 use super::{Failed, Quoted};
 
@@ -207,13 +207,15 @@ impl Delivery<'_> {
             commit: history.commit.clone(),
         };
         let request = Request {
-            frozen: self.frozen,
-            lock: self.run_dir.lock(),
-            playbooks: self.playbooks,
+            inputs: Inputs::Loaded {
+                frozen: self.frozen,
+                lock: self.run_dir.lock(),
+                playbooks: self.playbooks,
+            },
             // The target was opened by preflight: the plan only names its shape.
             target: self.target.clone(),
             record: None,
-            out: self.run_dir.audit_folder(round),
+            out: Some(self.run_dir.audit_folder(round)),
             runs: None,
             ab: None,
             history: Some(history),

@@ -2,8 +2,8 @@
 
 use super::super::Delivery;
 use super::super::Note;
+use super::super::halt::Staged;
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::record::Staged;
 use super::super::run_dir::RunDir;
 use crate::brief::Failure;
 use crate::hash::sha256_hex;

@@ -4,8 +4,8 @@
 use crate::process::Cancel;
 use crate::review::{ReceiptError, ReviewVerdict, receipt};
 
+use super::super::halt::Staged;
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::record::Staged;
 use super::super::{Delivery, Note};
 use crate::schema::TerminalReason;
 

@@ -6,8 +6,8 @@ use crate::output::write_atomic;
 use crate::process::Cancel;
 use crate::verify::{CommandStatus, StatCache, VerifyError, verify};
 
+use super::super::halt::Staged;
 use super::super::ledger::{Input, Outcome, Stage};
-use super::super::record::Staged;
 use super::super::run_dir::RunDir;
 use super::super::{Delivery, Note};
 use super::{Failed, Quoted};

@@ -96,33 +96,7 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
         }
     }
     page.push_str("</table>");
-    page.push_str("<section><h2>Rounds</h2>");
-    let mut table = String::from(
-        "<table><tr><th scope=\"col\">round</th><th scope=\"col\">stage</th><th scope=\"col\">outcome</th><th scope=\"col\">time</th><th scope=\"col\">why</th></tr>",
-    );
-    for step in steps {
-        let class = match step.outcome.as_str() {
-            "pass" | "verified" => "pass",
-            "fail" => "fail",
-            _ => "",
-        };
-        let stage = match &step.link {
-            Some(link) => format!("<a href=\"{}\">{}</a>", escape(link), step.stage),
-            None => step.stage.to_owned(),
-        };
-        let _ = write!(
-            table,
-            "<tr><td>{}</td><td>{stage}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td><small>{}</small></td></tr>",
-            step.round
-                .map_or_else(|| "—".to_owned(), |r| (r + 1).to_string()),
-            escape(&step.outcome),
-            step.seconds,
-            escape(step.reason.as_deref().unwrap_or(""))
-        );
-    }
-    table.push_str("</table>");
-    page.push_str(&scrolling(&table));
-    page.push_str("</section>");
+    page.push_str(&rounds(steps));
     if !report.criteria.is_empty() {
         let _ = write!(
             page,
@@ -165,4 +139,34 @@ pub(crate) fn deliver_html(report: &DeliverReport, steps: &[Step]) -> String {
     }
     page.push_str(FOOT);
     page
+}
+
+/// Every round's stages: what each came to, how long it took, why, and a link to what it
+/// wrote.
+fn rounds(steps: &[Step]) -> String {
+    let mut table = String::from(
+        "<table><tr><th scope=\"col\">round</th><th scope=\"col\">stage</th><th scope=\"col\">outcome</th><th scope=\"col\">time</th><th scope=\"col\">why</th></tr>",
+    );
+    for step in steps {
+        let class = match step.outcome.as_str() {
+            "pass" | "verified" => "pass",
+            "fail" => "fail",
+            _ => "",
+        };
+        let stage = match &step.link {
+            Some(link) => format!("<a href=\"{}\">{}</a>", escape(link), step.stage),
+            None => step.stage.to_owned(),
+        };
+        let _ = write!(
+            table,
+            "<tr><td>{}</td><td>{stage}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td><small>{}</small></td></tr>",
+            step.round
+                .map_or_else(|| "—".to_owned(), |r| (r + 1).to_string()),
+            escape(&step.outcome),
+            step.seconds,
+            escape(step.reason.as_deref().unwrap_or(""))
+        );
+    }
+    table.push_str("</table>");
+    format!("<section><h2>Rounds</h2>{}</section>", scrolling(&table))
 }
