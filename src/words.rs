@@ -12,7 +12,7 @@ macro_rules! words {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
         $vis enum $name {
             $($(#[$variant_meta])* #[serde(rename = $word)] $variant,)+
         }

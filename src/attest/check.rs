@@ -16,7 +16,7 @@ use crate::schema::Difference;
 use super::dsse::{Envelope, IN_TOTO, SignatureCheck};
 use super::held::{held_together, rebuilt};
 use super::key::PublicKey;
-use super::statement::{
+use crate::schema::attestation::{
     STATEMENT_V1, Statement, Subject, VERDICT_V1, VSA_V1, VerdictPredicate, Vsa,
 };
 

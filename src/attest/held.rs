@@ -8,7 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::schema::Difference;
 
 use super::make::{Attested, PASSED, installed, payload, statements};
-use super::statement::{Statement, VERDICT_V1, VerdictPredicate, Vsa};
+use crate::schema::attestation::{Statement, VERDICT_V1, VerdictPredicate, Vsa};
 
 /// The VSA and the verdict statement agree: the same subjects and lock, the verdict named
 /// by its digest, and PASSED only where the verdict's own content is a release pass.

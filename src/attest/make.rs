@@ -9,7 +9,7 @@ use crate::device::Source;
 use crate::gate::{CheckResult, Verdict};
 use crate::schema::AuditReport;
 
-use super::statement::{
+use crate::schema::attestation::{
     Attestation, AuditRef, CriterionRef, DeviceRef, Resource, STATEMENT_V1, SourceRef, Statement,
     Subject, VERDICT_V1, VERIFIER_ID, VSA_V1, VerdictPredicate, Verifier, Vsa, WorkspaceRef,
 };

@@ -9,7 +9,6 @@ mod held;
 mod key;
 mod make;
 mod sign;
-mod statement;
 
 pub(crate) use check::{AttestationCheck, CheckRequest, check};
 pub(crate) use sign::{AttestError, AttestOutcome, AttestRequest, Signing, attest};

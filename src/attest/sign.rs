@@ -13,7 +13,7 @@ use crate::diagnostic::Diagnostic;
 use super::dsse::{Envelope, IN_TOTO};
 use super::key::SigningKey;
 use super::make::{Attested, installed, named_by, payload, statements};
-use super::statement::Subject;
+use crate::schema::attestation::Subject;
 
 /// What `attest` was asked.
 pub(crate) struct AttestRequest<'a> {

@@ -14,7 +14,7 @@ use super::extract::Value;
 use super::figures::Figures;
 
 /// A file of evidence and its hash.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceFile {
     /// Path relative to the audit's folder.
     pub path: String,
@@ -23,7 +23,7 @@ pub struct EvidenceFile {
 }
 
 /// One run's reading of one criterion.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReading {
     /// 1-based run.
     pub run: u32,
@@ -36,7 +36,7 @@ pub struct RunReading {
 }
 
 /// dwpipe's own measurement of one criterion.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct MeasurementRecord {
     /// The criterion.
@@ -72,7 +72,7 @@ fn first_revision() -> u32 {
 
 /// What an audit was measured with besides the lock, kept as evidence beside the readings
 /// (under `evidence/<device>/`), so `verify-evidence` rebuilds the report from files alone.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Inputs {
     /// `device.yaml`: who the device said it was.
@@ -115,7 +115,7 @@ pub struct Inputs {
 }
 
 /// A HAP installed on the device before it was audited.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct InstalledHap {
     /// Its path in the workspace, as the verification command declared it.
@@ -161,7 +161,7 @@ pub(crate) struct Times {
 /// How long an audit held its device: every visit's time on the device's clock (each hdc
 /// call's duration, pulls and the playbooks' sleeps alike; a replay's clock runs on the
 /// recorded durations), in the order made.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct DeviceTime {
     /// All the visits together, in seconds.
@@ -171,7 +171,7 @@ pub struct DeviceTime {
 }
 
 /// One visit's hold on the device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct VisitTime {
     /// 1-based run.
@@ -251,7 +251,7 @@ impl DeviceTime {
 }
 
 /// The workspace whose build an audit measured, when a delivery knows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Workspace {
     /// Its fingerprint after the agent, as the delivery's ledger has it (SHA-256 over the

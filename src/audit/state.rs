@@ -22,7 +22,7 @@ pub(crate) const AFTER: &str = "state-after.txt";
 use crate::device::{STATE_FIELDS as FIELDS, STATE_MARKER as MARKER};
 
 /// What a device said of its state at one moment.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DeviceState {
     /// The battery's charge, in percent.
@@ -69,7 +69,7 @@ pub struct DeviceState {
 }
 
 /// One thermal zone's temperature.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Zone {
     /// The zone (`soc_thermal`, `shell_front`, …).
@@ -79,7 +79,7 @@ pub struct Zone {
 }
 
 /// The state before a device's runs and after them, held to what the audit required.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DeviceStates {
     /// Before its first visit.
@@ -98,7 +98,7 @@ pub struct DeviceStates {
 }
 
 /// A precondition and who asked for it (`the pack`, `dwpipe.yaml`, `--require`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Required {
     /// The condition, as [`Condition`] shows it.

@@ -4,7 +4,7 @@
 use crate::gate::{AssertionVerdict, CheckResult};
 use crate::pack::Frozen;
 use crate::schema::{AuditReport, ReportCheck};
-use crate::verify::{CommandOutcome, CommandStatus, VerifyReport};
+use crate::schema::{CommandOutcome, CommandStatus, VerifyReport};
 use serde::Serialize;
 
 /// A failure a repair brief reports.

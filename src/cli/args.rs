@@ -26,6 +26,7 @@ use super::init::InitArgs;
 use super::inspect::InspectCommand;
 use super::probes::{ProbesArgs, RunsArgs};
 use super::review::ReviewArgs;
+use super::schema::SchemaArgs;
 use super::show::ReportCommand;
 use super::verify_evidence::VerifyEvidenceArgs;
 use std::path::PathBuf;
@@ -89,6 +90,8 @@ pub(super) enum Command {
     Probes(ProbesArgs),
     /// What an error code (`E_…`) means, the exit code it comes with, and how to put it right.
     Explain(ExplainArgs),
+    /// The JSON Schema of a document dwpipe writes (audit, lab, compare, deliver, …), for validating its output in CI.
+    Schema(SchemaArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     #[command(
         after_help = "bash: dwpipe completions bash > ~/.local/share/bash-completion/completions/dwpipe\nzsh:  dwpipe completions zsh > \"${fpath[1]}/_dwpipe\"\nfish: dwpipe completions fish > ~/.config/fish/completions/dwpipe.fish"

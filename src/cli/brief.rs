@@ -15,7 +15,7 @@ use crate::pack::Frozen;
 
 use super::load_lock;
 use crate::schema::AuditReport;
-use crate::verify::VerifyReport;
+use crate::schema::VerifyReport;
 
 use super::error::Error;
 use super::print;

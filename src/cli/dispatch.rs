@@ -167,6 +167,7 @@ commands!(
     Runs,
     Probes,
     Explain,
+    Schema,
     Completions,
     Report,
     Inspect,

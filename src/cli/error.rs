@@ -83,7 +83,7 @@ pub(super) enum Error {
 }
 
 impl Error {
-    /// The exit code for this error (DESIGN §1).
+    /// The exit code for this error (docs/design.md §1).
     pub(super) fn exit_code(&self) -> i32 {
         match self {
             Error::Invalid(_) => exit_code::INVALID_INPUT,

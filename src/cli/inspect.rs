@@ -132,7 +132,7 @@ fn smartperf(
                 "pass the output of `SP_daemon -N <n> -PKG <bundle> -g` (gpu) or `-p` (power)"
             }
             _ => {
-                "this is what an audit reads from it: the criterion would be unverified with this reason (README: What dwpipe reads, and how)"
+                "this is what an audit reads from it: the criterion would be unverified with this reason (docs/reading.md: What dwpipe reads, and how)"
             }
         };
         invalid(file, e, fix)

@@ -29,6 +29,7 @@ mod probes;
 mod progress;
 mod review;
 mod runtime;
+mod schema;
 mod shared;
 mod show;
 mod summary_md;

@@ -12,9 +12,9 @@ use crate::audit::AuditEvent;
 use crate::diagnostic::chain;
 use crate::pipeline::{Event, Note};
 use crate::schema::Arm;
+use crate::schema::VerifyReport;
 use crate::session::{self, Reporter};
 use crate::target::Capped;
-use crate::verify::VerifyReport;
 
 use super::print;
 

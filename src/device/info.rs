@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::shell::ShellCommand;
 
 /// Who a device is: what `device.yaml` holds and `dwpipe devices` prints.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct DeviceInfo {
     /// The connect key.

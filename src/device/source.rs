@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::info::DeviceInfo;
 
 /// The source of an audit's readings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Source {
     /// A live device behind hdc.

@@ -1,4 +1,4 @@
-//! The audit gate (DESIGN §3): recomputes every verdict from the pack's assertions and the
+//! The audit gate (docs/design.md §3): recomputes every verdict from the pack's assertions and the
 //! recorded actuals instead of trusting anyone's prose. [`recompute()`] is pure.
 
 mod input;

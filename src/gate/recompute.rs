@@ -81,7 +81,7 @@ pub struct Measurement {
 }
 
 /// The gate's verdict on one criterion.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckOutcome {
     /// The criterion.

@@ -1,4 +1,4 @@
-//! One test per row of the gate table (DESIGN §3), plus the bookkeeping rows.
+//! One test per row of the gate table (docs/design.md §3), plus the bookkeeping rows.
 
 use std::path::Path;
 

@@ -19,6 +19,7 @@ mod rows;
 mod schema;
 mod sqlite;
 mod store;
+mod writes;
 
 use db::{Arg, Cells, DbError};
 

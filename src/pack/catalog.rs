@@ -1,4 +1,4 @@
-//! The probe catalog (DESIGN §8): every probe id a pack may name, the arguments it takes and
+//! The probe catalog (docs/design.md §8): every probe id a pack may name, the arguments it takes and
 //! the unit of the number it produces.
 
 use super::points::{COUNTER_OF, Pick, SECTION_OF, SPAN_OF};

@@ -1,4 +1,4 @@
-//! The repair loop guard (DESIGN §6): at most `max-rounds` repair rounds, the same failure at
+//! The repair loop guard (docs/design.md §6): at most `max-rounds` repair rounds, the same failure at
 //! most `max-same-failure` times.
 
 use std::collections::HashMap;

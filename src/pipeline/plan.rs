@@ -19,7 +19,7 @@ use crate::target::{HdcClient, Target};
 use super::claim::{Claim, ClaimError, claim};
 use super::run_dir::{RUNS_FOLDER, default_history};
 use super::run_dir::{RunDir, RunDirError};
-use super::seal::RunTarget;
+use crate::schema::RunTarget;
 
 /// The pack a delivery takes when none is named (as `dwpipe init` writes it).
 pub(crate) const DEFAULT_PACK: &str = "pack.yaml";

@@ -3,7 +3,7 @@
 //! verification only under the same workspace fingerprint, never across a changed pack (the
 //! run directory holds one lock).
 
-use crate::verify::VerifyReport;
+use crate::schema::VerifyReport;
 
 use super::ledger::{Entry, Input, Outcome, Stage};
 use crate::schema::TerminalReason;

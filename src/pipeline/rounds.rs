@@ -11,8 +11,9 @@ use crate::brief::{goal, repair};
 use crate::input::{MAX_REPORT_BYTES, read_bounded, read_text};
 use crate::process::Cancel;
 use crate::review::ReviewVerdict;
+use crate::schema::VerifyReport;
 use crate::target::Opened;
-use crate::verify::{StatCache, VerifyReport, fingerprint};
+use crate::verify::{StatCache, fingerprint};
 
 use super::guard::{Next, RepairGuard};
 use super::halt::{Halt, Staged};

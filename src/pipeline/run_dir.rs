@@ -18,7 +18,8 @@ use crate::output::{PublishError, WriteError, dir_or_dot, write_atomic};
 use crate::pack::{Frozen, LOCK_FILE, SPEC_FILE, load_lock};
 
 use super::ledger::{Entry, Input, Ledger, LedgerError};
-use super::seal::{Held, RUN_FILE, RunRecord, RunTarget};
+use super::seal::{Held, RUN_FILE};
+use crate::schema::{RunRecord, RunTarget};
 
 /// Where a project's run folders live, below the folder that holds `dwpipe.yaml`.
 pub(crate) const RUNS_FOLDER: &str = ".dwpipe/runs";

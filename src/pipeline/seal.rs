@@ -9,46 +9,15 @@
 //! (the run ends `records_tampered`), nor make a resumed run accept a lock of another pack, a
 //! ledger whose lines do not follow from one another, or another device.
 
-use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 use crate::hash::sha256_hex;
 use crate::input::{MAX_REPORT_BYTES, read_bounded};
+use crate::schema::{RunRecord, RunTarget};
 use crate::target::{Pick, Target};
 
 /// `run.json`.
 pub(crate) const RUN_FILE: &str = "run.json";
-
-/// Where a run measures, as `run.json` records it: a resumed run must measure there again.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub(crate) enum RunTarget {
-    /// A live device.
-    #[serde(rename_all = "kebab-case")]
-    Device {
-        /// Its connect key.
-        serial: String,
-        /// Its hdc server (`None`: the local one).
-        server: Option<String>,
-    },
-    /// A recorded capture.
-    #[serde(rename_all = "kebab-case")]
-    Replay {
-        /// The capture folder (absolute).
-        capture: String,
-        /// SHA-256 of its `transcript.yaml` (absent when it cannot be read).
-        transcript_sha256: Option<String>,
-    },
-    /// A lab.
-    #[serde(rename_all = "kebab-case")]
-    Lab {
-        /// The devices asked for (`None`: every connected one).
-        devices: Option<Vec<String>>,
-        /// The hdc servers.
-        servers: Vec<String>,
-    },
-}
 
 impl RunTarget {
     /// Where `target` measures.
@@ -93,20 +62,6 @@ impl std::fmt::Display for RunTarget {
             } => write!(f, "the lab of {}", devices.join(", ")),
         }
     }
-}
-
-/// `run.json`: what a run is for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct RunRecord {
-    /// Schema version.
-    pub(crate) format_version: u32,
-    /// The pack the run delivers.
-    pub(crate) pack_sha256: String,
-    /// Where it measures.
-    pub(crate) target: RunTarget,
-    /// The workspace it delivers.
-    pub(crate) workspace: PathBuf,
 }
 
 impl RunRecord {

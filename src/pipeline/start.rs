@@ -11,8 +11,8 @@ use crate::target::{Absence, Opened};
 use super::gate::Gated;
 use super::plan::{DeliverPlan, Door, Run};
 use super::run_dir::{RunDir, RunDirError};
-use super::seal::RunTarget;
 use super::{Delivery, DeliveryError, Event};
+use crate::schema::RunTarget;
 
 /// Why a planned delivery ended without its report.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! The adversarial pre-review (DESIGN §4): built-in rules, then the optional outside reviewer,
+//! The adversarial pre-review (docs/design.md §4): built-in rules, then the optional outside reviewer,
 //! bound to the lock's SHA-256. An unchanged lock is never reviewed twice; rounds are bounded;
 //! `fail-mode` decides what a failed or exhausted review does.
 

@@ -1,4 +1,4 @@
-//! The built-in adversarial rules (DESIGN §4): the holes that make audits unresolvable later,
+//! The built-in adversarial rules (docs/design.md §4): the holes that make audits unresolvable later,
 //! found before anything is dispatched. Deterministic, always on, pure.
 
 use crate::assertion::{Decimal, Expectation, Side, Unit, common_scale, first_quantity};

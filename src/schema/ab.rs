@@ -21,7 +21,7 @@ words! {
 }
 
 /// One block of runs on one build.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Block {
     /// The arm installed.
@@ -33,7 +33,7 @@ pub struct Block {
 }
 
 /// What the device was left with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", content = "reason", rename_all = "kebab-case")]
 pub enum Restored {
     /// Nothing was installed: the device is as it was.
@@ -55,7 +55,7 @@ impl std::fmt::Display for Restored {
 }
 
 /// A build's version, as its HAP's `module.json` names it, or why it could not be read.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum BuildVersion {
     /// `versionName` and `versionCode`.
@@ -82,7 +82,7 @@ impl std::fmt::Display for BuildVersion {
 }
 
 /// One arm in the record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ArmRecord {
     /// The HAP: its file name (records before this dwpipe: the path as given).
@@ -101,7 +101,7 @@ pub struct ArmRecord {
 }
 
 /// `ab.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AbRecord {
     /// 1.

@@ -9,7 +9,7 @@ use crate::gate::Verdict;
 use super::{AbRecord, Comparison, LabVerdict, Regression, Restored, UnreachableServer};
 
 /// One criterion on one device.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AbCell {
     /// The criterion.
@@ -31,7 +31,7 @@ pub struct AbCell {
 }
 
 /// One device's column.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AbColumn {
     /// Its connect key.
@@ -108,7 +108,7 @@ impl AbColumn {
 }
 
 /// `ab-lab.json`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AbLabReport {
     /// 1.
@@ -129,7 +129,7 @@ pub struct AbLabReport {
 }
 
 /// A build of the session: its HAP's name, its SHA-256 and its version.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct BuiltArm {
     /// `baseline` or `candidate`.

@@ -13,7 +13,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::gate::{AssertionVerdict, CheckOutcome, CheckResult, GateOutcome, Verdict};
 
 /// An audit report.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AuditReport {
     /// Schema version.
@@ -72,7 +72,7 @@ pub struct AuditReport {
 }
 
 /// A check with dwpipe's own measurements behind it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 pub struct ReportCheck {
     /// The gate's verdict.
     #[serde(flatten)]
@@ -82,7 +82,9 @@ pub struct ReportCheck {
 }
 
 /// Counts over the checks and diagnostics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    schemars::JsonSchema, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub struct Summary {
     /// Criteria in the pack.

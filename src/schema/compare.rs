@@ -36,7 +36,7 @@ words! {
 }
 
 /// One arm's runs of a criterion.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ArmStats {
     /// Runs with a reading.
@@ -50,7 +50,7 @@ pub struct ArmStats {
 }
 
 /// One criterion compared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Compared {
     /// The criterion.
@@ -90,7 +90,7 @@ pub struct Compared {
 }
 
 /// Both audits' identities, as compared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Side {
     /// The report compared.
@@ -112,7 +112,7 @@ pub struct Side {
 }
 
 /// `compare.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Comparison {
     /// `format::COMPARE` (2: bound by hash to its lock and both reports; 1 named them by path).

@@ -1,5 +1,5 @@
 //! `deliver.json`, the file CI reads at the end of a run: why the delivery ended (one terminal
-//! reason, DESIGN §6), what the last audit found, what the agent claimed (never the verdict).
+//! reason, docs/design.md §6), what the last audit found, what the agent claimed (never the verdict).
 
 use std::path::{Path, PathBuf};
 
@@ -54,7 +54,7 @@ words! {
 }
 
 /// `deliver.json`: how the delivery ended, and what it was about.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct DeliverReport {
     /// Schema version.

@@ -65,7 +65,7 @@ impl Cell {
 }
 
 /// `lab.json`: the criterion × device matrix.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabReport {
     /// Schema version.
@@ -90,7 +90,7 @@ pub struct LabReport {
 }
 
 /// An hdc server the lab could not list.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct UnreachableServer {
     /// `HOST:PORT`, or `local`.
@@ -113,7 +113,7 @@ impl UnreachableServer {
 }
 
 /// A device's column.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabDevice {
     /// Its connect key.
@@ -190,7 +190,7 @@ impl LabDevice {
 }
 
 /// A criterion's row.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LabRow {
     /// The criterion.

@@ -6,6 +6,7 @@
 
 mod ab;
 mod ab_lab;
+pub(crate) mod attestation;
 mod audit;
 mod compare;
 mod deliver;
@@ -15,7 +16,10 @@ mod identity;
 mod lab;
 mod printed;
 mod review;
+mod run;
+mod schemas;
 mod verification;
+mod verify;
 
 pub use ab::{AbRecord, Arm, ArmRecord, Block, BuildVersion, Restored};
 pub use ab_lab::{AbCell, AbColumn, AbLabReport, BuiltArm};
@@ -34,4 +38,7 @@ pub use printed::{
     Imported, Point, Refused, RunListing, RunsOutput, Searched, SeriesOutput, Shift, ShiftsOutput,
 };
 pub use review::{ReviewReport, ReviewVerdict, ReviewerOutcome};
+pub(crate) use run::{RunRecord, RunTarget};
+pub(crate) use schemas::{DOCUMENTS, schema};
 pub use verification::{FormCheck, Verification, Verified};
+pub(crate) use verify::{CommandOutcome, CommandStatus, CompileError, VerifyReport};

@@ -57,7 +57,7 @@ impl ReviewVerdict {
 }
 
 /// `review-<n>.json`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ReviewReport {
     /// Report format.

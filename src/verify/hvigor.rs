@@ -23,31 +23,11 @@
 
 use std::sync::LazyLock;
 
+use crate::schema::CompileError;
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 
 /// At most this many errors are kept (a broken import can print thousands).
 const MAX_ERRORS: usize = 100;
-
-/// One compiler error.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) struct CompileError {
-    /// The error code (`10505001`, `00305015`), when printed.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) code: Option<String>,
-    /// The source file.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) file: Option<String>,
-    /// 1-based line.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) line: Option<u32>,
-    /// 1-based column.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) column: Option<u32>,
-    /// What the compiler said.
-    pub(crate) message: String,
-}
 
 /// What the log said, as far as it has streamed.
 #[derive(Debug, Default)]

@@ -2,11 +2,12 @@
 //! shown fresh; the report with every command's outcome.
 
 use super::hvigor::{HvigorLog, HvigorOutcome};
-use super::{CommandOutcome, CommandStatus, OUTPUT_TAIL_CHARS, VerifyError, VerifyReport};
+use super::{OUTPUT_TAIL_CHARS, VerifyError};
 use super::{StatCache, failure_fingerprint, fingerprint, newest_change};
 use crate::config::{VerifyCommand, VerifyKind};
 use crate::hash::sha256_hex;
 use crate::process::{Cancel, Completion, Line, ProcessSpec, SpawnError, run};
+use crate::schema::{CommandOutcome, CommandStatus, VerifyReport};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;

@@ -8,6 +8,7 @@ use super::*;
 use crate::config::VerifyCommand;
 use crate::config::VerifyKind;
 use crate::process::Cancel;
+use crate::schema::CommandStatus;
 use crate::test_support::block_on;
 use std::time::SystemTime;
 

@@ -1,5 +1,5 @@
 //! `dwpipe deliver` through the real binary: the bundled example end to end, and every way a
-//! delivery stops (DESIGN §6 terminal reasons) with what the ledger records.
+//! delivery stops (docs/design.md §6 terminal reasons) with what the ledger records.
 
 use dwpipe::schema::{
     AuditReport, Claim, DeliverReport, LabReport, RunsOutput, SeriesOutput, TerminalReason,

@@ -41,6 +41,7 @@ mod releases;
 mod reports;
 mod resume;
 mod review;
+mod schemas;
 mod screens;
 mod stability;
 mod trust;

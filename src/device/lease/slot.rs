@@ -85,7 +85,7 @@ impl fmt::Debug for Leasing {
 }
 
 /// What an audit records of its lease.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LeaseRecord {
     /// `host` or `postgres`.

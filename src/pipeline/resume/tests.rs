@@ -21,9 +21,9 @@ fn line(stage: &str, round: u32, outcome: &str, inputs: &[(&str, &str)]) -> Entr
 /// A verification report of this outcome, taken on `workspace`.
 fn report(outcome: Outcome, workspace: &str) -> VerifyReport {
     let verdict = if outcome == Outcome::Pass {
-        crate::verify::CommandStatus::Pass
+        crate::schema::CommandStatus::Pass
     } else {
-        crate::verify::CommandStatus::Fail
+        crate::schema::CommandStatus::Fail
     };
     VerifyReport {
         format_version: crate::format::VERIFY,

@@ -4,7 +4,8 @@ use crate::brief::failures_from_verify;
 use crate::diagnostic::chain;
 use crate::output::write_atomic;
 use crate::process::Cancel;
-use crate::verify::{CommandStatus, StatCache, VerifyError, verify};
+use crate::schema::CommandStatus;
+use crate::verify::{StatCache, VerifyError, verify};
 
 use super::super::halt::Staged;
 use super::super::ledger::{Input, Outcome, Stage};

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::{DumpError, re};
 
 /// One display the phone has.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Display {
     /// The display's id (what `uitest … -d` takes).

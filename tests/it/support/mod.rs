@@ -287,7 +287,7 @@ pub(crate) fn root() -> bool {
     fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
-/// Every exit code dwpipe documents (DESIGN §1), for a helper whose callers check which one
+/// Every exit code dwpipe documents (docs/design.md §1), for a helper whose callers check which one
 /// it ended with: a panic's 101 or a signal's death is never among them.
 pub(crate) const EXIT_CODES: &[i32] = &[0, 1, 2, 3, 130];
 

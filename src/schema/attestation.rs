@@ -42,7 +42,7 @@ pub(crate) struct Subject {
 }
 
 /// A file named with its digest (in-toto's ResourceDescriptor, the fields dwpipe uses).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Resource {
     /// Where it is, relative to the audit's folder (or a name).
     pub(crate) uri: String,
@@ -91,7 +91,7 @@ pub(crate) struct Verifier {
 }
 
 /// dwpipe's verdict predicate (`https://dwpipe.dev/verdict/v1`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct VerdictPredicate {
     /// `PASSED` only when the audit passed, nothing was left unverified, the audit was
@@ -119,7 +119,7 @@ pub(crate) struct VerdictPredicate {
 }
 
 /// The audit report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AuditRef {
     /// Its file, relative to its folder.
@@ -145,7 +145,7 @@ pub(crate) struct AuditRef {
 }
 
 /// Live or replay.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SourceRef {
     /// `device` or `replay`.
@@ -157,7 +157,7 @@ pub(crate) struct SourceRef {
 }
 
 /// The device measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct DeviceRef {
     /// Its connect key.
@@ -171,7 +171,7 @@ pub(crate) struct DeviceRef {
 }
 
 /// The workspace measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct WorkspaceRef {
     /// dwpipe's fingerprint of it.
     pub(crate) fingerprint: String,
@@ -180,7 +180,7 @@ pub(crate) struct WorkspaceRef {
 }
 
 /// One criterion.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CriterionRef {
     /// Its id in the pack.
