@@ -67,7 +67,7 @@ pub mod schema; // the versioned documents: serde types only
 // The delivery.
 mod agent; // DevEco Code and command agents; claims, never verdicts
 mod brief; // the Goal brief and repair briefs
-mod exit_code; // the one place verdicts become exit codes
+mod exit_code; // the one place verdicts become exit codes, and the table of error codes
 mod hook; // the gate inside an agent's own loop: its stop hook's answer, round by round
 mod pipeline; // deliver: stages, ledger, run directory, resume
 mod preflight; // what a run needs, resolved before anything is dispatched

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::audit::Required;
 use crate::history::{Recorder, Store};
 use crate::process::Cancel;
-use crate::session::{self, AuditPlan, BuildUnderTest, Inputs, Request};
+use crate::session::{self, AuditPlan, BuildUnderTest, PackSource, Request};
 
 use super::error::Error;
 use super::print;
@@ -35,7 +35,7 @@ impl Run for AuditArgs {
             .target()
             .expect("clap requires --device, --devices or --replay");
         let plan = AuditPlan::new(Request {
-            inputs: Inputs::Named {
+            pack: PackSource::Named {
                 lock: self.lock,
                 playbooks: self.measuring.playbooks,
                 config: self.config,

@@ -10,8 +10,8 @@ use crate::exit_code;
 use crate::history::{HistoryError, RecordError};
 use crate::output::{PublishError, WriteError};
 use crate::pipeline::ledger::AppendError;
-use crate::pipeline::{DeliveryError, PlanError as DeliverPlanError, RunDirError, StartError};
-use crate::session::{AbError, PlanError, SessionError};
+use crate::pipeline::{DeliverPlanError, DeliveryError, RunDirError, StartError};
+use crate::session::{AbError, AuditPlanError, SessionError};
 use crate::template::RenderError;
 
 /// Why a command could not finish with a verdict.
@@ -177,11 +177,11 @@ impl From<Vec<Diagnostic>> for Error {
     }
 }
 
-impl From<crate::preflight::Refusal> for Error {
-    fn from(refusal: crate::preflight::Refusal) -> Error {
+impl From<crate::preflight::NotStarted> for Error {
+    fn from(refusal: crate::preflight::NotStarted) -> Error {
         match refusal {
-            crate::preflight::Refusal::Missing(problems) => Error::Missing(problems),
-            crate::preflight::Refusal::Device(e) => Error::Device(e),
+            crate::preflight::NotStarted::Missing(problems) => Error::Missing(problems),
+            crate::preflight::NotStarted::Device(e) => Error::Device(e),
         }
     }
 }
@@ -225,7 +225,7 @@ impl From<DeliverPlanError> for Error {
 impl From<StartError> for Error {
     fn from(error: StartError) -> Error {
         match error {
-            StartError::Missing(problems) => Error::Missing(problems),
+            StartError::Preflight(refused) => refused.into(),
             StartError::Device(e) => Error::Device(e),
             StartError::RunDir(e) => e.into(),
             StartError::Absent { serial, why } => Error::Absent { serial, why },
@@ -257,11 +257,11 @@ impl From<crate::attest::AttestError> for Error {
     }
 }
 
-impl From<PlanError> for Error {
-    fn from(refused: PlanError) -> Error {
+impl From<AuditPlanError> for Error {
+    fn from(refused: AuditPlanError) -> Error {
         match refused {
-            PlanError::Invalid(found) => Error::Invalid(found),
-            PlanError::Folder { path, source } => Error::Folder { path, source },
+            AuditPlanError::Invalid(found) => Error::Invalid(found),
+            AuditPlanError::Folder { path, source } => Error::Folder { path, source },
         }
     }
 }
@@ -272,7 +272,7 @@ impl From<SessionError> for Error {
     fn from(error: SessionError) -> Error {
         match error {
             SessionError::Refused(e) | SessionError::Unfinished(e) => Error::Device(e),
-            SessionError::Missing(problems) => Error::Missing(problems),
+            SessionError::Preflight(refused) => refused.into(),
             SessionError::Audit(e) => Error::Audit(e),
             SessionError::Publish(e) => Error::Publish(e),
             SessionError::History(e) => Error::History(e),

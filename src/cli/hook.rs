@@ -12,7 +12,7 @@ use clap::Subcommand;
 use crate::exit_code;
 use crate::hook::{Harness, StopRequest, render};
 use crate::output::dir_or_dot;
-use crate::pipeline::{DeliverPlan, Event, Gated, Mode, PlanError};
+use crate::pipeline::{DeliverPlan, DeliverPlanError, Event, Gated, Mode};
 use crate::process::Cancel;
 use crate::target::HdcClient;
 
@@ -84,7 +84,7 @@ fn gate(hdc: &HdcClient, args: &HookStopArgs, base: &Path, round: u32) -> Result
         },
     );
     let plan = DeliverPlan::new(&request, hdc).map_err(|refused| match refused {
-        PlanError::Invalid(found) | PlanError::NoDevice(found) => found
+        DeliverPlanError::Invalid(found) | DeliverPlanError::NoDevice(found) => found
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()

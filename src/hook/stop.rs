@@ -44,7 +44,7 @@ pub(crate) struct Stopped {
 
 /// How a round's gate ended, as the session's record spells it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum RoundEnd {
     /// The agent's loop ended otherwise than by finishing.
     NotGated(String),
     /// The gate's run ended (`verified`, `audit_failed`, …).
@@ -53,12 +53,12 @@ pub(crate) enum Verdict {
     Undecided,
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for RoundEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Verdict::NotGated(how) => write!(f, "not gated: {how}"),
-            Verdict::Ended(reason) => reason.fmt(f),
-            Verdict::Undecided => f.write_str("undecided"),
+            RoundEnd::NotGated(how) => write!(f, "not gated: {how}"),
+            RoundEnd::Ended(reason) => reason.fmt(f),
+            RoundEnd::Undecided => f.write_str("undecided"),
         }
     }
 }
@@ -130,11 +130,11 @@ pub(crate) fn stop(
         Err(how) => (
             Gate::NotFinished { how },
             None,
-            Verdict::NotGated((*how).clone()),
+            RoundEnd::NotGated((*how).clone()),
             None,
         ),
         Ok(Ok(gated)) => outcome(gated),
-        Ok(Err(why)) => (Gate::Undecided { why }, None, Verdict::Undecided, None),
+        Ok(Err(why)) => (Gate::Undecided { why }, None, RoundEnd::Undecided, None),
     };
     let pack = match &gated {
         Ok(Ok(gated)) => Some(gated.report.pack_sha256.clone()),
@@ -144,7 +144,7 @@ pub(crate) fn stop(
     let changed = pack_changed(&earlier, pack.as_deref());
     if let Some(changed) = &changed {
         gate_outcome = Gate::Undecided { why: changed };
-        verdict = Verdict::Undecided;
+        verdict = RoundEnd::Undecided;
     }
     let run_name = run.clone().unwrap_or_else(|| "none".to_owned());
     let mut decision = match &session {
@@ -201,7 +201,7 @@ fn summary(
     harness: Harness,
     session: &str,
     round: u32,
-    verdict: &Verdict,
+    verdict: &RoundEnd,
     claim: Option<String>,
     decision: &Decision,
     run: &str,
@@ -256,14 +256,14 @@ fn unverified(why: &str) -> Decision {
 
 /// What a gate run came to, for the decision and the record: the gate, the run's id, how it
 /// ended, and the failure's fingerprint.
-fn outcome(gated: &Gated) -> (Gate<'_>, Option<String>, Verdict, Option<String>) {
+fn outcome(gated: &Gated) -> (Gate<'_>, Option<String>, RoundEnd, Option<String>) {
     let run = gated
         .report
         .run_dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
     let reason = gated.report.terminal_reason;
-    let verdict = Verdict::Ended(reason);
+    let verdict = RoundEnd::Ended(reason);
     match (&gated.failure, reason) {
         (_, TerminalReason::Verified) => (Gate::Passed, run, verdict, None),
         (Some(failure), _) => (

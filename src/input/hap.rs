@@ -19,7 +19,7 @@ pub(crate) struct Hap {
 
 /// Why a HAP cannot be installed.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum HapError {
+pub(crate) enum HapPathError {
     /// Its path resolves to nothing.
     #[error("`{}` cannot be resolved", path.display())]
     Missing {
@@ -51,12 +51,12 @@ pub(crate) enum HapError {
 }
 
 /// Resolves the HAP at `path`, inside `workspace` when given.
-pub(crate) fn resolve_hap(path: &Path, workspace: Option<&Path>) -> Result<Hap, HapError> {
-    let not_utf8 = || HapError::NotUtf8 {
+pub(crate) fn resolve_hap(path: &Path, workspace: Option<&Path>) -> Result<Hap, HapPathError> {
+    let not_utf8 = || HapPathError::NotUtf8 {
         path: path.to_owned(),
     };
     path.to_str().ok_or_else(not_utf8)?;
-    let missing = |source| HapError::Missing {
+    let missing = |source| HapPathError::Missing {
         path: path.to_owned(),
         source,
     };
@@ -65,7 +65,7 @@ pub(crate) fn resolve_hap(path: &Path, workspace: Option<&Path>) -> Result<Hap, 
     if let Some(workspace) = workspace {
         let root = std::fs::canonicalize(workspace).map_err(missing)?;
         if !resolved.starts_with(&root) {
-            return Err(HapError::Outside {
+            return Err(HapPathError::Outside {
                 path: path.to_owned(),
                 resolved,
                 workspace: root,

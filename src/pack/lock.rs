@@ -31,7 +31,7 @@ const LOCK_FIX: &str = "use the pack.lock.json that `dwpipe freeze` wrote";
 /// `pack.lock.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct LockFile {
+pub struct PackLock {
     /// Lock format version.
     pub format_version: u32,
     /// SHA-256 (hex) of the canonical JSON of `pack` and `diagnostics` (see `seal`).
@@ -45,7 +45,7 @@ pub struct LockFile {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl LockFile {
+impl PackLock {
     /// The lock as `pack.lock.json` holds it (pretty JSON, a final newline): what `freeze`
     /// writes and an audit keeps a copy of.
     pub(crate) fn to_json(&self) -> String {
@@ -69,7 +69,7 @@ pub struct Frozen {
     /// The validated pack.
     pub pack: Pack,
     /// The lock as written to disk.
-    pub lock: LockFile,
+    pub lock: PackLock,
     /// What freezing or loading found, for the user to read (not part of the lock): the
     /// warnings with their positions, or the note that a format-1 lock should be frozen again.
     pub(crate) found: Vec<Diagnostic>,
@@ -124,7 +124,7 @@ pub fn freeze(pack: Pack, warnings: Vec<Diagnostic>) -> Frozen {
     let sha256 = seal(crate::format::LOCK, &value, &recorded);
     Frozen {
         pack,
-        lock: LockFile {
+        lock: PackLock {
             format_version: crate::format::LOCK,
             sha256,
             pack: value,
@@ -154,7 +154,7 @@ pub fn load_lock(path: &Path) -> Result<Frozen, Vec<Diagnostic>> {
         )
         .fix(LOCK_FIX))
     })?;
-    let mut lock: LockFile =
+    let mut lock: PackLock =
         parse_json(path, text).map_err(|d| one(d.recode("E_LOCK_INVALID", LOCK_FIX)))?;
     if !(1..=crate::format::LOCK).contains(&lock.format_version) {
         return Err(one(Diagnostic::error(

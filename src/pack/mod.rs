@@ -28,7 +28,7 @@ pub use flow::{Flow, FlowStep, FlowStepDoc, InputKind, MeasuredStep, StepRef};
 pub use load::parse_pack;
 pub use load::{MAX_PACK_BYTES, Syntax, load_pack};
 pub use lock::{Frozen, freeze, load_lock};
-pub use lock::{LOCK_FILE, LockFile, canonical_json, freeze_file};
+pub use lock::{LOCK_FILE, PackLock, canonical_json, freeze_file};
 pub use measured::{MeasuredBy, check_probe};
 pub use model::{Criterion, CriterionAssertion, Dimension, Pack, Weight};
 pub(crate) use points::NameMatcher;

@@ -26,7 +26,7 @@ pub(crate) use events::{Event, Note};
 pub(crate) use gate::Gated;
 pub(crate) use guard::{Next, RepairGuard};
 pub(crate) use list::list as list_runs;
-pub(crate) use plan::{DEFAULT_PACK, DeliverPlan, DeliverRequest, Mode, PlanError};
+pub(crate) use plan::{DEFAULT_PACK, DeliverPlan, DeliverPlanError, DeliverRequest, Mode};
 pub(crate) use run_dir::{RUNS_FOLDER, RunDirError};
 pub(crate) use seal::RUN_FILE;
 pub(crate) use start::{StartError, open_and_run};

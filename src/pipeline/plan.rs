@@ -123,7 +123,7 @@ pub(crate) struct DeliverPlan {
 
 /// Why a delivery cannot start.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum PlanError {
+pub(crate) enum DeliverPlanError {
     /// The config, the pack, the playbooks or the run to continue are refused.
     #[error("the delivery's input is refused ({} error(s))", .0.len())]
     Invalid(Vec<Diagnostic>),
@@ -138,22 +138,25 @@ pub(crate) enum PlanError {
     RunDir(#[from] RunDirError),
 }
 
-impl From<Vec<Diagnostic>> for PlanError {
-    fn from(found: Vec<Diagnostic>) -> PlanError {
-        PlanError::Invalid(found)
+impl From<Vec<Diagnostic>> for DeliverPlanError {
+    fn from(found: Vec<Diagnostic>) -> DeliverPlanError {
+        DeliverPlanError::Invalid(found)
     }
 }
 
-impl From<Diagnostic> for PlanError {
-    fn from(found: Diagnostic) -> PlanError {
-        PlanError::Invalid(vec![found])
+impl From<Diagnostic> for DeliverPlanError {
+    fn from(found: Diagnostic) -> DeliverPlanError {
+        DeliverPlanError::Invalid(vec![found])
     }
 }
 
 impl DeliverPlan {
     /// Validates `request`: everything that can be refused is refused here, before any
     /// process starts; `hdc` is the client the target will be opened with.
-    pub(crate) fn new(request: &DeliverRequest, hdc: &HdcClient) -> Result<DeliverPlan, PlanError> {
+    pub(crate) fn new(
+        request: &DeliverRequest,
+        hdc: &HdcClient,
+    ) -> Result<DeliverPlan, DeliverPlanError> {
         // The one place the door is told apart: what it reads, waits for and picks up.
         let (mut config, wait, resume, door) = match &request.mode {
             Mode::Deliver {
@@ -182,7 +185,7 @@ impl DeliverPlan {
             crate::attest::Signing::new(key, Vec::new())?;
         }
         let Some(target) = request.target.clone().or_else(|| config.device.target()) else {
-            return Err(PlanError::NoDevice(no_device(&config, hdc, request)));
+            return Err(DeliverPlanError::NoDevice(no_device(&config, hdc, request)));
         };
         let claim = claim(&config.workspace, wait)?;
         let hdc = crate::history::leases_beside(hdc.clone(), config.history.as_ref());

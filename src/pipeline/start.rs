@@ -3,8 +3,7 @@
 //! device let go. Nothing here decides what to run: the plan did.
 
 use crate::device::DeviceError;
-use crate::diagnostic::Diagnostic;
-use crate::preflight::{self, Refusal};
+use crate::preflight::{self, NotStarted};
 use crate::process::Cancel;
 use crate::target::{Absence, Opened};
 
@@ -17,9 +16,9 @@ use crate::schema::RunTarget;
 /// Why a planned delivery ended without its report.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum StartError {
-    /// What it needs is missing (preflight): nothing was started.
-    #[error("{} missing; nothing was started", .0.len())]
-    Missing(Vec<Diagnostic>),
+    /// What it needs is missing, or its target could not be opened: nothing was started.
+    #[error(transparent)]
+    Preflight(#[from] NotStarted),
     /// The target could not be opened, or its device failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -44,15 +43,6 @@ pub(crate) enum StartError {
     /// The delivery's own files failed.
     #[error(transparent)]
     Delivery(#[from] DeliveryError),
-}
-
-impl From<Refusal> for StartError {
-    fn from(refusal: Refusal) -> StartError {
-        match refusal {
-            Refusal::Missing(problems) => StartError::Missing(problems),
-            Refusal::Device(e) => StartError::Device(e),
-        }
-    }
 }
 
 /// A planned delivery, run: the target opened once every check passed (its device let go

@@ -10,4 +10,4 @@ mod checks;
 mod target;
 
 pub(crate) use checks::{Check, hdc, history, playbooks, problems, programs, writable};
-pub(crate) use target::{Refusal, open, versions};
+pub(crate) use target::{NotStarted, open, versions};

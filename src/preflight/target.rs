@@ -128,13 +128,25 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
     })
 }
 
-/// Why a run was not started.
-#[derive(Debug)]
-pub(crate) enum Refusal {
+/// Why a run was not started: converted once, where it becomes an exit code (`cli/error.rs`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotStarted {
     /// What it needs is missing: every problem, at once.
+    #[error("{} missing; nothing was started", .0.len())]
     Missing(Vec<Diagnostic>),
     /// The target could not be opened (a broken capture, a lab whose servers all failed).
+    #[error(transparent)]
     Device(DeviceError),
+}
+
+impl NotStarted {
+    /// The stable code.
+    pub(crate) fn code(&self) -> &str {
+        match self {
+            NotStarted::Missing(_) => "E_PREFLIGHT",
+            NotStarted::Device(e) => e.code(),
+        }
+    }
 }
 
 /// Adds the target's checks to `checks` (the hdc client when it drives a live device or a
@@ -145,7 +157,7 @@ pub(crate) async fn open(
     target: &Target,
     hdc: &HdcClient,
     cancel: &Cancel,
-) -> (Vec<Check>, Result<Opened, Refusal>) {
+) -> (Vec<Check>, Result<Opened, NotStarted>) {
     if !matches!(target, Target::Replay { .. }) {
         checks.push(checks::hdc(&hdc.binary));
     }
@@ -156,23 +168,23 @@ pub(crate) async fn open(
     });
     if hdc_missing {
         let problems = problems(&checks);
-        return (checks, Err(Refusal::Missing(problems)));
+        return (checks, Err(NotStarted::Missing(problems)));
     }
     let opened = match target.open(hdc, cancel).await {
         Ok(opened) => opened,
-        Err(e) => return (checks, Err(Refusal::Device(e))),
+        Err(e) => return (checks, Err(NotStarted::Device(e))),
     };
     if let Opened::One(one) = &opened {
         match device(one).await {
             Ok(check) => checks.push(check),
-            Err(cancelled) => return (checks, Err(Refusal::Device(cancelled))),
+            Err(cancelled) => return (checks, Err(NotStarted::Device(cancelled))),
         }
     }
     let problems = problems(&checks);
     let result = if problems.is_empty() {
         Ok(opened)
     } else {
-        Err(Refusal::Missing(problems))
+        Err(NotStarted::Missing(problems))
     };
     (checks, result)
 }

@@ -21,7 +21,7 @@ pub struct Version {
 
 /// Why a HAP's version could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum HapError {
+pub enum HapVersionError {
     /// Not a zip archive.
     #[error("not a HAP archive (zip): {0}")]
     NotAnArchive(#[source] zip::result::ZipError),
@@ -49,21 +49,21 @@ struct App {
 }
 
 /// The version a HAP declares.
-pub fn version(hap: impl Read + Seek) -> Result<Version, HapError> {
-    let mut archive = zip::ZipArchive::new(hap).map_err(HapError::NotAnArchive)?;
+pub fn version(hap: impl Read + Seek) -> Result<Version, HapVersionError> {
+    let mut archive = zip::ZipArchive::new(hap).map_err(HapVersionError::NotAnArchive)?;
     let member = archive
         .by_name("module.json")
-        .map_err(|_| HapError::NoModuleJson)?;
+        .map_err(|_| HapVersionError::NoModuleJson)?;
     if member.size() > MAX_MODULE_JSON {
-        return Err(HapError::TooLarge(member.size()));
+        return Err(HapVersionError::TooLarge(member.size()));
     }
     let mut text = Vec::new();
     member
         .take(MAX_MODULE_JSON)
         .read_to_end(&mut text)
-        .map_err(|e| HapError::Unreadable(e.to_string()))?;
+        .map_err(|e| HapVersionError::Unreadable(e.to_string()))?;
     let module: Module =
-        serde_json::from_slice(&text).map_err(|e| HapError::Unreadable(e.to_string()))?;
+        serde_json::from_slice(&text).map_err(|e| HapVersionError::Unreadable(e.to_string()))?;
     Ok(Version {
         name: module.app.version_name,
         code: module.app.version_code,

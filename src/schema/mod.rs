@@ -39,6 +39,20 @@ pub use printed::{
 };
 pub use review::{ReviewReport, ReviewVerdict, ReviewerOutcome};
 pub(crate) use run::{RunRecord, RunTarget};
+
+// The engine's types the documents embed, named here on purpose: each derives its JSON Schema
+// with the document, and a change to one changes a document — `docs/schema/` shows how, and
+// `tests/it/schemas.rs` fails until the schema is made again.
+pub use crate::audit::Inputs as AuditInputs;
+pub use crate::audit::{
+    DeviceState, DeviceStates, DeviceTime, EvidenceFile, InstalledHap, MeasurementRecord, Required,
+    RunReading, Value, Workspace, Zone,
+};
+pub use crate::device::lease::LeaseRecord;
+pub use crate::device::{DeviceInfo, Source};
+pub use crate::diagnostic::{Diagnostic, Location, Severity};
+pub use crate::gate::CheckOutcome;
+pub use crate::probe::hidumper::Display;
 pub(crate) use schemas::{DOCUMENTS, schema};
 pub use verification::{FormCheck, Verification, Verified};
 pub(crate) use verify::{CommandOutcome, CommandStatus, CompileError, VerifyReport};

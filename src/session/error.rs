@@ -56,9 +56,10 @@ pub(crate) enum SessionError {
     /// A lab found no device to audit.
     #[error("no connected device on the hdc servers")]
     NoDevices,
-    /// What the audit needs is missing (preflight): nothing was started.
-    #[error("{} missing; nothing was started", .0.len())]
-    Missing(Vec<crate::diagnostic::Diagnostic>),
+    /// What the audit needs is missing, or its target could not be opened: nothing was
+    /// started.
+    #[error(transparent)]
+    Preflight(#[from] crate::preflight::NotStarted),
     /// The device could not be let go (its recording written out).
     #[error("the device could not be let go")]
     Unfinished(#[source] DeviceError),
@@ -77,7 +78,7 @@ impl SessionError {
             SessionError::Publish(PublishError::Render(_)) => "E_RENDER",
             SessionError::History(e) => e.code(),
             SessionError::NoDevices => "E_LAB_NO_DEVICES",
-            SessionError::Missing(_) => "E_PREFLIGHT",
+            SessionError::Preflight(refused) => refused.code(),
             SessionError::Unfinished(e) => e.code(),
         }
     }

@@ -26,5 +26,5 @@ pub(crate) use error::{AbError, SessionError};
 pub(crate) use events::{Event, Reporter};
 pub(crate) use merge::merge;
 pub(crate) use outcome::Outcome;
-pub(crate) use plan::{AuditPlan, BuildUnderTest, Inputs, PlanError, Request};
+pub(crate) use plan::{AuditPlan, AuditPlanError, BuildUnderTest, PackSource, Request};
 pub(crate) use run::{open_and_run, run};

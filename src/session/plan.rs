@@ -23,7 +23,7 @@ use super::builds::{ArmRuns, Build, Builds};
 
 /// What the session does on each device.
 #[derive(Clone, Debug)]
-pub(crate) enum Mode {
+pub(crate) enum Task {
     /// An audit; its runs override every probe's when given.
     Audit {
         /// `--runs`.
@@ -50,7 +50,7 @@ impl BuildUnderTest {
 }
 
 /// Where an audit's pack and playbooks come from.
-pub(crate) enum Inputs<'a> {
+pub(crate) enum PackSource<'a> {
     /// As the user named them (`dwpipe audit`): the plan loads and checks each.
     Named {
         /// The frozen pack (`pack.lock.json`).
@@ -76,7 +76,7 @@ pub(crate) enum Inputs<'a> {
 /// What a command asked for, as it was said, before it is validated into an [`AuditPlan`].
 pub(crate) struct Request<'a> {
     /// The pack and the playbooks.
-    pub(crate) inputs: Inputs<'a>,
+    pub(crate) pack: PackSource<'a>,
     /// Where to measure.
     pub(crate) target: Target,
     /// A capture folder to record a live device into (one device).
@@ -115,7 +115,7 @@ pub(crate) struct AuditPlan<'a> {
     /// Where to measure (a live device carries the capture it is recorded into).
     pub(crate) target: Target,
     /// Audit or A/B.
-    pub(crate) mode: Mode,
+    pub(crate) task: Task,
     /// The reports' folder, created.
     pub(crate) out: PathBuf,
     /// The history every audit and comparison is recorded in.
@@ -134,7 +134,7 @@ pub(crate) struct AuditPlan<'a> {
 
 /// Why a plan was refused: the input, or the folder it reports into.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum PlanError {
+pub(crate) enum AuditPlanError {
     /// The arguments do not make an audit, or what they name is refused.
     #[error("{}", .0.first().map_or("the audit's input is refused", |d| d.message.as_str()))]
     Invalid(Vec<Diagnostic>),
@@ -149,24 +149,24 @@ pub(crate) enum PlanError {
     },
 }
 
-impl From<Diagnostic> for PlanError {
-    fn from(diagnostic: Diagnostic) -> PlanError {
-        PlanError::Invalid(vec![diagnostic])
+impl From<Diagnostic> for AuditPlanError {
+    fn from(diagnostic: Diagnostic) -> AuditPlanError {
+        AuditPlanError::Invalid(vec![diagnostic])
     }
 }
 
-impl From<Vec<Diagnostic>> for PlanError {
-    fn from(found: Vec<Diagnostic>) -> PlanError {
-        PlanError::Invalid(found)
+impl From<Vec<Diagnostic>> for AuditPlanError {
+    fn from(found: Vec<Diagnostic>) -> AuditPlanError {
+        AuditPlanError::Invalid(found)
     }
 }
 
 impl<'a> AuditPlan<'a> {
     /// Validates a request: the options a lab cannot take, the A/B runs and builds, the
     /// reports' folder (created; an A/B session's must hold no earlier session).
-    pub(crate) fn new(request: Request<'a>) -> Result<AuditPlan<'a>, PlanError> {
+    pub(crate) fn new(request: Request<'a>) -> Result<AuditPlan<'a>, AuditPlanError> {
         let Request {
-            inputs,
+            pack,
             mut target,
             record,
             out,
@@ -180,8 +180,8 @@ impl<'a> AuditPlan<'a> {
             sign_key,
             subjects,
         } = request;
-        let (frozen, lock, playbooks) = match inputs {
-            Inputs::Named {
+        let (frozen, lock, playbooks) = match pack {
+            PackSource::Named {
                 lock,
                 playbooks,
                 config,
@@ -191,7 +191,7 @@ impl<'a> AuditPlan<'a> {
                 let playbooks = Playbooks::load(playbooks.as_deref())?;
                 (Cow::Owned(frozen), lock, Cow::Owned(playbooks))
             }
-            Inputs::Loaded {
+            PackSource::Loaded {
                 frozen,
                 lock,
                 playbooks,
@@ -235,21 +235,21 @@ impl<'a> AuditPlan<'a> {
         let signing = sign_key
             .map(|key| Signing::new(&key, subjects))
             .transpose()?;
-        let mode = match ab {
-            None => Mode::Audit {
+        let task = match ab {
+            None => Task::Audit {
                 runs: runs.and_then(NonZeroU32::new),
             },
-            Some((baseline, candidate, max_runs)) => Mode::Ab(Box::new(Builds {
+            Some((baseline, candidate, max_runs)) => Task::Ab(Box::new(Builds {
                 runs: ArmRuns::new(runs, max_runs)?,
                 baseline: Build::hashed(&baseline, "the baseline HAP")?,
                 candidate: Build::hashed(&candidate, "the candidate HAP")?,
             })),
         };
-        std::fs::create_dir_all(&out).map_err(|source| PlanError::Folder {
+        std::fs::create_dir_all(&out).map_err(|source| AuditPlanError::Folder {
             path: out.clone(),
             source,
         })?;
-        if matches!(mode, Mode::Ab(_)) {
+        if matches!(task, Task::Ab(_)) {
             fresh_for_ab(&out)?;
         }
         Ok(AuditPlan {
@@ -257,7 +257,7 @@ impl<'a> AuditPlan<'a> {
             lock,
             playbooks,
             target,
-            mode,
+            task,
             out,
             history,
             strict,
@@ -270,9 +270,9 @@ impl<'a> AuditPlan<'a> {
 
     /// `--runs`, when it overrides the pack and the playbooks (an audit's, not an A/B's).
     pub(crate) fn runs(&self) -> Option<u32> {
-        match &self.mode {
-            Mode::Audit { runs } => runs.map(NonZeroU32::get),
-            Mode::Ab(_) => None,
+        match &self.task {
+            Task::Audit { runs } => runs.map(NonZeroU32::get),
+            Task::Ab(_) => None,
         }
     }
 }

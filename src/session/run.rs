@@ -2,14 +2,14 @@
 //! plan's mode: one device's audit, its A/B session, or a lab of either.
 
 use crate::device::DeviceError;
-use crate::preflight::{self, Refusal};
+use crate::preflight;
 use crate::process::Cancel;
 use crate::target::{HdcClient, Opened};
 
 use super::error::SessionError;
 use super::events::{Event, Reporter};
 use super::outcome::Outcome;
-use super::plan::{AuditPlan, Mode};
+use super::plan::{AuditPlan, Task};
 use super::{ab, ab_lab, lab, one};
 
 /// Opens `plan`'s target once every check passed (the hdc client, the pack's playbooks, the
@@ -23,10 +23,7 @@ pub(crate) async fn open_and_run(
 ) -> Result<Outcome, SessionError> {
     let checks = preflight::playbooks(&plan.frozen.pack, &plan.playbooks);
     let (_, opened) = preflight::open(checks, &plan.target, hdc, cancel).await;
-    let opened = opened.map_err(|refused| match refused {
-        Refusal::Missing(problems) => SessionError::Missing(problems),
-        Refusal::Device(e) => SessionError::Refused(e),
-    })?;
+    let opened = opened?;
     let outcome = run(plan, &opened, cancel, reporter).await;
     if let Opened::One(device) = &opened {
         device.finish().await.map_err(SessionError::Unfinished)?;
@@ -60,8 +57,8 @@ async fn measure(
     cancel: &Cancel,
     reporter: &dyn Reporter,
 ) -> Result<Outcome, SessionError> {
-    match (opened, &plan.mode) {
-        (Opened::One(device), Mode::Audit { .. }) => {
+    match (opened, &plan.task) {
+        (Opened::One(device), Task::Audit { .. }) => {
             one::install_haps(device, &plan.build.haps)
                 .await
                 .map_err(|e| match e {
@@ -75,7 +72,7 @@ async fn measure(
                 written,
             })
         }
-        (Opened::One(device), Mode::Ab(builds)) => {
+        (Opened::One(device), Task::Ab(builds)) => {
             let sheltered = device.sheltered();
             let (result, restored) = ab::run(
                 device,
@@ -105,8 +102,8 @@ async fn measure(
                 return Err(SessionError::NoDevices);
             }
             let outcome = match mode {
-                Mode::Audit { .. } => lab::audit_lab(plan, roster, cancel, reporter).await?,
-                Mode::Ab(builds) => ab_lab::ab_lab(plan, builds, roster, cancel, reporter).await?,
+                Task::Audit { .. } => lab::audit_lab(plan, roster, cancel, reporter).await?,
+                Task::Ab(builds) => ab_lab::ab_lab(plan, builds, roster, cancel, reporter).await?,
             };
             Ok(outcome)
         }

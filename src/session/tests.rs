@@ -14,7 +14,7 @@ use crate::target::{Opened, Target};
 use crate::test_support::block_on;
 
 use super::{
-    AuditPlan, BuildUnderTest, Event, Inputs, Outcome, Reporter, Request, SessionError, run,
+    AuditPlan, BuildUnderTest, Event, Outcome, PackSource, Reporter, Request, SessionError, run,
 };
 
 /// Every event, in words.
@@ -47,7 +47,7 @@ fn request<'a>(
     runs: Option<u32>,
 ) -> Request<'a> {
     Request {
-        inputs: Inputs::Loaded {
+        pack: PackSource::Loaded {
             frozen,
             lock: repo("examples/notes/pack.yaml"),
             playbooks,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{Ran, Said, Test, parse, read};
 use dwpipe::gate::Verdict;
-use dwpipe::pack::LockFile;
+use dwpipe::pack::PackLock;
 use dwpipe::schema::AuditReport;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/notes");
@@ -63,7 +63,7 @@ fn freeze_writes_the_lock_and_the_spec() {
         .args(["freeze", "pack.yaml", "--out", "out"])
         .status(0)
         .run();
-    let lock: LockFile = read(path.join("out/pack.lock.json"));
+    let lock: PackLock = read(path.join("out/pack.lock.json"));
     assert_eq!(lock.format_version, 2);
     assert_eq!(lock.sha256.len(), 64);
     // The pack is kept as written, normalized: JSON, not a type.
@@ -142,7 +142,7 @@ fn freeze_records_warnings_in_the_lock() {
         .run();
     let out: Said = parse(&run.stdout);
     assert_eq!(out.codes()[0], "W_CRITERION_NO_ASSERTION");
-    let lock: LockFile = read(path.join("pack.lock.json"));
+    let lock: PackLock = read(path.join("pack.lock.json"));
     assert_eq!(lock.diagnostics[0].criterion_id.as_deref(), Some("X-02"));
 }
 
@@ -314,7 +314,7 @@ fn frozen_with_a_warning() -> (tempfile::TempDir, PathBuf) {
 fn a_lock_seals_its_warnings() {
     let (_dir, path) = frozen_with_a_warning();
     let text = fs::read_to_string(path.join("pack.lock.json")).unwrap();
-    let lock: LockFile = parse(&text);
+    let lock: PackLock = parse(&text);
     assert!(
         lock.diagnostics[0].location.is_none(),
         "where it was frozen from is not sealed: {:?}",
@@ -351,7 +351,7 @@ fn a_clean_pack_keeps_its_hash_across_lock_formats_and_new_optional_keys() {
     // flows and more probe keys): the same hash, because absent optional keys leave the
     // canonical JSON as it was.
     let (_dir, path) = workspace();
-    let first_release: LockFile = read(
+    let first_release: PackLock = read(
         Path::new(EXAMPLE).join("../../tests/fixtures/runs/environment-error-v1/pack.lock.json"),
     );
     fs::write(
@@ -363,7 +363,7 @@ fn a_clean_pack_keeps_its_hash_across_lock_formats_and_new_optional_keys() {
         .args(["freeze", "first.json", "--json"])
         .status(0)
         .run();
-    let now: LockFile = read(path.join("pack.lock.json"));
+    let now: PackLock = read(path.join("pack.lock.json"));
     assert_eq!((first_release.format_version, now.format_version), (1, 2));
     assert_eq!(now.sha256, first_release.sha256);
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use dwpipe::gate::Verdict;
-use dwpipe::pack::LockFile;
+use dwpipe::pack::PackLock;
 
 use crate::support::{Audited, EXIT_CODES, Ran, Test, first_audit, read};
 
@@ -94,8 +94,8 @@ fn every_doctored_report_is_named_and_fails() {
     Test::new(dir.path())
         .args(["freeze", "loose.yaml", "--out", "loose"])
         .run();
-    let loose: LockFile = read(dir.path().join("loose/pack.lock.json"));
-    type Edit = fn(&mut serde_json::Value, &LockFile);
+    let loose: PackLock = read(dir.path().join("loose/pack.lock.json"));
+    type Edit = fn(&mut serde_json::Value, &PackLock);
     let edits: [(&str, Edit, &str); 5] = [
         (
             "flipped",

@@ -84,13 +84,13 @@ fn a_loop_cursor_aborted_is_not_gated() {
 
 #[test]
 fn verdicts_are_spelled_as_the_record_always_spelled_them() {
-    assert_eq!(Verdict::Undecided.to_string(), "undecided");
+    assert_eq!(RoundEnd::Undecided.to_string(), "undecided");
     assert_eq!(
-        Verdict::NotGated("error".to_owned()).to_string(),
+        RoundEnd::NotGated("error".to_owned()).to_string(),
         "not gated: error"
     );
     assert_eq!(
-        Verdict::Ended(TerminalReason::AuditFailed).to_string(),
+        RoundEnd::Ended(TerminalReason::AuditFailed).to_string(),
         TerminalReason::AuditFailed.to_string()
     );
 }

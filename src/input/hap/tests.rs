@@ -30,15 +30,15 @@ fn a_hap_is_the_file_it_resolves_to_inside_its_workspace() {
     assert_eq!(hap.sha256, crate::hash::sha256_hex(b"hap"));
     assert!(matches!(
         resolve_hap(&workspace.join("out/link.hap"), ws),
-        Err(HapError::Outside { .. })
+        Err(HapPathError::Outside { .. })
     ));
     assert!(matches!(
         resolve_hap(&workspace.join("out/dir.hap"), ws),
-        Err(HapError::Read(ReadError::NotAFile { .. }))
+        Err(HapPathError::Read(ReadError::NotAFile { .. }))
     ));
     assert!(matches!(
         resolve_hap(&workspace.join("out/none.hap"), ws),
-        Err(HapError::Missing { .. })
+        Err(HapPathError::Missing { .. })
     ));
     // Outside a delivery (the A/B builds), any regular file.
     assert!(resolve_hap(&workspace.join("out/link.hap"), None).is_ok());
@@ -48,6 +48,6 @@ fn a_hap_is_the_file_it_resolves_to_inside_its_workspace() {
     std::fs::write(&latin1, b"hap").unwrap();
     assert!(matches!(
         resolve_hap(&latin1, ws),
-        Err(HapError::NotUtf8 { .. })
+        Err(HapPathError::NotUtf8 { .. })
     ));
 }

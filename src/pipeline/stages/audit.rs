@@ -10,7 +10,9 @@ use crate::hash::sha256_hex;
 use crate::input::resolve_hap;
 use crate::process::Cancel;
 use crate::schema::TerminalReason;
-use crate::session::{self, AuditPlan, BuildUnderTest, Inputs, Reporter, Request, SessionError};
+use crate::session::{
+    self, AuditPlan, BuildUnderTest, PackSource, Reporter, Request, SessionError,
+};
 use crate::target::Opened;
 
 use super::super::halt::{Halt, Staged};
@@ -207,7 +209,7 @@ impl Delivery<'_> {
             commit: history.commit.clone(),
         };
         let request = Request {
-            inputs: Inputs::Loaded {
+            pack: PackSource::Loaded {
                 frozen: self.frozen,
                 lock: self.run_dir.lock(),
                 playbooks: self.playbooks,
