@@ -69,7 +69,6 @@ pub(crate) fn stop(
     request: StopRequest,
     gate: impl FnOnce(u32) -> Result<Gated, String>,
 ) -> Stopped {
-    let mut notes = Vec::new();
     let StopRequest {
         harness,
         input,
@@ -83,30 +82,11 @@ pub(crate) fn stop(
         .map_or((Repair::default(), FailMode::Warn), |config| {
             (config.repair, config.review.fail_mode)
         });
-    let stop = match input.and_then(|input| read_stop(harness, &input).map_err(|e| e.to_string())) {
+    let stop = match read(harness, input, fail_mode) {
         Ok(stop) => stop,
-        // Under `closed`, a stop that cannot be read is refused: the agent writes part of
-        // the input (Codex's carries its last message), so an unreadable one is its to fix.
-        Err(why) if fail_mode == FailMode::Closed => {
-            notes.push(format!(
-                "E_HOOK_INPUT: {why}; refused by review.fail-mode closed"
-            ));
-            return Stopped {
-                decision: refused_unread(&why),
-                notes,
-            };
-        }
-        // Otherwise, without its session the rounds cannot be counted, and a loop nobody
-        // counts could go on for ever: the agent is let stop, said to be unverified.
-        Err(why) => {
-            let why = format!("E_HOOK_INPUT: {why}; the change was not gated");
-            notes.push(why.clone());
-            return Stopped {
-                decision: unverified(&why),
-                notes,
-            };
-        }
+        Err(stopped) => return stopped,
     };
+    let mut notes = Vec::new();
     let record = Session::path(&base, harness, &stop.session);
     // One stop of a session at a time: stops that come together are counted one by one.
     let turn = Session::turn(&record, wait);
@@ -184,6 +164,36 @@ pub(crate) fn stop(
     ));
     notes.extend(decision.note.clone());
     Stopped { decision, notes }
+}
+
+/// The harness's stop, read; a stop that cannot be read is answered at once. Under `closed`
+/// it is refused: the agent writes part of the input (Codex's carries its last message), so
+/// an unreadable one is its to fix. Otherwise, without its session the rounds cannot be
+/// counted, and a loop nobody counts could go on for ever: the agent is let stop, said to be
+/// unverified.
+fn read(
+    harness: Harness,
+    input: Result<Vec<u8>, String>,
+    fail_mode: FailMode,
+) -> Result<super::harness::Stop, Stopped> {
+    let why = match input.and_then(|input| read_stop(harness, &input).map_err(|e| e.to_string())) {
+        Ok(stop) => return Ok(stop),
+        Err(why) => why,
+    };
+    Err(if fail_mode == FailMode::Closed {
+        Stopped {
+            decision: refused_unread(&why),
+            notes: vec![format!(
+                "E_HOOK_INPUT: {why}; refused by review.fail-mode closed"
+            )],
+        }
+    } else {
+        let why = format!("E_HOOK_INPUT: {why}; the change was not gated");
+        Stopped {
+            decision: unverified(&why),
+            notes: vec![why],
+        }
+    })
 }
 
 /// The repair round as the guard counts it: the loop's failures so far (a round the gate

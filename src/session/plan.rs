@@ -180,27 +180,36 @@ impl<'a> AuditPlan<'a> {
             sign_key,
             subjects,
         } = request;
-        let (frozen, lock, playbooks) = match pack {
+        // Refused in the order a reader meets them: the lock, the playbooks, the auditor's
+        // report, then dwpipe.yaml's preconditions.
+        let (frozen, lock, playbooks, config) = match pack {
             PackSource::Named {
                 lock,
                 playbooks,
                 config,
             } => {
-                require.splice(0..0, config_required(config)?);
                 let frozen = crate::pack::load_lock(&lock)?;
                 let playbooks = Playbooks::load(playbooks.as_deref())?;
-                (Cow::Owned(frozen), lock, Cow::Owned(playbooks))
+                (
+                    Cow::Owned(frozen),
+                    lock,
+                    Cow::Owned(playbooks),
+                    Some(config),
+                )
             }
             PackSource::Loaded {
                 frozen,
                 lock,
                 playbooks,
-            } => (Cow::Borrowed(frozen), lock, Cow::Borrowed(playbooks)),
+            } => (Cow::Borrowed(frozen), lock, Cow::Borrowed(playbooks), None),
         };
         let auditor = auditor
             .as_deref()
             .map(crate::gate::load_auditor_report)
             .transpose()?;
+        if let Some(config) = config {
+            require.splice(0..0, config_required(config)?);
+        }
         let out = crate::output::default_out(out.as_deref(), "audit");
         // A lab takes neither a recording nor an outside auditor's report: both are of one
         // device (and a replay is already a recording).
