@@ -19,7 +19,8 @@ check-jsonschema --schemafile audit.schema.json out/audit-1.json"
 )]
 pub(super) struct SchemaArgs {
     /// The document (`dwpipe schema` lists them): audit, lab, ab, ab-lab, compare, deliver,
-    /// run, review, verify, dwpipe-verdict-v1.
+    /// run, review, verify, dwpipe-verdict-v1, and the printed verification, freeze, probes,
+    /// runs, diagnostics.
     #[arg(value_name = "NAME")]
     name: Option<String>,
 }

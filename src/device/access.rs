@@ -30,7 +30,7 @@ impl Family {
 }
 
 /// Who may read: everyone, nobody, or only a debug build (`const.debuggable` 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Access {
     /// The shell reads it.

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::catalog::{ArgKind, CATALOG};
 
 /// One argument of a probe.
-#[derive(Debug, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ArgDoc {
     /// Its key in `probe: { … }`.
@@ -22,7 +22,7 @@ pub(crate) struct ArgDoc {
 }
 
 /// One probe.
-#[derive(Debug, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ProbeRef {
     /// Its id in a pack.
@@ -36,7 +36,7 @@ pub(crate) struct ProbeRef {
 }
 
 /// The unit a probe produces for one `metric` (or for all, when `metric` is absent).
-#[derive(Debug, Serialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct UnitDoc {
     /// The `metric` value it is for; absent: every metric.

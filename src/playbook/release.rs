@@ -9,7 +9,7 @@ use super::set::Playbooks;
 use crate::device::{Access, Family, access_table};
 
 /// Whether a probe reads on a release.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Readable {
     /// It makes no read the table knows: its tools (hitrace, uitest, aa, hidumper) run in
@@ -38,7 +38,7 @@ impl Readable {
 }
 
 /// One read a probe makes, on the release.
-#[derive(Clone, Debug, Serialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ReadOn {
     /// What is read.
@@ -53,7 +53,7 @@ pub(crate) struct ReadOn {
 }
 
 /// How one probe fares on a release.
-#[derive(Clone, Debug, Serialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ProbeOnRelease {
     /// Whether it reads.

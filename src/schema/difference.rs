@@ -3,7 +3,9 @@
 use serde_json::Value;
 
 /// Why a field differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cause {
     /// The report says something its evidence does not give.
@@ -14,7 +16,7 @@ pub enum Cause {
 }
 
 /// One difference between the report and its rebuild.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(schemars::JsonSchema, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Difference {
     /// Why.
     pub cause: Cause,

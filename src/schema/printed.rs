@@ -10,7 +10,7 @@ use crate::pack::ProbeRef;
 use super::{AbRecord, Comparison};
 
 /// `dwpipe freeze --json`: what the command did (the lock itself is the document kept).
-#[derive(Serialize)]
+#[derive(schemars::JsonSchema, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct FreezeOutput<'a> {
     /// `format::FREEZE`.
@@ -29,7 +29,7 @@ pub(crate) struct FreezeOutput<'a> {
 
 /// What a refused command prints under `--json`: every diagnostic, each with its code,
 /// location and fix.
-#[derive(Serialize)]
+#[derive(schemars::JsonSchema, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct DiagnosticsOutput<'a> {
     /// `format::DIAGNOSTICS`.
@@ -39,7 +39,7 @@ pub(crate) struct DiagnosticsOutput<'a> {
 }
 
 /// `dwpipe probes --json`.
-#[derive(Serialize)]
+#[derive(schemars::JsonSchema, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ProbesOutput {
     /// `format::PROBES`.
@@ -52,7 +52,7 @@ pub(crate) struct ProbesOutput {
 }
 
 /// One probe of `dwpipe probes --json`, and how it fares on the release asked about.
-#[derive(Serialize)]
+#[derive(schemars::JsonSchema, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct ProbeOnReleaseDoc {
     /// The probe.
@@ -64,7 +64,7 @@ pub(crate) struct ProbeOnReleaseDoc {
 }
 
 /// `dwpipe runs --json`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RunsOutput {
     /// `format::RUNS`.
@@ -74,7 +74,7 @@ pub struct RunsOutput {
 }
 
 /// One run folder.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RunListing {
     /// The folder's name: what `deliver --resume` takes.

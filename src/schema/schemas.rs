@@ -1,5 +1,5 @@
-//! The JSON Schema of every document dwpipe writes, generated from the very types that write
-//! it (serde's attributes honoured, as the document is serialized): `dwpipe schema NAME`
+//! The JSON Schema of every document dwpipe writes, and of what its commands print under
+//! `--json`, generated from the very types that write it (serde's attributes honoured, as the document is serialized): `dwpipe schema NAME`
 //! prints one, and `docs/schema/NAME.schema.json` holds each, kept equal by a test, so a
 //! user's CI can validate dwpipe's output with any JSON Schema tool.
 
@@ -8,8 +8,8 @@ use schemars::{JsonSchema, Schema};
 
 use super::attestation::VerdictPredicate;
 use super::{
-    AbLabReport, AbRecord, AuditReport, Comparison, DeliverReport, LabReport, ReviewReport,
-    RunRecord, VerifyReport,
+    AbLabReport, AbRecord, AuditReport, Comparison, DeliverReport, DiagnosticsOutput, FreezeOutput,
+    LabReport, ProbesOutput, ReviewReport, RunRecord, RunsOutput, Verification, VerifyReport,
 };
 
 /// Every document with a schema: its schema's name and the file it describes.
@@ -36,6 +36,23 @@ pub(crate) const DOCUMENTS: &[(&str, &str)] = &[
         "dwpipe-verdict-v1",
         "the predicate of an attestation's second statement (https://dwpipe.dev/verdict/v1)",
     ),
+    (
+        "verification",
+        "what `dwpipe verify-evidence --json` prints",
+    ),
+    ("freeze", "what `dwpipe freeze --json` prints"),
+    (
+        "probes",
+        "what `dwpipe probes --json` prints: the probe catalog",
+    ),
+    (
+        "runs",
+        "what `dwpipe runs --json` prints: a project's run folders",
+    ),
+    (
+        "diagnostics",
+        "what a refused command prints under --json: every finding",
+    ),
 ];
 
 /// The schema named `name` (one of [`DOCUMENTS`]).
@@ -51,6 +68,11 @@ pub(crate) fn schema(name: &str) -> Option<Schema> {
         "review" => of::<ReviewReport>(name),
         "verify" => of::<VerifyReport>(name),
         "dwpipe-verdict-v1" => of::<VerdictPredicate>(name),
+        "verification" => of::<Verification>(name),
+        "freeze" => of::<FreezeOutput<'static>>(name),
+        "probes" => of::<ProbesOutput>(name),
+        "runs" => of::<RunsOutput>(name),
+        "diagnostics" => of::<DiagnosticsOutput<'static>>(name),
         _ => return None,
     })
 }

@@ -20,7 +20,7 @@ words! {
 }
 
 /// What `verify-evidence` found.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Verification {
     /// The report checked, as given.
@@ -59,7 +59,7 @@ pub struct Verification {
 }
 
 /// One form, and how far it was checked.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(schemars::JsonSchema, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub struct FormCheck {
     /// The file, as named beside the report.

@@ -1,8 +1,9 @@
 //! The documents' JSON Schemas: `docs/schema/` holds what `dwpipe schema NAME` generates from
 //! the types, and every document the binary writes — a delivery's (deliver.json, run.json, a
 //! review, a verification, its audit), a lab's, an A/B lab's (ab-lab.json, ab.json,
-//! compare.json, both arms' audits) and an attestation's predicate — declares no field its
-//! schema does not, and validates under a JSON Schema validator that is not dwpipe's (the
+//! compare.json, both arms' audits), an attestation's predicate, and what `verify-evidence`,
+//! `freeze` (and a refused one), `probes` and `runs` print under `--json` — declares no field
+//! its schema does not, and validates under a JSON Schema validator that is not dwpipe's (the
 //! `jsonschema` package of `bash .ci/attest-deps`).
 
 use std::fs;
@@ -79,6 +80,54 @@ fn a_delivery(documents: &mut Vec<(&'static str, PathBuf)>) -> tempfile::TempDir
         ),
     ]);
     dir
+}
+
+/// What `args` print under `--json` in `dir` (ending `code`), kept as `dir/<name>.out.json`.
+fn printed(
+    documents: &mut Vec<(&'static str, PathBuf)>,
+    name: &'static str,
+    dir: &Path,
+    args: &[&str],
+    code: i32,
+) {
+    let out = Test::new(dir).args(args).status(code).run().stdout;
+    let kept = dir.join(format!("{name}.out.json"));
+    fs::write(&kept, out).unwrap();
+    documents.push((name, kept));
+}
+
+/// What the commands print under `--json` besides the documents: `verify-evidence`, `freeze`
+/// (and a refused one's diagnostics), `probes`, `runs`.
+fn the_printed(documents: &mut Vec<(&'static str, PathBuf)>, audit: &Path, delivered: &Path) {
+    let audit = audit.to_str().unwrap();
+    printed(
+        documents,
+        "verification",
+        delivered,
+        &["verify-evidence", audit, "--json"],
+        0,
+    );
+    let scratch = delivered.join("printed");
+    fs::create_dir_all(&scratch).unwrap();
+    let pack = repo().join("examples/notes/pack.yaml");
+    let pack = pack.to_str().unwrap();
+    printed(
+        documents,
+        "freeze",
+        &scratch,
+        &["freeze", pack, "--json"],
+        0,
+    );
+    fs::write(scratch.join("bad.yaml"), "version: 1\ncriteria: 7\n").unwrap();
+    printed(
+        documents,
+        "diagnostics",
+        &scratch,
+        &["freeze", "bad.yaml", "--json"],
+        2,
+    );
+    printed(documents, "probes", &scratch, &["probes", "--json"], 0);
+    printed(documents, "runs", delivered, &["runs", "--json"], 0);
 }
 
 /// The one file called `name` under `folder`.
@@ -193,6 +242,7 @@ fn every_document_the_binary_writes_is_what_its_schema_declares() {
         .1
         .clone();
     an_attestation(&mut documents, &audit, delivered.path());
+    the_printed(&mut documents, &audit, delivered.path());
     let kinds: std::collections::BTreeSet<&str> = documents.iter().map(|(s, _)| *s).collect();
     assert_eq!(
         kinds.len(),
