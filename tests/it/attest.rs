@@ -447,17 +447,9 @@ fn a_lab_audit_that_installs_nothing_must_name_its_hap_before_it_starts() {
 
 #[test]
 fn in_totos_reference_library_verifies_the_envelope() {
-    let python = repo().join("target/attest-venv/bin/python");
-    if !python.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "no securesystemslib at target/attest-venv: run `bash .ci/attest-deps`"
-        );
-        crate::support::skipped!(
-            "the securesystemslib check (no target/attest-venv; run `bash .ci/attest-deps`)"
-        );
+    let Some(python) = crate::support::attestation::attest_python("securesystemslib check") else {
         return;
-    }
+    };
     let dir = live_audit(false);
     for ecdsa in [false, true] {
         let (private, public) = key(dir.path(), "k", ecdsa);

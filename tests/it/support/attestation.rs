@@ -103,3 +103,18 @@ pub(crate) fn sign_by_hand(path: &Path, statements: &[Value], private: &Path) {
     }
     fs::write(path, out).unwrap();
 }
+
+/// The Python of `.ci/attest-deps`' virtual environment (securesystemslib and jsonschema), or
+/// `None` with the skip of `check` said; inside CI a missing one fails.
+pub(crate) fn attest_python(check: &str) -> Option<PathBuf> {
+    let python = crate::support::repo().join("target/attest-venv/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no {check} at target/attest-venv: run `bash .ci/attest-deps`"
+    );
+    crate::support::skipped!("the {check} (no target/attest-venv; run `bash .ci/attest-deps`)");
+    None
+}
