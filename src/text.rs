@@ -6,6 +6,11 @@
 
 use std::borrow::Cow;
 
+mod doc_path;
+mod host;
+pub(crate) use doc_path::doc_path;
+pub(crate) use host::host_text;
+
 /// The most characters of a table cell.
 pub(crate) const CELL: usize = 64;
 

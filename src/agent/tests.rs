@@ -66,6 +66,7 @@ fn go(agent: &Agent, dir: &Path) -> AgentRun {
 const FIXES: &str = r#"sed -i 's/space: 8/space: 12/' "$1/Index.ets"; echo '{"type":"tool_use","part":{"type":"tool","tool":"edit","state":{"status":"completed","output":"ok"}}}'; echo '{"type":"text","part":{"type":"text","text":"Spacing fixed. Result: PASS"}}'"#;
 
 #[test]
+#[cfg_attr(windows, ignore = "the scripted agents are `sh` scripts")]
 fn an_agent_that_fixes_the_code_claims_pass_and_changes_the_workspace() {
     let dir = workspace();
     let before = print(dir.path());
@@ -88,6 +89,7 @@ fn an_agent_that_fixes_the_code_claims_pass_and_changes_the_workspace() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the scripted agents are `sh` scripts")]
 fn an_agent_that_breaks_the_code_may_still_claim_pass() {
     let dir = workspace();
     let run = go(
@@ -105,6 +107,7 @@ fn an_agent_that_breaks_the_code_may_still_claim_pass() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the scripted agents are `sh` scripts")]
 fn an_agent_that_changes_nothing_leaves_the_fingerprint_alone() {
     let dir = workspace();
     let before = print(dir.path());
@@ -121,6 +124,7 @@ fn an_agent_that_changes_nothing_leaves_the_fingerprint_alone() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the scripted agents are `sh` scripts")]
 fn an_agent_that_hangs_is_stopped() {
     let dir = workspace();
     let started = Instant::now();
@@ -131,6 +135,7 @@ fn an_agent_that_hangs_is_stopped() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the scripted agents are `sh` scripts")]
 fn garbage_json_floods_and_errors_are_recorded_not_believed() {
     let dir = workspace();
     let run = go(
@@ -190,7 +195,7 @@ fn argv_for_deveco_and_for_commands() {
             "--format",
             "json",
             "--dir",
-            "/ws",
+            &native("/ws"),
             "-m",
             "deepseek/v4",
             "# Goal\nline"
@@ -205,7 +210,7 @@ fn argv_for_deveco_and_for_commands() {
             "",
             3
         )[4..],
-        ["/ws", "/run/brief.md", "3"]
+        [native("/ws"), native("/run/brief.md"), "3".to_owned()]
     );
     let missing = Agent {
         kind: AgentKind::Deveco,
@@ -251,4 +256,9 @@ fn an_agent_end_reads_back_from_its_words() {
     for bad in ["exited", "exited zero", "cancelled", "timed out after soon"] {
         assert!(bad.parse::<AgentEnd>().is_err(), "{bad}");
     }
+}
+
+/// `path` made absolute as the host makes it (on Windows, on the current drive).
+fn native(path: &str) -> String {
+    std::path::absolute(path).unwrap().display().to_string()
 }

@@ -111,7 +111,7 @@ pub(crate) fn check(request: &CheckRequest<'_>) -> Result<AttestationCheck, Vec<
         )?;
     }
     Ok(AttestationCheck {
-        file: request.file.display().to_string(),
+        file: crate::text::doc_path(request.file),
         verified: problems.is_empty() && differences.is_empty(),
         result: vsa.predicate.verification_result.clone(),
         keyid: key.keyid(),

@@ -65,6 +65,13 @@ pub(crate) enum KeyError {
     Read(#[from] ReadError),
     /// A private key others can read is no longer only its owner's.
     #[error("`{}` can be read by other users (mode {mode:o}): a signing key must be its owner's alone", path.display())]
+    #[cfg_attr(
+        not(unix),
+        expect(
+            dead_code,
+            reason = "Windows keeps a key private by its ACL, not checked here"
+        )
+    )]
     Exposed {
         /// The key file.
         path: PathBuf,

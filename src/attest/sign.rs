@@ -207,10 +207,10 @@ fn attest_with(
     crate::output::write_atomic(&out, &jsonl)?;
     let public = key.public();
     Ok(AttestOutcome {
-        file: out.display().to_string(),
+        file: crate::text::doc_path(&out),
         result: attestation.vsa.predicate.verification_result.clone(),
         not_passed: attestation.verdict.predicate.not_passed.clone(),
-        audit: request.report.display().to_string(),
+        audit: crate::text::doc_path(request.report),
         replay,
         keyid: public.keyid(),
         algorithm: public.algorithm().name().to_owned(),

@@ -146,8 +146,5 @@ pub(super) fn hash_files(files: &Files, out: &Path) -> Result<Vec<EvidenceFile>,
 
 /// `path` relative to `base` (as is when it is not under it).
 pub(super) fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
+    crate::text::doc_path(path.strip_prefix(base).unwrap_or(path))
 }

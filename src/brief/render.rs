@@ -56,7 +56,7 @@ pub(super) struct RepairView {
 }
 
 pub(super) fn common(frozen: &Frozen, config: Option<&Config>) -> (String, String) {
-    let workspace = config.map_or_else(|| ".".to_owned(), |c| c.workspace.display().to_string());
+    let workspace = config.map_or_else(|| ".".to_owned(), |c| crate::text::doc_path(&c.workspace));
     (frozen.pack.doc.app.bundle.value.clone(), workspace)
 }
 

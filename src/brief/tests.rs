@@ -31,7 +31,7 @@ fn the_goal_brief_stands_alone() {
         "P-01",
         "≤ 800 ms",
         "perf.cold-start",
-        "grep -q",
+        "dwpipe-example verify",
         "Result: PASS",
         "nobody will answer questions",
     ] {

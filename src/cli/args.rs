@@ -32,7 +32,13 @@ use super::verify_evidence::VerifyEvidenceArgs;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "dwpipe", version, about, max_term_width = 100)]
+#[command(
+    name = "dwpipe",
+    bin_name = "dwpipe",
+    version,
+    about,
+    max_term_width = 100
+)]
 #[command(
     after_help = "Exit codes: 0 pass, 1 verdict fail, 2 invalid input, 3 environment, 130 interrupted."
 )]

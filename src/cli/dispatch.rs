@@ -61,7 +61,7 @@ pub(super) struct Edge {
 
 impl Edge {
     /// The hdc client of a command's flags: its `--hdc`, else one given before the command,
-    /// else `$DWPIPE_HDC`, else `hdc` on PATH; every call limited by `--call-timeout` when
+    /// else `$DWPIPE_HDC`, else `hdc` on PATH, else the SDK's in `$DEVECO_SDK_HOME`; every call limited by `--call-timeout` when
     /// given, else by its kind's own limit ([`CallTimeouts::default`]).
     pub(crate) fn client(&self, flags: &DeviceClient) -> HdcClient {
         HdcClient {
@@ -70,7 +70,7 @@ impl Edge {
                 .clone()
                 .or_else(|| self.hdc.clone())
                 .or_else(|| std::env::var_os("DWPIPE_HDC").map(PathBuf::from))
-                .unwrap_or_else(|| PathBuf::from("hdc")),
+                .unwrap_or_else(crate::device::default_hdc),
             timeouts: flags
                 .call_timeout
                 .map_or_else(CallTimeouts::default, CallTimeouts::all),

@@ -35,8 +35,8 @@ fn run(pack_path: &Path, out: &Path, force: bool, json: bool) -> Result<i32, Err
             format_version: crate::format::FREEZE,
             sha256: &frozen.lock.sha256,
             criteria: frozen.pack.criteria.len(),
-            lock: lock_path.display().to_string(),
-            spec: spec_path.display().to_string(),
+            lock: crate::text::doc_path(&lock_path),
+            spec: crate::text::doc_path(&spec_path),
             diagnostics: warnings,
         });
     } else {

@@ -13,7 +13,8 @@ use crate::target::{Pick, Target};
 
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(super) struct DeviceClient {
-    /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH).
+    /// The hdc client to run (default: $DWPIPE_HDC, else `hdc` on PATH, else the SDK's in
+    /// $DEVECO_SDK_HOME/default/openharmony/toolchains).
     #[arg(long = "hdc", value_name = "PATH", help_heading = "hdc")]
     pub(super) hdc: Option<PathBuf>,
     /// Host-side limit for every hdc call. Without it each kind of call has its own: 25s to

@@ -80,10 +80,10 @@ fn verify_comparison(
     let as_value = |c: &Comparison| serde_json::to_value(c).unwrap_or_default();
     let differences = crate::recheck::tampered(&as_value(recorded), &as_value(&recomputed));
     let mut checked = Verification {
-        report: path.display().to_string(),
+        report: crate::text::doc_path(path),
         kind: Verified::Comparison,
         verified: false,
-        lock: out.join(&recorded.lock).display().to_string(),
+        lock: crate::text::doc_path(&out.join(&recorded.lock)),
         lock_sha256: frozen.lock.sha256.clone(),
         anchored: pack.is_some(),
         bound: Some(bound),

@@ -211,6 +211,7 @@ impl Store {
                     "its host has an `@` in it (a password's `@` is written %40)".to_owned(),
                 )),
                 Host::Tcp(name) => Ok(name.clone()),
+                #[cfg(unix)]
                 Host::Unix(path) => Ok(path.display().to_string()),
             })
             .collect::<Result<Vec<String>, StoreError>>()?;

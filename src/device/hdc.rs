@@ -19,7 +19,9 @@ use crate::shell::{ShellValue, UnsafeValue};
 use crate::text::{GLIMPSE, one_line};
 
 mod phone;
+mod sdk;
 pub use phone::HdcDevice;
+pub(crate) use sdk::default_hdc;
 
 /// A remote hdc server (`hdc -s HOST:PORT -m` on the host that has the USB devices): the
 /// name given, and the address hdc is handed. hdc's `-s` takes IP literals only (`main.cpp`,
@@ -313,8 +315,9 @@ impl Hdc {
             Completion::Exited(_) | Completion::Signalled(_) => {}
         }
         Ok(Raw {
-            stdout: normalize(&outcome.stdout.to_string_lossy()),
-            stderr: normalize(&outcome.stderr.to_string_lossy()),
+            // hdc.exe's own words come in the host's code page (see `text::host_text`).
+            stdout: normalize(&crate::text::host_text(&outcome.stdout.to_bytes())),
+            stderr: normalize(&crate::text::host_text(&outcome.stderr.to_bytes())),
             duration: outcome.duration,
         })
     }

@@ -29,6 +29,7 @@ pub(crate) use calls::{Spent, millis};
 pub use capture::{Capture, Fault, Operation};
 pub use capture::{CaptureError, CaptureWriter, Exchange, ExchangeDoc};
 pub use error::DeviceError;
+pub(crate) use hdc::default_hdc;
 pub use hdc::{CallTimeouts, Hdc, HdcDevice, Server, ServerError};
 pub use info::{DeviceInfo, identity_command, render_identity, virtual_pixel_ratio};
 pub use recording::RecordingDevice;

@@ -225,7 +225,7 @@ impl Device for ReplayDevice {
         let capture = &self.capture;
         let first = state.first_skipped.unwrap_or(state.next);
         Source::Replay {
-            capture: capture.root.to_string_lossy().into_owned(),
+            capture: crate::text::doc_path(&capture.root),
             transcript_sha256: capture.transcript_sha256.clone(),
             unserved: capture.exchanges.len().saturating_sub(state.next) + state.skipped,
             first_unserved: capture.exchanges.get(first).map(|e| match &e.operation {

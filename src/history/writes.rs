@@ -24,7 +24,7 @@ impl History {
         };
         let replay = matches!(report.source, Some(Source::Replay { .. }));
         let report_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-        let report_path = report_path.display().to_string();
+        let report_path = crate::text::doc_path(&report_path);
         let recorded_at = facts.time.map_or_else(crate::time::now, |secs| {
             crate::time::iso8601(secs.max(0) as u64)
         });

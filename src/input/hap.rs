@@ -77,5 +77,6 @@ pub(crate) fn resolve_hap(path: &Path, workspace: Option<&Path>) -> Result<Hap, 
     Ok(Hap { resolved, sha256 })
 }
 
-#[cfg(test)]
+// Its one test makes Unix symbolic links and file names.
+#[cfg(all(test, unix))]
 mod tests;

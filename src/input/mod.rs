@@ -13,4 +13,6 @@ pub(crate) use hap::resolve_hap;
 pub(crate) use parse::{parse_json, parse_yaml, top_level_keys};
 
 pub use read::ReadError;
-pub(crate) use read::{MAX_REPORT_BYTES, hash_file, open_input, read_bounded, read_text};
+pub(crate) use read::{
+    MAX_REPORT_BYTES, hash_file, kind_words, open_input, read_bounded, read_text,
+};

@@ -73,37 +73,69 @@ impl ReadError {
 /// Opens `path` for reading if it is a regular file (symlinks followed). The open never
 /// blocks (a FIFO without a writer would), and the type is checked on the opened file.
 pub(crate) fn open_input(path: &Path, what: &'static str) -> Result<std::fs::File, ReadError> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let io = |source| ReadError::Io {
         path: path.to_owned(),
         source,
     };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(io)?;
+    let file = open_nonblocking(path).map_err(io)?;
     let kind = file.metadata().map_err(io)?.file_type();
-    let refused = if kind.is_file() {
+    if kind.is_file() {
         return Ok(file);
-    } else if kind.is_dir() {
-        "a folder"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    };
+    }
     Err(ReadError::NotAFile {
         path: path.to_owned(),
         what,
-        kind: refused,
+        kind: kind_words(kind),
     })
+}
+
+/// Opens `path` for reading without waiting for a writer (Unix: a FIFO's open would).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Opens `path` for reading. Windows keeps pipes out of the file system's names (`\\.\pipe\`
+/// is refused below as not a regular file), so no open of a path waits for a writer; a folder
+/// opens (so that it is named as one, not as a denied file) with backup semantics, which
+/// grant no access by themselves.
+#[cfg(windows)]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+}
+
+/// What a file of `kind` is, in words (`a file`, `a folder`, `a FIFO`, …).
+pub(crate) fn kind_words(kind: std::fs::FileType) -> &'static str {
+    if kind.is_file() {
+        return "a file";
+    } else if kind.is_dir() {
+        return "a folder";
+    } else if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        } else if kind.is_char_device() {
+            return "a character device";
+        } else if kind.is_block_device() {
+            return "a block device";
+        } else if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
 }
 
 /// Reads `path` whole if it is a regular file of at most `limit` bytes (a file that grows

@@ -1,8 +1,6 @@
 //! Why a lock file or its folder is refused, and what to do about it.
 
-use std::path::{Path, PathBuf};
-
-use nix::errno::Errno;
+use std::path::PathBuf;
 
 /// Why a lock file (or its folder) is refused.
 #[derive(Debug, thiserror::Error)]
@@ -38,9 +36,17 @@ impl LockFileError {
     /// What to do about it.
     pub(crate) fn fix(&self) -> String {
         match self {
+            LockFileError::Folder { folder, .. } if cfg!(windows) => format!(
+                "use a folder reached without a symbolic link or junction (`{}` and every folder above it); for the device leases, leave DWPIPE_LEASES unset (your own folder under %LOCALAPPDATA%) or set it to such a folder",
+                folder.display()
+            ),
             LockFileError::Folder { folder, .. } => format!(
                 "use a folder whose every level only you (or root) can change, or one with the sticky bit (`chmod +t {}`); for the device leases, set DWPIPE_LEASES to such a folder",
                 folder.display()
+            ),
+            LockFileError::Planted { path, .. } if cfg!(windows) => format!(
+                "look at who made it, remove it (`rmdir \"{}\"` for a link or junction to a folder, `del` for any other) and run again: dwpipe makes its lock files and folders itself",
+                path.display()
             ),
             LockFileError::Planted { path, .. } => format!(
                 "look at who made it, remove it (`rm {}`) and run again: dwpipe makes its lock files and folders itself",
@@ -50,13 +56,5 @@ impl LockFileError {
                 "check the folder's permissions and the disk, then run again".to_owned()
             }
         }
-    }
-}
-
-/// An I/O failure on `path`, as a refusal.
-pub(super) fn io(path: &Path) -> impl Fn(Errno) -> LockFileError + '_ {
-    move |errno| LockFileError::Io {
-        path: path.to_owned(),
-        source: std::io::Error::from(errno),
     }
 }

@@ -15,14 +15,26 @@
 //! truncated: who holds it is written over its first bytes as a fixed-width line. A held lock
 //! file removed or replaced (by its owner: a sticky folder lets nobody else) is a lease lost,
 //! said at the holder's next call. Every refusal says what was found and how to clear it.
+//!
+//! On Windows the same promises are kept with Windows' own means (`windows/`): every level of
+//! the way is opened as itself (never through a symbolic link or junction: a reparse point
+//! that redirects a name is refused) and held open without delete sharing, so that no level
+//! can be renamed or replaced while it is used; the device leases live in the user's own
+//! folder under `%LOCALAPPDATA%`, which other users cannot write.
 
 mod error;
-mod file;
-mod folder;
+mod line;
+mod planted;
+#[cfg(unix)]
+#[path = "unix/mod.rs"]
+mod platform;
+#[cfg(windows)]
+#[path = "windows/mod.rs"]
+mod platform;
 
 pub use error::LockFileError;
-pub(crate) use file::{LockFile, holder};
-pub(crate) use folder::{folder, own_folder, planted_links, unplanted};
+pub(crate) use planted::{own_folder, planted_links, unplanted};
+pub(crate) use platform::{LockFile, folder, holder};
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;

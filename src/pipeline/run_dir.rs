@@ -305,10 +305,7 @@ impl RunDir {
 
     /// A path inside the run as reports name it: relative to the run directory.
     pub(crate) fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.path)
-            .unwrap_or(path)
-            .display()
-            .to_string()
+        crate::text::doc_path(path.strip_prefix(&self.path).unwrap_or(path))
     }
 }
 

@@ -35,7 +35,7 @@ impl RunTarget {
                     "a transcript",
                 );
                 RunTarget::Replay {
-                    capture: capture.to_string_lossy().into_owned(),
+                    capture: crate::text::doc_path(&capture),
                     transcript_sha256: transcript.ok().map(|bytes| sha256_hex(&bytes)),
                 }
             }

@@ -125,14 +125,11 @@ pub(crate) fn problems(checks: &[Check]) -> Vec<Diagnostic> {
 }
 
 /// Where `program` resolves the way the OS will start it: a name on `PATH`, a path with a
-/// slash relative to `cwd` (the child's working folder).
+/// slash (or, on Windows, a backslash) relative to `cwd` (the child's working folder). On
+/// Windows a name without an extension is looked up as `NAME.exe`, as std starts it (a batch
+/// file is named with its `.bat` or `.cmd`).
 pub(crate) fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
-    let executable = |path: &Path| {
-        std::fs::metadata(path).is_ok_and(|m| {
-            m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
-        })
-    };
-    if program.contains('/') {
+    if program.contains('/') || (cfg!(windows) && program.contains('\\')) {
         let path = cwd.join(program);
         return if executable(&path) {
             Ok(path)
@@ -140,19 +137,36 @@ pub(crate) fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String>
             Err(format!("no executable file at `{}`", path.display()))
         };
     }
+    let name = if cfg!(windows) && Path::new(program).extension().is_none() {
+        format!("{program}.exe")
+    } else {
+        program.to_owned()
+    };
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
+        .map(|dir| dir.join(&name))
         .find(|candidate| executable(candidate))
         .ok_or_else(|| {
+            let dirs: Vec<String> = std::env::split_paths(&path)
+                .map(|p| p.display().to_string())
+                .collect();
             format!(
-                "`{program}` is not on PATH ({})",
-                std::env::split_paths(&path)
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(":")
+                "`{name}` is not on PATH ({})",
+                dirs.join(if cfg!(windows) { ";" } else { ":" })
             )
         })
+}
+
+/// Whether `path` is a file the OS would start: executable by someone (Unix), any file
+/// (Windows, where the extension decides how it starts).
+fn executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| {
+        #[cfg(unix)]
+        let runnable = std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0;
+        #[cfg(not(unix))]
+        let runnable = true;
+        m.is_file() && runnable
+    })
 }
 
 fn program(what: &str, program: &str, cwd: &Path, code: &'static str, fix: &str) -> Check {
@@ -246,8 +260,8 @@ pub(crate) fn hdc(binary: &Path) -> Check {
         Path::new("."),
         "E_HDC_NOT_FOUND",
         "install the HarmonyOS command-line tools (hdc is in `sdk/default/openharmony/toolchains/` \
-         of Huawei's Command Line Tools for HarmonyOS, or of DevEco Studio's SDK) and put `hdc` \
-         on PATH, or pass --hdc PATH (DWPIPE_HDC)",
+         of Huawei's Command Line Tools for HarmonyOS, or of DevEco Studio's SDK) and put that \
+         folder on PATH, set DEVECO_SDK_HOME to the `sdk` folder, or pass --hdc PATH (DWPIPE_HDC)",
     )
 }
 

@@ -61,7 +61,7 @@ async fn device(device: &AnyDevice) -> Result<Check, DeviceError> {
             "the target",
             e.code(),
             crate::diagnostic::chain(&e),
-            "let the job that holds it end, or wait longer with --lease-wait DURATION (leases live in $DWPIPE_LEASES, else the temporary folder, or in the PostgreSQL history)",
+            "let the job that holds it end, or wait longer with --lease-wait DURATION (leases live in $DWPIPE_LEASES, else the temporary folder (on Windows %LOCALAPPDATA%\\dwpipe\\leases), or in the PostgreSQL history)",
         ),
         // The lease cannot be asked for: its folder, a planted lock file, its server.
         Err(DeviceError::Lease { serial, source }) => Check::missing(

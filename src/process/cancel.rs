@@ -1,12 +1,12 @@
 //! Cancellation shared between the signal handler and every running child, and the registry
 //! of the process groups still alive, so that a second signal can kill them all at once.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
-use super::unix::{KILL, signal_group};
+use super::group::Group;
 
 /// A cancellation signal: cloneable, observed by every [`super::run`] in flight.
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ struct Inner {
 
 #[derive(Debug, Default)]
 struct Groups {
-    live: BTreeSet<u32>,
+    live: BTreeMap<u32, Group>,
     aborted: bool,
 }
 
@@ -78,14 +78,14 @@ impl Cancel {
         self.inner.fired.send_replace(true);
     }
 
-    /// Fires the signal and SIGKILLs every live child group now, without a grace period;
+    /// Fires the signal and kills every live child group now, without a grace period;
     /// children started later are killed as they start.
     pub(crate) fn abort(&self) {
         self.cancel();
         let mut groups = self.groups();
         groups.aborted = true;
-        for pgid in &groups.live {
-            signal_group(*pgid, KILL);
+        for group in groups.live.values() {
+            group.kill();
         }
     }
 
@@ -125,19 +125,20 @@ impl Cancel {
 
     /// Registers a child's process group until the returned guard is dropped (after the child
     /// was reaped). A group started after an abort is killed at once.
-    pub(super) fn track(&self, pgid: u32) -> Tracked<'_> {
+    pub(super) fn track(&self, group: &Group) -> Tracked<'_> {
         let mut groups = self.groups();
         if groups.aborted {
-            signal_group(pgid, KILL);
+            group.kill();
         }
-        groups.live.insert(pgid);
-        Tracked { cancel: self, pgid }
+        let id = group.id();
+        groups.live.insert(id, group.clone());
+        Tracked { cancel: self, id }
     }
 
     /// Live child groups (for tests).
     #[cfg(test)]
     pub(super) fn live(&self) -> Vec<u32> {
-        self.groups().live.iter().copied().collect()
+        self.groups().live.keys().copied().collect()
     }
 
     fn groups(&self) -> MutexGuard<'_, Groups> {
@@ -153,11 +154,11 @@ impl Cancel {
 #[derive(Debug)]
 pub(super) struct Tracked<'a> {
     cancel: &'a Cancel,
-    pgid: u32,
+    id: u32,
 }
 
 impl Drop for Tracked<'_> {
     fn drop(&mut self) {
-        self.cancel.groups().live.remove(&self.pgid);
+        self.cancel.groups().live.remove(&self.id);
     }
 }

@@ -1,16 +1,17 @@
-//! Running child processes: argv only, their own process group, output drained while waiting
-//! and kept bounded, a timeout that escalates SIGTERM → grace → SIGKILL on the whole group,
-//! cancellation that does the same, and leaked grandchildren reported instead of waited for.
+//! Running child processes: argv only, their own process group (a Job Object on Windows),
+//! output drained while waiting and kept bounded, a timeout that escalates SIGTERM → grace →
+//! SIGKILL on the whole group (Ctrl-Break → grace → the job terminated), cancellation that
+//! does the same, and leaked grandchildren reported instead of waited for.
 //!
 //! Everything that spawns a child (hdc, agents, verification commands) goes through [`run`].
 
 mod bounded;
 mod cancel;
+mod group;
 mod join;
 mod limits;
 mod observe;
 mod runner;
-mod unix;
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,6 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::PoisonError;
@@ -14,8 +13,8 @@ use tokio::sync::{Notify, watch};
 
 use super::bounded::BoundedOutput;
 use super::cancel::Cancel;
+use super::group::Group;
 use super::observe::{LineObserver, Pipe, Splitter};
-use super::unix::{KILL, TERM, group_alive, signal_group};
 
 mod stdin;
 use stdin::feed_stdin;
@@ -183,9 +182,9 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // Its own group, so that a timeout reaches grandchildren too.
-        .process_group(0)
         .kill_on_drop(true);
+    // Its own process group (Unix) or job (Windows), so that a timeout reaches grandchildren.
+    Group::prepare(&mut command);
     if let Some(cwd) = &spec.cwd {
         command.current_dir(cwd);
     }
@@ -198,9 +197,12 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
             source,
         },
     })?;
-    let pgid = child.id().unwrap_or(0);
+    let group = Group::adopt(&mut child).map_err(|source| SpawnError::Io {
+        program: spec.program.clone(),
+        source,
+    })?;
     // Known until reaped, so that a second signal can kill the group without waiting.
-    let _tracked = cancel.track(pgid);
+    let _tracked = cancel.track(&group);
     if let Some(pipe) = child.stdin.take() {
         // A child that never reads its stdin must not block us: write from a task of its own.
         match &spec.stdin {
@@ -235,12 +237,12 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
         streams
     };
     let waiting = async {
-        let completion = wait(&mut child, pgid, spec, cancel).await;
+        let completion = wait(&mut child, &group, spec, cancel).await;
         // Nothing outlives its stage: whatever the child left running in its group is
         // stopped now, as a timeout would stop it.
-        let left_running = group_alive(pgid);
+        let left_running = group.alive();
         if left_running {
-            stop_members(pgid, spec.grace).await;
+            stop_members(&group, spec.grace).await;
         }
         // Its pipes close when every holder is gone. A process that left the group (setsid)
         // and keeps them open is reported, never waited for.
@@ -263,7 +265,7 @@ pub async fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutcome, 
 }
 
 /// Waits for the child, the deadline or cancellation, stopping the group on the latter two.
-async fn wait(child: &mut Child, pgid: u32, spec: &ProcessSpec, cancel: &Cancel) -> Completion {
+async fn wait(child: &mut Child, group: &Group, spec: &ProcessSpec, cancel: &Cancel) -> Completion {
     let deadline = async {
         match spec.timeout {
             Some(timeout) => tokio::time::sleep(timeout).await,
@@ -272,54 +274,58 @@ async fn wait(child: &mut Child, pgid: u32, spec: &ProcessSpec, cancel: &Cancel)
     };
     tokio::select! {
         status = child.wait() => {
-            return match from_status(&status) {
-                // An abort kills groups itself, before this select can choose cancellation.
-                Completion::Signalled(_) if cancel.is_aborted() => Completion::Cancelled,
-                completion => completion,
+            // An abort kills groups itself, before this select can choose cancellation.
+            return if group.was_killed() && cancel.is_aborted() {
+                Completion::Cancelled
+            } else {
+                from_status(&status)
             };
         }
         () = deadline => {}
         () = cancel.cancelled() => {
-            stop_group(child, pgid, spec.grace, cancel).await;
+            stop_group(child, group, spec.grace, cancel).await;
             return Completion::Cancelled;
         }
     }
-    stop_group(child, pgid, spec.grace, cancel).await;
+    stop_group(child, group, spec.grace, cancel).await;
     Completion::TimedOut
 }
 
-/// SIGTERM to the group, up to `grace` for the leader to exit (cut short by an abort, which
-/// SIGKILLs the group itself), then SIGKILL to the group (which also ends any member that
-/// ignored SIGTERM).
-async fn stop_group(child: &mut Child, pgid: u32, grace: Duration, cancel: &Cancel) {
-    if !cancel.is_aborted() {
-        signal_group(pgid, TERM);
+/// Asks the group to end (SIGTERM; Ctrl-Break on Windows), up to `grace` for the leader to
+/// exit (cut short by an abort, which kills the group itself), then kills the group (which
+/// also ends any member that ignored the request).
+async fn stop_group(child: &mut Child, group: &Group, grace: Duration, cancel: &Cancel) {
+    if !cancel.is_aborted() && group.terminate() {
         let _ = tokio::time::timeout(grace, child.wait()).await;
     }
-    signal_group(pgid, KILL);
+    group.kill();
     let _ = child.wait().await;
 }
 
-/// The members a reaped leader left in its group: SIGTERM, up to `grace` for them to go, then
-/// SIGKILL.
-async fn stop_members(pgid: u32, grace: Duration) {
-    signal_group(pgid, TERM);
-    let deadline = Instant::now() + grace;
-    while group_alive(pgid) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+/// The members a reaped leader left in its group: asked to end, up to `grace` for them to
+/// go, then killed.
+async fn stop_members(group: &Group, grace: Duration) {
+    if group.terminate() {
+        let deadline = Instant::now() + grace;
+        while group.alive() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
-    signal_group(pgid, KILL);
+    group.kill();
 }
 
 fn from_status(status: &io::Result<ExitStatus>) -> Completion {
-    match status {
-        Ok(status) => match (status.code(), status.signal()) {
-            (Some(code), _) => Completion::Exited(code),
-            (None, Some(signal)) => Completion::Signalled(signal),
-            (None, None) => Completion::Exited(-1),
-        },
-        Err(_) => Completion::Exited(-1),
+    let Ok(status) = status else {
+        return Completion::Exited(-1);
+    };
+    if let Some(code) = status.code() {
+        return Completion::Exited(code);
     }
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(status) {
+        return Completion::Signalled(signal);
+    }
+    Completion::Exited(-1)
 }
 
 /// Reads, once told to stop, at most this many buffers already written (a leaked writer that

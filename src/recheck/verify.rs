@@ -39,10 +39,10 @@ pub(crate) fn verify_audit(
     let (forms, differ) = forms(report_path, &found.rebuilt, &found.figures, &frozen.pack);
     found.differences.extend(differ);
     Ok(Verification {
-        report: report_path.display().to_string(),
+        report: crate::text::doc_path(report_path),
         kind: Verified::Audit,
         verified: found.differences.is_empty(),
-        lock: lock.display().to_string(),
+        lock: crate::text::doc_path(&lock),
         lock_sha256: frozen.lock.sha256.clone(),
         anchored: pack.is_some(),
         bound: None,

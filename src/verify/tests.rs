@@ -10,7 +10,6 @@ use crate::config::VerifyKind;
 use crate::process::Cancel;
 use crate::schema::CommandStatus;
 use crate::test_support::block_on;
-use std::time::SystemTime;
 
 fn print(dir: &Path) -> String {
     block_on(fingerprint(dir, &mut StatCache::default(), &Cancel::new())).unwrap()
@@ -27,6 +26,7 @@ fn command(name: &str, argv: &[&str]) -> VerifyCommand {
 }
 
 /// A `kind: hvigor` command: a script that prints `stdout` and `stderr` and exits `code`.
+#[cfg(unix)]
 fn hvigor(dir: &Path, stdout: &str, stderr: &str, code: i32, haps: &[&str]) -> VerifyCommand {
     let script = dir.join("hvigorw");
     fs::write(
@@ -45,6 +45,7 @@ fn hvigor(dir: &Path, stdout: &str, stderr: &str, code: i32, haps: &[&str]) -> V
 }
 
 #[test]
+#[cfg(unix)] // hvigorw stands in as a shell script
 fn hvigor_is_read_by_its_output_never_its_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("entry/src")).unwrap();
@@ -102,7 +103,7 @@ fn hvigor_is_read_by_its_output_never_its_exit_code() {
     );
     fs::create_dir_all(dir.path().join(hap).parent().unwrap()).unwrap();
     fs::write(dir.path().join(hap), "hap").unwrap();
-    let old = SystemTime::now() - Duration::from_secs(3600);
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
     fs::File::options()
         .write(true)
         .open(dir.path().join(hap))
@@ -115,7 +116,7 @@ fn hvigor_is_read_by_its_output_never_its_exit_code() {
         .write(true)
         .open(dir.path().join(hap))
         .unwrap()
-        .set_modified(SystemTime::now() + Duration::from_secs(5))
+        .set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
         .unwrap();
     let fresh = run(hvigor(dir.path(), built, "", 0, &[hap]));
     assert_eq!(fresh.status, CommandStatus::Pass, "{fresh:?}");
@@ -185,6 +186,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "git is not on the Windows test host")]
 fn a_git_fingerprint_sees_head_changes_and_untracked_files() {
     let dir = tempfile::tempdir().unwrap();
     git(dir.path(), &["init", "-q"]);
@@ -215,6 +217,7 @@ fn a_git_fingerprint_sees_head_changes_and_untracked_files() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "its commands are `grep` and `true`")]
 fn the_gate_runs_commands_and_records_failures() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("Index.ets"), "List({ space: 8 })").unwrap();
@@ -264,6 +267,7 @@ fn the_gate_runs_commands_and_records_failures() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "its command is an `sh` script")]
 fn a_workspace_changing_during_verification_is_verified_again() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("counter"), "0").unwrap();
@@ -282,6 +286,7 @@ fn a_workspace_changing_during_verification_is_verified_again() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "its hanging command is `sleep`")]
 fn missing_and_hanging_commands() {
     let dir = tempfile::tempdir().unwrap();
     let missing = block_on(verify(

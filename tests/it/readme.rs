@@ -166,11 +166,16 @@ fn cargo_shim(bin: &Path, debug: &Path) {
 # cargo for the README's blocks: this build's binaries, nothing compiled again.
 debug='{debug}'
 case "$1" in
-  build) for b in dwpipe fake-hdc; do test -x "$debug/$b" || {{ echo "shim: $debug/$b missing" >&2; exit 101; }}; done; exit 0 ;;
+  build) for b in dwpipe fake-hdc dwpipe-example; do test -x "$debug/$b" || {{ echo "shim: $debug/$b missing" >&2; exit 101; }}; done; exit 0 ;;
   install)
-    # The documented install, and only it: dwpipe alone, from this checkout, onto PATH.
-    test "$*" = "install --locked --path . --bin dwpipe" || {{ echo "shim: cargo $* is not the README's install" >&2; exit 101; }}
-    ln -sf "$debug/dwpipe" "$(dirname "$0")/dwpipe"; exit 0 ;;
+    # The documented installs, and only them: dwpipe (with the example's stand-ins in the
+    # quick start), from this checkout, onto PATH.
+    case "$*" in
+      "install --locked --path . --bin dwpipe") names=dwpipe ;;
+      "install --locked --path . --bin dwpipe --bin dwpipe-example") names="dwpipe dwpipe-example" ;;
+      *) echo "shim: cargo $* is not the README's install" >&2; exit 101 ;;
+    esac
+    for b in $names; do ln -sf "$debug/$b" "$(dirname "$0")/$b"; done; exit 0 ;;
   run) shift ;;
   *) echo "shim: cargo $1 is not for the README's offline blocks" >&2; exit 101 ;;
 esac

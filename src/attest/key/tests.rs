@@ -33,9 +33,12 @@ fn keys_of_other_kinds_say_what_they_are() {
     for (text, says) in rows {
         let path = dir.path().join("key.pem");
         std::fs::write(&path, text).unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o600);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        #[cfg(unix)]
+        {
+            let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o600);
+            std::fs::set_permissions(&path, permissions).unwrap();
+        }
         let Err(refused) = SigningKey::read(&path) else {
             panic!("{says}: read");
         };

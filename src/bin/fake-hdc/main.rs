@@ -32,6 +32,7 @@ use dwpipe::input::parse_duration;
 mod apps;
 mod devices;
 mod line;
+mod parent;
 mod phone;
 mod policy;
 mod screens;

@@ -8,6 +8,7 @@
 //! where the first run left the device); a run that finds another run's places there is told
 //! so when a device has nothing left to answer.
 
+use crate::parent::{self, start_time};
 use std::path::{Path, PathBuf};
 
 /// The folder under the temporary folder that holds the per-run states.
@@ -125,16 +126,8 @@ pub(super) struct Place {
 /// The run this call belongs to: its parent process, as `PID-STARTTIME` (a pid is reused; a
 /// pid with its start time is not).
 fn caller() -> String {
-    let parent = std::os::unix::process::parent_id();
+    let parent = parent::parent_id();
     format!("{parent}-{}", start_time(parent).unwrap_or_default())
-}
-
-/// A process's start time in clock ticks since boot (`/proc/PID/stat`, field 22).
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold anything.
-    let after = stat.get(stat.rfind(')')? + 2..)?;
-    after.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// The state folder of run `run`, made fresh; the folders of runs that ended are removed.

@@ -15,11 +15,27 @@ use crate::lock_file::{self, LockFile};
 /// The folder of this host's lock files: `$DWPIPE_LEASES` (when set and not empty), else the
 /// system's temporary folder itself, whose owner (root) and sticky bit keep every user's
 /// files their own. (A folder of dwpipe's own there could be made first by any user, and
-/// then be theirs.)
+/// then be theirs.) On Windows, which has no sticky bit, the user's own
+/// `%LOCALAPPDATA%\dwpipe\leases`, which no other user may write: leases meet between this
+/// user's jobs; jobs of several users of one host meet in a `DWPIPE_LEASES` they share.
 pub(crate) fn host_folder() -> PathBuf {
     std::env::var_os("DWPIPE_LEASES")
         .filter(|folder| !folder.is_empty())
+        .map_or_else(default_folder, PathBuf::from)
+}
+
+#[cfg(not(windows))]
+fn default_folder() -> PathBuf {
+    std::env::temp_dir()
+}
+
+#[cfg(windows)]
+fn default_folder() -> PathBuf {
+    std::env::var_os("LOCALAPPDATA")
+        .filter(|folder| !folder.is_empty())
         .map_or_else(std::env::temp_dir, PathBuf::from)
+        .join("dwpipe")
+        .join("leases")
 }
 
 /// Lock files on this host.

@@ -106,25 +106,34 @@ pub(super) fn password(config: &postgres::Config) -> Result<Option<String>, Path
     }
     let Some(file) = std::env::var_os("PGPASSFILE")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass")))
+        .or_else(default_password_file)
     else {
         return Ok(None);
     };
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let Ok(meta) = std::fs::metadata(&file) else {
-            return Ok(None);
-        };
-        if !meta.is_file() {
-            return Ok(None);
-        }
-        // As libpq: a password file others may read is not read; unlike libpq's warning on
-        // a terminal nobody sees in CI, the connection's error says so.
-        if meta.permissions().mode() & 0o077 != 0 {
-            return Err(file);
-        }
+    let Ok(meta) = std::fs::metadata(&file) else {
+        return Ok(None);
+    };
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    // As libpq: a password file others may read is not read; unlike libpq's warning on a
+    // terminal nobody sees in CI, the connection's error says so. (On Windows libpq checks
+    // nothing: the file lives in the user's own profile, which other users cannot read.)
+    #[cfg(unix)]
+    if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o077 != 0 {
+        return Err(file);
     }
     Ok(password_in(&file, config))
+}
+
+/// Where libpq looks for the password file: `~/.pgpass`, and on Windows
+/// `%APPDATA%\postgresql\pgpass.conf`.
+fn default_password_file() -> Option<PathBuf> {
+    #[cfg(windows)]
+    return std::env::var_os("APPDATA")
+        .map(|appdata| Path::new(&appdata).join("postgresql").join("pgpass.conf"));
+    #[cfg(not(windows))]
+    std::env::var_os("HOME").map(|home| Path::new(&home).join(".pgpass"))
 }
 
 /// The password `file` holds for `config`'s host, port, database and user.
@@ -133,6 +142,7 @@ fn password_in(file: &Path, config: &postgres::Config) -> Option<String> {
     let text = crate::input::read_text(file, 1 << 20, "a password file").ok()?;
     let host = match config.get_hosts().first()? {
         Host::Tcp(name) => name.clone(),
+        #[cfg(unix)]
         Host::Unix(path) => path.display().to_string(),
     };
     let port = config

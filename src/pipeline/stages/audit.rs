@@ -270,7 +270,7 @@ impl Delivery<'_> {
                 Ok((
                     resolved.resolved,
                     InstalledHap {
-                        path: hap.display().to_string(),
+                        path: crate::text::doc_path(hap),
                         sha256: resolved.sha256,
                     },
                 ))

@@ -3,6 +3,7 @@
 use super::*;
 
 #[test]
+#[cfg(unix)] // Unix modes and `sh`
 fn programs_resolve_like_the_os_starts_them() {
     let dir = tempfile::tempdir().unwrap();
     assert!(find_program("sh", dir.path()).is_ok(), "on PATH");

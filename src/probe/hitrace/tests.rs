@@ -138,7 +138,7 @@ fn the_bundled_traces_parse_the_same_in_small_blocks_on_many_threads() {
     // are more of the same).
     let folders = ["device-fixtures", "tests/fixtures/hitrace"].map(|f| root.join(f));
     for entry in folders.iter().flat_map(walkdir::WalkDir::new).flatten() {
-        let path = entry.path().to_string_lossy();
+        let path = crate::text::doc_path(entry.path());
         let chosen = path.contains("tests/fixtures") || path.contains("device-fixtures/notes-");
         if chosen && entry.path().extension().is_some_and(|e| e == "ftrace") {
             let trace = std::fs::read(entry.path()).unwrap();

@@ -1,7 +1,15 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests. The Unix-only modules' helpers (scripts made
+//! executable, shell wrappers, running as `nobody`) are compiled on Unix alone.
+#![cfg_attr(
+    not(unix),
+    allow(dead_code, reason = "helpers of the modules that run on Unix alone")
+)]
 
+#[cfg(unix)]
 pub(crate) mod attestation;
+#[cfg(unix)]
 pub(crate) mod ci;
+#[cfg(unix)]
 pub(crate) mod delivery;
 pub(crate) mod pg;
 
@@ -72,9 +80,12 @@ pub(crate) fn own_leases() -> PathBuf {
     let all = ALL.get_or_init(|| {
         let all = Path::new(env!("CARGO_TARGET_TMPDIR")).join("leases");
         fs::create_dir_all(&all).unwrap();
-        let mut shared = fs::metadata(&all).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut shared, 0o1777);
-        fs::set_permissions(&all, shared).unwrap();
+        #[cfg(unix)]
+        {
+            let mut shared = fs::metadata(&all).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut shared, 0o1777);
+            fs::set_permissions(&all, shared).unwrap();
+        }
         all
     });
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -95,6 +106,7 @@ impl Drop for Group {
 }
 
 /// Writes an executable script.
+#[cfg(unix)]
 pub(crate) fn executable(path: &Path, script: &str) {
     fs::write(path, script).unwrap();
     let mut permissions = fs::metadata(path).unwrap().permissions();
@@ -102,6 +114,7 @@ pub(crate) fn executable(path: &Path, script: &str) {
     fs::set_permissions(path, permissions).unwrap();
 }
 
+#[cfg(unix)]
 /// Writes an `hdc` shell wrapper in `dir` that runs `fake-hdc` serving `captures`
 /// (comma-joined, `HOST:PORT=folder` allowed), with `extra_env` assignments before it.
 pub(crate) fn fake_hdc(dir: &Path, name: &str, captures: &[String], extra_env: &str) -> PathBuf {
@@ -209,6 +222,7 @@ impl Test {
             .env_remove("DWPIPE_HDC")
             .env("PGPASSFILE", pg::pgpass())
             .envs(self.env.iter().map(|(k, v)| (k, v)));
+        #[cfg(unix)]
         if self.nobody && root() {
             std::os::unix::process::CommandExt::uid(&mut command, 65534);
             std::os::unix::process::CommandExt::gid(&mut command, 65534);
@@ -282,6 +296,7 @@ impl Test {
 }
 
 /// Whether this test runs as root.
+#[cfg(unix)]
 pub(crate) fn root() -> bool {
     use std::os::unix::fs::MetadataExt;
     fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
@@ -367,6 +382,7 @@ pub(crate) fn no_sleeps(dir: &Path) -> String {
 /// A live audit of `capture` through fake-hdc (a device, never a replay) in `dir/out`, under
 /// the serial `serial`: its report's path.
 #[track_caller]
+#[cfg(unix)]
 pub(crate) fn live_audit(dir: &Path, capture: &str, serial: &str, out: &str) -> PathBuf {
     let own = dir.join(format!("hdc-{out}"));
     fs::create_dir_all(&own).unwrap();

@@ -51,8 +51,13 @@ pub(crate) fn run(tool: &str, args: &[String]) -> i32 {
 }
 
 pub(super) fn real_cat(args: &[String]) -> i32 {
-    use std::os::unix::process::CommandExt;
-    let error = std::process::Command::new(REAL_CAT).args(args).exec();
+    // The phone's tools run under a Linux hdcd only (the real-hdc suite): `cat` becomes the
+    // real one, in place.
+    #[cfg(unix)]
+    let error =
+        std::os::unix::process::CommandExt::exec(std::process::Command::new(REAL_CAT).args(args));
+    #[cfg(not(unix))]
+    let error = format!("runs as a phone tool only under a Linux hdcd ({args:?})");
     eprintln!("fake-hdc (as cat): {REAL_CAT}: {error}");
     126
 }
@@ -74,7 +79,7 @@ pub(super) fn device() -> Result<super::super::Served, String> {
 /// when no shell runs it (hdcd starts `bm` through `sh -c`, which becomes `bm`).
 pub(super) fn calling_line(words: &[String]) -> String {
     let own = || words.join(" ");
-    let parent = std::os::unix::process::parent_id();
+    let parent = crate::parent::parent_id();
     let Ok(cmdline) = std::fs::read(format!("/proc/{parent}/cmdline")) else {
         return own();
     };

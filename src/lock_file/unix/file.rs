@@ -12,12 +12,10 @@ use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag, openat};
 use nix::sys::stat::{Mode, SFlag, fstat, fstatat};
 
-use super::error::{LockFileError, io};
+use super::super::error::LockFileError;
+use super::super::line::{HOLDER_BYTES, first_line, holder_line};
 use super::folder::{Folder, is, kind_words, link_words};
-
-/// The bytes a holder's line takes (padded with spaces): written over the same bytes each
-/// time, so that the file never needs truncating.
-const HOLDER_BYTES: usize = 255;
+use super::io;
 
 /// An open lock file.
 #[derive(Debug)]
@@ -141,13 +139,7 @@ impl LockFile {
         if !self.writable {
             return;
         }
-        let mut line: String = crate::text::one_line(holder, HOLDER_BYTES).into_owned();
-        while line.len() > HOLDER_BYTES {
-            line.pop();
-        }
-        let mut bytes = format!("{line:<HOLDER_BYTES$}").into_bytes();
-        bytes.push(b'\n');
-        let _ = self.file.write_all_at(&bytes, 0);
+        let _ = self.file.write_all_at(&holder_line(holder), 0);
     }
 
     /// What its holder wrote: its first line, trimmed (`None` when empty or unreadable).
@@ -160,9 +152,7 @@ impl LockFile {
 fn said(file: &File) -> Option<String> {
     let mut bytes = vec![0; HOLDER_BYTES + 1];
     let n = file.read_at(&mut bytes, 0).ok()?;
-    let text = String::from_utf8_lossy(&bytes[..n]);
-    let line = text.lines().next().unwrap_or("").trim();
-    (!line.is_empty()).then(|| crate::text::one_line(line, crate::text::LINE).into_owned())
+    first_line(&bytes[..n])
 }
 
 /// What the holder of the lock file `name` in `folder` wrote, read without following a link

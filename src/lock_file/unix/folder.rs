@@ -1,5 +1,5 @@
 //! A folder walked to one component at a time (`openat`, never through a link someone else
-//! could have put there) and held open; and the refusals of planted links on a path.
+//! could have put there) and held open.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -10,7 +10,8 @@ use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag, openat, readlinkat};
 use nix::sys::stat::{FileStat, Mode, SFlag, fchmod, fstat, fstatat, mkdirat};
 
-use super::error::{LockFileError, io};
+use super::super::error::LockFileError;
+use super::io;
 
 /// Links followed on the way to a folder, at most.
 const MAX_LINKS: usize = 40;
@@ -242,7 +243,10 @@ fn walk_own(path: &Path) -> Result<Folder, LockFileError> {
 
 /// Opens `base` as it is given (made when missing), then walks `names` below it, each made
 /// when missing and never a link.
-fn walk_below(base: &Path, names: &[&OsStr]) -> Result<Folder, LockFileError> {
+pub(in crate::lock_file) fn walk_below(
+    base: &Path,
+    names: &[&OsStr],
+) -> Result<Folder, LockFileError> {
     std::fs::create_dir_all(base).map_err(|source| LockFileError::Io {
         path: base.to_owned(),
         source,
@@ -274,30 +278,6 @@ fn walk_below(base: &Path, names: &[&OsStr]) -> Result<Folder, LockFileError> {
     })
 }
 
-/// Makes `dir`, a folder dwpipe keeps its own files in under `base` (an audit's evidence
-/// under its `--out`), refusing a link at any level below `base`: someone else put it there
-/// to have dwpipe write where it leads.
-pub(crate) fn own_folder(base: &Path, dir: &Path) -> Result<(), LockFileError> {
-    let below = dir.strip_prefix(base).map_err(|_| LockFileError::Folder {
-        folder: dir.to_owned(),
-        why: format!("is not under `{}`", base.display()),
-    })?;
-    let names: Vec<&OsStr> = below.iter().collect();
-    walk_below(base, &names).map(drop)
-}
-
-/// Refuses what stands at `path` where dwpipe is about to make a file of its own (a pull's
-/// temporary file): anything there, a link above all, was put by someone else.
-pub(crate) fn unplanted(path: &Path) -> Result<(), LockFileError> {
-    match std::fs::symlink_metadata(path) {
-        Err(_) => Ok(()),
-        Ok(meta) => Err(LockFileError::Planted {
-            path: path.to_owned(),
-            found: kind_of(path, &meta),
-        }),
-    }
-}
-
 /// `a symbolic link to TARGET`, the link `name` in `at` said in words.
 pub(super) fn link_words(at: &OwnedFd, name: &OsStr) -> String {
     let target = readlinkat(at, name).map_or_else(
@@ -305,45 +285,6 @@ pub(super) fn link_words(at: &OwnedFd, name: &OsStr) -> String {
         |t| crate::text::one_line(&t.to_string_lossy(), 200).into_owned(),
     );
     format!("a symbolic link to {target}")
-}
-
-/// Refuses `folder`, or a `.dwpipe` it is in, when it is a symbolic link: dwpipe makes those
-/// folders itself, so a link there was put by someone else (to make dwpipe write where it
-/// leads).
-pub(crate) fn planted_links(folder: &Path) -> Result<(), LockFileError> {
-    let mut at = Some(folder);
-    let mut first = true;
-    while let Some(path) = at {
-        let own = first || path.file_name().is_some_and(|n| n == ".dwpipe");
-        if own
-            && let Ok(meta) = std::fs::symlink_metadata(path)
-            && meta.file_type().is_symlink()
-        {
-            return Err(LockFileError::Planted {
-                path: path.to_owned(),
-                found: kind_of(path, &meta),
-            });
-        }
-        first = false;
-        at = path.parent().filter(|p| !p.as_os_str().is_empty());
-    }
-    Ok(())
-}
-
-/// What a path that is not a regular file is, in words.
-fn kind_of(path: &Path, meta: &std::fs::Metadata) -> String {
-    let kind = meta.file_type();
-    if kind.is_symlink() {
-        let target = std::fs::read_link(path).map_or_else(
-            |_| "?".to_owned(),
-            |t| crate::text::one_line(&t.display().to_string(), 200).into_owned(),
-        );
-        format!("a symbolic link to {target}")
-    } else {
-        kind_words(SFlag::from_bits_truncate(
-            std::os::unix::fs::MetadataExt::mode(meta),
-        ))
-    }
 }
 
 /// What a file of type `kind` is, in words.

@@ -1,14 +1,16 @@
 //! The async runtime for commands that drive children (devices, agents, verification
-//! commands), with SIGINT and SIGTERM wired to cancellation, the same way: a cancelled CI job,
-//! `timeout` and a lab scheduler send SIGTERM where a person presses Ctrl-C.
+//! commands), with SIGINT and SIGTERM (Ctrl-C and Ctrl-Break on Windows) wired to
+//! cancellation, the same way: a cancelled CI job, `timeout` and a lab scheduler send SIGTERM
+//! where a person presses Ctrl-C.
 
 use std::future::Future;
 use std::time::Duration;
 
-use tokio::signal::unix::{Signal, SignalKind, signal};
-
 use crate::exit_code;
 use crate::process::Cancel;
+
+mod signals;
+use signals::Signals;
 
 /// After the first signal, how long the command may take to stop its children (grace
 /// included), record `interrupted` and write what it has, before dwpipe exits regardless.
@@ -46,16 +48,11 @@ pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
         .expect("a tokio runtime starts");
     // Installed before any child starts, so no signal is lost to the default action (which,
     // without handlers, stays: dwpipe exits and nothing is left waiting on it).
-    let signals = watcher.block_on(async {
-        Some((
-            signal(SignalKind::interrupt()).ok()?,
-            signal(SignalKind::terminate()).ok()?,
-        ))
-    });
-    if let Some((interrupt, terminate)) = signals {
+    let signals = watcher.block_on(async { Signals::install() });
+    if let Some(signals) = signals {
         let on_signal = cancel.clone();
         std::thread::spawn(move || {
-            watcher.block_on(stop_on_signals(on_signal, interrupt, terminate));
+            watcher.block_on(stop_on_signals(on_signal, signals));
         });
     }
     runtime.block_on(work)
@@ -64,20 +61,14 @@ pub(super) fn block_on<F: Future>(cancel: &Cancel, work: F) -> F::Output {
 /// Cancels on the first signal; aborts on the second (or when the command has not stopped by
 /// the deadline), and exits if it has not finished soon after (its children are gone by then:
 /// an abort SIGKILLs their groups).
-async fn stop_on_signals(cancel: Cancel, mut interrupt: Signal, mut terminate: Signal) {
-    let mut next = async || {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    };
-    next().await;
+async fn stop_on_signals(cancel: Cancel, mut signals: Signals) {
+    signals.next().await;
     cancel.cancel();
     let stop_by = tokio::time::Instant::now() + STOP_DEADLINE;
     let mut idle_since = None;
     loop {
         tokio::select! {
-            () = next() => break,
+            () = signals.next() => break,
             () = tokio::time::sleep(TICK) => {}
         }
         let now = tokio::time::Instant::now();
@@ -111,16 +102,12 @@ pub(super) fn interruptible<T: Send + 'static>(work: impl FnOnce() -> T + Send +
         .expect("a tokio runtime starts");
     runtime.block_on(async move {
         let worker = tokio::task::spawn_blocking(work);
-        let (Ok(mut interrupt), Ok(mut terminate)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) else {
+        let Some(mut signals) = Signals::install() else {
             return finished(worker.await);
         };
         tokio::select! {
             done = worker => finished(done),
-            _ = interrupt.recv() => exit_interrupted(),
-            _ = terminate.recv() => exit_interrupted(),
+            () = signals.next() => exit_interrupted(),
         }
     })
 }
