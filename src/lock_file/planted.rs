@@ -1,12 +1,25 @@
 //! The refusals of what someone planted where dwpipe makes its own files: a link on the way
-//! to an audit's evidence, anything standing where a temporary file goes. Portable: the walk
-//! itself is the platform's.
+//! to an audit's evidence or in a workspace's `.dwpipe/`, anything standing where a temporary
+//! file goes. Portable: the walk itself is the platform's.
 
 use std::ffi::OsStr;
 use std::path::Path;
 
 use super::error::LockFileError;
-use super::platform::walk_below;
+use super::platform::{Folder, walk_below};
+
+/// A folder of dwpipe's own in a workspace (`path`, absolute): `.dwpipe` and everything below
+/// it (else the folder itself) made by dwpipe and never a link; the levels above it are the
+/// user's, taken as they are.
+pub(super) fn walk_own(path: &Path) -> Result<Folder, LockFileError> {
+    let names: Vec<&OsStr> = path.iter().collect();
+    let own_from = names
+        .iter()
+        .position(|n| *n == OsStr::new(".dwpipe"))
+        .unwrap_or(names.len().saturating_sub(1));
+    let base: std::path::PathBuf = names[..own_from].iter().collect();
+    walk_below(&base, &names[own_from..])
+}
 
 /// Makes `dir`, a folder dwpipe keeps its own files in under `base` (an audit's evidence
 /// under its `--out`), refusing a link at any level below `base`: someone else put it there

@@ -4,6 +4,7 @@
 //! loop, and when the rounds run out each review fail mode answers as the outside reviewer's
 //! does.
 
+use crate::support::hook::{answered, stop_started};
 use crate::support::{Ran, Test};
 use std::fs;
 use std::io::Write;
@@ -18,22 +19,6 @@ use crate::support::delivery::{FIXING_AGENT, PAGE, SPACING, project, stages};
 /// printed, stderr).
 fn stop(dir: &Path, harness: &str, input: &Value) -> (i32, Value, String) {
     answered(stop_started(dir, harness, input))
-}
-
-/// What a stop started with [`stop_started`] answered: (exit code, its JSON, stderr).
-#[track_caller]
-fn answered(child: std::process::Child) -> (i32, Value, String) {
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    let answer = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("not one JSON object on stdout ({e}): {stdout:?}\n{stderr}"));
-    assert_eq!(
-        stdout.lines().count(),
-        1,
-        "stdout is the answer alone: {stdout}"
-    );
-    (output.status.code().unwrap(), answer, stderr)
 }
 
 /// Claude Code's and Codex's `Stop` input.
@@ -361,26 +346,6 @@ fn the_opencode_plugin_is_printed_as_the_repository_keeps_it() {
     .unwrap();
     assert_eq!(stdout, kept);
     assert!(stdout.contains("export const DwpipeGate"));
-}
-
-/// `dwpipe hook stop` started with `input`, not waited for.
-fn stop_started(dir: &Path, harness: &str, input: &Value) -> std::process::Child {
-    let mut child = crate::support::dwpipe_command()
-        .args(["hook", "stop", "--target", harness, "--pack", "pack.yaml"])
-        .current_dir(dir)
-        .env_remove("DWPIPE_HDC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    child
 }
 
 /// The record is the agent's to write: garbage in it, a newer format, or a folder in its

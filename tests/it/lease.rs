@@ -84,20 +84,7 @@ impl Lab {
             .stderr(stderr)
             .spawn()
             .unwrap();
-        let said = named(&child);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !fs::read_dir(self.path().join("leases"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
-        {
-            assert!(Instant::now() < deadline, "the first audit never leased");
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("the first audit ended before it was seen leasing: {status}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        crate::support::leasing(&self.path().join("leases"), &mut child);
         child
     }
 }

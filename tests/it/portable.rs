@@ -6,31 +6,14 @@
 //! with the host's own paths; a device lease held by one process refusing a second. (A child
 //! tree stopped on cancel and on a timeout is `process::tests::tree`, in the library's tests.)
 
-use std::ffi::OsString;
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::{Test, capture, copy_tree, device, repo};
-
-/// The folder of this build's binaries (dwpipe, dwpipe-example, fake-hdc).
-fn binaries() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_dwpipe"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-/// PATH with this build's binaries first (the example's agent and verification are found
-/// there, as `cargo install` puts them on a user's PATH).
-fn path_with_binaries() -> OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::join_paths(std::iter::once(binaries()).chain(std::env::split_paths(&path))).unwrap()
-}
+use crate::support::hook::{answered, stop_started};
+use crate::support::{Test, capture, copy_tree, device, path_with_binaries, repo};
 
 /// A copy of examples/notes whose config replays the recorded capture `notes-pass` by its
 /// absolute path (a copy's relative one would lead nowhere).
@@ -123,38 +106,9 @@ fn the_readme_main_job_delivers_the_bundled_example() {
     );
 }
 
-/// `dwpipe hook stop --target claude-code` in `dir` with `input` on stdin: (exit code, its
-/// JSON answer, stderr).
+/// `dwpipe hook stop --target claude-code` in `dir` with `input` on stdin.
 fn stop(dir: &Path, input: &Value) -> (i32, Value, String) {
-    let mut child = crate::support::dwpipe_command()
-        .args([
-            "hook",
-            "stop",
-            "--target",
-            "claude-code",
-            "--pack",
-            "pack.yaml",
-        ])
-        .current_dir(dir)
-        .env("PATH", path_with_binaries())
-        .env_remove("DWPIPE_HDC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    let answer = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("not one JSON object on stdout ({e}): {stdout:?}\n{stderr}"));
-    (output.status.code().unwrap(), answer, stderr)
+    answered(stop_started(dir, "claude-code", input))
 }
 
 #[test]
@@ -206,24 +160,6 @@ fn leased_audit(dir: &Path, phone: &str, out: &str, latency: &str, wait: &str) -
     command
 }
 
-/// Waits until a lease file in `dir/leases` names `holder`'s pid.
-fn leasing(dir: &Path, holder: &mut Child) {
-    let said = format!("pid {} on ", holder.id());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !fs::read_dir(dir.join("leases"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
-    {
-        assert!(Instant::now() < deadline, "the first audit never leased");
-        if let Some(status) = holder.try_wait().unwrap() {
-            panic!("the first audit ended before it was seen leasing: {status}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_lease_held_by_one_process_refuses_a_second() {
     let dir = example();
@@ -234,7 +170,7 @@ fn a_lease_held_by_one_process_refuses_a_second() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    leasing(dir.path(), &mut holder);
+    crate::support::leasing(&dir.path().join("leases"), &mut holder);
     let refused = leased_audit(dir.path(), &phone, "refused", "0ms", "1s")
         .output()
         .unwrap();

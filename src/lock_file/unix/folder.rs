@@ -146,7 +146,7 @@ pub(crate) fn folder(folder: &Path, shared: bool) -> Result<Folder, LockFileErro
     if shared {
         walk_shared(&absolute)
     } else {
-        walk_own(&absolute)
+        super::super::planted::walk_own(&absolute)
     }
 }
 
@@ -228,17 +228,6 @@ fn walk_shared(path: &Path) -> Result<Folder, LockFileError> {
         fd: at,
         path: walked,
     })
-}
-
-fn walk_own(path: &Path) -> Result<Folder, LockFileError> {
-    // What dwpipe makes: `.dwpipe` and below (else the folder itself).
-    let names: Vec<&OsStr> = path.iter().collect();
-    let own_from = names
-        .iter()
-        .position(|n| *n == OsStr::new(".dwpipe"))
-        .unwrap_or(names.len().saturating_sub(1));
-    let base: PathBuf = names[..own_from].iter().collect();
-    walk_below(&base, &names[own_from..])
 }
 
 /// Opens `base` as it is given (made when missing), then walks `names` below it, each made

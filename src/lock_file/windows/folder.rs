@@ -41,13 +41,7 @@ pub(crate) fn folder(folder: &Path, shared: bool) -> Result<Folder, LockFileErro
         let (root, names) = split(&absolute)?;
         return walk(root, &names, false);
     }
-    let names: Vec<&OsStr> = absolute.iter().collect();
-    let own_from = names
-        .iter()
-        .position(|n| *n == OsStr::new(".dwpipe"))
-        .unwrap_or(names.len().saturating_sub(1));
-    let base: PathBuf = names[..own_from].iter().collect();
-    walk_below(&base, &names[own_from..])
+    super::super::planted::walk_own(&absolute)
 }
 
 /// Opens `base` as it is given (made when missing), then walks `names` below it, each made

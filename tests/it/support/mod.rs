@@ -11,6 +11,7 @@ pub(crate) mod attestation;
 pub(crate) mod ci;
 #[cfg(unix)]
 pub(crate) mod delivery;
+pub(crate) mod hook;
 pub(crate) mod pg;
 
 use std::fs;
@@ -103,6 +104,21 @@ impl Drop for Group {
             .status();
         let _ = self.0.wait();
     }
+}
+
+/// The folder of this build's binaries (dwpipe, dwpipe-example, fake-hdc).
+pub(crate) fn binaries() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_dwpipe"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// PATH with this build's binaries first (the example's agent and verification are found
+/// there, as `cargo install` puts them on a user's PATH).
+pub(crate) fn path_with_binaries() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(binaries()).chain(std::env::split_paths(&path))).unwrap()
 }
 
 /// Writes an executable script.
@@ -621,5 +637,28 @@ impl Matrix for dwpipe::schema::LabReport {
             .iter()
             .map(|d| (d.serial.as_str(), d.verdict.as_str()))
             .collect()
+    }
+}
+
+/// Waits (up to two minutes) until a lock file in `leases` names `holder`'s pid as its
+/// holder (`… (pid 42 on lab-2), since …`); panics if `holder` ends first.
+#[track_caller]
+pub(crate) fn leasing(leases: &Path, holder: &mut std::process::Child) {
+    let said = format!("pid {} on ", holder.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !fs::read_dir(leases)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|f| fs::read_to_string(f.path()).is_ok_and(|t| t.contains(&said)))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first audit never leased"
+        );
+        if let Some(status) = holder.try_wait().unwrap() {
+            panic!("the first audit ended before it was seen leasing: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
