@@ -26,12 +26,11 @@ impl Folder {
     }
 }
 
-/// Opens `folder` (made when missing), walked to from its drive's root: no level a symbolic
-/// link or junction. A shared folder (`shared`: the device leases, by default in the user's
-/// own `%LOCALAPPDATA%`) and a folder of dwpipe's own in a workspace (`.dwpipe/…`) are walked
-/// alike: Windows has no sticky bit to make a folder others write safe, so no link is
-/// followed anywhere on the way. In a workspace, the levels above `.dwpipe` are the user's
-/// and taken as they are.
+/// Opens `folder` (made when missing). A shared folder (`shared`: the device leases, by default
+/// in the user's own `%LOCALAPPDATA%`) is walked to from its drive's root with no level a
+/// symbolic link or junction: Windows has no sticky bit that would make a link in a folder
+/// others write safe to follow. A folder of dwpipe's own in a workspace (`.dwpipe/…`): the
+/// levels above `.dwpipe` are the user's, taken as they are; `.dwpipe` and below never a link.
 pub(crate) fn folder(folder: &Path, shared: bool) -> Result<Folder, LockFileError> {
     let absolute = std::path::absolute(folder).map_err(|source| LockFileError::Io {
         path: folder.to_owned(),
