@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 use super::error::LockFileError;
-use super::platform::{Folder, walk_below};
+use super::platform::{Folder, walk_below_made};
 
 /// A folder of dwpipe's own in a workspace (`path`, absolute): `.dwpipe` and everything below
 /// it (else the folder itself) made by dwpipe and never a link; the levels above it are the
@@ -19,6 +19,16 @@ pub(super) fn walk_own(path: &Path) -> Result<Folder, LockFileError> {
         .unwrap_or(names.len().saturating_sub(1));
     let base: std::path::PathBuf = names[..own_from].iter().collect();
     walk_below(&base, &names[own_from..])
+}
+
+/// Opens `base` as it is given (made when missing, as the user's), then walks `names` below
+/// it, each made when missing and never a link: the platform's walk.
+fn walk_below(base: &Path, names: &[&OsStr]) -> Result<Folder, LockFileError> {
+    std::fs::create_dir_all(base).map_err(|source| LockFileError::Io {
+        path: base.to_owned(),
+        source,
+    })?;
+    walk_below_made(base, names)
 }
 
 /// Makes `dir`, a folder dwpipe keeps its own files in under `base` (an audit's evidence

@@ -230,16 +230,12 @@ fn walk_shared(path: &Path) -> Result<Folder, LockFileError> {
     })
 }
 
-/// Opens `base` as it is given (made when missing), then walks `names` below it, each made
+/// Opens `base` as it is given (made by the caller), then walks `names` below it, each made
 /// when missing and never a link.
-pub(in crate::lock_file) fn walk_below(
+pub(in crate::lock_file) fn walk_below_made(
     base: &Path,
     names: &[&OsStr],
 ) -> Result<Folder, LockFileError> {
-    std::fs::create_dir_all(base).map_err(|source| LockFileError::Io {
-        path: base.to_owned(),
-        source,
-    })?;
     let mut at = openat(
         nix::fcntl::AT_FDCWD,
         base,

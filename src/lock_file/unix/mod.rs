@@ -12,7 +12,7 @@ mod folder;
 
 pub(crate) use file::{LockFile, holder};
 pub(crate) use folder::folder;
-pub(in crate::lock_file) use folder::{Folder, walk_below};
+pub(in crate::lock_file) use folder::{Folder, walk_below_made};
 
 /// An I/O failure on `path`, as a refusal.
 pub(super) fn io(path: &Path) -> impl Fn(Errno) -> LockFileError + '_ {

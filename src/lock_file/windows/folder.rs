@@ -43,16 +43,12 @@ pub(crate) fn folder(folder: &Path, shared: bool) -> Result<Folder, LockFileErro
     super::super::planted::walk_own(&absolute)
 }
 
-/// Opens `base` as it is given (made when missing), then walks `names` below it, each made
+/// Opens `base` as it is given (made by the caller), then walks `names` below it, each made
 /// when missing and never a link or junction.
-pub(in crate::lock_file) fn walk_below(
+pub(in crate::lock_file) fn walk_below_made(
     base: &Path,
     names: &[&OsStr],
 ) -> Result<Folder, LockFileError> {
-    std::fs::create_dir_all(base).map_err(|source| LockFileError::Io {
-        path: base.to_owned(),
-        source,
-    })?;
     walk(base.to_owned(), names, true)
 }
 

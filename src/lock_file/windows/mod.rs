@@ -25,7 +25,7 @@ mod folder;
 
 pub(crate) use file::{LockFile, holder};
 pub(crate) use folder::folder;
-pub(in crate::lock_file) use folder::{Folder, walk_below};
+pub(in crate::lock_file) use folder::{Folder, walk_below_made};
 
 /// Sharing that lets others read and write what dwpipe holds, never delete or rename it.
 const SHARE: u32 = FILE_SHARE_READ | FILE_SHARE_WRITE;
